@@ -1,0 +1,156 @@
+package backend
+
+import "math"
+
+// Argument checks shared by every Backend implementation, so that all of them
+// reject the same inputs with the same messages.
+
+// CheckSqNorms validates the arguments of SqNorms.
+func CheckSqNorms(dst []float32, x Matrix) error {
+	if err := x.Validate(); err != nil {
+		return shapeErr("SqNorms", "x: %v", err)
+	}
+	if len(dst) < x.Rows {
+		return shapeErr("SqNorms", "dst has %d elements for %d rows", len(dst), x.Rows)
+	}
+	return nil
+}
+
+// CheckKernelBlock validates the arguments of KernelBlock.
+func CheckKernelBlock(dst Matrix, k Kernel, a Matrix, aNorms []float32, b Matrix, bNorms []float32) error {
+	const op = "KernelBlock"
+	if err := k.Validate(); err != nil {
+		return shapeErrPlain(op, err)
+	}
+	if err := checkOperands(op, dst, a, b); err != nil {
+		return err
+	}
+	if dst.Rows != a.Rows || dst.Cols != b.Rows {
+		return shapeErr(op, "dst is %d×%d, want %d×%d", dst.Rows, dst.Cols, a.Rows, b.Rows)
+	}
+	if aNorms != nil && len(aNorms) < a.Rows {
+		return shapeErr(op, "aNorms has %d elements for %d rows", len(aNorms), a.Rows)
+	}
+	if bNorms != nil && len(bNorms) < b.Rows {
+		return shapeErr(op, "bNorms has %d elements for %d rows", len(bNorms), b.Rows)
+	}
+	return nil
+}
+
+// CheckKernelGather validates the arguments of KernelGather.
+func CheckKernelGather(dst Matrix, k Kernel, a Matrix, aNorms []float32, idx []int, b Matrix, bNorms []float32) error {
+	const op = "KernelGather"
+	if err := k.Validate(); err != nil {
+		return shapeErrPlain(op, err)
+	}
+	if err := checkOperands(op, dst, a, b); err != nil {
+		return err
+	}
+	if dst.Rows != len(idx) || dst.Cols != b.Rows {
+		return shapeErr(op, "dst is %d×%d, want %d×%d", dst.Rows, dst.Cols, len(idx), b.Rows)
+	}
+	for r, i := range idx {
+		if i < 0 || i >= a.Rows {
+			return shapeErr(op, "idx[%d] = %d is outside [0, %d)", r, i, a.Rows)
+		}
+	}
+	if aNorms != nil && len(aNorms) < a.Rows {
+		return shapeErr(op, "aNorms has %d elements for %d rows", len(aNorms), a.Rows)
+	}
+	if bNorms != nil && len(bNorms) < b.Rows {
+		return shapeErr(op, "bNorms has %d elements for %d rows", len(bNorms), b.Rows)
+	}
+	return nil
+}
+
+func checkOperands(op string, dst, a, b Matrix) error {
+	if err := dst.Validate(); err != nil {
+		return shapeErr(op, "dst: %v", err)
+	}
+	if err := a.Validate(); err != nil {
+		return shapeErr(op, "a: %v", err)
+	}
+	if err := b.Validate(); err != nil {
+		return shapeErr(op, "b: %v", err)
+	}
+	if a.Cols != b.Cols {
+		return shapeErr(op, "a has %d features, b has %d", a.Cols, b.Cols)
+	}
+	return nil
+}
+
+// CheckDictProducts validates the arguments of DictProducts.
+func CheckDictProducts(dst []float64, dict Matrix, vecs Matrix) error {
+	const op = "DictProducts"
+	if err := dict.Validate(); err != nil {
+		return shapeErr(op, "dict: %v", err)
+	}
+	if err := vecs.Validate(); err != nil {
+		return shapeErr(op, "vecs: %v", err)
+	}
+	if dict.Cols != vecs.Cols {
+		return shapeErr(op, "dict rows have length %d, vecs rows %d", dict.Cols, vecs.Cols)
+	}
+	if len(dst) < dict.Rows*vecs.Rows {
+		return shapeErr(op, "dst has %d elements, want %d×%d", len(dst), vecs.Rows, dict.Rows)
+	}
+	return nil
+}
+
+// CheckRankUpdate validates the arguments of RankUpdate.
+func CheckRankUpdate(d Matrix, u Matrix, v Matrix) error {
+	const op = "RankUpdate"
+	if err := d.Validate(); err != nil {
+		return shapeErr(op, "d: %v", err)
+	}
+	if err := u.Validate(); err != nil {
+		return shapeErr(op, "u: %v", err)
+	}
+	if err := v.Validate(); err != nil {
+		return shapeErr(op, "v: %v", err)
+	}
+	if u.Rows != v.Rows {
+		return shapeErr(op, "u has %d vectors, v has %d", u.Rows, v.Rows)
+	}
+	if u.Cols != d.Rows || v.Cols != d.Cols {
+		return shapeErr(op, "u vectors have length %d and v vectors %d for a %d×%d matrix", u.Cols, v.Cols, d.Rows, d.Cols)
+	}
+	return nil
+}
+
+func shapeErrPlain(op string, err error) error {
+	return &opError{op: op, err: err}
+}
+
+type opError struct {
+	op  string
+	err error
+}
+
+func (e *opError) Error() string { return e.op + ": " + e.err.Error() }
+func (e *opError) Unwrap() error { return e.err }
+
+// ScoredArgMaxRef is the straightforward ScoredArgMax, usable by any backend
+// for which the O(M) scan is not worth accelerating.
+func ScoredArgMaxRef(s, n []float64, skip []bool) (int, float64) {
+	best, bestScore := -1, 0.0
+	for k := range s {
+		if k >= len(n) || !(n[k] > 0) || (skip != nil && k < len(skip) && skip[k]) {
+			continue
+		}
+		sc := s[k]
+		if sc < 0 {
+			sc = -sc
+		}
+		sc /= sqrt(n[k])
+		if sc != sc { // NaN
+			continue
+		}
+		if best < 0 || sc > bestScore {
+			best, bestScore = k, sc
+		}
+	}
+	return best, bestScore
+}
+
+func sqrt(x float64) float64 { return math.Sqrt(x) }

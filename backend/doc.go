@@ -1,0 +1,35 @@
+// Package backend defines the compute interface that Pursuit's algorithms run on
+// and ships the portable pure-Go implementation of it.
+//
+// The hot operations of kernel machines are few: kernel blocks K(A, B) (a GEMM
+// followed by an elementwise transform), batched inner products of a dictionary
+// with a handful of vectors in one pass over the dictionary, rank-k deflation
+// updates, and a scored arg-max over candidates. A Backend supplies exactly
+// these; package engine chooses which implementation runs (pure Go, AVX2
+// assembly in package asm, or CUDA in package cuda) and the algorithms in
+// packages kmp, svm and slmc call them through the engine.
+//
+// # Storage and precision
+//
+// Large matrices (data, kernel blocks, dictionaries) are stored as float32
+// row-major Matrix values: halving the bytes halves the time of every
+// memory-bound pass, and the kernel values themselves are only meaningful to
+// about 1e-6 relative. Where float64 is used, and why:
+//
+//   - Kernel blocks accumulate the inner products x·z in float32, like SGEMM;
+//     the feature dimension is moderate and the result is stored in float32
+//     anyway. The RBF distance ‖x‖²+‖z‖²−2x·z is clamped at 0.
+//   - DictProducts returns float64 and accumulates each inner product over
+//     the long dimension (thousands of training points) with float64 partial
+//     sums, because the algorithms compare these scores across candidates and
+//     subtract nearly equal quantities (orthogonalisation, residual updates).
+//     Backends may sum short float32 runs first and add them into float64.
+//   - Scores, residuals and coefficients (vectors of length l or M) are float64
+//     in the algorithms; ScoredArgMax works on float64.
+//
+// # Conformance
+//
+// Package backendtest holds the conformance suite every Backend runs: each
+// operation is compared against a simple float64 reference on awkward sizes
+// and unaligned sub-slices, with tolerances stated there.
+package backend
