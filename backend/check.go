@@ -142,7 +142,7 @@ func ScoredArgMaxRef(s, n []float64, skip []bool) (int, float64) {
 		if sc < 0 {
 			sc = -sc
 		}
-		sc /= sqrt(n[k])
+		sc /= math.Sqrt(n[k])
 		if sc != sc { // NaN
 			continue
 		}
@@ -152,5 +152,3 @@ func ScoredArgMaxRef(s, n []float64, skip []bool) (int, float64) {
 	}
 	return best, bestScore
 }
-
-func sqrt(x float64) float64 { return math.Sqrt(x) }
