@@ -1,0 +1,134 @@
+package data
+
+import (
+	"bufio"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/pursuit-ml/pursuit/backend"
+)
+
+// ReadCSV reads comma-separated values from r: one example per record, every
+// record with the same number of fields, the label in column 0 (see
+// WithLabelColumn) and the features in the other columns in order. Fields may
+// be quoted and surrounded by spaces; blank lines and lines starting with '#'
+// are skipped. With WithHeader(true) the first record is skipped. Empty
+// fields, non-numeric fields and NaN/Inf are errors naming name and the line.
+//
+// WithDim(d) requires exactly d feature columns (CSV is dense: every feature
+// is written out, so a different count means a different layout).
+func ReadCSV(r io.Reader, name string, opts ...Option) (*Dataset, error) {
+	o := buildOptions(opts)
+	if o.badOption != nil {
+		return nil, &ParseError{File: name, Err: o.badOption}
+	}
+	cr := csv.NewReader(bufio.NewReaderSize(r, readBufSize))
+	cr.FieldsPerRecord = -1 // checked below, with a better message
+	cr.ReuseRecord = true
+	cr.Comment = '#'
+	cr.TrimLeadingSpace = true
+
+	var (
+		ys       []float64
+		xs       []float32
+		nfields  = -1
+		firstLn  int
+		labelCol int
+		header   = o.header
+	)
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				return nil, &ParseError{File: name, Line: pe.Line, Err: fmt.Errorf("%w: %v", ErrSyntax, pe.Err)}
+			}
+			line, _ := cr.FieldPos(0)
+			return nil, &ParseError{File: name, Line: line, Err: fmt.Errorf("reading: %w", err)}
+		}
+		line, _ := cr.FieldPos(0)
+		if nfields < 0 {
+			nfields, firstLn = len(rec), line
+			labelCol = o.labelCol
+			if labelCol < 0 {
+				labelCol += nfields
+			}
+			if labelCol < 0 || labelCol >= nfields {
+				return nil, &ParseError{File: name, Line: line, Err: fmt.Errorf("%w: label column %d is out of range for %d columns", ErrSyntax, o.labelCol, nfields)}
+			}
+			if o.dim > 0 && nfields-1 != o.dim {
+				return nil, &ParseError{File: name, Line: line, Err: fmt.Errorf("%w: %d feature columns but the model has %d features", ErrFeatureMismatch, nfields-1, o.dim)}
+			}
+		} else if len(rec) != nfields {
+			return nil, &ParseError{File: name, Line: line, Err: fmt.Errorf("%w: %d fields, but line %d has %d (ragged rows)", ErrSyntax, len(rec), firstLn, nfields)}
+		}
+		if header {
+			header = false
+			continue
+		}
+		if err := checkDense(len(ys)+1, nfields-1, o.memLimit); err != nil {
+			return nil, &ParseError{File: name, Line: line, Err: err}
+		}
+		for j, f := range rec {
+			f = strings.TrimRight(f, " \t\r")
+			ln, col := cr.FieldPos(j)
+			if j == labelCol {
+				y, err := parseCSVLabel(f)
+				if err != nil {
+					return nil, &ParseError{File: name, Line: ln, Token: shortToken([]byte(f)), Err: fmt.Errorf("column %d: %w", col, err)}
+				}
+				ys = append(ys, y)
+				continue
+			}
+			v, err := parseCSVValue(f)
+			if err != nil {
+				return nil, &ParseError{File: name, Line: ln, Token: shortToken([]byte(f)), Err: fmt.Errorf("column %d: %w", col, err)}
+			}
+			xs = append(xs, v)
+		}
+	}
+	if len(ys) == 0 {
+		return nil, &ParseError{File: name, Err: fmt.Errorf("%w: the file holds no data records", ErrNoExamples)}
+	}
+	x, err := backend.MatrixFrom(len(ys), nfields-1, xs)
+	if err != nil {
+		return nil, &ParseError{File: name, Err: err}
+	}
+	return &Dataset{X: x, Y: ys, Name: name}, nil
+}
+
+func parseCSVLabel(f string) (float64, error) {
+	if f == "" {
+		return 0, fmt.Errorf("%w: empty label", ErrSyntax)
+	}
+	y, err := parseLabel([]byte(f))
+	if err != nil && errors.Is(err, ErrSyntax) {
+		return 0, fmt.Errorf("%w: label is not a number (a header line? use WithHeader(true))", ErrSyntax)
+	}
+	return y, err
+}
+
+func parseCSVValue(f string) (float32, error) {
+	if f == "" {
+		return 0, fmt.Errorf("%w: empty value (missing values are not supported)", ErrSyntax)
+	}
+	v, err := strconv.ParseFloat(f, 32)
+	if err != nil {
+		if isRangeErr(err) {
+			return 0, fmt.Errorf("%w: value overflows float32", ErrNotFinite)
+		}
+		return 0, fmt.Errorf("%w: value is not a number (a header line? use WithHeader(true))", ErrSyntax)
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%w: value is %v", ErrNotFinite, v)
+	}
+	return float32(v), nil
+}

@@ -1,0 +1,85 @@
+package data
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/pursuit-ml/pursuit/backend"
+)
+
+// Dataset is a set of examples held densely in memory: row i of X is example
+// i and Y[i] its label (classification) or target (regression).
+type Dataset struct {
+	X    backend.Matrix // n×d dense float32, Stride == Cols
+	Y    []float64      // labels (classification) or targets (regression), len n
+	Name string         // file name or description, used in error messages
+}
+
+// Len returns the number of examples.
+func (d *Dataset) Len() int { return d.X.Rows }
+
+// Dim returns the number of features.
+func (d *Dataset) Dim() int { return d.X.Cols }
+
+// Subset returns a new Dataset holding copies of the rows idx (in that order;
+// repeats allowed). It panics if an index is out of range, like a slice
+// expression.
+func (d *Dataset) Subset(idx []int) *Dataset {
+	out := &Dataset{
+		X:    backend.NewMatrix(len(idx), d.X.Cols),
+		Y:    make([]float64, len(idx)),
+		Name: d.Name,
+	}
+	for k, i := range idx {
+		if i < 0 || i >= d.X.Rows {
+			panic(fmt.Sprintf("data: Subset index %d out of range [0, %d) in %s", i, d.X.Rows, d.Name))
+		}
+		copy(out.X.Row(k), d.X.Row(i))
+		out.Y[k] = d.Y[i]
+	}
+	return out
+}
+
+// Classes returns the distinct labels in increasing order.
+func (d *Dataset) Classes() []float64 { return distinct(d.Y) }
+
+// Validate reports whether the Dataset is well formed: a valid matrix with
+// Stride == Cols, one label per row, and only finite labels and features.
+func (d *Dataset) Validate() error {
+	if err := d.X.Validate(); err != nil {
+		return fmt.Errorf("%s: %w", d.Name, err)
+	}
+	if d.X.Rows > 0 && d.X.Stride != d.X.Cols {
+		return fmt.Errorf("%s: matrix stride %d differs from its %d columns", d.Name, d.X.Stride, d.X.Cols)
+	}
+	if len(d.Y) != d.X.Rows {
+		return fmt.Errorf("%s: %d labels for %d rows", d.Name, len(d.Y), d.X.Rows)
+	}
+	for i, y := range d.Y {
+		if math.IsNaN(y) || math.IsInf(y, 0) {
+			return fmt.Errorf("%s: example %d: label %v is not finite", d.Name, i+1, y)
+		}
+	}
+	for i := range d.X.Rows {
+		for j, v := range d.X.Row(i) {
+			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+				return fmt.Errorf("%s: example %d: feature %d is %v, not finite", d.Name, i+1, j+1, v)
+			}
+		}
+	}
+	return nil
+}
+
+// distinct returns the distinct values of y in increasing order. NaN values
+// (which a loaded Dataset never holds) are dropped.
+func distinct(y []float64) []float64 {
+	s := make([]float64, 0, len(y))
+	for _, v := range y {
+		if !math.IsNaN(v) {
+			s = append(s, v)
+		}
+	}
+	slices.Sort(s)
+	return slices.Clip(slices.Compact(s))
+}

@@ -1,0 +1,21 @@
+// Package data loads, checks and prepares the example sets that Pursuit's
+// learners train and predict on.
+//
+// It reads LIBSVM/svmlight files (sparse on disk, dense float32 in memory) and
+// CSV files with a label column, decompressing .gz and .bz2 transparently, and
+// writes LIBSVM files back. Every parse error is a *ParseError naming the
+// file, the line, the offending token and the reason; the parsers never panic
+// on bad input (they are fuzzed) and refuse to allocate a dense matrix larger
+// than a memory budget.
+//
+// Around the readers it provides what every learner needs before training:
+// feature scaling whose parameters are kept and re-applied at prediction
+// (Scaler), seeded and optionally stratified train/validation/test splits and
+// k-fold partitions, duplicate-row detection and removal, and label handling
+// (binary ±1 labels, one-vs-rest targets from multi-class labels, regression
+// targets).
+//
+// Shared benchmark data sets live outside the repository; SharedDir locates
+// them (env PURSUIT_DATASETS, else ../shared/datasets next to the module
+// root).
+package data

@@ -1,0 +1,113 @@
+package data
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// BinaryLabels maps y to ±1: +1 where y[i] == positive, −1 elsewhere. It
+// fails (ErrSingleClass) if the result has one class only, and on NaN/Inf
+// labels.
+func BinaryLabels(y []float64, positive float64) ([]float64, error) {
+	out := make([]float64, len(y))
+	npos := 0
+	for i, v := range y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("binary labels: example %d: label %v is not finite", i+1, v)
+		}
+		if v == positive {
+			out[i] = 1
+			npos++
+		} else {
+			out[i] = -1
+		}
+	}
+	switch {
+	case len(y) == 0:
+		return nil, fmt.Errorf("binary labels: %w", ErrNoExamples)
+	case npos == 0:
+		return nil, fmt.Errorf("binary labels: %w: no example has the positive label %v (labels present: %s)",
+			ErrSingleClass, positive, listValues(distinct(y), 10))
+	case npos == len(y):
+		return nil, fmt.Errorf("binary labels: %w: all %d examples have the positive label %v", ErrSingleClass, len(y), positive)
+	}
+	return out, nil
+}
+
+// CheckBinary reports whether y holds exactly two distinct values, −1 and
+// +1, as binary learners need. The error says what was found instead:
+// ErrSingleClass for one class, ErrNotBinary otherwise.
+func CheckBinary(y []float64) error {
+	if len(y) == 0 {
+		return fmt.Errorf("binary labels: %w", ErrNoExamples)
+	}
+	for i, v := range y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("binary labels: example %d: label %v is not finite", i+1, v)
+		}
+	}
+	cls := distinct(y)
+	switch {
+	case len(cls) == 1:
+		return fmt.Errorf("%w: every example is labelled %v; a binary learner needs both -1 and +1", ErrSingleClass, cls[0])
+	case len(cls) > 2:
+		return fmt.Errorf("%w: %d distinct labels (%s); train one-vs-rest or map them with a positive class",
+			ErrNotBinary, len(cls), listValues(cls, 10))
+	case cls[0] != -1 || cls[1] != 1:
+		return fmt.Errorf("%w: the labels are %v and %v; map them to -1 and +1 (choose the positive class)",
+			ErrNotBinary, cls[0], cls[1])
+	}
+	return nil
+}
+
+// CheckTargets reports whether y is usable as regression targets: non-empty
+// and finite.
+func CheckTargets(y []float64) error {
+	if len(y) == 0 {
+		return fmt.Errorf("regression targets: %w", ErrNoExamples)
+	}
+	for i, v := range y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("regression targets: example %d: target %v is not finite", i+1, v)
+		}
+	}
+	return nil
+}
+
+// OneVsRest returns the distinct labels of y in increasing order and, for
+// each, the ±1 targets of the binary problem "this class against the rest":
+// targets[c][i] is +1 when y[i] == classes[c] and −1 otherwise.
+func OneVsRest(y []float64) (classes []float64, targets [][]float64) {
+	classes = distinct(y)
+	targets = make([][]float64, len(classes))
+	for c, cl := range classes {
+		t := make([]float64, len(y))
+		for i, v := range y {
+			if v == cl {
+				t[i] = 1
+			} else {
+				t[i] = -1
+			}
+		}
+		targets[c] = t
+	}
+	return classes, targets
+}
+
+// listValues formats up to max values as "a, b, c, ...".
+func listValues(v []float64, max int) string {
+	var b strings.Builder
+	for i, x := range v {
+		if i == max {
+			b.WriteString(", ...")
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.FormatFloat(x, 'g', -1, 64))
+	}
+	return b.String()
+}

@@ -1,0 +1,371 @@
+package data
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+
+	"github.com/pursuit-ml/pursuit/backend"
+)
+
+// readBufSize is the bufio buffer used by the readers; lines longer than this
+// are still read whole, by accumulation.
+const readBufSize = 1 << 20
+
+// lineReader yields the lines of r without their '\n', counting them.
+type lineReader struct {
+	br   *bufio.Reader
+	long []byte // accumulates lines longer than the buffer
+	line int    // number of the line last returned, 1-based
+	max  int64  // longest line accepted, in bytes
+}
+
+func newLineReader(r io.Reader, max int64) *lineReader {
+	return &lineReader{br: bufio.NewReaderSize(r, readBufSize), max: max}
+}
+
+// next returns the next line (valid until the following call) or io.EOF.
+// Any other error is a read error (a truncated or corrupt compressed stream,
+// say) or an over-long line.
+func (lr *lineReader) next() ([]byte, error) {
+	lr.long = lr.long[:0]
+	for {
+		s, err := lr.br.ReadSlice('\n')
+		switch {
+		case err == nil:
+			lr.line++
+			s = s[:len(s)-1]
+			if len(lr.long) > 0 {
+				lr.long = append(lr.long, s...)
+				return lr.long, nil
+			}
+			return s, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			lr.long = append(lr.long, s...)
+			if int64(len(lr.long)) > lr.max {
+				lr.line++
+				return nil, fmt.Errorf("%w: line longer than %d bytes", ErrTooLarge, lr.max)
+			}
+		case errors.Is(err, io.EOF):
+			if len(s) == 0 && len(lr.long) == 0 {
+				return nil, io.EOF
+			}
+			lr.line++
+			if len(lr.long) > 0 {
+				lr.long = append(lr.long, s...)
+				return lr.long, nil
+			}
+			return s, nil
+		default:
+			lr.line++
+			return nil, fmt.Errorf("reading: %w", err)
+		}
+	}
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'
+}
+
+// nextToken returns the next whitespace-separated token of line at or after
+// *pos, advancing *pos past it, or nil at the end of the line.
+func nextToken(line []byte, pos *int) []byte {
+	i := *pos
+	for i < len(line) && isSpace(line[i]) {
+		i++
+	}
+	j := i
+	for j < len(line) && !isSpace(line[j]) {
+		j++
+	}
+	*pos = j
+	if i == j {
+		return nil
+	}
+	return line[i:j]
+}
+
+// sparseRows holds parsed examples in compressed sparse row form.
+type sparseRows struct {
+	y      []float64
+	rowEnd []int // rowEnd[i] = end of row i in idx/val
+	idx    []int32
+	val    []float32
+	maxIdx int // largest feature index seen (1-based)
+}
+
+// ReadLibSVM reads LIBSVM/svmlight text from r: one example per line,
+// "label index:value index:value ...", with 1-based, strictly increasing
+// feature indices, an optional "qid:N" right after the label (ignored),
+// comments from '#' to the end of the line, and blank lines skipped. Absent
+// features are 0. name is used in error messages and as the Dataset's Name.
+//
+// The feature count is the largest index in the file unless WithDim forces
+// it. Errors are *ParseError values naming name, the line, the token and the
+// reason; see the package's Err* values for the reasons errors.Is recognises.
+func ReadLibSVM(r io.Reader, name string, opts ...Option) (*Dataset, error) {
+	o := buildOptions(opts)
+	if o.badOption != nil {
+		return nil, &ParseError{File: name, Err: o.badOption}
+	}
+	var sp sparseRows
+	lr := newLineReader(r, o.memLimit)
+	maxIndex := MaxIndex
+	if o.dim > maxIndex {
+		maxIndex = o.dim
+	}
+	for {
+		line, err := lr.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, &ParseError{File: name, Line: lr.line, Err: err}
+		}
+		if err := sp.parseLine(line, name, lr.line, &o, maxIndex); err != nil {
+			return nil, err
+		}
+	}
+	if len(sp.y) == 0 {
+		return nil, &ParseError{File: name, Err: fmt.Errorf("%w: the file holds no example lines", ErrNoExamples)}
+	}
+	d := sp.maxIdx
+	if o.dim > 0 {
+		d = o.dim
+	}
+	n := len(sp.y)
+	if err := checkDense(n, d, o.memLimit); err != nil {
+		return nil, &ParseError{File: name, Err: err}
+	}
+	x := backend.NewMatrix(n, d)
+	start := 0
+	for i, end := range sp.rowEnd {
+		row := x.Row(i)
+		for k := start; k < end; k++ {
+			row[sp.idx[k]-1] = sp.val[k]
+		}
+		start = end
+	}
+	return &Dataset{X: x, Y: sp.y, Name: name}, nil
+}
+
+// checkDense reports ErrTooLarge when an n×d float32 matrix exceeds limit
+// bytes.
+func checkDense(n, d int, limit int64) error {
+	if need := int64(n) * int64(d) * 4; need > limit {
+		return fmt.Errorf("%w: a dense %d×%d float32 matrix needs %s, over the %s budget (raise it with WithMemoryLimit)",
+			ErrTooLarge, n, d, humanBytes(need), humanBytes(limit))
+	}
+	return nil
+}
+
+func humanBytes(b int64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", b)
+}
+
+// parseLine parses one line into sp; blank and comment-only lines add nothing.
+func (sp *sparseRows) parseLine(line []byte, name string, lineNo int, o *options, maxIndex int) error {
+	if i := bytes.IndexByte(line, '#'); i >= 0 {
+		line = line[:i]
+	}
+	pos := 0
+	tok := nextToken(line, &pos)
+	if tok == nil {
+		return nil
+	}
+	label, err := parseLabel(tok)
+	if err != nil {
+		return &ParseError{File: name, Line: lineNo, Token: shortToken(tok), Err: err}
+	}
+	prev := 0
+	first := true
+	for {
+		tok = nextToken(line, &pos)
+		if tok == nil {
+			break
+		}
+		colon := bytes.IndexByte(tok, ':')
+		if colon < 0 {
+			return parseErr(name, lineNo, tok, "%w: expected index:value", ErrSyntax)
+		}
+		key, val := tok[:colon], tok[colon+1:]
+		if first && string(key) == "qid" {
+			first = false
+			if _, err := strconv.ParseInt(string(val), 10, 64); err != nil {
+				return parseErr(name, lineNo, tok, "%w: qid must be an integer", ErrSyntax)
+			}
+			continue
+		}
+		first = false
+		idx, err := parseIndex(key, maxIndex)
+		if err != nil {
+			return &ParseError{File: name, Line: lineNo, Token: shortToken(tok), Err: err}
+		}
+		if idx <= prev {
+			return parseErr(name, lineNo, tok, "%w: feature index %d after %d (indices must be strictly increasing)", ErrSyntax, idx, prev)
+		}
+		if o.dim > 0 && idx > o.dim {
+			return parseErr(name, lineNo, tok, "%w: feature index %d but the model has %d features", ErrFeatureMismatch, idx, o.dim)
+		}
+		v, err := parseValue(val)
+		if err != nil {
+			return &ParseError{File: name, Line: lineNo, Token: shortToken(tok), Err: err}
+		}
+		prev = idx
+		if v != 0 {
+			sp.idx = append(sp.idx, int32(idx))
+			sp.val = append(sp.val, v)
+		}
+	}
+	if prev > sp.maxIdx {
+		sp.maxIdx = prev
+	}
+	// Guard memory as we go, so a huge file fails at the line that breaks the
+	// budget rather than after reading it all.
+	d := max(sp.maxIdx, o.dim)
+	if err := checkDense(len(sp.y)+1, d, o.memLimit); err != nil {
+		return &ParseError{File: name, Line: lineNo, Err: err}
+	}
+	if int64(len(sp.idx))*8 > o.memLimit {
+		return &ParseError{File: name, Line: lineNo, Err: fmt.Errorf("%w: more than %d stored values, over the %s budget (raise it with WithMemoryLimit)",
+			ErrTooLarge, len(sp.idx), humanBytes(o.memLimit))}
+	}
+	sp.y = append(sp.y, label)
+	sp.rowEnd = append(sp.rowEnd, len(sp.idx))
+	return nil
+}
+
+// parseLabel parses a label or regression target: any finite float64
+// ("+1", "-1", "3", "1.5e0").
+func parseLabel(tok []byte) (float64, error) {
+	y, err := strconv.ParseFloat(string(tok), 64)
+	if err != nil {
+		if isRangeErr(err) {
+			return 0, fmt.Errorf("%w: label out of float64 range", ErrNotFinite)
+		}
+		if bytes.IndexByte(tok, ':') >= 0 {
+			return 0, fmt.Errorf("%w: expected a numeric label first, found a feature (missing label?)", ErrSyntax)
+		}
+		return 0, fmt.Errorf("%w: label is not a number", ErrSyntax)
+	}
+	if math.IsNaN(y) || math.IsInf(y, 0) {
+		return 0, fmt.Errorf("%w: label is %v", ErrNotFinite, y)
+	}
+	return y, nil
+}
+
+// parseValue parses a feature value to the nearest float32, which must be
+// finite.
+func parseValue(b []byte) (float32, error) {
+	if len(b) == 0 {
+		return 0, fmt.Errorf("%w: missing value after ':'", ErrSyntax)
+	}
+	v, err := strconv.ParseFloat(string(b), 32)
+	if err != nil {
+		if isRangeErr(err) {
+			return 0, fmt.Errorf("%w: value overflows float32", ErrNotFinite)
+		}
+		return 0, fmt.Errorf("%w: value is not a number", ErrSyntax)
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%w: value is %v", ErrNotFinite, v)
+	}
+	return float32(v), nil
+}
+
+func isRangeErr(err error) bool {
+	var ne *strconv.NumError
+	return errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange)
+}
+
+// parseIndex parses a 1-based feature index no larger than maxIndex.
+func parseIndex(b []byte, maxIndex int) (int, error) {
+	if len(b) == 0 {
+		return 0, fmt.Errorf("%w: missing feature index before ':'", ErrSyntax)
+	}
+	neg := false
+	s := b
+	if s[0] == '-' || s[0] == '+' {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	if len(s) == 0 {
+		return 0, fmt.Errorf("%w: feature index is not an integer", ErrSyntax)
+	}
+	n := 0
+	big := false
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0, fmt.Errorf("%w: feature index is not an integer", ErrSyntax)
+		}
+		if !big {
+			n = n*10 + int(c-'0')
+			if n > maxIndex {
+				big = true
+			}
+		}
+	}
+	switch {
+	case neg && (n != 0 || big):
+		return 0, fmt.Errorf("%w: feature index is negative (indices are 1-based)", ErrSyntax)
+	case n == 0:
+		return 0, fmt.Errorf("%w: feature index 0 (indices are 1-based)", ErrSyntax)
+	case big:
+		return 0, fmt.Errorf("%w: feature index above the limit of %d (corrupt file? a dense matrix that wide would not fit in memory)", ErrTooLarge, maxIndex)
+	}
+	return n, nil
+}
+
+// WriteLibSVM writes d in LIBSVM format: one line per example, the label as
+// the shortest decimal that reads back to the same float64, then the non-zero
+// features as 1-based index:value pairs with the shortest decimal that reads
+// back to the same float32. Non-finite labels or features are an error.
+func WriteLibSVM(w io.Writer, d *Dataset) error {
+	if err := d.X.Validate(); err != nil {
+		return fmt.Errorf("write %s: %w", d.Name, err)
+	}
+	if len(d.Y) != d.X.Rows {
+		return fmt.Errorf("write %s: %d labels for %d rows", d.Name, len(d.Y), d.X.Rows)
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	buf := make([]byte, 0, 256)
+	for i := range d.X.Rows {
+		y := d.Y[i]
+		if math.IsNaN(y) || math.IsInf(y, 0) {
+			return fmt.Errorf("write %s: example %d: label %v is not finite", d.Name, i+1, y)
+		}
+		buf = strconv.AppendFloat(buf[:0], y, 'g', -1, 64)
+		for j, v := range d.X.Row(i) {
+			if v == 0 {
+				continue
+			}
+			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+				return fmt.Errorf("write %s: example %d: feature %d is %v, not finite", d.Name, i+1, j+1, v)
+			}
+			buf = append(buf, ' ')
+			buf = strconv.AppendInt(buf, int64(j+1), 10)
+			buf = append(buf, ':')
+			buf = strconv.AppendFloat(buf, float64(v), 'g', -1, 32)
+		}
+		buf = append(buf, '\n')
+		if _, err := bw.Write(buf); err != nil {
+			return fmt.Errorf("write %s: %w", d.Name, err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write %s: %w", d.Name, err)
+	}
+	return nil
+}

@@ -1,0 +1,180 @@
+package data
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/pursuit-ml/pursuit/backend"
+)
+
+// ScaleMode names a feature scaling.
+type ScaleMode string
+
+// The scalings FitScaler knows.
+const (
+	ScaleMinMax   ScaleMode = "minmax"   // each feature mapped linearly onto [-1, 1] over the training data
+	ScaleStandard ScaleMode = "standard" // each feature to mean 0, standard deviation 1 (population σ)
+	ScaleNone     ScaleMode = "none"     // identity, still checks the feature count
+)
+
+// ParseScaleMode parses a scaling name: "minmax" (or "min-max"), "standard"
+// (or "std", "zscore"), "none"; case does not matter.
+func ParseScaleMode(s string) (ScaleMode, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "minmax", "min-max":
+		return ScaleMinMax, nil
+	case "standard", "std", "zscore", "z-score":
+		return ScaleStandard, nil
+	case "none":
+		return ScaleNone, nil
+	}
+	return "", fmt.Errorf("unknown feature scaling %q (want minmax, standard or none)", s)
+}
+
+// Scaler is a fitted per-feature affine map x'_j = (x_j − Offset[j])·Scale[j].
+// Its fields are exported so that a model can store it (as JSON, say) and
+// re-apply exactly the training-time scaling at prediction.
+//
+// A feature that is constant on the training data gets Scale 0: it maps to 0
+// on the training data and on any later data, never to NaN or Inf. The model
+// never saw that feature vary, so later variation in it is ignored.
+type Scaler struct {
+	Mode   ScaleMode `json:"mode"`
+	Offset []float64 `json:"offset"`
+	Scale  []float64 `json:"scale"`
+}
+
+// FitScaler computes the scaling of mode over the rows of x (the training
+// data). It fails on an unknown mode, an empty x or non-finite values.
+func FitScaler(mode ScaleMode, x backend.Matrix) (*Scaler, error) {
+	if err := x.Validate(); err != nil {
+		return nil, fmt.Errorf("fit %s scaler: %w", mode, err)
+	}
+	d := x.Cols
+	s := &Scaler{Mode: mode, Offset: make([]float64, d), Scale: make([]float64, d)}
+	switch mode {
+	case ScaleMinMax, ScaleStandard, ScaleNone:
+	default:
+		return nil, fmt.Errorf("fit scaler: unknown scaling %q (want minmax, standard or none)", string(mode))
+	}
+	if x.Rows == 0 {
+		return nil, fmt.Errorf("fit %s scaler: no rows to fit on", mode)
+	}
+	for i := range x.Rows {
+		for j, v := range x.Row(i) {
+			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+				return nil, fmt.Errorf("fit %s scaler: row %d feature %d is %v, not finite", mode, i+1, j+1, v)
+			}
+		}
+	}
+	switch mode {
+	case ScaleNone:
+		for j := range s.Scale {
+			s.Scale[j] = 1
+		}
+	case ScaleMinMax:
+		lo, hi := make([]float64, d), make([]float64, d)
+		copy32to64(lo, x.Row(0))
+		copy32to64(hi, x.Row(0))
+		for i := 1; i < x.Rows; i++ {
+			for j, v := range x.Row(i) {
+				f := float64(v)
+				lo[j] = math.Min(lo[j], f)
+				hi[j] = math.Max(hi[j], f)
+			}
+		}
+		for j := range d {
+			if hi[j] > lo[j] {
+				s.Offset[j] = lo[j] + (hi[j]-lo[j])/2
+				s.Scale[j] = 2 / (hi[j] - lo[j])
+			} else {
+				s.Offset[j] = lo[j]
+			}
+		}
+	case ScaleStandard:
+		// Two passes (mean, then squared deviations): exact enough in float64
+		// and free of the cancellation of the one-pass formula.
+		mean := s.Offset
+		for i := range x.Rows {
+			for j, v := range x.Row(i) {
+				mean[j] += float64(v)
+			}
+		}
+		n := float64(x.Rows)
+		for j := range mean {
+			mean[j] /= n
+		}
+		ss := make([]float64, d)
+		for i := range x.Rows {
+			for j, v := range x.Row(i) {
+				dv := float64(v) - mean[j]
+				ss[j] += dv * dv
+			}
+		}
+		for j := range d {
+			// Treat a spread below float32 resolution of the mean as constant:
+			// it is rounding in the stored data, not signal.
+			sd := math.Sqrt(ss[j] / n)
+			if sd > 1e-7*math.Abs(mean[j]) && sd > 0 {
+				s.Scale[j] = 1 / sd
+			}
+		}
+	}
+	return s, nil
+}
+
+func copy32to64(dst []float64, src []float32) {
+	for j, v := range src {
+		dst[j] = float64(v)
+	}
+}
+
+// Check reports whether s is usable: a known mode, Offset and Scale of equal
+// length, finite entries. Apply calls it; call it after decoding a stored
+// Scaler to report a corrupt model early.
+func (s *Scaler) Check() error {
+	switch s.Mode {
+	case ScaleMinMax, ScaleStandard, ScaleNone:
+	default:
+		return fmt.Errorf("scaler: unknown scaling %q (want minmax, standard or none)", string(s.Mode))
+	}
+	if len(s.Offset) != len(s.Scale) {
+		return fmt.Errorf("scaler: %d offsets but %d scales", len(s.Offset), len(s.Scale))
+	}
+	for j := range s.Scale {
+		if o, c := s.Offset[j], s.Scale[j]; math.IsNaN(o) || math.IsInf(o, 0) || math.IsNaN(c) || math.IsInf(c, 0) {
+			return fmt.Errorf("scaler: feature %d has offset %v and scale %v, not finite", j+1, o, c)
+		}
+	}
+	return nil
+}
+
+// Dim returns the number of features s was fitted on.
+func (s *Scaler) Dim() int { return len(s.Scale) }
+
+// Apply scales the rows of x in place. x must have exactly the features s was
+// fitted on; otherwise it returns an error wrapping ErrFeatureMismatch and
+// leaves x unchanged. Results are computed in float64 and rounded to float32.
+func (s *Scaler) Apply(x backend.Matrix) error {
+	if err := s.Check(); err != nil {
+		return err
+	}
+	if err := x.Validate(); err != nil {
+		return fmt.Errorf("apply %s scaler: %w", s.Mode, err)
+	}
+	if x.Cols != len(s.Scale) {
+		return fmt.Errorf("apply %s scaler: %w: data has %d features, the scaler was fitted on %d",
+			s.Mode, ErrFeatureMismatch, x.Cols, len(s.Scale))
+	}
+	if s.Mode == ScaleNone {
+		return nil
+	}
+	for i := range x.Rows {
+		row := x.Row(i)
+		for j, v := range row {
+			row[j] = float32((float64(v) - s.Offset[j]) * s.Scale[j])
+		}
+	}
+	return nil
+}
