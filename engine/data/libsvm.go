@@ -35,35 +35,33 @@ func (lr *lineReader) next() ([]byte, error) {
 	lr.long = lr.long[:0]
 	for {
 		s, err := lr.br.ReadSlice('\n')
-		switch {
-		case err == nil:
-			lr.line++
-			s = s[:len(s)-1]
-			if len(lr.long) > 0 {
-				lr.long = append(lr.long, s...)
-				return lr.long, nil
-			}
-			return s, nil
-		case errors.Is(err, bufio.ErrBufferFull):
+		if errors.Is(err, bufio.ErrBufferFull) {
 			lr.long = append(lr.long, s...)
 			if int64(len(lr.long)) > lr.max {
 				lr.line++
 				return nil, fmt.Errorf("%w: line longer than %d bytes", ErrTooLarge, lr.max)
 			}
-		case errors.Is(err, io.EOF):
-			if len(s) == 0 && len(lr.long) == 0 {
-				return nil, io.EOF
-			}
-			lr.line++
-			if len(lr.long) > 0 {
-				lr.long = append(lr.long, s...)
-				return lr.long, nil
-			}
-			return s, nil
-		default:
+			continue
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
 			lr.line++
 			return nil, fmt.Errorf("reading: %w", err)
 		}
+		if err != nil && len(s) == 0 && len(lr.long) == 0 {
+			return nil, io.EOF
+		}
+		lr.line++
+		if err == nil {
+			s = s[:len(s)-1] // drop '\n'
+		}
+		if len(lr.long) > 0 {
+			lr.long = append(lr.long, s...)
+			s = lr.long
+		}
+		if int64(len(s)) > lr.max {
+			return nil, fmt.Errorf("%w: line longer than %d bytes", ErrTooLarge, lr.max)
+		}
+		return s, nil
 	}
 }
 
