@@ -1,0 +1,67 @@
+package data
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestSubset(t *testing.T) {
+	d := &Dataset{X: matrix(t, [][]float32{{1, 2}, {3, 4}, {5, 6}}), Y: []float64{1, 2, 3}, Name: "s"}
+	s := d.Subset([]int{2, 0, 2})
+	wantRows(t, s, []float64{3, 1, 3}, [][]float64{{5, 6}, {1, 2}, {5, 6}})
+	s.X.Set(0, 0, 9)
+	s.Y[0] = 9
+	if d.X.At(2, 0) != 5 || d.Y[2] != 3 {
+		t.Error("Subset shares storage")
+	}
+	if e := d.Subset(nil); e.Len() != 0 || e.Dim() != 2 {
+		t.Errorf("empty subset %d×%d", e.Len(), e.Dim())
+	}
+}
+
+func TestValidate(t *testing.T) {
+	d := &Dataset{X: matrix(t, [][]float32{{1, 2}}), Y: []float64{1}, Name: "v"}
+	if err := d.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	d.X.Set(0, 1, float32(math.Inf(1)))
+	if err := d.Validate(); err == nil || !strings.Contains(err.Error(), "v: example 1: feature 2") {
+		t.Errorf("Inf: %v", err)
+	}
+	d.Y = nil
+	if err := d.Validate(); err == nil || !strings.Contains(err.Error(), "0 labels for 1 rows") {
+		t.Errorf("labels: %v", err)
+	}
+}
+
+func TestSharedDir(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("PURSUIT_DATASETS", dir)
+	if got, err := SharedDir(); err != nil || got != dir {
+		t.Errorf("SharedDir with env = %q, %v", got, err)
+	}
+	os.WriteFile(filepath.Join(dir, "x.gz"), nil, 0o644)
+	if p, err := SharedFile("x.gz"); err != nil || p != filepath.Join(dir, "x.gz") {
+		t.Errorf("SharedFile = %q, %v", p, err)
+	}
+	if _, err := SharedFile("nope.gz"); err == nil {
+		t.Error("SharedFile found a missing file")
+	}
+	t.Setenv("PURSUIT_DATASETS", filepath.Join(dir, "absent"))
+	if _, err := SharedDir(); err == nil || !strings.Contains(err.Error(), "PURSUIT_DATASETS") {
+		t.Errorf("absent dir: %v", err)
+	}
+	// Without the variable: ../shared/datasets beside the module root, when
+	// that exists.
+	t.Setenv("PURSUIT_DATASETS", "")
+	got, err := SharedDir()
+	if err != nil {
+		t.Skipf("no shared datasets beside the module root: %v", err)
+	}
+	if filepath.Base(got) != "datasets" || filepath.Base(filepath.Dir(got)) != "shared" {
+		t.Errorf("SharedDir = %q", got)
+	}
+}
