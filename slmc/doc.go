@@ -1,0 +1,25 @@
+// Package slmc builds sparse kernel classifiers with an explicitly chosen
+// number Nz of expansion vectors (XVs): the sparse large margin classifier
+// (SLMC) of Wu, Schölkopf & Bakır (JMLR 2006), their sparse kernel Fisher
+// discriminant (SKFD, Appendix A), and the baselines the paper compares
+// against — Burges' reduced set (RS), the modified reduced set (MRS), the
+// reduced SVM (RSVM) and the modified RSVM (MRSVM).
+//
+// All of them produce a Model f(x) = Σ_u β_u K(z_u, x) + b. For fixed XVs Z,
+// the package builds Ψ = K(Z, X) through the engine and Kz = K(Z, Z) =
+// VΛVᵀ in float64 (gonum's EigenSym; eigenvalues below 1e-9·λmax are
+// dropped, i.e. a pseudo-inverse), whitens with T = Λ^{-1/2}Vᵀ, trains the
+// exact C-SVC with bias on φ_z(x_i) = Tψ_z(x_i) with package svm's solver
+// (linear kernel on explicit float64 features) and gets β = Kz⁻¹ΨYα (eq. 45).
+// SLMC minimises the SVM optimum W(Z) = Σα − ½αᵀYΨᵀKz⁻¹ΨYα over Z with
+// gonum's L-BFGS, each evaluation warm-started from the previous α; for the
+// Gaussian kernel K(x, z) = exp(−γ‖x−z‖²) the gradient is
+//
+//	∂W/∂z_u = −2γ β_u Σ_i a_i K(z_u, x_i)(x_i − z_u) + 2γ β_u Σ_v β_v Kz_uv (z_v − z_u),
+//
+// with a = Yα, computed as if α did not depend on Z (Corollary 2).
+//
+// Kernels: SLMC, SKFD and RS need the derivative of the kernel in its
+// argument and support the RBF kernel only; every other kernel is rejected
+// with an error wrapping ErrKernel.
+package slmc
