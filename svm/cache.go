@@ -1,0 +1,150 @@
+package svm
+
+import (
+	"fmt"
+
+	"github.com/pursuit-ml/pursuit/backend"
+)
+
+// real is the element type of cached kernel rows.
+type real interface{ ~float32 | ~float64 }
+
+// rowCache is an LRU cache of full kernel rows (length l) in a single slab of
+// fixed-size slots. Rows are computed by fill, in batches.
+type rowCache[T real] struct {
+	l      int
+	slots  int
+	slab   []T
+	slotOf []int32 // kernel index → slot, −1 when absent
+	owner  []int32 // slot → kernel index, −1 when free
+	prev   []int32 // LRU list over slots; head = most recently used
+	next   []int32
+	head   int32
+	tail   int32
+	fill   func(dst []T, idx []int) error // writes len(idx) rows of length l into dst
+	tmp    []T
+	idxBuf []int
+
+	hits, misses, computed int
+}
+
+// newRowCache makes a cache of at most budget bytes (at least two rows).
+func newRowCache[T real](l int, budget int64, elemSize int, fill func(dst []T, idx []int) error) *rowCache[T] {
+	slots := int(budget / int64(l*elemSize))
+	if slots < 2 {
+		slots = 2
+	}
+	if slots > l {
+		slots = l
+	}
+	if slots < 1 {
+		slots = 1
+	}
+	c := &rowCache[T]{
+		l: l, slots: slots, slab: make([]T, slots*l),
+		slotOf: make([]int32, l), owner: make([]int32, slots),
+		prev: make([]int32, slots), next: make([]int32, slots), fill: fill,
+	}
+	for i := range c.slotOf {
+		c.slotOf[i] = -1
+	}
+	for s := range slots {
+		c.owner[s] = -1
+		c.prev[s] = int32(s - 1)
+		c.next[s] = int32(s + 1)
+	}
+	c.next[slots-1] = -1
+	c.head, c.tail = 0, int32(slots-1)
+	return c
+}
+
+func (c *rowCache[T]) has(k int) bool { return c.slotOf[k] >= 0 }
+
+// touch moves slot s to the head of the LRU list.
+func (c *rowCache[T]) touch(s int32) {
+	if c.head == s {
+		return
+	}
+	p, n := c.prev[s], c.next[s]
+	if p >= 0 {
+		c.next[p] = n
+	}
+	if n >= 0 {
+		c.prev[n] = p
+	} else {
+		c.tail = p
+	}
+	c.prev[s], c.next[s] = -1, c.head
+	c.prev[c.head] = s
+	c.head = s
+}
+
+func (c *rowCache[T]) row(s int32) []T { return c.slab[int(s)*c.l : (int(s)+1)*c.l : (int(s)+1)*c.l] }
+
+// get returns row k, computing it (with the extra rows in prefetch, which
+// must not already be cached) when absent. The returned slice stays valid
+// until more than slots−1 other rows have been brought in.
+func (c *rowCache[T]) get(k int, prefetch []int) ([]T, error) {
+	if s := c.slotOf[k]; s >= 0 {
+		c.hits++
+		c.touch(s)
+		return c.row(s), nil
+	}
+	c.misses++
+	batch := append(c.idxBuf[:0], k)
+	for _, p := range prefetch {
+		if len(batch) >= c.slots-1 {
+			break
+		}
+		if p != k && c.slotOf[p] < 0 {
+			batch = append(batch, p)
+		}
+	}
+	c.idxBuf = batch
+	if err := c.load(batch); err != nil {
+		return nil, err
+	}
+	s := c.slotOf[k]
+	c.touch(s)
+	return c.row(s), nil
+}
+
+// load computes the rows in batch (none cached, len ≤ slots) and inserts
+// them, evicting the least recently used. The first index ends up most
+// recent.
+func (c *rowCache[T]) load(batch []int) error {
+	n := len(batch)
+	if cap(c.tmp) < n*c.l {
+		c.tmp = make([]T, n*c.l)
+	}
+	buf := c.tmp[:n*c.l]
+	if err := c.fill(buf, batch); err != nil {
+		return fmt.Errorf("kernel rows %v…: %w", batch[0], err)
+	}
+	c.computed += n
+	for r := n - 1; r >= 0; r-- {
+		s := c.tail
+		if old := c.owner[s]; old >= 0 {
+			c.slotOf[old] = -1
+		}
+		c.owner[s] = int32(batch[r])
+		c.slotOf[batch[r]] = s
+		copy(c.row(s), buf[r*c.l:(r+1)*c.l])
+		c.touch(s)
+	}
+	return nil
+}
+
+// fill32 adapts a KernelRows to the cache's fill function.
+func fill32(src KernelRows) func(dst []float32, idx []int) error {
+	l := src.Len()
+	return func(dst []float32, idx []int) error {
+		m := backend.Matrix{Rows: len(idx), Cols: l, Stride: l, Data: dst[:len(idx)*l]}
+		return src.Rows(m, idx)
+	}
+}
+
+// fill64 adapts a KernelRows64 to the cache's fill function.
+func fill64(src KernelRows64) func(dst []float64, idx []int) error {
+	return func(dst []float64, idx []int) error { return src.Rows64(dst, idx) }
+}

@@ -1,0 +1,30 @@
+// Package svm trains and applies support vector machines: C-SVC (binary,
+// one-vs-one and one-vs-rest multi-class, per-class weights, optional
+// Platt-scaled probabilities) and ε-SVR, solved in the dual by SMO with
+// second-order working-set selection (Fan, Chen & Lin 2005, the method of
+// LIBSVM), shrinking with un-shrinking before the final optimality check, and
+// an LRU cache of kernel rows with a memory budget.
+//
+// Kernel rows are computed through the engine (backend.KernelGather, with the
+// squared row norms computed once), in batches: when a row is missing, the
+// solver also computes the rows of the variables most likely to enter the
+// working set next, so the backend's GEMM-shaped block routine does the work.
+//
+// Layers:
+//
+//   - Train / TrainOneVsRest / TrainMulticlass: data matrix and labels in,
+//     Model out (LIBSVM's model layout, readable and writable in LIBSVM's text
+//     format by ReadLIBSVMModel and Model.WriteLIBSVM).
+//   - SolveCSVC, SolveSVR and Solve: the dual problem on any source of kernel
+//     rows (RowSource): the engine over a data matrix (NewEngineRows), a
+//     precomputed Gram matrix (NewGram32, NewGram64) or explicit float64
+//     features with a linear kernel (NewLinear64). Sources that supply float64
+//     rows are solved in float64 throughout, for tight tolerances; float32
+//     sources use float32 rows like LIBSVM.
+//
+// Conventions follow LIBSVM: the dual is min ½αᵀQα + pᵀα subject to
+// yᵀα = 0 and 0 ≤ α_i ≤ C_i, Q_ij = y_i y_j K(x_i, x_j); Solution.Obj is that
+// minimum (LIBSVM's "obj"), so the maximisation form W(α) = Σα − ½αᵀQα of
+// C-SVC is −Obj. The decision function is f(x) = Σ_i coef_i K(x_i, x) − ρ,
+// with b = −ρ.
+package svm

@@ -1,0 +1,275 @@
+package svm
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/pursuit-ml/pursuit/backend"
+)
+
+// WriteLIBSVM writes the model in LIBSVM's text model format (as
+// svm-train writes it), readable by svm-predict.
+func (m *Model) WriteLIBSVM(w io.Writer) error {
+	if err := m.check(); err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(w)
+	g := func(v float64) string { return strconv.FormatFloat(v, 'g', 17, 64) }
+	list := func(v []float64) string {
+		s := make([]string, len(v))
+		for i, x := range v {
+			s[i] = g(x)
+		}
+		return strings.Join(s, " ")
+	}
+	fmt.Fprintf(bw, "svm_type %s\n", m.Type)
+	k := m.Kernel
+	switch k.Kind {
+	case backend.Linear:
+		fmt.Fprintf(bw, "kernel_type linear\n")
+	case backend.Polynomial:
+		fmt.Fprintf(bw, "kernel_type polynomial\ndegree %d\ngamma %s\ncoef0 %s\n", k.Degree, g(k.Gamma), g(k.Coef0))
+	case backend.RBF:
+		fmt.Fprintf(bw, "kernel_type rbf\ngamma %s\n", g(k.Gamma))
+	case backend.Sigmoid:
+		fmt.Fprintf(bw, "kernel_type sigmoid\ngamma %s\ncoef0 %s\n", g(k.Gamma), g(k.Coef0))
+	}
+	fmt.Fprintf(bw, "nr_class %d\ntotal_sv %d\nrho %s\n", m.NumClasses(), m.SV.Rows, list(m.Rho))
+	if m.Type == CSVC {
+		fmt.Fprintf(bw, "label %s\n", list(m.Labels))
+		if len(m.ProbA) > 0 {
+			fmt.Fprintf(bw, "probA %s\nprobB %s\n", list(m.ProbA), list(m.ProbB))
+		}
+		ns := make([]string, len(m.NumSV))
+		for i, n := range m.NumSV {
+			ns[i] = strconv.Itoa(n)
+		}
+		fmt.Fprintf(bw, "nr_sv %s\n", strings.Join(ns, " "))
+	}
+	fmt.Fprintf(bw, "SV\n")
+	for s := range m.SV.Rows {
+		for _, c := range m.Coef {
+			bw.WriteString(g(c[s]))
+			bw.WriteByte(' ')
+		}
+		for j, v := range m.SV.Row(s) {
+			if v != 0 {
+				fmt.Fprintf(bw, "%d:%s ", j+1, strconv.FormatFloat(float64(v), 'g', -1, 32))
+			}
+		}
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
+}
+
+// ReadLIBSVMModel reads a model in LIBSVM's text format (as svm-train
+// writes it). C-SVC and ε-SVR models with linear, polynomial, RBF or
+// sigmoid kernels are supported; other types give an error naming them.
+func ReadLIBSVMModel(r io.Reader) (*Model, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<16), 1<<30)
+	m := &Model{}
+	line := 0
+	nrClass, totalSV := -1, -1
+	kernelSet := false
+	fail := func(format string, args ...any) (*Model, error) {
+		return nil, fmt.Errorf("svm: LIBSVM model line %d: %s", line, fmt.Sprintf(format, args...))
+	}
+	floats := func(f []string) ([]float64, error) {
+		out := make([]float64, len(f))
+		for i, s := range f {
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("bad number %q", s)
+			}
+			out[i] = v
+		}
+		return out, nil
+	}
+	for {
+		if !sc.Scan() {
+			if err := sc.Err(); err != nil {
+				return nil, fmt.Errorf("svm: reading LIBSVM model: %w", err)
+			}
+			line++
+			return fail("unexpected end of file before the SV section")
+		}
+		line++
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		key, args := f[0], f[1:]
+		if key == "SV" {
+			break
+		}
+		need := func(n int) error {
+			if len(args) != n {
+				return fmt.Errorf("%s needs %d value(s), got %d", key, n, len(args))
+			}
+			return nil
+		}
+		var err error
+		switch key {
+		case "svm_type":
+			if err = need(1); err == nil {
+				switch args[0] {
+				case "c_svc":
+					m.Type = CSVC
+				case "epsilon_svr":
+					m.Type = EpsilonSVR
+				default:
+					return fail("svm_type %q is not supported (c_svc and epsilon_svr are)", args[0])
+				}
+			}
+		case "kernel_type":
+			if err = need(1); err == nil {
+				kernelSet = true
+				switch args[0] {
+				case "linear":
+					m.Kernel.Kind = backend.Linear
+				case "polynomial":
+					m.Kernel.Kind = backend.Polynomial
+				case "rbf":
+					m.Kernel.Kind = backend.RBF
+				case "sigmoid":
+					m.Kernel.Kind = backend.Sigmoid
+				default:
+					return fail("kernel_type %q is not supported (linear, polynomial, rbf, sigmoid are)", args[0])
+				}
+			}
+		case "degree":
+			if err = need(1); err == nil {
+				m.Kernel.Degree, err = strconv.Atoi(args[0])
+			}
+		case "gamma", "coef0":
+			var v []float64
+			if err = need(1); err == nil {
+				if v, err = floats(args); err == nil {
+					if key == "gamma" {
+						m.Kernel.Gamma = v[0]
+					} else {
+						m.Kernel.Coef0 = v[0]
+					}
+				}
+			}
+		case "nr_class":
+			if err = need(1); err == nil {
+				nrClass, err = strconv.Atoi(args[0])
+			}
+		case "total_sv":
+			if err = need(1); err == nil {
+				totalSV, err = strconv.Atoi(args[0])
+			}
+		case "rho":
+			m.Rho, err = floats(args)
+		case "label":
+			m.Labels, err = floats(args)
+		case "probA":
+			m.ProbA, err = floats(args)
+		case "probB":
+			m.ProbB, err = floats(args)
+		case "nr_sv":
+			m.NumSV = make([]int, len(args))
+			for i, s := range args {
+				if m.NumSV[i], err = strconv.Atoi(s); err != nil {
+					break
+				}
+			}
+		case "prob_density_marks":
+			return fail("one-class models are not supported")
+		default:
+			return fail("unknown header keyword %q", key)
+		}
+		if err != nil {
+			return fail("%s: %v", key, err)
+		}
+	}
+	switch {
+	case !kernelSet:
+		return fail("the header has no kernel_type")
+	case nrClass < 2:
+		return fail("the header gives nr_class %d (need ≥ 2)", nrClass)
+	case totalSV < 0:
+		return fail("the header has no total_sv")
+	}
+	if m.Type == EpsilonSVR {
+		if nrClass != 2 {
+			return fail("an epsilon_svr model must have nr_class 2, got %d", nrClass)
+		}
+		m.Labels, m.NumSV = nil, nil
+	} else if len(m.Labels) != nrClass || len(m.NumSV) != nrClass {
+		return fail("nr_class %d but %d labels and %d nr_sv counts", nrClass, len(m.Labels), len(m.NumSV))
+	}
+	if len(m.Rho) != nrClass*(nrClass-1)/2 {
+		return fail("nr_class %d needs %d rho values, got %d", nrClass, nrClass*(nrClass-1)/2, len(m.Rho))
+	}
+	ncoef := nrClass - 1
+	if m.Type == EpsilonSVR {
+		ncoef = 1
+	}
+	m.Coef = make([][]float64, ncoef)
+	for i := range m.Coef {
+		m.Coef[i] = make([]float64, totalSV)
+	}
+	type entry struct {
+		j int
+		v float32
+	}
+	svs := make([][]entry, totalSV)
+	dim := 0
+	for s := range totalSV {
+		if !sc.Scan() {
+			if err := sc.Err(); err != nil {
+				return nil, fmt.Errorf("svm: reading LIBSVM model: %w", err)
+			}
+			line++
+			return fail("the file ends after %d of %d support vectors", s, totalSV)
+		}
+		line++
+		f := strings.Fields(sc.Text())
+		if len(f) < ncoef {
+			return fail("support vector %d has %d fields, need %d coefficients", s+1, len(f), ncoef)
+		}
+		for c := range ncoef {
+			v, err := strconv.ParseFloat(f[c], 64)
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+				return fail("support vector %d: bad coefficient %q", s+1, f[c])
+			}
+			m.Coef[c][s] = v
+		}
+		for _, tok := range f[ncoef:] {
+			is, vs, ok := strings.Cut(tok, ":")
+			if !ok {
+				return fail("support vector %d: %q is not index:value", s+1, tok)
+			}
+			j, err := strconv.Atoi(is)
+			if err != nil || j < 1 {
+				return fail("support vector %d: bad feature index %q", s+1, is)
+			}
+			v, err := strconv.ParseFloat(vs, 32)
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+				return fail("support vector %d: bad value %q", s+1, vs)
+			}
+			if j > 1<<24 {
+				return fail("support vector %d: feature index %d is too large for a dense matrix", s+1, j)
+			}
+			svs[s] = append(svs[s], entry{j - 1, float32(v)})
+			dim = max(dim, j)
+		}
+	}
+	m.SV = backend.NewMatrix(totalSV, dim)
+	for s, es := range svs {
+		for _, e := range es {
+			m.SV.Set(s, e.j, e.v)
+		}
+	}
+	if err := m.check(); err != nil {
+		return nil, fmt.Errorf("svm: LIBSVM model: %w", err)
+	}
+	return m, nil
+}

@@ -1,0 +1,118 @@
+package svm
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit/engine"
+)
+
+// Type is the SVM formulation.
+type Type int
+
+// The formulations.
+const (
+	CSVC       Type = iota // C-support vector classification (LIBSVM -s 0)
+	EpsilonSVR             // ε-support vector regression (LIBSVM -s 3)
+)
+
+func (t Type) String() string {
+	switch t {
+	case CSVC:
+		return "c_svc"
+	case EpsilonSVR:
+		return "epsilon_svr"
+	}
+	return fmt.Sprintf("svm.Type(%d)", int(t))
+}
+
+// Params are the training parameters, with LIBSVM's meanings.
+type Params struct {
+	Type   Type          // CSVC (the zero value) or EpsilonSVR
+	Kernel engine.Kernel // required; see engine.RBF, engine.Linear, …
+	C      float64       // cost, > 0 (LIBSVM's -c; LIBSVM's default is 1)
+	// Epsilon is the ε-SVR tube half-width, ≥ 0 (LIBSVM's -p, whose
+	// default 0.1 is NOT applied here: zero means zero).
+	Epsilon float64
+	// Weights multiply C per class label (LIBSVM's -wi); every key must be a
+	// label present in the training data.
+	Weights map[float64]float64
+	// Probability fits Platt sigmoids on 5-fold cross-validated decision
+	// values (LIBSVM's -b 1), C-SVC only.
+	Probability bool
+	// Seed drives the cross-validation folds of Probability.
+	Seed uint64
+
+	// Solver options (LIBSVM's -e, -m, -h 0; iteration limit; row batch).
+	Tol         float64 // default 1e-3
+	CacheMB     float64 // default 100
+	NoShrinking bool
+	MaxIter     int
+	Batch       int // kernel rows computed together on a cache miss; default 16
+}
+
+func (p Params) options() Options {
+	return Options{Tol: p.Tol, CacheMB: p.CacheMB, NoShrinking: p.NoShrinking, MaxIter: p.MaxIter, Batch: p.Batch}
+}
+
+// ErrBadInput is wrapped by the errors Train returns for invalid data or
+// parameters.
+var ErrBadInput = errors.New("svm: bad input")
+
+func badInput(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrBadInput, fmt.Sprintf(format, args...))
+}
+
+// validate checks the parameters and the training data.
+func (p Params) validate(x backend.Matrix, y []float64) error {
+	if p.Type != CSVC && p.Type != EpsilonSVR {
+		return badInput("unknown SVM type %d", int(p.Type))
+	}
+	if p.Kernel.Kind == 0 {
+		return badInput("no kernel given (set Params.Kernel, e.g. engine.RBF(gamma))")
+	}
+	if err := p.Kernel.Validate(); err != nil {
+		return badInput("%v", err)
+	}
+	if !(p.C > 0) || math.IsInf(p.C, 0) {
+		return badInput("C must be positive and finite, got %v", p.C)
+	}
+	if p.Type == EpsilonSVR && (!(p.Epsilon >= 0) || math.IsInf(p.Epsilon, 0)) {
+		return badInput("epsilon must be ≥ 0 and finite, got %v", p.Epsilon)
+	}
+	if p.Type == EpsilonSVR && p.Probability {
+		return badInput("probability estimates are supported for C-SVC only")
+	}
+	if _, err := p.options().withDefaults(); err != nil {
+		return badInput("%v", err)
+	}
+	for lab, w := range p.Weights {
+		if !(w > 0) || math.IsInf(w, 0) {
+			return badInput("weight %v for class %v must be positive and finite", w, lab)
+		}
+	}
+	if err := x.Validate(); err != nil {
+		return badInput("data matrix: %v", err)
+	}
+	if x.Rows == 0 || x.Cols == 0 {
+		return badInput("empty training data (%d×%d)", x.Rows, x.Cols)
+	}
+	if len(y) != x.Rows {
+		return badInput("%d labels for %d examples", len(y), x.Rows)
+	}
+	for i, v := range y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return badInput("example %d: label %v is not finite", i, v)
+		}
+	}
+	for i := range x.Rows {
+		for j, v := range x.Row(i) {
+			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+				return badInput("example %d, feature %d: value %v is not finite", i, j, v)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,235 @@
+package svm
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit/engine"
+)
+
+// RowSource supplies the kernel matrix K of l points to the solver, one row
+// (or a batch of rows) at a time. A source implements RowSource and either
+// KernelRows (float32 rows) or KernelRows64 (float64 rows); when it
+// implements both, the solver uses the float64 rows.
+type RowSource interface {
+	// Len returns l, the number of points.
+	Len() int
+	// Diag returns K(i, i) for every point, length l.
+	Diag() []float64
+}
+
+// KernelRows supplies float32 kernel rows.
+type KernelRows interface {
+	RowSource
+	// Rows writes dst[r][j] = K(idx[r], j) for j < Len(); dst is
+	// len(idx)×Len().
+	Rows(dst backend.Matrix, idx []int) error
+}
+
+// KernelRows64 supplies float64 kernel rows.
+type KernelRows64 interface {
+	RowSource
+	// Rows64 writes dst[r*Len()+j] = K(idx[r], j); len(dst) ≥ len(idx)·Len().
+	Rows64(dst []float64, idx []int) error
+}
+
+// EngineRows computes kernel rows K(X[idx], X) of a data matrix through the
+// engine's gathered kernel block, with the squared row norms computed once.
+type EngineRows struct {
+	e     *engine.Engine
+	x     backend.Matrix
+	k     engine.Kernel
+	norms []float32
+	diag  []float64
+}
+
+// NewEngineRows returns the kernel-row source of the rows of x under kernel k.
+func NewEngineRows(e *engine.Engine, x backend.Matrix, k engine.Kernel) (*EngineRows, error) {
+	if e == nil {
+		return nil, errors.New("svm: kernel rows: nil engine")
+	}
+	if err := x.Validate(); err != nil {
+		return nil, fmt.Errorf("svm: kernel rows: data matrix: %w", err)
+	}
+	if err := k.Validate(); err != nil {
+		return nil, fmt.Errorf("svm: kernel rows: %w", err)
+	}
+	norms, err := e.SqNorms(x)
+	if err != nil {
+		return nil, fmt.Errorf("svm: kernel rows: squared norms: %w", err)
+	}
+	diag := make([]float64, x.Rows)
+	for i := range diag {
+		if k.Kind == backend.RBF {
+			diag[i] = 1
+			continue
+		}
+		var s float64
+		for _, v := range x.Row(i) {
+			s += float64(v) * float64(v)
+		}
+		diag[i] = k.FromDot(s, 0)
+	}
+	return &EngineRows{e: e, x: x, k: k, norms: norms, diag: diag}, nil
+}
+
+// Len returns the number of points.
+func (r *EngineRows) Len() int { return r.x.Rows }
+
+// Diag returns K(i, i) computed in float64.
+func (r *EngineRows) Diag() []float64 { return r.diag }
+
+// Rows computes the kernel rows idx in one gathered block.
+func (r *EngineRows) Rows(dst backend.Matrix, idx []int) error {
+	return r.e.Backend().KernelGather(dst, r.k, r.x, r.norms, idx, r.x, r.norms)
+}
+
+// Gram32 is a precomputed l×l float32 kernel matrix.
+type Gram32 struct {
+	g    backend.Matrix
+	diag []float64
+}
+
+// NewGram32 wraps a precomputed symmetric l×l kernel matrix (not copied).
+func NewGram32(g backend.Matrix) (*Gram32, error) {
+	if err := g.Validate(); err != nil {
+		return nil, fmt.Errorf("svm: Gram matrix: %w", err)
+	}
+	if g.Rows != g.Cols {
+		return nil, fmt.Errorf("svm: Gram matrix must be square, got %d×%d", g.Rows, g.Cols)
+	}
+	d := make([]float64, g.Rows)
+	for i := range d {
+		d[i] = float64(g.At(i, i))
+		if math.IsNaN(d[i]) || math.IsInf(d[i], 0) {
+			return nil, fmt.Errorf("svm: Gram matrix: diagonal entry %d is %v", i, d[i])
+		}
+	}
+	return &Gram32{g: g, diag: d}, nil
+}
+
+// Len returns l.
+func (g *Gram32) Len() int { return g.g.Rows }
+
+// Diag returns the diagonal.
+func (g *Gram32) Diag() []float64 { return g.diag }
+
+// Rows copies rows idx.
+func (g *Gram32) Rows(dst backend.Matrix, idx []int) error {
+	if dst.Rows != len(idx) || dst.Cols != g.g.Rows {
+		return fmt.Errorf("svm: Gram rows: destination %d×%d, want %d×%d", dst.Rows, dst.Cols, len(idx), g.g.Rows)
+	}
+	for r, i := range idx {
+		if i < 0 || i >= g.g.Rows {
+			return fmt.Errorf("svm: Gram rows: index %d out of range [0, %d)", i, g.g.Rows)
+		}
+		copy(dst.Row(r), g.g.Row(i))
+	}
+	return nil
+}
+
+// Gram64 is a precomputed l×l float64 kernel matrix, row-major.
+type Gram64 struct {
+	l    int
+	g    []float64
+	diag []float64
+}
+
+// NewGram64 wraps a precomputed symmetric l×l kernel matrix held row-major
+// in g (not copied).
+func NewGram64(l int, g []float64) (*Gram64, error) {
+	if l <= 0 || len(g) < l*l {
+		return nil, fmt.Errorf("svm: Gram matrix: %d values for %d×%d", len(g), l, l)
+	}
+	d := make([]float64, l)
+	for i := range d {
+		d[i] = g[i*l+i]
+		if math.IsNaN(d[i]) || math.IsInf(d[i], 0) {
+			return nil, fmt.Errorf("svm: Gram matrix: diagonal entry %d is %v", i, d[i])
+		}
+	}
+	return &Gram64{l: l, g: g, diag: d}, nil
+}
+
+// Len returns l.
+func (g *Gram64) Len() int { return g.l }
+
+// Diag returns the diagonal.
+func (g *Gram64) Diag() []float64 { return g.diag }
+
+// Rows64 copies rows idx.
+func (g *Gram64) Rows64(dst []float64, idx []int) error {
+	if len(dst) < len(idx)*g.l {
+		return fmt.Errorf("svm: Gram rows: destination holds %d values, want %d", len(dst), len(idx)*g.l)
+	}
+	for r, i := range idx {
+		if i < 0 || i >= g.l {
+			return fmt.Errorf("svm: Gram rows: index %d out of range [0, %d)", i, g.l)
+		}
+		copy(dst[r*g.l:(r+1)*g.l], g.g[i*g.l:(i+1)*g.l])
+	}
+	return nil
+}
+
+// Linear64 is the linear kernel K(i, j) = φ_i·φ_j of explicit float64
+// feature vectors (SLMC's φ_z(x_i)), computed in float64 with gonum's BLAS.
+type Linear64 struct {
+	n, d int
+	x    []float64
+	diag []float64
+	tmp  []float64
+}
+
+// NewLinear64 wraps n feature vectors of dimension d held row-major in x
+// (not copied).
+func NewLinear64(n, d int, x []float64) (*Linear64, error) {
+	if n <= 0 || d <= 0 || len(x) < n*d {
+		return nil, fmt.Errorf("svm: linear features: %d values for %d×%d", len(x), n, d)
+	}
+	diag := make([]float64, n)
+	for i := range diag {
+		var s float64
+		for _, v := range x[i*d : (i+1)*d] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("svm: linear features: row %d holds %v", i, v)
+			}
+			s += v * v
+		}
+		diag[i] = s
+	}
+	return &Linear64{n: n, d: d, x: x, diag: diag}, nil
+}
+
+// Len returns n.
+func (f *Linear64) Len() int { return f.n }
+
+// Diag returns ‖φ_i‖².
+func (f *Linear64) Diag() []float64 { return f.diag }
+
+// Rows64 computes dst = φ[idx] φᵀ with one DGEMM.
+func (f *Linear64) Rows64(dst []float64, idx []int) error {
+	m := len(idx)
+	if len(dst) < m*f.n {
+		return fmt.Errorf("svm: linear rows: destination holds %d values, want %d", len(dst), m*f.n)
+	}
+	if cap(f.tmp) < m*f.d {
+		f.tmp = make([]float64, m*f.d)
+	}
+	a := f.tmp[:m*f.d]
+	for r, i := range idx {
+		if i < 0 || i >= f.n {
+			return fmt.Errorf("svm: linear rows: index %d out of range [0, %d)", i, f.n)
+		}
+		copy(a[r*f.d:(r+1)*f.d], f.x[i*f.d:(i+1)*f.d])
+	}
+	blas64.Gemm(blas.NoTrans, blas.Trans, 1,
+		blas64.General{Rows: m, Cols: f.d, Stride: f.d, Data: a},
+		blas64.General{Rows: f.n, Cols: f.d, Stride: f.d, Data: f.x},
+		0, blas64.General{Rows: m, Cols: f.n, Stride: f.n, Data: dst[:m*f.n]})
+	return nil
+}

@@ -1,0 +1,611 @@
+package svm
+
+import (
+	"math"
+	"sort"
+)
+
+// tau replaces a non-positive curvature in working-set selection and in the
+// two-variable update (LIBSVM's TAU).
+const tau = 1e-12
+
+const (
+	atLower uint8 = iota
+	atUpper
+	free
+)
+
+// smo is the SMO solver of min ½αᵀQα + pᵀα, yᵀα = 0, 0 ≤ α ≤ C, with
+// Q_ab = y_a y_b K(kidx_a, kidx_b).
+type smo[T real] struct {
+	n      int       // number of variables
+	kidx   []int     // variable → kernel point (nil: identity)
+	y      []float64 // ±1
+	p      []float64
+	c      []float64
+	qd     []float64 // Q_aa
+	alpha  []float64
+	g      []float64 // gradient Qα + p
+	gbar   []float64 // Σ_{b at upper} C_b Q_ab
+	status []uint8
+	active []int32 // the active variables (order irrelevant)
+	inAct  []bool
+
+	cache     *rowCache[T]
+	batch     int
+	eps       float64
+	shrinking bool
+	unshrink  bool
+	maxIter   int
+
+	iter      int
+	gap       float64
+	converged bool
+
+	pre    []int // prefetch buffer
+	topUp  []cand
+	topLow []cand
+}
+
+type cand struct {
+	v float64
+	k int
+}
+
+func (s *smo[T]) ki(a int) int {
+	if s.kidx == nil {
+		return a
+	}
+	return s.kidx[a]
+}
+
+func (s *smo[T]) setStatus(a int) {
+	switch {
+	case s.alpha[a] >= s.c[a]:
+		s.status[a] = atUpper
+	case s.alpha[a] <= 0:
+		s.status[a] = atLower
+	default:
+		s.status[a] = free
+	}
+}
+
+func (s *smo[T]) inUp(a int) bool {
+	if s.y[a] > 0 {
+		return s.status[a] != atUpper
+	}
+	return s.status[a] != atLower
+}
+
+func (s *smo[T]) inLow(a int) bool {
+	if s.y[a] > 0 {
+		return s.status[a] != atLower
+	}
+	return s.status[a] != atUpper
+}
+
+// row returns the kernel row of variable a's point, computing it together
+// with the rows most likely needed next when it is not cached.
+func (s *smo[T]) row(a int) ([]T, error) {
+	k := s.ki(a)
+	if s.cache.has(k) {
+		return s.cache.get(k, nil)
+	}
+	return s.cache.get(k, s.prefetch(k))
+}
+
+// prefetch lists up to batch−1 uncached kernel points whose variables
+// violate the optimality conditions most, half by the I_up side and half by
+// the I_low side.
+func (s *smo[T]) prefetch(k int) []int {
+	want := s.batch - 1
+	if want <= 0 {
+		return nil
+	}
+	half := (want + 1) / 2
+	s.topUp = s.topUp[:0]
+	s.topLow = s.topLow[:0]
+	for _, a32 := range s.active {
+		a := int(a32)
+		kk := s.ki(a)
+		if kk == k || s.cache.has(kk) {
+			continue
+		}
+		yg := s.y[a] * s.g[a]
+		if s.inUp(a) {
+			s.topUp = pushTop(s.topUp, cand{-yg, kk}, half)
+		}
+		if s.inLow(a) {
+			s.topLow = pushTop(s.topLow, cand{yg, kk}, half)
+		}
+	}
+	s.pre = s.pre[:0]
+	seen := func(kk int) bool {
+		for _, q := range s.pre {
+			if q == kk {
+				return true
+			}
+		}
+		return false
+	}
+	for i := 0; i < half; i++ {
+		if i < len(s.topUp) && !seen(s.topUp[i].k) {
+			s.pre = append(s.pre, s.topUp[i].k)
+		}
+		if i < len(s.topLow) && !seen(s.topLow[i].k) {
+			s.pre = append(s.pre, s.topLow[i].k)
+		}
+	}
+	return s.pre
+}
+
+// pushTop keeps the m largest candidates in decreasing order.
+func pushTop(top []cand, c cand, m int) []cand {
+	if len(top) == m && c.v <= top[m-1].v {
+		return top
+	}
+	i := sort.Search(len(top), func(i int) bool { return top[i].v < c.v })
+	if len(top) < m {
+		top = append(top, cand{})
+	}
+	copy(top[i+1:], top[i:len(top)-1])
+	top[i] = c
+	return top
+}
+
+// selectWS chooses the working set by Fan, Chen & Lin's second-order rule.
+// It returns done when the maximal violation is below eps.
+func (s *smo[T]) selectWS() (int, int, bool, error) {
+	gmax, gmax2 := math.Inf(-1), math.Inf(-1)
+	imax := -1
+	for _, a32 := range s.active {
+		a := int(a32)
+		if s.y[a] > 0 {
+			if s.status[a] != atUpper && -s.g[a] >= gmax {
+				gmax, imax = -s.g[a], a
+			}
+		} else if s.status[a] != atLower && s.g[a] >= gmax {
+			gmax, imax = s.g[a], a
+		}
+	}
+	var qi []T
+	if imax >= 0 {
+		var err error
+		if qi, err = s.row(imax); err != nil {
+			return 0, 0, false, err
+		}
+	}
+	jmin := -1
+	objMin := math.Inf(1)
+	if imax >= 0 {
+		qdi := s.qd[imax]
+		for _, a32 := range s.active {
+			a := int(a32)
+			if s.y[a] > 0 {
+				if s.status[a] == atLower {
+					continue
+				}
+				if s.g[a] >= gmax2 {
+					gmax2 = s.g[a]
+				}
+				diff := gmax + s.g[a]
+				if diff > 0 {
+					quad := qdi + s.qd[a] - 2*float64(qi[s.ki(a)])
+					if quad <= 0 {
+						quad = tau
+					}
+					if o := -diff * diff / quad; o <= objMin {
+						objMin, jmin = o, a
+					}
+				}
+			} else {
+				if s.status[a] == atUpper {
+					continue
+				}
+				if -s.g[a] >= gmax2 {
+					gmax2 = -s.g[a]
+				}
+				diff := gmax - s.g[a]
+				if diff > 0 {
+					quad := qdi + s.qd[a] - 2*float64(qi[s.ki(a)])
+					if quad <= 0 {
+						quad = tau
+					}
+					if o := -diff * diff / quad; o <= objMin {
+						objMin, jmin = o, a
+					}
+				}
+			}
+		}
+	} else {
+		// No I_up candidate: the gap is still needed for reporting.
+		for _, a32 := range s.active {
+			a := int(a32)
+			if s.inLow(a) && s.y[a]*s.g[a] >= gmax2 {
+				gmax2 = s.y[a] * s.g[a]
+			}
+		}
+	}
+	s.gap = gmax + gmax2
+	if imax < 0 || jmin < 0 || s.gap < s.eps {
+		return 0, 0, true, nil
+	}
+	return imax, jmin, false, nil
+}
+
+// update optimises the two-variable subproblem on (i, j) and updates the
+// gradient over the active set and G-bar over all variables.
+func (s *smo[T]) update(i, j int) error {
+	qi, err := s.row(i)
+	if err != nil {
+		return err
+	}
+	qj, err := s.row(j)
+	if err != nil {
+		return err
+	}
+	// qi may have been evicted by a batch brought in for qj; re-fetch.
+	if !s.cache.has(s.ki(i)) {
+		if qi, err = s.row(i); err != nil {
+			return err
+		}
+	}
+	ci, cj := s.c[i], s.c[j]
+	oldI, oldJ := s.alpha[i], s.alpha[j]
+	kij := float64(qi[s.ki(j)])
+	quad := s.qd[i] + s.qd[j] - 2*kij
+	if quad <= 0 {
+		quad = tau
+	}
+	ai, aj := oldI, oldJ
+	if s.y[i] != s.y[j] {
+		delta := (-s.g[i] - s.g[j]) / quad
+		diff := ai - aj
+		ai += delta
+		aj += delta
+		if diff > 0 {
+			if aj < 0 {
+				aj, ai = 0, diff
+			}
+		} else if ai < 0 {
+			ai, aj = 0, -diff
+		}
+		if diff > ci-cj {
+			if ai > ci {
+				ai, aj = ci, ci-diff
+			}
+		} else if aj > cj {
+			aj, ai = cj, cj+diff
+		}
+	} else {
+		delta := (s.g[i] - s.g[j]) / quad
+		sum := ai + aj
+		ai -= delta
+		aj += delta
+		if sum > ci {
+			if ai > ci {
+				ai, aj = ci, sum-ci
+			}
+		} else if aj < 0 {
+			aj, ai = 0, sum
+		}
+		if sum > cj {
+			if aj > cj {
+				aj, ai = cj, sum-cj
+			}
+		} else if ai < 0 {
+			ai, aj = 0, sum
+		}
+	}
+	s.alpha[i], s.alpha[j] = ai, aj
+	wi := s.y[i] * (ai - oldI)
+	wj := s.y[j] * (aj - oldJ)
+	if s.kidx == nil {
+		for _, a32 := range s.active {
+			a := int(a32)
+			s.g[a] += s.y[a] * (wi*float64(qi[a]) + wj*float64(qj[a]))
+		}
+	} else {
+		for _, a32 := range s.active {
+			a := int(a32)
+			k := s.kidx[a]
+			s.g[a] += s.y[a] * (wi*float64(qi[k]) + wj*float64(qj[k]))
+		}
+	}
+	ui, uj := s.status[i] == atUpper, s.status[j] == atUpper
+	s.setStatus(i)
+	s.setStatus(j)
+	if ui != (s.status[i] == atUpper) {
+		s.addGbar(qi, s.y[i]*ci, ui)
+	}
+	if uj != (s.status[j] == atUpper) {
+		s.addGbar(qj, s.y[j]*cj, uj)
+	}
+	return nil
+}
+
+// addGbar adds (or, when remove, subtracts) w·y_a·K_row[a] to G-bar.
+func (s *smo[T]) addGbar(row []T, w float64, remove bool) {
+	if remove {
+		w = -w
+	}
+	for a := range s.n {
+		s.gbar[a] += w * s.y[a] * float64(row[s.ki(a)])
+	}
+}
+
+func (s *smo[T]) beShrunk(a int, gmax1, gmax2 float64) bool {
+	switch s.status[a] {
+	case atUpper:
+		if s.y[a] > 0 {
+			return -s.g[a] > gmax1
+		}
+		return -s.g[a] > gmax2
+	case atLower:
+		if s.y[a] > 0 {
+			return s.g[a] > gmax2
+		}
+		return s.g[a] > gmax1
+	}
+	return false
+}
+
+func (s *smo[T]) shrink() error {
+	gmax1, gmax2 := math.Inf(-1), math.Inf(-1)
+	for _, a32 := range s.active {
+		a := int(a32)
+		if s.y[a] > 0 {
+			if s.status[a] != atUpper && -s.g[a] >= gmax1 {
+				gmax1 = -s.g[a]
+			}
+			if s.status[a] != atLower && s.g[a] >= gmax2 {
+				gmax2 = s.g[a]
+			}
+		} else {
+			if s.status[a] != atUpper && -s.g[a] >= gmax2 {
+				gmax2 = -s.g[a]
+			}
+			if s.status[a] != atLower && s.g[a] >= gmax1 {
+				gmax1 = s.g[a]
+			}
+		}
+	}
+	if !s.unshrink && gmax1+gmax2 <= s.eps*10 {
+		s.unshrink = true
+		if err := s.reconstruct(); err != nil {
+			return err
+		}
+	}
+	kept := s.active[:0]
+	for _, a32 := range s.active {
+		if s.beShrunk(int(a32), gmax1, gmax2) {
+			s.inAct[a32] = false
+		} else {
+			kept = append(kept, a32)
+		}
+	}
+	s.active = kept
+	return nil
+}
+
+// reconstruct recomputes the gradient of the inactive variables from G-bar
+// and the free variables, and makes every variable active.
+func (s *smo[T]) reconstruct() error {
+	if len(s.active) == s.n {
+		return nil
+	}
+	var inactive []int
+	for a := range s.n {
+		if !s.inAct[a] {
+			inactive = append(inactive, a)
+			s.g[a] = s.gbar[a] + s.p[a]
+		}
+	}
+	var frees []int
+	seen := make(map[int]bool)
+	for a := range s.n {
+		if s.status[a] == free {
+			frees = append(frees, a)
+			seen[s.ki(a)] = true
+		}
+	}
+	// Bring the free rows in by batches and apply them.
+	for start := 0; start < len(frees); {
+		var miss []int
+		end := start
+		for end < len(frees) && len(miss) < s.batchLimit() {
+			k := s.ki(frees[end])
+			if !s.cache.has(k) && !containsInt(miss, k) {
+				miss = append(miss, k)
+			}
+			end++
+		}
+		if len(miss) > 0 {
+			if err := s.cache.load(miss); err != nil {
+				return err
+			}
+		}
+		for _, a := range frees[start:end] {
+			row, err := s.cache.get(s.ki(a), nil)
+			if err != nil {
+				return err
+			}
+			w := s.y[a] * s.alpha[a]
+			for _, b := range inactive {
+				s.g[b] += s.y[b] * w * float64(row[s.ki(b)])
+			}
+		}
+		start = end
+	}
+	s.active = s.active[:0]
+	for a := range s.n {
+		s.active = append(s.active, int32(a))
+		s.inAct[a] = true
+	}
+	return nil
+}
+
+func (s *smo[T]) batchLimit() int {
+	b := s.batch
+	if b < 1 {
+		b = 1
+	}
+	if b > s.cache.slots-1 {
+		b = s.cache.slots - 1
+	}
+	if b < 1 {
+		b = 1
+	}
+	return b
+}
+
+func containsInt(s []int, v int) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// initGradient sets G = Qα + p and G-bar from a (possibly non-zero) start.
+func (s *smo[T]) initGradient() error {
+	copy(s.g, s.p)
+	for a := range s.gbar {
+		s.gbar[a] = 0
+	}
+	var nz []int
+	for a := range s.n {
+		if s.alpha[a] != 0 {
+			nz = append(nz, a)
+		}
+	}
+	for start := 0; start < len(nz); {
+		var miss []int
+		end := start
+		for end < len(nz) && len(miss) < s.batchLimit() {
+			k := s.ki(nz[end])
+			if !s.cache.has(k) && !containsInt(miss, k) {
+				miss = append(miss, k)
+			}
+			end++
+		}
+		if len(miss) > 0 {
+			if err := s.cache.load(miss); err != nil {
+				return err
+			}
+		}
+		for _, a := range nz[start:end] {
+			row, err := s.cache.get(s.ki(a), nil)
+			if err != nil {
+				return err
+			}
+			w := s.y[a] * s.alpha[a]
+			for b := range s.n {
+				s.g[b] += s.y[b] * w * float64(row[s.ki(b)])
+			}
+			if s.status[a] == atUpper {
+				wc := s.y[a] * s.c[a]
+				for b := range s.n {
+					s.gbar[b] += s.y[b] * wc * float64(row[s.ki(b)])
+				}
+			}
+		}
+		start = end
+	}
+	return nil
+}
+
+// run iterates SMO to the tolerance or the iteration limit.
+func (s *smo[T]) run() error {
+	if err := s.initGradient(); err != nil {
+		return err
+	}
+	counter := min(s.n, 1000) + 1
+	for s.iter < s.maxIter {
+		counter--
+		if counter == 0 {
+			counter = min(s.n, 1000)
+			if s.shrinking {
+				if err := s.shrink(); err != nil {
+					return err
+				}
+			}
+		}
+		i, j, done, err := s.selectWS()
+		if err != nil {
+			return err
+		}
+		if done {
+			if len(s.active) < s.n {
+				if err := s.reconstruct(); err != nil {
+					return err
+				}
+				i, j, done, err = s.selectWS()
+				if err != nil {
+					return err
+				}
+				counter = 1
+			}
+			if done {
+				s.converged = true
+				break
+			}
+		}
+		s.iter++
+		if err := s.update(i, j); err != nil {
+			return err
+		}
+	}
+	if !s.converged {
+		if err := s.reconstruct(); err != nil {
+			return err
+		}
+		if _, _, done, err := s.selectWS(); err != nil {
+			return err
+		} else if done {
+			s.converged = true
+		}
+	}
+	return nil
+}
+
+// rho computes ρ as LIBSVM does: the mean of y_a G_a over free variables, or
+// the midpoint of the feasible interval when none is free.
+func (s *smo[T]) rho() float64 {
+	ub, lb := math.Inf(1), math.Inf(-1)
+	nfree, sum := 0, 0.0
+	for a := range s.n {
+		yg := s.y[a] * s.g[a]
+		switch s.status[a] {
+		case atUpper:
+			if s.y[a] < 0 {
+				ub = math.Min(ub, yg)
+			} else {
+				lb = math.Max(lb, yg)
+			}
+		case atLower:
+			if s.y[a] > 0 {
+				ub = math.Min(ub, yg)
+			} else {
+				lb = math.Max(lb, yg)
+			}
+		default:
+			nfree++
+			sum += yg
+		}
+	}
+	if nfree > 0 {
+		return sum / float64(nfree)
+	}
+	return (ub + lb) / 2
+}
+
+// objective returns ½αᵀQα + pᵀα = ½ Σ α_a (G_a + p_a).
+func (s *smo[T]) objective() float64 {
+	var v float64
+	for a := range s.n {
+		v += s.alpha[a] * (s.g[a] + s.p[a])
+	}
+	return v / 2
+}
