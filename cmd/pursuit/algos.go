@@ -1,0 +1,134 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/pursuit-ml/pursuit/engine"
+)
+
+// trainParams are the algorithm settings from the train/cv/demo flags, after
+// validation. Zero values mean "the algorithm's default".
+type trainParams struct {
+	kernel     engine.Kernel
+	basis      int     // number of basis functions (KMP family, cap under early stopping)
+	earlyStop  bool    // stop on the validation set (KMP family)
+	patience   int     // early-stopping patience in steps
+	c          float64 // SVM / SLMC regularisation
+	svrEps     float64 // ε-SVR tube width
+	regression bool    // real-valued targets
+	activeSet  int     // stochastic KMP: candidates searched per step
+	eps, q     float64 // stochastic KMP: s = ⌈log ε / log q⌉ when activeSet is 0
+	nz         int     // SLMC / reduced-set expansion size
+	nzFrac     float64 // Nz as a fraction of an SVM's support-vector count
+	seed       int64
+	progress   func(progressUpdate)
+}
+
+// fitted is one trained binary classifier (decision > 0 means the positive
+// class) or regressor, as the CLI sees it. Each algorithm package's model is
+// wrapped in an adapter implementing it.
+type fitted interface {
+	// Decision returns the real-valued output for each row of x (features
+	// already scaled as at training).
+	Decision(e *engine.Engine, x engine.Matrix) ([]float64, error)
+	// NBasis is the number of basis functions (support or expansion
+	// vectors) the prediction uses.
+	NBasis() int
+	// Basis returns the basis vectors in the scaled feature space, for the
+	// decision-surface plot; a 0-row matrix when the model has none to show.
+	Basis() engine.Matrix
+	// Save writes the algorithm's own model format.
+	Save(w io.Writer) error
+}
+
+// prefixDecider is implemented by models built one basis function at a time
+// (the KMP family): DecisionPrefix predicts with the first n basis functions
+// only, as if training had stopped after n steps. It gives the learning
+// curves.
+type prefixDecider interface {
+	DecisionPrefix(e *engine.Engine, x engine.Matrix, n int) ([]float64, error)
+}
+
+// trainFunc trains one binary classifier (y in {−1, +1}) or regressor on x;
+// xVal/yVal is the validation set (0 rows when there is none).
+type trainFunc func(e *engine.Engine, p *trainParams, x engine.Matrix, y []float64, xVal engine.Matrix, yVal []float64) (fitted, error)
+
+// algorithm describes one learner the CLI offers.
+type algorithm struct {
+	name       string
+	summary    string
+	pkg        string    // the package that provides it, for messages
+	train      trainFunc // nil when this build does not have it yet
+	load       func(r io.Reader) (fitted, error)
+	regression bool // can fit real-valued targets
+	kernels    []string
+	usesBasis  bool // --basis / --val-frac early stopping apply
+}
+
+// algorithms lists every algorithm the CLI knows, available or not, in the
+// order the demo and info show them.
+func algorithms() []*algorithm {
+	all := []*algorithm{
+		{name: "kmp", pkg: "kmp", summary: "kernel matching pursuit with pre-fitting (OLS), squared loss", usesBasis: true, regression: true},
+		{name: "kmp-backfit", pkg: "kmp", summary: "kernel matching pursuit with back-fitting (orthogonal MP)", usesBasis: true, regression: true},
+		{name: "kmp-basic", pkg: "kmp", summary: "basic kernel matching pursuit (newest coefficient only)", usesBasis: true, regression: true},
+		{name: "kmp-tanh", pkg: "kmp", summary: "kernel matching pursuit with tanh output, targets ±0.65", usesBasis: true},
+		{name: "skmp", pkg: "kmp", summary: "stochastic KMP: searches a random active set per step", usesBasis: true, regression: true},
+		{name: "svm", pkg: "svm", summary: "support vector machine (C-SVC, or ε-SVR with --svr-epsilon), SMO", regression: true},
+		{name: "slmc", pkg: "slmc", summary: "sparse large margin classifier: Nz learned expansion vectors"},
+	}
+	for _, a := range all {
+		if a.kernels == nil {
+			a.kernels = []string{"rbf", "linear", "poly", "sigmoid"}
+		}
+	}
+	registerAlgorithms(all)
+	return all
+}
+
+// findAlgorithm returns the named algorithm or an error listing the known
+// ones.
+func findAlgorithm(name string) (*algorithm, error) {
+	var names []string
+	for _, a := range algorithms() {
+		if a.name == name {
+			if a.train == nil {
+				return nil, fmt.Errorf("algorithm %q is not part of this build yet (package %s has not landed); available: %s", name, a.pkg, availableNames())
+			}
+			return a, nil
+		}
+		names = append(names, a.name)
+	}
+	return nil, fmt.Errorf("unknown algorithm %q (want one of %s)", name, strings.Join(names, ", "))
+}
+
+// lookupLoader finds the loader of a model file's algorithm, which must be
+// in this build.
+func lookupLoader(name string) (*algorithm, error) {
+	for _, a := range algorithms() {
+		if a.name == name {
+			if a.load == nil {
+				return nil, fmt.Errorf("the model was trained with %q, which this build of pursuit cannot load (package %s missing)", name, a.pkg)
+			}
+			return a, nil
+		}
+	}
+	return nil, fmt.Errorf("the model names an unknown algorithm %q (written by a newer pursuit?)", name)
+}
+
+func availableNames() string {
+	var names []string
+	for _, a := range algorithms() {
+		if a.train != nil {
+			names = append(names, a.name)
+		}
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/engine/data"
+)
+
+// fitResult is what one training run produced and measured.
+type fitResult struct {
+	model          *cliModel
+	trainSeconds   float64
+	predictSeconds float64 // on the test set, when there is one
+	trainErr       float64
+	valErr         float64 // NaN without validation set
+	testErr        float64 // NaN without test set
+	nTest          int
+	testPred       []float64
+}
+
+// fit trains the binary models of plan on the (already scaled) training set
+// and evaluates them on the training, validation and test sets. bar may be
+// nil.
+func fit(e *engine.Engine, algo *algorithm, p *trainParams, plan labelPlan, tr, val, test *data.Dataset, bar *progressBar) (*fitResult, error) {
+	if algo.train == nil {
+		return nil, fmt.Errorf("algorithm %q is not part of this build", algo.name)
+	}
+	if plan.Task == taskRegression && !algo.regression {
+		return nil, fmt.Errorf("--algo %s does not fit real-valued targets (use one of the classifiers' data, or kmp / svm for regression)", algo.name)
+	}
+	if plan.Task != taskRegression && tr.Len() < 2 {
+		return nil, fmt.Errorf("%s: %d training example(s) are too few to train a classifier", tr.Name, tr.Len())
+	}
+	m := &cliModel{hdr: modelHeader{Algorithm: algo.name, Labels: plan, Dim: tr.Dim(), Kernel: p.kernel.String()}}
+	var xVal engine.Matrix
+	if val != nil {
+		xVal = val.X
+	}
+	start := time.Now()
+	nm := plan.models()
+	for k := range nm {
+		t := plan.targets(tr.Y, k)
+		var tVal []float64
+		if val != nil {
+			tVal = plan.targets(val.Y, k)
+		}
+		if plan.Task != taskRegression {
+			if err := data.CheckBinary(t); err != nil {
+				return nil, fmt.Errorf("model for class %s: %w", formatLabel(plan.Classes[k]), err)
+			}
+		}
+		pk := *p
+		if bar != nil {
+			label := fmt.Sprintf("train %s", algo.name)
+			if nm > 1 {
+				label = fmt.Sprintf("train %s %s vs rest (%d/%d)", algo.name, formatLabel(plan.Classes[k]), k+1, nm)
+			}
+			bar.label = label
+			pk.progress = bar.Update
+		}
+		f, err := algo.train(e, &pk, tr.X, t, xVal, tVal)
+		if err != nil {
+			if nm > 1 {
+				return nil, fmt.Errorf("%s, class %s vs rest: %w", algo.name, formatLabel(plan.Classes[k]), err)
+			}
+			return nil, fmt.Errorf("%s: %w", algo.name, err)
+		}
+		m.models = append(m.models, f)
+	}
+	bar.Done()
+	res := &fitResult{model: m, trainSeconds: time.Since(start).Seconds(), valErr: math.NaN(), testErr: math.NaN()}
+	m.hdr.NBasis = m.nBasis()
+	var err error
+	if res.trainErr, _, err = evaluate(e, m, tr); err != nil {
+		return nil, err
+	}
+	if val != nil {
+		if res.valErr, _, err = evaluate(e, m, val); err != nil {
+			return nil, err
+		}
+	}
+	if test != nil {
+		t0 := time.Now()
+		res.testErr, res.testPred, err = evaluate(e, m, test)
+		if err != nil {
+			return nil, err
+		}
+		res.predictSeconds = time.Since(t0).Seconds()
+		res.nTest = test.Len()
+	}
+	return res, nil
+}
+
+// evaluate predicts ds (scaled) with m and returns the error rate (or MSE)
+// and the predictions.
+func evaluate(e *engine.Engine, m *cliModel, ds *data.Dataset) (float64, []float64, error) {
+	dec, err := m.decisions(e, ds.X)
+	if err != nil {
+		return 0, nil, fmt.Errorf("%s: %w", ds.Name, err)
+	}
+	pred := m.hdr.Labels.decide(dec)
+	return m.hdr.Labels.errorRate(pred, m.hdr.Labels.truth(ds.Y)), pred, nil
+}
+
+// learningCurve evaluates m with its first n basis functions for about
+// maxPoints values of n on each set (nil sets give NaN). It returns nil when
+// the algorithm cannot predict with a prefix of its basis.
+func learningCurve(e *engine.Engine, m *cliModel, tr, val, test *data.Dataset, maxPoints int) ([]curvePoint, error) {
+	maxN := 0
+	for _, f := range m.models {
+		if _, ok := f.(prefixDecider); !ok {
+			return nil, nil
+		}
+		maxN = max(maxN, f.NBasis())
+	}
+	if maxN == 0 {
+		return nil, nil
+	}
+	var ns []int
+	step := max(1, maxN/maxPoints)
+	for n := 1; n < maxN; n += step {
+		ns = append(ns, n)
+	}
+	ns = append(ns, maxN)
+	lp := &m.hdr.Labels
+	errAt := func(ds *data.Dataset, n int) (float64, error) {
+		if ds == nil {
+			return math.NaN(), nil
+		}
+		dec, _, err := m.prefixDecisions(e, ds.X, n)
+		if err != nil {
+			return 0, fmt.Errorf("learning curve on %s: %w", ds.Name, err)
+		}
+		return lp.errorRate(lp.decide(dec), lp.truth(ds.Y)), nil
+	}
+	var curve []curvePoint
+	for _, n := range ns {
+		a, err := errAt(tr, n)
+		if err != nil {
+			return nil, err
+		}
+		b, err := errAt(val, n)
+		if err != nil {
+			return nil, err
+		}
+		c, err := errAt(test, n)
+		if err != nil {
+			return nil, err
+		}
+		curve = append(curve, curvePoint{N: n, Train: jsonNum(a), Val: jsonNum(b), Test: jsonNum(c)})
+	}
+	return curve, nil
+}

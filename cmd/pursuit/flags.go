@@ -1,0 +1,323 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/pursuit-ml/pursuit/engine"
+)
+
+// dataFlags name the input files and how labels become targets.
+type dataFlags struct {
+	data, test  string
+	format      string
+	positive    string
+	oneVsRest   bool
+	regression  bool
+	scale       string
+	valFrac     float64
+	labelColumn int
+	header      bool
+}
+
+// modelFlags are the algorithm and kernel settings shared by train, cv and
+// demo.
+type modelFlags struct {
+	algo       string
+	kernel     string
+	gamma      float64
+	sigma      float64
+	degree     int
+	coef0      float64
+	basis      int
+	patience   int
+	c          float64
+	svrEps     float64
+	activeSet  int
+	eps, q     float64
+	nz         int
+	nzFrac     float64
+	seed       int64
+	backend    string
+	threads    int
+	memBudget  string
+	quiet      bool
+	jsonOutput bool
+}
+
+func addDataFlags(fs *flag.FlagSet, d *dataFlags, withTest bool) {
+	fs.StringVar(&d.data, "data", "", "training data `FILE` (LIBSVM/svmlight or .csv; .gz and .bz2 are decompressed)")
+	if withTest {
+		fs.StringVar(&d.test, "test", "", "test data `FILE`, scaled like the training data; its error is reported")
+	}
+	fs.StringVar(&d.format, "format", "auto", "data file format: auto (from the name: .csv is CSV), libsvm or csv")
+	fs.IntVar(&d.labelColumn, "label-column", 0, "CSV only: 0-based column holding the label (negative counts from the end)")
+	fs.BoolVar(&d.header, "header", false, "CSV only: the first line is a header")
+	fs.StringVar(&d.positive, "positive", "", "train `LABEL` vs the rest: examples labelled LABEL become +1, all others −1")
+	fs.BoolVar(&d.oneVsRest, "one-vs-rest", false, "multi-class data: train one classifier per class, predict the largest output")
+	fs.BoolVar(&d.regression, "regression", false, "real-valued targets (implied by --svr-epsilon); errors are mean squared errors")
+	fs.StringVar(&d.scale, "scale", "minmax", "feature scaling fitted on the training data and kept in the model: minmax ([-1,1]), standard or none")
+	fs.Float64Var(&d.valFrac, "val-frac", 0, "hold out this `FRACTION` of the training data for validation (KMP: early stopping on it)")
+}
+
+func addModelFlags(fs *flag.FlagSet, m *modelFlags) {
+	fs.StringVar(&m.algo, "algo", "kmp", "algorithm: "+strings.Join(algoNames(), " | "))
+	fs.StringVar(&m.kernel, "kernel", "rbf", "kernel: rbf (exp(−γ‖x−z‖²)), linear, poly ((γ x·z + coef0)^degree) or sigmoid (tanh(γ x·z + coef0))")
+	fs.Float64Var(&m.gamma, "gamma", 0, "kernel γ (default 1/number of features)")
+	fs.Float64Var(&m.sigma, "sigma", 0, "RBF width σ in exp(−‖x−z‖²/σ²), the KMP papers' form; same as --gamma 1/σ²")
+	fs.IntVar(&m.degree, "degree", 3, "poly kernel degree")
+	fs.Float64Var(&m.coef0, "coef0", 0, "poly and sigmoid kernel constant c0")
+	fs.IntVar(&m.basis, "basis", 0, "`N` basis functions for the KMP family (default 100, or up to the training size with --val-frac early stopping)")
+	fs.IntVar(&m.patience, "patience", 0, "early stopping: stop after this many steps without validation improvement (default: the algorithm's)")
+	fs.Float64Var(&m.c, "c", 1, "SVM / SLMC regularisation C")
+	fs.Float64Var(&m.svrEps, "svr-epsilon", 0, "ε-SVR: width of the insensitive tube; implies --regression")
+	fs.IntVar(&m.activeSet, "active-set", 0, "stochastic KMP: candidates searched per step (default from --eps and --q)")
+	fs.Float64Var(&m.eps, "eps", 0, "stochastic KMP: active set s = ⌈log ε / log q⌉ (default ε 0.05)")
+	fs.Float64Var(&m.q, "q", 0, "stochastic KMP: quantile q of the active-set rule (default 0.95)")
+	fs.IntVar(&m.nz, "nz", 0, "SLMC: number of expansion vectors Nz")
+	fs.Float64Var(&m.nzFrac, "nz-frac", 0, "SLMC: Nz as this fraction of the support-vector count of an SVM trained with the same kernel and C")
+	fs.Int64Var(&m.seed, "seed", 1, "random seed (splits, candidate sampling, initialisation)")
+	fs.StringVar(&m.backend, "backend", "", "backend: go, avx2, cuda or auto (default auto, or $"+engine.EnvBackend+")")
+	fs.IntVar(&m.threads, "threads", 0, "CPU threads for the CPU backends (default GOMAXPROCS)")
+	fs.StringVar(&m.memBudget, "mem-budget", "", "memory budget for large allocations, e.g. 512MiB or 8GiB (default 4GiB)")
+	fs.BoolVar(&m.quiet, "quiet", false, "no progress bar")
+	fs.BoolVar(&m.jsonOutput, "json", false, "print one JSON object with the results")
+}
+
+func algoNames() []string {
+	var names []string
+	for _, a := range algorithms() {
+		names = append(names, a.name)
+	}
+	return names
+}
+
+// parseLabel parses a class label given on the command line.
+func parseLabel(s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("--positive %q: a label must be a finite number, as in the data file", s)
+	}
+	return v, nil
+}
+
+// parseBytes parses sizes such as 4GiB, 512MiB, 1.5GB or a plain byte count.
+func parseBytes(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	units := []struct {
+		suffix string
+		mul    float64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1}}
+	mul := 1.0
+	for _, u := range units {
+		if strings.HasSuffix(strings.ToUpper(t), strings.ToUpper(u.suffix)) {
+			t, mul = strings.TrimSpace(t[:len(t)-len(u.suffix)]), u.mul
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || !(v > 0) || math.IsInf(v, 0) || v*mul > math.MaxInt64/2 {
+		return 0, fmt.Errorf("--mem-budget %q: want a positive size such as 512MiB or 8GiB", s)
+	}
+	return int64(v * mul), nil
+}
+
+// validate checks the flag values that do not depend on the data.
+func (m *modelFlags) validate(set map[string]bool) error {
+	if _, err := findAlgorithm(m.algo); err != nil {
+		return err
+	}
+	switch m.kernel {
+	case "rbf", "gaussian", "linear", "poly", "polynomial", "sigmoid", "tanh":
+	default:
+		return fmt.Errorf("unknown kernel %q (want rbf, linear, poly or sigmoid)", m.kernel)
+	}
+	if set["gamma"] && set["sigma"] {
+		return fmt.Errorf("give --gamma or --sigma, not both (--sigma S means --gamma 1/S²)")
+	}
+	if set["gamma"] && (!(m.gamma > 0) || math.IsInf(m.gamma, 0)) {
+		return fmt.Errorf("--gamma %v: must be positive and finite", m.gamma)
+	}
+	if set["sigma"] {
+		if !(m.sigma > 0) || math.IsInf(m.sigma, 0) {
+			return fmt.Errorf("--sigma %v: must be positive and finite", m.sigma)
+		}
+		if m.kernel != "rbf" && m.kernel != "gaussian" {
+			return fmt.Errorf("--sigma applies to the rbf kernel only (use --gamma for %s)", m.kernel)
+		}
+	}
+	if set["degree"] && m.kernel != "poly" && m.kernel != "polynomial" {
+		return fmt.Errorf("--degree applies to the poly kernel only, not %s", m.kernel)
+	}
+	if set["degree"] && m.degree < 1 {
+		return fmt.Errorf("--degree %d: must be at least 1", m.degree)
+	}
+	if set["coef0"] && !(m.kernel == "poly" || m.kernel == "polynomial" || m.kernel == "sigmoid" || m.kernel == "tanh") {
+		return fmt.Errorf("--coef0 applies to the poly and sigmoid kernels only, not %s", m.kernel)
+	}
+	if math.IsNaN(m.coef0) || math.IsInf(m.coef0, 0) {
+		return fmt.Errorf("--coef0 %v: must be finite", m.coef0)
+	}
+	if m.basis < 0 {
+		return fmt.Errorf("--basis %d: must be positive", m.basis)
+	}
+	if m.patience < 0 {
+		return fmt.Errorf("--patience %d: must be positive", m.patience)
+	}
+	if !(m.c > 0) || math.IsInf(m.c, 0) {
+		return fmt.Errorf("--c %v: must be positive and finite", m.c)
+	}
+	if m.svrEps < 0 || math.IsNaN(m.svrEps) || math.IsInf(m.svrEps, 0) {
+		return fmt.Errorf("--svr-epsilon %v: must be a non-negative finite number", m.svrEps)
+	}
+	if m.activeSet < 0 {
+		return fmt.Errorf("--active-set %d: must be positive", m.activeSet)
+	}
+	if set["active-set"] && (set["eps"] || set["q"]) {
+		return fmt.Errorf("give --active-set S or --eps E --q Q, not both")
+	}
+	if set["eps"] && !(m.eps > 0 && m.eps < 1) {
+		return fmt.Errorf("--eps %v: must be in (0, 1)", m.eps)
+	}
+	if set["q"] && !(m.q > 0 && m.q < 1) {
+		return fmt.Errorf("--q %v: must be in (0, 1)", m.q)
+	}
+	if set["nz"] && set["nz-frac"] {
+		return fmt.Errorf("give --nz N or --nz-frac F, not both")
+	}
+	if m.nz < 0 {
+		return fmt.Errorf("--nz %d: must be positive", m.nz)
+	}
+	if set["nz-frac"] && !(m.nzFrac > 0 && m.nzFrac <= 1) {
+		return fmt.Errorf("--nz-frac %v: must be in (0, 1]", m.nzFrac)
+	}
+	if m.threads < 0 {
+		return fmt.Errorf("--threads %d: must be positive", m.threads)
+	}
+	if m.memBudget != "" {
+		if _, err := parseBytes(m.memBudget); err != nil {
+			return err
+		}
+	}
+	// Flags that belong to other algorithms are mistakes worth reporting:
+	// a silently ignored --c usually means the wrong --algo.
+	owner := map[string][]string{
+		"basis":       {"kmp", "kmp-backfit", "kmp-basic", "kmp-tanh", "skmp"},
+		"patience":    {"kmp", "kmp-backfit", "kmp-basic", "kmp-tanh", "skmp"},
+		"c":           {"svm", "slmc"},
+		"svr-epsilon": {"svm"},
+		"active-set":  {"skmp"},
+		"eps":         {"skmp"},
+		"q":           {"skmp"},
+		"nz":          {"slmc"},
+		"nz-frac":     {"slmc"},
+	}
+	for name, algos := range owner {
+		if set[name] && !contains(algos, m.algo) {
+			return fmt.Errorf("--%s does not apply to --algo %s (it is for %s)", name, m.algo, strings.Join(algos, ", "))
+		}
+	}
+	return nil
+}
+
+func (d *dataFlags) validate(set map[string]bool, needData bool) error {
+	if needData && d.data == "" {
+		return fmt.Errorf("missing --data FILE (the training data, LIBSVM or CSV)")
+	}
+	if set["positive"] && d.oneVsRest {
+		return fmt.Errorf("give --positive LABEL or --one-vs-rest, not both")
+	}
+	if set["positive"] {
+		if _, err := parseLabel(d.positive); err != nil {
+			return err
+		}
+	}
+	if d.regression && (set["positive"] || d.oneVsRest) {
+		return fmt.Errorf("--regression fits real-valued targets; --positive and --one-vs-rest are for classification")
+	}
+	if !(d.valFrac >= 0 && d.valFrac < 1) {
+		return fmt.Errorf("--val-frac %v: must be in [0, 1)", d.valFrac)
+	}
+	switch d.scale {
+	case "minmax", "standard", "none":
+	default:
+		return fmt.Errorf("--scale %q: want minmax, standard or none", d.scale)
+	}
+	switch d.format {
+	case "auto", "libsvm", "csv":
+	default:
+		return fmt.Errorf("--format %q: want auto, libsvm or csv", d.format)
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// kernelFor builds the kernel for data of dim features from the flags.
+func (m *modelFlags) kernelFor(dim int) (engine.Kernel, error) {
+	gamma := m.gamma
+	if m.sigma > 0 {
+		gamma = 1 / (m.sigma * m.sigma)
+	}
+	k, err := engine.ParseKernel(m.kernel, gamma, m.coef0, m.degree, dim)
+	if err != nil {
+		return engine.Kernel{}, fmt.Errorf("kernel: %w", err)
+	}
+	return k, nil
+}
+
+// newEngine opens the engine the flags ask for.
+func (m *modelFlags) newEngine() (*engine.Engine, error) {
+	var opts []engine.Option
+	if m.backend != "" {
+		opts = append(opts, engine.WithBackend(m.backend))
+	}
+	if m.threads > 0 {
+		opts = append(opts, engine.WithThreads(m.threads))
+	}
+	if m.memBudget != "" {
+		b, err := parseBytes(m.memBudget)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, engine.WithMemoryBudget(b))
+	}
+	e, err := engine.New(opts...)
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// params converts the flags to trainParams for data with dim features.
+func (m *modelFlags) params(dim int, d *dataFlags, earlyStop bool) (*trainParams, error) {
+	k, err := m.kernelFor(dim)
+	if err != nil {
+		return nil, err
+	}
+	return &trainParams{
+		kernel:     k,
+		basis:      m.basis,
+		earlyStop:  earlyStop,
+		patience:   m.patience,
+		c:          m.c,
+		svrEps:     m.svrEps,
+		regression: d.regression || m.svrEps > 0,
+		activeSet:  m.activeSet,
+		eps:        m.eps,
+		q:          m.q,
+		nz:         m.nz,
+		nzFrac:     m.nzFrac,
+		seed:       m.seed,
+	}, nil
+}

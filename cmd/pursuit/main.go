@@ -1,0 +1,230 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// version is the version of the pursuit command and library it is built
+// from.
+const version = "0.1.0-dev"
+
+// Exit statuses: 0 success, 2 for any error a person can act on (bad flags,
+// missing or malformed files, unknown algorithm, model/data mismatch) and
+// for an internal error caught as a last resort.
+const (
+	exitOK    = 0
+	exitError = 2
+)
+
+// env is what a command runs with: its output streams and whether stderr is
+// a terminal (for the progress bar). Tests run commands in-process with
+// buffers; main wires it to the process.
+type env struct {
+	stdout, stderr io.Writer
+	stderrTTY      bool
+}
+
+// command is one subcommand.
+type command struct {
+	name     string
+	summary  string
+	run      func(ev *env, args []string) error
+	usage    string // the synopsis line(s)
+	examples string
+}
+
+func commands() []*command {
+	return []*command{
+		trainCommand(),
+		predictCommand(),
+		cvCommand(),
+		plotCommand(),
+		demoCommand(),
+		infoCommand(),
+	}
+}
+
+func main() {
+	ev := &env{stdout: os.Stdout, stderr: os.Stderr, stderrTTY: isTerminal(os.Stderr)}
+	os.Exit(run(ev, os.Args[1:]))
+}
+
+// isTerminal reports whether f is a character device (a terminal).
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// errHelp is returned when --help was asked for: the help was printed and
+// the exit status is 0.
+var errHelp = flag.ErrHelp
+
+// run executes the command line args and returns the exit status.
+func run(ev *env, args []string) (code int) {
+	name := "pursuit"
+	defer func() {
+		// Last resort: every input problem is validated and reported as an
+		// error; this only turns a bug into one line instead of a trace.
+		if r := recover(); r != nil {
+			fmt.Fprintf(ev.stderr, "%s: internal error: %v (this is a bug; please report it with the command line)\n", name, oneLine(fmt.Sprint(r)))
+			code = exitError
+		}
+	}()
+	if len(args) == 0 {
+		topUsage(ev.stderr)
+		fmt.Fprintln(ev.stderr, "pursuit: no command given (try `pursuit demo` or `pursuit help`)")
+		return exitError
+	}
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		if len(args) > 1 {
+			if c := findCommand(args[1]); c != nil {
+				commandUsage(ev.stdout, c, nil)
+				return exitOK
+			}
+			fmt.Fprintf(ev.stderr, "pursuit help: unknown command %q (want one of %s)\n", args[1], commandNames())
+			return exitError
+		}
+		topUsage(ev.stdout)
+		return exitOK
+	case "version", "-version", "--version":
+		fmt.Fprintf(ev.stdout, "pursuit %s\n", version)
+		return exitOK
+	}
+	c := findCommand(args[0])
+	if c == nil {
+		fmt.Fprintf(ev.stderr, "pursuit: unknown command %q (want one of %s; see `pursuit help`)\n", args[0], commandNames())
+		return exitError
+	}
+	name = "pursuit " + c.name
+	err := c.run(ev, args[1:])
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errHelp):
+		return exitOK
+	}
+	fmt.Fprintf(ev.stderr, "%s: %s\n", name, oneLine(err.Error()))
+	return exitError
+}
+
+// oneLine folds a message onto one line.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+}
+
+func findCommand(name string) *command {
+	for _, c := range commands() {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+func commandNames() string {
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	return strings.Join(names, ", ")
+}
+
+func topUsage(w io.Writer) {
+	fmt.Fprintf(w, `pursuit %s: sparse kernel machines (kernel matching pursuit, stochastic KMP,
+SVM, sparse large margin classifiers) on pure-Go, AVX2 and CUDA backends.
+
+Usage:
+  pursuit <command> [flags]
+
+Commands:
+`, version)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, `
+Run "pursuit <command> --help" for the flags and examples of a command.
+Start with "pursuit demo": it generates data, trains every algorithm and
+writes plots, with no arguments.
+`)
+}
+
+// commandUsage prints the help of one command; fs, when not nil, lists the
+// flags.
+func commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "pursuit %s: %s\n\nUsage:\n", c.name, c.summary)
+	for _, l := range strings.Split(strings.TrimSpace(c.usage), "\n") {
+		fmt.Fprintf(w, "  %s\n", strings.TrimSpace(l))
+	}
+	if fs == nil {
+		fs = flag.NewFlagSet(c.name, flag.ContinueOnError)
+		if fl := flagSetFor(c.name); fl != nil {
+			fs = fl
+		}
+	}
+	fmt.Fprintln(w, "\nFlags:")
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	if c.examples != "" {
+		fmt.Fprintln(w, "\nExamples:")
+		for _, l := range strings.Split(strings.Trim(c.examples, "\n"), "\n") {
+			fmt.Fprintf(w, "  %s\n", strings.TrimRight(l, " "))
+		}
+	}
+}
+
+// flagSetFor returns the flag set of a command, for `pursuit help CMD`.
+func flagSetFor(name string) *flag.FlagSet {
+	switch name {
+	case "train":
+		fs, _ := newTrainFlags()
+		return fs
+	case "predict":
+		fs, _ := newPredictFlags()
+		return fs
+	case "cv":
+		fs, _ := newCVFlags()
+		return fs
+	case "plot":
+		fs, _ := newPlotFlags()
+		return fs
+	case "demo":
+		fs, _ := newDemoFlags()
+		return fs
+	case "info":
+		fs, _ := newInfoFlags()
+		return fs
+	}
+	return nil
+}
+
+// parseFlags parses args with fs for command c. --help prints the command's
+// help on stdout and returns errHelp. Positional arguments are refused: every
+// input is named by a flag.
+func parseFlags(ev *env, c *command, fs *flag.FlagSet, args []string) error {
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			commandUsage(ev.stdout, c, fs)
+			return errHelp
+		}
+		return fmt.Errorf("%v (see `pursuit %s --help`)", err, c.name)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q: inputs are given by flags, e.g. --data FILE (see `pursuit %s --help`)", fs.Arg(0), c.name)
+	}
+	return nil
+}
+
+// setFlags returns the names of the flags given on the command line.
+func setFlags(fs *flag.FlagSet) map[string]bool {
+	m := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { m[f.Name] = true })
+	return m
+}

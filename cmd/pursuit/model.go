@@ -1,0 +1,312 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/engine/data"
+)
+
+// The CLI's model file wraps each algorithm's own saved model so that one
+// `pursuit predict` reads them all. Layout:
+//
+//	PURSUIT-MODEL 1 <header length> <header CRC-32, hex>\n
+//	<header: one JSON object (modelHeader)>\n
+//	<payload 1><payload 2>...
+//
+// The header names the algorithm, the task and class labels, the feature
+// count, the feature scaling (applied to data before the algorithm sees it),
+// the kernel, training figures and the learning curve, and the byte length
+// and CRC-32 of each payload. Each payload is one binary model in its
+// algorithm's own Save format (one per class for one-vs-rest). A truncated
+// or corrupted file is detected by the lengths and checksums.
+const (
+	modelMagic   = "PURSUIT-MODEL"
+	modelVersion = 1
+)
+
+// modelHeader is the JSON header of a model file.
+type modelHeader struct {
+	Algorithm string       `json:"algorithm"`
+	Labels    labelPlan    `json:"labels"`
+	Dim       int          `json:"dim"`
+	Scaler    *data.Scaler `json:"scaler"`
+	Kernel    string       `json:"kernel"`
+	NBasis    int          `json:"n_basis"`
+	Train     trainSummary `json:"train"`
+	Curve     []curvePoint `json:"curve,omitempty"`
+	Payloads  []payload    `json:"payloads"`
+}
+
+// trainSummary records how the model was trained.
+type trainSummary struct {
+	Data         string  `json:"data,omitempty"`
+	NTrain       int     `json:"n_train"`
+	NVal         int     `json:"n_val"`
+	TrainError   float64 `json:"train_error"`
+	ValError     float64 `json:"val_error,omitempty"`
+	TrainSeconds float64 `json:"train_seconds"`
+	Backend      string  `json:"backend"`
+	Seed         int64   `json:"seed"`
+	Version      string  `json:"version"`
+}
+
+// curvePoint is one point of the learning curve: the errors with the first
+// N basis functions. Missing errors are NaN in memory and null in JSON.
+type curvePoint struct {
+	N     int     `json:"n"`
+	Train jsonNum `json:"train"`
+	Val   jsonNum `json:"val"`
+	Test  jsonNum `json:"test"`
+}
+
+// jsonNum is a float64 that writes NaN as null.
+type jsonNum float64
+
+func (v jsonNum) MarshalJSON() ([]byte, error) {
+	f := float64(v)
+	if f != f {
+		return []byte("null"), nil
+	}
+	return strconv.AppendFloat(nil, f, 'g', -1, 64), nil
+}
+
+func (v *jsonNum) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*v = jsonNum(nan())
+		return nil
+	}
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		return err
+	}
+	*v = jsonNum(f)
+	return nil
+}
+
+type payload struct {
+	Bytes int64  `json:"bytes"`
+	CRC32 uint32 `json:"crc32"`
+}
+
+// cliModel is a trained model as the CLI holds it.
+type cliModel struct {
+	hdr    modelHeader
+	models []fitted
+}
+
+// decisions returns the outputs of every binary model on x (already scaled).
+func (m *cliModel) decisions(e *engine.Engine, x engine.Matrix) ([][]float64, error) {
+	dec := make([][]float64, len(m.models))
+	for k, f := range m.models {
+		d, err := f.Decision(e, x)
+		if err != nil {
+			return nil, fmt.Errorf("predict: %w", err)
+		}
+		if len(d) != x.Rows {
+			return nil, fmt.Errorf("predict: %s returned %d outputs for %d examples", m.hdr.Algorithm, len(d), x.Rows)
+		}
+		dec[k] = d
+	}
+	return dec, nil
+}
+
+// prefixDecisions is decisions with the first n basis functions of each
+// model; ok is false when the algorithm cannot predict with a prefix.
+func (m *cliModel) prefixDecisions(e *engine.Engine, x engine.Matrix, n int) ([][]float64, bool, error) {
+	dec := make([][]float64, len(m.models))
+	for k, f := range m.models {
+		pd, ok := f.(prefixDecider)
+		if !ok {
+			return nil, false, nil
+		}
+		d, err := pd.DecisionPrefix(e, x, min(n, f.NBasis()))
+		if err != nil {
+			return nil, true, fmt.Errorf("predict with %d basis functions: %w", n, err)
+		}
+		dec[k] = d
+	}
+	return dec, true, nil
+}
+
+// nBasis is the total number of basis functions over the binary models.
+func (m *cliModel) nBasis() int {
+	n := 0
+	for _, f := range m.models {
+		n += f.NBasis()
+	}
+	return n
+}
+
+// write writes the model file to w and returns its size in bytes.
+func (m *cliModel) write(w io.Writer) (int64, error) {
+	var pay [][]byte
+	m.hdr.Payloads = m.hdr.Payloads[:0]
+	for k, f := range m.models {
+		var b bytes.Buffer
+		if err := f.Save(&b); err != nil {
+			return 0, fmt.Errorf("save %s model %d: %w", m.hdr.Algorithm, k+1, err)
+		}
+		pay = append(pay, b.Bytes())
+		m.hdr.Payloads = append(m.hdr.Payloads, payload{Bytes: int64(b.Len()), CRC32: crc32.ChecksumIEEE(b.Bytes())})
+	}
+	hdr, err := json.Marshal(&m.hdr)
+	if err != nil {
+		return 0, fmt.Errorf("save model header: %w", err)
+	}
+	cw := &countWriter{w: w}
+	bw := bufio.NewWriter(cw)
+	fmt.Fprintf(bw, "%s %d %d %08x\n", modelMagic, modelVersion, len(hdr), crc32.ChecksumIEEE(hdr))
+	bw.Write(hdr)
+	bw.WriteByte('\n')
+	for _, p := range pay {
+		bw.Write(p)
+	}
+	if err := bw.Flush(); err != nil {
+		return cw.n, fmt.Errorf("save model: %w", err)
+	}
+	return cw.n, nil
+}
+
+// size returns the number of bytes the model file takes.
+func (m *cliModel) size() (int64, error) { return m.write(io.Discard) }
+
+// save writes the model to path atomically (a temporary file renamed into
+// place) and returns its size.
+func (m *cliModel) save(path string) (int64, error) {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, ".pursuit-model-*")
+	if err != nil {
+		return 0, fmt.Errorf("save model: %w", err)
+	}
+	n, err := m.write(f)
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("save model: %w", cerr)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return 0, err
+	}
+	return n, nil
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// errNotModel marks a file that is not a pursuit model at all.
+var errNotModel = errors.New("not a pursuit model file")
+
+// loadModel reads a model file written by save.
+func loadModel(path string) (*cliModel, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load model: %w", err)
+	}
+	m, err := parseModel(raw)
+	if err != nil {
+		return nil, fmt.Errorf("load model %s: %w", path, err)
+	}
+	return m, nil
+}
+
+func parseModel(raw []byte) (*cliModel, error) {
+	nl := bytes.IndexByte(raw, '\n')
+	if nl < 0 || !bytes.HasPrefix(raw, []byte(modelMagic+" ")) {
+		if bytes.HasPrefix(raw, []byte("svm_type")) {
+			return nil, fmt.Errorf("%w: this looks like a LIBSVM model (svm-train's format); pursuit reads its own model files, written by `pursuit train --model`", errNotModel)
+		}
+		return nil, fmt.Errorf("%w (it does not start with %q)", errNotModel, modelMagic)
+	}
+	var ver, hlen int
+	var hcrc uint32
+	if _, err := fmt.Sscanf(string(raw[:nl]), modelMagic+" %d %d %x", &ver, &hlen, &hcrc); err != nil {
+		return nil, fmt.Errorf("%w: bad first line %q", errNotModel, shorten(string(raw[:nl]), 60))
+	}
+	if ver != modelVersion {
+		return nil, fmt.Errorf("model file version %d, this pursuit reads version %d", ver, modelVersion)
+	}
+	rest := raw[nl+1:]
+	if hlen < 0 || len(rest) < hlen+1 {
+		return nil, fmt.Errorf("the file is truncated (the header needs %d bytes, %d remain)", hlen+1, len(rest))
+	}
+	hdrBytes := rest[:hlen]
+	if crc32.ChecksumIEEE(hdrBytes) != hcrc || rest[hlen] != '\n' {
+		return nil, fmt.Errorf("the header is corrupted (checksum mismatch)")
+	}
+	var m cliModel
+	dec := json.NewDecoder(bytes.NewReader(hdrBytes))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m.hdr); err != nil {
+		return nil, fmt.Errorf("the header is not valid: %w", err)
+	}
+	if err := m.hdr.Labels.check(); err != nil {
+		return nil, fmt.Errorf("the header is not valid: %w", err)
+	}
+	if m.hdr.Dim <= 0 {
+		return nil, fmt.Errorf("the header gives %d features", m.hdr.Dim)
+	}
+	if m.hdr.Scaler != nil {
+		if err := m.hdr.Scaler.Check(); err != nil {
+			return nil, fmt.Errorf("the header is not valid: %w", err)
+		}
+		if m.hdr.Scaler.Dim() != m.hdr.Dim {
+			return nil, fmt.Errorf("the header's scaler has %d features, the model %d", m.hdr.Scaler.Dim(), m.hdr.Dim)
+		}
+	}
+	if want := m.hdr.Labels.models(); len(m.hdr.Payloads) != want {
+		return nil, fmt.Errorf("the header lists %d models, the task needs %d", len(m.hdr.Payloads), want)
+	}
+	algo, err := lookupLoader(m.hdr.Algorithm)
+	if err != nil {
+		return nil, err
+	}
+	body := rest[hlen+1:]
+	for k, p := range m.hdr.Payloads {
+		if p.Bytes < 0 || int64(len(body)) < p.Bytes {
+			return nil, fmt.Errorf("the file is truncated (model %d of %d needs %d bytes, %d remain)", k+1, len(m.hdr.Payloads), p.Bytes, len(body))
+		}
+		b := body[:p.Bytes]
+		body = body[p.Bytes:]
+		if crc32.ChecksumIEEE(b) != p.CRC32 {
+			return nil, fmt.Errorf("model %d of %d is corrupted (checksum mismatch)", k+1, len(m.hdr.Payloads))
+		}
+		f, err := algo.load(bytes.NewReader(b))
+		if err != nil {
+			return nil, fmt.Errorf("model %d of %d (%s): %w", k+1, len(m.hdr.Payloads), m.hdr.Algorithm, err)
+		}
+		m.models = append(m.models, f)
+	}
+	if len(body) != 0 {
+		return nil, fmt.Errorf("%d unexpected bytes after the last model (corrupted or concatenated file)", len(body))
+	}
+	return &m, nil
+}
+
+func shorten(s string, n int) string {
+	s = strings.ToValidUTF8(s, "?")
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
+}

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+
+	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/engine/data"
+)
+
+// This file holds the commands still being written; each says so.
+
+func newCVFlags() (*flag.FlagSet, *struct{}) {
+	return flag.NewFlagSet("cv", flag.ContinueOnError), nil
+}
+func newPlotFlags() (*flag.FlagSet, *struct{}) {
+	return flag.NewFlagSet("plot", flag.ContinueOnError), nil
+}
+func newDemoFlags() (*flag.FlagSet, *struct{}) {
+	return flag.NewFlagSet("demo", flag.ContinueOnError), nil
+}
+
+func pending(name, summary string) *command {
+	return &command{name: name, summary: summary, usage: "pursuit " + name, run: func(ev *env, args []string) error {
+		return fmt.Errorf("not in this build yet")
+	}}
+}
+
+func cvCommand() *command {
+	return pending("cv", "k-fold cross-validation over a small parameter grid")
+}
+func plotCommand() *command {
+	return pending("plot", "draw the learning curve and decision surface of a model")
+}
+func demoCommand() *command {
+	return pending("demo", "train every algorithm on generated data, print a comparison, write plots")
+}
+
+func writePlots(e *engine.Engine, m *cliModel, dir, name string, tr, test *data.Dataset) ([]string, error) {
+	return nil, fmt.Errorf("--plot: not in this build yet")
+}

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/pursuit-ml/pursuit/engine/data"
+)
+
+type predictOptions struct {
+	model, data, out string
+	format           string
+	labelColumn      int
+	header           bool
+	decision         bool
+	backend          string
+	threads          int
+	jsonOutput       bool
+}
+
+func newPredictFlags() (*flag.FlagSet, *predictOptions) {
+	o := &predictOptions{}
+	fs := flag.NewFlagSet("predict", flag.ContinueOnError)
+	fs.StringVar(&o.model, "model", "", "model `FILE` written by `pursuit train --model`")
+	fs.StringVar(&o.data, "data", "", "data `FILE` to predict (LIBSVM or CSV; its labels give the error rate)")
+	fs.StringVar(&o.out, "out", "", "write the predicted labels to `FILE`, one per line")
+	fs.BoolVar(&o.decision, "decision", false, "with --out: also write each classifier's real-valued output after the label")
+	fs.StringVar(&o.format, "format", "auto", "data file format: auto (from the name: .csv is CSV), libsvm or csv")
+	fs.IntVar(&o.labelColumn, "label-column", 0, "CSV only: 0-based column holding the label (negative counts from the end)")
+	fs.BoolVar(&o.header, "header", false, "CSV only: the first line is a header")
+	fs.StringVar(&o.backend, "backend", "", "backend: go, avx2, cuda or auto")
+	fs.IntVar(&o.threads, "threads", 0, "CPU threads for the CPU backends (default GOMAXPROCS)")
+	fs.BoolVar(&o.jsonOutput, "json", false, "print one JSON object with the results")
+	return fs, o
+}
+
+func predictCommand() *command {
+	return &command{
+		name:    "predict",
+		summary: "predict a data file with a trained model and report the error rate",
+		usage:   "pursuit predict --model FILE --data FILE [--out FILE [--decision]] [--json]",
+		examples: `pursuit predict --model usps8.model --data usps.test.gz
+pursuit predict --model usps8.model --data usps.test.gz --out predictions.txt --decision
+pursuit predict --model usps8.model --data usps.test.gz --json`,
+		run: runPredict,
+	}
+}
+
+func runPredict(ev *env, args []string) error {
+	c := predictCommand()
+	fs, o := newPredictFlags()
+	if err := parseFlags(ev, c, fs, args); err != nil {
+		return err
+	}
+	switch {
+	case o.model == "":
+		return fmt.Errorf("missing --model FILE (written by `pursuit train --model FILE`)")
+	case o.data == "":
+		return fmt.Errorf("missing --data FILE (the examples to predict)")
+	case o.decision && o.out == "":
+		return fmt.Errorf("--decision needs --out FILE")
+	}
+	df := dataFlags{format: o.format, labelColumn: o.labelColumn, header: o.header, scale: "none"}
+	if err := df.validate(nil, false); err != nil {
+		return err
+	}
+	mf := modelFlags{backend: o.backend, threads: o.threads}
+	if o.threads < 0 {
+		return fmt.Errorf("--threads %d: must be positive", o.threads)
+	}
+	m, err := loadModel(o.model)
+	if err != nil {
+		return err
+	}
+	e, err := mf.newEngine()
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	ds, err := loadData(o.data, df.loadOptions(m.hdr.Dim))
+	if err != nil {
+		if errors.Is(err, data.ErrFeatureMismatch) {
+			return fmt.Errorf("%w (model %s was trained on %d features)", err, o.model, m.hdr.Dim)
+		}
+		return err
+	}
+	if m.hdr.Scaler != nil {
+		if err := m.hdr.Scaler.Apply(ds.X); err != nil {
+			return fmt.Errorf("%s: %w", o.data, err)
+		}
+	}
+	t0 := time.Now()
+	dec, err := m.decisions(e, ds.X)
+	if err != nil {
+		return fmt.Errorf("%s: %w", o.data, err)
+	}
+	lp := &m.hdr.Labels
+	pred := lp.decide(dec)
+	secs := time.Since(t0).Seconds()
+	errRate := lp.errorRate(pred, lp.truth(ds.Y))
+	if o.out != "" {
+		if err := writePredictions(o.out, pred, dec, o.decision); err != nil {
+			return err
+		}
+	}
+	size := int64(0)
+	if st, err := os.Stat(o.model); err == nil {
+		size = st.Size()
+	}
+	if o.jsonOutput {
+		out := resultJSON{
+			Algorithm: m.hdr.Algorithm, Backend: e.BackendName(), Task: lp.Task, Kernel: m.hdr.Kernel,
+			NTrain: m.hdr.Train.NTrain, NVal: m.hdr.Train.NVal, NTest: ds.Len(), NBasis: m.hdr.NBasis,
+			TrainError: num(m.hdr.Train.TrainError), TestError: num(errRate),
+			TrainSeconds: m.hdr.Train.TrainSeconds, PredictSeconds: secs, ModelBytes: size, Model: o.model,
+		}
+		if m.hdr.Train.NVal > 0 {
+			out.ValError = num(m.hdr.Train.ValError)
+		}
+		for _, c := range lp.Classes {
+			out.Classes = append(out.Classes, formatLabel(c))
+		}
+		return printJSON(ev, out)
+	}
+	fmt.Fprintf(ev.stdout, "%s: %s on %d examples (%s model, %d basis functions, backend %s, %.3g s)\n",
+		o.data, errText(lp, errRate, ds.Len()), ds.Len(), m.hdr.Algorithm, m.hdr.NBasis, e.BackendName(), secs)
+	if o.out != "" {
+		fmt.Fprintf(ev.stdout, "predictions written to %s\n", o.out)
+	}
+	return nil
+}
+
+func writePredictions(path string, pred []float64, dec [][]float64, decision bool) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	w := bufio.NewWriter(f)
+	buf := make([]byte, 0, 64)
+	for i, p := range pred {
+		buf = strconv.AppendFloat(buf[:0], p, 'g', -1, 64)
+		if decision {
+			for k := range dec {
+				buf = append(buf, ' ')
+				v := dec[k][i]
+				if math.IsNaN(v) {
+					buf = append(buf, "nan"...)
+				} else {
+					buf = strconv.AppendFloat(buf, v, 'g', 8, 64)
+				}
+			}
+		}
+		buf = append(buf, '\n')
+		w.Write(buf)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("--out %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("--out %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,249 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"path/filepath"
+
+	"github.com/pursuit-ml/pursuit/engine/data"
+)
+
+type trainOptions struct {
+	dataFlags
+	modelFlags
+	model   string
+	plotDir string
+	curve   bool
+}
+
+func newTrainFlags() (*flag.FlagSet, *trainOptions) {
+	o := &trainOptions{}
+	fs := flag.NewFlagSet("train", flag.ContinueOnError)
+	addDataFlags(fs, &o.dataFlags, true)
+	addModelFlags(fs, &o.modelFlags)
+	fs.StringVar(&o.model, "model", "", "write the trained model to `FILE` (read it back with `pursuit predict --model FILE`)")
+	fs.StringVar(&o.plotDir, "plot", "", "write the learning curve and, for 2-D data, the decision surface as PNG files into `DIR`")
+	fs.BoolVar(&o.curve, "curve", false, "record the learning curve (errors against the number of basis functions) in the model, for `pursuit plot`")
+	return fs, o
+}
+
+func trainCommand() *command {
+	return &command{
+		name:    "train",
+		summary: "train a model on a data file",
+		usage: `pursuit train --data FILE [--test FILE] [--algo ALGO] [--kernel K --gamma G | --sigma S]
+                      [--basis N | --val-frac F --patience P] [--c C] [--positive LABEL | --one-vs-rest]
+                      [--scale minmax|standard|none] [--seed S] [--backend B] [--model OUT] [--json] [--quiet]`,
+		examples: `# digit 8 vs the rest of USPS with 200 RBF basis functions chosen by KMP pre-fitting:
+pursuit train --data usps.train.gz --test usps.test.gz --positive 8 --algo kmp --gamma 0.0078125 --basis 200 --model usps8.model
+# early stopping on 20% of the training data held out for validation:
+pursuit train --data sonar.gz --algo kmp --sigma 2 --val-frac 0.2 --patience 20
+# an SVM on all ten digits, one classifier per class, machine-readable results:
+pursuit train --data usps.train.gz --test usps.test.gz --one-vs-rest --algo svm --gamma 0.0078125 --c 10 --json`,
+		run: runTrain,
+	}
+}
+
+// resultJSON is the object train, predict and cv print with --json. Error
+// rates are fractions in [0,1] (mean squared errors for regression), times
+// in seconds; null where a figure does not apply.
+type resultJSON struct {
+	Algorithm      string   `json:"algorithm"`
+	Backend        string   `json:"backend"`
+	Task           string   `json:"task"`
+	Kernel         string   `json:"kernel,omitempty"`
+	NTrain         int      `json:"n_train"`
+	NVal           int      `json:"n_val"`
+	NTest          int      `json:"n_test"`
+	NBasis         int      `json:"n_basis"`
+	TrainError     *float64 `json:"train_error"`
+	ValError       *float64 `json:"val_error"`
+	TestError      *float64 `json:"test_error"`
+	TrainSeconds   float64  `json:"train_seconds"`
+	PredictSeconds float64  `json:"predict_seconds"`
+	ModelBytes     int64    `json:"model_bytes"`
+	Model          string   `json:"model,omitempty"`
+	Classes        []string `json:"classes,omitempty"`
+	Plots          []string `json:"plots,omitempty"`
+}
+
+// num returns a pointer to v, or nil for NaN (JSON null).
+func num(v float64) *float64 {
+	if math.IsNaN(v) {
+		return nil
+	}
+	return &v
+}
+
+func runTrain(ev *env, args []string) error {
+	c := trainCommand()
+	fs, o := newTrainFlags()
+	if err := parseFlags(ev, c, fs, args); err != nil {
+		return err
+	}
+	set := setFlags(fs)
+	if err := o.dataFlags.validate(set, true); err != nil {
+		return err
+	}
+	if err := o.modelFlags.validate(set); err != nil {
+		return err
+	}
+	algo, _ := findAlgorithm(o.algo)
+	e, err := o.newEngine()
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+
+	all, err := loadData(o.data, o.loadOptions(0))
+	if err != nil {
+		return err
+	}
+	var test *data.Dataset
+	if o.test != "" {
+		if test, err = loadData(o.test, o.loadOptions(all.Dim())); err != nil {
+			return fmt.Errorf("%w (the test data must have the training data's %d features)", err, all.Dim())
+		}
+	}
+	if o.svrEps > 0 {
+		o.regression = true
+	}
+	plan, err := planLabels(all.Y, &o.dataFlags)
+	if err != nil {
+		return fmt.Errorf("%s: %w", o.data, err)
+	}
+	tr, val, err := splitVal(all, o.valFrac, o.seed, &plan)
+	if err != nil {
+		return err
+	}
+	scaler, err := fitScaler(o.scale, tr)
+	if err != nil {
+		return err
+	}
+	if tr, err = scaled(scaler, tr); err != nil {
+		return err
+	}
+	if val, err = scaled(scaler, val); err != nil {
+		return err
+	}
+	if test, err = scaled(scaler, test); err != nil {
+		return err
+	}
+	p, err := o.modelFlags.params(all.Dim(), &o.dataFlags, val != nil)
+	if err != nil {
+		return err
+	}
+	bar := newProgressBar(ev, "train "+algo.name, o.quiet)
+	res, err := fit(e, algo, p, plan, tr, val, test, bar)
+	if err != nil {
+		return err
+	}
+	m := res.model
+	m.hdr.Scaler = scaler
+	m.hdr.Train = trainSummary{
+		Data: filepath.Base(o.data), NTrain: tr.Len(), TrainError: res.trainErr,
+		TrainSeconds: res.trainSeconds, Backend: e.BackendName(), Seed: o.seed, Version: version,
+	}
+	if val != nil {
+		m.hdr.Train.NVal, m.hdr.Train.ValError = val.Len(), res.valErr
+	}
+	if o.plotDir != "" || o.curve {
+		if m.hdr.Curve, err = learningCurve(e, m, tr, val, test, 60); err != nil {
+			return err
+		}
+	}
+	var size int64
+	if o.model != "" {
+		if size, err = m.save(o.model); err != nil {
+			return err
+		}
+	} else if size, err = m.size(); err != nil {
+		return err
+	}
+	var plots []string
+	if o.plotDir != "" {
+		if plots, err = writePlots(e, m, o.plotDir, algo.name, tr, test); err != nil {
+			return err
+		}
+	}
+	out := resultJSON{
+		Algorithm: algo.name, Backend: e.BackendName(), Task: plan.Task, Kernel: m.hdr.Kernel,
+		NTrain: tr.Len(), NTest: res.nTest, NBasis: m.hdr.NBasis,
+		TrainError: num(res.trainErr), ValError: num(res.valErr), TestError: num(res.testErr),
+		TrainSeconds: res.trainSeconds, PredictSeconds: res.predictSeconds, ModelBytes: size,
+		Model: o.model, Plots: plots,
+	}
+	if val != nil {
+		out.NVal = val.Len()
+	}
+	for _, c := range plan.Classes {
+		out.Classes = append(out.Classes, formatLabel(c))
+	}
+	if o.jsonOutput {
+		return printJSON(ev, out)
+	}
+	w := ev.stdout
+	fmt.Fprintf(w, "algorithm  %s, kernel %s, backend %s\n", algo.name, m.hdr.Kernel, e.BackendName())
+	fmt.Fprintf(w, "data       %s: %d examples, %d features, %s\n", o.data, all.Len(), all.Dim(), describeTask(&plan))
+	fmt.Fprintf(w, "model      %d basis functions", m.hdr.NBasis)
+	if len(m.models) > 1 {
+		fmt.Fprintf(w, " over %d classifiers", len(m.models))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "train      %s on %d examples, %.3g s\n", errText(&plan, res.trainErr, tr.Len()), tr.Len(), res.trainSeconds)
+	if val != nil {
+		fmt.Fprintf(w, "validation %s on %d examples\n", errText(&plan, res.valErr, val.Len()), val.Len())
+	}
+	if test != nil {
+		fmt.Fprintf(w, "test       %s on %d examples, predicted in %.3g s\n", errText(&plan, res.testErr, test.Len()), test.Len(), res.predictSeconds)
+	}
+	if o.model != "" {
+		fmt.Fprintf(w, "saved      %s (%s)\n", o.model, humanSize(size))
+	} else {
+		fmt.Fprintf(w, "not saved  (%s; give --model FILE to keep it)\n", humanSize(size))
+	}
+	for _, p := range plots {
+		fmt.Fprintf(w, "plot       %s\n", p)
+	}
+	return nil
+}
+
+func printJSON(ev *env, v any) error {
+	enc := json.NewEncoder(ev.stdout)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("writing JSON: %w", err)
+	}
+	return nil
+}
+
+func describeTask(p *labelPlan) string {
+	switch {
+	case p.Task == taskRegression:
+		return "regression"
+	case p.Positive != nil:
+		return fmt.Sprintf("class %s vs the rest (+1/-1)", formatLabel(*p.Positive))
+	case p.Task == taskBinary:
+		return fmt.Sprintf("binary, %s (+) vs %s (-)", formatLabel(p.Classes[1]), formatLabel(p.Classes[0]))
+	}
+	return fmt.Sprintf("%d classes, one vs rest", len(p.Classes))
+}
+
+// errText formats an error rate (or MSE) for people.
+func errText(p *labelPlan, v float64, n int) string {
+	if p.Task == taskRegression {
+		return fmt.Sprintf("MSE %.4g", v)
+	}
+	return fmt.Sprintf("error %.2f%% (%d/%d)", 100*v, int(math.Round(v*float64(n))), n)
+}
+
+func humanSize(b int64) string {
+	switch {
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", b)
+}

@@ -1,0 +1,9 @@
+// Package plot draws the pictures the pursuit command writes, as PNG files
+// through gonum.org/v1/plot: learning curves (error against the number of
+// basis functions) and, for two-dimensional data, decision surfaces with the
+// training points and the chosen basis points circled, as in Figure 6 of
+// Vincent & Bengio's Kernel Matching Pursuit paper.
+//
+// The functions take plain slices, so they know nothing of the learners;
+// the command evaluates the models and hands the numbers over.
+package plot
