@@ -1,0 +1,204 @@
+package slmc
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/optimize"
+)
+
+// Progress is reported once per L-BFGS iteration of the direct method.
+type Progress struct {
+	Iter       int           // major (L-BFGS) iteration, from 1
+	Evals      int           // evaluations of W(Z) so far
+	W          float64       // marginal function W(Z) at the current Z
+	GradNorm   float64       // Euclidean norm of ∇W(Z)
+	TrainError float64       // training error of the classifier at Z
+	Elapsed    time.Duration // since the start of the optimisation
+}
+
+// OptimOptions control the L-BFGS minimisation of W(Z).
+type OptimOptions struct {
+	// MaxIter bounds the L-BFGS iterations (the paper saw 20–200).
+	// Default 200.
+	MaxIter int
+	// FuncTol stops when W has not improved by more than FuncTol·|W| over
+	// FuncIters iterations. Default 1e-5 over 5 iterations.
+	FuncTol   float64
+	FuncIters int
+	// GradTol stops when every |∂W/∂z_uv| is below GradTol. Default 1e-9.
+	GradTol float64
+	// Store is the L-BFGS memory. Default 15.
+	Store int
+	// Progress, if not nil, is called after every iteration.
+	Progress func(Progress)
+}
+
+func (o OptimOptions) withDefaults() OptimOptions {
+	if o.MaxIter <= 0 {
+		o.MaxIter = 200
+	}
+	if !(o.FuncTol > 0) {
+		o.FuncTol = 1e-5
+	}
+	if o.FuncIters <= 0 {
+		o.FuncIters = 5
+	}
+	if !(o.GradTol > 0) {
+		o.GradTol = 1e-9
+	}
+	if o.Store <= 0 {
+		o.Store = 15
+	}
+	return o
+}
+
+// marginal is a marginal function W(Z) of the direct method: eval computes W
+// and ∇W (grad, Nz×d row-major) at z and remembers what it needs for
+// trainError.
+type marginal interface {
+	eval(z *mat.Dense, grad []float64) (float64, error)
+	trainError() float64
+}
+
+// OptimStats describes one minimisation of W(Z).
+type OptimStats struct {
+	W0, W       float64 // W at the initial and at the final Z
+	Iterations  int     // L-BFGS iterations
+	Evaluations int     // evaluations of W(Z) and ∇W(Z)
+	Status      string  // why L-BFGS stopped
+	GradNorm    float64 // ‖∇W‖ at the final Z
+	Runtime     time.Duration
+	History     []Progress
+}
+
+// minimizeW minimises m over Z from z0 with L-BFGS and returns the best Z
+// found (the final L-BFGS iterate, or the best evaluated point when the line
+// search failed).
+func minimizeW(m marginal, z0 *mat.Dense, o OptimOptions) (*mat.Dense, *OptimStats, error) {
+	o = o.withDefaults()
+	nz, d := z0.Dims()
+	dim := nz * d
+	start := time.Now()
+	st := &OptimStats{}
+
+	var (
+		lastX    []float64
+		lastF    float64
+		lastG    = make([]float64, dim)
+		evalErr  error
+		bestX    []float64
+		bestF    = math.Inf(1)
+		bestG    = make([]float64, dim)
+		zbuf     = mat.NewDense(nz, d, nil)
+		evaluate = func(x []float64) {
+			if lastX != nil && slices.Equal(x, lastX) {
+				return
+			}
+			copy(zbuf.RawMatrix().Data, x)
+			f, err := m.eval(zbuf, lastG)
+			st.Evaluations++
+			if err != nil {
+				if evalErr == nil {
+					evalErr = err
+				}
+				f = math.Inf(1)
+			}
+			lastX = append(lastX[:0], x...)
+			lastF = f
+			if f < bestF {
+				bestF = f
+				bestX = append(bestX[:0], x...)
+				copy(bestG, lastG)
+			}
+		}
+	)
+	x0 := slices.Clone(z0.RawMatrix().Data)
+	if r := z0.RawMatrix(); r.Stride != d {
+		x0 = slices.Clone(mat.DenseCopyOf(z0).RawMatrix().Data)
+	}
+	evaluate(x0)
+	if evalErr != nil {
+		return nil, nil, fmt.Errorf("W(Z) at the initial expansion vectors: %w", evalErr)
+	}
+	st.W0 = lastF
+	prob := optimize.Problem{
+		Func: func(x []float64) float64 { evaluate(x); return lastF },
+		Grad: func(g, x []float64) { evaluate(x); copy(g, lastG) },
+		Status: func() (optimize.Status, error) {
+			if evalErr != nil {
+				return optimize.Failure, evalErr
+			}
+			return optimize.NotTerminated, nil
+		},
+	}
+	rec := &recorder{fn: func(loc *optimize.Location, s *optimize.Stats) {
+		p := Progress{
+			Iter: s.MajorIterations, Evals: st.Evaluations, W: loc.F,
+			GradNorm: floats.Norm(loc.Gradient, 2), TrainError: math.NaN(),
+			Elapsed: time.Since(start),
+		}
+		if lastX != nil && slices.Equal(loc.X, lastX) {
+			p.TrainError = m.trainError()
+		}
+		st.History = append(st.History, p)
+		if o.Progress != nil {
+			o.Progress(p)
+		}
+	}}
+	settings := &optimize.Settings{
+		InitValues:        &optimize.Location{F: st.W0, Gradient: slices.Clone(lastG)},
+		GradientThreshold: o.GradTol,
+		Converger:         &optimize.FunctionConverge{Relative: o.FuncTol, Iterations: o.FuncIters},
+		MajorIterations:   o.MaxIter,
+		Recorder:          rec,
+	}
+	method := &optimize.LBFGS{Store: o.Store}
+	res, err := optimize.Minimize(prob, x0, settings, method)
+	st.Runtime = time.Since(start)
+	if evalErr != nil {
+		return nil, nil, fmt.Errorf("W(Z) during L-BFGS: %w", evalErr)
+	}
+	var x []float64
+	var g []float64
+	switch {
+	case err == nil && res != nil:
+		x, st.W, g = res.X, res.F, res.Gradient
+		st.Status = res.Status.String()
+		st.Iterations = res.MajorIterations
+	case bestX != nil:
+		// A failed line search (typically at the noise floor of the inner
+		// solver) still leaves the best point seen.
+		x, st.W, g = bestX, bestF, bestG
+		st.Status = "stopped: " + err.Error()
+		if res != nil {
+			st.Iterations = res.MajorIterations
+		}
+	default:
+		return nil, nil, fmt.Errorf("L-BFGS: %w", errors.Join(err))
+	}
+	if bestF < st.W { // never return a point worse than one seen
+		x, st.W, g = bestX, bestF, bestG
+	}
+	st.GradNorm = floats.Norm(g, 2)
+	return mat.NewDense(nz, d, slices.Clone(x)), st, nil
+}
+
+// recorder forwards major iterations to fn.
+type recorder struct {
+	fn func(*optimize.Location, *optimize.Stats)
+}
+
+func (r *recorder) Init() error { return nil }
+
+func (r *recorder) Record(loc *optimize.Location, op optimize.Operation, s *optimize.Stats) error {
+	if op == optimize.MajorIteration {
+		r.fn(loc, s)
+	}
+	return nil
+}

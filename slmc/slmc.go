@@ -1,0 +1,258 @@
+package slmc
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/engine/data"
+)
+
+// Init chooses the initial expansion vectors.
+type Init int
+
+const (
+	// InitRandom draws Nz distinct training points at random (the paper's
+	// Table 1).
+	InitRandom Init = iota
+	// InitKMeans uses the centers of k-means (k-means++ seeding) on the
+	// training points (the paper's Table 2).
+	InitKMeans
+	// InitGiven starts from Config.InitXV, e.g. a random subset of an
+	// existing SVM's support vectors (see SVsAsInit).
+	InitGiven
+)
+
+func (i Init) String() string {
+	switch i {
+	case InitRandom:
+		return "random"
+	case InitKMeans:
+		return "kmeans"
+	case InitGiven:
+		return "given"
+	}
+	return fmt.Sprintf("Init(%d)", int(i))
+}
+
+// ParseInit parses "random", "kmeans" or "given".
+func ParseInit(s string) (Init, error) {
+	switch s {
+	case "random", "":
+		return InitRandom, nil
+	case "kmeans", "k-means":
+		return InitKMeans, nil
+	case "given", "svs":
+		return InitGiven, nil
+	}
+	return 0, fmt.Errorf("slmc: unknown initialisation %q (want random, kmeans or given)", s)
+}
+
+// Config configures Train (SLMC) and TrainSKFD.
+type Config struct {
+	Kernel backend.Kernel // must be RBF
+	C      float64        // SVM cost (SLMC, and the final fit of SKFD)
+	NumXV  int            // Nz, the number of expansion vectors
+	Init   Init
+	InitXV backend.Matrix // the initial XVs for InitGiven (NumXV rows)
+	Seed   uint64         // for InitRandom and InitKMeans
+	// KMeansIter bounds the Lloyd iterations of InitKMeans. Default 100.
+	KMeansIter int
+	// KeepDuplicates skips the removal of duplicate training points (the
+	// paper removes them: a duplicate drawn twice makes Kz singular).
+	KeepDuplicates bool
+	// Float64Kernels computes K(Z, X) in float64 instead of through the
+	// engine's float32 kernel blocks (slower; for gradient checks).
+	Float64Kernels bool
+	Solver         SolverOptions
+	Optim          OptimOptions
+}
+
+// Result is the outcome of Train.
+type Result struct {
+	Model *Model
+	OptimStats
+	// TrainError is the training error of Model on the (de-duplicated)
+	// training points.
+	TrainError float64
+	// Duplicates is the number of duplicate training points removed.
+	Duplicates int
+	// NumSV is the number of training points with α > 0 in the final
+	// inner SVM.
+	NumSV int
+}
+
+// validate checks the parts of the configuration common to SLMC and SKFD.
+func (c *Config) validate(method string, x backend.Matrix) error {
+	if err := checkRBF(method, c.Kernel); err != nil {
+		return err
+	}
+	if !(c.C > 0) || math.IsInf(c.C, 0) {
+		return fmt.Errorf("slmc: %s: C must be positive and finite, got %v", method, c.C)
+	}
+	if c.NumXV < 1 {
+		return fmt.Errorf("slmc: %s: the number of expansion vectors must be ≥ 1, got %d", method, c.NumXV)
+	}
+	if c.NumXV > x.Rows {
+		return fmt.Errorf("slmc: %s: %d expansion vectors for only %d training points", method, c.NumXV, x.Rows)
+	}
+	switch c.Init {
+	case InitRandom, InitKMeans:
+	case InitGiven:
+		if err := c.InitXV.Validate(); err != nil {
+			return fmt.Errorf("slmc: %s: initial expansion vectors: %w", method, err)
+		}
+		if c.InitXV.Rows != c.NumXV || c.InitXV.Cols != x.Cols {
+			return fmt.Errorf("slmc: %s: initial expansion vectors are %d×%d, want %d×%d",
+				method, c.InitXV.Rows, c.InitXV.Cols, c.NumXV, x.Cols)
+		}
+	default:
+		return fmt.Errorf("slmc: %s: unknown initialisation %v", method, c.Init)
+	}
+	return nil
+}
+
+// setup de-duplicates the training set and builds the problem and the
+// initial Z.
+func (c *Config) setup(method string, e *engine.Engine, x backend.Matrix, y []float64) (*problem, *mat.Dense, int, error) {
+	if err := x.Validate(); err != nil {
+		return nil, nil, 0, fmt.Errorf("slmc: %s: training matrix: %w", method, err)
+	}
+	if err := c.validate(method, x); err != nil {
+		return nil, nil, 0, err
+	}
+	if len(y) != x.Rows {
+		return nil, nil, 0, fmt.Errorf("slmc: %s: %d labels for %d training rows", method, len(y), x.Rows)
+	}
+	dups := 0
+	if !c.KeepDuplicates {
+		if x.Stride != x.Cols {
+			x = copyMatrix(x)
+		}
+		dd, kept := data.Dedup(&data.Dataset{X: x, Y: y, Name: "training set"})
+		dups = x.Rows - len(kept)
+		x, y = dd.X, dd.Y
+		if c.NumXV > x.Rows {
+			return nil, nil, 0, fmt.Errorf("slmc: %s: %d expansion vectors for only %d distinct training points", method, c.NumXV, x.Rows)
+		}
+	}
+	eng := e
+	if c.Float64Kernels {
+		eng = nil
+	} else if e == nil {
+		return nil, nil, 0, fmt.Errorf("slmc: %s: an engine is required (or set Float64Kernels)", method)
+	}
+	p, err := newProblem(eng, c.Kernel, x, y)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("slmc: %s: %w", method, err)
+	}
+	var z *mat.Dense
+	switch c.Init {
+	case InitRandom:
+		z = p.rowsOf(randomRows(newRand(c.Seed), p.n(), c.NumXV))
+	case InitKMeans:
+		km, err := KMeans(p.xf, c.NumXV, c.KMeansIter, c.Seed)
+		if err != nil {
+			return nil, nil, 0, fmt.Errorf("slmc: %s: %w", method, err)
+		}
+		z = km.Centers
+	case InitGiven:
+		z = toDense(c.InitXV)
+	}
+	if err := finiteDense(z); err != nil {
+		return nil, nil, 0, fmt.Errorf("slmc: %s: initial expansion vectors: %w", method, err)
+	}
+	return p, z, dups, nil
+}
+
+func finiteDense(z *mat.Dense) error {
+	r, _ := z.Dims()
+	for i := range r {
+		for j, v := range z.RawRowView(i) {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("vector %d, feature %d is %v", i+1, j+1, v)
+			}
+		}
+	}
+	return nil
+}
+
+func copyMatrix(x backend.Matrix) backend.Matrix {
+	out := backend.NewMatrix(x.Rows, x.Cols)
+	for i := range x.Rows {
+		copy(out.Row(i), x.Row(i))
+	}
+	return out
+}
+
+// slmcW is SLMC's marginal function: W(Z) is the optimum of the exact SVM
+// on φ_z, warm-started from the previous evaluation's α (the dual feasible
+// set does not depend on Z, so any earlier α is a valid start).
+type slmcW struct {
+	p    *problem
+	c    float64
+	so   SolverOptions
+	last *fixedFit
+	grad *mat.Dense
+}
+
+func (s *slmcW) eval(z *mat.Dense, grad []float64) (float64, error) {
+	var warm []float64
+	if s.last != nil {
+		warm = s.last.alpha
+	}
+	f, err := s.p.fit(z, s.c, warm, s.so)
+	if err != nil {
+		return 0, err
+	}
+	s.last = f
+	nz, d := z.Dims()
+	g := mat.NewDense(nz, d, grad)
+	negA := make([]float64, len(f.a))
+	for i, v := range f.a {
+		negA[i] = -v
+	}
+	s.p.rbfGrad(g, f.b, f.beta, negA, 1)
+	return f.w, nil
+}
+
+func (s *slmcW) trainError() float64 {
+	if s.last == nil {
+		return math.NaN()
+	}
+	return errorRate(s.last.b.decision(s.last.beta, s.last.bias), s.p.y)
+}
+
+// Train builds a sparse large margin classifier with cfg.NumXV expansion
+// vectors on the rows of x with labels y (±1): it minimises the SVM optimum
+// W(Z) over the expansion vectors Z with L-BFGS, each evaluation training
+// the exact SVM on the whitened map φ_z, and returns the classifier with
+// β = Kz⁻¹ΨYα (eq. 45) and the SVM's bias at the final Z.
+func Train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config) (*Result, error) {
+	const method = "SLMC"
+	p, z0, dups, err := cfg.setup(method, e, x, y)
+	if err != nil {
+		return nil, err
+	}
+	m := &slmcW{p: p, c: cfg.C, so: cfg.Solver.withDefaults()}
+	z, st, err := minimizeW(m, z0, cfg.Optim)
+	if err != nil {
+		return nil, fmt.Errorf("slmc: %s: %w", method, err)
+	}
+	f, err := p.fit(z, cfg.C, m.last.alpha, m.so)
+	if err != nil {
+		return nil, fmt.Errorf("slmc: %s: final fit: %w", method, err)
+	}
+	res := &Result{
+		Model:      newModel("slmc", cfg.Kernel, z, f.beta, f.bias),
+		OptimStats: *st,
+		TrainError: errorRate(f.b.decision(f.beta, f.bias), p.y),
+		Duplicates: dups,
+		NumSV:      f.sol.NumSV,
+	}
+	res.W = f.w
+	return res, nil
+}
