@@ -25,8 +25,12 @@ func MatrixFrom(rows, cols int, data []float32) (Matrix, error) {
 	return m, m.Validate()
 }
 
-// Row returns row i as a slice of length Cols sharing storage with m.
+// Row returns row i as a slice of length Cols sharing storage with m. Rows
+// of a matrix without columns are empty (its Data may be empty too).
 func (m Matrix) Row(i int) []float32 {
+	if m.Cols == 0 {
+		return m.Data[:0:0]
+	}
 	off := i * m.Stride
 	return m.Data[off : off+m.Cols : off+m.Cols]
 }

@@ -1,0 +1,208 @@
+package backendtest
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/pursuit-ml/pursuit/backend"
+)
+
+// The suite is tested on a deliberately simple float32 backend (which must
+// pass: the tolerances are not tighter than plain float32 arithmetic allows)
+// and on broken variants of it (which must fail: the checks detect what they
+// claim to).
+
+// naive is a straightforward backend: sequential float32 inner products,
+// float32 transforms, float64 dictionary accumulation unless dict32.
+type naive struct {
+	dict32     bool // accumulate DictProducts in float32 (wrong)
+	skew       bool // perturb one kernel value by 1e-4 relative (wrong)
+	noStride   bool // assume Stride == Cols in KernelBlock (wrong)
+	spill      bool // write one element past each kernel-block row (wrong)
+	panicShape bool // panic instead of returning shape errors (wrong)
+	rankOff    bool // drop the last vector of rank updates (wrong)
+}
+
+func (n *naive) Name() string { return "naive" }
+
+func dot32(a, b []float32) float32 {
+	var s float32
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}
+
+func (n *naive) SqNorms(dst []float32, x backend.Matrix) error {
+	if err := backend.CheckSqNorms(dst, x); err != nil {
+		return err
+	}
+	for i := range x.Rows {
+		dst[i] = dot32(x.Row(i), x.Row(i))
+	}
+	return nil
+}
+
+func (n *naive) kernel32(k backend.Kernel, a, b []float32, an, bn float32) float32 {
+	dot := dot32(a, b)
+	g, c := float32(k.Gamma), float32(k.Coef0)
+	switch k.Kind {
+	case backend.Linear:
+		return dot
+	case backend.Polynomial:
+		t := g*dot + c
+		r := float32(1)
+		for range k.Degree {
+			r *= t
+		}
+		return r
+	case backend.RBF:
+		d := an + bn - 2*dot
+		if d < 0 {
+			d = 0
+		}
+		return float32(math.Exp(float64(-g * d)))
+	case backend.Sigmoid:
+		return float32(math.Tanh(float64(g*dot + c)))
+	}
+	return float32(math.NaN())
+}
+
+func (n *naive) row(m backend.Matrix, i int) []float32 {
+	if n.noStride && m.Cols > 0 {
+		return m.Data[i*m.Cols : (i+1)*m.Cols]
+	}
+	return m.Row(i)
+}
+
+func (n *naive) KernelBlock(dst backend.Matrix, k backend.Kernel, a backend.Matrix, aNorms []float32, b backend.Matrix, bNorms []float32) error {
+	if n.panicShape && a.Cols != b.Cols {
+		panic("features differ")
+	}
+	if err := backend.CheckKernelBlock(dst, k, a, aNorms, b, bNorms); err != nil {
+		return err
+	}
+	idx := make([]int, a.Rows)
+	for i := range idx {
+		idx[i] = i
+	}
+	return n.KernelGather(dst, k, a, aNorms, idx, b, bNorms)
+}
+
+func (n *naive) KernelGather(dst backend.Matrix, k backend.Kernel, a backend.Matrix, aNorms []float32, idx []int, b backend.Matrix, bNorms []float32) error {
+	if err := backend.CheckKernelGather(dst, k, a, aNorms, idx, b, bNorms); err != nil {
+		return err
+	}
+	if bNorms == nil {
+		bNorms = make([]float32, b.Rows)
+		for j := range b.Rows {
+			bNorms[j] = dot32(n.row(b, j), n.row(b, j))
+		}
+	}
+	for r, i := range idx {
+		ar := n.row(a, i)
+		an := dot32(ar, ar)
+		if aNorms != nil {
+			an = aNorms[i]
+		}
+		for j := range b.Rows {
+			br := n.row(b, j)
+			bn := bNorms[j]
+			v := n.kernel32(k, ar, br, an, bn)
+			if n.skew && r == dst.Rows-1 && j == dst.Cols-1 {
+				v += 1e-4 * (float32(math.Abs(float64(v))) + 1)
+			}
+			dst.Set(r, j, v)
+		}
+		if n.spill && dst.Cols > 0 {
+			dst.Data[r*dst.Stride+dst.Cols : r*dst.Stride+dst.Cols+1][0] = 0
+		}
+	}
+	return nil
+}
+
+func (n *naive) DictProducts(dst []float64, dict backend.Matrix, vecs backend.Matrix) error {
+	if err := backend.CheckDictProducts(dst, dict, vecs); err != nil {
+		return err
+	}
+	for j := range vecs.Rows {
+		for i := range dict.Rows {
+			if n.dict32 {
+				dst[j*dict.Rows+i] = float64(dot32(dict.Row(i), vecs.Row(j)))
+				continue
+			}
+			var s float64
+			for p, x := range dict.Row(i) {
+				s += float64(x) * float64(vecs.At(j, p))
+			}
+			dst[j*dict.Rows+i] = s
+		}
+	}
+	return nil
+}
+
+func (n *naive) RankUpdate(d backend.Matrix, alpha float32, u backend.Matrix, v backend.Matrix) error {
+	if err := backend.CheckRankUpdate(d, u, v); err != nil {
+		return err
+	}
+	k := u.Rows
+	if n.rankOff && k > 0 {
+		k--
+	}
+	for i := range d.Rows {
+		for j := range d.Cols {
+			var s float32
+			for t := range k {
+				s += u.At(t, i) * v.At(t, j)
+			}
+			d.Set(i, j, d.At(i, j)+alpha*s)
+		}
+	}
+	return nil
+}
+
+func (n *naive) ScoredArgMax(s, nn []float64, skip []bool) (int, float64) {
+	return backend.ScoredArgMaxRef(s, nn, skip)
+}
+
+func TestNaivePasses(t *testing.T) {
+	Run(t, &naive{})
+}
+
+// recorder collects failures instead of failing the test.
+type recorder struct {
+	testing.TB
+	msgs []string
+}
+
+func (r *recorder) Errorf(format string, args ...any) {
+	r.msgs = append(r.msgs, fmt.Sprintf(format, args...))
+}
+
+func (r *recorder) Error(args ...any) { r.msgs = append(r.msgs, fmt.Sprint(args...)) }
+
+func TestSuiteDetectsBugs(t *testing.T) {
+	cases := []struct {
+		name string
+		be   *naive
+		run  func(testing.TB, backend.Backend)
+	}{
+		{"float32 dictionary accumulation", &naive{dict32: true}, testDictProducts},
+		{"skewed kernel value", &naive{skew: true}, testKernelBlock},
+		{"skewed gathered value", &naive{skew: true}, testKernelGather},
+		{"ignores stride", &naive{noStride: true}, testKernelBlock},
+		{"writes past rows", &naive{spill: true}, testKernelBlock},
+		{"panics on shapes", &naive{panicShape: true}, testErrors},
+		{"drops a rank-update vector", &naive{rankOff: true}, testRankUpdate},
+	}
+	for _, c := range cases {
+		rec := &recorder{TB: t}
+		c.run(rec, c.be)
+		if len(rec.msgs) == 0 {
+			t.Errorf("%s: the suite found nothing wrong", c.name)
+		} else {
+			t.Logf("%s: %d failures, first: %s", c.name, len(rec.msgs), rec.msgs[0])
+		}
+	}
+}

@@ -1,0 +1,268 @@
+package backend
+
+// The pure-Go dictionary products and rank-k updates: streaming passes over a
+// large matrix, parallel over row ranges, with small register tiles so that
+// every element read from memory feeds several multiply-adds.
+
+// dictRun is the length of the float32 runs DictProducts sums before adding
+// them into float64: a float32 sum of at most 32 products has a relative
+// error below 32·2⁻²⁴ ≈ 2e-6 of Σ|products|, and folding into float64 every
+// 32 elements keeps that bound independent of the dictionary length.
+const dictRun = 32
+
+// dictRowTile is how many dictionary rows the micro-kernels read at once.
+const dictRowTile = 4
+
+func (g *goBackend) DictProducts(dst []float64, dict Matrix, vecs Matrix) error {
+	if err := CheckDictProducts(dst, dict, vecs); err != nil {
+		return err
+	}
+	l, k := dict.Rows, vecs.Rows
+	if l == 0 || k == 0 {
+		return nil
+	}
+	workers := g.workersFor(l*max(dict.Cols, 1)*k, minParallelElems)
+	c := roundUp(chunkLen(l, workers, 16), dictRowTile)
+	parallel(ceilDiv(l, c), workers, nil, nil, func(_ struct{}, t int) {
+		dictRange(dst, dict, vecs, t*c, min((t+1)*c, l))
+	})
+	return nil
+}
+
+// dictRange computes the products of dictionary rows [lo, hi). Each tile of
+// dictRowTile rows (a few tens of kilobytes at most) is read once from
+// memory and then stays in cache while the vectors are taken in groups of up
+// to four.
+func dictRange(dst []float64, dict, vecs Matrix, lo, hi int) {
+	l, k := dict.Rows, vecs.Rows
+	i := lo
+	for ; i+dictRowTile <= hi; i += dictRowTile {
+		d0, d1, d2, d3 := dict.Row(i), dict.Row(i+1), dict.Row(i+2), dict.Row(i+3)
+		for j := 0; j < k; {
+			switch k - j {
+			case 1:
+				s0, s1, s2, s3 := dot4x1(d0, d1, d2, d3, vecs.Row(j))
+				o := dst[j*l+i:][:4]
+				o[0], o[1], o[2], o[3] = s0, s1, s2, s3
+				j++
+			case 2, 3:
+				var s [8]float64
+				dot4x2(d0, d1, d2, d3, vecs.Row(j), vecs.Row(j+1), &s)
+				o := dst[j*l+i:][:4]
+				o[0], o[1], o[2], o[3] = s[0], s[1], s[2], s[3]
+				o = dst[(j+1)*l+i:][:4]
+				o[0], o[1], o[2], o[3] = s[4], s[5], s[6], s[7]
+				j += 2
+			default:
+				var s [8]float64
+				v0, v1, v2, v3 := vecs.Row(j), vecs.Row(j+1), vecs.Row(j+2), vecs.Row(j+3)
+				dot2x4(d0, d1, v0, v1, v2, v3, &s)
+				for r := range 4 {
+					dst[(j+r)*l+i] = s[r]
+					dst[(j+r)*l+i+1] = s[4+r]
+				}
+				dot2x4(d2, d3, v0, v1, v2, v3, &s)
+				for r := range 4 {
+					dst[(j+r)*l+i+2] = s[r]
+					dst[(j+r)*l+i+3] = s[4+r]
+				}
+				j += 4
+			}
+		}
+	}
+	for ; i < hi; i++ {
+		d0 := dict.Row(i)
+		for j := range k {
+			dst[j*l+i] = dot1(d0, vecs.Row(j))
+		}
+	}
+}
+
+// dot4x1 returns the inner products of four rows with v: float32 sums over
+// runs of dictRun elements (two interleaved accumulators per row) added into
+// float64.
+func dot4x1(d0, d1, d2, d3, v []float32) (s0, s1, s2, s3 float64) {
+	n := len(v)
+	d0, d1, d2, d3 = d0[:n], d1[:n], d2[:n], d3[:n]
+	for p0 := 0; p0 < n; p0 += dictRun {
+		p1 := p0 + dictRun
+		if p1 > n {
+			p1 = n
+		}
+		var a0, a1, a2, a3, b0, b1, b2, b3 float32
+		i := p0
+		for ; i+1 < p1; i += 2 {
+			y0, y1 := v[i], v[i+1]
+			a0 += d0[i] * y0
+			a1 += d1[i] * y0
+			a2 += d2[i] * y0
+			a3 += d3[i] * y0
+			b0 += d0[i+1] * y1
+			b1 += d1[i+1] * y1
+			b2 += d2[i+1] * y1
+			b3 += d3[i+1] * y1
+		}
+		if i < p1 {
+			y0 := v[i]
+			a0 += d0[i] * y0
+			a1 += d1[i] * y0
+			a2 += d2[i] * y0
+			a3 += d3[i] * y0
+		}
+		s0 += float64(a0) + float64(b0)
+		s1 += float64(a1) + float64(b1)
+		s2 += float64(a2) + float64(b2)
+		s3 += float64(a3) + float64(b3)
+	}
+	return
+}
+
+// dot4x2 sets s[j*4+r] = <d_r, v_j> for four rows and two vectors.
+func dot4x2(d0, d1, d2, d3, v0, v1 []float32, s *[8]float64) {
+	n := len(v0)
+	d0, d1, d2, d3, v1 = d0[:n], d1[:n], d2[:n], d3[:n], v1[:n]
+	var s00, s01, s02, s03, s10, s11, s12, s13 float64
+	for p0 := 0; p0 < n; p0 += dictRun {
+		p1 := p0 + dictRun
+		if p1 > n {
+			p1 = n
+		}
+		var a00, a01, a02, a03, a10, a11, a12, a13 float32
+		ys0, ys1 := v0[p0:p1], v1[p0:p1]
+		xs0, xs1, xs2, xs3 := d0[p0:p1], d1[p0:p1], d2[p0:p1], d3[p0:p1]
+		for i, y0 := range ys0 {
+			y1 := ys1[i]
+			x0, x1, x2, x3 := xs0[i], xs1[i], xs2[i], xs3[i]
+			a00 += x0 * y0
+			a01 += x1 * y0
+			a02 += x2 * y0
+			a03 += x3 * y0
+			a10 += x0 * y1
+			a11 += x1 * y1
+			a12 += x2 * y1
+			a13 += x3 * y1
+		}
+		s00 += float64(a00)
+		s01 += float64(a01)
+		s02 += float64(a02)
+		s03 += float64(a03)
+		s10 += float64(a10)
+		s11 += float64(a11)
+		s12 += float64(a12)
+		s13 += float64(a13)
+	}
+	s[0], s[1], s[2], s[3] = s00, s01, s02, s03
+	s[4], s[5], s[6], s[7] = s10, s11, s12, s13
+}
+
+// dot2x4 sets s[r*4+j] = <d_r, v_j> for two rows and four vectors.
+func dot2x4(d0, d1, v0, v1, v2, v3 []float32, s *[8]float64) {
+	n := len(d0)
+	d1, v0, v1, v2, v3 = d1[:n], v0[:n], v1[:n], v2[:n], v3[:n]
+	var s00, s01, s02, s03, s10, s11, s12, s13 float64
+	for p0 := 0; p0 < n; p0 += dictRun {
+		p1 := p0 + dictRun
+		if p1 > n {
+			p1 = n
+		}
+		var a00, a01, a02, a03, a10, a11, a12, a13 float32
+		xs0, xs1 := d0[p0:p1], d1[p0:p1]
+		ys0, ys1, ys2, ys3 := v0[p0:p1], v1[p0:p1], v2[p0:p1], v3[p0:p1]
+		for i, x0 := range xs0 {
+			x1 := xs1[i]
+			y0, y1, y2, y3 := ys0[i], ys1[i], ys2[i], ys3[i]
+			a00 += x0 * y0
+			a01 += x0 * y1
+			a02 += x0 * y2
+			a03 += x0 * y3
+			a10 += x1 * y0
+			a11 += x1 * y1
+			a12 += x1 * y2
+			a13 += x1 * y3
+		}
+		s00 += float64(a00)
+		s01 += float64(a01)
+		s02 += float64(a02)
+		s03 += float64(a03)
+		s10 += float64(a10)
+		s11 += float64(a11)
+		s12 += float64(a12)
+		s13 += float64(a13)
+	}
+	s[0], s[1], s[2], s[3] = s00, s01, s02, s03
+	s[4], s[5], s[6], s[7] = s10, s11, s12, s13
+}
+
+// dot1 is the single-row inner product, with the same accumulation scheme.
+func dot1(d, v []float32) float64 {
+	n := len(v)
+	d = d[:n]
+	var s float64
+	for p0 := 0; p0 < n; p0 += dictRun {
+		p1 := p0 + dictRun
+		if p1 > n {
+			p1 = n
+		}
+		var a, b float32
+		i := p0
+		for ; i+1 < p1; i += 2 {
+			a += d[i] * v[i]
+			b += d[i+1] * v[i+1]
+		}
+		if i < p1 {
+			a += d[i] * v[i]
+		}
+		s += float64(a) + float64(b)
+	}
+	return s
+}
+
+func (g *goBackend) RankUpdate(d Matrix, alpha float32, u Matrix, v Matrix) error {
+	if err := CheckRankUpdate(d, u, v); err != nil {
+		return err
+	}
+	if d.Rows == 0 || d.Cols == 0 || u.Rows == 0 {
+		return nil
+	}
+	workers := g.workersFor(d.Rows*d.Cols*u.Rows, minParallelElems)
+	c := chunkLen(d.Rows, workers, 8)
+	parallel(ceilDiv(d.Rows, c), workers, nil, nil, func(_ struct{}, t int) {
+		for i := t * c; i < min((t+1)*c, d.Rows); i++ {
+			rankRow(d.Row(i), i, alpha, u, v)
+		}
+	})
+	return nil
+}
+
+// rankRow updates row i of d: row += alpha·Σ_t u_t[i]·v_t, taking the
+// vectors in groups of up to four so that the row is read and written once
+// per group (and stays in cache between groups).
+func rankRow(row []float32, i int, alpha float32, u, v Matrix) {
+	n := len(row)
+	k := u.Rows
+	for t := 0; t < k; {
+		switch k - t {
+		case 1:
+			c0 := alpha * u.At(t, i)
+			v0 := v.Row(t)[:n]
+			for j, x := range v0 {
+				row[j] += c0 * x
+			}
+			t++
+		case 2, 3:
+			c0, c1 := alpha*u.At(t, i), alpha*u.At(t+1, i)
+			v0, v1 := v.Row(t)[:n], v.Row(t + 1)[:n]
+			for j, x := range v0 {
+				row[j] += c0*x + c1*v1[j]
+			}
+			t += 2
+		default:
+			c0, c1, c2, c3 := alpha*u.At(t, i), alpha*u.At(t+1, i), alpha*u.At(t+2, i), alpha*u.At(t+3, i)
+			v0, v1, v2, v3 := v.Row(t)[:n], v.Row(t + 1)[:n], v.Row(t + 2)[:n], v.Row(t + 3)[:n]
+			for j, x := range v0 {
+				row[j] += (c0*x + c1*v1[j]) + (c2*v2[j] + c3*v3[j])
+			}
+			t += 4
+		}
+	}
+}
