@@ -1,7 +1,6 @@
 package data
 
 import (
-	"bufio"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -27,7 +26,7 @@ func ReadCSV(r io.Reader, name string, opts ...Option) (*Dataset, error) {
 	if o.badOption != nil {
 		return nil, &ParseError{File: name, Err: o.badOption}
 	}
-	cr := csv.NewReader(bufio.NewReaderSize(r, readBufSize))
+	cr := csv.NewReader(skipBOM(r))
 	cr.FieldsPerRecord = -1 // checked below, with a better message
 	cr.ReuseRecord = true
 	cr.Comment = '#'

@@ -25,7 +25,17 @@ type lineReader struct {
 }
 
 func newLineReader(r io.Reader, max int64) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(r, readBufSize), max: max}
+	return &lineReader{br: skipBOM(r), max: max}
+}
+
+// skipBOM returns a buffered reader over r without a leading UTF-8 byte
+// order mark (which some editors and spreadsheets write).
+func skipBOM(r io.Reader) *bufio.Reader {
+	br := bufio.NewReaderSize(r, readBufSize)
+	if b, err := br.Peek(3); err == nil && string(b) == "\xef\xbb\xbf" {
+		br.Discard(3)
+	}
+	return br
 }
 
 // next returns the next line (valid until the following call) or io.EOF.

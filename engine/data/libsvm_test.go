@@ -78,6 +78,19 @@ func equalF64(a, b []float64) bool {
 	return true
 }
 
+func TestReadBOM(t *testing.T) {
+	d, err := ReadLibSVM(strings.NewReader("\ufeff1 2:3\n"), "bom.svm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRows(t, d, []float64{1}, [][]float64{{0, 3}})
+	d, err = ReadCSV(strings.NewReader("\ufeff1,2\n"), "bom.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRows(t, d, []float64{1}, [][]float64{{2}})
+}
+
 func TestReadLibSVMWithDim(t *testing.T) {
 	d, err := ReadLibSVM(strings.NewReader("1 2:3\n-1 1:1\n"), "p.svm", WithDim(5))
 	if err != nil {

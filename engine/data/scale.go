@@ -155,7 +155,9 @@ func (s *Scaler) Dim() int { return len(s.Scale) }
 
 // Apply scales the rows of x in place. x must have exactly the features s was
 // fitted on; otherwise it returns an error wrapping ErrFeatureMismatch and
-// leaves x unchanged. Results are computed in float64 and rounded to float32.
+// leaves x unchanged. Results are computed in float64 and rounded to float32;
+// a non-finite input or result (a value beyond float32's range after scaling)
+// is an error, reported when reached.
 func (s *Scaler) Apply(x backend.Matrix) error {
 	if err := s.Check(); err != nil {
 		return err
@@ -173,7 +175,12 @@ func (s *Scaler) Apply(x backend.Matrix) error {
 	for i := range x.Rows {
 		row := x.Row(i)
 		for j, v := range row {
-			row[j] = float32((float64(v) - s.Offset[j]) * s.Scale[j])
+			f := float32((float64(v) - s.Offset[j]) * s.Scale[j])
+			if g := float64(f); math.IsNaN(g) || math.IsInf(g, 0) {
+				return fmt.Errorf("apply %s scaler: row %d feature %d: %v scales to %v (rows before it are already scaled)",
+					s.Mode, i+1, j+1, v, f)
+			}
+			row[j] = f
 		}
 	}
 	return nil

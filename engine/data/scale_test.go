@@ -192,3 +192,16 @@ func TestScalerErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestScalerApplyNonFinite(t *testing.T) {
+	s := &Scaler{Mode: ScaleStandard, Offset: []float64{0, 0}, Scale: []float64{1, 1e30}}
+	x := matrix(t, [][]float32{{1, 1}, {1, 1e20}})
+	err := s.Apply(x)
+	if err == nil || !strings.Contains(err.Error(), "row 2 feature 2: 1e+20 scales to +Inf") {
+		t.Errorf("overflow: %v", err)
+	}
+	y := matrix(t, [][]float32{{float32(math.NaN()), 0}})
+	if err := s.Apply(y); err == nil || !strings.Contains(err.Error(), "row 1 feature 1: NaN") {
+		t.Errorf("NaN input: %v", err)
+	}
+}
