@@ -4,8 +4,6 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/pursuit-ml/pursuit/engine"
-	"github.com/pursuit-ml/pursuit/engine/data"
 )
 
 // This file holds the commands still being written; each says so.
@@ -36,6 +34,3 @@ func demoCommand() *command {
 	return pending("demo", "train every algorithm on generated data, print a comparison, write plots")
 }
 
-func writePlots(e *engine.Engine, m *cliModel, dir, name string, tr, test *data.Dataset) ([]string, error) {
-	return nil, fmt.Errorf("--plot: not in this build yet")
-}

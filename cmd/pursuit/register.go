@@ -5,6 +5,8 @@ package main
 func registerAlgorithms(all []*algorithm) {
 	for _, a := range all {
 		switch a.name {
+		case "svm":
+			a.train, a.load = trainSVM, loadSVM
 		}
 	}
 }

@@ -118,6 +118,7 @@ func runTrain(ev *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	trRaw := tr
 	scaler, err := fitScaler(o.scale, tr)
 	if err != nil {
 		return err
@@ -164,7 +165,7 @@ func runTrain(ev *env, args []string) error {
 	}
 	var plots []string
 	if o.plotDir != "" {
-		if plots, err = writePlots(e, m, o.plotDir, algo.name, tr, test); err != nil {
+		if plots, err = writePlots(e, m, o.plotDir, algo.name, algo.name+" on "+filepath.Base(o.data), trRaw); err != nil {
 			return err
 		}
 	}

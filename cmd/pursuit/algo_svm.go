@@ -1,0 +1,72 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/svm"
+)
+
+// svmFitted adapts a binary C-SVC or ε-SVR model of package svm. Its
+// payload in the model file is LIBSVM's text model format, so
+// `svm-predict` can use it directly on data scaled as the header says
+// (with --scale none, on the raw data).
+type svmFitted struct{ m *svm.Model }
+
+func svmParams(p *trainParams) svm.Params {
+	sp := svm.Params{Type: svm.CSVC, Kernel: p.kernel, C: p.c, Seed: uint64(p.seed)}
+	if p.regression {
+		sp.Type = svm.EpsilonSVR
+		sp.Epsilon = p.svrEps
+		if sp.Epsilon == 0 {
+			sp.Epsilon = 0.1 // LIBSVM's default -p
+		}
+	}
+	return sp
+}
+
+func trainSVM(e *engine.Engine, p *trainParams, x engine.Matrix, y []float64, _ engine.Matrix, _ []float64) (fitted, error) {
+	if p.progress != nil {
+		p.progress(progressUpdate{Step: 0, Total: 1, Metric: "smo", Value: nan(), ValErr: nan()})
+	}
+	m, err := svm.Train(e, x, y, svmParams(p))
+	if err != nil {
+		return nil, err
+	}
+	return newSVMFitted(m)
+}
+
+func newSVMFitted(m *svm.Model) (*svmFitted, error) {
+	if m.NumDecision() != 1 {
+		return nil, fmt.Errorf("svm model with %d classes where a binary one was expected", m.NumClasses())
+	}
+	return &svmFitted{m: m}, nil
+}
+
+func loadSVM(r io.Reader) (fitted, error) {
+	m, err := svm.ReadLIBSVMModel(r)
+	if err != nil {
+		return nil, err
+	}
+	return newSVMFitted(m)
+}
+
+func (f *svmFitted) Decision(e *engine.Engine, x engine.Matrix) ([]float64, error) {
+	d, err := f.m.Decision(e, x)
+	if err != nil {
+		return nil, err
+	}
+	// A binary C-SVC's decision is positive for Labels[0]; the CLI's
+	// convention is positive for +1.
+	if f.m.Type == svm.CSVC && len(f.m.Labels) == 2 && f.m.Labels[0] != 1 {
+		for i := range d {
+			d[i] = -d[i]
+		}
+	}
+	return d, nil
+}
+
+func (f *svmFitted) NBasis() int           { return f.m.TotalSV() }
+func (f *svmFitted) Basis() engine.Matrix  { return f.m.SV }
+func (f *svmFitted) Save(w io.Writer) error { return f.m.WriteLIBSVM(w) }

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/engine/data"
+	"github.com/pursuit-ml/pursuit/internal/plot"
+)
+
+// surfaceGrid is the resolution of decision-surface plots.
+const surfaceGrid = 150
+
+// writePlots writes the pictures of model m into dir: prefix-curve.png
+// when m has a learning curve, and prefix-surface.png when the data are
+// two-dimensional and the task is classification. raw holds the training
+// points in their original (unscaled) coordinates; the surface is drawn in
+// those coordinates. It returns the files written.
+func writePlots(e *engine.Engine, m *cliModel, dir, prefix, title string, raw *data.Dataset) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("plot directory: %w", err)
+	}
+	var files []string
+	if len(m.hdr.Curve) > 0 {
+		path := filepath.Join(dir, prefix+"-curve.png")
+		if err := writeCurve(path, title, m); err != nil {
+			return nil, err
+		}
+		files = append(files, path)
+	}
+	if m.hdr.Dim == 2 && m.hdr.Labels.Task != taskRegression && raw != nil {
+		path := filepath.Join(dir, prefix+"-surface.png")
+		if err := writeSurface(e, path, title, m, raw); err != nil {
+			return nil, err
+		}
+		files = append(files, path)
+	}
+	return files, nil
+}
+
+func writeCurve(path, title string, m *cliModel) error {
+	c := m.hdr.Curve
+	x := make([]float64, len(c))
+	tr, val, te := make([]float64, len(c)), make([]float64, len(c)), make([]float64, len(c))
+	for i, p := range c {
+		x[i], tr[i], val[i], te[i] = float64(p.N), float64(p.Train), float64(p.Val), float64(p.Test)
+	}
+	ylabel := "error rate"
+	if m.hdr.Labels.Task == taskRegression {
+		ylabel = "mean squared error"
+	}
+	xlabel := "basis functions"
+	if len(m.models) > 1 {
+		xlabel = "basis functions per classifier"
+	}
+	return plot.LearningCurve(path, title+": learning curve", xlabel, ylabel, []plot.Series{
+		{Name: "training", X: x, Y: tr}, {Name: "validation", X: x, Y: val}, {Name: "test", X: x, Y: te},
+	})
+}
+
+// writeSurface evaluates m on a grid over the bounding box of raw (plus a
+// margin) and draws it with the points of raw and the model's basis points.
+func writeSurface(e *engine.Engine, path, title string, m *cliModel, raw *data.Dataset) error {
+	lo, hi := [2]float64{math.Inf(1), math.Inf(1)}, [2]float64{math.Inf(-1), math.Inf(-1)}
+	for i := range raw.Len() {
+		for j := range 2 {
+			v := float64(raw.X.At(i, j))
+			lo[j], hi[j] = math.Min(lo[j], v), math.Max(hi[j], v)
+		}
+	}
+	for j := range 2 {
+		pad := 0.08 * (hi[j] - lo[j])
+		if pad == 0 {
+			pad = 1
+		}
+		lo[j], hi[j] = lo[j]-pad, hi[j]+pad
+	}
+	s := &plot.Surface{Title: title}
+	for i := range surfaceGrid {
+		t := float64(i) / (surfaceGrid - 1)
+		s.X = append(s.X, lo[0]+t*(hi[0]-lo[0]))
+		s.Y = append(s.Y, lo[1]+t*(hi[1]-lo[1]))
+	}
+	g := backend.NewMatrix(surfaceGrid*surfaceGrid, 2)
+	for r, y := range s.Y {
+		for c, x := range s.X {
+			g.Set(r*surfaceGrid+c, 0, float32(x))
+			g.Set(r*surfaceGrid+c, 1, float32(y))
+		}
+	}
+	if m.hdr.Scaler != nil {
+		if err := m.hdr.Scaler.Apply(g); err != nil {
+			return fmt.Errorf("surface plot: %w", err)
+		}
+	}
+	dec, err := m.decisions(e, g)
+	if err != nil {
+		return fmt.Errorf("surface plot: %w", err)
+	}
+	lp := &m.hdr.Labels
+	multi := lp.Task == taskOneVsRest
+	if multi {
+		for _, c := range lp.Classes {
+			s.Classes = append(s.Classes, formatLabel(c))
+		}
+	}
+	pred := lp.decide(dec)
+	for r := range s.Y {
+		row := make([]float64, surfaceGrid)
+		for c := range row {
+			i := r*surfaceGrid + c
+			if multi {
+				row[c] = float64(classIndex(lp.Classes, pred[i]))
+			} else {
+				row[c] = dec[0][i]
+			}
+		}
+		s.Values = append(s.Values, row)
+	}
+	for i := range raw.Len() {
+		s.Points = append(s.Points, [2]float64{float64(raw.X.At(i, 0)), float64(raw.X.At(i, 1))})
+		if multi {
+			s.Labels = append(s.Labels, classIndex(lp.Classes, raw.Y[i]))
+		} else {
+			s.Labels = append(s.Labels, int(lp.targets(raw.Y[i:i+1], 0)[0]))
+		}
+	}
+	for _, f := range m.models {
+		b := f.Basis()
+		for i := range b.Rows {
+			s.Basis = append(s.Basis, unscale(m.hdr.Scaler, b.At(i, 0), b.At(i, 1)))
+		}
+	}
+	return plot.DecisionSurface(path, s)
+}
+
+// unscale maps a scaled 2-D point back to the original coordinates.
+func unscale(s *data.Scaler, x, y float32) [2]float64 {
+	p := [2]float64{float64(x), float64(y)}
+	if s == nil || s.Mode == data.ScaleNone {
+		return p
+	}
+	for j := range 2 {
+		if s.Scale[j] != 0 {
+			p[j] = p[j]/s.Scale[j] + s.Offset[j]
+		} else {
+			p[j] = s.Offset[j]
+		}
+	}
+	return p
+}
+
+func classIndex(classes []float64, v float64) int {
+	for k, c := range classes {
+		if c == v {
+			return k
+		}
+	}
+	return -1
+}
