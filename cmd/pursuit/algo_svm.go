@@ -67,6 +67,6 @@ func (f *svmFitted) Decision(e *engine.Engine, x engine.Matrix) ([]float64, erro
 	return d, nil
 }
 
-func (f *svmFitted) NBasis() int           { return f.m.TotalSV() }
-func (f *svmFitted) Basis() engine.Matrix  { return f.m.SV }
+func (f *svmFitted) NBasis() int            { return f.m.TotalSV() }
+func (f *svmFitted) Basis() engine.Matrix   { return f.m.SV }
 func (f *svmFitted) Save(w io.Writer) error { return f.m.WriteLIBSVM(w) }

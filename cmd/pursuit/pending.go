@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-
 )
 
 // This file holds the commands still being written; each says so.
@@ -33,4 +32,3 @@ func plotCommand() *command {
 func demoCommand() *command {
 	return pending("demo", "train every algorithm on generated data, print a comparison, write plots")
 }
-
