@@ -7,9 +7,6 @@ import (
 
 // This file holds the commands still being written; each says so.
 
-func newCVFlags() (*flag.FlagSet, *struct{}) {
-	return flag.NewFlagSet("cv", flag.ContinueOnError), nil
-}
 func newPlotFlags() (*flag.FlagSet, *struct{}) {
 	return flag.NewFlagSet("plot", flag.ContinueOnError), nil
 }
@@ -23,9 +20,6 @@ func pending(name, summary string) *command {
 	}}
 }
 
-func cvCommand() *command {
-	return pending("cv", "k-fold cross-validation over a small parameter grid")
-}
 func plotCommand() *command {
 	return pending("plot", "draw the learning curve and decision surface of a model")
 }

@@ -1,0 +1,377 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/engine/data"
+)
+
+type cvOptions struct {
+	dataFlags
+	modelFlags
+	folds                   int
+	gridGamma, gridC, gridN string
+	model                   string
+}
+
+func newCVFlags() (*flag.FlagSet, *cvOptions) {
+	o := &cvOptions{}
+	fs := flag.NewFlagSet("cv", flag.ContinueOnError)
+	addDataFlags(fs, &o.dataFlags, true)
+	addModelFlags(fs, &o.modelFlags)
+	fs.IntVar(&o.folds, "folds", 5, "number of cross-validation folds `K` (stratified by class)")
+	fs.StringVar(&o.gridGamma, "grid-gamma", "", "comma-separated kernel γ values to try, e.g. 0.01,0.1,1 (default: --gamma)")
+	fs.StringVar(&o.gridC, "grid-c", "", "comma-separated C values to try (svm, slmc), e.g. 1,10,100 (default: --c)")
+	fs.StringVar(&o.gridN, "grid-basis", "", "comma-separated numbers of basis functions to try (KMP family) (default: --basis)")
+	fs.StringVar(&o.model, "model", "", "retrain on all of --data with the best setting and write the model to `FILE`")
+	return fs, o
+}
+
+func cvCommand() *command {
+	return &command{
+		name:    "cv",
+		summary: "k-fold cross-validation over a small grid of γ, C or N",
+		usage: `pursuit cv --data FILE [--folds K] [--algo ALGO] [--grid-gamma G1,G2,...] [--grid-c C1,C2,...]
+                   [--grid-basis N1,N2,...] [--test FILE] [--model OUT] [train's flags] [--json]`,
+		examples: `# choose γ and C of an SVM by 5-fold cross-validation:
+pursuit cv --data sonar.gz --algo svm --grid-gamma 0.01,0.03,0.1 --grid-c 1,10,100
+# choose the number of KMP basis functions, then test the best on a separate file:
+pursuit cv --data train.txt --test test.txt --algo kmp --gamma 0.5 --grid-basis 10,20,50,100 --json`,
+		run: runCV,
+	}
+}
+
+// cvPoint is one grid setting and its cross-validated figures.
+type cvPoint struct {
+	Gamma        *float64 `json:"gamma,omitempty"`
+	C            *float64 `json:"c,omitempty"`
+	Basis        *int     `json:"basis,omitempty"`
+	CVError      float64  `json:"cv_error"`
+	CVStd        float64  `json:"cv_std"`
+	TrainError   float64  `json:"train_error"`
+	NBasis       float64  `json:"n_basis"`
+	TrainSeconds float64  `json:"train_seconds"`
+}
+
+// cvJSON is the object `pursuit cv --json` prints: the fields of train's
+// object for the best setting (train_error and n_basis averaged over the
+// folds, test_error on --test after retraining on all the data, null without
+// it), plus the cross-validation error and the whole grid.
+type cvJSON struct {
+	resultJSON
+	Folds   int       `json:"folds"`
+	CVError float64   `json:"cv_error"`
+	Best    cvPoint   `json:"best"`
+	Grid    []cvPoint `json:"grid"`
+}
+
+func parseList(flagName, s string, integer bool) ([]float64, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil || !(v > 0) || math.IsInf(v, 0) || (integer && v != math.Trunc(v)) {
+			kind := "positive numbers"
+			if integer {
+				kind = "positive integers"
+			}
+			return nil, fmt.Errorf("--%s %q: want comma-separated %s, e.g. 1,10,100", flagName, s, kind)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func runCV(ev *env, args []string) error {
+	c := cvCommand()
+	fs, o := newCVFlags()
+	if err := parseFlags(ev, c, fs, args); err != nil {
+		return err
+	}
+	set := setFlags(fs)
+	if err := o.dataFlags.validate(set, true); err != nil {
+		return err
+	}
+	if err := o.modelFlags.validate(set); err != nil {
+		return err
+	}
+	if o.folds < 2 {
+		return fmt.Errorf("--folds %d: need at least 2", o.folds)
+	}
+	gammas, err := parseList("grid-gamma", o.gridGamma, false)
+	if err != nil {
+		return err
+	}
+	cs, err := parseList("grid-c", o.gridC, false)
+	if err != nil {
+		return err
+	}
+	ns, err := parseList("grid-basis", o.gridN, true)
+	if err != nil {
+		return err
+	}
+	algo, _ := findAlgorithm(o.algo)
+	if len(gammas) > 0 && (set["gamma"] || set["sigma"]) {
+		return fmt.Errorf("give --grid-gamma or --gamma/--sigma, not both")
+	}
+	if len(gammas) > 0 && o.kernel == "linear" {
+		return fmt.Errorf("--grid-gamma: the linear kernel has no γ")
+	}
+	if len(cs) > 0 && !contains([]string{"svm", "slmc"}, o.algo) {
+		return fmt.Errorf("--grid-c does not apply to --algo %s (it is for svm, slmc)", o.algo)
+	}
+	if len(ns) > 0 && !algo.usesBasis {
+		return fmt.Errorf("--grid-basis does not apply to --algo %s (it is for the KMP family)", o.algo)
+	}
+	e, err := o.newEngine()
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	all, err := loadData(o.data, o.loadOptions(0))
+	if err != nil {
+		return err
+	}
+	var test *data.Dataset
+	if o.test != "" {
+		if test, err = loadData(o.test, o.loadOptions(all.Dim())); err != nil {
+			return fmt.Errorf("%w (the test data must have the training data's %d features)", err, all.Dim())
+		}
+	}
+	if o.svrEps > 0 {
+		o.regression = true
+	}
+	plan, err := planLabels(all.Y, &o.dataFlags)
+	if err != nil {
+		return fmt.Errorf("%s: %w", o.data, err)
+	}
+	if all.Len() < 2*o.folds {
+		return fmt.Errorf("%s: %d examples are too few for %d folds", o.data, all.Len(), o.folds)
+	}
+	var strat []float64
+	if plan.Task != taskRegression {
+		strat = all.Y
+	}
+	folds := data.KFold(all.Len(), o.folds, uint64(o.seed), strat)
+
+	// The grid: every combination of the lists given (a missing list is the
+	// single value of the corresponding flag).
+	type setting struct {
+		gamma, c float64
+		basis    int
+		pt       cvPoint
+	}
+	if gammas == nil {
+		gammas = []float64{math.NaN()}
+	}
+	if cs == nil {
+		cs = []float64{o.c}
+	}
+	if ns == nil {
+		ns = []float64{float64(o.basis)}
+	}
+	var grid []setting
+	for _, g := range gammas {
+		for _, cv := range cs {
+			for _, n := range ns {
+				grid = append(grid, setting{gamma: g, c: cv, basis: int(n)})
+			}
+		}
+	}
+	bar := newProgressBar(ev, "cv "+algo.name, o.quiet)
+	total := len(grid) * o.folds
+	done := 0
+	start := time.Now()
+	for gi := range grid {
+		s := &grid[gi]
+		mf := o.modelFlags
+		if !math.IsNaN(s.gamma) {
+			mf.gamma, mf.sigma = s.gamma, 0
+			g := s.gamma
+			s.pt.Gamma = &g
+		}
+		mf.c, mf.basis = s.c, s.basis
+		if len(cs) > 1 || set["c"] {
+			cv := s.c
+			s.pt.C = &cv
+		}
+		if algo.usesBasis {
+			b := s.basis
+			s.pt.Basis = &b
+		}
+		var errs []float64
+		for f := range folds {
+			var trIdx []int
+			for g, fold := range folds {
+				if g != f {
+					trIdx = append(trIdx, fold...)
+				}
+			}
+			res, err := fitSplit(e, algo, &mf, &o.dataFlags, plan, all.Subset(trIdx), all.Subset(folds[f]), nil)
+			if err != nil {
+				return fmt.Errorf("%s fold %d/%d: %w", describeSetting(s.pt), f+1, o.folds, err)
+			}
+			errs = append(errs, res.testErr)
+			s.pt.TrainError += res.trainErr / float64(o.folds)
+			s.pt.NBasis += float64(res.model.nBasis()) / float64(o.folds)
+			s.pt.TrainSeconds += res.trainSeconds
+			done++
+			bar.Update(progressUpdate{Step: done, Total: total, Metric: "cv error", Value: mean(errs), ValErr: math.NaN()})
+		}
+		s.pt.CVError, s.pt.CVStd = mean(errs), stddev(errs)
+	}
+	bar.Done()
+	best := 0
+	for gi := range grid {
+		if grid[gi].pt.CVError < grid[best].pt.CVError {
+			best = gi
+		}
+	}
+	out := cvJSON{Folds: o.folds, CVError: grid[best].pt.CVError, Best: grid[best].pt}
+	for _, s := range grid {
+		out.Grid = append(out.Grid, s.pt)
+	}
+	out.resultJSON = resultJSON{
+		Algorithm: algo.name, Backend: e.BackendName(), Task: plan.Task,
+		NTrain: all.Len(), NBasis: int(math.Round(grid[best].pt.NBasis)),
+		TrainError: num(grid[best].pt.TrainError), TestError: nil, TrainSeconds: time.Since(start).Seconds(),
+	}
+	// Retrain on all the data with the best setting when a test set or a
+	// model file is asked for.
+	if test != nil || o.model != "" {
+		mf := o.modelFlags
+		b := grid[best]
+		if !math.IsNaN(b.gamma) {
+			mf.gamma, mf.sigma = b.gamma, 0
+		}
+		mf.c, mf.basis = b.c, b.basis
+		res, err := fitSplit(e, algo, &mf, &o.dataFlags, plan, all, test, nil)
+		if err != nil {
+			return fmt.Errorf("retraining with the best setting: %w", err)
+		}
+		out.Kernel = res.model.hdr.Kernel
+		out.NBasis = res.model.nBasis()
+		out.TrainError = num(res.trainErr)
+		if test != nil {
+			out.NTest, out.TestError, out.PredictSeconds = test.Len(), num(res.testErr), res.predictSeconds
+		}
+		res.model.hdr.Train.Data = filepath.Base(o.data)
+		if o.model != "" {
+			if out.ModelBytes, err = res.model.save(o.model); err != nil {
+				return err
+			}
+			out.Model = o.model
+		} else if out.ModelBytes, err = res.model.size(); err != nil {
+			return err
+		}
+	}
+	if o.jsonOutput {
+		return printJSON(ev, out)
+	}
+	w := ev.stdout
+	fmt.Fprintf(w, "%d-fold cross-validation of %s on %s (%d examples, %s), backend %s\n\n", o.folds, algo.name, o.data, all.Len(), describeTask(&plan), e.BackendName())
+	fmt.Fprintf(w, "  %-36s %12s %10s %10s %9s\n", "setting", "cv error", "± std", "basis", "seconds")
+	for gi, s := range grid {
+		mark := " "
+		if gi == best {
+			mark = "*"
+		}
+		fmt.Fprintf(w, "%s %-36s %11.2f%% %9.2f%% %10.1f %9.3g\n", mark, describeSetting(s.pt), 100*s.pt.CVError, 100*s.pt.CVStd, s.pt.NBasis, s.pt.TrainSeconds)
+	}
+	fmt.Fprintf(w, "\nbest: %s, cv error %.2f%%\n", describeSetting(grid[best].pt), 100*grid[best].pt.CVError)
+	if out.TestError != nil {
+		fmt.Fprintf(w, "retrained on all %d examples: %s on %s\n", all.Len(), errText(&plan, *out.TestError, out.NTest), o.test)
+	}
+	if out.Model != "" {
+		fmt.Fprintf(w, "saved %s (%s)\n", out.Model, humanSize(out.ModelBytes))
+	}
+	return nil
+}
+
+func describeSetting(p cvPoint) string {
+	var parts []string
+	if p.Gamma != nil {
+		parts = append(parts, fmt.Sprintf("gamma=%g", *p.Gamma))
+	}
+	if p.C != nil {
+		parts = append(parts, fmt.Sprintf("C=%g", *p.C))
+	}
+	if p.Basis != nil {
+		if *p.Basis == 0 {
+			parts = append(parts, "basis=default")
+		} else {
+			parts = append(parts, fmt.Sprintf("basis=%d", *p.Basis))
+		}
+	}
+	if len(parts) == 0 {
+		return "(flags as given)"
+	}
+	return strings.Join(parts, " ")
+}
+
+// fitSplit trains with flags mf on tr (unscaled; a validation part is held
+// out when --val-frac is set), scaling as the flags say, and evaluates on
+// test (may be nil).
+func fitSplit(e *engine.Engine, algo *algorithm, mf *modelFlags, df *dataFlags, plan labelPlan, tr, test *data.Dataset, bar *progressBar) (*fitResult, error) {
+	tr, val, err := splitVal(tr, df.valFrac, mf.seed, &plan)
+	if err != nil {
+		return nil, err
+	}
+	scaler, err := fitScaler(df.scale, tr)
+	if err != nil {
+		return nil, err
+	}
+	if tr, err = scaled(scaler, tr); err != nil {
+		return nil, err
+	}
+	if val, err = scaled(scaler, val); err != nil {
+		return nil, err
+	}
+	if test, err = scaled(scaler, test); err != nil {
+		return nil, err
+	}
+	p, err := mf.params(tr.Dim(), df, val != nil)
+	if err != nil {
+		return nil, err
+	}
+	res, err := fit(e, algo, p, plan, tr, val, test, bar)
+	if err != nil {
+		return nil, err
+	}
+	res.model.hdr.Scaler = scaler
+	res.model.hdr.Train = trainSummary{NTrain: tr.Len(), TrainError: res.trainErr, TrainSeconds: res.trainSeconds,
+		Backend: e.BackendName(), Seed: mf.seed, Version: version}
+	if val != nil {
+		res.model.hdr.Train.NVal, res.model.hdr.Train.ValError = val.Len(), res.valErr
+	}
+	return res, nil
+}
+
+func mean(v []float64) float64 {
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
+}
+
+func stddev(v []float64) float64 {
+	if len(v) < 2 {
+		return 0
+	}
+	m, s := mean(v), 0.0
+	for _, x := range v {
+		s += (x - m) * (x - m)
+	}
+	return math.Sqrt(s / float64(len(v)-1))
+}
