@@ -1,0 +1,161 @@
+package asm
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/pursuit-ml/pursuit/backend"
+)
+
+// Backend is the AVX2/FMA backend. Build it with New. One Backend may be
+// used by one goroutine at a time (like every backend.Backend); it spreads
+// each operation over its threads internally.
+type Backend struct {
+	threads int
+	asm     bool // the assembly kernels run (false: the pure-Go twins)
+	k       kernels
+	gemmWS  sync.Pool // *gemmWorkspace, one per worker goroutine
+}
+
+var _ backend.Backend = (*Backend)(nil)
+
+// Name returns "avx2".
+func (b *Backend) Name() string { return "avx2" }
+
+// String describes the configuration, e.g. "avx2 (assembly, 2 threads)".
+func (b *Backend) String() string {
+	path := "assembly"
+	if !b.asm {
+		path = "pure-Go kernels: AVX2/FMA masked or not built"
+	}
+	return fmt.Sprintf("avx2 (%s, %d threads)", path, b.threads)
+}
+
+// UsesAssembly reports whether the assembly kernels run (false when AVX2 or
+// FMA were masked with options, or the build is purego).
+func (b *Backend) UsesAssembly() bool { return b.asm }
+
+// Threads returns the number of goroutines one operation uses at most.
+func (b *Backend) Threads() int { return b.threads }
+
+// minParallelWork is the number of multiply-adds below which an operation
+// runs on the calling goroutine: starting goroutines costs microseconds.
+const minParallelWork = 1 << 17
+
+// parallel runs fn over [0, n) split into at most b.threads contiguous
+// ranges whose length is a multiple of grain (except the last), when work
+// (multiply-adds) is large enough to pay for the goroutines.
+func (b *Backend) parallel(n, grain, work int, fn func(lo, hi int)) {
+	t := b.threads
+	if work < minParallelWork || t < 2 || n <= grain {
+		fn(0, n)
+		return
+	}
+	size := (n + t - 1) / t
+	size = (size + grain - 1) / grain * grain
+	if size >= n {
+		fn(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for lo := 0; lo < n; lo += size {
+		hi := min(lo+size, n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(lo, hi)
+		}()
+	}
+	wg.Wait()
+}
+
+// SqNorms writes ‖x_i‖² of each row of x into dst[:x.Rows], summed with
+// float64 partial sums and rounded to float32.
+func (b *Backend) SqNorms(dst []float32, x backend.Matrix) error {
+	if err := backend.CheckSqNorms(dst, x); err != nil {
+		return err
+	}
+	b.parallel(x.Rows, 1, x.Rows*x.Cols, func(lo, hi int) {
+		var out [1]float64
+		for i := lo; i < hi; i++ {
+			row := x.Row(i)
+			b.k.dots(out[:], row, row, 0, 1)
+			dst[i] = float32(out[0])
+		}
+	})
+	return nil
+}
+
+// dictGroups splits k vectors into groups the dot kernels take (8, 4, 2, 1).
+func dictGroups(k int) [][2]int {
+	var g [][2]int
+	for start := 0; start < k; {
+		size := 8
+		for size > k-start {
+			size /= 2
+		}
+		g = append(g, [2]int{start, size})
+		start += size
+	}
+	return g
+}
+
+// DictProducts sets dst[j·dict.Rows+i] = <d_i, v_j> in one pass over dict.
+// Each row d_i is multiplied with all vectors while it is in cache (groups of
+// 8, 4, 2 and 1 vectors). Partial sums are float32 runs of at most 32
+// products per lane (chunks of 256 elements), added into float64.
+func (b *Backend) DictProducts(dst []float64, dict, vecs backend.Matrix) error {
+	if err := backend.CheckDictProducts(dst, dict, vecs); err != nil {
+		return err
+	}
+	rows, k := dict.Rows, vecs.Rows
+	if rows == 0 || k == 0 {
+		return nil
+	}
+	if dict.Cols == 0 {
+		clear(dst[:rows*k])
+		return nil
+	}
+	groups := dictGroups(k)
+	b.parallel(rows, 16, rows*dict.Cols*k, func(lo, hi int) {
+		var out [8]float64
+		for i := lo; i < hi; i++ {
+			row := dict.Row(i)
+			for _, g := range groups {
+				v := vecs.Data[g[0]*vecs.Stride:]
+				b.k.dots(out[:g[1]], row, v, vecs.Stride, g[1])
+				for j := 0; j < g[1]; j++ {
+					dst[(g[0]+j)*rows+i] = out[j]
+				}
+			}
+		}
+	})
+	return nil
+}
+
+// RankUpdate applies d ← d + alpha·Σ_t u_t v_tᵀ row by row: row i of d gets
+// Σ_t (alpha·u_t[i]) v_t in one load and one store, for any k.
+func (b *Backend) RankUpdate(d backend.Matrix, alpha float32, u, v backend.Matrix) error {
+	if err := backend.CheckRankUpdate(d, u, v); err != nil {
+		return err
+	}
+	k := u.Rows
+	if k == 0 || d.Rows == 0 || d.Cols == 0 || alpha == 0 {
+		return nil
+	}
+	b.parallel(d.Rows, 8, d.Rows*d.Cols*k, func(lo, hi int) {
+		c := make([]float32, k)
+		for i := lo; i < hi; i++ {
+			for t := range c {
+				c[t] = alpha * u.At(t, i)
+			}
+			b.k.axpys(d.Row(i), c, v.Data, v.Stride)
+		}
+	})
+	return nil
+}
+
+// ScoredArgMax is backend.ScoredArgMaxRef: an O(M) scan not worth assembly.
+func (b *Backend) ScoredArgMax(s, n []float64, skip []bool) (int, float64) {
+	return backend.ScoredArgMaxRef(s, n, skip)
+}

@@ -1,0 +1,277 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// Dot products of one dictionary row x with k = 1, 2, 4 or 8 vectors.
+//
+// Register use shared by the four functions:
+//   SI  x                     AX  byte offset into x and every v_j
+//   DI  v_0 (others below)    BX  end offset of the current chunk, then the acc pointer
+//   CX  end offset (n·4)      Y0…Y7 float32 accumulators
+//
+// Work is done in chunks of at most 256 elements: within a chunk each
+// accumulator lane sums at most 32 products in float32; at the end of the
+// chunk the lanes are widened to float64 and added into acc (FLUSH), so the
+// float32 rounding error never grows with n.
+
+// FLUSH adds accumulator A (its xmm name XA), widened to float64 and folded
+// from 8 lanes to 4, into the 4 float64 at off(BX). Y14 and Y15 are scratch.
+#define FLUSH(A, XA, off) \
+	VCVTPS2PD    XA, Y14;          \
+	VEXTRACTF128 $1, A, X15;       \
+	VCVTPS2PD    X15, Y15;         \
+	VADDPD       Y15, Y14, Y14;    \
+	VADDPD       off(BX), Y14, Y14; \
+	VMOVUPD      Y14, off(BX)
+
+// CHUNK sets BX to the end of the next chunk: min(AX+1024, CX).
+#define CHUNK \
+	LEAQ    1024(AX), BX; \
+	CMPQ    BX, CX;       \
+	CMOVQGT CX, BX
+
+// func dot1AVX(x, v *float32, n int, acc *float64)
+TEXT ·dot1AVX(SB), NOSPLIT, $0-32
+	MOVQ x+0(FP), SI
+	MOVQ v+8(FP), DI
+	MOVQ n+16(FP), CX
+	SHLQ $2, CX
+	XORQ AX, AX
+
+d1chunk:
+	CMPQ AX, CX
+	JGE  d1done
+	CHUNK
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+
+d1loop32:
+	// 32 elements per step, four independent accumulators.
+	LEAQ        128(AX), DX
+	CMPQ        DX, BX
+	JGT         d1loop8
+	VMOVUPS     (SI)(AX*1), Y4
+	VMOVUPS     32(SI)(AX*1), Y5
+	VMOVUPS     64(SI)(AX*1), Y6
+	VMOVUPS     96(SI)(AX*1), Y7
+	VFMADD231PS (DI)(AX*1), Y4, Y0
+	VFMADD231PS 32(DI)(AX*1), Y5, Y1
+	VFMADD231PS 64(DI)(AX*1), Y6, Y2
+	VFMADD231PS 96(DI)(AX*1), Y7, Y3
+	MOVQ        DX, AX
+	JMP         d1loop32
+
+d1loop8:
+	// The chunk's remaining multiples of 8.
+	CMPQ        AX, BX
+	JGE         d1flush
+	VMOVUPS     (SI)(AX*1), Y4
+	VFMADD231PS (DI)(AX*1), Y4, Y0
+	ADDQ        $32, AX
+	JMP         d1loop8
+
+d1flush:
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	VADDPS Y2, Y0, Y0
+	MOVQ   acc+24(FP), BX
+	FLUSH(Y0, X0, 0)
+	JMP    d1chunk
+
+d1done:
+	VZEROUPPER
+	RET
+
+// func dot2AVX(x, v *float32, vs, n int, acc *float64)
+// v_0 = DI, v_1 = R8.
+TEXT ·dot2AVX(SB), NOSPLIT, $0-40
+	MOVQ x+0(FP), SI
+	MOVQ v+8(FP), DI
+	MOVQ vs+16(FP), R8
+	MOVQ n+24(FP), CX
+	SHLQ $2, R8
+	ADDQ DI, R8
+	SHLQ $2, CX
+	XORQ AX, AX
+
+d2chunk:
+	CMPQ AX, CX
+	JGE  d2done
+	CHUNK
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+
+d2loop16:
+	// 16 elements per step: Y0,Y1 for v_0 and Y2,Y3 for v_1.
+	LEAQ        64(AX), DX
+	CMPQ        DX, BX
+	JGT         d2loop8
+	VMOVUPS     (SI)(AX*1), Y4
+	VMOVUPS     32(SI)(AX*1), Y5
+	VFMADD231PS (DI)(AX*1), Y4, Y0
+	VFMADD231PS 32(DI)(AX*1), Y5, Y1
+	VFMADD231PS (R8)(AX*1), Y4, Y2
+	VFMADD231PS 32(R8)(AX*1), Y5, Y3
+	MOVQ        DX, AX
+	JMP         d2loop16
+
+d2loop8:
+	CMPQ        AX, BX
+	JGE         d2flush
+	VMOVUPS     (SI)(AX*1), Y4
+	VFMADD231PS (DI)(AX*1), Y4, Y0
+	VFMADD231PS (R8)(AX*1), Y4, Y2
+	ADDQ        $32, AX
+	JMP         d2loop8
+
+d2flush:
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	MOVQ   acc+32(FP), BX
+	FLUSH(Y0, X0, 0)
+	FLUSH(Y2, X2, 32)
+	JMP    d2chunk
+
+d2done:
+	VZEROUPPER
+	RET
+
+// func dot4AVX(x, v *float32, vs, n int, acc *float64)
+// v_0…v_3 = DI, R8, R9, R10.
+TEXT ·dot4AVX(SB), NOSPLIT, $0-40
+	MOVQ x+0(FP), SI
+	MOVQ v+8(FP), DI
+	MOVQ vs+16(FP), DX
+	MOVQ n+24(FP), CX
+	SHLQ $2, DX
+	LEAQ (DI)(DX*1), R8
+	LEAQ (R8)(DX*1), R9
+	LEAQ (R9)(DX*1), R10
+	SHLQ $2, CX
+	XORQ AX, AX
+
+d4chunk:
+	CMPQ AX, CX
+	JGE  d4done
+	CHUNK
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+
+d4loop16:
+	// 16 elements per step: Y0…Y3 take the first 8 against v_0…v_3,
+	// Y4…Y7 the next 8, so eight FMA chains are in flight.
+	LEAQ        64(AX), DX
+	CMPQ        DX, BX
+	JGT         d4loop8
+	VMOVUPS     (SI)(AX*1), Y8
+	VMOVUPS     32(SI)(AX*1), Y9
+	VFMADD231PS (DI)(AX*1), Y8, Y0
+	VFMADD231PS (R8)(AX*1), Y8, Y1
+	VFMADD231PS (R9)(AX*1), Y8, Y2
+	VFMADD231PS (R10)(AX*1), Y8, Y3
+	VFMADD231PS 32(DI)(AX*1), Y9, Y4
+	VFMADD231PS 32(R8)(AX*1), Y9, Y5
+	VFMADD231PS 32(R9)(AX*1), Y9, Y6
+	VFMADD231PS 32(R10)(AX*1), Y9, Y7
+	MOVQ        DX, AX
+	JMP         d4loop16
+
+d4loop8:
+	CMPQ        AX, BX
+	JGE         d4flush
+	VMOVUPS     (SI)(AX*1), Y8
+	VFMADD231PS (DI)(AX*1), Y8, Y0
+	VFMADD231PS (R8)(AX*1), Y8, Y1
+	VFMADD231PS (R9)(AX*1), Y8, Y2
+	VFMADD231PS (R10)(AX*1), Y8, Y3
+	ADDQ        $32, AX
+	JMP         d4loop8
+
+d4flush:
+	VADDPS Y4, Y0, Y0
+	VADDPS Y5, Y1, Y1
+	VADDPS Y6, Y2, Y2
+	VADDPS Y7, Y3, Y3
+	MOVQ   acc+32(FP), BX
+	FLUSH(Y0, X0, 0)
+	FLUSH(Y1, X1, 32)
+	FLUSH(Y2, X2, 64)
+	FLUSH(Y3, X3, 96)
+	JMP    d4chunk
+
+d4done:
+	VZEROUPPER
+	RET
+
+// func dot8AVX(x, v *float32, vs, n int, acc *float64)
+// v_0…v_7 = DI, R8, R9, R10, R11, R12, R13, DX.
+TEXT ·dot8AVX(SB), NOSPLIT, $0-40
+	MOVQ x+0(FP), SI
+	MOVQ v+8(FP), DI
+	MOVQ vs+16(FP), BX
+	MOVQ n+24(FP), CX
+	SHLQ $2, BX
+	LEAQ (DI)(BX*1), R8
+	LEAQ (R8)(BX*1), R9
+	LEAQ (R9)(BX*1), R10
+	LEAQ (R10)(BX*1), R11
+	LEAQ (R11)(BX*1), R12
+	LEAQ (R12)(BX*1), R13
+	LEAQ (R13)(BX*1), DX
+	SHLQ $2, CX
+	XORQ AX, AX
+
+d8chunk:
+	CMPQ AX, CX
+	JGE  d8done
+	CHUNK
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+
+d8loop8:
+	// 8 elements per step against all eight vectors: eight FMA chains.
+	CMPQ        AX, BX
+	JGE         d8flush
+	VMOVUPS     (SI)(AX*1), Y8
+	VFMADD231PS (DI)(AX*1), Y8, Y0
+	VFMADD231PS (R8)(AX*1), Y8, Y1
+	VFMADD231PS (R9)(AX*1), Y8, Y2
+	VFMADD231PS (R10)(AX*1), Y8, Y3
+	VFMADD231PS (R11)(AX*1), Y8, Y4
+	VFMADD231PS (R12)(AX*1), Y8, Y5
+	VFMADD231PS (R13)(AX*1), Y8, Y6
+	VFMADD231PS (DX)(AX*1), Y8, Y7
+	ADDQ        $32, AX
+	JMP         d8loop8
+
+d8flush:
+	MOVQ acc+32(FP), BX
+	FLUSH(Y0, X0, 0)
+	FLUSH(Y1, X1, 32)
+	FLUSH(Y2, X2, 64)
+	FLUSH(Y3, X3, 96)
+	FLUSH(Y4, X4, 128)
+	FLUSH(Y5, X5, 160)
+	FLUSH(Y6, X6, 192)
+	FLUSH(Y7, X7, 224)
+	JMP  d8chunk
+
+d8done:
+	VZEROUPPER
+	RET

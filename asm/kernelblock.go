@@ -1,0 +1,292 @@
+package asm
+
+import (
+	"math"
+
+	"github.com/pursuit-ml/pursuit/backend"
+)
+
+// Cache blocking of the kernel-block GEMM (BLIS order): a kc×nr panel of B
+// (16 KiB) stays in L1 while mc×kc of A (144 KiB) streams from L2, and the
+// packed kc×nc block of B (2 MiB) lives in L2/L3.
+const (
+	kcBlock = 256
+	mcBlock = 24 * mr  // 144
+	ncBlock = 128 * nr // 2048
+)
+
+// gemmWorkspace holds one worker's packing buffers.
+type gemmWorkspace struct {
+	ap, bp []float32 // packed A (mc×kc) and B (kc×nc) blocks
+	an, bn []float32 // squared norms of the packed rows, zero padded
+	tile   []float32 // mr×nr scratch for edge tiles
+}
+
+func (b *Backend) workspace() *gemmWorkspace {
+	if ws, ok := b.gemmWS.Get().(*gemmWorkspace); ok {
+		return ws
+	}
+	return &gemmWorkspace{
+		ap:   make([]float32, mcBlock*kcBlock),
+		bp:   make([]float32, ncBlock*kcBlock),
+		an:   make([]float32, mcBlock),
+		bn:   make([]float32, ncBlock),
+		tile: make([]float32, mr*nr),
+	}
+}
+
+// kernelOp is one kernel-block computation: dst[r][j] = k(a_row(r), b_j),
+// where row(r) is idx[r] (gather) or r.
+type kernelOp struct {
+	k      backend.Kernel
+	dst    backend.Matrix
+	a      backend.Matrix
+	idx    []int     // nil: identity
+	an     []float32 // RBF only: ‖a_row(r)‖², indexed by r (dst row)
+	b      backend.Matrix
+	bn     []float32 // RBF only: ‖b_j‖²
+	negGam float32
+}
+
+func (op *kernelOp) row(r int) int {
+	if op.idx != nil {
+		return op.idx[r]
+	}
+	return r
+}
+
+// KernelBlock writes dst[i][j] = k(a_i, b_j).
+func (b *Backend) KernelBlock(dst backend.Matrix, k backend.Kernel, a backend.Matrix, aNorms []float32, bm backend.Matrix, bNorms []float32) error {
+	if err := backend.CheckKernelBlock(dst, k, a, aNorms, bm, bNorms); err != nil {
+		return err
+	}
+	op := &kernelOp{k: k, dst: dst, a: a, b: bm}
+	if k.Kind == backend.RBF {
+		op.an = aNorms
+		if op.an == nil {
+			op.an = make([]float32, a.Rows)
+			_ = b.SqNorms(op.an, a) // validated above
+		}
+		op.bn = b.norms(bNorms, bm)
+	}
+	b.kernelBlock(op)
+	return nil
+}
+
+// KernelGather writes dst[r][j] = k(a_{idx[r]}, b_j).
+func (b *Backend) KernelGather(dst backend.Matrix, k backend.Kernel, a backend.Matrix, aNorms []float32, idx []int, bm backend.Matrix, bNorms []float32) error {
+	if err := backend.CheckKernelGather(dst, k, a, aNorms, idx, bm, bNorms); err != nil {
+		return err
+	}
+	op := &kernelOp{k: k, dst: dst, a: a, idx: idx, b: bm}
+	if k.Kind == backend.RBF {
+		op.an = make([]float32, len(idx))
+		if aNorms != nil {
+			for r, i := range idx {
+				op.an[r] = aNorms[i]
+			}
+		} else {
+			var out [1]float64
+			for r, i := range idx {
+				row := a.Row(i)
+				b.k.dots(out[:], row, row, 0, 1)
+				op.an[r] = float32(out[0])
+			}
+		}
+		op.bn = b.norms(bNorms, bm)
+	}
+	b.kernelBlock(op)
+	return nil
+}
+
+// norms returns given, or the squared row norms of x when given is nil.
+func (b *Backend) norms(given []float32, x backend.Matrix) []float32 {
+	if given != nil {
+		return given
+	}
+	n := make([]float32, x.Rows)
+	_ = b.SqNorms(n, x) // x was validated by the caller
+	return n
+}
+
+// kernelBlock runs the blocked GEMM with the kernel transform on every tile,
+// split over threads along the larger of the two output dimensions.
+func (b *Backend) kernelBlock(op *kernelOp) {
+	n, m, d := op.dst.Rows, op.dst.Cols, op.a.Cols
+	if n == 0 || m == 0 {
+		return
+	}
+	op.negGam = float32(-op.k.Gamma)
+	if d == 0 {
+		for r := 0; r < n; r++ {
+			for j := 0; j < m; j++ {
+				var sq float64
+				if op.k.Kind == backend.RBF {
+					sq = float64(op.an[r]) + float64(op.bn[j])
+				}
+				op.dst.Set(r, j, float32(op.k.FromDot(0, sq)))
+			}
+		}
+		return
+	}
+	work := n * m * d
+	if n >= m {
+		b.parallel(n, mr, work, func(lo, hi int) { b.gemmRegion(op, lo, hi, 0, m) })
+	} else {
+		b.parallel(m, nr, work, func(lo, hi int) { b.gemmRegion(op, 0, n, lo, hi) })
+	}
+}
+
+// gemmRegion computes dst rows [r0, r1) × columns [c0, c1).
+func (b *Backend) gemmRegion(op *kernelOp, r0, r1, c0, c1 int) {
+	ws := b.workspace()
+	defer b.gemmWS.Put(ws)
+	d := op.a.Cols
+	rbf := op.k.Kind == backend.RBF
+	for jc := c0; jc < c1; jc += ncBlock {
+		ncur := min(ncBlock, c1-jc)
+		npan := (ncur + nr - 1) / nr
+		for pc := 0; pc < d; pc += kcBlock {
+			kcur := min(kcBlock, d-pc)
+			first, last := pc == 0, pc+kcur == d
+			packB(ws.bp, op.b, jc, ncur, pc, kcur)
+			if last && rbf {
+				clear(ws.bn[:npan*nr])
+				copy(ws.bn, op.bn[jc:jc+ncur])
+			}
+			for ic := r0; ic < r1; ic += mcBlock {
+				mcur := min(mcBlock, r1-ic)
+				mpan := (mcur + mr - 1) / mr
+				packA(ws.ap, op, ic, mcur, pc, kcur)
+				if last && rbf {
+					clear(ws.an[:mpan*mr])
+					copy(ws.an, op.an[ic:ic+mcur])
+				}
+				for jp := 0; jp < npan; jp++ {
+					bpan := ws.bp[jp*kcur*nr : (jp+1)*kcur*nr]
+					j0 := jc + jp*nr
+					nj := min(nr, jc+ncur-j0)
+					for ip := 0; ip < mpan; ip++ {
+						apan := ws.ap[ip*kcur*mr : (ip+1)*kcur*mr]
+						i0 := ic + ip*mr
+						ni := min(mr, ic+mcur-i0)
+						b.tile(op, ws, apan, bpan, kcur, i0, ni, j0, nj, first, last,
+							ws.an[ip*mr:ip*mr+mr], ws.bn[jp*nr:jp*nr+nr])
+					}
+				}
+			}
+		}
+	}
+}
+
+// tile runs the micro-kernel for the ni×nj output tile at (i0, j0), through
+// the scratch tile when it is not a full mr×nr, and applies the kernel
+// transform after the last block of p.
+func (b *Backend) tile(op *kernelOp, ws *gemmWorkspace, apan, bpan []float32, kc, i0, ni, j0, nj int, first, last bool, an, bn []float32) {
+	dst := op.dst
+	if ni == mr && nj == nr {
+		c := dst.Data[i0*dst.Stride+j0:]
+		b.k.gemm(kc, apan, bpan, c, dst.Stride, !first)
+		if last {
+			b.transform(op, c, dst.Stride, mr, nr, an, bn)
+		}
+		return
+	}
+	t := ws.tile
+	clear(t)
+	if !first {
+		for i := 0; i < ni; i++ {
+			copy(t[i*nr:i*nr+nj], dst.Data[(i0+i)*dst.Stride+j0:])
+		}
+	}
+	b.k.gemm(kc, apan, bpan, t, nr, !first)
+	if last {
+		b.transform(op, t, nr, ni, nj, an, bn)
+	}
+	for i := 0; i < ni; i++ {
+		copy(dst.Data[(i0+i)*dst.Stride+j0:(i0+i)*dst.Stride+j0+nj], t[i*nr:i*nr+nj])
+	}
+}
+
+// transform applies the kernel function to the inner products of a tile
+// (ni valid rows, nj valid columns; RBF processes all 16 columns).
+func (b *Backend) transform(op *kernelOp, c []float32, ldc, ni, nj int, an, bn []float32) {
+	switch op.k.Kind {
+	case backend.Linear:
+	case backend.RBF:
+		b.k.rbf(c, ldc, ni, an, bn, op.negGam)
+	case backend.Polynomial:
+		g, c0, deg := op.k.Gamma, op.k.Coef0, op.k.Degree
+		for i := 0; i < ni; i++ {
+			row := c[i*ldc : i*ldc+nj]
+			for j, t := range row {
+				row[j] = float32(ipow(g*float64(t)+c0, deg))
+			}
+		}
+	case backend.Sigmoid:
+		g, c0 := op.k.Gamma, op.k.Coef0
+		for i := 0; i < ni; i++ {
+			row := c[i*ldc : i*ldc+nj]
+			for j, t := range row {
+				row[j] = float32(math.Tanh(g*float64(t) + c0))
+			}
+		}
+	}
+}
+
+// ipow returns x^n for n ≥ 1 by repeated squaring.
+func ipow(x float64, n int) float64 {
+	r := 1.0
+	for n > 0 {
+		if n&1 == 1 {
+			r *= x
+		}
+		x *= x
+		n >>= 1
+	}
+	return r
+}
+
+// packB copies rows [j0, j0+ncur) × columns [pc, pc+kc) of b into panels of
+// nr rows, each stored p-major (nr consecutive values per p), zero padded.
+func packB(bp []float32, b backend.Matrix, j0, ncur, pc, kc int) {
+	for jp := 0; jp*nr < ncur; jp++ {
+		pan := bp[jp*kc*nr : (jp+1)*kc*nr]
+		for jj := 0; jj < nr; jj++ {
+			j := jp*nr + jj
+			if j >= ncur {
+				for p := 0; p < kc; p++ {
+					pan[p*nr+jj] = 0
+				}
+				continue
+			}
+			row := b.Data[(j0+j)*b.Stride+pc : (j0+j)*b.Stride+pc+kc]
+			for p, v := range row {
+				pan[p*nr+jj] = v
+			}
+		}
+	}
+}
+
+// packA copies dst rows [i0, i0+mcur) (rows op.row(r) of a) × columns
+// [pc, pc+kc) into panels of mr rows stored p-major, zero padded.
+func packA(ap []float32, op *kernelOp, i0, mcur, pc, kc int) {
+	a := op.a
+	for ip := 0; ip*mr < mcur; ip++ {
+		pan := ap[ip*kc*mr : (ip+1)*kc*mr]
+		for ii := 0; ii < mr; ii++ {
+			r := ip*mr + ii
+			if r >= mcur {
+				for p := 0; p < kc; p++ {
+					pan[p*mr+ii] = 0
+				}
+				continue
+			}
+			src := op.row(i0 + r)
+			row := a.Data[src*a.Stride+pc : src*a.Stride+pc+kc]
+			for p, v := range row {
+				pan[p*mr+ii] = v
+			}
+		}
+	}
+}

@@ -1,0 +1,98 @@
+package asm
+
+import "math"
+
+// kernels is the set of inner loops the backend runs; asmKernels and
+// goKernels return the assembly and the pure-Go implementations. The Go code
+// around them (blocking, packing, threading) is shared by both.
+type kernels struct {
+	// dots sets out[j] = Σ_i x[i]·v[j·vs+i] for j < k, k ∈ {1, 2, 4, 8},
+	// i < len(x), with float64 partial sums.
+	dots func(out []float64, x, v []float32, vs, k int)
+	// axpys adds Σ_t c[t]·v[t·vs:t·vs+len(d)] to d, for t < len(c).
+	axpys func(d, c, v []float32, vs int)
+	// gemm computes the mr×nr tile c (row stride ldc) = ap·bpᵀ, or adds it
+	// to c when accumulate is set; ap is kc×mr and bp kc×nr, packed by p.
+	gemm func(kc int, ap, bp, c []float32, ldc int, accumulate bool)
+	// rbf replaces each value t of the rows×nr tile c (stride ldc) by
+	// exp(negGamma·max(an[i]+bn[j]−2t, 0)).
+	rbf func(c []float32, ldc, rows int, an, bn []float32, negGamma float32)
+	// exp sets dst[i] = exp(src[i]) for i < len(src).
+	exp func(dst, src []float32)
+}
+
+// Tile shape of the SGEMM micro-kernel: mr rows of A by nr rows of B.
+const (
+	mr = 6
+	nr = 16
+)
+
+func goKernels() kernels {
+	return kernels{dots: dotsGo, axpys: axpysGo, gemm: gemmGo, rbf: rbfGo, exp: expGo}
+}
+
+func dotsGo(out []float64, x, v []float32, vs, k int) {
+	for j := 0; j < k; j++ {
+		vj := v[j*vs : j*vs+len(x)]
+		var s0, s1 float64
+		i := 0
+		for ; i+1 < len(x); i += 2 {
+			s0 += float64(x[i]) * float64(vj[i])
+			s1 += float64(x[i+1]) * float64(vj[i+1])
+		}
+		if i < len(x) {
+			s0 += float64(x[i]) * float64(vj[i])
+		}
+		out[j] = s0 + s1
+	}
+}
+
+func axpysGo(d, c, v []float32, vs int) {
+	for t, ct := range c {
+		vt := v[t*vs : t*vs+len(d)]
+		for i := range d {
+			d[i] += ct * vt[i]
+		}
+	}
+}
+
+func gemmGo(kc int, ap, bp, c []float32, ldc int, accumulate bool) {
+	var acc [mr][nr]float32
+	ap, bp = ap[:kc*mr], bp[:kc*nr]
+	for p := 0; p < kc; p++ {
+		a := ap[p*mr : p*mr+mr]
+		b := bp[p*nr : p*nr+nr]
+		for i := range mr {
+			ai := a[i]
+			for j := range nr {
+				acc[i][j] += ai * b[j]
+			}
+		}
+	}
+	for i := range mr {
+		row := c[i*ldc : i*ldc+nr]
+		for j := range nr {
+			if accumulate {
+				row[j] += acc[i][j]
+			} else {
+				row[j] = acc[i][j]
+			}
+		}
+	}
+}
+
+func rbfGo(c []float32, ldc, rows int, an, bn []float32, negGamma float32) {
+	for i := 0; i < rows; i++ {
+		row := c[i*ldc : i*ldc+nr]
+		for j := range row {
+			dist := math.Max(float64(an[i])+float64(bn[j])-2*float64(row[j]), 0)
+			row[j] = float32(math.Exp(float64(negGamma) * dist))
+		}
+	}
+}
+
+func expGo(dst, src []float32) {
+	for i, x := range src {
+		dst[i] = float32(math.Exp(float64(x)))
+	}
+}

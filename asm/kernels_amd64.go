@@ -1,0 +1,132 @@
+//go:build amd64 && !purego
+
+package asm
+
+// asmBuilt reports whether this build contains the assembly kernels.
+const asmBuilt = true
+
+// Assembly kernels (see the .s files). Lengths n are multiples of 8; the Go
+// wrappers below handle the rest.
+
+// dot1AVX adds the 4 lane sums of Σ x[i]·v[i] (i < n) into acc[0:4].
+//
+//go:noescape
+func dot1AVX(x, v *float32, n int, acc *float64)
+
+// dot2AVX, dot4AVX and dot8AVX do the same for 2, 4 and 8 vectors v_j at
+// v + j·vs (vs in elements), adding into acc[4j : 4j+4].
+//
+//go:noescape
+func dot2AVX(x, v *float32, vs, n int, acc *float64)
+
+//go:noescape
+func dot4AVX(x, v *float32, vs, n int, acc *float64)
+
+//go:noescape
+func dot8AVX(x, v *float32, vs, n int, acc *float64)
+
+// axpyAVX adds Σ_{t<k} c[t]·v[t·vs+i] to d[i] for i < n.
+//
+//go:noescape
+func axpyAVX(d *float32, n int, c *float32, k int, v *float32, vs int)
+
+// sgemm6x16AVX computes the 6×16 tile c (row stride ldc elements) = a·bᵀ,
+// or adds it to c when accumulate is set; a is kc×6 and b kc×16, packed by p.
+//
+//go:noescape
+func sgemm6x16AVX(kc int, a, b, c *float32, ldc int, accumulate bool)
+
+// rbfAVX replaces each value t of the rows×16 tile c (stride ldc) by
+// exp(negGamma·max(an[i]+bn[j]−2t, 0)).
+//
+//go:noescape
+func rbfAVX(c *float32, ldc, rows int, an, bn *float32, negGamma float32)
+
+// expAVX sets dst[i] = exp(src[i]) for i < n.
+//
+//go:noescape
+func expAVX(dst, src *float32, n int)
+
+func asmKernels() kernels {
+	return kernels{dots: dotsAsm, axpys: axpysAsm, gemm: gemmAsm, rbf: rbfAsm, exp: expAsm}
+}
+
+func dotsAsm(out []float64, x, v []float32, vs, k int) {
+	n := len(x)
+	n8 := n &^ 7
+	var acc [32]float64
+	if n8 > 0 {
+		_ = v[(k-1)*vs+n-1] // bounds check once for the assembly
+		switch k {
+		case 1:
+			dot1AVX(&x[0], &v[0], n8, &acc[0])
+		case 2:
+			dot2AVX(&x[0], &v[0], vs, n8, &acc[0])
+		case 4:
+			dot4AVX(&x[0], &v[0], vs, n8, &acc[0])
+		case 8:
+			dot8AVX(&x[0], &v[0], vs, n8, &acc[0])
+		default:
+			panic("asm: dots called with unsupported k") // internal invariant
+		}
+	}
+	for j := 0; j < k; j++ {
+		s := (acc[4*j] + acc[4*j+1]) + (acc[4*j+2] + acc[4*j+3])
+		vj := v[j*vs:]
+		for i := n8; i < n; i++ {
+			s += float64(x[i]) * float64(vj[i])
+		}
+		out[j] = s
+	}
+}
+
+func axpysAsm(d, c, v []float32, vs int) {
+	n := len(d)
+	n8 := n &^ 7
+	k := len(c)
+	if k == 0 || n == 0 {
+		return
+	}
+	_ = v[(k-1)*vs+n-1]
+	if n8 > 0 {
+		axpyAVX(&d[0], n8, &c[0], k, &v[0], vs)
+	}
+	for t, ct := range c {
+		vt := v[t*vs:]
+		for i := n8; i < n; i++ {
+			d[i] += ct * vt[i]
+		}
+	}
+}
+
+func gemmAsm(kc int, ap, bp, c []float32, ldc int, accumulate bool) {
+	_ = ap[kc*mr-1]
+	_ = bp[kc*nr-1]
+	_ = c[(mr-1)*ldc+nr-1]
+	sgemm6x16AVX(kc, &ap[0], &bp[0], &c[0], ldc, accumulate)
+}
+
+func rbfAsm(c []float32, ldc, rows int, an, bn []float32, negGamma float32) {
+	if rows == 0 {
+		return
+	}
+	_ = c[(rows-1)*ldc+nr-1]
+	_ = an[rows-1]
+	_ = bn[nr-1]
+	rbfAVX(&c[0], ldc, rows, &an[0], &bn[0], negGamma)
+}
+
+func expAsm(dst, src []float32) {
+	n := len(src)
+	n8 := n &^ 7
+	if n8 > 0 {
+		_ = dst[n-1]
+		expAVX(&dst[0], &src[0], n8)
+	}
+	if n > n8 {
+		var in, out [8]float32
+		copy(in[:], src[n8:])
+		expAVX(&out[0], &in[0], 8)
+		copy(dst[n8:n], out[:])
+	}
+}

@@ -1,0 +1,279 @@
+package asm
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// Tests of the individual kernels (assembly and Go twin) against float64
+// references, on lengths that cover every unrolled loop and its tails.
+
+// kernelSets returns the kernel implementations to test: always the Go
+// twins, plus the assembly when it can run here.
+func kernelSets(t testing.TB) map[string]kernels {
+	sets := map[string]kernels{"go": goKernels()}
+	if ok, why := Available(); ok {
+		sets["asm"] = asmKernels()
+	} else {
+		t.Logf("assembly not tested: %s", why)
+	}
+	return sets
+}
+
+func randSlice(rng *rand.Rand, n int) []float32 {
+	s := make([]float32, n)
+	for i := range s {
+		s[i] = float32(rng.Float64()*4 - 2)
+	}
+	return s
+}
+
+// testLengths covers 0…80 (every tail of the 8-, 16-, 32- and 64-wide
+// loops) and lengths around the 256-element flush chunk.
+func testLengths() []int {
+	var ns []int
+	for n := 0; n <= 80; n++ {
+		ns = append(ns, n)
+	}
+	return append(ns, 255, 256, 257, 263, 511, 512, 1000, 1031, 4099)
+}
+
+func TestDots(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for name, ks := range kernelSets(t) {
+		for _, k := range []int{1, 2, 4, 8} {
+			for _, n := range testLengths() {
+				off := rng.IntN(7)
+				vs := n + rng.IntN(5)
+				x := randSlice(rng, off+n)[off:]
+				v := randSlice(rng, off+(k-1)*vs+n)[off:]
+				out := make([]float64, k)
+				ks.dots(out, x, v, vs, k)
+				for j := 0; j < k; j++ {
+					var want, s float64
+					for i := 0; i < n; i++ {
+						p := float64(x[i]) * float64(v[j*vs+i])
+						want += p
+						s += math.Abs(p)
+					}
+					// float32 runs of ≤ 32 products, then float64.
+					if tol := 40*0x1p-24*s + 1e-30; math.Abs(out[j]-want) > tol {
+						t.Errorf("%s dots k=%d n=%d j=%d: got %v want %v (tol %.3g)", name, k, n, j, out[j], want, tol)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestAxpys(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for name, ks := range kernelSets(t) {
+		for _, k := range []int{1, 2, 3, 5, 8, 11} {
+			for _, n := range testLengths() {
+				off := rng.IntN(7)
+				vs := n + rng.IntN(5)
+				buf := randSlice(rng, off+n+8)
+				d := buf[off : off+n]
+				guard := append([]float32(nil), buf[off+n:]...)
+				d0 := append([]float32(nil), d...)
+				c := randSlice(rng, k)
+				v := randSlice(rng, off+(k-1)*vs+n)[off:]
+				ks.axpys(d, c, v, vs)
+				for i := 0; i < n; i++ {
+					want, s := float64(d0[i]), math.Abs(float64(d0[i]))
+					for t := 0; t < k; t++ {
+						p := float64(c[t]) * float64(v[t*vs+i])
+						want += p
+						s += math.Abs(p)
+					}
+					if tol := float64(2*k+4) * 0x1p-24 * s; math.Abs(float64(d[i])-want) > tol {
+						t.Errorf("%s axpys k=%d n=%d i=%d: got %v want %v", name, k, n, i, d[i], want)
+						break
+					}
+				}
+				for i, g := range buf[off+n:] {
+					if g != guard[i] {
+						t.Fatalf("%s axpys k=%d n=%d wrote past the end", name, k, n)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestGemmTile(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 3))
+	for name, ks := range kernelSets(t) {
+		for _, kc := range []int{1, 2, 3, 4, 5, 7, 8, 9, 33, 256} {
+			for _, acc := range []bool{false, true} {
+				ldc := nr + rng.IntN(5)
+				ap := randSlice(rng, kc*mr)
+				bp := randSlice(rng, kc*nr)
+				c := randSlice(rng, mr*ldc)
+				c0 := append([]float32(nil), c...)
+				ks.gemm(kc, ap, bp, c, ldc, acc)
+				for i := 0; i < mr; i++ {
+					for j := 0; j < ldc; j++ {
+						at := i*ldc + j
+						if j >= nr {
+							if c[at] != c0[at] {
+								t.Fatalf("%s gemm kc=%d wrote outside the tile at (%d,%d)", name, kc, i, j)
+							}
+							continue
+						}
+						var want, s float64
+						if acc {
+							want, s = float64(c0[at]), math.Abs(float64(c0[at]))
+						}
+						for p := 0; p < kc; p++ {
+							x := float64(ap[p*mr+i]) * float64(bp[p*nr+j])
+							want += x
+							s += math.Abs(x)
+						}
+						if tol := float64(2*kc+4) * 0x1p-24 * s; math.Abs(float64(c[at])-want) > tol {
+							t.Fatalf("%s gemm kc=%d acc=%v (%d,%d): got %v want %v", name, kc, acc, i, j, c[at], want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestRBFTile(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 4))
+	for name, ks := range kernelSets(t) {
+		for rows := 0; rows <= mr; rows++ {
+			ldc := nr + 3
+			c := make([]float32, max(rows*ldc, 1))
+			an := make([]float32, mr)
+			bn := make([]float32, nr)
+			for i := range an {
+				an[i] = float32(rng.Float64() * 50)
+			}
+			for j := range bn {
+				bn[j] = float32(rng.Float64() * 50)
+			}
+			for i := range c {
+				c[i] = float32(rng.Float64()*60 - 20)
+			}
+			c0 := append([]float32(nil), c...)
+			const gamma = 0.7
+			ks.rbf(c, ldc, rows, an, bn, -gamma)
+			for i := 0; i < rows; i++ {
+				for j := 0; j < ldc; j++ {
+					got, at := c[i*ldc+j], i*ldc+j
+					if j >= nr {
+						if got != c0[at] {
+							t.Fatalf("%s rbf wrote outside the tile", name)
+						}
+						continue
+					}
+					dist := float64(an[i]) + float64(bn[j]) - 2*float64(c0[at])
+					want := math.Exp(-gamma * math.Max(dist, 0))
+					// float32 evaluation of the distance (3 roundings of
+					// terms up to an+bn+2|t|), the argument and exp, plus
+					// the flush to 0 below 2⁻¹²⁶.
+					scale := float64(an[i]) + float64(bn[j]) + 2*math.Abs(float64(c0[at]))
+					tol := want*(4*0x1p-24+gamma*4*0x1p-24*scale) + 0x1p-126
+					if math.Abs(float64(got)-want) > tol {
+						t.Errorf("%s rbf (%d,%d) dist %v: got %v want %v", name, i, j, dist, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// expUnderflow is the bound below which the vectorised exp returns 0.
+const expUnderflow = -87.3365478515625
+
+// expMaxRelErr is the maximum relative error the vectorised exp is allowed
+// (and, per TestExpAccuracy, achieves with margin) over [−87.3365, 0].
+const expMaxRelErr = 2 * 0x1p-24
+
+// TestExpAccuracy sweeps every 61st float32 in [−88, 0] (about 17 million
+// inputs, each exponent range densely) and checks the relative error of the
+// vectorised exp against math.Exp, exact zeros below the underflow bound,
+// and no NaN. Set PURSUIT_EXP_EXHAUSTIVE=1 to test every float32 instead.
+func TestExpAccuracy(t *testing.T) {
+	ks := kernelSets(t)
+	step := uint32(61)
+	if testing.Short() {
+		step = 997
+	}
+	if envSet("PURSUIT_EXP_EXHAUSTIVE") {
+		step = 1
+	}
+	for name, k := range ks {
+		if name == "go" && step < 997 {
+			continue // math.Exp twin: checked only in -short mode
+		}
+		const batch = 1 << 14
+		src := make([]float32, 0, batch)
+		dst := make([]float32, batch)
+		var worst float64
+		var worstX float32
+		check := func() {
+			k.exp(dst[:len(src)], src)
+			for i, x := range src {
+				got := float64(dst[i])
+				switch {
+				case math.IsNaN(got):
+					t.Fatalf("%s exp(%v) = NaN", name, x)
+				case float64(x) < expUnderflow:
+					if got != 0 {
+						t.Fatalf("%s exp(%v) = %v, want 0 below the underflow bound", name, x, got)
+					}
+				default:
+					want := math.Exp(float64(x))
+					if e := math.Abs(got-want) / want; e > worst {
+						worst, worstX = e, x
+					}
+				}
+			}
+			src = src[:0]
+		}
+		// −0 … −88: float32 bit patterns 0x80000000 … 0xc2b00000.
+		for bits := uint32(0x80000000); bits <= 0xc2b00000; bits += step {
+			src = append(src, math.Float32frombits(bits))
+			if len(src) == batch {
+				check()
+			}
+		}
+		src = append(src, 0, float32(math.Inf(-1)), -1e30, -87.33, expUnderflow, -88, -100)
+		check()
+		t.Logf("%s exp: max relative error %.3g (%.2f ulp of 2⁻²⁴) at x = %v", name, worst, worst/0x1p-24, worstX)
+		if worst > expMaxRelErr {
+			t.Errorf("%s exp: max relative error %.3g at x = %v exceeds %.3g", name, worst, worstX, expMaxRelErr)
+		}
+		// NaN propagates.
+		nan := []float32{float32(math.NaN())}
+		out := []float32{0}
+		k.exp(out, nan)
+		if !math.IsNaN(float64(out[0])) {
+			t.Errorf("%s exp(NaN) = %v, want NaN", name, out[0])
+		}
+	}
+}
+
+func TestDictGroups(t *testing.T) {
+	for k := 0; k <= 20; k++ {
+		next := 0
+		for _, g := range dictGroups(k) {
+			if g[0] != next || (g[1] != 1 && g[1] != 2 && g[1] != 4 && g[1] != 8) {
+				t.Fatalf("k=%d: bad group %v", k, g)
+			}
+			next += g[1]
+		}
+		if next != k {
+			t.Fatalf("k=%d: groups %v cover %d", k, dictGroups(k), next)
+		}
+	}
+	if fmt.Sprint(dictGroups(15)) != "[[0 8] [8 4] [12 2] [14 1]]" {
+		t.Errorf("dictGroups(15) = %v", dictGroups(15))
+	}
+}

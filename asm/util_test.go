@@ -1,0 +1,5 @@
+package asm
+
+import "os"
+
+func envSet(name string) bool { return os.Getenv(name) != "" }
