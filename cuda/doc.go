@@ -1,0 +1,89 @@
+// Package cuda is Pursuit's backend for NVIDIA GPUs: the hot operations of
+// backend.Backend run as custom CUDA kernels through the driver API
+// (gorgonia.org/cu), with no CUDA runtime, cuBLAS or toolkit needed at run
+// time, only the NVIDIA driver (libcuda.so.1).
+//
+// # Which build to use where
+//
+// Everything that touches CUDA is compiled only with the build tag cuda.
+//
+//   - The default build (no tag) is the CPU build. It neither imports
+//     gorgonia.org/cu nor needs cgo, a toolkit or a driver; in it this package
+//     holds only the Resident and Buffer types, and the engine reports that
+//     the binary was built without -tags cuda. Use it everywhere without an
+//     NVIDIA GPU.
+//   - `go build -tags cuda` makes a GPU binary. It is a cgo binary linked
+//     against libcuda.so.1, so it starts only where an NVIDIA driver is
+//     installed, and gorgonia.org/cu initialises the driver before main runs
+//     and ends the process (exit status 1) when the driver finds no device.
+//     Use it on GPU machines only. Building it needs the CUDA headers and the
+//     libcuda link stub, which scripts/cuda-toolkit.sh unpacks from Debian's
+//     CUDA 11.8 packages into a cache outside the repository:
+//
+//     eval "$(bash scripts/cuda-toolkit.sh)"
+//     go build -tags cuda ./cmd/pursuit
+//
+// The tests of this package follow the same rule: `go test -tags cuda -c`
+// builds them anywhere the toolkit is cached (CI does, in
+// scripts/cuda-check.sh), but they run only on a GPU machine;
+// scripts/gpu-check.sh builds and runs them, with the benchmarks, there.
+//
+// # Kernels
+//
+// The kernels are CUDA C in kernels/kernels.cu, compiled to PTX by
+// `go generate ./cuda` (scripts/cuda-ptx.sh: nvcc 11.8, target compute_70,
+// PTX ISA 7.8) and embedded with go:embed; the driver JIT-compiles the PTX
+// for the GPU it finds (Volta and newer: Ampere, Hopper, Blackwell) and
+// caches the result. CI regenerates the PTX and fails when it differs from
+// the committed copy, checks that ptxas assembles it without register spills
+// for sm_70, sm_80 and sm_90, and runs every kernel against a float64
+// reference under a CPU emulation of the CUDA execution model
+// (kernels/emu).
+//
+//   - kernel_block: K(A, B) and the gathered K(A[idx], B) as a tiled
+//     shared-memory SGEMM (128×128 tiles, 8×8 per thread) with the kernel
+//     transform (exp for RBF from ‖a‖²+‖b‖²−2a·b clamped at 0, integer power,
+//     tanh) fused into the epilogue; float32 accumulation like SGEMM.
+//   - sq_norms: squared row norms.
+//   - dict_partial + dict_reduce: DictProducts for up to 8 vectors in one
+//     pass over the dictionary; float32 runs of 16 products per thread added
+//     into float64, float64 block reductions, chunks summed in a fixed order
+//     (results are deterministic).
+//   - rank_update: d ← d + α Σ u_t v_tᵀ.
+//   - argmax_partial + argmax_final: the scored arg-max as a two-level block
+//     reduction with the reference's rules (n_k > 0, skip, NaN never wins,
+//     ties to the smallest index).
+//
+// # Using it
+//
+// New opens the backend on a device (WithDevice picks one) and Available
+// says whether one is usable and what it is. The plain backend.Backend
+// methods work on host slices: each call copies its operands into scratch
+// buffers that stay allocated on the device (grown when needed, freed by
+// Close), runs the kernels and copies the result back. ScoredArgMax on host
+// slices runs on the host, where the O(M) scan is cheaper than the copy.
+//
+// Algorithms that call repeatedly on the same data should keep it on the
+// device through the optional Resident interface, found by type assertion
+// (it is declared in every build, so code using it compiles in the CPU build
+// too, where no backend implements it):
+//
+//	if r, ok := be.(cuda.Resident); ok {
+//		x, _ := r.Upload(X)          // once: the l×d data
+//		xn, _ := r.Alloc(1, l)       // once: its squared norms
+//		_ = r.SqNormsOn(xn, x)
+//		dict, _ := r.Alloc(s, l)     // once: kernel rows of the s candidates
+//		vecs, _ := r.Alloc(2, l)     // once: residual and newest basis vector
+//		prod, _ := r.AllocF64(2 * s) // once
+//		// per step: s indices, two l-vectors and 2s numbers cross the bus
+//		_ = r.KernelGatherOn(dict, k, x, xn, idx, x, xn)
+//		_ = r.Write(vecs, rq)
+//		_ = r.DictProductsOn(prod, dict, vecs)
+//		_ = r.ReadF64(p, prod)
+//	}
+//
+// Buffers are packed row-major float32 matrices (or float64 vectors from
+// AllocF64); Close frees all of them with the context. All driver calls run
+// on one goroutine locked to an OS thread, which owns the CUDA context, so a
+// Backend may be used from any goroutine; calls are serialised.
+package cuda

@@ -1,0 +1,339 @@
+// emu_test.cpp — runs every kernel of ../kernels.cu under the CPU emulation
+// of emu.h and compares it with a straightforward float64 reference, on
+// awkward sizes (1, primes, non-multiples of the tile sizes), padded leading
+// dimensions, gathered rows and several grid shapes. Built and run by
+// scripts/cuda-check.sh:
+//
+//   g++ -std=c++20 -O1 -pthread -o emu_test emu_test.cpp && ./emu_test
+//
+// It prints one line per case and "N passed, N failed" at the end; the exit
+// status is non-zero when a case fails.
+#include "emu.h"
+
+#include "../kernels.cu"
+
+#include <cstdint>
+#include <cstdlib>
+#include <random>
+#include <string>
+
+static int passed, failed;
+
+static void report(bool ok, const std::string &what, const std::string &detail)
+{
+	if (ok) {
+		passed++;
+		std::printf("ok   %s\n", what.c_str());
+	} else {
+		failed++;
+		std::printf("FAIL %s: %s\n", what.c_str(), detail.c_str());
+	}
+}
+
+static std::mt19937_64 rng(20261122);
+
+static std::vector<float> randv(size_t n, float lo = -1.0f, float hi = 1.0f)
+{
+	std::uniform_real_distribution<float> u(lo, hi);
+	std::vector<float> v(n);
+	for (auto &x : v) {
+		x = u(rng);
+	}
+	return v;
+}
+
+// ---- kernel_block --------------------------------------------------------
+
+static double ref_kernel(long long kind, double dot, double an, double bn, double g, double c0, long long deg)
+{
+	switch (kind) {
+	case 2:
+		return std::pow(g * dot + c0, (double)deg);
+	case 3:
+		return std::exp(-g * std::max(an + bn - 2 * dot, 0.0));
+	case 4:
+		return std::tanh(g * dot + c0);
+	}
+	return dot;
+}
+
+static void test_kernel_block(long long M, long long N, long long K, long long kind, bool gather)
+{
+	const long long lda = K + 3, ldb = K + 1, ldc = N + 5;
+	const long long arows = gather ? M + 11 : M;
+	auto A = randv(arows * lda), B = randv(N * ldb);
+	std::vector<long long> idx;
+	if (gather) {
+		std::uniform_int_distribution<long long> u(0, arows - 1);
+		for (long long i = 0; i < M; i++) {
+			idx.push_back(u(rng));
+		}
+	}
+	std::vector<float> an(arows), bn(N);
+	for (long long i = 0; i < arows; i++) {
+		double s = 0;
+		for (long long k = 0; k < K; k++) {
+			s += (double)A[i * lda + k] * A[i * lda + k];
+		}
+		an[i] = (float)s;
+	}
+	for (long long j = 0; j < N; j++) {
+		double s = 0;
+		for (long long k = 0; k < K; k++) {
+			s += (double)B[j * ldb + k] * B[j * ldb + k];
+		}
+		bn[j] = (float)s;
+	}
+	const float sentinel = -12345.0f;
+	std::vector<float> C(M * ldc, sentinel);
+	const double g = kind == 3 ? 1.0 / (double)(K + 1) : 0.5, c0 = 0.25;
+	const long long deg = 3;
+	dim3 grid((unsigned)((N + KB_BN - 1) / KB_BN), (unsigned)((M + KB_BM - 1) / KB_BM));
+	emu_launch(grid, dim3(KB_THREADS), [&] {
+		kernel_block(C.data(), ldc, A.data(), lda, gather ? idx.data() : nullptr, an.data(), B.data(), ldb,
+		             bn.data(), M, N, K, kind, g, c0, deg);
+	});
+	double worst = 0;
+	std::string detail;
+	bool ok = true;
+	for (long long i = 0; i < M && ok; i++) {
+		const long long ai = gather ? idx[i] : i;
+		for (long long j = 0; j < ldc; j++) {
+			if (j >= N) {
+				if (C[i * ldc + j] != sentinel) {
+					ok = false;
+					detail = "wrote outside the block at (" + std::to_string(i) + "," + std::to_string(j) + ")";
+				}
+				continue;
+			}
+			double dot = 0;
+			for (long long k = 0; k < K; k++) {
+				dot += (double)A[ai * lda + k] * B[j * ldb + k];
+			}
+			const double want = ref_kernel(kind, dot, an[ai], bn[j], g, c0, deg);
+			const double err = std::fabs(C[i * ldc + j] - want) / (1 + std::fabs(want));
+			worst = std::max(worst, err);
+			if (!(err <= 2e-5 * std::sqrt((double)K + 1) * (kind == 2 ? deg : 1))) {
+				ok = false;
+				detail = "at (" + std::to_string(i) + "," + std::to_string(j) + ") got " +
+				         std::to_string(C[i * ldc + j]) + " want " + std::to_string(want);
+				break;
+			}
+		}
+	}
+	report(ok, "kernel_block M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K) +
+	               " kind=" + std::to_string(kind) + (gather ? " gather" : "") +
+	               " (worst rel err " + std::to_string(worst) + ")",
+	       detail);
+}
+
+// ---- sq_norms ------------------------------------------------------------
+
+static void test_sq_norms(long long rows, long long cols)
+{
+	const long long ld = cols + 2;
+	auto X = randv(rows * ld);
+	std::vector<float> out(rows + 1, -1.0f);
+	const unsigned per = SN_THREADS / SN_GROUP;
+	emu_launch(dim3((unsigned)((rows + per - 1) / per)), dim3(SN_THREADS),
+	           [&] { sq_norms(out.data(), X.data(), ld, rows, cols); });
+	bool ok = out[rows] == -1.0f;
+	std::string detail = ok ? "" : "wrote past the end";
+	for (long long i = 0; i < rows && ok; i++) {
+		double s = 0;
+		for (long long j = 0; j < cols; j++) {
+			s += (double)X[i * ld + j] * X[i * ld + j];
+		}
+		if (!(std::fabs(out[i] - s) <= 1e-5 * (1 + s))) {
+			ok = false;
+			detail = "row " + std::to_string(i) + " got " + std::to_string(out[i]) + " want " + std::to_string(s);
+		}
+	}
+	report(ok, "sq_norms rows=" + std::to_string(rows) + " cols=" + std::to_string(cols), detail);
+}
+
+// ---- dict_partial + dict_reduce -------------------------------------------
+
+static void test_dict(long long rows, long long cols, long long nv, long long nchunks)
+{
+	const long long ldd = cols + 1, ldv = cols + 7;
+	auto D = randv(rows * ldd), V = randv(nv * ldv);
+	const long long chunk = (cols + nchunks - 1) / nchunks;
+	nchunks = cols == 0 ? 1 : (cols + chunk - 1) / chunk;
+	std::vector<double> part(rows * nchunks * DP_MAXV, 0.0), dst(rows * nv + 1, -7.0);
+	emu_launch(dim3((unsigned)rows, (unsigned)nchunks), dim3(DP_THREADS), [&] {
+		dict_partial(part.data(), D.data(), ldd, V.data(), ldv, rows, cols, nv, chunk == 0 ? 1 : chunk);
+	});
+	const unsigned rb = 128;
+	emu_launch(dim3((unsigned)((rows * nv + rb - 1) / rb)), dim3(rb),
+	           [&] { dict_reduce(dst.data(), part.data(), rows, nchunks, nv); });
+	bool ok = dst[rows * nv] == -7.0;
+	std::string detail = ok ? "" : "wrote past the end";
+	for (long long j = 0; j < nv && ok; j++) {
+		for (long long i = 0; i < rows; i++) {
+			double s = 0, sa = 0;
+			for (long long e = 0; e < cols; e++) {
+				s += (double)D[i * ldd + e] * V[j * ldv + e];
+				sa += std::fabs((double)D[i * ldd + e] * V[j * ldv + e]);
+			}
+			if (!(std::fabs(dst[j * rows + i] - s) <= 1e-6 * (1 + sa))) {
+				ok = false;
+				detail = "(" + std::to_string(j) + "," + std::to_string(i) + ") got " +
+				         std::to_string(dst[j * rows + i]) + " want " + std::to_string(s);
+				break;
+			}
+		}
+	}
+	report(ok, "dict_products rows=" + std::to_string(rows) + " cols=" + std::to_string(cols) +
+	               " nv=" + std::to_string(nv) + " chunks=" + std::to_string(nchunks),
+	       detail);
+}
+
+// ---- rank_update -----------------------------------------------------------
+
+static void test_rank_update(long long rows, long long cols, long long k, unsigned gridY)
+{
+	const long long ldd = cols + 3, ldu = rows + 2, ldv = cols + 1;
+	auto D = randv(rows * ldd), U = randv(k * ldu), V = randv(k * ldv);
+	auto D0 = D;
+	const double alpha = -0.75;
+	emu_launch(dim3((unsigned)((cols + RU_BX - 1) / RU_BX), gridY), dim3(RU_BX, RU_BY), [&] {
+		rank_update(D.data(), ldd, rows, cols, alpha, U.data(), ldu, V.data(), ldv, k);
+	});
+	bool ok = true;
+	std::string detail;
+	for (long long i = 0; i < rows && ok; i++) {
+		for (long long j = 0; j < ldd; j++) {
+			if (j >= cols) {
+				if (D[i * ldd + j] != D0[i * ldd + j]) {
+					ok = false;
+					detail = "changed padding";
+				}
+				continue;
+			}
+			double s = 0;
+			for (long long t = 0; t < k; t++) {
+				s += (double)U[t * ldu + i] * V[t * ldv + j];
+			}
+			const double want = D0[i * ldd + j] + alpha * s;
+			if (!(std::fabs(D[i * ldd + j] - want) <= 1e-5 * (1 + std::fabs(want) + k))) {
+				ok = false;
+				detail = "(" + std::to_string(i) + "," + std::to_string(j) + ") got " +
+				         std::to_string(D[i * ldd + j]) + " want " + std::to_string(want);
+				break;
+			}
+		}
+	}
+	report(ok, "rank_update rows=" + std::to_string(rows) + " cols=" + std::to_string(cols) +
+	               " k=" + std::to_string(k) + " gridY=" + std::to_string(gridY),
+	       detail);
+}
+
+// ---- argmax ---------------------------------------------------------------
+
+static void ref_argmax(const std::vector<double> &s, const std::vector<double> &n, const std::vector<unsigned char> *skip,
+                       long long &bi, double &bs)
+{
+	bi = -1;
+	bs = 0;
+	for (size_t k = 0; k < s.size(); k++) {
+		if (!(n[k] > 0) || (skip && (*skip)[k])) {
+			continue;
+		}
+		const double sc = std::fabs(s[k]) / std::sqrt(n[k]);
+		if (sc != sc) {
+			continue;
+		}
+		if (bi < 0 || sc > bs) {
+			bi = (long long)k;
+			bs = sc;
+		}
+	}
+}
+
+static void test_argmax(long long m, unsigned blocks, bool withSkip, int pattern)
+{
+	std::uniform_real_distribution<double> u(-1, 1);
+	std::vector<double> s(m), n(m);
+	std::vector<unsigned char> skip(m);
+	for (long long k = 0; k < m; k++) {
+		s[k] = u(rng);
+		n[k] = u(rng) + 1.2; // mostly positive
+		skip[k] = withSkip && (k % 3 == 0);
+		switch (pattern) {
+		case 1: // ties everywhere: the smallest eligible index must win
+			s[k] = 0.5;
+			n[k] = 1.0;
+			break;
+		case 2: // NaN and ineligible entries mixed in
+			if (k % 5 == 1) {
+				s[k] = std::nan("");
+			}
+			if (k % 7 == 2) {
+				n[k] = 0;
+			}
+			if (k % 11 == 3) {
+				n[k] = -1;
+			}
+			break;
+		case 3: // nothing eligible
+			n[k] = k % 2 ? 0.0 : std::nan("");
+			break;
+		}
+	}
+	std::vector<double> ps(blocks), os(1, -9);
+	std::vector<long long> pi(blocks), oi(1, -9);
+	emu_launch(dim3(blocks), dim3(AM_THREADS), [&] {
+		argmax_partial(ps.data(), pi.data(), s.data(), n.data(), withSkip ? skip.data() : nullptr, m);
+	});
+	emu_launch(dim3(1), dim3(AM_THREADS), [&] { argmax_final(os.data(), oi.data(), ps.data(), pi.data(), blocks); });
+	long long wi;
+	double ws;
+	ref_argmax(s, n, withSkip ? &skip : nullptr, wi, ws);
+	const bool ok = oi[0] == wi && os[0] == ws;
+	report(ok, "argmax m=" + std::to_string(m) + " blocks=" + std::to_string(blocks) + (withSkip ? " skip" : "") +
+	               " pattern=" + std::to_string(pattern),
+	       "got (" + std::to_string(oi[0]) + ", " + std::to_string(os[0]) + ") want (" + std::to_string(wi) + ", " +
+	           std::to_string(ws) + ")");
+}
+
+int main()
+{
+	for (long long kind = 1; kind <= 4; kind++) {
+		test_kernel_block(1, 1, 1, kind, false);
+		test_kernel_block(37, 131, 19, kind, false);
+		test_kernel_block(131, 37, 8, kind, true);
+	}
+	test_kernel_block(129, 257, 33, 3, false);
+	test_kernel_block(3, 200, 256, 3, true);
+	test_kernel_block(5, 3, 0, 3, false);
+
+	for (long long rows : {1LL, 7LL, 9LL, 33LL}) {
+		for (long long cols : {0LL, 1LL, 31LL, 33LL, 257LL}) {
+			test_sq_norms(rows, cols);
+		}
+	}
+
+	test_dict(1, 1, 1, 1);
+	test_dict(3, 1000, 2, 1);
+	test_dict(5, 4099, 8, 3);
+	test_dict(2, 9000, 5, 2);
+	test_dict(7, 517, 3, 4);
+	test_dict(4, 0, 2, 1);
+
+	test_rank_update(1, 1, 1, 1);
+	test_rank_update(37, 70, 1, 5);
+	test_rank_update(37, 70, 3, 1);
+	test_rank_update(9, 33, 8, 2);
+
+	for (int p = 0; p <= 3; p++) {
+		test_argmax(1, 1, false, p);
+		test_argmax(1000, 3, false, p);
+		test_argmax(1000, 3, true, p);
+		test_argmax(5003, 1, true, p);
+		test_argmax(777, 7, false, p);
+	}
+
+	std::printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

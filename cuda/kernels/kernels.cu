@@ -1,0 +1,411 @@
+// Device kernels of Pursuit's CUDA backend (package cuda).
+//
+// Compiled to PTX by `go generate ./cuda` (see ../generate.go) and embedded
+// in the Go binary, so that users need only the NVIDIA driver, which JITs the
+// PTX for their GPU. The same source is also compiled on the CPU by
+// emu/emu_test.cpp under a small emulation of the CUDA execution model, which
+// is how the kernel logic is checked on machines without a GPU.
+//
+// Conventions, forced by the Go side (gorgonia.org/cu copies every launch
+// parameter as one 8-byte word):
+//   - every parameter is 8 bytes: a device pointer, a long long or a double;
+//   - matrices are row-major float32 with a leading dimension (elements);
+//   - kernel kinds use the numbering of backend.KernelKind:
+//     1 linear, 2 polynomial, 3 RBF, 4 sigmoid.
+// Kernels never return early before a __syncthreads(): threads outside the
+// problem take part in every barrier and simply do not store.
+
+#ifndef PURSUIT_EMU
+#define PURSUIT_GLOBAL extern "C" __global__
+#else
+#define PURSUIT_GLOBAL static
+#endif
+
+// ---------------------------------------------------------------------------
+// Kernel blocks: C[i][j] = k(a_{g(i)}, b_j), g(i) = idx[i] or i.
+//
+// A tiled shared-memory SGEMM "A·Bᵀ" (both operands row-major with the
+// feature dimension contiguous) with the kernel transform fused into the
+// epilogue. 256 threads as 16×16 compute a 128×128 tile of C, each an 8×8
+// register tile (rows ty+16r, columns tx+16c); the K dimension advances in
+// steps of 8 through shared memory, padded so that the transposing stores
+// do not conflict.
+// ---------------------------------------------------------------------------
+
+#define KB_BM 128
+#define KB_BN 128
+#define KB_BK 8
+#define KB_PAD 4
+#define KB_THREADS 256
+
+__device__ __forceinline__ float kb_transform(float dot, float an, float bn, long long kind,
+                                              float gamma, float coef0, long long degree)
+{
+	switch (kind) {
+	case 2: { // polynomial (gamma*dot + coef0)^degree, by repeated squaring
+		float base = gamma * dot + coef0;
+		float r = 1.0f;
+		long long p = degree;
+		while (p > 0) {
+			if (p & 1) {
+				r *= base;
+			}
+			base *= base;
+			p >>= 1;
+		}
+		return r;
+	}
+	case 3: { // RBF exp(-gamma*||a-b||^2) with ||a-b||^2 = ||a||^2+||b||^2-2a.b >= 0
+		float d = an + bn - 2.0f * dot;
+		d = d > 0.0f ? d : 0.0f;
+		return expf(-gamma * d);
+	}
+	case 4: // sigmoid
+		return tanhf(gamma * dot + coef0);
+	default: // linear
+		return dot;
+	}
+}
+
+PURSUIT_GLOBAL void kernel_block(float *__restrict__ C, long long ldc,
+                                 const float *__restrict__ A, long long lda,
+                                 const long long *__restrict__ idx, const float *__restrict__ an,
+                                 const float *__restrict__ B, long long ldb,
+                                 const float *__restrict__ bn,
+                                 long long M, long long N, long long K,
+                                 long long kind, double gamma, double coef0, long long degree)
+{
+	__shared__ float As[KB_BK][KB_BM + KB_PAD];
+	__shared__ float Bs[KB_BK][KB_BN + KB_PAD];
+
+	const int tid = threadIdx.x;
+	const int tx = tid % 16;
+	const int ty = tid / 16;
+	const long long row0 = (long long)blockIdx.y * KB_BM;
+	const long long col0 = (long long)blockIdx.x * KB_BN;
+
+	float acc[8][8];
+#pragma unroll
+	for (int r = 0; r < 8; r++) {
+#pragma unroll
+		for (int c = 0; c < 8; c++) {
+			acc[r][c] = 0.0f;
+		}
+	}
+
+	for (long long k0 = 0; k0 < K; k0 += KB_BK) {
+		// Each thread stages 4 elements of each 128×8 operand tile.
+#pragma unroll
+		for (int q = 0; q < 4; q++) {
+			const int e = tid + KB_THREADS * q;
+			const int rr = e / KB_BK;
+			const int kk = e % KB_BK;
+			const long long k = k0 + kk;
+			const long long i = row0 + rr;
+			float va = 0.0f;
+			if (i < M && k < K) {
+				const long long ai = idx ? idx[i] : i;
+				va = A[ai * lda + k];
+			}
+			As[kk][rr] = va;
+			const long long j = col0 + rr;
+			float vb = 0.0f;
+			if (j < N && k < K) {
+				vb = B[j * ldb + k];
+			}
+			Bs[kk][rr] = vb;
+		}
+		__syncthreads();
+#pragma unroll
+		for (int kk = 0; kk < KB_BK; kk++) {
+			float a[8], b[8];
+#pragma unroll
+			for (int r = 0; r < 8; r++) {
+				a[r] = As[kk][ty + 16 * r];
+			}
+#pragma unroll
+			for (int c = 0; c < 8; c++) {
+				b[c] = Bs[kk][tx + 16 * c];
+			}
+#pragma unroll
+			for (int r = 0; r < 8; r++) {
+#pragma unroll
+				for (int c = 0; c < 8; c++) {
+					acc[r][c] = fmaf(a[r], b[c], acc[r][c]);
+				}
+			}
+		}
+		__syncthreads();
+	}
+
+	const float g = (float)gamma;
+	const float c0 = (float)coef0;
+#pragma unroll
+	for (int r = 0; r < 8; r++) {
+		const long long i = row0 + ty + 16 * r;
+		if (i >= M) {
+			continue;
+		}
+		float ai = 0.0f;
+		if (kind == 3) {
+			ai = an[idx ? idx[i] : i];
+		}
+#pragma unroll
+		for (int c = 0; c < 8; c++) {
+			const long long j = col0 + tx + 16 * c;
+			if (j < N) {
+				const float bj = kind == 3 ? bn[j] : 0.0f;
+				C[i * ldc + j] = kb_transform(acc[r][c], ai, bj, kind, g, c0, degree);
+			}
+		}
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Squared row norms: out[i] = ||X_i||^2. 256 threads as 8 groups of 32, one
+// row per group, a shared-memory tree reduction within each group.
+// ---------------------------------------------------------------------------
+
+#define SN_THREADS 256
+#define SN_GROUP 32
+
+PURSUIT_GLOBAL void sq_norms(float *__restrict__ out, const float *__restrict__ X, long long ld,
+                             long long rows, long long cols)
+{
+	__shared__ float red[SN_THREADS];
+	const int tid = threadIdx.x;
+	const int lane = tid % SN_GROUP;
+	const long long i = (long long)blockIdx.x * (SN_THREADS / SN_GROUP) + tid / SN_GROUP;
+	float s = 0.0f;
+	if (i < rows) {
+		const float *x = X + i * ld;
+		for (long long j = lane; j < cols; j += SN_GROUP) {
+			s = fmaf(x[j], x[j], s);
+		}
+	}
+	red[tid] = s;
+	__syncthreads();
+	for (int h = SN_GROUP / 2; h > 0; h /= 2) {
+		if (lane < h) {
+			red[tid] += red[tid + h];
+		}
+		__syncthreads();
+	}
+	if (lane == 0 && i < rows) {
+		out[i] = red[tid];
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Batched dictionary products, in one pass over D:
+// dst[j*rows + i] = <D_i, V_j> for j < nv <= 8.
+//
+// dict_partial: block (blockIdx.x = row i, blockIdx.y = chunk of columns)
+// reads its slice of D_i once and accumulates all nv products; each thread
+// sums runs of DP_RUN elements in float and adds them into float64, then the
+// block reduces in float64 and writes part[(i*nchunks + chunk)*8 + j].
+// dict_reduce adds the chunks in a fixed order, so results are deterministic.
+// ---------------------------------------------------------------------------
+
+#define DP_THREADS 256
+#define DP_RUN 16
+#define DP_MAXV 8
+
+PURSUIT_GLOBAL void dict_partial(double *__restrict__ part, const float *__restrict__ D, long long ldd,
+                                 const float *__restrict__ V, long long ldv,
+                                 long long rows, long long cols, long long nv, long long chunk)
+{
+	__shared__ double red[DP_MAXV][DP_THREADS];
+	const int tid = threadIdx.x;
+	const long long i = blockIdx.x;
+	const long long c = blockIdx.y;
+	const long long nchunks = gridDim.y;
+	const long long beg = c * chunk;
+	long long end = beg + chunk;
+	if (end > cols) {
+		end = cols;
+	}
+	double dacc[DP_MAXV];
+#pragma unroll
+	for (int j = 0; j < DP_MAXV; j++) {
+		dacc[j] = 0.0;
+	}
+	const float *d = D + i * ldd;
+	for (long long base = beg + tid; base < end; base += (long long)DP_THREADS * DP_RUN) {
+		float facc[DP_MAXV];
+#pragma unroll
+		for (int j = 0; j < DP_MAXV; j++) {
+			facc[j] = 0.0f;
+		}
+		for (int q = 0; q < DP_RUN; q++) {
+			const long long e = base + (long long)q * DP_THREADS;
+			if (e >= end) {
+				break;
+			}
+			const float x = d[e];
+#pragma unroll
+			for (int j = 0; j < DP_MAXV; j++) {
+				if (j < nv) {
+					facc[j] = fmaf(x, V[j * ldv + e], facc[j]);
+				}
+			}
+		}
+#pragma unroll
+		for (int j = 0; j < DP_MAXV; j++) {
+			dacc[j] += (double)facc[j];
+		}
+	}
+#pragma unroll
+	for (int j = 0; j < DP_MAXV; j++) {
+		red[j][tid] = dacc[j];
+	}
+	__syncthreads();
+	for (int h = DP_THREADS / 2; h > 0; h /= 2) {
+		if (tid < h) {
+#pragma unroll
+			for (int j = 0; j < DP_MAXV; j++) {
+				red[j][tid] += red[j][tid + h];
+			}
+		}
+		__syncthreads();
+	}
+	if (tid < nv) {
+		part[(i * nchunks + c) * DP_MAXV + tid] = red[tid][0];
+	}
+}
+
+PURSUIT_GLOBAL void dict_reduce(double *__restrict__ dst, const double *__restrict__ part,
+                                long long rows, long long nchunks, long long nv)
+{
+	const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (t >= rows * nv) {
+		return;
+	}
+	const long long j = t / rows;
+	const long long i = t % rows;
+	double s = 0.0;
+	for (long long c = 0; c < nchunks; c++) {
+		s += part[(i * nchunks + c) * DP_MAXV + j];
+	}
+	dst[j * rows + i] = s;
+}
+
+// ---------------------------------------------------------------------------
+// Rank-k update D += alpha * sum_t U_t V_tᵀ, U_t of length rows, V_t of length
+// cols. Blocks of 32×8 threads; a grid-stride loop over rows keeps gridDim.y
+// within its limit for tall matrices.
+// ---------------------------------------------------------------------------
+
+#define RU_BX 32
+#define RU_BY 8
+
+PURSUIT_GLOBAL void rank_update(float *__restrict__ D, long long ldd, long long rows, long long cols,
+                                double alpha, const float *__restrict__ U, long long ldu,
+                                const float *__restrict__ V, long long ldv, long long k)
+{
+	const long long j = (long long)blockIdx.x * RU_BX + threadIdx.x;
+	if (j >= cols) {
+		return;
+	}
+	const float a = (float)alpha;
+	for (long long i = (long long)blockIdx.y * RU_BY + threadIdx.y; i < rows;
+	     i += (long long)gridDim.y * RU_BY) {
+		float s = 0.0f;
+		for (long long t = 0; t < k; t++) {
+			s = fmaf(U[t * ldu + i], V[t * ldv + j], s);
+		}
+		D[i * ldd + j] = fmaf(a, s, D[i * ldd + j]);
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Scored arg-max: the k maximising |s_k|/sqrt(n_k) over n_k > 0 and, when
+// skip is not null, skip[k] == 0; NaN scores never win; ties go to the
+// smallest index; index -1 when nothing is eligible. A block reduction per
+// block (argmax_partial), then one block over the block results
+// (argmax_final).
+// ---------------------------------------------------------------------------
+
+#define AM_THREADS 256
+
+// am_better reports whether candidate (s1, i1) beats (s0, i0).
+__device__ __forceinline__ bool am_better(double s1, long long i1, double s0, long long i0)
+{
+	if (i1 < 0) {
+		return false;
+	}
+	if (i0 < 0) {
+		return true;
+	}
+	return s1 > s0 || (s1 == s0 && i1 < i0);
+}
+
+__device__ __forceinline__ void am_reduce(double *bs, long long *bi, int tid)
+{
+	for (int h = AM_THREADS / 2; h > 0; h /= 2) {
+		if (tid < h && am_better(bs[tid + h], bi[tid + h], bs[tid], bi[tid])) {
+			bs[tid] = bs[tid + h];
+			bi[tid] = bi[tid + h];
+		}
+		__syncthreads();
+	}
+}
+
+PURSUIT_GLOBAL void argmax_partial(double *__restrict__ outS, long long *__restrict__ outI,
+                                   const double *__restrict__ s, const double *__restrict__ n,
+                                   const unsigned char *__restrict__ skip, long long m)
+{
+	__shared__ double bs[AM_THREADS];
+	__shared__ long long bi[AM_THREADS];
+	const int tid = threadIdx.x;
+	double best = 0.0;
+	long long besti = -1;
+	for (long long k = (long long)blockIdx.x * AM_THREADS + tid; k < m;
+	     k += (long long)gridDim.x * AM_THREADS) {
+		const double nk = n[k];
+		if (!(nk > 0.0) || (skip && skip[k])) {
+			continue;
+		}
+		const double sc = fabs(s[k]) / sqrt(nk);
+		if (sc != sc) {
+			continue;
+		}
+		if (am_better(sc, k, best, besti)) {
+			best = sc;
+			besti = k;
+		}
+	}
+	bs[tid] = best;
+	bi[tid] = besti;
+	__syncthreads();
+	am_reduce(bs, bi, tid);
+	if (tid == 0) {
+		outS[blockIdx.x] = bs[0];
+		outI[blockIdx.x] = bi[0];
+	}
+}
+
+PURSUIT_GLOBAL void argmax_final(double *__restrict__ outS, long long *__restrict__ outI,
+                                 const double *__restrict__ inS, const long long *__restrict__ inI,
+                                 long long nb)
+{
+	__shared__ double bs[AM_THREADS];
+	__shared__ long long bi[AM_THREADS];
+	const int tid = threadIdx.x;
+	double best = 0.0;
+	long long besti = -1;
+	for (long long b = tid; b < nb; b += AM_THREADS) {
+		if (am_better(inS[b], inI[b], best, besti)) {
+			best = inS[b];
+			besti = inI[b];
+		}
+	}
+	bs[tid] = best;
+	bi[tid] = besti;
+	__syncthreads();
+	am_reduce(bs, bi, tid);
+	if (tid == 0) {
+		outS[0] = bi[0] < 0 ? 0.0 : bs[0];
+		outI[0] = bi[0];
+	}
+}

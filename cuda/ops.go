@@ -1,0 +1,649 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"fmt"
+	"math"
+	"unsafe"
+
+	cu "gorgonia.org/cu"
+
+	"github.com/pursuit-ml/pursuit/backend"
+)
+
+// Launch geometry; these must agree with the #defines in kernels/kernels.cu.
+const (
+	kbTile     = 128 // KB_BM, KB_BN
+	kbThreads  = 256 // KB_THREADS
+	snThreads  = 256 // SN_THREADS
+	snRowsPer  = 8   // SN_THREADS / SN_GROUP
+	dpThreads  = 256 // DP_THREADS
+	dpMaxVecs  = 8   // DP_MAXV
+	dpMinChunk = 2048
+	ruBX, ruBY = 32, 8 // RU_BX, RU_BY
+	amThreads  = 256   // AM_THREADS
+	maxGridY   = 65535
+)
+
+// params holds kernel arguments: gorgonia.org/cu copies each as one 8-byte
+// word, so every kernel parameter is a pointer, a long long or a double.
+type params []uint64
+
+func (p *params) ptr(d cu.DevicePtr) { *p = append(*p, uint64(d)) }
+func (p *params) i64(v int)          { *p = append(*p, uint64(int64(v))) }
+func (p *params) f64(v float64)      { *p = append(*p, math.Float64bits(v)) }
+
+// launch starts fn on the default stream (worker thread).
+func (b *Backend) launch(fn cu.Function, name string, gx, gy, bx, by int, p params) error {
+	ptrs := make([]unsafe.Pointer, len(p))
+	for i := range p {
+		ptrs[i] = unsafe.Pointer(&p[i])
+	}
+	if err := fn.Launch(gx, gy, 1, bx, by, 1, 0, cu.Stream{}, ptrs); err != nil {
+		return fmt.Errorf("cuda: launching %s (grid %d×%d, block %d×%d): %w", name, gx, gy, bx, by, err)
+	}
+	return nil
+}
+
+// syncDevice waits for the device and attributes an asynchronous failure to op.
+func syncDevice(op string) error {
+	if err := cu.Synchronize(); err != nil {
+		return fmt.Errorf("cuda: %s failed on the device: %w", op, err)
+	}
+	return nil
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// ---- device-side operations (worker thread) ------------------------------
+
+// sqNormsDev writes the squared row norms of x to out.
+func (b *Backend) sqNormsDev(out cu.DevicePtr, x *devMatrix) error {
+	if x.rows == 0 {
+		return nil
+	}
+	var p params
+	p.ptr(out)
+	p.ptr(x.mem.ptr)
+	p.i64(x.ld)
+	p.i64(x.rows)
+	p.i64(x.cols)
+	return b.launch(b.fn.sqNorms, "sq_norms", ceilDiv(x.rows, snRowsPer), 1, snThreads, 1, p)
+}
+
+// normsFor returns n's address, or computes the norms of x into slot s when
+// n is nil.
+func (b *Backend) normsFor(n *devMatrix, x *devMatrix, s slot) (cu.DevicePtr, error) {
+	if n != nil {
+		return n.mem.ptr, nil
+	}
+	mem, err := b.ensure(s, int64(x.rows)*4)
+	if err != nil {
+		return 0, err
+	}
+	return mem.ptr, b.sqNormsDev(mem.ptr, x)
+}
+
+// kernelBlockDev computes dst (rows×bm.rows) = k(a_{g(i)}, b_j) where g is
+// idx (device, rows entries) or the identity when idx is 0.
+func (b *Backend) kernelBlockDev(dst *devMatrix, k backend.Kernel, a, aN *devMatrix, idx cu.DevicePtr, rows int, bm, bN *devMatrix) error {
+	if rows == 0 || bm.rows == 0 {
+		return nil
+	}
+	var aNorm, bNorm cu.DevicePtr
+	if k.Kind == backend.RBF {
+		var err error
+		if aNorm, err = b.normsFor(aN, a, slotANorms); err != nil {
+			return err
+		}
+		if bNorm, err = b.normsFor(bN, bm, slotBNorms); err != nil {
+			return err
+		}
+	}
+	// gridDim.y is limited: large row counts go in slabs of rows.
+	const slab = maxGridY * kbTile
+	for r0 := 0; r0 < rows; r0 += slab {
+		m := min(slab, rows-r0)
+		var p params
+		p.ptr(dst.at(r0, 0))
+		p.i64(dst.ld)
+		if idx != 0 {
+			p.ptr(a.mem.ptr)
+			p.i64(a.ld)
+			p.ptr(idx + cu.DevicePtr(8*r0))
+			p.ptr(aNorm)
+		} else {
+			p.ptr(a.at(r0, 0))
+			p.i64(a.ld)
+			p.ptr(0)
+			if aNorm != 0 {
+				p.ptr(aNorm + cu.DevicePtr(4*r0))
+			} else {
+				p.ptr(0)
+			}
+		}
+		p.ptr(bm.mem.ptr)
+		p.i64(bm.ld)
+		p.ptr(bNorm)
+		p.i64(m)
+		p.i64(bm.rows)
+		p.i64(a.cols)
+		p.i64(int(k.Kind))
+		p.f64(k.Gamma)
+		p.f64(k.Coef0)
+		p.i64(k.Degree)
+		if err := b.launch(b.fn.kernelBlock, "kernel_block", ceilDiv(bm.rows, kbTile), ceilDiv(m, kbTile), kbThreads, 1, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dictDev writes <dict_i, vecs_j> to out[j*dict.rows+i] (float64).
+func (b *Backend) dictDev(out cu.DevicePtr, dict, vecs *devMatrix) error {
+	rows, cols := dict.rows, dict.cols
+	if rows == 0 || vecs.rows == 0 {
+		return nil
+	}
+	// Split the long dimension into chunks so that small dictionaries still
+	// fill the device; chunks are summed in a fixed order (deterministic).
+	nchunks := 1
+	if cols > 0 {
+		nchunks = ceilDiv(4*b.info.sms, rows)
+		nchunks = max(1, min(nchunks, ceilDiv(cols, dpMinChunk), maxGridY))
+	}
+	chunk := max(1, ceilDiv(cols, nchunks))
+	if cols > 0 {
+		nchunks = ceilDiv(cols, chunk)
+	}
+	part, err := b.ensure(slotPart, int64(rows)*int64(nchunks)*dpMaxVecs*8)
+	if err != nil {
+		return err
+	}
+	for g := 0; g < vecs.rows; g += dpMaxVecs {
+		nv := min(dpMaxVecs, vecs.rows-g)
+		var p params
+		p.ptr(part.ptr)
+		p.ptr(dict.mem.ptr)
+		p.i64(dict.ld)
+		p.ptr(vecs.at(g, 0))
+		p.i64(vecs.ld)
+		p.i64(rows)
+		p.i64(cols)
+		p.i64(nv)
+		p.i64(chunk)
+		if err := b.launch(b.fn.dictPartial, "dict_partial", rows, nchunks, dpThreads, 1, p); err != nil {
+			return err
+		}
+		var q params
+		q.ptr(out + cu.DevicePtr(8*g*rows))
+		q.ptr(part.ptr)
+		q.i64(rows)
+		q.i64(nchunks)
+		q.i64(nv)
+		if err := b.launch(b.fn.dictReduce, "dict_reduce", ceilDiv(rows*nv, 256), 1, 256, 1, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rankDev applies d += alpha Σ_t u_t v_tᵀ.
+func (b *Backend) rankDev(d *devMatrix, alpha float32, u, v *devMatrix) error {
+	if d.rows == 0 || d.cols == 0 || u.rows == 0 {
+		return nil
+	}
+	var p params
+	p.ptr(d.mem.ptr)
+	p.i64(d.ld)
+	p.i64(d.rows)
+	p.i64(d.cols)
+	p.f64(float64(alpha))
+	p.ptr(u.mem.ptr)
+	p.i64(u.ld)
+	p.ptr(v.mem.ptr)
+	p.i64(v.ld)
+	p.i64(u.rows)
+	return b.launch(b.fn.rankUpdate, "rank_update", ceilDiv(d.cols, ruBX), min(ceilDiv(d.rows, ruBY), maxGridY), ruBX, ruBY, p)
+}
+
+// argmaxDev runs the two-pass scored arg-max over m candidates.
+func (b *Backend) argmaxDev(s, n, skip cu.DevicePtr, m int) (int, float64, error) {
+	if m == 0 {
+		return -1, 0, nil
+	}
+	blocks := max(1, min(ceilDiv(m, amThreads), 4*b.info.sms, 1024))
+	ps, err := b.ensure(slotArgS, int64(blocks+1)*8)
+	if err != nil {
+		return 0, 0, err
+	}
+	pi, err := b.ensure(slotArgI, int64(blocks+1)*8)
+	if err != nil {
+		return 0, 0, err
+	}
+	var p params
+	p.ptr(ps.ptr)
+	p.ptr(pi.ptr)
+	p.ptr(s)
+	p.ptr(n)
+	p.ptr(skip)
+	p.i64(m)
+	if err := b.launch(b.fn.argmaxPartial, "argmax_partial", blocks, 1, amThreads, 1, p); err != nil {
+		return 0, 0, err
+	}
+	var q params
+	q.ptr(ps.ptr + cu.DevicePtr(8*blocks))
+	q.ptr(pi.ptr + cu.DevicePtr(8*blocks))
+	q.ptr(ps.ptr)
+	q.ptr(pi.ptr)
+	q.i64(blocks)
+	if err := b.launch(b.fn.argmaxFinal, "argmax_final", 1, 1, amThreads, 1, q); err != nil {
+		return 0, 0, err
+	}
+	var score float64
+	var index int64
+	if err := cu.MemcpyDtoH(unsafe.Pointer(&score), ps.ptr+cu.DevicePtr(8*blocks), 8); err != nil {
+		return 0, 0, fmt.Errorf("cuda: ScoredArgMax: reading the result: %w", err)
+	}
+	if err := cu.MemcpyDtoH(unsafe.Pointer(&index), pi.ptr+cu.DevicePtr(8*blocks), 8); err != nil {
+		return 0, 0, fmt.Errorf("cuda: ScoredArgMax: reading the result: %w", err)
+	}
+	return int(index), score, nil
+}
+
+// ---- backend.Backend on host slices ----------------------------------------
+//
+// Each call copies its operands to reused scratch buffers on the device, runs
+// the kernels and copies the result back. That is right for one-off blocks;
+// algorithms that call repeatedly on the same data should keep it on the
+// device through the Resident methods.
+
+// SqNorms writes ‖x_i‖² into dst[:x.Rows].
+func (b *Backend) SqNorms(dst []float32, x backend.Matrix) error {
+	if err := backend.CheckSqNorms(dst, x); err != nil {
+		return err
+	}
+	if x.Rows == 0 {
+		return nil
+	}
+	return b.do(func() error {
+		xd, err := b.scratchMatrix(slotA, x)
+		if err != nil {
+			return err
+		}
+		out, err := b.ensure(slotC, int64(x.Rows)*4)
+		if err != nil {
+			return err
+		}
+		if err := b.sqNormsDev(out.ptr, xd); err != nil {
+			return err
+		}
+		if err := syncDevice("SqNorms"); err != nil {
+			return err
+		}
+		if err := cu.MemcpyDtoH(unsafe.Pointer(&dst[0]), out.ptr, int64(x.Rows)*4); err != nil {
+			return fmt.Errorf("cuda: SqNorms: copying the result: %w", err)
+		}
+		return nil
+	})
+}
+
+// KernelBlock writes dst[i][j] = k(a_i, b_j).
+func (b *Backend) KernelBlock(dst backend.Matrix, k backend.Kernel, a backend.Matrix, aNorms []float32, bm backend.Matrix, bNorms []float32) error {
+	if err := backend.CheckKernelBlock(dst, k, a, aNorms, bm, bNorms); err != nil {
+		return err
+	}
+	if dst.Rows == 0 || dst.Cols == 0 {
+		return nil
+	}
+	return b.do(func() error { return b.hostKernel("KernelBlock", dst, k, a, aNorms, bm, bNorms) })
+}
+
+// KernelGather writes dst[r][j] = k(a_{idx[r]}, b_j). The rows a[idx] are
+// gathered on the host, so only they cross the bus.
+func (b *Backend) KernelGather(dst backend.Matrix, k backend.Kernel, a backend.Matrix, aNorms []float32, idx []int, bm backend.Matrix, bNorms []float32) error {
+	if err := backend.CheckKernelGather(dst, k, a, aNorms, idx, bm, bNorms); err != nil {
+		return err
+	}
+	if dst.Rows == 0 || dst.Cols == 0 {
+		return nil
+	}
+	g := backend.NewMatrix(len(idx), a.Cols)
+	var gn []float32
+	if aNorms != nil {
+		gn = make([]float32, len(idx))
+	}
+	for r, i := range idx {
+		copy(g.Row(r), a.Row(i))
+		if gn != nil {
+			gn[r] = aNorms[i]
+		}
+	}
+	return b.do(func() error { return b.hostKernel("KernelGather", dst, k, g, gn, bm, bNorms) })
+}
+
+// hostKernel runs a kernel block on host operands (worker thread).
+func (b *Backend) hostKernel(op string, dst backend.Matrix, k backend.Kernel, a backend.Matrix, aNorms []float32, bm backend.Matrix, bNorms []float32) error {
+	ad, err := b.scratchMatrix(slotA, a)
+	if err != nil {
+		return err
+	}
+	bd, err := b.scratchMatrix(slotB, bm)
+	if err != nil {
+		return err
+	}
+	var an, bn *devMatrix
+	if k.Kind == backend.RBF {
+		if an, err = b.scratchVec(slotANorms, aNorms, a.Rows); err != nil {
+			return err
+		}
+		if bn, err = b.scratchVec(slotBNorms, bNorms, bm.Rows); err != nil {
+			return err
+		}
+	}
+	cd, err := b.scratchOut(slotC, a.Rows, bm.Rows)
+	if err != nil {
+		return err
+	}
+	if err := b.kernelBlockDev(cd, k, ad, an, 0, a.Rows, bd, bn); err != nil {
+		return err
+	}
+	if err := syncDevice(op); err != nil {
+		return err
+	}
+	return b.download(dst, cd)
+}
+
+// DictProducts computes dst[j*dict.Rows+i] = <d_i, v_j> in one pass over
+// dict per group of 8 vectors.
+func (b *Backend) DictProducts(dst []float64, dict backend.Matrix, vecs backend.Matrix) error {
+	if err := backend.CheckDictProducts(dst, dict, vecs); err != nil {
+		return err
+	}
+	n := dict.Rows * vecs.Rows
+	if n == 0 {
+		return nil
+	}
+	return b.do(func() error {
+		dd, err := b.scratchMatrix(slotA, dict)
+		if err != nil {
+			return err
+		}
+		vd, err := b.scratchMatrix(slotB, vecs)
+		if err != nil {
+			return err
+		}
+		out, err := b.ensure(slotOut64, int64(n)*8)
+		if err != nil {
+			return err
+		}
+		if err := b.dictDev(out.ptr, dd, vd); err != nil {
+			return err
+		}
+		if err := syncDevice("DictProducts"); err != nil {
+			return err
+		}
+		if err := cu.MemcpyDtoH(unsafe.Pointer(&dst[0]), out.ptr, int64(n)*8); err != nil {
+			return fmt.Errorf("cuda: DictProducts: copying the result: %w", err)
+		}
+		return nil
+	})
+}
+
+// RankUpdate applies d ← d + alpha·Σ_t u_t v_tᵀ.
+func (b *Backend) RankUpdate(d backend.Matrix, alpha float32, u backend.Matrix, v backend.Matrix) error {
+	if err := backend.CheckRankUpdate(d, u, v); err != nil {
+		return err
+	}
+	if d.Rows == 0 || d.Cols == 0 || u.Rows == 0 {
+		return nil
+	}
+	return b.do(func() error {
+		dd, err := b.scratchMatrix(slotC, d)
+		if err != nil {
+			return err
+		}
+		ud, err := b.scratchMatrix(slotU, u)
+		if err != nil {
+			return err
+		}
+		vd, err := b.scratchMatrix(slotV, v)
+		if err != nil {
+			return err
+		}
+		if err := b.rankDev(dd, alpha, ud, vd); err != nil {
+			return err
+		}
+		if err := syncDevice("RankUpdate"); err != nil {
+			return err
+		}
+		return b.download(d, dd)
+	})
+}
+
+// ScoredArgMax scans on the host: copying two float64 vectors to the device
+// costs more than the O(M) scan itself. ScoredArgMaxOn runs it on the device
+// for vectors that are already there.
+func (b *Backend) ScoredArgMax(s, n []float64, skip []bool) (int, float64) {
+	return backend.ScoredArgMaxRef(s, n, skip)
+}
+
+// ---- Resident operations ----------------------------------------------------
+
+func shapeErr(op, format string, args ...any) error {
+	return fmt.Errorf("cuda: %s: %w: %s", op, backend.ErrShape, fmt.Sprintf(format, args...))
+}
+
+// flatLen is the number of elements of a packed buffer.
+func flatLen(m *devMatrix) int { return m.rows * m.cols }
+
+// SqNormsOn writes ‖x_i‖² into the flat float32 buffer dst.
+func (b *Backend) SqNormsOn(dst, x Buffer) error {
+	const op = "SqNormsOn"
+	d, err := b.buffer(op, "dst", dst, false, false)
+	if err != nil {
+		return err
+	}
+	xm, err := b.buffer(op, "x", x, false, false)
+	if err != nil {
+		return err
+	}
+	if flatLen(d) < xm.rows {
+		return shapeErr(op, "dst has %d elements for %d rows", flatLen(d), xm.rows)
+	}
+	return b.do(func() error {
+		if err := b.sqNormsDev(d.mem.ptr, xm); err != nil {
+			return err
+		}
+		return syncDevice(op)
+	})
+}
+
+// residentKernelArgs validates the operands of KernelBlockOn/KernelGatherOn.
+func (b *Backend) residentKernelArgs(op string, dst Buffer, k backend.Kernel, a, aNorms, bb, bNorms Buffer, rows int) (d, am, an, bm, bn *devMatrix, err error) {
+	if err = k.Validate(); err != nil {
+		return nil, nil, nil, nil, nil, fmt.Errorf("cuda: %s: %w", op, err)
+	}
+	if d, err = b.buffer(op, "dst", dst, false, false); err != nil {
+		return
+	}
+	if am, err = b.buffer(op, "a", a, false, false); err != nil {
+		return
+	}
+	if bm, err = b.buffer(op, "b", bb, false, false); err != nil {
+		return
+	}
+	if an, err = b.buffer(op, "aNorms", aNorms, false, true); err != nil {
+		return
+	}
+	if bn, err = b.buffer(op, "bNorms", bNorms, false, true); err != nil {
+		return
+	}
+	switch {
+	case am.cols != bm.cols:
+		err = shapeErr(op, "a has %d features, b has %d", am.cols, bm.cols)
+	case d.rows != rows || d.cols != bm.rows:
+		err = shapeErr(op, "dst is %d×%d, want %d×%d", d.rows, d.cols, rows, bm.rows)
+	case an != nil && flatLen(an) < am.rows:
+		err = shapeErr(op, "aNorms has %d elements for %d rows", flatLen(an), am.rows)
+	case bn != nil && flatLen(bn) < bm.rows:
+		err = shapeErr(op, "bNorms has %d elements for %d rows", flatLen(bn), bm.rows)
+	}
+	return
+}
+
+// KernelBlockOn is KernelBlock on device operands.
+func (b *Backend) KernelBlockOn(dst Buffer, k backend.Kernel, a, aNorms, bb, bNorms Buffer) error {
+	const op = "KernelBlockOn"
+	if a == nil {
+		return fmt.Errorf("cuda: %s: a is nil", op)
+	}
+	d, am, an, bm, bn, err := b.residentKernelArgs(op, dst, k, a, aNorms, bb, bNorms, a.Rows())
+	if err != nil {
+		return err
+	}
+	return b.do(func() error {
+		if err := b.kernelBlockDev(d, k, am, an, 0, am.rows, bm, bn); err != nil {
+			return err
+		}
+		return syncDevice(op)
+	})
+}
+
+// KernelGatherOn is KernelGather on device operands.
+func (b *Backend) KernelGatherOn(dst Buffer, k backend.Kernel, a, aNorms Buffer, idx []int, bb, bNorms Buffer) error {
+	const op = "KernelGatherOn"
+	d, am, an, bm, bn, err := b.residentKernelArgs(op, dst, k, a, aNorms, bb, bNorms, len(idx))
+	if err != nil {
+		return err
+	}
+	for r, i := range idx {
+		if i < 0 || i >= am.rows {
+			return shapeErr(op, "idx[%d] = %d is outside [0, %d)", r, i, am.rows)
+		}
+	}
+	if len(idx) == 0 {
+		return nil
+	}
+	return b.do(func() error {
+		ip, err := b.uploadIdx(idx)
+		if err != nil {
+			return err
+		}
+		if err := b.kernelBlockDev(d, k, am, an, ip, len(idx), bm, bn); err != nil {
+			return err
+		}
+		return syncDevice(op)
+	})
+}
+
+// DictProductsOn writes <d_i, v_j> into the float64 vector dst.
+func (b *Backend) DictProductsOn(dst, dict, vecs Buffer) error {
+	const op = "DictProductsOn"
+	d, err := b.buffer(op, "dst", dst, true, false)
+	if err != nil {
+		return err
+	}
+	dm, err := b.buffer(op, "dict", dict, false, false)
+	if err != nil {
+		return err
+	}
+	vm, err := b.buffer(op, "vecs", vecs, false, false)
+	if err != nil {
+		return err
+	}
+	if dm.cols != vm.cols {
+		return shapeErr(op, "dict rows have length %d, vecs rows %d", dm.cols, vm.cols)
+	}
+	if d.cols < dm.rows*vm.rows {
+		return shapeErr(op, "dst has %d elements, want %d×%d", d.cols, vm.rows, dm.rows)
+	}
+	return b.do(func() error {
+		if err := b.dictDev(d.mem.ptr, dm, vm); err != nil {
+			return err
+		}
+		return syncDevice(op)
+	})
+}
+
+// RankUpdateOn applies d ← d + alpha·Σ_t u_t v_tᵀ on device operands.
+func (b *Backend) RankUpdateOn(d Buffer, alpha float32, u, v Buffer) error {
+	const op = "RankUpdateOn"
+	dm, err := b.buffer(op, "d", d, false, false)
+	if err != nil {
+		return err
+	}
+	um, err := b.buffer(op, "u", u, false, false)
+	if err != nil {
+		return err
+	}
+	vm, err := b.buffer(op, "v", v, false, false)
+	if err != nil {
+		return err
+	}
+	if um.rows != vm.rows {
+		return shapeErr(op, "u has %d vectors, v has %d", um.rows, vm.rows)
+	}
+	if um.cols != dm.rows || vm.cols != dm.cols {
+		return shapeErr(op, "u vectors have length %d and v vectors %d for a %d×%d matrix", um.cols, vm.cols, dm.rows, dm.cols)
+	}
+	if dm == um || dm == vm {
+		return shapeErr(op, "d must not alias u or v")
+	}
+	return b.do(func() error {
+		if err := b.rankDev(dm, alpha, um, vm); err != nil {
+			return err
+		}
+		return syncDevice(op)
+	})
+}
+
+// ScoredArgMaxOn runs the scored arg-max on float64 device vectors.
+func (b *Backend) ScoredArgMaxOn(s, n Buffer, skip []bool) (int, float64, error) {
+	const op = "ScoredArgMaxOn"
+	sm, err := b.buffer(op, "s", s, true, false)
+	if err != nil {
+		return 0, 0, err
+	}
+	nm, err := b.buffer(op, "n", n, true, false)
+	if err != nil {
+		return 0, 0, err
+	}
+	m := min(sm.cols, nm.cols)
+	var idx int
+	var score float64
+	err = b.do(func() error {
+		var sp cu.DevicePtr
+		if skip != nil && m > 0 {
+			mem, err := b.ensure(slotSkip, int64(m))
+			if err != nil {
+				return err
+			}
+			if cap(b.stageB) < m {
+				b.stageB = make([]byte, m)
+			}
+			bs := b.stageB[:m]
+			for k := range bs {
+				bs[k] = 0
+				if k < len(skip) && skip[k] {
+					bs[k] = 1
+				}
+			}
+			if err := cu.MemcpyHtoD(mem.ptr, unsafe.Pointer(&bs[0]), int64(m)); err != nil {
+				return fmt.Errorf("cuda: %s: copying skip: %w", op, err)
+			}
+			sp = mem.ptr
+		}
+		var err error
+		idx, score, err = b.argmaxDev(sm.mem.ptr, nm.mem.ptr, sp, m)
+		if err != nil {
+			return err
+		}
+		return syncDevice(op)
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	return idx, score, nil
+}

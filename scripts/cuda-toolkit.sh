@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# cuda-toolkit.sh — fetch and unpack the CUDA 11.8 toolkit from Debian's
+# non-free archive into a cache directory OUTSIDE the repository, without
+# touching the machine's apt configuration, and print the environment that
+# builds `-tags cuda` code and runs nvcc against it.
+#
+# Usage:
+#   eval "$(bash scripts/cuda-toolkit.sh)"     # fetch if needed, then export
+#   bash scripts/cuda-toolkit.sh --print-root  # fetch if needed, print the root
+#
+# Cache: $PURSUIT_CUDA_CACHE, default ${XDG_CACHE_HOME:-$HOME/.cache}/pursuit/cuda-11.8.
+# It is idempotent: a complete cache (stamp file matching the package list)
+# is reused without network access. Progress goes to stderr; stdout carries
+# only the export lines (or the root with --print-root).
+#
+# How: apt gets a private sources list, state, cache and archive directory
+# under the cache (-o Dir::Etc::SourceList=… -o Dir::Etc::SourceParts=/dev/null
+# -o Dir::State::Lists=… -o Dir::Cache=…), so /etc/apt and /var/lib/apt are
+# never written; `apt-get download` fetches the .debs (signatures checked
+# against the machine's Debian keyring) and `dpkg-deb -x` unpacks each one
+# into $CACHE/root. Nothing is installed into the system.
+set -euo pipefail
+
+log() { printf 'cuda-toolkit: %s\n' "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+MODE=env
+case "${1:-}" in
+"") ;;
+--print-root) MODE=root ;;
+-h | --help)
+	sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
+	exit 0
+	;;
+*) die "unknown argument '$1' (use --print-root or no argument)" ;;
+esac
+
+CACHE="${PURSUIT_CUDA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pursuit/cuda-11.8}"
+SUITE="${PURSUIT_CUDA_SUITE:-bookworm}"
+MIRROR="${PURSUIT_CUDA_MIRROR:-http://deb.debian.org/debian}"
+# What nvcc, the cgo headers and the link stubs need. cuBLAS is left out on
+# purpose: package cuda uses the driver API only (see cuda/doc.go).
+PACKAGES=(nvidia-cuda-toolkit nvidia-cuda-dev libnvvm4 libcudart11.0 libcuda1)
+ROOT="$CACHE/root"
+STAMP="$CACHE/.complete"
+WANT="suite=$SUITE packages=${PACKAGES[*]}"
+
+case "$CACHE" in
+/*) ;;
+*) die "PURSUIT_CUDA_CACHE must be an absolute path, got '$CACHE'" ;;
+esac
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+case "$CACHE/" in
+"$REPO"/*) die "the cache $CACHE is inside the repository $REPO; set PURSUIT_CUDA_CACHE elsewhere" ;;
+esac
+
+fetch() {
+	local t0=$SECONDS
+	for tool in apt-get dpkg-deb gpgv; do
+		command -v "$tool" >/dev/null || die "'$tool' not found: this script needs a Debian (bookworm) machine"
+	done
+	log "fetching CUDA 11.8 from Debian $SUITE non-free into $CACHE (about 1 GB, once)"
+	local apt="$CACHE/apt"
+	rm -rf "$ROOT" "$STAMP" "$apt/debs"
+	mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/debs" "$ROOT"
+	printf 'deb %s %s main contrib non-free non-free-firmware\n' "$MIRROR" "$SUITE" >"$apt/sources.list"
+	local opts=(
+		-o "Dir::Etc::SourceList=$apt/sources.list"
+		-o "Dir::Etc::SourceParts=/dev/null"
+		-o "Dir::State::Lists=$apt/lists"
+		-o "Dir::Cache=$apt/cache"
+		-o "APT::Get::List-Cleanup=0"
+		-o "Acquire::Languages=none"
+		-o "Debug::NoLocking=1"
+		-o "APT::Sandbox::User=root"
+		-o "Acquire::IndexTargets::deb::DEP-11::DefaultEnabled=false"
+	)
+	log "apt-get update (private lists in $apt/lists)"
+	apt-get "${opts[@]}" -q update >&2 || die "apt-get update with the private sources list failed (is $MIRROR reachable?)"
+	log "apt-get download ${PACKAGES[*]}"
+	(cd "$apt/debs" && apt-get "${opts[@]}" -q download "${PACKAGES[@]}" >&2) ||
+		die "apt-get download failed"
+	local deb
+	for deb in "$apt/debs"/*.deb; do
+		log "unpack $(basename "$deb")"
+		dpkg-deb -x "$deb" "$ROOT" || die "dpkg-deb -x $deb failed"
+	done
+	rm -rf "$apt/debs" "$apt/cache"
+	[ -x "$ROOT/usr/lib/nvidia-cuda-toolkit/bin/nvcc" ] || die "nvcc missing after unpacking into $ROOT"
+	printf '%s\n' "$WANT" >"$STAMP"
+	log "toolkit ready in $((SECONDS - t0)) s: $(du -sh "$ROOT" | cut -f1) in $ROOT"
+}
+
+if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$WANT" ] && [ -x "$ROOT/usr/lib/nvidia-cuda-toolkit/bin/nvcc" ]; then
+	log "reusing the cached toolkit in $ROOT"
+else
+	fetch
+fi
+
+if [ "$MODE" = root ]; then
+	printf '%s\n' "$ROOT"
+	exit 0
+fi
+
+LIB="$ROOT/usr/lib/x86_64-linux-gnu"
+# The toolkit's bin directory holds gcc/g++ wrappers that refuse to run, so it
+# goes at the END of PATH and cgo gets the system compilers explicitly.
+CC_PATH="$(command -v gcc || true)"
+CXX_PATH="$(command -v g++ || true)"
+[ -n "$CC_PATH" ] || die "gcc not found: install it (apt-get install -y gcc g++)"
+[ -n "$CXX_PATH" ] || die "g++ not found: install it (apt-get install -y g++)"
+case "$CC_PATH" in "$ROOT"/*) die "gcc resolves to the toolkit's wrapper $CC_PATH; put /usr/bin first in PATH" ;; esac
+cat <<ENV
+export PURSUIT_CUDA_ROOT='$ROOT'
+export PATH="\$PATH":'$ROOT/usr/lib/nvidia-cuda-toolkit/bin'
+export CC='$CC_PATH'
+export CXX='$CXX_PATH'
+export CGO_ENABLED=1
+export CGO_CFLAGS='-I$ROOT/usr/include -I$ROOT/usr/lib/cuda/include'
+export CGO_LDFLAGS='-L$LIB/stubs -L$LIB'
+export NVCC_FLAGS='-ccbin $CC_PATH -allow-unsupported-compiler -I$ROOT/usr/include'
+ENV
