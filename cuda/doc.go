@@ -7,21 +7,22 @@
 //
 // Everything that touches CUDA is compiled only with the build tag cuda.
 //
-//   - The default build (no tag) is the CPU build. It neither imports
-//     gorgonia.org/cu nor needs cgo, a toolkit or a driver; in it this package
-//     holds only the Resident and Buffer types, and the engine reports that
-//     the binary was built without -tags cuda. Use it everywhere without an
-//     NVIDIA GPU.
-//   - `go build -tags cuda` makes a GPU binary. It is a cgo binary linked
-//     against libcuda.so.1, so it starts only where an NVIDIA driver is
-//     installed, and gorgonia.org/cu initialises the driver before main runs
-//     and ends the process (exit status 1) when the driver finds no device.
-//     Use it on GPU machines only. Building it needs the CUDA headers and the
-//     libcuda link stub, which scripts/cuda-toolkit.sh unpacks from Debian's
-//     CUDA 11.8 packages into a cache outside the repository:
+// The default build (no tag) is the CPU build. It neither imports
+// gorgonia.org/cu nor needs cgo, a toolkit or a driver; in it this package
+// holds only the Resident and Buffer types, and the engine reports that the
+// binary was built without -tags cuda. Use it everywhere without an NVIDIA
+// GPU.
 //
-//     eval "$(bash scripts/cuda-toolkit.sh)"
-//     go build -tags cuda ./cmd/pursuit
+// `go build -tags cuda` makes a GPU binary. It is a cgo binary linked against
+// libcuda.so.1, so it starts only where an NVIDIA driver is installed, and
+// gorgonia.org/cu initialises the driver before main runs and ends the
+// process (exit status 1) when the driver finds no device. Use it on GPU
+// machines only. Building it needs the CUDA headers and the libcuda link
+// stub, which scripts/cuda-toolkit.sh unpacks from Debian's CUDA 11.8
+// packages into a cache outside the repository:
+//
+//	eval "$(bash scripts/cuda-toolkit.sh)"
+//	go build -tags cuda ./cmd/pursuit
 //
 // The tests of this package follow the same rule: `go test -tags cuda -c`
 // builds them anywhere the toolkit is cached (CI does, in
