@@ -64,6 +64,7 @@ func TestUSPSShapes(t *testing.T) {
 					t.Fatalf("row %d: blank image", i+1)
 				}
 			}
+			t.Logf("%d duplicate rows, %d with a conflicting label", len(DuplicateRows(ds.X)), len(LabelConflicts(ds)))
 			if cl := ds.Classes(); len(cl) != 10 {
 				t.Errorf("Classes() = %v, want the 10 digits", cl)
 			}
