@@ -7,9 +7,6 @@ import (
 
 // This file holds the commands still being written; each says so.
 
-func newPlotFlags() (*flag.FlagSet, *struct{}) {
-	return flag.NewFlagSet("plot", flag.ContinueOnError), nil
-}
 func newDemoFlags() (*flag.FlagSet, *struct{}) {
 	return flag.NewFlagSet("demo", flag.ContinueOnError), nil
 }
@@ -20,9 +17,6 @@ func pending(name, summary string) *command {
 	}}
 }
 
-func plotCommand() *command {
-	return pending("plot", "draw the learning curve and decision surface of a model")
-}
 func demoCommand() *command {
 	return pending("demo", "train every algorithm on generated data, print a comparison, write plots")
 }
