@@ -1,0 +1,549 @@
+package svm
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit/engine"
+)
+
+// randData returns n points in d dimensions with labels from a noisy
+// non-linear rule (both classes present).
+func randData(seed uint64, n, d int) (backend.Matrix, []float64) {
+	rng := rand.New(rand.NewPCG(seed, 99))
+	x := backend.NewMatrix(n, d)
+	y := make([]float64, n)
+	for i := range n {
+		var s float64
+		for j := range d {
+			v := rng.NormFloat64()
+			x.Set(i, j, float32(v))
+			s += v * v
+		}
+		y[i] = 1
+		if s+0.5*rng.NormFloat64() < float64(d) {
+			y[i] = -1
+		}
+	}
+	y[0], y[1] = 1, -1
+	return x, y
+}
+
+// gram64 computes the kernel matrix in float64 with the scalar reference.
+func gram64(k engine.Kernel, x backend.Matrix) []float64 {
+	n := x.Rows
+	g := make([]float64, n*n)
+	for i := range n {
+		for j := range n {
+			g[i*n+j] = k.Eval(x.Row(i), x.Row(j))
+		}
+	}
+	return g
+}
+
+// bruteForce minimises ½αᵀQα + pᵀα, yᵀα = 0, 0 ≤ α ≤ C over n variables
+// (Q_ab = y_a y_b K[kidx_a][kidx_b]) by trying every assignment of the
+// variables to lower bound, upper bound or free, solving the equality-
+// constrained system of the free ones, and keeping the best feasible point.
+func bruteForce(k []float64, l int, prob Problem) float64 {
+	n := len(prob.Y)
+	ki := func(a int) int {
+		if prob.Index == nil {
+			return a
+		}
+		return prob.Index[a]
+	}
+	q := func(a, b int) float64 { return prob.Y[a] * prob.Y[b] * k[ki(a)*l+ki(b)] }
+	obj := func(al []float64) float64 {
+		var v float64
+		for a := range n {
+			v += prob.P[a] * al[a]
+			for b := range n {
+				v += 0.5 * al[a] * q(a, b) * al[b]
+			}
+		}
+		return v
+	}
+	best := math.Inf(1)
+	st := make([]int, n)
+	al := make([]float64, n)
+	total := 1
+	for range n {
+		total *= 3
+	}
+	for code := range total {
+		c := code
+		var fr []int
+		for a := range n {
+			st[a] = c % 3
+			c /= 3
+			switch st[a] {
+			case 0:
+				al[a] = 0
+			case 1:
+				al[a] = prob.C[a]
+			case 2:
+				fr = append(fr, a)
+			}
+		}
+		if len(fr) == 0 {
+			var s float64
+			for a := range n {
+				s += prob.Y[a] * al[a]
+			}
+			if math.Abs(s) < 1e-9 {
+				best = math.Min(best, obj(al))
+			}
+			continue
+		}
+		// [Q_FF y_F; y_Fᵀ 0] [α_F; ν] = [−p_F − Q_FB α_B; −y_Bᵀ α_B]
+		m := len(fr)
+		A := mat.NewDense(m+1, m+1, nil)
+		rhs := mat.NewVecDense(m+1, nil)
+		var yb float64
+		for a := range n {
+			if st[a] != 2 {
+				yb += prob.Y[a] * al[a]
+			}
+		}
+		for r, a := range fr {
+			v := -prob.P[a]
+			for b := range n {
+				if st[b] != 2 {
+					v -= q(a, b) * al[b]
+				}
+			}
+			rhs.SetVec(r, v)
+			for s, b := range fr {
+				A.Set(r, s, q(a, b))
+			}
+			A.Set(r, m, prob.Y[a])
+			A.Set(m, r, prob.Y[a])
+		}
+		rhs.SetVec(m, -yb)
+		var sol mat.VecDense
+		if err := sol.SolveVec(A, rhs); err != nil {
+			continue
+		}
+		ok := true
+		for r, a := range fr {
+			v := sol.AtVec(r)
+			if v < -1e-10 || v > prob.C[a]+1e-10 || math.IsNaN(v) {
+				ok = false
+				break
+			}
+			al[a] = v
+		}
+		if ok {
+			best = math.Min(best, obj(al))
+		}
+	}
+	return best
+}
+
+func TestBruteForceCSVC(t *testing.T) {
+	kernels := []engine.Kernel{engine.RBF(0.3), engine.Linear(), engine.Poly(0.5, 1, 2)}
+	for trial := range 6 {
+		x, y := randData(uint64(trial), 8, 3)
+		k := kernels[trial%3]
+		g := gram64(k, x)
+		src, err := NewGram64(8, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cPos, cNeg := 0.7+float64(trial), 1.3
+		sol, err := SolveCSVC(src, y, cPos, cNeg, nil, Options{Tol: 1e-10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		prob := Problem{Y: y, P: make([]float64, 8), C: make([]float64, 8)}
+		for i := range y {
+			prob.P[i] = -1
+			prob.C[i] = cNeg
+			if y[i] > 0 {
+				prob.C[i] = cPos
+			}
+		}
+		want := bruteForce(g, 8, prob)
+		if d := relDiff(sol.Obj, want); d > 1e-8 {
+			t.Errorf("trial %d (%v): SMO objective %.12g, brute force %.12g (rel. diff %.2g)", trial, k, sol.Obj, want, d)
+		}
+		if !sol.Converged {
+			t.Errorf("trial %d: not converged", trial)
+		}
+	}
+}
+
+func TestBruteForceSVR(t *testing.T) {
+	for trial := range 3 {
+		x, _ := randData(uint64(10+trial), 5, 2)
+		z := make([]float64, 5)
+		for i := range z {
+			z[i] = float64(x.At(i, 0))*2 + math.Sin(float64(i))
+		}
+		k := engine.RBF(0.5)
+		g := gram64(k, x)
+		src, _ := NewGram64(5, g)
+		c, eps := 2.0, 0.1*float64(trial)
+		sol, err := SolveSVR(src, z, c, eps, Options{Tol: 1e-10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		prob := Problem{Y: make([]float64, 10), P: make([]float64, 10), C: make([]float64, 10), Index: make([]int, 10)}
+		for i := range 5 {
+			prob.Y[i], prob.Y[i+5] = 1, -1
+			prob.P[i], prob.P[i+5] = eps-z[i], eps+z[i]
+			prob.C[i], prob.C[i+5] = c, c
+			prob.Index[i], prob.Index[i+5] = i, i
+		}
+		want := bruteForce(g, 5, prob)
+		if d := relDiff(sol.Obj, want); d > 1e-8 {
+			t.Errorf("trial %d: SVR objective %.12g, brute force %.12g", trial, sol.Obj, want)
+		}
+		// Coefficients reproduce the targets within ε at free SVs.
+		coef := SVRCoef(sol)
+		for i := range 5 {
+			var f float64
+			for j := range 5 {
+				f += coef[j] * g[j*5+i]
+			}
+			f += sol.Bias
+			if a := math.Abs(coef[i]); a > 1e-6 && a < c-1e-6 {
+				if r := math.Abs(math.Abs(f-z[i]) - eps); r > 1e-6 {
+					t.Errorf("trial %d: free SV %d has |f−z| = %g, want ε = %g", trial, i, math.Abs(f-z[i]), eps)
+				}
+			}
+		}
+	}
+}
+
+// kktGap recomputes, in float64 from scratch, the maximal KKT violation of
+// a C-SVC solution.
+func kktGap(g []float64, y, alpha []float64, cPos, cNeg float64) float64 {
+	n := len(y)
+	up, low := math.Inf(-1), math.Inf(1)
+	for i := range n {
+		gi := -1.0
+		for j := range n {
+			gi += y[i] * y[j] * g[i*n+j] * alpha[j]
+		}
+		c := cNeg
+		if y[i] > 0 {
+			c = cPos
+		}
+		v := -y[i] * gi
+		inUp := (y[i] > 0 && alpha[i] < c) || (y[i] < 0 && alpha[i] > 0)
+		inLow := (y[i] > 0 && alpha[i] > 0) || (y[i] < 0 && alpha[i] < c)
+		if inUp {
+			up = math.Max(up, v)
+		}
+		if inLow {
+			low = math.Min(low, v)
+		}
+	}
+	return up - low
+}
+
+func TestKKTEngineRows(t *testing.T) {
+	e := testEngine(t)
+	x, y := randData(3, 300, 6)
+	k := engine.RBF(0.2)
+	rows, err := NewEngineRows(e, x, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sol, err := SolveCSVC(rows, y, 5, 5, nil, Options{Tol: 1e-3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gap := kktGap(gram64(k, x), y, sol.Alpha, 5, 5)
+	// float32 kernel rows: allow their rounding on top of the tolerance.
+	if gap > 1e-3+1e-4 {
+		t.Errorf("KKT gap recomputed in float64 is %g, want ≤ 1e-3 (+float32 slack)", gap)
+	}
+	var sum float64
+	for i, a := range sol.Alpha {
+		sum += y[i] * a
+		if a < 0 || a > 5 {
+			t.Fatalf("α_%d = %g outside [0, 5]", i, a)
+		}
+	}
+	if math.Abs(sum) > 1e-9 {
+		t.Errorf("yᵀα = %g, want 0", sum)
+	}
+}
+
+func TestSolverVariantsAgree(t *testing.T) {
+	x, y := randData(4, 250, 5)
+	k := engine.RBF(0.3)
+	g32 := backend.NewMatrix(250, 250)
+	g := gram64(k, x)
+	for i := range g {
+		g32.Data[i] = float32(g[i])
+	}
+	src, err := NewGram32(g32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := SolveCSVC(src, y, 10, 10, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Batching and cache size change which rows are computed when, never
+	// the arithmetic: the iterates must be identical.
+	for _, o := range []Options{{Batch: 1}, {Batch: 64}, {CacheMB: 1e-6}, {CacheMB: 0.01, Batch: 3}} {
+		s, err := SolveCSVC(src, y, 10, 10, nil, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Iter != base.Iter || s.Obj != base.Obj {
+			t.Errorf("%+v: %d iterations, obj %.15g; default: %d, %.15g", o, s.Iter, s.Obj, base.Iter, base.Obj)
+		}
+		for i := range s.Alpha {
+			if s.Alpha[i] != base.Alpha[i] {
+				t.Fatalf("%+v: α_%d = %g, default %g", o, i, s.Alpha[i], base.Alpha[i])
+			}
+		}
+	}
+	// Without shrinking the path differs but the optimum agrees.
+	ns, err := SolveCSVC(src, y, 10, 10, nil, Options{NoShrinking: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := relDiff(ns.Obj, base.Obj); d > 1e-4 {
+		t.Errorf("no shrinking: obj %g vs %g", ns.Obj, base.Obj)
+	}
+	if base.CacheMisses == 0 || base.RowsComputed < base.CacheMisses {
+		t.Errorf("cache statistics look wrong: %+v", base)
+	}
+}
+
+func TestFloat64SourcesAgree(t *testing.T) {
+	e := testEngine(t)
+	n, d := 120, 4
+	x, y := randData(5, n, d)
+	feat := make([]float64, n*d)
+	for i := range n {
+		for j := range d {
+			feat[i*d+j] = float64(x.At(i, j))
+		}
+	}
+	lin, err := NewLinear64(n, d, feat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g64, _ := NewGram64(n, gram64(engine.Linear(), x))
+	eng, err := NewEngineRows(e, x, engine.Linear())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := SolveCSVC(lin, y, 1, 1, nil, Options{Tol: 1e-10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := SolveCSVC(g64, y, 1, 1, nil, Options{Tol: 1e-10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := SolveCSVC(eng, y, 1, 1, nil, Options{Tol: 1e-4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := relDiff(a.Obj, b.Obj); d > 1e-12 {
+		t.Errorf("Linear64 obj %.15g vs Gram64 %.15g", a.Obj, b.Obj)
+	}
+	if d := relDiff(a.Obj, c.Obj); d > 1e-4 {
+		t.Errorf("Linear64 obj %.15g vs float32 engine rows %.15g", a.Obj, c.Obj)
+	}
+	if gap := kktGap(gram64(engine.Linear(), x), y, a.Alpha, 1, 1); gap > 1e-9 {
+		t.Errorf("float64 path: KKT gap %g > 1e-9", gap)
+	}
+}
+
+func TestWarmStart(t *testing.T) {
+	n, d := 150, 5
+	x, y := randData(6, n, d)
+	feat := make([]float64, n*d)
+	for i := range feat {
+		feat[i] = float64(x.Data[i])
+	}
+	src, _ := NewLinear64(n, d, feat)
+	cold, err := SolveCSVC(src, y, 2, 2, nil, Options{Tol: 1e-9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := SolveCSVC(src, y, 2, 2, cold.Alpha, Options{Tol: 1e-9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Iter > 2 || relDiff(again.Obj, cold.Obj) > 1e-12 {
+		t.Errorf("warm start from the optimum: %d iterations, obj %.15g vs %.15g", again.Iter, again.Obj, cold.Obj)
+	}
+	// Perturb the features: warm and cold starts reach the same optimum,
+	// the warm one in fewer iterations.
+	rng := rand.New(rand.NewPCG(1, 1))
+	for i := range feat {
+		feat[i] += 0.01 * rng.NormFloat64()
+	}
+	src2, _ := NewLinear64(n, d, feat)
+	cold2, err := SolveCSVC(src2, y, 2, 2, nil, Options{Tol: 1e-9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm2, err := SolveCSVC(src2, y, 2, 2, cold.Alpha, Options{Tol: 1e-9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := relDiff(cold2.Obj, warm2.Obj); d > 1e-10 {
+		t.Errorf("perturbed: warm obj %.15g vs cold %.15g", warm2.Obj, cold2.Obj)
+	}
+	t.Logf("perturbed problem: cold %d iterations, warm %d", cold2.Iter, warm2.Iter)
+	bad := append([]float64(nil), cold.Alpha...)
+	for i := range bad {
+		if bad[i] < 1 {
+			bad[i] += 0.5
+			break
+		}
+	}
+	if _, err := SolveCSVC(src2, y, 2, 2, bad, Options{}); err == nil || !strings.Contains(err.Error(), "infeasible") {
+		t.Errorf("infeasible warm start: got %v", err)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	e := testEngine(t)
+	x, y := randData(7, 20, 3)
+	ok := Params{Kernel: engine.RBF(0.5), C: 1}
+	nan := backend.NewMatrix(20, 3)
+	copy(nan.Data, x.Data)
+	nan.Set(4, 1, float32(math.NaN()))
+	ones := make([]float64, 20)
+	for i := range ones {
+		ones[i] = 1
+	}
+	ynan := append([]float64(nil), y...)
+	ynan[3] = math.NaN()
+	cases := []struct {
+		name string
+		x    backend.Matrix
+		y    []float64
+		p    Params
+		want string
+	}{
+		{"C = 0", x, y, Params{Kernel: engine.RBF(0.5)}, "C must be positive"},
+		{"C < 0", x, y, Params{Kernel: engine.RBF(0.5), C: -1}, "C must be positive"},
+		{"gamma = 0", x, y, Params{Kernel: engine.RBF(0), C: 1}, "gamma"},
+		{"gamma < 0", x, y, Params{Kernel: engine.RBF(-2), C: 1}, "gamma"},
+		{"no kernel", x, y, Params{C: 1}, "no kernel"},
+		{"single class", x, ones, ok, "two classes"},
+		{"empty", backend.NewMatrix(0, 3), nil, ok, "empty"},
+		{"NaN feature", nan, y, ok, "not finite"},
+		{"NaN label", x, ynan, ok, "not finite"},
+		{"label count", x, y[:10], ok, "10 labels"},
+		{"negative epsilon", x, y, Params{Type: EpsilonSVR, Kernel: engine.RBF(1), C: 1, Epsilon: -1}, "epsilon"},
+		{"unknown weight", x, y, Params{Kernel: engine.RBF(1), C: 1, Weights: map[float64]float64{5: 2}}, "class 5"},
+		{"bad tolerance", x, y, Params{Kernel: engine.RBF(1), C: 1, Tol: -1}, "tolerance"},
+	}
+	for _, c := range cases {
+		_, err := Train(e, c.x, c.y, c.p)
+		if err == nil {
+			t.Errorf("%s: no error", c.name)
+			continue
+		}
+		if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %q does not wrap ErrBadInput or lacks %q", c.name, err, c.want)
+		}
+	}
+	if _, err := TrainOneVsRest(e, x, ones, ok); err == nil {
+		t.Error("one-vs-rest on a single class: no error")
+	}
+}
+
+func TestDuplicatedPoints(t *testing.T) {
+	e := testEngine(t)
+	x0, y0 := randData(8, 40, 3)
+	// Every point three times, and one point duplicated with both labels.
+	x := backend.NewMatrix(121, 3)
+	y := make([]float64, 121)
+	for r := range 3 {
+		for i := range 40 {
+			copy(x.Row(r*40+i), x0.Row(i))
+			y[r*40+i] = y0[i]
+		}
+	}
+	copy(x.Row(120), x0.Row(0))
+	y[120] = -y0[0]
+	k := engine.RBF(0.5)
+	m, err := Train(e, x, y, Params{Kernel: k, C: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Stats[0].Converged {
+		t.Fatal("did not converge on duplicated points")
+	}
+	// The float64 KKT check on the grouped order.
+	labels, groups := groupClasses(y)
+	_ = labels
+	idx := append(append([]int(nil), groups[0]...), groups[1]...)
+	sub := gatherRows(x, idx)
+	sy := make([]float64, len(idx))
+	for t2, i := range idx {
+		sy[t2] = y[i]
+	}
+	src, _ := NewGram64(len(idx), gram64(k, sub))
+	sol, err := SolveCSVC(src, sy, 3, 3, nil, Options{Tol: 1e-8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := relDiff(sol.Obj, m.Stats[0].Obj); d > 1e-4 {
+		t.Errorf("duplicated points: obj %g vs float64 %g", m.Stats[0].Obj, sol.Obj)
+	}
+}
+
+func TestMulticlassProbabilityCoupling(t *testing.T) {
+	p := []float64{0.5, 0.3, 0.15, 0.05}
+	k := len(p)
+	r := make([][]float64, k)
+	for i := range r {
+		r[i] = make([]float64, k)
+		for j := range k {
+			if i != j {
+				r[i][j] = p[i] / (p[i] + p[j])
+			}
+		}
+	}
+	got := make([]float64, k)
+	multiclassProbability(r, got)
+	for i := range p {
+		if math.Abs(got[i]-p[i]) > 5e-3 {
+			t.Errorf("coupling: p = %v, want %v", got, p)
+			break
+		}
+	}
+}
+
+func TestSigmoidTrain(t *testing.T) {
+	// Decision values drawn so that P(y=+1|f) = 1/(1+exp(−2f)).
+	rng := rand.New(rand.NewPCG(3, 3))
+	n := 4000
+	dec := make([]float64, n)
+	y := make([]float64, n)
+	for i := range n {
+		dec[i] = 2*rng.Float64() - 1
+		if rng.Float64() < 1/(1+math.Exp(-2*dec[i])) {
+			y[i] = 1
+		} else {
+			y[i] = -1
+		}
+	}
+	a, b := sigmoidTrain(dec, y)
+	if math.Abs(a+2) > 0.3 || math.Abs(b) > 0.15 {
+		t.Errorf("sigmoid fit A = %g, B = %g; want about −2, 0", a, b)
+	}
+}
