@@ -183,6 +183,9 @@ func (r *recorder) Errorf(format string, args ...any) {
 func (r *recorder) Error(args ...any) { r.msgs = append(r.msgs, fmt.Sprint(args...)) }
 
 func TestSuiteDetectsBugs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("single-goroutine checks of the suite itself; nothing for the race detector")
+	}
 	cases := []struct {
 		name string
 		be   *naive

@@ -1,0 +1,128 @@
+package backendtest
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/pursuit-ml/pursuit/backend"
+)
+
+// Bench runs the standard benchmark set on be as sub-benchmarks of b:
+//
+//	KernelBlock/rbf/1024x1024x256, KernelBlock/rbf/4096x4096x256   GFLOP/s
+//	KernelBlock/poly3/1024x1024x256                                GFLOP/s
+//	KernelGather/rbf/rows=1/8192x256, rows=64                      GFLOP/s
+//	DictProducts/8192x8192/k=1, 2, 4, 8                            GB/s
+//	RankUpdate/8192x8192/k=1, k=8                                  GB/s
+//
+// See the package documentation for how to call it and the metrics.
+func Bench(b *testing.B, be backend.Backend) {
+	rbf := backend.Kernel{Kind: backend.RBF, Gamma: 1.0 / 256}
+	poly := backend.Kernel{Kind: backend.Polynomial, Gamma: 1.0 / 256, Coef0: 1, Degree: 3}
+	for _, n := range []int{1024, 4096} {
+		b.Run(fmt.Sprintf("KernelBlock/rbf/%dx%dx256", n, n), func(b *testing.B) { BenchKernelBlock(b, be, rbf, n, n, 256) })
+	}
+	b.Run("KernelBlock/poly3/1024x1024x256", func(b *testing.B) { BenchKernelBlock(b, be, poly, 1024, 1024, 256) })
+	for _, r := range []int{1, 64} {
+		b.Run(fmt.Sprintf("KernelGather/rbf/rows=%d/8192x256", r), func(b *testing.B) { BenchKernelGather(b, be, rbf, r, 8192, 256) })
+	}
+	for _, k := range []int{1, 2, 4, 8} {
+		b.Run(fmt.Sprintf("DictProducts/8192x8192/k=%d", k), func(b *testing.B) { BenchDictProducts(b, be, 8192, 8192, k) })
+	}
+	for _, k := range []int{1, 8} {
+		b.Run(fmt.Sprintf("RankUpdate/8192x8192/k=%d", k), func(b *testing.B) { BenchRankUpdate(b, be, 8192, 8192, k) })
+	}
+}
+
+// randMatrix returns a rows×cols matrix of uniform values in [-1, 1).
+func randMatrix(rng *rand.Rand, rows, cols int) backend.Matrix {
+	m := backend.NewMatrix(rows, cols)
+	for i := range m.Data {
+		m.Data[i] = float32(2*rng.Float64() - 1)
+	}
+	return m
+}
+
+func sqNorms(b *testing.B, be backend.Backend, m backend.Matrix) []float32 {
+	out := make([]float32, m.Rows)
+	if err := be.SqNorms(out, m); err != nil {
+		b.Fatal(err)
+	}
+	return out
+}
+
+// BenchKernelBlock times KernelBlock of an n×d block against an m×d one
+// (squared norms given, as an engine that caches them would call it) and
+// reports GFLOP/s counting the product only: flops = 2·n·m·d per call.
+func BenchKernelBlock(b *testing.B, be backend.Backend, k backend.Kernel, n, m, d int) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	x, z := randMatrix(rng, n, d), randMatrix(rng, m, d)
+	xn, zn := sqNorms(b, be, x), sqNorms(b, be, z)
+	dst := backend.NewMatrix(n, m)
+	calls := 0
+	for b.Loop() {
+		calls++
+		if err := be.KernelBlock(dst, k, x, xn, z, zn); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(2*float64(n)*float64(m)*float64(d)*float64(calls)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+// BenchKernelGather times KernelGather of rows random rows of an l×d matrix X
+// against all of X (the kernel rows an SMO step or a stochastic KMP step
+// needs) and reports GFLOP/s with flops = 2·rows·l·d per call.
+func BenchKernelGather(b *testing.B, be backend.Backend, k backend.Kernel, rows, l, d int) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	x := randMatrix(rng, l, d)
+	xn := sqNorms(b, be, x)
+	idx := make([]int, rows)
+	for i := range idx {
+		idx[i] = rng.IntN(l)
+	}
+	dst := backend.NewMatrix(rows, l)
+	calls := 0
+	for b.Loop() {
+		calls++
+		if err := be.KernelGather(dst, k, x, xn, idx, x, xn); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(2*float64(rows)*float64(l)*float64(d)*float64(calls)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+// BenchDictProducts times DictProducts of an l×n dictionary with k vectors
+// and reports GB/s of dictionary read: 4·l·n bytes per call (the vectors are
+// small and stay in cache).
+func BenchDictProducts(b *testing.B, be backend.Backend, l, n, k int) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	dict, vecs := randMatrix(rng, l, n), randMatrix(rng, k, n)
+	dst := make([]float64, l*k)
+	calls := 0
+	for b.Loop() {
+		calls++
+		if err := be.DictProducts(dst, dict, vecs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(4*float64(l)*float64(n)*float64(calls)/b.Elapsed().Seconds()/1e9, "GB/s")
+}
+
+// BenchRankUpdate times a rank-k update of a rows×cols matrix and reports
+// GB/s of the matrix read and written: 8·rows·cols bytes per call. Repeated
+// updates with alpha = −1 and 1 alternate so the values stay bounded.
+func BenchRankUpdate(b *testing.B, be backend.Backend, rows, cols, k int) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	d, u, v := randMatrix(rng, rows, cols), randMatrix(rng, k, rows), randMatrix(rng, k, cols)
+	alpha := float32(-1)
+	calls := 0
+	for b.Loop() {
+		calls++
+		if err := be.RankUpdate(d, alpha, u, v); err != nil {
+			b.Fatal(err)
+		}
+		alpha = -alpha
+	}
+	b.ReportMetric(8*float64(rows)*float64(cols)*float64(calls)/b.Elapsed().Seconds()/1e9, "GB/s")
+}

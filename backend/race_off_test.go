@@ -1,0 +1,5 @@
+//go:build !race
+
+package backend_test
+
+const raceEnabled = false
