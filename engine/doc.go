@@ -1,0 +1,15 @@
+// Package engine is what Pursuit's algorithms run on: it detects the CPU's
+// features with klauspost/cpuid, chooses the fastest available backend (CUDA
+// when the binary was built with -tags cuda and a device is present, the AVX2
+// assembly backend of package asm when the CPU has AVX2 and FMA, the pure-Go
+// backend otherwise), says which one it chose and why, and holds the kernel
+// specifications and memory budget the algorithms share.
+//
+// The choice can be forced with the WithBackend option or the PURSUIT_BACKEND
+// environment variable (go, avx2 or cuda); naming a backend that cannot run
+// here is an error that says why, never a silent fallback.
+//
+// Kernel specifications follow LIBSVM's conventions: RBF(γ) is
+// exp(−γ‖x−z‖²); RBFSigma(σ) is the form exp(−‖x−z‖²/σ²) used by the kernel
+// matching pursuit papers, i.e. γ = 1/σ².
+package engine

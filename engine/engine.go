@@ -1,0 +1,265 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/klauspost/cpuid/v2"
+
+	"github.com/pursuit-ml/pursuit/backend"
+)
+
+// EnvBackend is the environment variable that forces a backend (go, avx2,
+// cuda) when no WithBackend option is given.
+const EnvBackend = "PURSUIT_BACKEND"
+
+// DefaultMemoryBudget is the memory budget for large allocations (kernel
+// matrices, dictionaries, caches) when none is given: 4 GiB.
+const DefaultMemoryBudget int64 = 4 << 30
+
+// Backend names.
+const (
+	BackendGo   = "go"
+	BackendAVX2 = "avx2"
+	BackendCUDA = "cuda"
+)
+
+type options struct {
+	backend string
+	threads int
+	budget  int64
+	env     func(string) string
+}
+
+// Option configures New.
+type Option func(*options)
+
+// WithBackend names the backend to use (go, avx2, cuda, or auto for the
+// automatic choice). It overrides PURSUIT_BACKEND.
+func WithBackend(name string) Option { return func(o *options) { o.backend = name } }
+
+// WithThreads sets the number of CPU threads the CPU backends use
+// (≤ 0 means GOMAXPROCS).
+func WithThreads(n int) Option { return func(o *options) { o.threads = n } }
+
+// WithMemoryBudget sets the budget in bytes for large allocations; see
+// Engine.Reserve.
+func WithMemoryBudget(bytes int64) Option { return func(o *options) { o.budget = bytes } }
+
+// withEnv replaces os.Getenv, for tests.
+func withEnv(getenv func(string) string) Option { return func(o *options) { o.env = getenv } }
+
+// Engine runs the hot operations of the algorithms on the chosen backend.
+// An Engine may be shared by goroutines only if its backend allows it; the
+// CPU backends parallelise each call internally, so one caller at a time is
+// the intended use.
+type Engine struct {
+	be      backend.Backend
+	reason  string
+	threads int
+	budget  int64
+}
+
+// New creates an engine, choosing the backend: the one named by WithBackend,
+// else by PURSUIT_BACKEND, else the fastest available (cuda, avx2, go in that
+// order). Naming a backend that cannot run here is an error saying why.
+func New(opts ...Option) (*Engine, error) {
+	o := options{budget: DefaultMemoryBudget, env: os.Getenv}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.threads <= 0 {
+		o.threads = runtime.GOMAXPROCS(0)
+	}
+	if o.budget <= 0 {
+		return nil, fmt.Errorf("engine: memory budget must be positive, got %d bytes", o.budget)
+	}
+	name, source := o.backend, "the WithBackend option"
+	if name == "" {
+		name, source = strings.TrimSpace(o.env(EnvBackend)), EnvBackend
+	}
+	name = strings.ToLower(name)
+	e := &Engine{threads: o.threads, budget: o.budget}
+	switch name {
+	case "", "auto":
+		be, reason := autoChoose(o.threads)
+		e.be, e.reason = be, reason
+		return e, nil
+	case BackendGo, BackendAVX2, BackendCUDA:
+		be, why, err := open(name, o.threads)
+		if err != nil {
+			return nil, fmt.Errorf("engine: backend %q requested by %s is not available: %w", name, source, err)
+		}
+		e.be, e.reason = be, fmt.Sprintf("requested by %s (%s)", source, why)
+		return e, nil
+	default:
+		return nil, fmt.Errorf("engine: unknown backend %q from %s (want go, avx2, cuda or auto)", name, source)
+	}
+}
+
+// open opens one named backend.
+func open(name string, threads int) (backend.Backend, string, error) {
+	switch name {
+	case BackendGo:
+		return backend.NewGo(threads), fmt.Sprintf("portable pure-Go backend, %d threads", threads), nil
+	case BackendAVX2:
+		return newAVX2(threads)
+	case BackendCUDA:
+		return newCUDA(threads)
+	}
+	return nil, "", fmt.Errorf("unknown backend %q", name)
+}
+
+// autoChoose picks the fastest backend that opens, recording why the faster
+// ones were passed over.
+func autoChoose(threads int) (backend.Backend, string) {
+	var skipped []string
+	for _, name := range []string{BackendCUDA, BackendAVX2} {
+		be, why, err := open(name, threads)
+		if err == nil {
+			return be, strings.Join(append(skipped, "chose "+name+": "+why), "; ")
+		}
+		skipped = append(skipped, fmt.Sprintf("not %s: %v", name, err))
+	}
+	be, why, _ := open(BackendGo, threads)
+	return be, strings.Join(append(skipped, "chose go: "+why), "; ")
+}
+
+// Backend returns the backend the engine runs on.
+func (e *Engine) Backend() backend.Backend { return e.be }
+
+// BackendName returns the chosen backend's name (go, avx2, cuda).
+func (e *Engine) BackendName() string { return e.be.Name() }
+
+// Reason says why this backend was chosen, and why faster ones were not.
+func (e *Engine) Reason() string { return e.reason }
+
+// Threads returns the number of CPU threads the CPU backends use.
+func (e *Engine) Threads() int { return e.threads }
+
+// MemoryBudget returns the budget in bytes for one large allocation.
+func (e *Engine) MemoryBudget() int64 { return e.budget }
+
+// ErrBudget is wrapped by the errors Reserve returns.
+var ErrBudget = errors.New("memory budget exceeded")
+
+// Reserve checks that an allocation of the given size fits the engine's
+// memory budget, returning an error that names what was being allocated, its
+// size and the budget, so callers fail with a message instead of an
+// out-of-memory kill.
+func (e *Engine) Reserve(what string, bytes int64) error {
+	if bytes < 0 || bytes > e.budget {
+		return fmt.Errorf("%s needs %s but the memory budget is %s (raise it with WithMemoryBudget / --mem-budget, or use a mode that computes blocks on the fly): %w",
+			what, FormatBytes(bytes), FormatBytes(e.budget), ErrBudget)
+	}
+	return nil
+}
+
+// FormatBytes formats a byte count with a binary unit.
+func FormatBytes(b int64) string {
+	const unit = 1024
+	if b < unit {
+		return fmt.Sprintf("%d B", b)
+	}
+	div, exp := int64(unit), 0
+	for n := b / unit; n >= unit && exp < 4; n /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(b)/float64(div), "KMGTP"[exp])
+}
+
+// Close releases the backend's resources (device memory for CUDA).
+func (e *Engine) Close() error {
+	if c, ok := e.be.(interface{ Close() error }); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+// SqNorms returns the squared row norms of x.
+func (e *Engine) SqNorms(x Matrix) ([]float32, error) {
+	out := make([]float32, x.Rows)
+	if err := e.be.SqNorms(out, x); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// KernelMatrix allocates and fills K(a, b) (a.Rows×b.Rows) within the memory
+// budget. aNorms and bNorms may be nil.
+func (e *Engine) KernelMatrix(k Kernel, a Matrix, aNorms []float32, b Matrix, bNorms []float32) (Matrix, error) {
+	if err := e.Reserve(fmt.Sprintf("a %d×%d kernel matrix", a.Rows, b.Rows), int64(a.Rows)*int64(b.Rows)*4); err != nil {
+		return Matrix{}, err
+	}
+	dst := backend.NewMatrix(a.Rows, b.Rows)
+	if err := e.be.KernelBlock(dst, k, a, aNorms, b, bNorms); err != nil {
+		return Matrix{}, err
+	}
+	return dst, nil
+}
+
+// CPUInfo describes the processor as cpuid sees it.
+type CPUInfo struct {
+	Brand          string   `json:"brand"`
+	PhysicalCores  int      `json:"physical_cores"`
+	LogicalCores   int      `json:"logical_cores"`
+	GOMAXPROCS     int      `json:"gomaxprocs"`
+	Features       []string `json:"features"`
+	L1D, L2, L3    int      `json:"-"`
+	CacheSizesText string   `json:"caches"`
+}
+
+// DetectCPU reports the CPU's brand, core counts and the SIMD features that
+// matter to Pursuit.
+func DetectCPU() CPUInfo {
+	c := cpuid.CPU
+	info := CPUInfo{
+		Brand: c.BrandName, PhysicalCores: c.PhysicalCores, LogicalCores: c.LogicalCores,
+		GOMAXPROCS: runtime.GOMAXPROCS(0),
+		L1D:        c.Cache.L1D, L2: c.Cache.L2, L3: c.Cache.L3,
+	}
+	for _, f := range []struct {
+		id   cpuid.FeatureID
+		name string
+	}{{cpuid.SSE4, "SSE4.1"}, {cpuid.AVX, "AVX"}, {cpuid.AVX2, "AVX2"}, {cpuid.FMA3, "FMA"}, {cpuid.AVX512F, "AVX512F"}, {cpuid.ASIMD, "NEON"}} {
+		if c.Supports(f.id) {
+			info.Features = append(info.Features, f.name)
+		}
+	}
+	info.CacheSizesText = fmt.Sprintf("L1d %s, L2 %s, L3 %s", cacheSize(c.Cache.L1D), cacheSize(c.Cache.L2), cacheSize(c.Cache.L3))
+	return info
+}
+
+func cacheSize(b int) string {
+	if b <= 0 {
+		return "unknown"
+	}
+	return FormatBytes(int64(b))
+}
+
+// Availability says whether one backend can run here, and why (not).
+type Availability struct {
+	Name      string `json:"name"`
+	Available bool   `json:"available"`
+	Why       string `json:"why"`
+}
+
+// Backends lists every backend with whether it can run in this process.
+func Backends() []Availability {
+	var out []Availability
+	for _, name := range []string{BackendCUDA, BackendAVX2, BackendGo} {
+		be, why, err := open(name, runtime.GOMAXPROCS(0))
+		a := Availability{Name: name, Available: err == nil, Why: why}
+		if err != nil {
+			a.Why = err.Error()
+		} else if c, ok := be.(interface{ Close() error }); ok {
+			_ = c.Close()
+		}
+		out = append(out, a)
+	}
+	return out
+}

@@ -1,0 +1,168 @@
+package engine
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/pursuit-ml/pursuit/backend"
+)
+
+func env(vals map[string]string) Option {
+	return withEnv(func(k string) string { return vals[k] })
+}
+
+func TestNewGoExplicit(t *testing.T) {
+	e, err := New(WithBackend("go"), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.BackendName() != BackendGo {
+		t.Fatalf("backend %q, want go", e.BackendName())
+	}
+	if !strings.Contains(e.Reason(), "WithBackend") {
+		t.Errorf("reason %q does not say the option chose it", e.Reason())
+	}
+}
+
+func TestEnvOverride(t *testing.T) {
+	e, err := New(env(map[string]string{EnvBackend: "go"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.BackendName() != BackendGo || !strings.Contains(e.Reason(), EnvBackend) {
+		t.Fatalf("backend %q reason %q: want go chosen by %s", e.BackendName(), e.Reason(), EnvBackend)
+	}
+	// The option beats the environment.
+	if _, err := New(WithBackend("go"), env(map[string]string{EnvBackend: "nonsense"})); err != nil {
+		t.Fatalf("option should override a bad env value: %v", err)
+	}
+}
+
+func TestUnknownAndUnavailableBackends(t *testing.T) {
+	_, err := New(env(map[string]string{EnvBackend: "tpu"}))
+	if err == nil || !strings.Contains(err.Error(), `"tpu"`) || !strings.Contains(err.Error(), EnvBackend) {
+		t.Fatalf("unknown backend: got %v", err)
+	}
+	if !cudaBuilt {
+		_, err = New(WithBackend("cuda"), env(nil))
+		if err == nil || !strings.Contains(err.Error(), "-tags cuda") {
+			t.Fatalf("cuda in a CPU build: got %v, want an error naming -tags cuda", err)
+		}
+	}
+}
+
+func TestAutoChoiceExplains(t *testing.T) {
+	e, err := New(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(e.Reason(), "chose "+e.BackendName()) {
+		t.Fatalf("reason %q does not name the chosen backend %q", e.Reason(), e.BackendName())
+	}
+	for _, a := range Backends() {
+		if a.Why == "" {
+			t.Errorf("backend %s: empty explanation", a.Name)
+		}
+		if a.Name == BackendGo && !a.Available {
+			t.Errorf("the pure-Go backend must always be available")
+		}
+	}
+}
+
+func TestReserve(t *testing.T) {
+	e, err := New(WithBackend("go"), WithMemoryBudget(1<<20), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Reserve("small", 1<<10); err != nil {
+		t.Fatal(err)
+	}
+	err = e.Reserve("a 1000×1000 kernel matrix", 4e6)
+	if !errors.Is(err, ErrBudget) || !strings.Contains(err.Error(), "1000×1000") || !strings.Contains(err.Error(), "1.0 MiB") {
+		t.Fatalf("over budget: got %v", err)
+	}
+	a := backend.NewMatrix(600, 3)
+	if _, err := e.KernelMatrix(RBF(1), a, nil, a, nil); !errors.Is(err, ErrBudget) {
+		t.Fatalf("KernelMatrix over budget: got %v", err)
+	}
+	if _, err := New(WithMemoryBudget(-1), env(nil)); err == nil {
+		t.Fatal("negative budget accepted")
+	}
+}
+
+func TestKernelSpecs(t *testing.T) {
+	x := []float32{1, 2}
+	z := []float32{0, 1}
+	if got, want := RBFSigma(2).Eval(x, z), math.Exp(-2.0/4); math.Abs(got-want) > 1e-15 {
+		t.Errorf("RBFSigma(2): %v want %v", got, want)
+	}
+	if s := Sigma(RBFSigma(4)); math.Abs(s-4) > 1e-12 {
+		t.Errorf("Sigma round trip: %v", s)
+	}
+	k, err := ParseKernel("rbf", 0, 0, 0, 256)
+	if err != nil || k.Gamma != 1.0/256 {
+		t.Errorf("default gamma: %v %v", k, err)
+	}
+	k, err = ParseKernel("poly", 0.5, 1, 0, 2)
+	if err != nil || k.Degree != 3 {
+		t.Errorf("default degree: %v %v", k, err)
+	}
+	if got, want := k.Eval(x, z), math.Pow(0.5*2+1, 3); got != want {
+		t.Errorf("poly: %v want %v", got, want)
+	}
+	for _, bad := range []struct {
+		name  string
+		gamma float64
+	}{{"cubic", 1}, {"rbf", -1}, {"sigmoid", math.NaN()}} {
+		if _, err := ParseKernel(bad.name, bad.gamma, 0, 0, 0); err == nil {
+			t.Errorf("ParseKernel(%q, %v) accepted", bad.name, bad.gamma)
+		}
+	}
+}
+
+func TestKernelMatrixMatchesEval(t *testing.T) {
+	e, err := New(WithBackend("go"), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := backend.NewMatrix(5, 3)
+	b := backend.NewMatrix(4, 3)
+	for i := range a.Data {
+		a.Data[i] = float32(i%7) / 7
+	}
+	for i := range b.Data {
+		b.Data[i] = float32(i%5) / 5
+	}
+	k := RBF(0.7)
+	km, err := e.KernelMatrix(k, a, nil, b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < a.Rows; i++ {
+		for j := 0; j < b.Rows; j++ {
+			if got, want := float64(km.At(i, j)), k.Eval(a.Row(i), b.Row(j)); math.Abs(got-want) > 1e-6 {
+				t.Errorf("K[%d][%d] = %v, want %v", i, j, got, want)
+			}
+		}
+	}
+}
+
+func TestDetectCPU(t *testing.T) {
+	info := DetectCPU()
+	if info.GOMAXPROCS < 1 || info.LogicalCores < 0 {
+		t.Fatalf("implausible CPU info %+v", info)
+	}
+}
+
+func TestFormatBytes(t *testing.T) {
+	for _, c := range []struct {
+		in   int64
+		want string
+	}{{512, "512 B"}, {1536, "1.5 KiB"}, {4 << 30, "4.0 GiB"}} {
+		if got := FormatBytes(c.in); got != c.want {
+			t.Errorf("FormatBytes(%d) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
