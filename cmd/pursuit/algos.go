@@ -52,6 +52,32 @@ type prefixDecider interface {
 	DecisionPrefix(e *engine.Engine, x engine.Matrix, n int) ([]float64, error)
 }
 
+// multiFitted is a model with one output per class, trained at once for
+// one-vs-rest (the KMP family shares one dictionary between the classes).
+type multiFitted interface {
+	fitted
+	// Outputs is the number of outputs (classes).
+	Outputs() int
+	// DecisionAll returns out[k][i], output k on row i of x.
+	DecisionAll(e *engine.Engine, x engine.Matrix) ([][]float64, error)
+}
+
+// isMulti reports whether f has more than one output.
+func isMulti(f fitted) bool {
+	mf, ok := f.(multiFitted)
+	return ok && mf.Outputs() > 1
+}
+
+// curver is implemented by models that record their own learning curve
+// (training and validation error per step) while training.
+type curver interface {
+	Curve() []curvePoint
+}
+
+// trainOVRFunc trains a one-vs-rest model on the labels y directly; its
+// outputs must follow classes (the distinct labels in increasing order).
+type trainOVRFunc func(e *engine.Engine, p *trainParams, x engine.Matrix, y, classes []float64, xVal engine.Matrix, yVal []float64) (multiFitted, error)
+
 // trainFunc trains one binary classifier (y in {−1, +1}) or regressor on x;
 // xVal/yVal is the validation set (0 rows when there is none).
 type trainFunc func(e *engine.Engine, p *trainParams, x engine.Matrix, y []float64, xVal engine.Matrix, yVal []float64) (fitted, error)
@@ -60,8 +86,9 @@ type trainFunc func(e *engine.Engine, p *trainParams, x engine.Matrix, y []float
 type algorithm struct {
 	name       string
 	summary    string
-	pkg        string    // the package that provides it, for messages
-	train      trainFunc // nil when this build does not have it yet
+	pkg        string       // the package that provides it, for messages
+	train      trainFunc    // nil when this build does not have it yet
+	trainOVR   trainOVRFunc // optional native one-vs-rest
 	load       func(r io.Reader) (fitted, error)
 	regression bool // can fit real-valued targets
 	kernels    []string

@@ -41,6 +41,26 @@ func fit(e *engine.Engine, algo *algorithm, p *trainParams, plan labelPlan, tr, 
 	}
 	start := time.Now()
 	nm := plan.models()
+	if plan.Task == taskOneVsRest && algo.trainOVR != nil {
+		pk := *p
+		if bar != nil {
+			bar.label = fmt.Sprintf("train %s one-vs-rest (%d classes)", algo.name, nm)
+			pk.progress = bar.Update
+		}
+		var yVal []float64
+		if val != nil {
+			yVal = val.Y
+		}
+		f, err := algo.trainOVR(e, &pk, tr.X, tr.Y, plan.Classes, xVal, yVal)
+		if err != nil {
+			return nil, fmt.Errorf("%s one-vs-rest: %w", algo.name, err)
+		}
+		if f.Outputs() != nm {
+			return nil, fmt.Errorf("%s one-vs-rest: %d outputs for %d classes", algo.name, f.Outputs(), nm)
+		}
+		m.models = append(m.models, f)
+		nm = 0
+	}
 	for k := range nm {
 		t := plan.targets(tr.Y, k)
 		var tVal []float64
@@ -105,16 +125,31 @@ func evaluate(e *engine.Engine, m *cliModel, ds *data.Dataset) (float64, []float
 	return m.hdr.Labels.errorRate(pred, m.hdr.Labels.truth(ds.Y)), pred, nil
 }
 
-// learningCurve evaluates m with its first n basis functions for about
-// maxPoints values of n on each set (nil sets give NaN). It returns nil when
-// the algorithm cannot predict with a prefix of its basis.
-func learningCurve(e *engine.Engine, m *cliModel, tr, val, test *data.Dataset, maxPoints int) ([]curvePoint, error) {
+// learningCurve returns the learning curve of m: evaluated with its first
+// n basis functions for about maxPoints values of n on each set (nil sets
+// give NaN) when the algorithm can predict with a prefix of its basis and
+// prefix is true; else the curve the algorithm recorded while training
+// (training and validation error only), for a single binary model; else
+// nil.
+func learningCurve(e *engine.Engine, m *cliModel, tr, val, test *data.Dataset, maxPoints int, prefix bool) ([]curvePoint, error) {
 	maxN := 0
+	canPrefix := prefix
 	for _, f := range m.models {
-		if _, ok := f.(prefixDecider); !ok {
-			return nil, nil
+		multi := isMulti(f)
+		if _, ok := f.(prefixDecider); !ok || multi {
+			canPrefix = false
 		}
 		maxN = max(maxN, f.NBasis())
+	}
+	if !canPrefix {
+		if len(m.models) == 1 {
+			if c, ok := m.models[0].(curver); ok {
+				if !isMulti(m.models[0]) {
+					return c.Curve(), nil
+				}
+			}
+		}
+		return nil, nil
 	}
 	if maxN == 0 {
 		return nil, nil

@@ -107,16 +107,31 @@ type cliModel struct {
 
 // decisions returns the outputs of every binary model on x (already scaled).
 func (m *cliModel) decisions(e *engine.Engine, x engine.Matrix) ([][]float64, error) {
-	dec := make([][]float64, len(m.models))
-	for k, f := range m.models {
-		d, err := f.Decision(e, x)
-		if err != nil {
-			return nil, fmt.Errorf("predict: %w", err)
+	var dec [][]float64
+	for _, f := range m.models {
+		var ds [][]float64
+		if mf, ok := f.(multiFitted); ok {
+			all, err := mf.DecisionAll(e, x)
+			if err != nil {
+				return nil, fmt.Errorf("predict: %w", err)
+			}
+			ds = all
+		} else {
+			d, err := f.Decision(e, x)
+			if err != nil {
+				return nil, fmt.Errorf("predict: %w", err)
+			}
+			ds = [][]float64{d}
 		}
-		if len(d) != x.Rows {
-			return nil, fmt.Errorf("predict: %s returned %d outputs for %d examples", m.hdr.Algorithm, len(d), x.Rows)
+		for _, d := range ds {
+			if len(d) != x.Rows {
+				return nil, fmt.Errorf("predict: %s returned %d outputs for %d examples", m.hdr.Algorithm, len(d), x.Rows)
+			}
 		}
-		dec[k] = d
+		dec = append(dec, ds...)
+	}
+	if want := m.hdr.Labels.models(); len(dec) != want {
+		return nil, fmt.Errorf("predict: %s gave %d outputs per example, the task needs %d", m.hdr.Algorithm, len(dec), want)
 	}
 	return dec, nil
 }
@@ -127,7 +142,7 @@ func (m *cliModel) prefixDecisions(e *engine.Engine, x engine.Matrix, n int) ([]
 	dec := make([][]float64, len(m.models))
 	for k, f := range m.models {
 		pd, ok := f.(prefixDecider)
-		if !ok {
+		if isMulti(f) || !ok {
 			return nil, false, nil
 		}
 		d, err := pd.DecisionPrefix(e, x, min(n, f.NBasis()))
@@ -274,8 +289,8 @@ func parseModel(raw []byte) (*cliModel, error) {
 			return nil, fmt.Errorf("the header's scaler has %d features, the model %d", m.hdr.Scaler.Dim(), m.hdr.Dim)
 		}
 	}
-	if want := m.hdr.Labels.models(); len(m.hdr.Payloads) != want {
-		return nil, fmt.Errorf("the header lists %d models, the task needs %d", len(m.hdr.Payloads), want)
+	if len(m.hdr.Payloads) == 0 || len(m.hdr.Payloads) > m.hdr.Labels.models() {
+		return nil, fmt.Errorf("the header lists %d models for a %s task with %d outputs", len(m.hdr.Payloads), m.hdr.Labels.Task, m.hdr.Labels.models())
 	}
 	algo, err := lookupLoader(m.hdr.Algorithm)
 	if err != nil {
@@ -299,6 +314,17 @@ func parseModel(raw []byte) (*cliModel, error) {
 	}
 	if len(body) != 0 {
 		return nil, fmt.Errorf("%d unexpected bytes after the last model (corrupted or concatenated file)", len(body))
+	}
+	outputs := 0
+	for _, f := range m.models {
+		if mf, ok := f.(multiFitted); ok {
+			outputs += mf.Outputs()
+		} else {
+			outputs++
+		}
+	}
+	if want := m.hdr.Labels.models(); outputs != want {
+		return nil, fmt.Errorf("the models have %d outputs, the %s task needs %d", outputs, m.hdr.Labels.Task, want)
 	}
 	return &m, nil
 }

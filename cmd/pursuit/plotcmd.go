@@ -94,7 +94,7 @@ func runPlot(ev *env, args []string) error {
 		return err
 	}
 	if sc != nil || test != nil {
-		curve, err := learningCurve(e, m, sc, nil, test, o.points)
+		curve, err := learningCurve(e, m, sc, nil, test, o.points, true)
 		if err != nil {
 			return err
 		}

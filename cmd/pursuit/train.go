@@ -150,10 +150,8 @@ func runTrain(ev *env, args []string) error {
 	if val != nil {
 		m.hdr.Train.NVal, m.hdr.Train.ValError = val.Len(), res.valErr
 	}
-	if o.plotDir != "" || o.curve {
-		if m.hdr.Curve, err = learningCurve(e, m, tr, val, test, 60); err != nil {
-			return err
-		}
+	if m.hdr.Curve, err = learningCurve(e, m, tr, val, test, 60, o.plotDir != "" || o.curve); err != nil {
+		return err
 	}
 	var size int64
 	if o.model != "" {
