@@ -274,11 +274,57 @@ func parseLabel(tok []byte) (float64, error) {
 	return y, nil
 }
 
+// pow10f32 holds the powers of ten that float32 represents exactly.
+var pow10f32 = [...]float32{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10}
+
+// parseShortDecimal parses the common short forms "-1", "0.5", "+12.375":
+// an optional sign, then digits with at most one '.', no exponent, at most
+// 12 characters, whose value is m/10^k with the integer m ≤ 2^24 and k ≤ 10.
+// Both m and 10^k are then exact in float32, so one float32 division gives
+// the correctly rounded result, the same as strconv.ParseFloat(s, 32)
+// (Clinger's fast path). ok is false for any other form.
+func parseShortDecimal(b []byte) (v float32, ok bool) {
+	neg := false
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		neg = b[0] == '-'
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 12 {
+		return 0, false
+	}
+	m, digits, frac, dot := 0, 0, 0, false
+	for _, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			m = m*10 + int(c-'0')
+			digits++
+			if dot {
+				frac++
+			}
+		case c == '.' && !dot:
+			dot = true
+		default:
+			return 0, false
+		}
+	}
+	if digits == 0 || m > 1<<24 || frac >= len(pow10f32) {
+		return 0, false
+	}
+	v = float32(m) / pow10f32[frac]
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
 // parseValue parses a feature value to the nearest float32, which must be
 // finite.
 func parseValue(b []byte) (float32, error) {
 	if len(b) == 0 {
 		return 0, fmt.Errorf("%w: missing value after ':'", ErrSyntax)
+	}
+	if v, ok := parseShortDecimal(b); ok {
+		return v, nil
 	}
 	v, err := strconv.ParseFloat(string(b), 32)
 	if err != nil {

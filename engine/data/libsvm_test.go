@@ -419,3 +419,72 @@ func TestLoadErrors(t *testing.T) {
 	_, err = Load(filepath.Join("testdata", "small.svm.bz2"), WithFormat("arff"))
 	checkErr(t, err, nil, `WithFormat("arff")`)
 }
+
+// TestParseShortDecimal checks the fast path against strconv.ParseFloat on
+// every form it accepts (random and edge cases) and that it declines the rest.
+func TestParseShortDecimal(t *testing.T) {
+	check := func(s string) {
+		t.Helper()
+		want, err := strconv.ParseFloat(s, 32)
+		got, ok := parseShortDecimal([]byte(s))
+		if !ok {
+			t.Fatalf("%q declined", s)
+		}
+		if err != nil || math.Float32bits(got) != math.Float32bits(float32(want)) {
+			t.Fatalf("%q: %v (%#x), ParseFloat %v (%#x, %v)", s, got, math.Float32bits(got), float32(want), math.Float32bits(float32(want)), err)
+		}
+	}
+	for _, s := range []string{"0", "-0", "+0", "1", "-1", "0.5", ".5", "5.", "-.25", "9999999", "0.000001", "-.0000001",
+		"1.234567", "8388609", "16777215", "16777216", "1677.7216", "0.0000000001", "000000000001", "0.1", "-0.631", "0.3333333"} {
+		check(s)
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 200000 {
+		digits := 1 + rng.IntN(8)
+		m := rng.IntN(min(int(math.Pow10(digits)), 1<<24+1))
+		s := strconv.Itoa(m)
+		for len(s) < digits {
+			s = "0" + s
+		}
+		if p := rng.IntN(digits + 1); p < digits || rng.IntN(2) == 0 {
+			s = s[:p] + "." + s[p:]
+		}
+		if rng.IntN(2) == 0 {
+			s = "-" + s
+		}
+		check(s)
+	}
+	for _, s := range []string{"", "-", ".", "-.", "16777217", "1.6777217", "0.00000000001", "0000000000001", "1234567890123", "1e3", "1..2", "0x1", "inf", "1_0", "--1", " 1", "1.2.3"} {
+		if v, ok := parseShortDecimal([]byte(s)); ok {
+			t.Errorf("%q accepted as %v", s, v)
+		}
+	}
+}
+
+// BenchmarkParseValue compares the value parser (with its fast path) with
+// strconv.ParseFloat alone on the value mix of USPS (mostly "-1" and
+// 3-decimal values).
+func BenchmarkParseValue(b *testing.B) {
+	toks := [][]byte{[]byte("-1"), []byte("-1"), []byte("-1"), []byte("-1"), []byte("-0.631"), []byte("0.862"),
+		[]byte("1"), []byte("-0.41"), []byte("0.1"), []byte("-0.999")}
+	b.Run("parseValue", func(b *testing.B) {
+		var sink float32
+		for b.Loop() {
+			for _, t := range toks {
+				v, _ := parseValue(t)
+				sink += v
+			}
+		}
+		_ = sink
+	})
+	b.Run("strconv", func(b *testing.B) {
+		var sink float64
+		for b.Loop() {
+			for _, t := range toks {
+				v, _ := strconv.ParseFloat(string(t), 32)
+				sink += v
+			}
+		}
+		_ = sink
+	})
+}
