@@ -15,7 +15,7 @@ import (
 // ReadCSV reads comma-separated values from r: one example per record, every
 // record with the same number of fields, the label in column 0 (see
 // WithLabelColumn) and the features in the other columns in order. Fields may
-// be quoted and surrounded by spaces; blank lines and lines starting with '#'
+// be quoted; spaces around a value (inside or outside the quotes) are ignored; blank lines and lines starting with '#'
 // are skipped. With WithHeader(true) the first record is skipped. Empty
 // fields, non-numeric fields and NaN/Inf are errors naming name and the line.
 //
@@ -77,7 +77,7 @@ func ReadCSV(r io.Reader, name string, opts ...Option) (*Dataset, error) {
 			return nil, &ParseError{File: name, Line: line, Err: err}
 		}
 		for j, f := range rec {
-			f = strings.TrimRight(f, " \t\r")
+			f = strings.TrimSpace(f) // spaces inside quotes too
 			ln, col := cr.FieldPos(j)
 			if j == labelCol {
 				y, err := parseCSVLabel(f)

@@ -11,7 +11,7 @@ func TestReadCSV(t *testing.T) {
 	in := "# comment\n" +
 		"1, 0.5, 0, -2\n" +
 		"\n" +
-		"-1,\"1e-3\",3 , 4\r\n" +
+		"-1,\" 1e-3 \",3 , 4\r\n" +
 		"+2.5,0,0,0"
 	d, err := ReadCSV(strings.NewReader(in), "t.csv")
 	if err != nil {

@@ -41,6 +41,9 @@ func (e *ParseError) Error() string {
 		b = strconv.AppendQuote(b, e.Token)
 		b = append(b, ": "...)
 	}
+	if e.Err == nil {
+		return string(append(b, "bad input"...))
+	}
 	b = append(b, e.Err.Error()...)
 	return string(b)
 }
