@@ -199,13 +199,13 @@ func (b *Backend) load() error {
 		name string
 		dst  *cu.Function
 	}{
-		{"kernel_block", &b.fn.kernelBlock},
-		{"sq_norms", &b.fn.sqNorms},
-		{"dict_partial", &b.fn.dictPartial},
-		{"dict_reduce", &b.fn.dictReduce},
-		{"rank_update", &b.fn.rankUpdate},
-		{"argmax_partial", &b.fn.argmaxPartial},
-		{"argmax_final", &b.fn.argmaxFinal},
+		{nameKernelBlock, &b.fn.kernelBlock},
+		{nameSqNorms, &b.fn.sqNorms},
+		{nameDictPartial, &b.fn.dictPartial},
+		{nameDictReduce, &b.fn.dictReduce},
+		{nameRankUpdate, &b.fn.rankUpdate},
+		{nameArgmaxPartial, &b.fn.argmaxPartial},
+		{nameArgmaxFinal, &b.fn.argmaxFinal},
 	} {
 		fn, err := mod.Function(f.name)
 		if err != nil {

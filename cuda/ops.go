@@ -4,7 +4,6 @@ package cuda
 
 import (
 	"fmt"
-	"math"
 	"unsafe"
 
 	cu "gorgonia.org/cu"
@@ -12,33 +11,11 @@ import (
 	"github.com/pursuit-ml/pursuit/backend"
 )
 
-// Launch geometry; these must agree with the #defines in kernels/kernels.cu.
-const (
-	kbTile     = 128 // KB_BM, KB_BN
-	kbThreads  = 256 // KB_THREADS
-	snThreads  = 256 // SN_THREADS
-	snRowsPer  = 8   // SN_THREADS / SN_GROUP
-	dpThreads  = 256 // DP_THREADS
-	dpMaxVecs  = 8   // DP_MAXV
-	dpMinChunk = 2048
-	ruBX, ruBY = 32, 8 // RU_BX, RU_BY
-	amThreads  = 256   // AM_THREADS
-	maxGridY   = 65535
-)
-
-// params holds kernel arguments: gorgonia.org/cu copies each as one 8-byte
-// word, so every kernel parameter is a pointer, a long long or a double.
-type params []uint64
-
-func (p *params) ptr(d cu.DevicePtr) { *p = append(*p, uint64(d)) }
-func (p *params) i64(v int)          { *p = append(*p, uint64(int64(v))) }
-func (p *params) f64(v float64)      { *p = append(*p, math.Float64bits(v)) }
-
 // launch starts fn on the default stream (worker thread).
 func (b *Backend) launch(fn cu.Function, name string, gx, gy, bx, by int, p params) error {
-	ptrs := make([]unsafe.Pointer, len(p))
-	for i := range p {
-		ptrs[i] = unsafe.Pointer(&p[i])
+	ptrs := make([]unsafe.Pointer, len(p.w))
+	for i := range p.w {
+		ptrs[i] = unsafe.Pointer(&p.w[i])
 	}
 	if err := fn.Launch(gx, gy, 1, bx, by, 1, 0, cu.Stream{}, ptrs); err != nil {
 		return fmt.Errorf("cuda: launching %s (grid %d×%d, block %d×%d): %w", name, gx, gy, bx, by, err)
@@ -54,8 +31,6 @@ func syncDevice(op string) error {
 	return nil
 }
 
-func ceilDiv(a, b int) int { return (a + b - 1) / b }
-
 // ---- device-side operations (worker thread) ------------------------------
 
 // sqNormsDev writes the squared row norms of x to out.
@@ -63,13 +38,8 @@ func (b *Backend) sqNormsDev(out cu.DevicePtr, x *devMatrix) error {
 	if x.rows == 0 {
 		return nil
 	}
-	var p params
-	p.ptr(out)
-	p.ptr(x.mem.ptr)
-	p.i64(x.ld)
-	p.i64(x.rows)
-	p.i64(x.cols)
-	return b.launch(b.fn.sqNorms, "sq_norms", ceilDiv(x.rows, snRowsPer), 1, snThreads, 1, p)
+	p := sqNormsParams(uintptr(out), uintptr(x.mem.ptr), x.ld, x.rows, x.cols)
+	return b.launch(b.fn.sqNorms, nameSqNorms, ceilDiv(x.rows, snRowsPer), 1, snThreads, 1, p)
 }
 
 // normsFor returns n's address, or computes the norms of x into slot s when
@@ -105,35 +75,15 @@ func (b *Backend) kernelBlockDev(dst *devMatrix, k backend.Kernel, a, aN *devMat
 	const slab = maxGridY * kbTile
 	for r0 := 0; r0 < rows; r0 += slab {
 		m := min(slab, rows-r0)
-		var p params
-		p.ptr(dst.at(r0, 0))
-		p.i64(dst.ld)
+		aPtr, idxPtr, anPtr := a.at(r0, 0), cu.DevicePtr(0), aNorm
 		if idx != 0 {
-			p.ptr(a.mem.ptr)
-			p.i64(a.ld)
-			p.ptr(idx + cu.DevicePtr(8*r0))
-			p.ptr(aNorm)
-		} else {
-			p.ptr(a.at(r0, 0))
-			p.i64(a.ld)
-			p.ptr(0)
-			if aNorm != 0 {
-				p.ptr(aNorm + cu.DevicePtr(4*r0))
-			} else {
-				p.ptr(0)
-			}
+			aPtr, idxPtr = a.mem.ptr, idx+cu.DevicePtr(8*r0)
+		} else if aNorm != 0 {
+			anPtr = aNorm + cu.DevicePtr(4*r0)
 		}
-		p.ptr(bm.mem.ptr)
-		p.i64(bm.ld)
-		p.ptr(bNorm)
-		p.i64(m)
-		p.i64(bm.rows)
-		p.i64(a.cols)
-		p.i64(int(k.Kind))
-		p.f64(k.Gamma)
-		p.f64(k.Coef0)
-		p.i64(k.Degree)
-		if err := b.launch(b.fn.kernelBlock, "kernel_block", ceilDiv(bm.rows, kbTile), ceilDiv(m, kbTile), kbThreads, 1, p); err != nil {
+		p := kernelBlockParams(uintptr(dst.at(r0, 0)), dst.ld, uintptr(aPtr), a.ld, uintptr(idxPtr), uintptr(anPtr),
+			uintptr(bm.mem.ptr), bm.ld, uintptr(bNorm), m, bm.rows, a.cols, int(k.Kind), k.Gamma, k.Coef0, k.Degree)
+		if err := b.launch(b.fn.kernelBlock, nameKernelBlock, ceilDiv(bm.rows, kbTile), ceilDiv(m, kbTile), kbThreads, 1, p); err != nil {
 			return err
 		}
 	}
@@ -148,41 +98,19 @@ func (b *Backend) dictDev(out cu.DevicePtr, dict, vecs *devMatrix) error {
 	}
 	// Split the long dimension into chunks so that small dictionaries still
 	// fill the device; chunks are summed in a fixed order (deterministic).
-	nchunks := 1
-	if cols > 0 {
-		nchunks = ceilDiv(4*b.info.sms, rows)
-		nchunks = max(1, min(nchunks, ceilDiv(cols, dpMinChunk), maxGridY))
-	}
-	chunk := max(1, ceilDiv(cols, nchunks))
-	if cols > 0 {
-		nchunks = ceilDiv(cols, chunk)
-	}
+	chunk, nchunks := dictChunks(rows, cols, b.info.sms)
 	part, err := b.ensure(slotPart, int64(rows)*int64(nchunks)*dpMaxVecs*8)
 	if err != nil {
 		return err
 	}
 	for g := 0; g < vecs.rows; g += dpMaxVecs {
 		nv := min(dpMaxVecs, vecs.rows-g)
-		var p params
-		p.ptr(part.ptr)
-		p.ptr(dict.mem.ptr)
-		p.i64(dict.ld)
-		p.ptr(vecs.at(g, 0))
-		p.i64(vecs.ld)
-		p.i64(rows)
-		p.i64(cols)
-		p.i64(nv)
-		p.i64(chunk)
-		if err := b.launch(b.fn.dictPartial, "dict_partial", rows, nchunks, dpThreads, 1, p); err != nil {
+		p := dictPartialParams(uintptr(part.ptr), uintptr(dict.mem.ptr), dict.ld, uintptr(vecs.at(g, 0)), vecs.ld, rows, cols, nv, chunk)
+		if err := b.launch(b.fn.dictPartial, nameDictPartial, rows, nchunks, dpThreads, 1, p); err != nil {
 			return err
 		}
-		var q params
-		q.ptr(out + cu.DevicePtr(8*g*rows))
-		q.ptr(part.ptr)
-		q.i64(rows)
-		q.i64(nchunks)
-		q.i64(nv)
-		if err := b.launch(b.fn.dictReduce, "dict_reduce", ceilDiv(rows*nv, 256), 1, 256, 1, q); err != nil {
+		q := dictReduceParams(uintptr(out+cu.DevicePtr(8*g*rows)), uintptr(part.ptr), rows, nchunks, nv)
+		if err := b.launch(b.fn.dictReduce, nameDictReduce, ceilDiv(rows*nv, 256), 1, 256, 1, q); err != nil {
 			return err
 		}
 	}
@@ -194,18 +122,8 @@ func (b *Backend) rankDev(d *devMatrix, alpha float32, u, v *devMatrix) error {
 	if d.rows == 0 || d.cols == 0 || u.rows == 0 {
 		return nil
 	}
-	var p params
-	p.ptr(d.mem.ptr)
-	p.i64(d.ld)
-	p.i64(d.rows)
-	p.i64(d.cols)
-	p.f64(float64(alpha))
-	p.ptr(u.mem.ptr)
-	p.i64(u.ld)
-	p.ptr(v.mem.ptr)
-	p.i64(v.ld)
-	p.i64(u.rows)
-	return b.launch(b.fn.rankUpdate, "rank_update", ceilDiv(d.cols, ruBX), min(ceilDiv(d.rows, ruBY), maxGridY), ruBX, ruBY, p)
+	p := rankUpdateParams(uintptr(d.mem.ptr), d.ld, d.rows, d.cols, float64(alpha), uintptr(u.mem.ptr), u.ld, uintptr(v.mem.ptr), v.ld, u.rows)
+	return b.launch(b.fn.rankUpdate, nameRankUpdate, ceilDiv(d.cols, ruBX), min(ceilDiv(d.rows, ruBY), maxGridY), ruBX, ruBY, p)
 }
 
 // argmaxDev runs the two-pass scored arg-max over m candidates.
@@ -222,23 +140,12 @@ func (b *Backend) argmaxDev(s, n, skip cu.DevicePtr, m int) (int, float64, error
 	if err != nil {
 		return 0, 0, err
 	}
-	var p params
-	p.ptr(ps.ptr)
-	p.ptr(pi.ptr)
-	p.ptr(s)
-	p.ptr(n)
-	p.ptr(skip)
-	p.i64(m)
-	if err := b.launch(b.fn.argmaxPartial, "argmax_partial", blocks, 1, amThreads, 1, p); err != nil {
+	p := argmaxPartialParams(uintptr(ps.ptr), uintptr(pi.ptr), uintptr(s), uintptr(n), uintptr(skip), m)
+	if err := b.launch(b.fn.argmaxPartial, nameArgmaxPartial, blocks, 1, amThreads, 1, p); err != nil {
 		return 0, 0, err
 	}
-	var q params
-	q.ptr(ps.ptr + cu.DevicePtr(8*blocks))
-	q.ptr(pi.ptr + cu.DevicePtr(8*blocks))
-	q.ptr(ps.ptr)
-	q.ptr(pi.ptr)
-	q.i64(blocks)
-	if err := b.launch(b.fn.argmaxFinal, "argmax_final", 1, 1, amThreads, 1, q); err != nil {
+	q := argmaxFinalParams(uintptr(ps.ptr+cu.DevicePtr(8*blocks)), uintptr(pi.ptr+cu.DevicePtr(8*blocks)), uintptr(ps.ptr), uintptr(pi.ptr), blocks)
+	if err := b.launch(b.fn.argmaxFinal, nameArgmaxFinal, 1, 1, amThreads, 1, q); err != nil {
 		return 0, 0, err
 	}
 	var score float64
