@@ -1,5 +1,6 @@
 package main
 
+
 // registerAlgorithms fills in the train and load functions of the
 // algorithms whose packages are part of this build.
 func registerAlgorithms(all []*algorithm) {
@@ -7,6 +8,8 @@ func registerAlgorithms(all []*algorithm) {
 		switch a.name {
 		case "svm":
 			a.train, a.load = trainSVM, loadSVM
+		case "slmc":
+			a.train, a.load = trainSLMC, loadSLMC
 		}
 	}
 }
