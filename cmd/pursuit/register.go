@@ -1,6 +1,5 @@
 package main
 
-
 // registerAlgorithms fills in the train and load functions of the
 // algorithms whose packages are part of this build.
 func registerAlgorithms(all []*algorithm) {
