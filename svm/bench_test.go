@@ -1,0 +1,186 @@
+package svm
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/engine/data"
+)
+
+// uspsParams are the SLMC paper's USPS settings: γ = 1/128, C = 10
+// (features already in [−1, 1]).
+func uspsParams() Params { return Params{Kernel: engine.RBF(1.0 / 128), C: 10} }
+
+func errorRate(pred, y []float64) float64 {
+	bad := 0
+	for i := range y {
+		if pred[i] != y[i] {
+			bad++
+		}
+	}
+	return 100 * float64(bad) / float64(len(y))
+}
+
+// BenchmarkUSPS8VsRest trains USPS digit 8 against the rest here (best
+// backend) and with svm-train in the same run, and reports the time ratio,
+// the test errors and the support-vector counts.
+func BenchmarkUSPS8VsRest(b *testing.B) {
+	trainBin, predictBin := libsvmTools(b)
+	tr := loadShared(b, "usps", "usps.train.gz")
+	te := loadShared(b, "usps", "usps.test.gz")
+	ytr, _ := data.BinaryLabels(tr.Y, 8)
+	yte, _ := data.BinaryLabels(te.Y, 8)
+	e := testEngine(b)
+	dir := b.TempDir()
+	trainPath, testPath, model := filepath.Join(dir, "train"), filepath.Join(dir, "test"), filepath.Join(dir, "model")
+	writeData(b, trainPath, tr.X, ytr)
+	writeData(b, testPath, te.X, yte)
+	var ours, theirs time.Duration
+	var m *Model
+	var ref libsvmRun
+	for b.Loop() {
+		start := time.Now()
+		var err error
+		m, err = Train(e, tr.X, ytr, uspsParams())
+		if err != nil {
+			b.Fatal(err)
+		}
+		ours += time.Since(start)
+		ref = runSVMTrain(b, trainBin, "-c", "10", "-g", fmt.Sprint(1.0/128), trainPath, model)
+		theirs += ref.elapsed
+	}
+	pred, err := m.Predict(e, te.X)
+	if err != nil {
+		b.Fatal(err)
+	}
+	theirPred := runSVMPredict(b, predictBin, testPath, model, dir)
+	b.ReportMetric(ours.Seconds()/theirs.Seconds(), "time/libsvm")
+	b.ReportMetric(float64(m.TotalSV()), "SVs")
+	b.ReportMetric(float64(ref.totalSV), "libsvm-SVs")
+	b.ReportMetric(errorRate(pred, yte), "test-err%")
+	b.ReportMetric(errorRate(theirPred, yte), "libsvm-test-err%")
+	b.ReportMetric(m.Stats[0].Obj, "obj")
+	b.ReportMetric(ref.objs[0], "libsvm-obj")
+	b.Logf("backend %s: ours %v, svm-train %v; rows computed %d, cache hits %d misses %d, iterations %d",
+		e.BackendName(), ours/time.Duration(b.N), theirs/time.Duration(b.N), m.Stats[0].RowsComputed, m.Stats[0].CacheHits, m.Stats[0].CacheMisses, m.Stats[0].Iter)
+}
+
+// BenchmarkUSPS10ClassOneVsOne trains the full 10-class USPS problem by
+// LIBSVM's one-vs-one decomposition here and with svm-train (which does the
+// same) in the same run.
+func BenchmarkUSPS10ClassOneVsOne(b *testing.B) {
+	trainBin, predictBin := libsvmTools(b)
+	tr := loadShared(b, "usps", "usps.train.gz")
+	te := loadShared(b, "usps", "usps.test.gz")
+	e := testEngine(b)
+	dir := b.TempDir()
+	trainPath, testPath, model := filepath.Join(dir, "train"), filepath.Join(dir, "test"), filepath.Join(dir, "model")
+	writeData(b, trainPath, tr.X, tr.Y)
+	writeData(b, testPath, te.X, te.Y)
+	var ours, theirs time.Duration
+	var m *Model
+	var ref libsvmRun
+	for b.Loop() {
+		start := time.Now()
+		var err error
+		m, err = Train(e, tr.X, tr.Y, uspsParams())
+		if err != nil {
+			b.Fatal(err)
+		}
+		ours += time.Since(start)
+		ref = runSVMTrain(b, trainBin, "-c", "10", "-g", fmt.Sprint(1.0/128), trainPath, model)
+		theirs += ref.elapsed
+	}
+	pred, err := m.Predict(e, te.X)
+	if err != nil {
+		b.Fatal(err)
+	}
+	theirPred := runSVMPredict(b, predictBin, testPath, model, dir)
+	worst := 0.0
+	for q, st := range m.Stats {
+		worst = max(worst, relDiff(st.Obj, ref.objs[q]))
+	}
+	b.ReportMetric(ours.Seconds()/theirs.Seconds(), "time/libsvm")
+	b.ReportMetric(float64(m.TotalSV()), "SVs")
+	b.ReportMetric(float64(ref.totalSV), "libsvm-SVs")
+	b.ReportMetric(errorRate(pred, te.Y), "test-err%")
+	b.ReportMetric(errorRate(theirPred, te.Y), "libsvm-test-err%")
+	b.ReportMetric(worst, "max-obj-reldiff")
+	b.Logf("backend %s: ours %v, svm-train %v", e.BackendName(), ours/time.Duration(b.N), theirs/time.Duration(b.N))
+}
+
+// BenchmarkUSPSOneVsRest trains the ten one-vs-rest USPS machines here
+// (sharing one kernel cache) and with ten svm-train runs, in the same run.
+// The SLMC paper reports 2683 SVs summed over the ten machines and 4.3%
+// error.
+func BenchmarkUSPSOneVsRest(b *testing.B) {
+	trainBin, predictBin := libsvmTools(b)
+	tr := loadShared(b, "usps", "usps.train.gz")
+	te := loadShared(b, "usps", "usps.test.gz")
+	e := testEngine(b)
+	dir := b.TempDir()
+	classes, targets := data.OneVsRest(tr.Y)
+	_, testTargets := data.OneVsRest(te.Y)
+	trainPaths := make([]string, len(classes))
+	testPaths := make([]string, len(classes))
+	for c := range classes {
+		trainPaths[c] = filepath.Join(dir, fmt.Sprintf("train%d", c))
+		testPaths[c] = filepath.Join(dir, fmt.Sprintf("test%d", c))
+		writeData(b, trainPaths[c], tr.X, targets[c])
+		writeData(b, testPaths[c], te.X, testTargets[c])
+	}
+	var ours, theirs time.Duration
+	var m *OneVsRestModel
+	refSV := 0
+	for b.Loop() {
+		start := time.Now()
+		var err error
+		m, err = TrainOneVsRest(e, tr.X, tr.Y, uspsParams())
+		if err != nil {
+			b.Fatal(err)
+		}
+		ours += time.Since(start)
+		refSV = 0
+		for c := range classes {
+			ref := runSVMTrain(b, trainBin, "-c", "10", "-g", fmt.Sprint(1.0/128), trainPaths[c], filepath.Join(dir, fmt.Sprintf("model%d", c)))
+			theirs += ref.elapsed
+			refSV += ref.totalSV
+		}
+	}
+	pred, err := m.Predict(e, te.X)
+	if err != nil {
+		b.Fatal(err)
+	}
+	// Per-machine test errors, ours and LIBSVM's.
+	var oursBin, theirsBin int
+	for c := range classes {
+		pc, err := m.Machines[c].Predict(e, te.X)
+		if err != nil {
+			b.Fatal(err)
+		}
+		tc := runSVMPredict(b, predictBin, testPaths[c], filepath.Join(dir, fmt.Sprintf("model%d", c)), dir)
+		for i := range pc {
+			if pc[i] != testTargets[c][i] {
+				oursBin++
+			}
+			if tc[i] != testTargets[c][i] {
+				theirsBin++
+			}
+		}
+	}
+	b.ReportMetric(ours.Seconds()/theirs.Seconds(), "time/libsvm")
+	b.ReportMetric(float64(m.TotalSV()), "SVs")
+	b.ReportMetric(float64(refSV), "libsvm-SVs")
+	b.ReportMetric(errorRate(pred, te.Y), "test-err%")
+	b.ReportMetric(float64(oursBin), "binary-errors")
+	b.ReportMetric(float64(theirsBin), "libsvm-binary-errors")
+	rows := 0
+	for _, mm := range m.Machines {
+		rows += mm.Stats[0].RowsComputed
+	}
+	b.Logf("backend %s: ours %v, ten svm-train runs %v; kernel rows computed %d over the ten machines",
+		e.BackendName(), ours/time.Duration(b.N), theirs/time.Duration(b.N), rows)
+}
