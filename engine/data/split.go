@@ -71,13 +71,16 @@ func Split(n int, fractions []float64, seed uint64, labels []float64) [][]int {
 // KFold partitions the indices 0..n-1 at random into k folds of sizes within
 // one of n/k, stratified by labels when labels is non-nil, reproducibly for
 // a given seed. Every index is in exactly one fold; each fold is in
-// increasing order. Folds are empty when k > n. KFold panics if k < 1 or
-// labels is non-nil with a length other than n.
+// increasing order. Folds are empty when k > n. KFold panics if k < 1, n < 0
+// or labels is non-nil with a length other than n.
 func KFold(n, k int, seed uint64, labels []float64) [][]int {
 	if k < 1 {
 		panic(fmt.Sprintf("data: KFold needs at least one fold, got k=%d", k))
 	}
-	if n < 0 || (labels != nil && len(labels) != n) {
+	if n < 0 {
+		panic(fmt.Sprintf("data: KFold: negative example count %d", n))
+	}
+	if labels != nil && len(labels) != n {
 		panic(fmt.Sprintf("data: KFold: %d labels for %d examples", len(labels), n))
 	}
 	shares := make([]float64, k)
