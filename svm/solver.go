@@ -402,11 +402,9 @@ func (s *smo[T]) reconstruct() error {
 		}
 	}
 	var frees []int
-	seen := make(map[int]bool)
 	for a := range s.n {
 		if s.status[a] == free {
 			frees = append(frees, a)
-			seen[s.ki(a)] = true
 		}
 	}
 	// Bring the free rows in by batches and apply them.
