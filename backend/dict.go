@@ -121,7 +121,7 @@ func dot4x1(d0, d1, d2, d3, v []float32) (s0, s1, s2, s3 float64) {
 func dot4x2(d0, d1, d2, d3, v0, v1 []float32, s *[8]float64) {
 	n := len(v0)
 	d0, d1, d2, d3, v1 = d0[:n], d1[:n], d2[:n], d3[:n], v1[:n]
-	var s00, s01, s02, s03, s10, s11, s12, s13 float64
+	*s = [8]float64{}
 	for p0 := 0; p0 < n; p0 += dictRun {
 		p1 := p0 + dictRun
 		if p1 > n {
@@ -132,34 +132,37 @@ func dot4x2(d0, d1, d2, d3, v0, v1 []float32, s *[8]float64) {
 		xs0, xs1, xs2, xs3 := d0[p0:p1], d1[p0:p1], d2[p0:p1], d3[p0:p1]
 		for i, y0 := range ys0 {
 			y1 := ys1[i]
-			x0, x1, x2, x3 := xs0[i], xs1[i], xs2[i], xs3[i]
-			a00 += x0 * y0
-			a01 += x1 * y0
-			a02 += x2 * y0
-			a03 += x3 * y0
-			a10 += x0 * y1
-			a11 += x1 * y1
-			a12 += x2 * y1
-			a13 += x3 * y1
+			x := xs0[i]
+			a00 += x * y0
+			a10 += x * y1
+			x = xs1[i]
+			a01 += x * y0
+			a11 += x * y1
+			x = xs2[i]
+			a02 += x * y0
+			a12 += x * y1
+			x = xs3[i]
+			a03 += x * y0
+			a13 += x * y1
 		}
-		s00 += float64(a00)
-		s01 += float64(a01)
-		s02 += float64(a02)
-		s03 += float64(a03)
-		s10 += float64(a10)
-		s11 += float64(a11)
-		s12 += float64(a12)
-		s13 += float64(a13)
+		// The float64 sums live in *s, not in registers, which the float32
+		// loop above needs all of.
+		s[0] += float64(a00)
+		s[1] += float64(a01)
+		s[2] += float64(a02)
+		s[3] += float64(a03)
+		s[4] += float64(a10)
+		s[5] += float64(a11)
+		s[6] += float64(a12)
+		s[7] += float64(a13)
 	}
-	s[0], s[1], s[2], s[3] = s00, s01, s02, s03
-	s[4], s[5], s[6], s[7] = s10, s11, s12, s13
 }
 
 // dot2x4 sets s[r*4+j] = <d_r, v_j> for two rows and four vectors.
 func dot2x4(d0, d1, v0, v1, v2, v3 []float32, s *[8]float64) {
 	n := len(d0)
 	d1, v0, v1, v2, v3 = d1[:n], v0[:n], v1[:n], v2[:n], v3[:n]
-	var s00, s01, s02, s03, s10, s11, s12, s13 float64
+	*s = [8]float64{}
 	for p0 := 0; p0 < n; p0 += dictRun {
 		p1 := p0 + dictRun
 		if p1 > n {
@@ -170,27 +173,30 @@ func dot2x4(d0, d1, v0, v1, v2, v3 []float32, s *[8]float64) {
 		ys0, ys1, ys2, ys3 := v0[p0:p1], v1[p0:p1], v2[p0:p1], v3[p0:p1]
 		for i, x0 := range xs0 {
 			x1 := xs1[i]
-			y0, y1, y2, y3 := ys0[i], ys1[i], ys2[i], ys3[i]
-			a00 += x0 * y0
-			a01 += x0 * y1
-			a02 += x0 * y2
-			a03 += x0 * y3
-			a10 += x1 * y0
-			a11 += x1 * y1
-			a12 += x1 * y2
-			a13 += x1 * y3
+			y := ys0[i]
+			a00 += x0 * y
+			a10 += x1 * y
+			y = ys1[i]
+			a01 += x0 * y
+			a11 += x1 * y
+			y = ys2[i]
+			a02 += x0 * y
+			a12 += x1 * y
+			y = ys3[i]
+			a03 += x0 * y
+			a13 += x1 * y
 		}
-		s00 += float64(a00)
-		s01 += float64(a01)
-		s02 += float64(a02)
-		s03 += float64(a03)
-		s10 += float64(a10)
-		s11 += float64(a11)
-		s12 += float64(a12)
-		s13 += float64(a13)
+		// The float64 sums live in *s, not in registers, which the float32
+		// loop above needs all of.
+		s[0] += float64(a00)
+		s[1] += float64(a01)
+		s[2] += float64(a02)
+		s[3] += float64(a03)
+		s[4] += float64(a10)
+		s[5] += float64(a11)
+		s[6] += float64(a12)
+		s[7] += float64(a13)
 	}
-	s[0], s[1], s[2], s[3] = s00, s01, s02, s03
-	s[4], s[5], s[6], s[7] = s10, s11, s12, s13
 }
 
 // dot1 is the single-row inner product, with the same accumulation scheme.

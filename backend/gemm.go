@@ -113,6 +113,10 @@ func (g *goBackend) kernel(op *kernelOp) {
 	if n == 0 || m == 0 {
 		return
 	}
+	if n < gemmRowsMin {
+		g.kernelFewRows(op)
+		return
+	}
 	rowTiles, colTiles := ceilDiv(n, gemmMC), ceilDiv(m, gemmNC)
 	kcp := roundUp(min(d, gemmKC), gemmKU)
 	mc := min(roundUp(n, gemmMR), gemmMC)
@@ -125,6 +129,36 @@ func (g *goBackend) kernel(op *kernelOp) {
 			i0, j0 := (t/colTiles)*gemmMC, (t%colTiles)*gemmNC
 			op.tile(s, i0, min(i0+gemmMC, n), j0, min(j0+gemmNC, m))
 		})
+}
+
+// gemmRowsMin is the number of rows from which the packed GEMM pays off;
+// fewer rows (a kernel row or two for an SMO step) are computed as inner
+// products straight from b, without packing it.
+const gemmRowsMin = 4
+
+// kernelFewRows computes a block of fewer than gemmRowsMin rows, parallel
+// over chunks of the rows of b, each taken four at a time by the
+// dictionary-product kernel.
+func (g *goBackend) kernelFewRows(op *kernelOp) {
+	n, m, d := op.dst.Rows, op.dst.Cols, op.a.Cols
+	workers := g.workersFor(n*m*max(d, 1), minParallelFlops)
+	c := roundUp(chunkLen(m, workers, 64), 4)
+	parallel(ceilDiv(m, c), workers, nil, nil, func(_ struct{}, t int) {
+		j0, j1 := t*c, min((t+1)*c, m)
+		for r := range n {
+			a, out := op.aRow(r), op.dst.Row(r)
+			j := j0
+			for ; j+4 <= j1; j += 4 {
+				s0, s1, s2, s3 := dot4x1(op.b.Row(j), op.b.Row(j+1), op.b.Row(j+2), op.b.Row(j+3), a)
+				o := out[j : j+4 : j+4]
+				o[0], o[1], o[2], o[3] = float32(s0), float32(s1), float32(s2), float32(s3)
+			}
+			for ; j < j1; j++ {
+				out[j] = float32(dot1(op.b.Row(j), a))
+			}
+		}
+		op.transform(0, n, j0, j1)
+	})
 }
 
 func roundUp(x, m int) int { return (x + m - 1) / m * m }
@@ -343,8 +377,25 @@ func powInt(x float64, n int) float64 {
 	return r
 }
 
-// expNeg returns e^x for x ≤ 0 (or NaN), accurate to a few float64 ulps
-// near 1 and well within float32 resolution everywhere it is used.
+// expNeg returns e^x for x ≤ 0 with a relative error below 1e-8 (a fifth
+// of a float32 ulp) down to e^-87 ≈ 1.6e-38, the float32 normal range; it
+// returns below 1e-45 (float32 zero) for x < −104 and NaN for NaN.
+// It reduces x = k·ln2 + r with |r| ≤ ln2/2 and evaluates the degree-7
+// Taylor polynomial of e^r (truncation error |r|⁸/8! < 5.3e-9), then scales
+// by 2^k through the exponent bits. It is about twice as fast as math.Exp,
+// whose full float64 accuracy a float32 kernel value cannot use.
 func expNeg(x float64) float64 {
-	return math.Exp(x)
+	if x < -104 {
+		x = -104 // e^-104 rounds to float32 zero; NaN passes through
+	}
+	const (
+		log2e = 1.4426950408889634
+		ln2   = 0.6931471805599453
+		round = 0x1.8p52 // adding it rounds a small float64 to an integer
+	)
+	t := x*log2e + round
+	k := t - round
+	r := x - k*ln2
+	p := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120+r*(1.0/720+r*(1.0/5040)))))))
+	return p * math.Float64frombits(uint64(int64(k)+1023)<<52) // k ∈ [−150, 0]
 }

@@ -60,14 +60,9 @@ func BenchKernelBlock(b *testing.B, be backend.Backend, k backend.Kernel, n, m, 
 	x, z := randMatrix(rng, n, d), randMatrix(rng, m, d)
 	xn, zn := sqNorms(b, be, x), sqNorms(b, be, z)
 	dst := backend.NewMatrix(n, m)
-	calls := 0
-	for b.Loop() {
-		calls++
-		if err := be.KernelBlock(dst, k, x, xn, z, zn); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(2*float64(n)*float64(m)*float64(d)*float64(calls)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	loop(b, 2*float64(n)*float64(m)*float64(d)/1e9, "GFLOP", func() error {
+		return be.KernelBlock(dst, k, x, xn, z, zn)
+	})
 }
 
 // BenchKernelGather times KernelGather of rows random rows of an l×d matrix X
@@ -82,14 +77,9 @@ func BenchKernelGather(b *testing.B, be backend.Backend, k backend.Kernel, rows,
 		idx[i] = rng.IntN(l)
 	}
 	dst := backend.NewMatrix(rows, l)
-	calls := 0
-	for b.Loop() {
-		calls++
-		if err := be.KernelGather(dst, k, x, xn, idx, x, xn); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(2*float64(rows)*float64(l)*float64(d)*float64(calls)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	loop(b, 2*float64(rows)*float64(l)*float64(d)/1e9, "GFLOP", func() error {
+		return be.KernelGather(dst, k, x, xn, idx, x, xn)
+	})
 }
 
 // BenchDictProducts times DictProducts of an l×n dictionary with k vectors
@@ -99,14 +89,9 @@ func BenchDictProducts(b *testing.B, be backend.Backend, l, n, k int) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	dict, vecs := randMatrix(rng, l, n), randMatrix(rng, k, n)
 	dst := make([]float64, l*k)
-	calls := 0
-	for b.Loop() {
-		calls++
-		if err := be.DictProducts(dst, dict, vecs); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(4*float64(l)*float64(n)*float64(calls)/b.Elapsed().Seconds()/1e9, "GB/s")
+	loop(b, 4*float64(l)*float64(n)/1e9, "GB", func() error {
+		return be.DictProducts(dst, dict, vecs)
+	})
 }
 
 // BenchRankUpdate times a rank-k update of a rows×cols matrix and reports
@@ -116,13 +101,30 @@ func BenchRankUpdate(b *testing.B, be backend.Backend, rows, cols, k int) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	d, u, v := randMatrix(rng, rows, cols), randMatrix(rng, k, rows), randMatrix(rng, k, cols)
 	alpha := float32(-1)
+	loop(b, 8*float64(rows)*float64(cols)/1e9, "GB", func() error {
+		alpha = -alpha
+		return be.RankUpdate(d, alpha, u, v)
+	})
+}
+
+// loop runs op under b.Loop and reports work/second as unit+"/s" (wall
+// clock) and, where the process CPU time is available, work per CPU-second
+// as unit+"/cpu-s". On a machine shared with other jobs the wall figure
+// drops with the load while the CPU-time figure of a single-threaded backend
+// stays close to its unloaded speed; for a multi-threaded backend it is the
+// throughput per busy core. work is per call, in units of 1e9.
+func loop(b *testing.B, work float64, unit string, op func() error) {
 	calls := 0
+	cpu0, cpuOK := cpuTime()
 	for b.Loop() {
 		calls++
-		if err := be.RankUpdate(d, alpha, u, v); err != nil {
+		if err := op(); err != nil {
 			b.Fatal(err)
 		}
-		alpha = -alpha
 	}
-	b.ReportMetric(8*float64(rows)*float64(cols)*float64(calls)/b.Elapsed().Seconds()/1e9, "GB/s")
+	cpu1, _ := cpuTime()
+	b.ReportMetric(work*float64(calls)/b.Elapsed().Seconds(), unit+"/s")
+	if cpuOK && cpu1 > cpu0 {
+		b.ReportMetric(work*float64(calls)/(cpu1-cpu0).Seconds(), unit+"/cpu-s")
+	}
 }
