@@ -86,11 +86,13 @@ func (b *Backend) SqNorms(dst []float32, x backend.Matrix) error {
 	return nil
 }
 
-// dictGroups splits k vectors into groups the dot kernels take (8, 4, 2, 1).
+// dictGroups splits k vectors into groups the dot kernels take (4, 2, 1).
+// Eight vectors go as two groups of 4 over pairs of rows, which needs fewer
+// loads per multiply-add than one row against 8 vectors.
 func dictGroups(k int) [][2]int {
 	var g [][2]int
 	for start := 0; start < k; {
-		size := 8
+		size := 4
 		for size > k-start {
 			size /= 2
 		}
@@ -117,21 +119,56 @@ func (b *Backend) DictProducts(dst []float64, dict, vecs backend.Matrix) error {
 		return nil
 	}
 	groups := dictGroups(k)
-	b.parallel(rows, 16, rows*dict.Cols*k, func(lo, hi int) {
-		var out [8]float64
-		for i := lo; i < hi; i++ {
-			row := dict.Row(i)
+	n := dict.Cols
+	n8 := n &^ 7
+	b.parallel(rows, dictRowBlock, rows*n*k, func(lo, hi int) {
+		// acc[dictRowBlock·4·g0 + 4(r·g+j) + lane] for group (g0, g),
+		// block row r and vector g0+j.
+		acc := make([]float64, dictRowBlock*4*k)
+		for i0 := lo; i0 < hi; i0 += dictRowBlock {
+			rb := min(dictRowBlock, hi-i0)
+			clear(acc)
+			for c0 := 0; c0 < n8; c0 += dictColChunk {
+				cn := min(dictColChunk, n8-c0)
+				for _, g := range groups {
+					v := vecs.Data[g[0]*vecs.Stride+c0:]
+					base := dictRowBlock * 4 * g[0]
+					rpc := rowsPerCall(g[1])
+					for r0 := 0; r0 < rb; r0 += rpc {
+						nr := min(rpc, rb-r0)
+						x := dict.Data[(i0+r0)*dict.Stride+c0:]
+						b.k.dotRows(acc[base+4*r0*g[1]:], x, dict.Stride, nr, cn, v, vecs.Stride, g[1])
+					}
+				}
+			}
 			for _, g := range groups {
-				v := vecs.Data[g[0]*vecs.Stride:]
-				b.k.dots(out[:g[1]], row, v, vecs.Stride, g[1])
-				for j := 0; j < g[1]; j++ {
-					dst[(g[0]+j)*rows+i] = out[j]
+				base := dictRowBlock * 4 * g[0]
+				for r := 0; r < rb; r++ {
+					x := dict.Row(i0 + r)
+					for j := 0; j < g[1]; j++ {
+						a := acc[base+4*(r*g[1]+j):]
+						s := (a[0] + a[1]) + (a[2] + a[3])
+						vj := vecs.Row(g[0] + j)
+						for c := n8; c < n; c++ {
+							s += float64(x[c]) * float64(vj[c])
+						}
+						dst[(g[0]+j)*rows+i0+r] = s
+					}
 				}
 			}
 		}
 	})
 	return nil
 }
+
+// DictProducts works on blocks of dictRowBlock rows × dictColChunk columns:
+// the block's piece of each vector (4 KiB) stays in L1 while all the rows
+// of the block use it, so the kernels read the vectors from L1 and only the
+// dictionary from memory, once.
+const (
+	dictRowBlock = 16
+	dictColChunk = 1024
+)
 
 // RankUpdate applies d ← d + alpha·Σ_t u_t v_tᵀ row by row: row i of d gets
 // Σ_t (alpha·u_t[i]) v_t in one load and one store, for any k.

@@ -2,9 +2,10 @@
 
 #include "textflag.h"
 
-// Dot products of one dictionary row x with k = 1, 2, 4 or 8 vectors.
+// Dot products of dictionary rows with k = 1, 2 or 4 vectors.
 //
-// Register use shared by the four functions:
+// Register use shared by the single-row functions (the multi-row ones below
+// keep AX, BX, CX and the accumulators the same way):
 //   SI  x                     AX  byte offset into x and every v_j
 //   DI  v_0 (others below)    BX  end offset of the current chunk, then the acc pointer
 //   CX  end offset (n·4)      Y0…Y7 float32 accumulators
@@ -213,27 +214,27 @@ d4done:
 	VZEROUPPER
 	RET
 
-// func dot8AVX(x, v *float32, vs, n int, acc *float64)
-// v_0…v_7 = DI, R8, R9, R10, R11, R12, R13, DX.
-TEXT ·dot8AVX(SB), NOSPLIT, $0-40
+// Multi-row kernels: several dictionary rows are streamed at once (more
+// memory streams in flight than one row gives), each vector element loaded
+// once feeding every row. The acc layout is acc[((r·k)+j)·4 + lane].
+
+// func dot4r1AVX(x *float32, xs int, v *float32, n int, acc *float64)
+// Rows x_0…x_3 = SI, R8, R9, R10 (xs apart); v = DI.
+TEXT ·dot4r1AVX(SB), NOSPLIT, $0-40
 	MOVQ x+0(FP), SI
-	MOVQ v+8(FP), DI
-	MOVQ vs+16(FP), BX
+	MOVQ xs+8(FP), DX
+	MOVQ v+16(FP), DI
 	MOVQ n+24(FP), CX
-	SHLQ $2, BX
-	LEAQ (DI)(BX*1), R8
-	LEAQ (R8)(BX*1), R9
-	LEAQ (R9)(BX*1), R10
-	LEAQ (R10)(BX*1), R11
-	LEAQ (R11)(BX*1), R12
-	LEAQ (R12)(BX*1), R13
-	LEAQ (R13)(BX*1), DX
+	SHLQ $2, DX
+	LEAQ (SI)(DX*1), R8
+	LEAQ (R8)(DX*1), R9
+	LEAQ (R9)(DX*1), R10
 	SHLQ $2, CX
 	XORQ AX, AX
 
-d8chunk:
+r41chunk:
 	CMPQ AX, CX
-	JGE  d8done
+	JGE  r41done
 	CHUNK
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -244,24 +245,105 @@ d8chunk:
 	VXORPS Y6, Y6, Y6
 	VXORPS Y7, Y7, Y7
 
-d8loop8:
-	// 8 elements per step against all eight vectors: eight FMA chains.
-	CMPQ        AX, BX
-	JGE         d8flush
-	VMOVUPS     (SI)(AX*1), Y8
-	VFMADD231PS (DI)(AX*1), Y8, Y0
+r41loop16:
+	// 16 elements: Y0…Y3 (rows 0…3) take the first 8, Y4…Y7 the next 8.
+	LEAQ        64(AX), DX
+	CMPQ        DX, BX
+	JGT         r41loop8
+	VMOVUPS     (DI)(AX*1), Y8
+	VMOVUPS     32(DI)(AX*1), Y9
+	VFMADD231PS (SI)(AX*1), Y8, Y0
 	VFMADD231PS (R8)(AX*1), Y8, Y1
 	VFMADD231PS (R9)(AX*1), Y8, Y2
 	VFMADD231PS (R10)(AX*1), Y8, Y3
-	VFMADD231PS (R11)(AX*1), Y8, Y4
-	VFMADD231PS (R12)(AX*1), Y8, Y5
-	VFMADD231PS (R13)(AX*1), Y8, Y6
-	VFMADD231PS (DX)(AX*1), Y8, Y7
-	ADDQ        $32, AX
-	JMP         d8loop8
+	VFMADD231PS 32(SI)(AX*1), Y9, Y4
+	VFMADD231PS 32(R8)(AX*1), Y9, Y5
+	VFMADD231PS 32(R9)(AX*1), Y9, Y6
+	VFMADD231PS 32(R10)(AX*1), Y9, Y7
+	MOVQ        DX, AX
+	JMP         r41loop16
 
-d8flush:
-	MOVQ acc+32(FP), BX
+r41loop8:
+	CMPQ        AX, BX
+	JGE         r41flush
+	VMOVUPS     (DI)(AX*1), Y8
+	VFMADD231PS (SI)(AX*1), Y8, Y0
+	VFMADD231PS (R8)(AX*1), Y8, Y1
+	VFMADD231PS (R9)(AX*1), Y8, Y2
+	VFMADD231PS (R10)(AX*1), Y8, Y3
+	ADDQ        $32, AX
+	JMP         r41loop8
+
+r41flush:
+	VADDPS Y4, Y0, Y0
+	VADDPS Y5, Y1, Y1
+	VADDPS Y6, Y2, Y2
+	VADDPS Y7, Y3, Y3
+	MOVQ   acc+32(FP), BX
+	FLUSH(Y0, X0, 0)
+	FLUSH(Y1, X1, 32)
+	FLUSH(Y2, X2, 64)
+	FLUSH(Y3, X3, 96)
+	JMP    r41chunk
+
+r41done:
+	VZEROUPPER
+	RET
+
+// func dot4r2AVX(x *float32, xs int, v *float32, vs, n int, acc *float64)
+// Rows x_0…x_3 = SI, R8, R9, R10; v_0 = DI, v_1 = R11.
+// Accumulator for (row r, vector j) is Y(2r+j).
+TEXT ·dot4r2AVX(SB), NOSPLIT, $0-48
+	MOVQ x+0(FP), SI
+	MOVQ xs+8(FP), DX
+	MOVQ v+16(FP), DI
+	MOVQ vs+24(FP), R11
+	MOVQ n+32(FP), CX
+	SHLQ $2, DX
+	LEAQ (SI)(DX*1), R8
+	LEAQ (R8)(DX*1), R9
+	LEAQ (R9)(DX*1), R10
+	SHLQ $2, R11
+	ADDQ DI, R11
+	SHLQ $2, CX
+	XORQ AX, AX
+
+r42chunk:
+	CMPQ AX, CX
+	JGE  r42done
+	CHUNK
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+
+r42loop8:
+	// 8 elements: v_0, v_1 in Y8, Y9; each row loaded once for both.
+	CMPQ        AX, BX
+	JGE         r42flush
+	VMOVUPS     (DI)(AX*1), Y8
+	VMOVUPS     (R11)(AX*1), Y9
+	VMOVUPS     (SI)(AX*1), Y10
+	VFMADD231PS Y8, Y10, Y0
+	VFMADD231PS Y9, Y10, Y1
+	VMOVUPS     (R8)(AX*1), Y11
+	VFMADD231PS Y8, Y11, Y2
+	VFMADD231PS Y9, Y11, Y3
+	VMOVUPS     (R9)(AX*1), Y12
+	VFMADD231PS Y8, Y12, Y4
+	VFMADD231PS Y9, Y12, Y5
+	VMOVUPS     (R10)(AX*1), Y13
+	VFMADD231PS Y8, Y13, Y6
+	VFMADD231PS Y9, Y13, Y7
+	ADDQ        $32, AX
+	JMP         r42loop8
+
+r42flush:
+	MOVQ acc+40(FP), BX
 	FLUSH(Y0, X0, 0)
 	FLUSH(Y1, X1, 32)
 	FLUSH(Y2, X2, 64)
@@ -270,8 +352,76 @@ d8flush:
 	FLUSH(Y5, X5, 160)
 	FLUSH(Y6, X6, 192)
 	FLUSH(Y7, X7, 224)
-	JMP  d8chunk
+	JMP  r42chunk
 
-d8done:
+r42done:
+	VZEROUPPER
+	RET
+
+// func dot2r4AVX(x *float32, xs int, v *float32, vs, n int, acc *float64)
+// Rows x_0, x_1 = SI, R8; v_0…v_3 = DI, R9, R10, R11.
+// Accumulator for (row r, vector j) is Y(4r+j).
+TEXT ·dot2r4AVX(SB), NOSPLIT, $0-48
+	MOVQ x+0(FP), SI
+	MOVQ xs+8(FP), DX
+	MOVQ v+16(FP), DI
+	MOVQ vs+24(FP), R11
+	MOVQ n+32(FP), CX
+	SHLQ $2, DX
+	LEAQ (SI)(DX*1), R8
+	SHLQ $2, R11
+	LEAQ (DI)(R11*1), R9
+	LEAQ (R9)(R11*1), R10
+	LEAQ (R10)(R11*1), R11
+	SHLQ $2, CX
+	XORQ AX, AX
+
+r24chunk:
+	CMPQ AX, CX
+	JGE  r24done
+	CHUNK
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+
+r24loop8:
+	// 8 elements: rows in Y8, Y9; each v_j loaded once for both rows.
+	CMPQ        AX, BX
+	JGE         r24flush
+	VMOVUPS     (SI)(AX*1), Y8
+	VMOVUPS     (R8)(AX*1), Y9
+	VMOVUPS     (DI)(AX*1), Y10
+	VFMADD231PS Y10, Y8, Y0
+	VFMADD231PS Y10, Y9, Y4
+	VMOVUPS     (R9)(AX*1), Y11
+	VFMADD231PS Y11, Y8, Y1
+	VFMADD231PS Y11, Y9, Y5
+	VMOVUPS     (R10)(AX*1), Y12
+	VFMADD231PS Y12, Y8, Y2
+	VFMADD231PS Y12, Y9, Y6
+	VMOVUPS     (R11)(AX*1), Y13
+	VFMADD231PS Y13, Y8, Y3
+	VFMADD231PS Y13, Y9, Y7
+	ADDQ        $32, AX
+	JMP         r24loop8
+
+r24flush:
+	MOVQ acc+40(FP), BX
+	FLUSH(Y0, X0, 0)
+	FLUSH(Y1, X1, 32)
+	FLUSH(Y2, X2, 64)
+	FLUSH(Y3, X3, 96)
+	FLUSH(Y4, X4, 128)
+	FLUSH(Y5, X5, 160)
+	FLUSH(Y6, X6, 192)
+	FLUSH(Y7, X7, 224)
+	JMP  r24chunk
+
+r24done:
 	VZEROUPPER
 	RET

@@ -6,9 +6,14 @@ import "math"
 // goKernels return the assembly and the pure-Go implementations. The Go code
 // around them (blocking, packing, threading) is shared by both.
 type kernels struct {
-	// dots sets out[j] = Σ_i x[i]·v[j·vs+i] for j < k, k ∈ {1, 2, 4, 8},
+	// dots sets out[j] = Σ_i x[i]·v[j·vs+i] for j < k, k ∈ {1, 2, 4},
 	// i < len(x), with float64 partial sums.
 	dots func(out []float64, x, v []float32, vs, k int)
+	// dotRows adds <x_r, v_j> (r < rows, j < k) into acc[4(r·k+j) : +4]
+	// (as up to 4 lane partial sums) for rows x_r = x[r·xs : r·xs+n]; n is
+	// a multiple of 8. The assembly streams 4 rows at once for k ≤ 2 and 2
+	// rows for k = 4.
+	dotRows func(acc []float64, x []float32, xs, rows, n int, v []float32, vs, k int)
 	// axpys adds Σ_t c[t]·v[t·vs:t·vs+len(d)] to d, for t < len(c).
 	axpys func(d, c, v []float32, vs int)
 	// gemm computes the mr×nr tile c (row stride ldc) = ap·bpᵀ, or adds it
@@ -28,7 +33,7 @@ const (
 )
 
 func goKernels() kernels {
-	return kernels{dots: dotsGo, axpys: axpysGo, gemm: gemmGo, rbf: rbfGo, exp: expGo}
+	return kernels{dots: dotsGo, dotRows: dotRowsGo, axpys: axpysGo, gemm: gemmGo, rbf: rbfGo, exp: expGo}
 }
 
 func dotsGo(out []float64, x, v []float32, vs, k int) {
@@ -45,6 +50,28 @@ func dotsGo(out []float64, x, v []float32, vs, k int) {
 		}
 		out[j] = s0 + s1
 	}
+}
+
+func dotRowsGo(acc []float64, x []float32, xs, rows, n int, v []float32, vs, k int) {
+	var out [8]float64
+	for r := 0; r < rows; r++ {
+		dotsGo(out[:k], x[r*xs:r*xs+n], v, vs, k)
+		for j := 0; j < k; j++ {
+			acc[4*(r*k+j)] += out[j]
+		}
+	}
+}
+
+// rowsPerCall is how many dictionary rows one dotRows call streams for a
+// group of k vectors (the shapes the assembly has multi-row kernels for).
+func rowsPerCall(k int) int {
+	switch k {
+	case 1, 2:
+		return 4
+	case 4:
+		return 2
+	}
+	return 1
 }
 
 func axpysGo(d, c, v []float32, vs int) {

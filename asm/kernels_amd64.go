@@ -13,7 +13,7 @@ const asmBuilt = true
 //go:noescape
 func dot1AVX(x, v *float32, n int, acc *float64)
 
-// dot2AVX, dot4AVX and dot8AVX do the same for 2, 4 and 8 vectors v_j at
+// dot2AVX and dot4AVX do the same for 2 and 4 vectors v_j at
 // v + j·vs (vs in elements), adding into acc[4j : 4j+4].
 //
 //go:noescape
@@ -22,8 +22,18 @@ func dot2AVX(x, v *float32, vs, n int, acc *float64)
 //go:noescape
 func dot4AVX(x, v *float32, vs, n int, acc *float64)
 
+// dot4r1AVX, dot4r2AVX and dot2r4AVX take 4, 4 and 2 rows x_r = x + r·xs
+// and 1, 2 and 4 vectors v_j = v + j·vs, adding the lane sums of <x_r, v_j>
+// into acc[4(r·k+j) : 4(r·k+j)+4].
+//
 //go:noescape
-func dot8AVX(x, v *float32, vs, n int, acc *float64)
+func dot4r1AVX(x *float32, xs int, v *float32, n int, acc *float64)
+
+//go:noescape
+func dot4r2AVX(x *float32, xs int, v *float32, vs, n int, acc *float64)
+
+//go:noescape
+func dot2r4AVX(x *float32, xs int, v *float32, vs, n int, acc *float64)
 
 // axpyAVX adds Σ_{t<k} c[t]·v[t·vs+i] to d[i] for i < n.
 //
@@ -48,13 +58,13 @@ func rbfAVX(c *float32, ldc, rows int, an, bn *float32, negGamma float32)
 func expAVX(dst, src *float32, n int)
 
 func asmKernels() kernels {
-	return kernels{dots: dotsAsm, axpys: axpysAsm, gemm: gemmAsm, rbf: rbfAsm, exp: expAsm}
+	return kernels{dots: dotsAsm, dotRows: dotRowsAsm, axpys: axpysAsm, gemm: gemmAsm, rbf: rbfAsm, exp: expAsm}
 }
 
 func dotsAsm(out []float64, x, v []float32, vs, k int) {
 	n := len(x)
 	n8 := n &^ 7
-	var acc [32]float64
+	var acc [16]float64
 	if n8 > 0 {
 		_ = v[(k-1)*vs+n-1] // bounds check once for the assembly
 		switch k {
@@ -64,8 +74,6 @@ func dotsAsm(out []float64, x, v []float32, vs, k int) {
 			dot2AVX(&x[0], &v[0], vs, n8, &acc[0])
 		case 4:
 			dot4AVX(&x[0], &v[0], vs, n8, &acc[0])
-		case 8:
-			dot8AVX(&x[0], &v[0], vs, n8, &acc[0])
 		default:
 			panic("asm: dots called with unsupported k") // internal invariant
 		}
@@ -77,6 +85,37 @@ func dotsAsm(out []float64, x, v []float32, vs, k int) {
 			s += float64(x[i]) * float64(vj[i])
 		}
 		out[j] = s
+	}
+}
+
+func dotRowsAsm(acc []float64, x []float32, xs, rows, n int, v []float32, vs, k int) {
+	if n == 0 || rows == 0 {
+		return
+	}
+	_ = x[(rows-1)*xs+n-1] // bounds checks once for the assembly
+	_ = v[(k-1)*vs+n-1]
+	_ = acc[4*rows*k-1]
+	switch {
+	case rows == 4 && k == 1:
+		dot4r1AVX(&x[0], xs, &v[0], n, &acc[0])
+	case rows == 4 && k == 2:
+		dot4r2AVX(&x[0], xs, &v[0], vs, n, &acc[0])
+	case rows == 2 && k == 4:
+		dot2r4AVX(&x[0], xs, &v[0], vs, n, &acc[0])
+	default:
+		for r := 0; r < rows; r++ {
+			xr, a := &x[r*xs], &acc[4*r*k]
+			switch k {
+			case 1:
+				dot1AVX(xr, &v[0], n, a)
+			case 2:
+				dot2AVX(xr, &v[0], vs, n, a)
+			case 4:
+				dot4AVX(xr, &v[0], vs, n, a)
+			default:
+				panic("asm: dotRows called with unsupported k") // internal invariant
+			}
+		}
 	}
 }
 

@@ -1,0 +1,55 @@
+package asm
+
+import (
+	"fmt"
+	"testing"
+)
+
+// Micro-benchmarks of the kernels on cache-resident data (compute limits,
+// not memory): useful to see the kernel's own speed on a busy machine.
+func BenchmarkMicro(b *testing.B) {
+	sets := kernelSets(b)
+	for _, name := range []string{"asm", "go"} {
+		ks, ok := sets[name]
+		if !ok {
+			continue
+		}
+		for _, k := range []int{1, 2, 4} {
+			const n = 4096
+			x := make([]float32, n)
+			v := make([]float32, k*n)
+			out := make([]float64, k)
+			b.Run(fmt.Sprintf("%s/dots/k=%d/n=%d", name, k, n), func(b *testing.B) {
+				c0 := cpuTime()
+				for b.Loop() {
+					ks.dots(out, x, v, n, k)
+				}
+				b.ReportMetric(float64(4*n*b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
+				b.ReportMetric(float64(4*n*b.N)/(cpuTime()-c0).Seconds()/1e9, "GB/cpu-s")
+			})
+		}
+		b.Run(name+"/gemm6x16/kc=256", func(b *testing.B) {
+			const kc = 256
+			ap := make([]float32, kc*mr)
+			bp := make([]float32, kc*nr)
+			c := make([]float32, mr*nr)
+			c0 := cpuTime()
+			for b.Loop() {
+				ks.gemm(kc, ap, bp, c, nr, true)
+			}
+			b.ReportMetric(float64(2*kc*mr*nr*b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			b.ReportMetric(float64(2*kc*mr*nr*b.N)/(cpuTime()-c0).Seconds()/1e9, "GFLOP/cpu-s")
+		})
+		b.Run(name+"/rbf6x16", func(b *testing.B) {
+			c := make([]float32, mr*nr)
+			an := make([]float32, mr)
+			bn := make([]float32, nr)
+			c0 := cpuTime()
+			for b.Loop() {
+				ks.rbf(c, nr, mr, an, bn, -0.5)
+			}
+			b.ReportMetric(float64(mr*nr*b.N)/b.Elapsed().Seconds()/1e9, "Gexp/s")
+			b.ReportMetric(float64(mr*nr*b.N)/(cpuTime()-c0).Seconds()/1e9, "Gexp/cpu-s")
+		})
+	}
+}

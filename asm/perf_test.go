@@ -1,0 +1,96 @@
+package asm
+
+import (
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/pursuit-ml/pursuit/backend"
+)
+
+// TestPerfReport prints best-of-N throughputs of the assembly and pure-Go
+// backends measured alternately in one run, for quoting ratios on a busy
+// machine (best-of-N filters out the time slices lost to other processes).
+// It runs only with PURSUIT_ASM_PERF=N (N repetitions per measurement).
+func TestPerfReport(t *testing.T) {
+	reps, _ := strconv.Atoi(os.Getenv("PURSUIT_ASM_PERF"))
+	if reps <= 0 {
+		t.Skip("set PURSUIT_ASM_PERF=N to measure (N repetitions each)")
+	}
+	if ok, why := Available(); !ok {
+		t.Skip(why)
+	}
+	rng := rand.New(rand.NewPCG(9, 9))
+	rmat := func(r, c int) backend.Matrix {
+		m := backend.NewMatrix(r, c)
+		for i := range m.Data {
+			m.Data[i] = float32(2*rng.Float64() - 1)
+		}
+		return m
+	}
+	// best returns the shortest wall time and the shortest CPU time (all
+	// threads) of reps calls of f.
+	best := func(f func()) (wall, cpu float64) {
+		bw, bc := time.Duration(1<<62), time.Duration(1<<62)
+		for range reps {
+			c0, s := cpuTime(), time.Now()
+			f()
+			bw = min(bw, time.Since(s))
+			bc = min(bc, cpuTime()-c0)
+		}
+		return bw.Seconds(), bc.Seconds()
+	}
+	type be struct {
+		name string
+		b    backend.Backend
+	}
+	var bes []be
+	for _, th := range []int{1, 2} {
+		a, _ := New(WithThreads(th))
+		bes = append(bes, be{"avx2-" + strconv.Itoa(th) + "t", a}, be{"go-" + strconv.Itoa(th) + "t", backend.NewGo(th)})
+	}
+	only := os.Getenv("PURSUIT_ASM_PERF_OPS")
+	want := func(op string) bool { return only == "" || only == op }
+
+	if want("dict") || want("rank") {
+		const l, n = 8192, 8192
+		dict := rmat(l, n)
+		for _, k := range []int{1, 2, 4, 8} {
+			if !want("dict") {
+				break
+			}
+			vecs := rmat(k, n)
+			dst := make([]float64, l*k)
+			for _, e := range bes {
+				w, c := best(func() { _ = e.b.DictProducts(dst, dict, vecs) })
+				t.Logf("DictProducts 8192x8192 k=%d %-8s %6.2f GB/s wall, %6.2f GB/s per CPU-second", k, e.name, 4*l*n/w/1e9, 4*l*n/c/1e9)
+			}
+		}
+		for _, k := range []int{1, 8} {
+			if !want("rank") {
+				break
+			}
+			u, v := rmat(k, l), rmat(k, n)
+			for _, e := range bes {
+				alpha := float32(1)
+				w, c := best(func() { _ = e.b.RankUpdate(dict, alpha, u, v); alpha = -alpha })
+				t.Logf("RankUpdate 8192x8192 k=%d %-8s %6.2f GB/s wall, %6.2f GB/s per CPU-second", k, e.name, 8*l*n/w/1e9, 8*l*n/c/1e9)
+			}
+		}
+	}
+	if want("rbf") {
+		const n, d = 4096, 256
+		x, z := rmat(n, d), rmat(n, d)
+		dst := backend.NewMatrix(n, n)
+		k := backend.Kernel{Kind: backend.RBF, Gamma: 1.0 / d}
+		for _, e := range bes {
+			xn, zn := make([]float32, n), make([]float32, n)
+			_ = e.b.SqNorms(xn, x)
+			_ = e.b.SqNorms(zn, z)
+			w, c := best(func() { _ = e.b.KernelBlock(dst, k, x, xn, z, zn) })
+			t.Logf("KernelBlock rbf 4096x4096x256 %-8s %6.1f GFLOP/s wall, %6.1f GFLOP/s per CPU-second", e.name, 2*n*n*d/w/1e9, 2*n*n*d/c/1e9)
+		}
+	}
+}
