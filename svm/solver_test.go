@@ -547,3 +547,66 @@ func TestSigmoidTrain(t *testing.T) {
 		t.Errorf("sigmoid fit A = %g, B = %g; want about −2, 0", a, b)
 	}
 }
+
+func TestMaxIterAndSolveErrors(t *testing.T) {
+	x, y := randData(9, 100, 4)
+	src, _ := NewGram64(100, gram64(engine.RBF(0.3), x))
+	sol, err := SolveCSVC(src, y, 10, 10, nil, Options{MaxIter: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sol.Converged || sol.Iter != 5 || !(sol.Gap >= 1e-3) {
+		t.Errorf("MaxIter 5: converged=%v after %d iterations, gap %g", sol.Converged, sol.Iter, sol.Gap)
+	}
+	ones := make([]float64, 100)
+	for i := range ones {
+		ones[i] = 1
+	}
+	p := make([]float64, 100)
+	c := make([]float64, 100)
+	for i := range c {
+		c[i], p[i] = 1, -1
+	}
+	cases := []struct {
+		name string
+		run  func() error
+		want string
+	}{
+		{"short labels", func() error { _, err := SolveCSVC(src, y[:50], 1, 1, nil, Options{}); return err }, "50 labels"},
+		{"zero C", func() error { _, err := SolveCSVC(src, y, 0, 1, nil, Options{}); return err }, "C must be positive"},
+		{"one class", func() error { _, err := SolveCSVC(src, ones, 1, 1, nil, Options{}); return err }, "both classes"},
+		{"bad label", func() error {
+			yy := append([]float64(nil), y...)
+			yy[3] = 2
+			_, err := SolveCSVC(src, yy, 1, 1, nil, Options{})
+			return err
+		}, "needs ±1"},
+		{"index length", func() error {
+			_, err := Solve(src, Problem{Y: y, P: p, C: c, Index: []int{1}}, Options{})
+			return err
+		}, "Index has 1"},
+		{"index range", func() error {
+			idx := make([]int, 100)
+			idx[7] = 100
+			_, err := Solve(src, Problem{Y: y, P: p, C: c, Index: idx}, Options{})
+			return err
+		}, "out of range"},
+		{"warm start length", func() error { _, err := SolveCSVC(src, y, 1, 1, []float64{0}, Options{}); return err }, "warm start"},
+		{"negative batch", func() error { _, err := SolveCSVC(src, y, 1, 1, nil, Options{Batch: -1}); return err }, "Batch"},
+		{"SVR NaN target", func() error {
+			z := make([]float64, 100)
+			z[2] = math.NaN()
+			_, err := SolveSVR(src, z, 1, 0.1, Options{})
+			return err
+		}, "target 2"},
+		{"nil source", func() error { _, err := Solve(nil, Problem{Y: y, P: p, C: c}, Options{}); return err }, "nil kernel"},
+		{"bad features", func() error { _, err := NewLinear64(2, 2, []float64{1, math.Inf(1), 0, 0}); return err }, "row 0"},
+		{"non-square Gram", func() error { _, err := NewGram32(backend.NewMatrix(2, 3)); return err }, "square"},
+	}
+	for _, tc := range cases {
+		err := tc.run()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one mentioning %q", tc.name, err, tc.want)
+		}
+	}
+}
