@@ -1,0 +1,228 @@
+package kmp
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit/engine"
+)
+
+// atom identifies one dictionary function: a kernel centred on a training
+// point, or the constant function (kernel == biasKernel).
+type atom struct {
+	kernel int // index into the kernels, CustomKernelIndex, or biasKernel
+	center int // training row of the centre; -1 for the constant
+}
+
+const biasKernel = -1
+
+// dictionary holds the M atoms evaluated at the l training points as an M×l
+// float32 matrix (row k = atom k at every training point), so that the
+// backend's DictProducts streams it once per step.
+type dictionary struct {
+	atoms []atom
+	d     backend.Matrix // M×l
+	nrm2  []float64      // ‖d_k‖², float64
+}
+
+// trainSet is the scaled training (or validation) data the dictionary's
+// functions are evaluated on.
+type trainSet struct {
+	x     backend.Matrix
+	norms []float32
+}
+
+// dictAtoms lists the atoms: for each kernel (then the custom kernel) one per
+// candidate centre, then the constant.
+func dictAtoms(cfg *Config, candidates []int) []atom {
+	var atoms []atom
+	for k := range cfg.Kernels {
+		for _, c := range candidates {
+			atoms = append(atoms, atom{kernel: k, center: c})
+		}
+	}
+	if cfg.Custom != nil {
+		for _, c := range candidates {
+			atoms = append(atoms, atom{kernel: CustomKernelIndex, center: c})
+		}
+	}
+	if cfg.Bias {
+		atoms = append(atoms, atom{kernel: biasKernel, center: -1})
+	}
+	return atoms
+}
+
+// chooseCandidates returns the training rows the kernels are centred on:
+// all of them, or m drawn at random without replacement (in increasing
+// order).
+func chooseCandidates(l, m int, seed uint64) []int {
+	if m <= 0 || m >= l {
+		idx := make([]int, l)
+		for i := range idx {
+			idx[i] = i
+		}
+		return idx
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x6b6d7020636e6473)) // "kmp cnds"
+	perm := rng.Perm(l)[:m]
+	slices.Sort(perm)
+	return perm
+}
+
+// buildDictionary evaluates the atoms at the training points through the
+// engine (KernelGather per kernel; the custom function in Go).
+func buildDictionary(e *engine.Engine, cfg *Config, atoms []atom, tr trainSet) (*dictionary, error) {
+	m, l := len(atoms), tr.x.Rows
+	if err := e.Reserve(fmt.Sprintf("the KMP dictionary (%d functions × %d training points, float32)", m, l), int64(m)*int64(l)*4); err != nil {
+		return nil, fmt.Errorf("kmp: %w", err)
+	}
+	d := backend.NewMatrix(m, l)
+	if err := fillAtoms(e, cfg, atoms, tr, tr, d); err != nil {
+		return nil, err
+	}
+	return &dictionary{atoms: atoms, d: d, nrm2: rowSqNorms64(d, e.Threads())}, nil
+}
+
+// fillAtoms writes dst[r][j] = atom_r evaluated at point j of pts, where the
+// atoms' centres are rows of tr.
+func fillAtoms(e *engine.Engine, cfg *Config, atoms []atom, tr, pts trainSet, dst backend.Matrix) error {
+	be := e.Backend()
+	// Runs of atoms with the same built-in kernel go to KernelGather at once.
+	for r := 0; r < len(atoms); {
+		a := atoms[r]
+		end := r + 1
+		for end < len(atoms) && atoms[end].kernel == a.kernel {
+			end++
+		}
+		block := dst.Slice(r, end, 0, dst.Cols)
+		switch {
+		case a.kernel == biasKernel:
+			for i := r; i < end; i++ {
+				row := dst.Row(i)
+				for j := range row {
+					row[j] = 1
+				}
+			}
+		case a.kernel == CustomKernelIndex:
+			if cfg.Custom == nil || cfg.Custom.Func == nil {
+				return fmt.Errorf("kmp: the dictionary uses a custom kernel but none was given")
+			}
+			if err := customBlock(cfg.Custom.Func, atoms[r:end], tr.x, pts.x, block, e.Threads()); err != nil {
+				return err
+			}
+		default:
+			idx := make([]int, end-r)
+			for i := range idx {
+				idx[i] = atoms[r+i].center
+			}
+			if err := be.KernelGather(block, cfg.Kernels[a.kernel], tr.x, tr.norms, idx, pts.x, pts.norms); err != nil {
+				return fmt.Errorf("kmp: kernel %s block of %d functions at %d points: %w", cfg.Kernels[a.kernel], end-r, pts.x.Rows, err)
+			}
+		}
+		r = end
+	}
+	return nil
+}
+
+// customBlock evaluates a user kernel function: dst[r][j] = f(x_j, c_r). It
+// rejects non-finite values with the position that produced them.
+func customBlock(f KernelFunc, atoms []atom, centres, pts backend.Matrix, dst backend.Matrix, threads int) error {
+	var (
+		mu       sync.Mutex
+		firstErr error
+	)
+	parallelFor(len(atoms), threads, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			c := centres.Row(atoms[r].center)
+			row := dst.Row(r)
+			for j := range row {
+				v := f(pts.Row(j), c)
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = fmt.Errorf("kmp: custom kernel returned %v for point %d and centre %d", v, j, atoms[r].center)
+					}
+					mu.Unlock()
+					return
+				}
+				row[j] = float32(v)
+			}
+		}
+	})
+	return firstErr
+}
+
+// rowSqNorms64 returns the float64 squared norms of the rows of d.
+func rowSqNorms64(d backend.Matrix, threads int) []float64 {
+	out := make([]float64, d.Rows)
+	parallelFor(d.Rows, threads, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			var s float64
+			for _, v := range d.Row(i) {
+				s += float64(v) * float64(v)
+			}
+			out[i] = s
+		}
+	})
+	return out
+}
+
+// parallelFor splits [0, n) into contiguous chunks run on up to threads
+// goroutines.
+func parallelFor(n, threads int, body func(lo, hi int)) {
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	if threads > n {
+		threads = n
+	}
+	if threads <= 1 {
+		if n > 0 {
+			body(0, n)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	chunk := (n + threads - 1) / threads
+	for lo := 0; lo < n; lo += chunk {
+		hi := min(lo+chunk, n)
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			body(lo, hi)
+		}(lo, hi)
+	}
+	wg.Wait()
+}
+
+// row64 copies dictionary row k into dst as float64.
+func (dc *dictionary) row64(k int, dst []float64) {
+	for j, v := range dc.d.Row(k) {
+		dst[j] = float64(v)
+	}
+}
+
+// products computes dst[j*M+k] = <d_k, vecs_j> in one pass over the
+// dictionary.
+func (dc *dictionary) products(be backend.Backend, dst []float64, vecs backend.Matrix) error {
+	if err := be.DictProducts(dst, dc.d, vecs); err != nil {
+		return fmt.Errorf("kmp: dictionary products: %w", err)
+	}
+	return nil
+}
+
+// splitHiLo writes v as the sum of two float32 vectors hi + lo, so that a
+// float32 dictionary product with both recovers <d, v> to about float64
+// accuracy.
+func splitHiLo(v []float64, hi, lo []float32) {
+	for i, x := range v {
+		h := float32(x)
+		hi[i] = h
+		lo[i] = float32(x - float64(h))
+	}
+}

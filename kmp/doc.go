@@ -1,0 +1,26 @@
+// Package kmp implements kernel matching pursuit (Vincent & Bengio, "Kernel
+// Matching Pursuit", Machine Learning 48, 2002): greedy sparse kernel
+// expansions f(x) = b + Σ_n α_n K(x, x_{γ_n}) built one basis function at a
+// time from a dictionary of kernel functions centred on training points.
+//
+// Three variants are provided for the squared loss: basic matching pursuit
+// (the paper's Figure 1), back-fitting (orthogonal matching pursuit) and
+// pre-fitting (orthogonal least squares, the paper's main algorithm, which
+// picks at every step the function that minimises the residual with all
+// coefficients refitted). Non-squared losses (tanh with targets ±0.65,
+// logistic, exponential) follow the paper's Section 3: the residual is the
+// negative gradient, the new coefficient comes from a line search, and all
+// coefficients are re-optimised by conjugate gradients every few steps.
+//
+// The dictionary is stored as an M×l float32 matrix, one row per candidate
+// function evaluated at the l training points, and every step streams it
+// once through the engine's batched dictionary product; kernels are
+// evaluated through the engine's kernel blocks. The package never touches a
+// backend implementation directly, so it runs on every backend the engine
+// offers.
+//
+// Training records the whole learning curve (training and validation error
+// and residual norm per step) and supports early stopping on a validation
+// set. Models predict through the engine, report their size, and are saved
+// in a versioned, checksummed file.
+package kmp

@@ -1,0 +1,266 @@
+package kmp
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit/engine/data"
+)
+
+// The model file: magic, format version (uint32 little-endian), payload
+// length (uint64 little-endian), the JSON payload, and the SHA-256 of the
+// payload. Load rejects a wrong magic, an unknown version, a short file, a
+// checksum mismatch and trailing bytes.
+const (
+	fileMagic   = "PURSUIT-KMP\n"
+	fileVersion = 1
+	// maxPayload bounds the payload length read from a header (1 TiB), so a
+	// corrupt length fails cleanly.
+	maxPayload = 1 << 40
+)
+
+// ErrCorrupt is wrapped by Load's errors for damaged or truncated files.
+var ErrCorrupt = errors.New("corrupt or truncated KMP model file")
+
+type fileKernel struct {
+	Kind   string  `json:"kind"`
+	Gamma  float64 `json:"gamma,omitempty"`
+	Coef0  float64 `json:"coef0,omitempty"`
+	Degree int     `json:"degree,omitempty"`
+}
+
+type fileStep struct {
+	Step      int      `json:"step"`
+	Basis     int      `json:"basis"`
+	Atom      int      `json:"atom"`
+	Support   int      `json:"support"`
+	Kernel    int      `json:"kernel"`
+	Output    int      `json:"output"`
+	Residual  *float64 `json:"residual"`
+	TrainLoss *float64 `json:"train_loss"`
+	TrainErr  *float64 `json:"train_err"`
+	ValLoss   *float64 `json:"val_loss"`
+	ValErr    *float64 `json:"val_err"`
+	ElapsedNS int64    `json:"elapsed_ns"`
+}
+
+type fileOutput struct {
+	Coef  []float64  `json:"coef"`
+	Bias  float64    `json:"bias"`
+	Steps int        `json:"steps"`
+	Curve []fileStep `json:"curve"`
+}
+
+type fileModel struct {
+	Task          string       `json:"task"`
+	Loss          string       `json:"loss"`
+	Variant       string       `json:"variant"`
+	Classes       []float64    `json:"classes,omitempty"`
+	Kernels       []fileKernel `json:"kernels"`
+	CustomKernel  string       `json:"custom_kernel,omitempty"`
+	HasCustom     bool         `json:"has_custom,omitempty"`
+	Scaler        *data.Scaler `json:"scaler,omitempty"`
+	Rows          int          `json:"support_rows"`
+	Cols          int          `json:"support_cols"`
+	Support       []float32    `json:"support"`
+	SupportIndex  []int        `json:"support_index"`
+	SupportKernel []int        `json:"support_kernel"`
+	Outputs       []fileOutput `json:"outputs"`
+}
+
+func optF(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+func fromOpt(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
+}
+
+// Save writes the model in the versioned, checksummed format. A custom
+// kernel is saved by name only.
+func (m *Model) Save(w io.Writer) error {
+	if err := m.Check(); err != nil {
+		return fmt.Errorf("kmp: save: %w", err)
+	}
+	fm := fileModel{
+		Task: m.Task.String(), Loss: m.Loss.String(), Variant: m.Variant.String(), Classes: m.Classes,
+		Scaler: m.Scaler, Rows: m.Support.Rows, Cols: m.Support.Cols,
+		SupportIndex: m.SupportIndex, SupportKernel: m.SupportKernel,
+	}
+	for _, k := range m.Kernels {
+		fm.Kernels = append(fm.Kernels, fileKernel{Kind: k.Kind.String(), Gamma: k.Gamma, Coef0: k.Coef0, Degree: k.Degree})
+	}
+	if m.Custom != nil {
+		fm.HasCustom, fm.CustomKernel = true, m.Custom.Name
+	}
+	fm.Support = make([]float32, 0, m.Support.Rows*m.Support.Cols)
+	for i := range m.Support.Rows {
+		fm.Support = append(fm.Support, m.Support.Row(i)...)
+	}
+	for _, o := range m.Outputs {
+		fo := fileOutput{Coef: o.Coef, Bias: o.Bias, Steps: o.Steps, Curve: make([]fileStep, 0, len(o.Curve))}
+		for _, s := range o.Curve {
+			fo.Curve = append(fo.Curve, fileStep{
+				Step: s.Step, Basis: s.Basis, Atom: s.Atom, Support: s.Support, Kernel: s.Kernel, Output: s.Output,
+				Residual: optF(s.Residual), TrainLoss: optF(s.TrainLoss), TrainErr: optF(s.TrainErr),
+				ValLoss: optF(s.ValLoss), ValErr: optF(s.ValErr), ElapsedNS: int64(s.Elapsed),
+			})
+		}
+		fm.Outputs = append(fm.Outputs, fo)
+	}
+	payload, err := json.Marshal(&fm)
+	if err != nil {
+		return fmt.Errorf("kmp: save: encoding: %w", err)
+	}
+	var hdr bytes.Buffer
+	hdr.WriteString(fileMagic)
+	_ = binary.Write(&hdr, binary.LittleEndian, uint32(fileVersion))
+	_ = binary.Write(&hdr, binary.LittleEndian, uint64(len(payload)))
+	sum := sha256.Sum256(payload)
+	for _, b := range [][]byte{hdr.Bytes(), payload, sum[:]} {
+		if _, err := w.Write(b); err != nil {
+			return fmt.Errorf("kmp: save: %w", err)
+		}
+	}
+	return nil
+}
+
+// LoadOption configures Load.
+type LoadOption func(*loadOptions)
+
+type loadOptions struct{ custom map[string]KernelFunc }
+
+// WithKernelFunc supplies the function of a custom kernel saved by name.
+func WithKernelFunc(name string, f KernelFunc) LoadOption {
+	return func(o *loadOptions) {
+		if o.custom == nil {
+			o.custom = map[string]KernelFunc{}
+		}
+		o.custom[name] = f
+	}
+}
+
+// Load reads a model written by Save. Damaged and truncated files give an
+// error wrapping ErrCorrupt. A model with a custom kernel loads without its
+// function unless WithKernelFunc supplies it (Decision then fails).
+func Load(r io.Reader, opts ...LoadOption) (*Model, error) {
+	var lo loadOptions
+	for _, o := range opts {
+		o(&lo)
+	}
+	hdr := make([]byte, len(fileMagic)+4+8)
+	if n, err := io.ReadFull(r, hdr); err != nil {
+		if n >= len(fileMagic) && string(hdr[:len(fileMagic)]) != fileMagic || n < len(fileMagic) && !bytes.HasPrefix([]byte(fileMagic), hdr[:n]) {
+			return nil, errors.New("kmp: load: not a KMP model file (bad magic)")
+		}
+		return nil, fmt.Errorf("kmp: load: header cut short after %d bytes: %w", n, ErrCorrupt)
+	}
+	if string(hdr[:len(fileMagic)]) != fileMagic {
+		return nil, errors.New("kmp: load: not a KMP model file (bad magic)")
+	}
+	version := binary.LittleEndian.Uint32(hdr[len(fileMagic):])
+	if version != fileVersion {
+		return nil, fmt.Errorf("kmp: load: unsupported model file version %d (this build reads version %d)", version, fileVersion)
+	}
+	n := binary.LittleEndian.Uint64(hdr[len(fileMagic)+4:])
+	if n > maxPayload {
+		return nil, fmt.Errorf("kmp: load: payload length %d is implausible: %w", n, ErrCorrupt)
+	}
+	var payload bytes.Buffer
+	if got, err := io.CopyN(&payload, r, int64(n)); err != nil {
+		return nil, fmt.Errorf("kmp: load: payload cut short (%d of %d bytes): %w", got, n, ErrCorrupt)
+	}
+	var sum [sha256.Size]byte
+	if got, err := io.ReadFull(r, sum[:]); err != nil {
+		return nil, fmt.Errorf("kmp: load: checksum cut short (%d of %d bytes): %w", got, sha256.Size, ErrCorrupt)
+	}
+	if sha256.Sum256(payload.Bytes()) != sum {
+		return nil, fmt.Errorf("kmp: load: checksum mismatch: %w", ErrCorrupt)
+	}
+	if extra, _ := r.Read(make([]byte, 1)); extra > 0 {
+		return nil, fmt.Errorf("kmp: load: trailing bytes after the checksum: %w", ErrCorrupt)
+	}
+	var fm fileModel
+	dec := json.NewDecoder(&payload)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&fm); err != nil {
+		return nil, fmt.Errorf("kmp: load: decoding: %w", err)
+	}
+	return fromFile(&fm, &lo)
+}
+
+func fromFile(fm *fileModel, lo *loadOptions) (*Model, error) {
+	m := &Model{Classes: fm.Classes, Scaler: fm.Scaler, SupportIndex: fm.SupportIndex, SupportKernel: fm.SupportKernel}
+	var err error
+	switch fm.Task {
+	case Classification.String():
+		m.Task = Classification
+	case Regression.String():
+		m.Task = Regression
+	default:
+		return nil, fmt.Errorf("kmp: load: unknown task %q", fm.Task)
+	}
+	if m.Loss, err = ParseLoss(fm.Loss); err != nil {
+		return nil, fmt.Errorf("kmp: load: %w", err)
+	}
+	if m.Variant, err = ParseVariant(fm.Variant); err != nil {
+		return nil, fmt.Errorf("kmp: load: %w", err)
+	}
+	for i, k := range fm.Kernels {
+		var kind backend.KernelKind
+		for _, c := range []backend.KernelKind{backend.Linear, backend.Polynomial, backend.RBF, backend.Sigmoid} {
+			if c.String() == k.Kind {
+				kind = c
+			}
+		}
+		if kind == 0 {
+			return nil, fmt.Errorf("kmp: load: kernel %d has unknown kind %q", i, k.Kind)
+		}
+		m.Kernels = append(m.Kernels, backend.Kernel{Kind: kind, Gamma: k.Gamma, Coef0: k.Coef0, Degree: k.Degree})
+	}
+	if fm.HasCustom {
+		m.Custom = &CustomKernel{Name: fm.CustomKernel, Func: lo.custom[fm.CustomKernel]}
+	}
+	if fm.Rows < 0 || fm.Cols < 0 || fm.Rows*fm.Cols != len(fm.Support) {
+		return nil, fmt.Errorf("kmp: load: %d support values for %d×%d support vectors", len(fm.Support), fm.Rows, fm.Cols)
+	}
+	m.Support = backend.Matrix{Rows: fm.Rows, Cols: fm.Cols, Stride: fm.Cols, Data: fm.Support}
+	if m.SupportIndex == nil {
+		m.SupportIndex = []int{}
+	}
+	if m.SupportKernel == nil {
+		m.SupportKernel = []int{}
+	}
+	for _, fo := range fm.Outputs {
+		o := Output{Coef: fo.Coef, Bias: fo.Bias, Steps: fo.Steps}
+		if o.Coef == nil {
+			o.Coef = []float64{}
+		}
+		for _, s := range fo.Curve {
+			o.Curve = append(o.Curve, Step{
+				Step: s.Step, Basis: s.Basis, Atom: s.Atom, Support: s.Support, Kernel: s.Kernel, Output: s.Output,
+				Residual: fromOpt(s.Residual), TrainLoss: fromOpt(s.TrainLoss), TrainErr: fromOpt(s.TrainErr),
+				ValLoss: fromOpt(s.ValLoss), ValErr: fromOpt(s.ValErr), Elapsed: time.Duration(s.ElapsedNS),
+			})
+		}
+		m.Outputs = append(m.Outputs, o)
+	}
+	if err := m.Check(); err != nil {
+		return nil, fmt.Errorf("kmp: load: %w", err)
+	}
+	return m, nil
+}

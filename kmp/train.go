@@ -1,0 +1,279 @@
+package kmp
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/engine/data"
+)
+
+// Train fits a KMP machine on the rows of x with targets y. For
+// classification, two distinct labels give a binary machine (the larger
+// label is the positive class) and more give one-vs-rest machines sharing
+// one dictionary; for regression y holds real targets.
+func Train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config) (*Model, error) {
+	return train(e, x, y, cfg, false)
+}
+
+// TrainOneVsRest fits one machine per class (target +1 for the class, −1
+// for the others) on one shared dictionary, even for two classes.
+func TrainOneVsRest(e *engine.Engine, x backend.Matrix, y []float64, cfg Config) (*Model, error) {
+	if cfg.Task != Classification {
+		return nil, errors.New("kmp: one-vs-rest needs a classification task")
+	}
+	return train(e, x, y, cfg, true)
+}
+
+func train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, forceOVR bool) (*Model, error) {
+	if e == nil {
+		return nil, errors.New("kmp: nil engine")
+	}
+	if err := x.Validate(); err != nil {
+		return nil, fmt.Errorf("kmp: training data: %w", err)
+	}
+	if x.Rows == 0 || x.Cols == 0 {
+		return nil, fmt.Errorf("kmp: training data is empty (%d×%d)", x.Rows, x.Cols)
+	}
+	if len(y) != x.Rows {
+		return nil, fmt.Errorf("kmp: %d training rows but %d targets", x.Rows, len(y))
+	}
+	if err := checkFinite("training", x, y); err != nil {
+		return nil, err
+	}
+	if cfg.ValX.Rows > 0 {
+		if err := cfg.ValX.Validate(); err != nil {
+			return nil, fmt.Errorf("kmp: validation data: %w", err)
+		}
+		if cfg.ValX.Cols != x.Cols {
+			return nil, fmt.Errorf("kmp: validation data has %d features, training data %d", cfg.ValX.Cols, x.Cols)
+		}
+		if err := checkFinite("validation", cfg.ValX, cfg.ValY); err != nil {
+			return nil, err
+		}
+	}
+	if err := cfg.resolve(x.Rows); err != nil {
+		return nil, err
+	}
+
+	// Classes and the split off validation part.
+	var classes []float64
+	if cfg.Task == Classification {
+		classes = distinct(y)
+		if len(classes) < 2 {
+			return nil, fmt.Errorf("kmp: classification needs at least two classes, the training labels have %d", len(classes))
+		}
+		if cfg.ValX.Rows > 0 {
+			for i, v := range cfg.ValY {
+				if _, ok := slices.BinarySearch(classes, v); !ok {
+					return nil, fmt.Errorf("kmp: validation label %v (row %d) is not a training class", v, i)
+				}
+			}
+		}
+	}
+	trIdx := make([]int, x.Rows)
+	for i := range trIdx {
+		trIdx[i] = i
+	}
+	valX, valY := cfg.ValX, cfg.ValY
+	if cfg.ValFrac > 0 {
+		var labels []float64
+		if cfg.Task == Classification {
+			labels = y
+		}
+		if err := data.CheckSplit(x.Rows, []float64{1 - cfg.ValFrac, cfg.ValFrac}, labels); err != nil {
+			return nil, fmt.Errorf("kmp: validation split: %w", err)
+		}
+		parts := data.Split(x.Rows, []float64{1 - cfg.ValFrac, cfg.ValFrac}, cfg.Seed, labels)
+		trIdx = parts[0]
+		slices.Sort(trIdx)
+		vi := parts[1]
+		slices.Sort(vi)
+		if len(trIdx) == 0 || len(vi) == 0 {
+			return nil, fmt.Errorf("kmp: ValFrac %v leaves %d training and %d validation rows", cfg.ValFrac, len(trIdx), len(vi))
+		}
+		valX = backend.NewMatrix(len(vi), x.Cols)
+		valY = make([]float64, len(vi))
+		for r, i := range vi {
+			copy(valX.Row(r), x.Row(i))
+			valY[r] = y[i]
+		}
+	}
+
+	// Scaled copies of the training and validation data.
+	l := len(trIdx)
+	xt := backend.NewMatrix(l, x.Cols)
+	yt := make([]float64, l)
+	for r, i := range trIdx {
+		copy(xt.Row(r), x.Row(i))
+		yt[r] = y[i]
+	}
+	var scaler *data.Scaler
+	if cfg.Scale != data.ScaleNone {
+		var err error
+		if scaler, err = data.FitScaler(cfg.Scale, xt); err != nil {
+			return nil, fmt.Errorf("kmp: %w", err)
+		}
+		if err := scaler.Apply(xt); err != nil {
+			return nil, fmt.Errorf("kmp: scaling training data: %w", err)
+		}
+	}
+	tr := trainSet{x: xt}
+	var err error
+	if tr.norms, err = e.SqNorms(xt); err != nil {
+		return nil, fmt.Errorf("kmp: %w", err)
+	}
+	var vs *valSet
+	if valX.Rows > 0 {
+		xv := backend.NewMatrix(valX.Rows, valX.Cols)
+		for i := range valX.Rows {
+			copy(xv.Row(i), valX.Row(i))
+		}
+		if scaler != nil {
+			if err := scaler.Apply(xv); err != nil {
+				return nil, fmt.Errorf("kmp: scaling validation data: %w", err)
+			}
+		}
+		pts := trainSet{x: xv}
+		if pts.norms, err = e.SqNorms(xv); err != nil {
+			return nil, fmt.Errorf("kmp: %w", err)
+		}
+		vs = &valSet{e: e, cfg: &cfg, tr: tr, pts: pts, cache: map[int][]float64{}}
+	}
+
+	// The dictionary, shared by all outputs.
+	cands := chooseCandidates(l, cfg.Candidates, cfg.Seed)
+	atoms := dictAtoms(&cfg, cands)
+	dict, err := buildDictionary(e, &cfg, atoms, tr)
+	if err != nil {
+		return nil, err
+	}
+	if vs != nil {
+		vs.atoms = atoms
+	}
+
+	// Targets per output.
+	type target struct{ y, valY []float64 }
+	var targets []target
+	var outClasses []float64
+	switch {
+	case cfg.Task == Regression:
+		targets = []target{{yt, valY}}
+	case len(classes) == 2 && !forceOVR:
+		targets = []target{{signs(yt, classes[1]), signs(valY, classes[1])}}
+		outClasses = classes
+	default:
+		for _, c := range classes {
+			targets = append(targets, target{signs(yt, c), signs(valY, c)})
+		}
+		outClasses = classes
+	}
+
+	results := make([]*result, len(targets))
+	for o, t := range targets {
+		p := &problem{e: e, cfg: &cfg, task: cfg.Task, dict: dict, y: t.y, val: vs, valY: t.valY, output: o}
+		if cfg.Task == Classification {
+			// The losses see ±1 targets; the classification error uses sign(f).
+			p.task = Classification
+		}
+		r, err := p.fit()
+		if err != nil {
+			if len(targets) > 1 {
+				return nil, fmt.Errorf("kmp: class %v: %w", outClasses[o], err)
+			}
+			return nil, err
+		}
+		results[o] = r
+	}
+	return assemble(&cfg, dict, tr, trIdx, scaler, outClasses, results), nil
+}
+
+// signs maps labels to +1 (== pos) and −1 (others).
+func signs(y []float64, pos float64) []float64 {
+	if y == nil {
+		return nil
+	}
+	out := make([]float64, len(y))
+	for i, v := range y {
+		if v == pos {
+			out[i] = 1
+		} else {
+			out[i] = -1
+		}
+	}
+	return out
+}
+
+func distinct(y []float64) []float64 {
+	c := append([]float64(nil), y...)
+	slices.Sort(c)
+	return slices.Compact(c)
+}
+
+func checkFinite(what string, x backend.Matrix, y []float64) error {
+	for i := range x.Rows {
+		for j, v := range x.Row(i) {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				return fmt.Errorf("kmp: %s row %d feature %d is %v", what, i, j, v)
+			}
+		}
+	}
+	for i, v := range y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("kmp: %s target %d is %v", what, i, v)
+		}
+	}
+	return nil
+}
+
+// assemble builds the model: the union of the outputs' kernel atoms become
+// the support vectors, the constant atom the bias.
+func assemble(cfg *Config, dict *dictionary, tr trainSet, trIdx []int, scaler *data.Scaler, classes []float64, results []*result) *Model {
+	m := &Model{
+		Task: cfg.Task, Loss: cfg.Loss, Variant: cfg.Variant, Classes: classes,
+		Kernels: append([]backend.Kernel(nil), cfg.Kernels...), Custom: cfg.Custom, Scaler: scaler,
+	}
+	slot := map[int]int{} // atom → support row
+	var svAtoms []int
+	for _, r := range results {
+		for _, a := range r.atoms {
+			if dict.atoms[a].kernel == biasKernel {
+				continue
+			}
+			if _, ok := slot[a]; !ok {
+				slot[a] = len(svAtoms)
+				svAtoms = append(svAtoms, a)
+			}
+		}
+	}
+	m.Support = backend.NewMatrix(len(svAtoms), tr.x.Cols)
+	for s, a := range svAtoms {
+		at := dict.atoms[a]
+		copy(m.Support.Row(s), tr.x.Row(at.center))
+		m.SupportIndex = append(m.SupportIndex, trIdx[at.center])
+		m.SupportKernel = append(m.SupportKernel, at.kernel)
+	}
+	if m.SupportIndex == nil {
+		m.SupportIndex, m.SupportKernel = []int{}, []int{}
+	}
+	for _, r := range results {
+		for i := range r.curve {
+			if c := r.curve[i].Support; c >= 0 {
+				r.curve[i].Support = trIdx[c]
+			}
+		}
+		out := Output{Coef: make([]float64, len(svAtoms)), Steps: r.kept, Curve: r.curve}
+		for i, a := range r.atoms {
+			if dict.atoms[a].kernel == biasKernel {
+				out.Bias += r.coef[i]
+				continue
+			}
+			out.Coef[slot[a]] += r.coef[i]
+		}
+		m.Outputs = append(m.Outputs, out)
+	}
+	return m
+}
