@@ -50,9 +50,14 @@
 // Bench runs the standard benchmark set as sub-benchmarks — RBF kernel
 // blocks (1024×1024×256 and 4096×4096×256) reported in GFLOP/s with
 // flops = 2·n·m·d, gathered kernel rows, DictProducts on an 8192×8192
-// dictionary for k = 1, 2, 4, 8 in GB/s of dictionary read, and a rank-1
-// update of an 8192×8192 matrix in GB/s read+written. Each size is allocated
+// dictionary for k = 1, 2, 4, 8 in GB/s of dictionary read, and rank-1 and
+// rank-8 updates of an 8192×8192 matrix in GB/s of the matrix read+written. Each size is allocated
 // only when its sub-benchmark runs, so a -bench filter keeps memory small.
+// Every benchmark also reports the same work per CPU-second of the process
+// (GFLOP/cpu-s, GB/cpu-s): on a machine shared with other jobs the wall-clock
+// rate falls with the load, while the CPU-time rate of a single-threaded
+// backend stays near its unloaded speed (for a multi-threaded one it is the
+// rate per busy core).
 // From another backend's package:
 //
 //	func BenchmarkAVX2(b *testing.B) { backendtest.Bench(b, asm.New(1)) }
