@@ -178,9 +178,14 @@ func BenchmarkUSPSOneVsRest(b *testing.B) {
 	b.ReportMetric(float64(oursBin), "binary-errors")
 	b.ReportMetric(float64(theirsBin), "libsvm-binary-errors")
 	rows := 0
+	distinct := map[int]bool{}
 	for _, mm := range m.Machines {
 		rows += mm.Stats[0].RowsComputed
+		for _, i := range mm.SVIndex {
+			distinct[i] = true
+		}
 	}
+	b.ReportMetric(float64(len(distinct)), "distinct-SVs")
 	b.Logf("backend %s: ours %v, ten svm-train runs %v; kernel rows computed %d over the ten machines",
 		e.BackendName(), ours/time.Duration(b.N), theirs/time.Duration(b.N), rows)
 }
