@@ -18,7 +18,9 @@ type SolverOptions struct {
 	// Default 1e-4: W(Z) and its gradient are only as exact as α, and the
 	// L-BFGS line search needs consistent values.
 	Tol float64
-	// CacheMB is the kernel-row cache budget of the SMO solver. Default 200.
+	// CacheMB is the kernel-row cache budget of the SMO solver. Default:
+	// the whole N×N float64 matrix up to 64 MiB (the cache is allocated
+	// afresh for every solve, and warm-started solves touch few rows).
 	CacheMB float64
 }
 
@@ -26,10 +28,16 @@ func (o SolverOptions) withDefaults() SolverOptions {
 	if !(o.Tol > 0) {
 		o.Tol = 1e-4
 	}
-	if !(o.CacheMB > 0) {
-		o.CacheMB = 200
-	}
 	return o
+}
+
+// cacheMB returns the cache budget for n points.
+func (o SolverOptions) cacheMB(n int) float64 {
+	if o.CacheMB > 0 {
+		return o.CacheMB
+	}
+	full := float64(n) * float64(n) * 8 / (1 << 20)
+	return math.Max(1, math.Min(64, full))
 }
 
 // solveLinear trains the C-SVC with bias on the rows of phi (linear
@@ -45,7 +53,7 @@ func solveLinear(phi *mat.Dense, y []float64, c float64, warm []float64, o Solve
 	if err != nil {
 		return nil, err
 	}
-	sol, err := svm.SolveCSVC(src, y, c, c, warm, svm.Options{Tol: o.Tol, CacheMB: o.CacheMB})
+	sol, err := svm.SolveCSVC(src, y, c, c, warm, svm.Options{Tol: o.Tol, CacheMB: o.cacheMB(n)})
 	if err != nil {
 		return nil, fmt.Errorf("linear SVM on %d×%d features: %w", n, r, err)
 	}

@@ -1,0 +1,396 @@
+package bench
+
+// USPS reproduction of Wu, Schölkopf & Bakır (2006): Table 1's USPS column
+// (one-vs-rest, γ = 1/128, C = 10, Nz = 5% and 10% of each digit's SV count,
+// SLMC against RS, MRS, RSVM and MRSVM) and Example 2 (3 vs 8, Nz = 12, with
+// the expansion vectors rendered as 16×16 images).
+//
+// These runs take minutes, so they only run when asked:
+//
+//	PURSUIT_SLMC_USPS=1 go test ./bench -run 'TestSLMCUSPS' -v -timeout 3h
+//
+// PURSUIT_SLMC_OUT names the folder for the PNG (default: a temporary
+// folder, printed); PURSUIT_SLMC_RATIOS (default "0.05,0.10") and
+// PURSUIT_SLMC_DIGITS (default all) restrict the table.
+
+import (
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/engine/data"
+	"github.com/pursuit-ml/pursuit/slmc"
+	"github.com/pursuit-ml/pursuit/svm"
+)
+
+const (
+	slmcGamma = 1.0 / 128
+	slmcC     = 10.0
+)
+
+func slmcSkip(t *testing.T) {
+	t.Helper()
+	if os.Getenv("PURSUIT_SLMC_USPS") == "" {
+		t.Skip("long USPS reproduction; set PURSUIT_SLMC_USPS=1 to run it")
+	}
+}
+
+// slmcUSPS loads the USPS training and test sets (features already in
+// [-1, 1]), skipping the test when the shared datasets are absent.
+func slmcUSPS(t *testing.T) (train, test *data.Dataset) {
+	t.Helper()
+	ptr, err := data.SharedFile("usps", "usps.train.gz")
+	if err != nil {
+		t.Skipf("USPS not available: %v", err)
+	}
+	pte, err := data.SharedFile("usps", "usps.test.gz")
+	if err != nil {
+		t.Skipf("USPS not available: %v", err)
+	}
+	if train, err = data.Load(ptr, data.WithDim(256)); err != nil {
+		t.Fatal(err)
+	}
+	if test, err = data.Load(pte, data.WithDim(256)); err != nil {
+		t.Fatal(err)
+	}
+	return train, test
+}
+
+func slmcEngine(t *testing.T) *engine.Engine {
+	t.Helper()
+	e, err := engine.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	t.Logf("engine: %s (%s)", e.BackendName(), e.Reason())
+	return e
+}
+
+// slmcBinary returns the rows of d with label pos (+1) or neg (−1).
+func slmcBinary(d *data.Dataset, pos, neg float64) (backend.Matrix, []float64) {
+	var idx []int
+	for i, v := range d.Y {
+		if v == pos || v == neg {
+			idx = append(idx, i)
+		}
+	}
+	s := d.Subset(idx)
+	for i, v := range s.Y {
+		if v == pos {
+			s.Y[i] = 1
+		} else {
+			s.Y[i] = -1
+		}
+	}
+	return s.X, s.Y
+}
+
+func slmcErr(t *testing.T, e *engine.Engine, m *slmc.Model, x backend.Matrix, y []float64) float64 {
+	t.Helper()
+	er, err := m.ErrorRate(e, x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return er
+}
+
+// TestSLMCUSPS38 is the paper's Example 2: 3 vs 8, SVM, then SLMC with
+// Nz = 12; the expansion vectors are written as a PNG.
+func TestSLMCUSPS38(t *testing.T) {
+	slmcSkip(t)
+	train, test := slmcUSPS(t)
+	e := slmcEngine(t)
+	xtr, ytr := slmcBinary(train, 3, 8)
+	xte, yte := slmcBinary(test, 3, 8)
+	k := engine.RBF(slmcGamma)
+
+	start := time.Now()
+	m, err := svm.Train(e, xtr, ytr, svm.Params{Kernel: k, C: slmcC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp, err := slmc.FromSVM(m, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svmErr := slmcErr(t, e, exp.AsModel(), xte, yte)
+	t.Logf("3 vs 8: %d training, %d test points; SVM: %d SVs, test error %.2f%% (%d/%d), %.1fs (paper: 116 SVs, 1.8%%)",
+		xtr.Rows, xte.Rows, exp.Vectors.Rows, 100*svmErr, int(math.Round(svmErr*float64(xte.Rows))), xte.Rows, time.Since(start).Seconds())
+
+	best := math.Inf(1)
+	var bestRes *slmc.Result
+	for _, init := range []slmc.Init{slmc.InitRandom, slmc.InitKMeans} {
+		start = time.Now()
+		res, err := slmc.Train(e, xtr, ytr, slmc.Config{
+			Kernel: k, C: slmcC, NumXV: 12, Init: init, Seed: 1,
+			Optim: slmc.OptimOptions{Progress: func(p slmc.Progress) {
+				if p.Iter%20 == 0 {
+					t.Logf("  iter %3d  W %.4f  |∇W| %.3g  train err %.4f  (%d evals, %.1fs)", p.Iter, p.W, p.GradNorm, p.TrainError, p.Evals, p.Elapsed.Seconds())
+				}
+			}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		er := slmcErr(t, e, res.Model, xte, yte)
+		t.Logf("SLMC Nz=12 (%s init): test error %.2f%% (%d/%d); W %.3f → %.3f; %d iterations, %d evaluations, %s, %.1fs; %d duplicates removed",
+			init, 100*er, int(math.Round(er*float64(xte.Rows))), xte.Rows, res.W0, res.W, res.Iterations, res.Evaluations, res.Status,
+			time.Since(start).Seconds(), res.Duplicates)
+		if init == slmc.InitRandom {
+			best, bestRes = er, res
+		}
+	}
+	out := os.Getenv("PURSUIT_SLMC_OUT")
+	if out == "" {
+		out = t.TempDir()
+	}
+	path := filepath.Join(out, "slmc_usps_3v8_xv.png")
+	if err := writeXVImage(path, bestRes.Model.XV, 16, 16, 6); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("expansion vectors (random init) written to %s", path)
+	if best > svmErr+0.005 {
+		t.Errorf("SLMC error %.2f%% is more than 0.5 point above the SVM's %.2f%%", 100*best, 100*svmErr)
+	}
+}
+
+// writeXVImage renders every row of xv as an h×w grey image (−1 white, +1
+// black, as USPS ink), scaled by scale, in one row of tiles.
+func writeXVImage(path string, xv backend.Matrix, h, w, scale int) error {
+	if xv.Cols != h*w {
+		return fmt.Errorf("vectors have %d features, want %d×%d", xv.Cols, h, w)
+	}
+	const gap = 4
+	tw := w*scale + gap
+	img := image.NewGray(image.Rect(0, 0, xv.Rows*tw+gap, h*scale+2*gap))
+	for i := range img.Pix {
+		img.Pix[i] = 200
+	}
+	for r := range xv.Rows {
+		row := xv.Row(r)
+		for py := range h * scale {
+			for px := range w * scale {
+				v := float64(row[(py/scale)*w+px/scale])
+				v = math.Max(-1, math.Min(1, v))
+				img.SetGray(gap+r*tw+px, gap+py, color.Gray{Y: uint8(math.Round(255 * (1 - v) / 2))})
+			}
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := png.Encode(f, img); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func slmcEnvList(t *testing.T, name, def string) []float64 {
+	t.Helper()
+	s := os.Getenv(name)
+	if s == "" {
+		s = def
+	}
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// TestSLMCUSPS reproduces the USPS column of the paper's Table 1.
+func TestSLMCUSPS(t *testing.T) {
+	slmcSkip(t)
+	train, test := slmcUSPS(t)
+	e := slmcEngine(t)
+	k := engine.RBF(slmcGamma)
+	ratios := slmcEnvList(t, "PURSUIT_SLMC_RATIOS", "0.05,0.10")
+	digits := slmcEnvList(t, "PURSUIT_SLMC_DIGITS", "0,1,2,3,4,5,6,7,8,9")
+	dd, kept := data.Dedup(train)
+	t.Logf("USPS: %d training points (%d duplicates removed), %d test points", dd.Len(), train.Len()-len(kept), test.Len())
+
+	// decision[method][digit] holds the test decision values.
+	decision := map[string]map[float64][]float64{}
+	put := func(method string, digit float64, m *slmc.Model) {
+		f, err := m.Decision(e, test.X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if decision[method] == nil {
+			decision[method] = map[float64][]float64{}
+		}
+		decision[method][digit] = f
+	}
+	exps := map[float64]*slmc.Expansion{}
+	ys := map[float64][]float64{}
+	start := time.Now()
+	for _, dgt := range digits {
+		y, err := data.BinaryLabels(dd.Y, dgt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ys[dgt] = y
+		t0 := time.Now()
+		m, err := svm.Train(e, dd.X, y, svm.Params{Kernel: k, C: slmcC})
+		if err != nil {
+			t.Fatal(err)
+		}
+		exp, err := slmc.FromSVM(m, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exps[dgt] = exp
+		put("svm", dgt, exp.AsModel())
+		yt, _ := data.BinaryLabels(test.Y, dgt)
+		t.Logf("digit %v: SVM %d SVs, binary test errors %d, %.1fs", dgt, exp.Vectors.Rows,
+			binaryErrors(decision["svm"][dgt], yt), time.Since(t0).Seconds())
+	}
+	t.Logf("ten SVMs: %.1fs", time.Since(start).Seconds())
+
+	type timing struct {
+		secs  float64
+		iters []int
+	}
+	times := map[string]*timing{}
+	for _, ratio := range ratios {
+		tag := fmt.Sprintf("%g", 100*ratio)
+		slmcTime := &timing{}
+		times[tag] = slmcTime
+		for _, dgt := range digits {
+			exp, y := exps[dgt], ys[dgt]
+			nz := exp.NumXVFraction(ratio)
+			t0 := time.Now()
+			rs, err := slmc.ReducedSet(exp, nz, slmc.RSOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			put("RS "+tag, dgt, rs.Model)
+			tRS := time.Since(t0).Seconds()
+			mrs, err := slmc.ModifiedRS(e, dd.X, y, rs.Model, slmcC, slmc.FitOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			put("MRS "+tag, dgt, mrs)
+			xv, err := slmc.RandomXV(dd.X, nz, uint64(100+dgt))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rsvm, err := slmc.ReducedSVM(e, dd.X, y, k, xv, slmcC, slmc.FitOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			put("RSVM "+tag, dgt, rsvm)
+			mrsvm, err := slmc.ModifiedRSVM(e, dd.X, y, k, xv, slmcC, slmc.FitOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			put("MRSVM "+tag, dgt, mrsvm)
+			t1 := time.Now()
+			res, err := slmc.Train(e, dd.X, y, slmc.Config{Kernel: k, C: slmcC, NumXV: nz, Init: slmc.InitRandom, Seed: uint64(dgt)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			secs := time.Since(t1).Seconds()
+			slmcTime.secs += secs
+			slmcTime.iters = append(slmcTime.iters, res.Iterations)
+			put("SLMC "+tag, dgt, res.Model)
+			yt, _ := data.BinaryLabels(test.Y, dgt)
+			t.Logf("digit %v, Nz=%d (%s%%): binary test errors RS %d, MRS %d, RSVM %d, MRSVM %d, SLMC %d (SVM %d); RS %.1fs (residual %.3f); SLMC %d iterations, %d evals, %s, %.1fs, W %.2f → %.2f",
+				dgt, nz, tag, binaryErrors(decision["RS "+tag][dgt], yt), binaryErrors(decision["MRS "+tag][dgt], yt),
+				binaryErrors(decision["RSVM "+tag][dgt], yt), binaryErrors(decision["MRSVM "+tag][dgt], yt),
+				binaryErrors(decision["SLMC "+tag][dgt], yt), binaryErrors(decision["svm"][dgt], yt),
+				tRS, rs.Residual, res.Iterations, res.Evaluations, res.Status, secs, res.W0, res.W)
+		}
+	}
+
+	if len(digits) < 10 {
+		t.Logf("only digits %v: no ten-class table", digits)
+		return
+	}
+	var sb strings.Builder
+	svmErr := ovrError(decision["svm"], test.Y)
+	totalSV := 0
+	for _, x := range exps {
+		totalSV += x.Vectors.Rows
+	}
+	fmt.Fprintf(&sb, "\nUSPS one-vs-rest test error (%d test points), γ = 1/128, C = 10\n", test.Len())
+	fmt.Fprintf(&sb, "SVM: %d SVs in all, error %.2f%% (paper: 2683 SVs, 4.3%%)\n", totalSV, 100*svmErr)
+	fmt.Fprintf(&sb, "%-8s", "Nz/NSV")
+	methods := []string{"RS", "MRS", "RSVM", "MRSVM", "SLMC"}
+	for _, m := range methods {
+		fmt.Fprintf(&sb, "%8s", m)
+	}
+	sb.WriteString("   SLMC time, L-BFGS iterations per digit\n")
+	fails := 0
+	for _, ratio := range ratios {
+		tag := fmt.Sprintf("%g", 100*ratio)
+		fmt.Fprintf(&sb, "%-8s", tag+"%")
+		errs := map[string]float64{}
+		for _, m := range methods {
+			errs[m] = ovrError(decision[m+" "+tag], test.Y)
+			fmt.Fprintf(&sb, "%7.2f%%", 100*errs[m])
+		}
+		fmt.Fprintf(&sb, "   %.0fs, %v\n", times[tag].secs, times[tag].iters)
+		for _, m := range methods[:4] {
+			if errs["SLMC"] >= errs[m] {
+				t.Errorf("Nz = %s%%: SLMC %.2f%% does not beat %s %.2f%%", tag, 100*errs["SLMC"], m, 100*errs[m])
+				fails++
+			}
+		}
+		limit := map[string]float64{"5": 0.052, "10": 0.050}[tag]
+		if limit > 0 && errs["SLMC"] > limit {
+			t.Errorf("Nz = %s%%: SLMC ten-class error %.2f%% above %.1f%%", tag, 100*errs["SLMC"], 100*limit)
+		}
+	}
+	sb.WriteString("paper (Table 1): 5%: RS 4.9, MRS 4.9, RSVM 11.6, MRSVM 11.5, SLMC 4.9; 10%: RS 4.7, MRS 4.8, RSVM 8.2, MRSVM 8.0, SLMC 4.7\n")
+	t.Log(sb.String())
+	fmt.Print(sb.String())
+}
+
+func binaryErrors(f, y []float64) int {
+	n := 0
+	for i, v := range f {
+		if (v > 0) != (y[i] > 0) {
+			n++
+		}
+	}
+	return n
+}
+
+// ovrError is the one-vs-rest error: the predicted digit is the one with
+// the largest decision value.
+func ovrError(dec map[float64][]float64, y []float64) float64 {
+	wrong := 0
+	for i, label := range y {
+		best, bestD := math.Inf(-1), -1.0
+		for d := 0.0; d <= 9; d++ {
+			if f, ok := dec[d]; ok && f[i] > best {
+				best, bestD = f[i], d
+			}
+		}
+		if bestD != label {
+			wrong++
+		}
+	}
+	return float64(wrong) / float64(len(y))
+}
