@@ -129,11 +129,57 @@ func (b *Backend) kernelBlock(op *kernelOp) {
 		}
 		return
 	}
+	if n <= fewRowsMax && m >= 4*fewRowsMax {
+		b.kernelFewRows(op)
+		return
+	}
 	work := n * m * d
 	if n >= m {
 		b.parallel(n, mr, work, func(lo, hi int) { b.gemmRegion(op, lo, hi, 0, m) })
 	} else {
 		b.parallel(m, nr, work, func(lo, hi int) { b.gemmRegion(op, 0, n, lo, hi) })
+	}
+}
+
+// fewRowsMax is the largest number of rows of a for which kernelFewRows is
+// used: below it the GEMM's packing of b (a full extra pass over b) and its
+// 6-row tiles waste more than the streaming dot kernels lose.
+const fewRowsMax = 8
+
+// kernelFewRows computes a kernel block with few rows of a (an SMO kernel
+// row, a stochastic-KMP batch) as one streaming pass over b with the
+// DictProducts kernels, then applies the transform row by row.
+func (b *Backend) kernelFewRows(op *kernelOp) {
+	n, m, d := op.dst.Rows, op.dst.Cols, op.a.Cols
+	vecs := backend.NewMatrix(n, d)
+	for r := 0; r < n; r++ {
+		copy(vecs.Row(r), op.a.Row(op.row(r)))
+	}
+	prod := make([]float64, n*m)
+	_ = b.DictProducts(prod, op.b, vecs) // shapes checked by the caller
+	g, c0 := op.k.Gamma, op.k.Coef0
+	for r := 0; r < n; r++ {
+		row, p := op.dst.Row(r), prod[r*m:(r+1)*m]
+		switch op.k.Kind {
+		case backend.Linear:
+			for j, t := range p {
+				row[j] = float32(t)
+			}
+		case backend.RBF:
+			an := float64(op.an[r])
+			for j, t := range p {
+				row[j] = float32(-g * max(an+float64(op.bn[j])-2*t, 0))
+			}
+			b.k.exp(row, row)
+		case backend.Polynomial:
+			for j, t := range p {
+				row[j] = float32(ipow(g*t+c0, op.k.Degree))
+			}
+		case backend.Sigmoid:
+			for j, t := range p {
+				row[j] = float32(math.Tanh(g*t + c0))
+			}
+		}
 	}
 }
 
