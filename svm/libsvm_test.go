@@ -357,12 +357,12 @@ func TestLIBSVMBostonSVR(t *testing.T) {
 	compareLIBSVM(t, "boston ε-SVR", tr.X, tr.Y, te.X, te.Y, Params{Type: EpsilonSVR, Kernel: engine.RBF(1.0 / 13), C: 10, Epsilon: 0.5})
 }
 
-// uspsEnv enables the USPS comparisons, which take tens of seconds.
-const uspsEnv = "PURSUIT_SVM_USPS"
-
+// The USPS comparisons with svm-train take 10-20 s; they run by default (the
+// issue asks that they skip only when svm-train is absent) and are left out
+// by -short.
 func skipUnlessUSPS(t *testing.T) {
-	if os.Getenv(uspsEnv) == "" {
-		t.Skipf("USPS comparison with svm-train takes 10-20 s; set %s=1 to run it", uspsEnv)
+	if testing.Short() {
+		t.Skip("USPS comparison with svm-train takes 10-20 s; skipped by -short")
 	}
 }
 
