@@ -211,11 +211,11 @@ func (p *problem) fitSquared() (*result, error) {
 			splitHiLo(lastQ, vecs.Row(2), vecs.Row(3))
 			nv = 4
 		}
-		dict := dc.d
 		if explicit {
-			dict = dx
-		}
-		if err := dc.productsOn(be, dict, prod, vecs.Slice(0, nv, 0, l)); err != nil {
+			if err := be.DictProducts(prod, dx, vecs.Slice(0, nv, 0, l)); err != nil {
+				return nil, fmt.Errorf("kmp: products with the deflated dictionary: %w", err)
+			}
+		} else if err := dc.products(be, prod, vecs.Slice(0, nv, 0, l)); err != nil {
 			return nil, err
 		}
 		for k := range s {
@@ -284,8 +284,10 @@ func (p *problem) fitSquared() (*result, error) {
 		// Update.
 		var resNorm float64
 		if variant == Basic {
-			a := s[g] / dc.nrm2[g]
+			// The coefficient from an exact float64 product with the chosen
+			// atom (the pass's products may carry float32 partial sums).
 			dc.row64(g, dk)
+			a := floats.Dot(dk, resid) / dc.nrm2[g]
 			floats.AddScaled(resid, -a, dk)
 			if i, ok := pos[g]; ok {
 				coef[i] += a
@@ -358,14 +360,6 @@ func (p *problem) fitSquared() (*result, error) {
 		res.coef = c
 	}
 	return res, nil
-}
-
-// productsOn runs DictProducts on dict (the dictionary or its deflated copy).
-func (dc *dictionary) productsOn(be backend.Backend, dict backend.Matrix, dst []float64, vecs backend.Matrix) error {
-	if err := be.DictProducts(dst, dict, vecs); err != nil {
-		return fmt.Errorf("kmp: dictionary products: %w", err)
-	}
-	return nil
 }
 
 // deflate applies D ← D − (D q) qᵀ to the explicit copy through the

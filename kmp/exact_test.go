@@ -1,0 +1,411 @@
+package kmp
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit/engine"
+)
+
+func goEngine(t testing.TB) *engine.Engine {
+	t.Helper()
+	e, err := engine.New(engine.WithBackend("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// randomData returns n points in d dimensions uniform in [-1,1] and smooth
+// real targets plus noise.
+func randomData(n, d int, seed uint64) (backend.Matrix, []float64) {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	x := backend.NewMatrix(n, d)
+	y := make([]float64, n)
+	for i := range n {
+		var s float64
+		for j := range d {
+			v := rng.Float64()*2 - 1
+			x.Set(i, j, float32(v))
+			s += math.Sin(2*v + float64(j))
+		}
+		y[i] = s + 0.3*rng.NormFloat64()
+	}
+	return x, y
+}
+
+// circleData is a binary problem: inside/outside a circle, with label noise.
+func circleData(n int, seed uint64) (backend.Matrix, []float64) {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	x := backend.NewMatrix(n, 2)
+	y := make([]float64, n)
+	for i := range n {
+		a, b := rng.Float64()*2-1, rng.Float64()*2-1
+		x.Set(i, 0, float32(a))
+		x.Set(i, 1, float32(b))
+		y[i] = -1
+		if a*a+b*b < 0.45 {
+			y[i] = 1
+		}
+		if rng.Float64() < 0.05 {
+			y[i] = -y[i]
+		}
+	}
+	return x, y
+}
+
+// denseDict rebuilds the training dictionary of cfg on x (no scaling, no
+// validation split) as a float64 M×l matrix, row k = atom k.
+func denseDict(t testing.TB, e *engine.Engine, x backend.Matrix, cfg Config) ([]atom, *mat.Dense) {
+	t.Helper()
+	if err := cfg.resolve(x.Rows); err != nil {
+		t.Fatal(err)
+	}
+	norms, err := e.SqNorms(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	atoms := dictAtoms(&cfg, chooseCandidates(x.Rows, cfg.Candidates, cfg.Seed))
+	dc, err := buildDictionary(e, &cfg, atoms, trainSet{x: x, norms: norms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := mat.NewDense(len(atoms), x.Rows, nil)
+	for k := range atoms {
+		for j, v := range dc.d.Row(k) {
+			d.Set(k, j, float64(v))
+		}
+	}
+	return atoms, d
+}
+
+// lsResidual returns ‖y − P y‖² for P the projection on the span of the
+// dictionary rows cols (gonum QR least squares).
+func lsResidual(d *mat.Dense, cols []int, y []float64) float64 {
+	l := len(y)
+	a := mat.NewDense(l, len(cols), nil)
+	for c, k := range cols {
+		for i := range l {
+			a.Set(i, c, d.At(k, i))
+		}
+	}
+	var qr mat.QR
+	qr.Factorize(a)
+	var coef mat.Dense
+	if err := qr.SolveTo(&coef, false, mat.NewDense(l, 1, append([]float64(nil), y...))); err != nil {
+		return math.Inf(1)
+	}
+	var fit mat.Dense
+	fit.Mul(a, &coef)
+	var s float64
+	for i := range l {
+		r := y[i] - fit.At(i, 0)
+		s += r * r
+	}
+	return s
+}
+
+// lsCoef returns the least-squares coefficients of y on the dictionary rows
+// cols.
+func lsCoef(t testing.TB, d *mat.Dense, cols []int, y []float64) []float64 {
+	l := len(y)
+	a := mat.NewDense(l, len(cols), nil)
+	for c, k := range cols {
+		for i := range l {
+			a.Set(i, c, d.At(k, i))
+		}
+	}
+	var qr mat.QR
+	qr.Factorize(a)
+	var coef mat.Dense
+	if err := qr.SolveTo(&coef, false, mat.NewDense(l, 1, append([]float64(nil), y...))); err != nil {
+		t.Fatal(err)
+	}
+	return mat.Col(nil, 0, &coef)
+}
+
+func curveAtoms(c []Step) []int {
+	out := make([]int, len(c))
+	for i, s := range c {
+		out[i] = s.Atom
+	}
+	return out
+}
+
+// TestPreFitIsGreedyLeastSquares: at every step pre-fitting picks the atom
+// whose addition minimises the least-squares residual over basis ∪ {k},
+// checked by brute force over all candidates with gonum's QR, on a
+// dictionary mixing two RBF widths, a polynomial kernel and the constant.
+func TestPreFitIsGreedyLeastSquares(t *testing.T) {
+	e := goEngine(t)
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"rbf", Config{Kernels: []backend.Kernel{engine.RBF(1.5)}}},
+		{"mixed+bias", Config{Kernels: []backend.Kernel{engine.RBF(0.5), engine.RBF(4), engine.Poly(0.7, 1, 2)}, Bias: true}},
+		{"subset", Config{Kernels: []backend.Kernel{engine.RBF(2)}, Candidates: 23, Seed: 5, Bias: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x, y := randomData(50, 3, 1)
+			cfg := tc.cfg
+			cfg.Variant, cfg.Task, cfg.N = PreFit, Regression, 14
+			m, err := Train(e, x, y, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, d := denseDict(t, e, x, cfg)
+			chosen := curveAtoms(m.Outputs[0].Curve)
+			if len(chosen) != cfg.N {
+				t.Fatalf("%d steps, want %d", len(chosen), cfg.N)
+			}
+			yy := floats.Dot(y, y)
+			var basis []int
+			for step, g := range chosen {
+				in := map[int]bool{}
+				for _, b := range basis {
+					in[b] = true
+				}
+				best, bestK := math.Inf(1), -1
+				for k := range d.RawMatrix().Rows {
+					if in[k] {
+						continue
+					}
+					r := lsResidual(d, append(append([]int(nil), basis...), k), y)
+					if r < best {
+						best, bestK = r, k
+					}
+				}
+				got := lsResidual(d, append(append([]int(nil), basis...), g), y)
+				if got > best+1e-9*yy {
+					t.Fatalf("step %d: chose atom %d with residual %.12g, atom %d gives %.12g", step+1, g, got, bestK, best)
+				}
+				// The curve's residual norm is the least-squares residual.
+				if r := m.Outputs[0].Curve[step].Residual; math.Abs(r*r-got) > 1e-8*yy {
+					t.Fatalf("step %d: curve residual² %.12g, least squares %.12g", step+1, r*r, got)
+				}
+				basis = append(basis, g)
+			}
+			// The final coefficients are the least-squares fit on the basis.
+			checkLSCoef(t, m, d, basis, y, cfg)
+		})
+	}
+}
+
+// checkLSCoef compares the model's coefficients with gonum's least squares
+// on the atoms basis.
+func checkLSCoef(t *testing.T, m *Model, d *mat.Dense, basis []int, y []float64, cfg Config) {
+	t.Helper()
+	want := lsCoef(t, d, basis, y)
+	atoms := dictAtoms(&cfg, chooseCandidates(len(y), cfg.Candidates, cfg.Seed))
+	// The model's coefficient of each basis atom.
+	got := make([]float64, len(basis))
+	for i, a := range basis {
+		at := atoms[a]
+		if at.kernel == biasKernel {
+			got[i] = m.Outputs[0].Bias
+			continue
+		}
+		for s := range m.Support.Rows {
+			if m.SupportIndex[s] == at.center && m.SupportKernel[s] == at.kernel {
+				got[i] = m.Outputs[0].Coef[s]
+			}
+		}
+	}
+	scale := floats.Norm(want, math.Inf(1))
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-6*scale {
+			t.Fatalf("coefficient %d (atom %d): got %.10g, least squares %.10g", i, basis[i], got[i], want[i])
+		}
+	}
+}
+
+// TestBackFitIsOMP: back-fitting chooses the atom most collinear with the
+// least-squares residual of the previous basis (brute force), and its
+// coefficients are the least-squares fit on its atoms.
+func TestBackFitIsOMP(t *testing.T) {
+	e := goEngine(t)
+	x, y := randomData(60, 2, 3)
+	cfg := Config{Variant: BackFit, Task: Regression, N: 12, Kernels: []backend.Kernel{engine.RBF(1), engine.RBF(6)}, Bias: true}
+	m, err := Train(e, x, y, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, d := denseDict(t, e, x, cfg)
+	chosen := curveAtoms(m.Outputs[0].Curve)
+	var basis []int
+	for step, g := range chosen {
+		// Residual of the least-squares fit on the basis so far.
+		r := append([]float64(nil), y...)
+		if len(basis) > 0 {
+			c := lsCoef(t, d, basis, y)
+			for i, k := range basis {
+				floats.AddScaled(r, -c[i], d.RawRowView(k))
+			}
+		}
+		best, bestK := -1.0, -1
+		scores := make([]float64, d.RawMatrix().Rows)
+		for k := range scores {
+			row := d.RawRowView(k)
+			scores[k] = math.Abs(floats.Dot(row, r)) / floats.Norm(row, 2)
+			if scores[k] > best {
+				best, bestK = scores[k], k
+			}
+		}
+		if scores[g] < best*(1-1e-9) {
+			t.Fatalf("step %d: chose %d (score %.12g), best is %d (%.12g)", step+1, g, scores[g], bestK, best)
+		}
+		basis = append(basis, g)
+	}
+	checkLSCoef(t, m, d, basis, y, cfg)
+}
+
+// figure1 is the float64 reference of basic matching pursuit (the paper's
+// Figure 1) on the dictionary rows of d: it returns the chosen atoms and
+// the coefficient increments step by step.
+func figure1(d *mat.Dense, y []float64, n int) ([]int, []float64) {
+	r := append([]float64(nil), y...)
+	m := d.RawMatrix().Rows
+	var gs []int
+	var as []float64
+	for range n {
+		best, g := -1.0, -1
+		for k := range m {
+			row := d.RawRowView(k)
+			nn := floats.Dot(row, row)
+			if nn == 0 {
+				continue
+			}
+			sc := math.Abs(floats.Dot(row, r)) / math.Sqrt(nn)
+			if sc > best {
+				best, g = sc, k
+			}
+		}
+		row := d.RawRowView(g)
+		a := floats.Dot(row, r) / floats.Dot(row, row)
+		floats.AddScaled(r, -a, row)
+		gs = append(gs, g)
+		as = append(as, a)
+	}
+	return gs, as
+}
+
+// TestBasicMatchesFigure1 compares basic MP step by step with the float64
+// reference: same atom at every step, same coefficients.
+func TestBasicMatchesFigure1(t *testing.T) {
+	e := goEngine(t)
+	x, y := randomData(45, 2, 4)
+	cfg := Config{Variant: Basic, Task: Regression, N: 40, Kernels: []backend.Kernel{engine.RBF(3)}}
+	m, err := Train(e, x, y, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	atoms, d := denseDict(t, e, x, cfg)
+	gs, as := figure1(d, y, cfg.N)
+	chosen := curveAtoms(m.Outputs[0].Curve)
+	repeats := 0
+	seen := map[int]bool{}
+	for i := range gs {
+		if chosen[i] != gs[i] {
+			t.Fatalf("step %d: chose %d, Figure 1 chooses %d", i+1, chosen[i], gs[i])
+		}
+		if seen[gs[i]] {
+			repeats++
+		}
+		seen[gs[i]] = true
+	}
+	// Coefficients: Figure 1's increments summed per atom.
+	want := map[int]float64{}
+	for i, g := range gs {
+		want[atoms[g].center] += as[i]
+	}
+	if len(want) != m.Support.Rows {
+		t.Fatalf("%d support vectors, Figure 1 uses %d atoms", m.Support.Rows, len(want))
+	}
+	for s := range m.Support.Rows {
+		w := want[m.SupportIndex[s]]
+		if got := m.Outputs[0].Coef[s]; math.Abs(got-w) > 1e-9*(1+math.Abs(w)) {
+			t.Fatalf("support %d: coefficient %.12g, Figure 1 %.12g", m.SupportIndex[s], got, w)
+		}
+	}
+	t.Logf("%d steps, %d distinct atoms (%d re-chosen)", len(gs), len(want), repeats)
+}
+
+// TestExplicitDeflationSameChoices: pre-fitting with the explicitly deflated
+// dictionary (D ← D − (Dq)qᵀ through RankUpdate) chooses the same atoms as
+// the implicit one-pass form, with the same coefficients.
+func TestExplicitDeflationSameChoices(t *testing.T) {
+	e := goEngine(t)
+	x, y := circleData(120, 6)
+	for _, bias := range []bool{false, true} {
+		base := Config{Variant: PreFit, N: 25, Kernels: []backend.Kernel{engine.RBF(3), engine.RBF(12)}, Bias: bias}
+		mi, err := Train(e, x, y, base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex := base
+		ex.Deflation = Explicit
+		me, err := Train(e, x, y, ex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ai, ae := curveAtoms(mi.Outputs[0].Curve), curveAtoms(me.Outputs[0].Curve)
+		if len(ai) != len(ae) {
+			t.Fatalf("bias %v: %d vs %d steps", bias, len(ai), len(ae))
+		}
+		for i := range ai {
+			if ai[i] != ae[i] {
+				t.Fatalf("bias %v: step %d: implicit chose %d, explicit %d", bias, i+1, ai[i], ae[i])
+			}
+		}
+		for s := range mi.Outputs[0].Coef {
+			a, b := mi.Outputs[0].Coef[s], me.Outputs[0].Coef[s]
+			if math.Abs(a-b) > 1e-6*(1+math.Abs(a)) {
+				t.Fatalf("bias %v: coefficient %d: %g vs %g", bias, s, a, b)
+			}
+		}
+	}
+}
+
+// TestDependentAtomsSkipped: duplicated training points make atoms exactly
+// dependent; pre-fitting and back-fitting must skip them instead of dividing
+// by ~0, and still fit exactly when the dictionary spans y.
+func TestDependentAtomsSkipped(t *testing.T) {
+	e := goEngine(t)
+	x0, y0 := randomData(10, 2, 8)
+	// Each point three times.
+	x := backend.NewMatrix(30, 2)
+	y := make([]float64, 30)
+	for i := range 30 {
+		copy(x.Row(i), x0.Row(i%10))
+		y[i] = y0[i%10]
+	}
+	for _, v := range []Variant{PreFit, BackFit} {
+		m, err := Train(e, x, y, Config{Variant: v, Task: Regression, N: 30, Kernels: []backend.Kernel{engine.RBF(1)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := m.Outputs[0].Curve
+		if len(c) > 10 {
+			t.Fatalf("%v: %d steps on a dictionary of rank 10", v, len(c))
+		}
+		for _, s := range c {
+			if math.IsNaN(s.Residual) {
+				t.Fatalf("%v: NaN residual", v)
+			}
+		}
+		seen := map[int]bool{}
+		for _, s := range m.SupportIndex {
+			if seen[s%10] {
+				t.Fatalf("%v: chose a copy of point %d twice", v, s%10)
+			}
+			seen[s%10] = true
+		}
+		t.Logf("%v: %d steps, final residual %.3g", v, len(c), c[len(c)-1].Residual)
+	}
+}

@@ -1,0 +1,409 @@
+package kmp
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/floats"
+
+	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/engine/data"
+)
+
+// blobs is a 3-class problem: Gaussian blobs around three centres.
+func blobs(n int, seed uint64) (backend.Matrix, []float64) {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	centres := [][2]float64{{0, 0}, {3, 0}, {0, 3}}
+	x := backend.NewMatrix(n, 2)
+	y := make([]float64, n)
+	for i := range n {
+		c := i % 3
+		x.Set(i, 0, float32(centres[c][0]+rng.NormFloat64()))
+		x.Set(i, 1, float32(centres[c][1]+rng.NormFloat64()))
+		y[i] = float64(c + 5) // labels 5, 6, 7
+	}
+	return x, y
+}
+
+// TestDecisionReproducesTraining: the model's decision values on the
+// training data reproduce the training loss recorded in the curve at the
+// kept step, for every variant and loss (the expansion the model holds is
+// the one training fitted), with scaling and a custom asymmetric kernel.
+func TestDecisionReproducesTraining(t *testing.T) {
+	e := goEngine(t)
+	x, y := circleData(150, 2)
+	// Shift and stretch the features so that scaling matters.
+	for i := range x.Rows {
+		x.Set(i, 0, x.At(i, 0)*10+3)
+	}
+	asym := &CustomKernel{Name: "asym", Func: func(a, c []float32) float64 {
+		var d float64
+		for j := range a {
+			t := float64(a[j] - c[j])
+			d += t * t
+		}
+		return math.Exp(-2*d) * (1 + 0.3*float64(a[0]))
+	}}
+	cases := []Config{
+		{Variant: Basic, N: 30},
+		{Variant: BackFit, N: 20, Bias: true},
+		{Variant: PreFit, N: 20, Bias: true},
+		{Variant: PreFit, N: 15, Custom: asym},
+		{Loss: Tanh, N: 12, RefitEvery: 3, Bias: true},
+		{Loss: Logistic, N: 10},
+		{Loss: Exponential, Variant: Basic, N: 10},
+	}
+	for _, cfg := range cases {
+		cfg.Scale = data.ScaleMinMax
+		if cfg.Custom == nil {
+			cfg.Kernels = []backend.Kernel{engine.RBF(2)}
+		}
+		m, err := Train(e, x, y, cfg)
+		if err != nil {
+			t.Fatalf("%v/%v: %v", cfg.Variant, cfg.Loss, err)
+		}
+		f, err := m.Decision(e, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ys := signs(y, 1)
+		out := m.Outputs[0]
+		want := out.Curve[out.Steps-1].TrainLoss
+		if got := meanLoss(cfg.Loss, ys, f); math.Abs(got-want) > 1e-5*(1+want) {
+			t.Errorf("%v/%v: decision gives training loss %.8g, curve says %.8g", m.Variant, cfg.Loss, got, want)
+		}
+		t.Logf("%v/%v custom=%v: %d steps, %d SV, train err %.3f", m.Variant, cfg.Loss, cfg.Custom != nil, out.Steps, m.Size().SupportVectors, out.Curve[out.Steps-1].TrainErr)
+	}
+}
+
+// TestEarlyStopping: the model keeps the step with the lowest validation
+// error (the earliest among ties), patience stops the run that many steps
+// after it, and the kept model's validation error is the curve's.
+func TestEarlyStopping(t *testing.T) {
+	e := goEngine(t)
+	x, y := circleData(300, 9)
+	vx, vy := circleData(200, 10)
+	for _, cfg := range []Config{
+		{Variant: PreFit, Patience: 8},
+		{Loss: Tanh, Patience: 5, RefitEvery: 2},
+		{Variant: Basic, N: 60},
+	} {
+		cfg.Kernels = []backend.Kernel{engine.RBF(4)}
+		cfg.ValX, cfg.ValY = vx, vy
+		m, err := Train(e, x, y, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := m.Outputs[0]
+		best := 0
+		for i, s := range out.Curve {
+			if s.ValErr < out.Curve[best].ValErr {
+				best = i
+			}
+		}
+		if out.Steps != best+1 {
+			t.Fatalf("%v: kept step %d, lowest validation error at step %d", m.Variant, out.Steps, best+1)
+		}
+		if cfg.Patience > 0 && len(out.Curve) != min(best+1+cfg.Patience, len(out.Curve)) {
+			t.Fatalf("%v: ran %d steps, best %d, patience %d", m.Variant, len(out.Curve), best+1, cfg.Patience)
+		}
+		f, err := m.Decision(e, vx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := errorOf(Classification, vy, f); math.Abs(got-out.Curve[best].ValErr) > 1e-12 {
+			t.Fatalf("%v: kept model's validation error %.4f, curve %.4f", m.Variant, got, out.Curve[best].ValErr)
+		}
+		t.Logf("%v/%v: %d steps run, kept %d, val err %.3f", m.Variant, m.Loss, len(out.Curve), out.Steps, out.Curve[best].ValErr)
+	}
+	// ValFrac holds out a stratified part of the training data.
+	m, err := Train(e, x, y, Config{Kernels: []backend.Kernel{engine.RBF(4)}, ValFrac: 0.3, Patience: 5, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := m.Outputs[0].Curve; math.IsNaN(c[0].ValErr) {
+		t.Fatal("ValFrac: no validation error recorded")
+	}
+}
+
+// TestOneVsRest: three classes, one output per class on a shared
+// dictionary; predictions are the argmax; labels come back as given.
+func TestOneVsRest(t *testing.T) {
+	e := goEngine(t)
+	x, y := blobs(240, 1)
+	tx, ty := blobs(300, 2)
+	m, err := Train(e, x, y, Config{Kernels: []backend.Kernel{engine.RBF(0.5)}, N: 15, Bias: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Outputs) != 3 || len(m.Classes) != 3 || m.Classes[0] != 5 {
+		t.Fatalf("outputs %d, classes %v", len(m.Outputs), m.Classes)
+	}
+	p, err := m.Predict(e, tx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := m.DecisionAll(e, tx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := 0
+	for i := range p {
+		best := 0
+		for o := range dec {
+			if dec[o][i] > dec[best][i] {
+				best = o
+			}
+		}
+		if p[i] != m.Classes[best] {
+			t.Fatalf("row %d: predicted %v, argmax class %v", i, p[i], m.Classes[best])
+		}
+		if p[i] != ty[i] {
+			errs++
+		}
+	}
+	if rate := float64(errs) / float64(len(p)); rate > 0.15 {
+		t.Fatalf("test error %.3f on well separated blobs", rate)
+	}
+	sz := m.Size()
+	if sz.SupportVectors > 45 || len(sz.PerOutput) != 3 || sz.PerOutput[0] > 15 {
+		t.Fatalf("size %+v", sz)
+	}
+	// Binary labels through TrainOneVsRest give two outputs.
+	by := make([]float64, len(y))
+	for i := range y {
+		by[i] = float64(int(y[i]) % 2)
+	}
+	m2, err := TrainOneVsRest(e, x, by, Config{Kernels: []backend.Kernel{engine.RBF(0.5)}, N: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m2.Outputs) != 2 {
+		t.Fatalf("TrainOneVsRest on 2 classes: %d outputs", len(m2.Outputs))
+	}
+}
+
+// TestSaveLoad: a round trip keeps every field and the predictions; every
+// truncation and every single-byte corruption is detected.
+func TestSaveLoad(t *testing.T) {
+	e := goEngine(t)
+	x, y := blobs(90, 4)
+	vx, vy := blobs(60, 5)
+	m, err := Train(e, x, y, Config{Kernels: []backend.Kernel{engine.RBF(0.5), engine.RBF(2)}, N: 6, Bias: true,
+		Scale: data.ScaleStandard, ValX: vx, ValY: vy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := m.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	file := buf.Bytes()
+	m2, err := Load(bytes.NewReader(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d1, _ := m.DecisionAll(e, vx)
+	d2, err := m2.DecisionAll(e, vx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for o := range d1 {
+		for i := range d1[o] {
+			if d1[o][i] != d2[o][i] {
+				t.Fatalf("output %d row %d: %v before saving, %v after", o, i, d1[o][i], d2[o][i])
+			}
+		}
+	}
+	if !floats.Equal(m.Classes, m2.Classes) || m2.Task != m.Task || m2.Variant != m.Variant || m2.Loss != m.Loss ||
+		len(m2.Kernels) != 2 || m2.Kernels[1] != m.Kernels[1] || m2.Scaler.Mode != m.Scaler.Mode {
+		t.Fatalf("fields differ after loading: %+v", m2)
+	}
+	for o := range m.Outputs {
+		c1, c2 := m.Outputs[o].Curve, m2.Outputs[o].Curve
+		if len(c1) != len(c2) || m.Outputs[o].Steps != m2.Outputs[o].Steps {
+			t.Fatalf("output %d: curve of %d steps saved, %d loaded", o, len(c1), len(c2))
+		}
+		for i := range c1 {
+			if c1[i].ValErr != c2[i].ValErr || c1[i].Atom != c2[i].Atom || c1[i].Elapsed != c2[i].Elapsed {
+				t.Fatalf("output %d step %d: %+v saved, %+v loaded", o, i, c1[i], c2[i])
+			}
+		}
+	}
+	// Truncation anywhere.
+	for n := 0; n < len(file); n += 1 + n/50 {
+		if _, err := Load(bytes.NewReader(file[:n])); err == nil {
+			t.Fatalf("a file cut to %d of %d bytes loaded", n, len(file))
+		}
+	}
+	// Corruption: flip one bit at many positions.
+	for i := 0; i < len(file); i += 1 + i/40 {
+		bad := append([]byte(nil), file...)
+		bad[i] ^= 0x10
+		if _, err := Load(bytes.NewReader(bad)); err == nil {
+			t.Fatalf("flipping a bit of byte %d of %d went unnoticed", i, len(file))
+		}
+	}
+	// Trailing garbage, wrong magic, wrong version.
+	if _, err := Load(bytes.NewReader(append(append([]byte(nil), file...), 0))); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("trailing byte: %v", err)
+	}
+	if _, err := Load(strings.NewReader("hello world, this is not a model")); err == nil || !strings.Contains(err.Error(), "not a KMP model") {
+		t.Fatalf("bad magic: %v", err)
+	}
+	v2 := append([]byte(nil), file...)
+	v2[len(fileMagic)] = 9
+	if _, err := Load(bytes.NewReader(v2)); err == nil || !strings.Contains(err.Error(), "version 9") {
+		t.Fatalf("bad version: %v", err)
+	}
+}
+
+// TestSaveLoadCustomKernel: a custom kernel is saved by name; loading with
+// WithKernelFunc restores predictions, loading without it fails at Decision.
+func TestSaveLoadCustomKernel(t *testing.T) {
+	e := goEngine(t)
+	x, y := circleData(80, 12)
+	ck := &CustomKernel{Name: "lap", Func: func(a, c []float32) float64 {
+		var d float64
+		for j := range a {
+			d += math.Abs(float64(a[j] - c[j]))
+		}
+		return math.Exp(-2 * d)
+	}}
+	m, err := Train(e, x, y, Config{Custom: ck, Kernels: []backend.Kernel{engine.RBF(1)}, N: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := m.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	m2, err := Load(bytes.NewReader(buf.Bytes()), WithKernelFunc("lap", ck.Func))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d1, _ := m.Decision(e, x)
+	d2, err := m2.Decision(e, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !floats.Equal(d1, d2) {
+		t.Fatal("custom-kernel model predicts differently after loading")
+	}
+	m3, err := Load(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	usesCustom := false
+	for _, k := range m3.SupportKernel {
+		usesCustom = usesCustom || k == CustomKernelIndex
+	}
+	if _, err := m3.Decision(e, x); usesCustom && err == nil {
+		t.Fatal("decision without the custom kernel function succeeded")
+	}
+}
+
+// TestNonSquaredOptimality: with back-fitting every step (RefitEvery 1) on
+// a convex loss, the coefficients are at a stationary point of the training
+// loss restricted to the basis, and each line search (basic variant) leaves
+// the new coefficient's derivative at ~0.
+func TestNonSquaredOptimality(t *testing.T) {
+	e := goEngine(t)
+	x, y := circleData(120, 14)
+	for _, loss := range []Loss{Logistic, Exponential, Tanh} {
+		cfg := Config{Loss: loss, Variant: BackFit, RefitEvery: 1, RefitIterations: 500, N: 6, Kernels: []backend.Kernel{engine.RBF(2)}}
+		m, err := Train(e, x, y, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, _ := m.Decision(e, x)
+		atoms, d := denseDict(t, e, x, cfg)
+		_ = atoms
+		g := make([]float64, len(y))
+		for i := range y {
+			g[i] = lossDeriv(loss, y[i], f[i])
+		}
+		gmax, scale := 0.0, 0.0
+		for s := range m.Support.Rows {
+			row := d.RawRowView(m.SupportIndex[s])
+			gmax = math.Max(gmax, math.Abs(floats.Dot(row, g)))
+			scale = math.Max(scale, floats.Norm(row, 2)*floats.Norm(g, 2))
+		}
+		if gmax > 1e-3*scale && gmax > 1e-6 {
+			t.Errorf("%v: gradient w.r.t. the coefficients %.3g (scale %.3g) after a full refit", loss, gmax, scale)
+		}
+		t.Logf("%v: max |∂L/∂α| = %.3g (scale %.3g)", loss, gmax, scale)
+	}
+	// Line search: basic MP with the logistic loss, one step.
+	cfg := Config{Loss: Logistic, Variant: Basic, N: 1, Kernels: []backend.Kernel{engine.RBF(2)}}
+	m, err := Train(e, x, y, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ := m.Decision(e, x)
+	_, d := denseDict(t, e, x, cfg)
+	row := d.RawRowView(m.SupportIndex[0])
+	var deriv float64
+	for i := range y {
+		deriv += lossDeriv(Logistic, y[i], f[i]) * row[i]
+	}
+	if math.Abs(deriv) > 1e-6*floats.Norm(row, 2)*math.Sqrt(float64(len(y))) {
+		t.Fatalf("line search: derivative %.3g at the chosen coefficient", deriv)
+	}
+}
+
+// TestBadInput: clear errors, no panics.
+func TestBadInput(t *testing.T) {
+	e := goEngine(t)
+	x, y := circleData(20, 1)
+	k := []backend.Kernel{engine.RBF(1)}
+	nan := backend.NewMatrix(20, 2)
+	copy(nan.Data, x.Data)
+	nan.Data[7] = float32(math.NaN())
+	for _, tc := range []struct {
+		name string
+		x    backend.Matrix
+		y    []float64
+		cfg  Config
+		want string
+	}{
+		{"no kernel", x, y, Config{N: 3}, "no kernel"},
+		{"no N", x, y, Config{Kernels: k}, "set the number"},
+		{"short y", x, y[:5], Config{Kernels: k, N: 3}, "targets"},
+		{"nan", nan, y, Config{Kernels: k, N: 3}, "NaN"},
+		{"prefit tanh", x, y, Config{Kernels: k, N: 3, Variant: PreFit, Loss: Tanh}, "squared loss"},
+		{"regression tanh", x, y, Config{Kernels: k, N: 3, Task: Regression, Loss: Tanh}, "regression"},
+		{"one class", x, make([]float64, 20), Config{Kernels: k, N: 3}, "two classes"},
+		{"bad gamma", x, y, Config{Kernels: []backend.Kernel{engine.RBF(-1)}, N: 3}, "gamma"},
+		{"val shape", x, y, Config{Kernels: k, ValX: backend.NewMatrix(3, 5), ValY: make([]float64, 3)}, "features"},
+		{"budget", x, y, Config{Kernels: k, N: 3, Deflation: Explicit, Variant: PreFit}, ""},
+	} {
+		ee := e
+		if tc.name == "budget" {
+			var err error
+			if ee, err = engine.New(engine.WithBackend("go"), engine.WithMemoryBudget(100)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err := Train(ee, tc.x, tc.y, tc.cfg)
+		if err == nil {
+			t.Errorf("%s: no error", tc.name)
+			continue
+		}
+		if !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %q does not mention %q", tc.name, err, tc.want)
+		}
+	}
+	m, err := Train(e, x, y, Config{Kernels: k, N: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Decision(e, backend.NewMatrix(2, 5)); err == nil || !strings.Contains(err.Error(), "features") {
+		t.Errorf("decision on wrong width: %v", err)
+	}
+}
