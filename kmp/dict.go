@@ -25,9 +25,9 @@ const biasKernel = -1
 // float32 matrix (row k = atom k at every training point), so that the
 // backend's DictProducts streams it once per step.
 type dictionary struct {
-	atoms  []atom
-	d      backend.Matrix // M×l
-	nrm2   []float64      // ‖d_k‖², float64
+	atoms []atom
+	d     backend.Matrix // M×l
+	nrm2  []float64      // ‖d_k‖², float64
 }
 
 // trainSet is the scaled training (or validation) data the dictionary's
