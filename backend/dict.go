@@ -10,9 +10,6 @@ package backend
 // 32 elements keeps that bound independent of the dictionary length.
 const dictRun = 32
 
-// dictRowTile is how many dictionary rows the micro-kernels read at once.
-const dictRowTile = 4
-
 func (g *goBackend) DictProducts(dst []float64, dict Matrix, vecs Matrix) error {
 	if err := CheckDictProducts(dst, dict, vecs); err != nil {
 		return err
@@ -22,59 +19,102 @@ func (g *goBackend) DictProducts(dst []float64, dict Matrix, vecs Matrix) error 
 		return nil
 	}
 	workers := g.workersFor(l*max(dict.Cols, 1)*k, minParallelElems)
-	c := roundUp(chunkLen(l, workers, 16), dictRowTile)
+	c := roundUp(chunkLen(l, workers, 16), 8)
 	parallel(ceilDiv(l, c), workers, nil, nil, func(_ struct{}, t int) {
 		dictRange(dst, dict, vecs, t*c, min((t+1)*c, l))
 	})
 	return nil
 }
 
-// dictRange computes the products of dictionary rows [lo, hi). Each tile of
-// dictRowTile rows (a few tens of kilobytes at most) is read once from
-// memory and then stays in cache while the vectors are taken in groups of up
-// to four.
+// dictRange computes the products of dictionary rows [lo, hi) in tiles of
+// eight rows (then four, then single rows). A tile (a few tens of kilobytes
+// at most) is read once from memory and then stays in cache while the
+// vectors are taken in groups of up to four.
 func dictRange(dst []float64, dict, vecs Matrix, lo, hi int) {
-	l, k := dict.Rows, vecs.Rows
 	i := lo
-	for ; i+dictRowTile <= hi; i += dictRowTile {
-		d0, d1, d2, d3 := dict.Row(i), dict.Row(i+1), dict.Row(i+2), dict.Row(i+3)
-		for j := 0; j < k; {
-			switch k - j {
-			case 1:
-				s0, s1, s2, s3 := dot4x1(d0, d1, d2, d3, vecs.Row(j))
-				o := dst[j*l+i:][:4]
-				o[0], o[1], o[2], o[3] = s0, s1, s2, s3
-				j++
-			case 2, 3:
-				var s [8]float64
-				dot4x2(d0, d1, d2, d3, vecs.Row(j), vecs.Row(j+1), &s)
-				o := dst[j*l+i:][:4]
-				o[0], o[1], o[2], o[3] = s[0], s[1], s[2], s[3]
-				o = dst[(j+1)*l+i:][:4]
-				o[0], o[1], o[2], o[3] = s[4], s[5], s[6], s[7]
-				j += 2
-			default:
-				var s [8]float64
-				v0, v1, v2, v3 := vecs.Row(j), vecs.Row(j+1), vecs.Row(j+2), vecs.Row(j+3)
-				dot2x4(d0, d1, v0, v1, v2, v3, &s)
-				for r := range 4 {
-					dst[(j+r)*l+i] = s[r]
-					dst[(j+r)*l+i+1] = s[4+r]
-				}
-				dot2x4(d2, d3, v0, v1, v2, v3, &s)
-				for r := range 4 {
-					dst[(j+r)*l+i+2] = s[r]
-					dst[(j+r)*l+i+3] = s[4+r]
-				}
-				j += 4
-			}
-		}
+	for ; i+8 <= hi; i += 8 {
+		dictTile(dst, dict, vecs, i, 8)
 	}
+	for ; i+4 <= hi; i += 4 {
+		dictTile(dst, dict, vecs, i, 4)
+	}
+	l := dict.Rows
 	for ; i < hi; i++ {
 		d0 := dict.Row(i)
-		for j := range k {
+		for j := range vecs.Rows {
 			dst[j*l+i] = dot1(d0, vecs.Row(j))
 		}
+	}
+}
+
+// dictTile computes the products of rows [i, i+rows) for rows = 4 or 8.
+func dictTile(dst []float64, dict, vecs Matrix, i, rows int) {
+	l, k := dict.Rows, vecs.Rows
+	var s [8]float64
+	for j := 0; j < k; {
+		switch {
+		case k-j == 1 && rows == 8:
+			dot8x1(dict.Row(i), dict.Row(i+1), dict.Row(i+2), dict.Row(i+3),
+				dict.Row(i+4), dict.Row(i+5), dict.Row(i+6), dict.Row(i+7), vecs.Row(j), &s)
+			copy(dst[j*l+i:][:8], s[:])
+			j++
+		case k-j == 1:
+			s0, s1, s2, s3 := dot4x1(dict.Row(i), dict.Row(i+1), dict.Row(i+2), dict.Row(i+3), vecs.Row(j))
+			o := dst[j*l+i:][:4]
+			o[0], o[1], o[2], o[3] = s0, s1, s2, s3
+			j++
+		case k-j <= 3:
+			for r := i; r < i+rows; r += 4 {
+				dot4x2(dict.Row(r), dict.Row(r+1), dict.Row(r+2), dict.Row(r+3), vecs.Row(j), vecs.Row(j+1), &s)
+				copy(dst[j*l+r:][:4], s[:4])
+				copy(dst[(j+1)*l+r:][:4], s[4:])
+			}
+			j += 2
+		default:
+			v0, v1, v2, v3 := vecs.Row(j), vecs.Row(j+1), vecs.Row(j+2), vecs.Row(j+3)
+			for r := i; r < i+rows; r += 2 {
+				dot2x4(dict.Row(r), dict.Row(r+1), v0, v1, v2, v3, &s)
+				for q := range 4 {
+					dst[(j+q)*l+r] = s[q]
+					dst[(j+q)*l+r+1] = s[4+q]
+				}
+			}
+			j += 4
+		}
+	}
+}
+
+// dot8x1 sets s[r] = <d_r, v> for eight rows: float32 sums over runs of
+// dictRun elements added into float64.
+func dot8x1(d0, d1, d2, d3, d4, d5, d6, d7, v []float32, s *[8]float64) {
+	n := len(v)
+	d0, d1, d2, d3, d4, d5, d6, d7 = d0[:n], d1[:n], d2[:n], d3[:n], d4[:n], d5[:n], d6[:n], d7[:n]
+	*s = [8]float64{}
+	for p0 := 0; p0 < n; p0 += dictRun {
+		p1 := p0 + dictRun
+		if p1 > n {
+			p1 = n
+		}
+		var a0, a1, a2, a3, a4, a5, a6, a7 float32
+		for i := p0; i < p1; i++ {
+			y := v[i]
+			a0 += d0[i] * y
+			a1 += d1[i] * y
+			a2 += d2[i] * y
+			a3 += d3[i] * y
+			a4 += d4[i] * y
+			a5 += d5[i] * y
+			a6 += d6[i] * y
+			a7 += d7[i] * y
+		}
+		s[0] += float64(a0)
+		s[1] += float64(a1)
+		s[2] += float64(a2)
+		s[3] += float64(a3)
+		s[4] += float64(a4)
+		s[5] += float64(a5)
+		s[6] += float64(a6)
+		s[7] += float64(a7)
 	}
 }
 
