@@ -236,6 +236,10 @@ type Config struct {
 
 	Seed uint64
 
+	// Stochastic, if not nil, searches a random active set of atoms per step
+	// (Popovici et al.; see stochastic.go, issue 9).
+	Stochastic *Stochastic
+
 	// Progress, if not nil, is called after every step.
 	Progress func(Step)
 }

@@ -25,9 +25,10 @@ const biasKernel = -1
 // float32 matrix (row k = atom k at every training point), so that the
 // backend's DictProducts streams it once per step.
 type dictionary struct {
-	atoms []atom
-	d     backend.Matrix // M×l
-	nrm2  []float64      // ‖d_k‖², float64
+	atoms  []atom
+	d      backend.Matrix // M×l
+	nrm2   []float64      // ‖d_k‖², float64
+	stream *streamer      // not nil: atoms computed on the fly, d unused (scale.go)
 }
 
 // trainSet is the scaled training (or validation) data the dictionary's

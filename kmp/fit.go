@@ -135,6 +135,9 @@ func (p *problem) maxSteps() int {
 
 // fit trains the output with the configured variant and loss.
 func (p *problem) fit() (*result, error) {
+	if p.dict.stream != nil {
+		return p.fitStream() // scale_fit.go
+	}
 	if p.cfg.Loss == Squared {
 		return p.fitSquared()
 	}

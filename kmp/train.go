@@ -147,7 +147,7 @@ func train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, forceOVR
 	// The dictionary, shared by all outputs.
 	cands := chooseCandidates(l, cfg.Candidates, cfg.Seed)
 	atoms := dictAtoms(&cfg, cands)
-	dict, err := buildDictionary(e, &cfg, atoms, tr)
+	dict, err := newDictionary(e, &cfg, atoms, tr) // in memory, streamed or stochastic (scale.go)
 	if err != nil {
 		return nil, err
 	}

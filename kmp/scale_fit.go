@@ -1,0 +1,462 @@
+package kmp
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+
+	"github.com/pursuit-ml/pursuit/backend"
+)
+
+// fitStream trains one output on a dictionary computed on the fly: the
+// Streamed mode (every atom, block by block, each step) or the
+// StochasticSearch mode (a random active set each step). The updates are
+// those of fitSquared and fitGeneral; only the search differs, so with the
+// whole dictionary as the active set the same atoms are chosen.
+//
+// Pre-fitting needs ‖d_k⊥‖² = ‖d_k‖² − Σ_j ⟨q_j, d_k⟩² for every searched
+// atom. Streamed keeps it for all atoms and updates it with the newest q
+// each step (one more pair of rows in the dictionary product, as in
+// memory); StochasticSearch computes it afresh for the s sampled atoms from
+// a float32 hi/lo copy of the basis, O(l·n·s) per step.
+func (p *problem) fitStream() (*result, error) {
+	if p.cfg.Loss != Squared {
+		return p.fitStreamGeneral()
+	}
+	cfg, dc, be := p.cfg, p.dict, p.e.Backend()
+	st := dc.stream
+	m, l := len(dc.atoms), st.tr.x.Rows
+	variant := cfg.Variant
+	prefit := variant == PreFit
+	running := st.plan.Mode == Streamed // all atoms every step
+	threads := p.e.Threads()
+	if cfg.Deflation == Explicit {
+		return nil, fmt.Errorf("kmp: explicit deflation needs the dictionary in memory, not the %s mode", st.plan.Mode)
+	}
+
+	search := newSearch(st, m, cfg.Seed, p.output)
+	ns := search.size
+	var (
+		resid  = append([]float64(nil), p.y...)
+		fTrain = make([]float64, l)
+		vecs   = backend.NewMatrix(4, l)
+		score  = make([]float64, ns) // ⟨d_k, R⟩ of the searched atoms
+		denom  = make([]float64, ns) // ‖d_k‖² or ‖d_k⊥‖²
+		nrm    = make([]float64, ns) // ‖d_k‖²
+		cskip  = make([]bool, ns)
+		skip   = make([]bool, m) // chosen or numerically dependent
+		nperp  []float64         // Streamed pre-fitting: ‖d_k⊥‖² of every atom
+		qhl    []float32         // StochasticSearch pre-fitting: rows hi, lo of every q
+		qs     [][]float64
+		rcols  [][]float64
+		cs     []float64
+		atoms  []int
+		coef   []float64
+		pos    = map[int]int{}
+		lastQ  []float64
+		v      = make([]float64, l)
+		dk     = make([]float64, l)
+		fVal   []float64
+		basisN int // basis size checked against the budget so far
+	)
+	if prefit && running {
+		nperp = append([]float64(nil), dc.nrm2...)
+	}
+	if p.val != nil {
+		fVal = make([]float64, len(p.valY))
+	}
+	tr := newTracker(p)
+	ynorm := floats.Norm(p.y, 2)
+	limit := p.maxSteps()
+
+	for step := 1; step <= limit; step++ {
+		if ynorm == 0 || floats.Norm(resid, 2) <= 1e-13*ynorm {
+			break
+		}
+		splitHiLo(resid, vecs.Row(0), vecs.Row(1))
+		nv := 2
+		if prefit && running && lastQ != nil {
+			splitHiLo(lastQ, vecs.Row(2), vecs.Row(3))
+			nv = 4
+		}
+		cand := search.next()
+		n := len(cand)
+		err := st.scan(dc, cand, vecs.Slice(0, nv, 0, l), func(b0 int, blk backend.Matrix, prod []float64) error {
+			nb := blk.Rows
+			var bn, pq []float64
+			if !running {
+				bn = rowSqNorms64(blk, threads)
+				if prefit && len(qs) > 0 {
+					var err error
+					if pq, err = st.projections(blk, qhl, len(qs)); err != nil {
+						return err
+					}
+				}
+			}
+			for i := range nb {
+				c, k := b0+i, cand[b0+i]
+				score[c] = prod[i] + prod[nb+i]
+				if running {
+					nrm[c] = dc.nrm2[k]
+				} else {
+					nrm[c] = bn[i]
+				}
+				denom[c] = nrm[c]
+				if prefit {
+					switch {
+					case running:
+						if nv == 4 {
+							pk := prod[2*nb+i] + prod[3*nb+i]
+							nperp[k] -= pk * pk
+						}
+						denom[c] = nperp[k]
+					case pq != nil:
+						denom[c] = nrm[c] - pq[i]
+					}
+					if !skip[k] && denom[c] <= cfg.Tol*nrm[c] {
+						skip[k] = true
+					}
+				}
+				cskip[c] = skip[k]
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+
+		// Choose among the searched atoms.
+		var (
+			gi  int
+			rnn float64
+			rc  []float64
+		)
+		if variant == Basic {
+			gi, _ = be.ScoredArgMax(score[:n], denom[:n], nil)
+			if gi < 0 {
+				break
+			}
+		} else {
+			found := false
+			for try := 0; ; try++ {
+				gi, _ = be.ScoredArgMax(score[:n], denom[:n], cskip[:n])
+				if gi < 0 {
+					break
+				}
+				g := cand[gi]
+				if err := st.row64(dc, cand, gi, dk); err != nil {
+					return nil, err
+				}
+				rc = orthogonalize(v, dk, qs)
+				nn := floats.Dot(v, v)
+				if nn <= cfg.Tol*nrm[gi] {
+					skip[g], cskip[gi] = true, true // numerically dependent on the basis
+					if prefit {
+						denom[gi] = nn
+						if running {
+							nperp[g] = nn
+						}
+					}
+					continue
+				}
+				// The computed ‖d⊥‖² is checked against the exact value;
+				// if they differ, correct it and choose again.
+				if prefit && try < 8 && math.Abs(nn-denom[gi]) > 1e-6*nn {
+					denom[gi] = nn
+					if running {
+						nperp[g] = nn
+					}
+					continue
+				}
+				rnn = math.Sqrt(nn)
+				found = true
+				break
+			}
+			if !found {
+				break
+			}
+		}
+		g := cand[gi]
+
+		// Update.
+		if variant == Basic {
+			a := score[gi] / nrm[gi]
+			if err := st.row64(dc, cand, gi, dk); err != nil {
+				return nil, err
+			}
+			floats.AddScaled(resid, -a, dk)
+			if i, ok := pos[g]; ok {
+				coef[i] += a
+			} else {
+				pos[g] = len(atoms)
+				atoms = append(atoms, g)
+				coef = append(coef, a)
+			}
+			if fVal != nil {
+				vr, err := p.val.row(g)
+				if err != nil {
+					return nil, err
+				}
+				floats.AddScaled(fVal, a, vr)
+			}
+		} else {
+			// The basis is the one memory cost that grows with the steps:
+			// check it against the budget each time it doubles.
+			if len(qs)+1 > basisN {
+				basisN = min(max(64, 2*basisN), limit)
+				if err := p.e.Reserve(fmt.Sprintf("the orthonormal basis of %d functions at %d points", basisN, l), basisBytes(basisN, l, prefit && !running)); err != nil {
+					return nil, fmt.Errorf("kmp: step %d: %w", step, err)
+				}
+				if prefit && !running {
+					qhl = append(make([]float32, 0, 2*basisN*l), qhl...)
+				}
+			}
+			q := make([]float64, l)
+			floats.ScaleTo(q, 1/rnn, v)
+			col := append(rc, rnn)
+			c := floats.Dot(q, resid)
+			floats.AddScaled(resid, -c, q)
+			qs, rcols, cs = append(qs, q), append(rcols, col), append(cs, c)
+			atoms = append(atoms, g)
+			skip[g] = true
+			lastQ = q
+			if prefit {
+				if running {
+					nperp[g] = 0
+				} else {
+					n0 := len(qhl)
+					qhl = append(qhl, make([]float32, 2*l)...)
+					splitHiLo(q, qhl[n0:n0+l], qhl[n0+l:n0+2*l])
+				}
+			}
+			if fVal != nil {
+				var err error
+				if coef, err = triSolve(rcols, cs); err != nil {
+					return nil, err
+				}
+				clear(fVal)
+				for i, a := range atoms {
+					vr, err := p.val.row(a)
+					if err != nil {
+						return nil, err
+					}
+					floats.AddScaled(fVal, coef[i], vr)
+				}
+			}
+		}
+		resNorm := floats.Norm(resid, 2)
+		floats.SubTo(fTrain, p.y, resid)
+		if fVal == nil && variant != Basic {
+			coef = coef[:0] // only the kept step's coefficients are needed
+		}
+		if tr.record(step, g, len(atoms), resNorm, fTrain, fVal, atoms, coef) {
+			break
+		}
+	}
+	res := tr.result()
+	if variant != Basic && p.val == nil && len(res.atoms) > 0 {
+		c, err := triSolve(rcols[:len(res.atoms)], cs[:len(res.atoms)])
+		if err != nil {
+			return nil, err
+		}
+		res.coef = c
+	}
+	return res, nil
+}
+
+// basisBytes is the memory of an orthonormal basis of n vectors of length
+// l in float64, plus its float32 hi/lo copy when withHiLo.
+func basisBytes(n, l int, withHiLo bool) int64 {
+	b := int64(n) * int64(l) * 8
+	if withHiLo {
+		b *= 2
+	}
+	return b
+}
+
+// projections returns Σ_j ⟨q_j, d_i⟩² for the rows d_i of blk, with the
+// basis given as float32 hi/lo row pairs (qhl rows 2j, 2j+1 = q_j), four
+// basis vectors per pass of the dictionary product.
+func (st *streamer) projections(blk backend.Matrix, qhl []float32, nq int) ([]float64, error) {
+	nb, l := blk.Rows, blk.Cols
+	if cap(st.pq) < 9*nb {
+		st.pq = make([]float64, 9*nb)
+	}
+	out, pp := st.pq[:nb], st.pq[nb:9*nb]
+	clear(out)
+	be := st.e.Backend()
+	for j0 := 0; j0 < nq; j0 += 4 {
+		j1 := min(j0+4, nq)
+		vecs := backend.Matrix{Rows: 2 * (j1 - j0), Cols: l, Stride: l, Data: qhl[2*j0*l : 2*j1*l]}
+		if err := be.DictProducts(pp[:vecs.Rows*nb], blk, vecs); err != nil {
+			return nil, fmt.Errorf("kmp: projections on the basis: %w", err)
+		}
+		for j := range j1 - j0 {
+			hi, lo := pp[2*j*nb:(2*j+1)*nb], pp[(2*j+1)*nb:(2*j+2)*nb]
+			for i := range nb {
+				p := hi[i] + lo[i]
+				out[i] += p * p
+			}
+		}
+	}
+	return out, nil
+}
+
+// search yields the atoms searched at each step: all of them (Streamed, or
+// an active set at least as large as the dictionary), or a random active
+// set.
+type search struct {
+	size int
+	all  []int
+	smp  *sampler
+}
+
+func newSearch(st *streamer, m int, seed uint64, output int) *search {
+	s := &search{size: min(st.plan.ActiveSet, m)}
+	if st.plan.Mode == StochasticSearch && s.size < m {
+		s.smp = newSampler(m, seed, output)
+		return s
+	}
+	s.size = m
+	s.all = make([]int, m)
+	for i := range s.all {
+		s.all[i] = i
+	}
+	return s
+}
+
+func (s *search) next() []int {
+	if s.smp != nil {
+		return s.smp.next(s.size)
+	}
+	return s.all
+}
+
+// fitStreamGeneral is fitGeneral (non-squared losses, Figure 4) with the
+// search of fitStream.
+func (p *problem) fitStreamGeneral() (*result, error) {
+	cfg, dc, be := p.cfg, p.dict, p.e.Backend()
+	st := dc.stream
+	m, l := len(dc.atoms), st.tr.x.Rows
+	backfit := cfg.Variant == BackFit
+	running := st.plan.Mode == Streamed
+	threads := p.e.Threads()
+
+	search := newSearch(st, m, cfg.Seed, p.output)
+	ns := search.size
+	f := make([]float64, l)
+	g := make([]float64, l)
+	vecs := backend.NewMatrix(2, l)
+	score := make([]float64, ns)
+	nrm := make([]float64, ns)
+	var skip, cskip []bool
+	if backfit {
+		skip, cskip = make([]bool, m), make([]bool, ns)
+	}
+	var (
+		atoms []int
+		coef  []float64
+		rows  [][]float64
+		vrows [][]float64
+		pos   = map[int]int{}
+		fVal  []float64
+		rowsN int
+	)
+	if p.val != nil {
+		fVal = make([]float64, len(p.valY))
+	}
+	tr := newTracker(p)
+	limit := p.maxSteps()
+	for step := 1; step <= limit; step++ {
+		for i, y := range p.y {
+			g[i] = -lossDeriv(cfg.Loss, y, f[i])
+		}
+		if floats.Norm(g, 2) == 0 {
+			break
+		}
+		splitHiLo(g, vecs.Row(0), vecs.Row(1))
+		cand := search.next()
+		n := len(cand)
+		err := st.scan(dc, cand, vecs, func(b0 int, blk backend.Matrix, prod []float64) error {
+			nb := blk.Rows
+			var bn []float64
+			if !running {
+				bn = rowSqNorms64(blk, threads)
+			}
+			for i := range nb {
+				c, k := b0+i, cand[b0+i]
+				score[c] = prod[i] + prod[nb+i]
+				if running {
+					nrm[c] = dc.nrm2[k]
+				} else {
+					nrm[c] = bn[i]
+				}
+				if backfit {
+					cskip[c] = skip[k]
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		var sk []bool
+		if backfit {
+			sk = cskip[:n]
+		}
+		gi, _ := be.ScoredArgMax(score[:n], nrm[:n], sk)
+		if gi < 0 {
+			break
+		}
+		k := cand[gi]
+		row := make([]float64, l)
+		if err := st.row64(dc, cand, gi, row); err != nil {
+			return nil, err
+		}
+		a := lineSearch(cfg.Loss, p.y, f, row, score[gi]/nrm[gi])
+		floats.AddScaled(f, a, row)
+		var vr []float64
+		if fVal != nil {
+			var err error
+			if vr, err = p.val.row(k); err != nil {
+				return nil, err
+			}
+		}
+		if i, ok := pos[k]; ok {
+			coef[i] += a
+		} else {
+			if len(rows)+1 > rowsN {
+				rowsN = min(max(64, 2*rowsN), limit)
+				if err := p.e.Reserve(fmt.Sprintf("the %d chosen functions at %d points", rowsN, l), int64(rowsN)*int64(l)*8); err != nil {
+					return nil, fmt.Errorf("kmp: step %d: %w", step, err)
+				}
+			}
+			pos[k] = len(atoms)
+			atoms = append(atoms, k)
+			coef = append(coef, a)
+			rows = append(rows, row)
+			vrows = append(vrows, vr)
+		}
+		if backfit {
+			skip[k] = true
+		}
+		if fVal != nil {
+			floats.AddScaled(fVal, a, vr)
+		}
+		if backfit && cfg.RefitEvery > 0 && step%cfg.RefitEvery == 0 {
+			refit(cfg.Loss, p.y, rows, coef, cfg.RefitIterations)
+			expand(f, rows, coef)
+			if fVal != nil {
+				expand(fVal, vrows, coef)
+			}
+		}
+		for i, y := range p.y {
+			g[i] = -lossDeriv(cfg.Loss, y, f[i])
+		}
+		if tr.record(step, k, len(atoms), floats.Norm(g, 2), f, fVal, atoms, coef) {
+			break
+		}
+	}
+	return tr.result(), nil
+}

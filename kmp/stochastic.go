@@ -1,0 +1,119 @@
+package kmp
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit/engine"
+)
+
+// Stochastic configures stochastic kernel matching pursuit (Popovici,
+// Bengio & Thiran, "Kernel matching pursuit for large datasets", Pattern
+// Recognition 38, 2005): every step searches only an active set of s
+// dictionary functions sampled at random without replacement, so a step
+// costs O(l·s·d) and memory is O(l·d + l·s) whatever the number of
+// candidates.
+//
+// Give either ActiveSet (s directly) or Eps and Q, from which
+// s = ⌈log ε / log q⌉: with probability 1 − ε the best sampled function is
+// within the top (1 − q) fraction of the dictionary (ε = 0.05, q = 0.95 →
+// 59; ε = 0.01, q = 0.98 → 228). The samples come from Config.Seed
+// (math/rand/v2 PCG, one stream per output), so a run is reproducible. An
+// active set as large as the dictionary searches everything and chooses
+// exactly what deterministic KMP chooses.
+type Stochastic struct {
+	ActiveSet int
+	Eps, Q    float64
+}
+
+// Default active-set parameters of the paper's experiments.
+const (
+	DefaultEps = 0.05
+	DefaultQ   = 0.95
+)
+
+// ActiveSetSize returns s = ⌈log ε / log q⌉, the number of random
+// candidates whose maximum lies in the top (1 − q) quantile with
+// probability at least 1 − ε (the paper's Proposition 2).
+func ActiveSetSize(eps, q float64) (int, error) {
+	if !(eps > 0 && eps < 1) {
+		return 0, fmt.Errorf("kmp: stochastic eps must be in (0, 1), got %v", eps)
+	}
+	if !(q > 0 && q < 1) {
+		return 0, fmt.Errorf("kmp: stochastic quantile q must be in (0, 1), got %v", q)
+	}
+	s := math.Ceil(math.Log(eps)/math.Log(q) - 1e-12)
+	if s > math.MaxInt32 {
+		return 0, fmt.Errorf("kmp: eps %v and q %v give an active set of %g candidates", eps, q, s)
+	}
+	return max(int(s), 1), nil
+}
+
+// Size returns the active-set size s the configuration asks for.
+func (sc Stochastic) Size() (int, error) {
+	switch {
+	case sc.ActiveSet < 0:
+		return 0, fmt.Errorf("kmp: stochastic active set must be ≥ 1, got %d", sc.ActiveSet)
+	case sc.ActiveSet > 0:
+		if sc.Eps != 0 || sc.Q != 0 {
+			return 0, errors.New("kmp: give the stochastic active set either directly or through eps and q, not both")
+		}
+		return sc.ActiveSet, nil
+	case sc.Eps == 0 && sc.Q == 0:
+		return ActiveSetSize(DefaultEps, DefaultQ)
+	}
+	return ActiveSetSize(sc.Eps, sc.Q)
+}
+
+// TrainStochastic is Train with stochastic search: cfg.Stochastic is set to
+// sc. It returns the same kind of Model, which predicts, saves and loads
+// like any other.
+func TrainStochastic(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, sc Stochastic) (*Model, error) {
+	cfg.Stochastic = &sc
+	return Train(e, x, y, cfg)
+}
+
+// sampler draws active sets: s distinct atoms out of m, uniformly, by a
+// partial Fisher–Yates shuffle of a permutation kept across steps (any
+// starting permutation gives a uniform subset), returned in increasing
+// order so that kernel blocks group by kernel and ties break like the
+// deterministic search.
+type sampler struct {
+	rng  *rand.Rand
+	perm []int
+	out  []int
+}
+
+// samplerStream mixes the output index into the PCG stream so that the
+// outputs of one-vs-rest draw independent active sets.
+const samplerStream = 0x736b6d702d616374 // "skmp-act"
+
+func newSampler(m int, seed uint64, output int) *sampler {
+	perm := make([]int, m)
+	for i := range perm {
+		perm[i] = i
+	}
+	return &sampler{rng: rand.New(rand.NewPCG(seed, samplerStream^uint64(output))), perm: perm}
+}
+
+// next returns s distinct indices in [0, m) in increasing order (all of
+// them when s ≥ m). The slice is reused by the next call.
+func (sp *sampler) next(s int) []int {
+	m := len(sp.perm)
+	if s >= m {
+		sp.out = append(sp.out[:0], sp.perm...)
+		slices.Sort(sp.out)
+		return sp.out
+	}
+	for i := range s {
+		j := i + sp.rng.IntN(m-i)
+		sp.perm[i], sp.perm[j] = sp.perm[j], sp.perm[i]
+	}
+	sp.out = append(sp.out[:0], sp.perm[:s]...)
+	slices.Sort(sp.out)
+	return sp.out
+}
