@@ -23,7 +23,8 @@
 //     the long dimension (thousands of training points) with float64 partial
 //     sums, because the algorithms compare these scores across candidates and
 //     subtract nearly equal quantities (orthogonalisation, residual updates).
-//     Backends may sum short float32 runs first and add them into float64.
+//     Backends may sum short float32 runs first (at most 32 products, the
+//     bound backendtest allows for) and add them into float64.
 //   - Scores, residuals and coefficients (vectors of length l or M) are float64
 //     in the algorithms; ScoredArgMax works on float64.
 //

@@ -113,8 +113,8 @@ func (g *goBackend) workersFor(size, threshold int) int {
 	return g.threads
 }
 
-// chunks splits [0, n) into about 8 pieces per worker, each at least grain
-// long, and returns the piece length.
+// chunkLen returns the length of the pieces that split [0, n) into about 8
+// per worker, each at least grain long.
 func chunkLen(n, workers, grain int) int {
 	c := (n + 8*workers - 1) / (8 * workers)
 	if c < grain {
