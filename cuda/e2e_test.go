@@ -328,9 +328,9 @@ func compareRuns(t *testing.T, name string, got, want skmpResult) {
 
 func TestStochasticKMPEndToEnd(t *testing.T) {
 	be := open(t)
-	const l, d, s, steps = 4000, 8, 59, 25
+	const l, d, s, steps = 4000, 4, 59, 25
 	x, y := skmpData(l, d, 1)
-	k := backend.Kernel{Kind: backend.RBF, Gamma: 2}
+	k := backend.Kernel{Kind: backend.RBF, Gamma: 1}
 
 	goOps, err := newHostOps(backend.NewGo(0), k, x, s)
 	if err != nil {
@@ -340,8 +340,15 @@ func TestStochasticKMPEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !(want.resid[steps-1] < 0.8*want.resid[0]) {
-		t.Fatalf("the reference run did not fit: residual %v after one step, %v after %d", want.resid[0], want.resid[steps-1], steps)
+	// Pre-fitting projects y on a growing subspace: the residual never
+	// grows, and 25 RBF functions must explain a good part of this y.
+	for i := 1; i < steps; i++ {
+		if want.resid[i] > want.resid[i-1]*(1+1e-12) {
+			t.Fatalf("reference run: residual grew at step %d: %v → %v", i, want.resid[i-1], want.resid[i])
+		}
+	}
+	if ny := math.Sqrt(dot(y, y)); !(want.resid[steps-1] < 0.9*ny) {
+		t.Fatalf("reference run did not fit: ‖y‖ = %v, residual %v after %d steps", ny, want.resid[steps-1], steps)
 	}
 
 	hostOps, err := newHostOps(be, k, x, s)

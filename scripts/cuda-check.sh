@@ -14,7 +14,13 @@
 #   4. the PTX regenerated with nvcc 11.8 equals the committed copy, and
 #      ptxas assembles it for sm_70, sm_80 and sm_90 without register spills;
 #   5. every kernel against float64 references under the CPU emulation of
-#      the CUDA execution model (cuda/kernels/emu).
+#      the CUDA execution model (cuda/kernels/emu);
+#   6. the -tags cuda test binary itself (conformance suite, resident
+#      operations, stochastic KMP end to end) run against a stand-in
+#      libcuda.so.1 that executes the same kernels under that emulation
+#      (cuda/kernels/emu/fakecuda.cpp): the Go side, gorgonia.org/cu and the
+#      argument passing are exercised for real; the PTX and the hardware are
+#      not (that is what scripts/gpu-check.sh on a GPU machine is for).
 #
 # Usage: bash scripts/cuda-check.sh      (prints each step and its time)
 set -euo pipefail
@@ -123,5 +129,23 @@ timeout 600 "$WORK/emu_test" >"$WORK/emu.log" || {
 	fail "kernel emulation test"
 }
 tail -1 "$WORK/emu.log"
+
+step "the -tags cuda tests against the emulating libcuda.so.1 (fakecuda.cpp)"
+mkdir -p "$WORK/fake"
+g++ -std=c++20 -O1 -fPIC -Wall -Wno-unknown-pragmas -I"$PURSUIT_CUDA_ROOT/usr/include" \
+	-c -o "$WORK/fake/fakecuda.o" cuda/kernels/emu/fakecuda.cpp
+# Every other driver symbol the binary imports becomes a stub returning
+# CUDA_ERROR_NOT_SUPPORTED.
+nm --defined-only "$WORK/fake/fakecuda.o" | awk '$2=="T" && $3 ~ /^cu/ {print $3}' | sort >"$WORK/fake/defined"
+nm -D --undefined-only "$WORK/cuda.test" | awk '$2 ~ /^cu/ {print $2}' | sort >"$WORK/fake/needed"
+comm -23 "$WORK/fake/needed" "$WORK/fake/defined" |
+	awk '{printf "extern \"C\" int %s(void) { return 801; }\n", $1}' >"$WORK/fake/stubs.cpp"
+echo "emulated driver calls: $(wc -l <"$WORK/fake/defined"), stubs: $(wc -l <"$WORK/fake/stubs.cpp")"
+g++ -shared -fPIC -O1 -Wl,-soname,libcuda.so.1 -o "$WORK/fake/libcuda.so.1" "$WORK/fake/fakecuda.o" "$WORK/fake/stubs.cpp"
+(cd cuda && LD_LIBRARY_PATH="$WORK/fake" timeout 900 "$WORK/cuda.test" -test.count=1 -test.v 2>&1) >"$WORK/fake.log" || {
+	grep -vE '^(=== RUN|=== PAUSE|=== CONT)' "$WORK/fake.log" | tail -60
+	fail "the -tags cuda tests failed against the emulated driver"
+}
+grep -E '^(--- |ok|PASS|FAIL)' "$WORK/fake.log"
 
 step "done: CUDA build check passed"

@@ -1,18 +1,20 @@
 // emu.h — a minimal CPU emulation of the CUDA execution model, enough to run
-// kernels.cu on a machine without a GPU: every thread of a block is an OS
-// thread, __syncthreads() is a barrier over the block, __shared__ variables
-// are function statics (one copy, shared by the block's threads; blocks run
-// one after another). It checks the kernels' logic (indexing, bounds,
-// reductions, barriers reached by every thread: a missed barrier deadlocks),
-// not their speed nor anything about real hardware (warps, memory model,
-// float contraction, the device math library).
+// kernels.cu on a machine without a GPU. Each thread of a block is a fiber
+// (ucontext) on one OS thread; __syncthreads() switches back to the
+// scheduler, which resumes the block's threads once every live thread has
+// reached the barrier; __shared__ variables are function statics (one copy,
+// shared by the block's threads; blocks run one after another). It checks the
+// kernels' logic — indexing, bounds, reductions, and that every thread of a
+// block reaches every barrier (a barrier that some threads skip by exiting is
+// reported as an error) — not their speed nor anything about real hardware
+// (warps, the memory model, float contraction, the device math library).
 #pragma once
 
-#include <barrier>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
-#include <thread>
+#include <ucontext.h>
 #include <vector>
 
 struct dim3 {
@@ -20,44 +22,100 @@ struct dim3 {
 	dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
 };
 
-static thread_local dim3 threadIdx;
-static thread_local dim3 blockIdx;
-static dim3 blockDim, gridDim;
-static std::barrier<> *emu_block_barrier;
+static dim3 threadIdx, blockIdx, blockDim, gridDim;
 
 #define PURSUIT_EMU 1
 #define __global__
 #define __device__
 #define __forceinline__ inline
 #define __shared__ static
-#define __syncthreads() emu_block_barrier->arrive_and_wait()
+#define __syncthreads() emu_sync()
 
-// emu_launch runs f (a call of one kernel) over grid×block threads. One OS
-// thread per thread of a block; the same threads run every block in turn,
-// with a barrier between blocks so that shared memory is not overwritten
-// while a block still uses it.
-static void emu_launch(dim3 grid, dim3 block, const std::function<void()> &f)
+struct emu_fiber {
+	ucontext_t ctx;
+	bool done;
+	std::vector<char> stack;
+};
+
+static ucontext_t emu_sched;
+static std::vector<emu_fiber> emu_fibers;
+static unsigned emu_cur;
+static const std::function<void()> *emu_kernel;
+static int emu_errors;   // launches that failed (see emu_launch)
+static bool emu_quiet;   // do not print why a launch failed
+
+static void emu_sync() { swapcontext(&emu_fibers[emu_cur].ctx, &emu_sched); }
+
+static void emu_entry()
+{
+	(*emu_kernel)();
+	emu_fibers[emu_cur].done = true;
+	swapcontext(&emu_fibers[emu_cur].ctx, &emu_sched);
+	std::abort(); // never resumed
+}
+
+static void emu_set_thread(unsigned t)
+{
+	emu_cur = t;
+	threadIdx = dim3(t % blockDim.x, (t / blockDim.x) % blockDim.y, t / (blockDim.x * blockDim.y));
+}
+
+// emu_launch runs f (a call of one kernel) over grid×block threads. It
+// returns false, after printing why, when a barrier is not reached by every
+// live thread of a block.
+static bool emu_launch(dim3 grid, dim3 block, const std::function<void()> &f)
 {
 	const unsigned nt = block.x * block.y * block.z;
+	const size_t stackSize = 256 * 1024;
+	if (emu_fibers.size() < nt) {
+		emu_fibers.resize(nt);
+	}
+	for (unsigned t = 0; t < nt; t++) {
+		emu_fibers[t].stack.resize(stackSize);
+	}
 	gridDim = grid;
 	blockDim = block;
-	std::barrier<> sync(nt), between(nt);
-	emu_block_barrier = &sync;
-	std::vector<std::thread> ts;
-	ts.reserve(nt);
-	for (unsigned t = 0; t < nt; t++) {
-		ts.emplace_back([&, t] {
-			threadIdx = dim3(t % block.x, (t / block.x) % block.y, t / (block.x * block.y));
-			for (unsigned z = 0; z < grid.z; z++)
-				for (unsigned y = 0; y < grid.y; y++)
-					for (unsigned x = 0; x < grid.x; x++) {
-						blockIdx = dim3(x, y, z);
-						f();
-						between.arrive_and_wait();
+	emu_kernel = &f;
+	for (unsigned z = 0; z < grid.z; z++)
+		for (unsigned y = 0; y < grid.y; y++)
+			for (unsigned x = 0; x < grid.x; x++) {
+				blockIdx = dim3(x, y, z);
+				for (unsigned t = 0; t < nt; t++) {
+					emu_fiber &fb = emu_fibers[t];
+					getcontext(&fb.ctx);
+					fb.ctx.uc_stack.ss_sp = fb.stack.data();
+					fb.ctx.uc_stack.ss_size = stackSize;
+					fb.ctx.uc_link = nullptr;
+					makecontext(&fb.ctx, emu_entry, 0);
+					fb.done = false;
+				}
+				for (unsigned barrier = 0;; barrier++) {
+					unsigned waiting = 0, finished = 0;
+					for (unsigned t = 0; t < nt; t++) {
+						if (emu_fibers[t].done) {
+							finished++;
+							continue;
+						}
+						emu_set_thread(t);
+						swapcontext(&emu_sched, &emu_fibers[t].ctx);
+						if (emu_fibers[t].done) {
+							finished++;
+						} else {
+							waiting++;
+						}
 					}
-		});
-	}
-	for (auto &t : ts) {
-		t.join();
-	}
+					if (waiting == 0) {
+						break;
+					}
+					if (finished > 0) {
+						if (!emu_quiet) {
+							std::fprintf(stderr, "emu: block (%u,%u,%u): barrier %u reached by %u threads while %u had exited\n",
+							             x, y, z, barrier, waiting, finished);
+						}
+						emu_errors++;
+						return false;
+					}
+				}
+			}
+	return true;
 }

@@ -4,7 +4,7 @@
 // dimensions, gathered rows and several grid shapes. Built and run by
 // scripts/cuda-check.sh:
 //
-//   g++ -std=c++20 -O1 -pthread -o emu_test emu_test.cpp && ./emu_test
+//   g++ -std=c++20 -O1 -o emu_test emu_test.cpp && ./emu_test
 //
 // It prints one line per case and "N passed, N failed" at the end; the exit
 // status is non-zero when a case fails.
@@ -297,8 +297,33 @@ static void test_argmax(long long m, unsigned blocks, bool withSkip, int pattern
 	           std::to_string(ws) + ")");
 }
 
+// The emulator must reject a kernel in which some threads exit before a
+// barrier the others wait at (undefined behaviour on a GPU).
+static void bad_barrier_kernel(int *out)
+{
+	if (threadIdx.x == 0) {
+		return;
+	}
+	__syncthreads();
+	out[threadIdx.x] = 1;
+}
+
+static void test_emulator_detects_bad_barrier()
+{
+	std::vector<int> out(64);
+	const int before = emu_errors;
+	emu_quiet = true;
+	const bool ok = emu_launch(dim3(1), dim3(64), [&] { bad_barrier_kernel(out.data()); });
+	const bool detected = !ok && emu_errors == before + 1;
+	emu_errors = before;
+	emu_quiet = false;
+	report(detected, "emulator rejects a barrier skipped by an exited thread", "not detected");
+}
+
 int main()
 {
+	test_emulator_detects_bad_barrier();
+
 	for (long long kind = 1; kind <= 4; kind++) {
 		test_kernel_block(1, 1, 1, kind, false);
 		test_kernel_block(37, 131, 19, kind, false);
@@ -334,6 +359,10 @@ int main()
 		test_argmax(777, 7, false, p);
 	}
 
+	if (emu_errors > 0) {
+		std::printf("FAIL %d launches broke the barrier rules\n", emu_errors);
+		failed += emu_errors;
+	}
 	std::printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
