@@ -60,7 +60,8 @@ type result struct {
 	atoms []int
 	coef  []float64
 	curve []Step
-	kept  int // steps kept (the best validation step, or all)
+	kept  int   // steps kept (the best validation step, or all)
+	path  *path // how the expansion grew, for Model.Truncate (nil: not recorded)
 }
 
 // tracker records the learning curve, evaluates validation error, and keeps
@@ -191,10 +192,13 @@ func (p *problem) fitSquared() (*result, error) {
 		atoms []int
 		coef  []float64
 		pos   = map[int]int{} // atom → position (basic MP)
-		lastQ []float64
-		v     = make([]float64, l)
-		dk    = make([]float64, l)
-		fVal  []float64
+		// basic MP's atom and coefficient increment per step
+		stepAtoms []int
+		stepInc   []float64
+		lastQ     []float64
+		v         = make([]float64, l)
+		dk        = make([]float64, l)
+		fVal      []float64
 	)
 	if p.val != nil {
 		fVal = make([]float64, len(p.valY))
@@ -292,6 +296,7 @@ func (p *problem) fitSquared() (*result, error) {
 			dc.row64(g, dk)
 			a := floats.Dot(dk, resid) / dc.nrm2[g]
 			floats.AddScaled(resid, -a, dk)
+			stepAtoms, stepInc = append(stepAtoms, g), append(stepInc, a)
 			if i, ok := pos[g]; ok {
 				coef[i] += a
 			} else {
@@ -355,6 +360,11 @@ func (p *problem) fitSquared() (*result, error) {
 		}
 	}
 	res := tr.result()
+	if variant == Basic {
+		res.path = &path{atoms: stepAtoms, inc: stepInc}
+	} else {
+		res.path = &path{atoms: atoms, rcols: rcols, cs: cs}
+	}
 	if variant != Basic && p.val == nil && len(res.atoms) > 0 {
 		c, err := triSolve(rcols[:len(res.atoms)], cs[:len(res.atoms)])
 		if err != nil {

@@ -41,6 +41,8 @@ func (p *problem) fitGeneral() (*result, error) {
 		fVal = make([]float64, len(p.valY))
 	}
 	tr := newTracker(p)
+	pa := &path{}
+	snapFloats := 0
 	limit := p.maxSteps()
 	for step := 1; step <= limit; step++ {
 		for i, y := range p.y {
@@ -94,6 +96,13 @@ func (p *problem) fitGeneral() (*result, error) {
 				expand(fVal, vrows, coef)
 			}
 		}
+		if backfit {
+			if snapFloats += len(coef); snapFloats <= maxSnapFloats {
+				pa.snaps = append(pa.snaps, append([]float64(nil), coef...))
+			}
+		} else {
+			pa.atoms, pa.inc = append(pa.atoms, k), append(pa.inc, a)
+		}
 		for i, y := range p.y {
 			g[i] = -lossDeriv(cfg.Loss, y, f[i])
 		}
@@ -101,7 +110,12 @@ func (p *problem) fitGeneral() (*result, error) {
 			break
 		}
 	}
-	return tr.result(), nil
+	res := tr.result()
+	if backfit {
+		pa.atoms = atoms
+	}
+	res.path = pa
+	return res, nil
 }
 
 // expand writes f = Σ_j coef_j rows_j.

@@ -34,6 +34,8 @@ type Model struct {
 	SupportIndex  []int
 	SupportKernel []int
 	Outputs       []Output
+
+	origin *origin // training path for Truncate (freshly trained models only)
 }
 
 // Output is one decision function of a model.

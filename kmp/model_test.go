@@ -407,3 +407,70 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("decision on wrong width: %v", err)
 	}
 }
+
+// TestTruncate: cutting a model back to n steps gives the model trained
+// with N = n, for every variant and loss; per-output step counts work for
+// one-vs-rest; loaded models refuse.
+func TestTruncate(t *testing.T) {
+	e := goEngine(t)
+	x, y := circleData(100, 21)
+	for _, cfg := range []Config{
+		{Variant: PreFit, Bias: true},
+		{Variant: BackFit},
+		{Variant: Basic},
+		{Loss: Tanh, RefitEvery: 2},
+		{Loss: Logistic, Variant: Basic},
+	} {
+		cfg.Kernels = []backend.Kernel{engine.RBF(3)}
+		long, short := cfg, cfg
+		long.N, short.N = 18, 7
+		ml, err := Train(e, x, y, long)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms, err := Train(e, x, y, short)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mt, err := ml.Truncate(7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds, _ := ms.Decision(e, x)
+		dt, err := mt.Decision(e, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range ds {
+			if math.Abs(ds[i]-dt[i]) > 1e-9*(1+math.Abs(ds[i])) {
+				t.Fatalf("%v/%v: row %d: N=7 gives %.12g, truncated %.12g", ml.Variant, ml.Loss, i, ds[i], dt[i])
+			}
+		}
+		if mt.Outputs[0].Steps != 7 || len(mt.Outputs[0].Curve) != 18 {
+			t.Fatalf("%v/%v: truncated steps %d, curve %d", ml.Variant, ml.Loss, mt.Outputs[0].Steps, len(mt.Outputs[0].Curve))
+		}
+	}
+	xb, yb := blobs(90, 3)
+	m, err := Train(e, xb, yb, Config{Kernels: []backend.Kernel{engine.RBF(1)}, N: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mt, err := m.Truncate(2, 5, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sz := mt.Size(); sz.PerOutput[0] != 2 || sz.PerOutput[1] != 5 || sz.PerOutput[2] != 8 {
+		t.Fatalf("per-output truncation: %+v", sz)
+	}
+	var buf bytes.Buffer
+	if err := m.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	ml, err := Load(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ml.Truncate(3); err == nil {
+		t.Fatal("a loaded model truncated")
+	}
+}

@@ -188,7 +188,7 @@ func train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, forceOVR
 		}
 		results[o] = r
 	}
-	return assemble(&cfg, dict, tr, trIdx, scaler, outClasses, results), nil
+	return assemble(&cfg, dict.atoms, tr.x, trIdx, scaler, outClasses, results, true), nil
 }
 
 // signs maps labels to +1 (== pos) and −1 (others).
@@ -231,7 +231,9 @@ func checkFinite(what string, x backend.Matrix, y []float64) error {
 
 // assemble builds the model: the union of the outputs' kernel atoms become
 // the support vectors, the constant atom the bias.
-func assemble(cfg *Config, dict *dictionary, tr trainSet, trIdx []int, scaler *data.Scaler, classes []float64, results []*result) *Model {
+// With mapCurve the curves' Support fields are mapped from training-part
+// rows to rows of the caller's data.
+func assemble(cfg *Config, dictAtoms []atom, x backend.Matrix, trIdx []int, scaler *data.Scaler, classes []float64, results []*result, mapCurve bool) *Model {
 	m := &Model{
 		Task: cfg.Task, Loss: cfg.Loss, Variant: cfg.Variant, Classes: classes,
 		Kernels: append([]backend.Kernel(nil), cfg.Kernels...), Custom: cfg.Custom, Scaler: scaler,
@@ -240,7 +242,7 @@ func assemble(cfg *Config, dict *dictionary, tr trainSet, trIdx []int, scaler *d
 	var svAtoms []int
 	for _, r := range results {
 		for _, a := range r.atoms {
-			if dict.atoms[a].kernel == biasKernel {
+			if dictAtoms[a].kernel == biasKernel {
 				continue
 			}
 			if _, ok := slot[a]; !ok {
@@ -249,10 +251,10 @@ func assemble(cfg *Config, dict *dictionary, tr trainSet, trIdx []int, scaler *d
 			}
 		}
 	}
-	m.Support = backend.NewMatrix(len(svAtoms), tr.x.Cols)
+	m.Support = backend.NewMatrix(len(svAtoms), x.Cols)
 	for s, a := range svAtoms {
-		at := dict.atoms[a]
-		copy(m.Support.Row(s), tr.x.Row(at.center))
+		at := dictAtoms[a]
+		copy(m.Support.Row(s), x.Row(at.center))
 		m.SupportIndex = append(m.SupportIndex, trIdx[at.center])
 		m.SupportKernel = append(m.SupportKernel, at.kernel)
 	}
@@ -261,19 +263,23 @@ func assemble(cfg *Config, dict *dictionary, tr trainSet, trIdx []int, scaler *d
 	}
 	for _, r := range results {
 		for i := range r.curve {
-			if c := r.curve[i].Support; c >= 0 {
+			if c := r.curve[i].Support; c >= 0 && mapCurve {
 				r.curve[i].Support = trIdx[c]
 			}
 		}
 		out := Output{Coef: make([]float64, len(svAtoms)), Steps: r.kept, Curve: r.curve}
 		for i, a := range r.atoms {
-			if dict.atoms[a].kernel == biasKernel {
+			if dictAtoms[a].kernel == biasKernel {
 				out.Bias += r.coef[i]
 				continue
 			}
 			out.Coef[slot[a]] += r.coef[i]
 		}
 		m.Outputs = append(m.Outputs, out)
+	}
+	m.origin = &origin{atoms: dictAtoms, x: x, trIdx: trIdx}
+	for _, r := range results {
+		m.origin.paths = append(m.origin.paths, r.path)
 	}
 	return m
 }
