@@ -145,7 +145,7 @@ func newDictionary(e *engine.Engine, cfg *Config, atoms []atom, tr trainSet) (*d
 	if err := e.Reserve("the KMP kernel block ("+plan.String()+")", plan.WorkBytes); err != nil {
 		return nil, fmt.Errorf("kmp: %w", err)
 	}
-	st := &streamer{e: e, cfg: cfg, plan: plan, tr: tr, buf: backend.NewMatrix(plan.Block, tr.x.Rows), one: backend.NewMatrix(1, tr.x.Rows)}
+	st := &streamer{e: e, cfg: cfg, plan: plan, tr: tr, buf: backend.NewMatrix(plan.Block, tr.x.Rows), one: backend.NewMatrix(1, tr.x.Rows), nrm: make([]float64, plan.Block)}
 	dc := &dictionary{atoms: atoms, stream: st}
 	if plan.Mode == Streamed {
 		// The norms of all atoms, in one blocked pass.
@@ -176,6 +176,7 @@ type streamer struct {
 	ab    []atom
 	prod  []float64
 	pq    []float64 // projections scratch
+	nrm   []float64 // block norms scratch
 	last  []int     // the candidates whose rows buf holds now
 	lastN int
 }

@@ -86,7 +86,7 @@ func (p *problem) fitStream() (*result, error) {
 			nb := blk.Rows
 			var bn, pq []float64
 			if !running {
-				bn = rowSqNorms64(blk, threads)
+				bn = blockSqNorms(blk, threads, st.nrm)
 				if prefit && len(qs) > 0 {
 					var err error
 					if pq, err = st.projections(blk, qhl, len(qs)); err != nil {
@@ -382,7 +382,7 @@ func (p *problem) fitStreamGeneral() (*result, error) {
 			nb := blk.Rows
 			var bn []float64
 			if !running {
-				bn = rowSqNorms64(blk, threads)
+				bn = blockSqNorms(blk, threads, st.nrm)
 			}
 			for i := range nb {
 				c, k := b0+i, cand[b0+i]
@@ -459,4 +459,32 @@ func (p *problem) fitStreamGeneral() (*result, error) {
 		}
 	}
 	return tr.result(), nil
+}
+
+// blockSqNorms returns the float64 squared norms of the rows of a kernel
+// block, like rowSqNorms64 but with four independent accumulators so that
+// the loop is not bound by the latency of one chain of additions (it runs
+// on every searched block, so it matters next to the kernel block itself).
+func blockSqNorms(d backend.Matrix, threads int, out []float64) []float64 {
+	out = out[:d.Rows]
+	parallelFor(d.Rows, threads, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			r := d.Row(i)
+			var s0, s1, s2, s3 float64
+			j := 0
+			for ; j+4 <= len(r); j += 4 {
+				a, b, c, e := float64(r[j]), float64(r[j+1]), float64(r[j+2]), float64(r[j+3])
+				s0 += a * a
+				s1 += b * b
+				s2 += c * c
+				s3 += e * e
+			}
+			for ; j < len(r); j++ {
+				a := float64(r[j])
+				s0 += a * a
+			}
+			out[i] = (s0 + s1) + (s2 + s3)
+		}
+	})
+	return out
 }
