@@ -137,17 +137,26 @@ func (g *goBackend) kernel(op *kernelOp) {
 const gemmRowsMin = 4
 
 // kernelFewRows computes a block of fewer than gemmRowsMin rows, parallel
-// over chunks of the rows of b, each taken four at a time by the
-// dictionary-product kernel.
+// over chunks of the rows of b, each taken eight (then four, then one) at a
+// time by the dictionary-product kernels.
 func (g *goBackend) kernelFewRows(op *kernelOp) {
 	n, m, d := op.dst.Rows, op.dst.Cols, op.a.Cols
 	workers := g.workersFor(n*m*max(d, 1), minParallelFlops)
-	c := roundUp(chunkLen(m, workers, 64), 4)
+	c := roundUp(chunkLen(m, workers, 64), 8)
 	parallel(ceilDiv(m, c), workers, nil, nil, func(_ struct{}, t int) {
 		j0, j1 := t*c, min((t+1)*c, m)
 		for r := range n {
 			a, out := op.aRow(r), op.dst.Row(r)
 			j := j0
+			var s [8]float64
+			for ; j+8 <= j1; j += 8 {
+				b := op.b
+				dot8x1(b.Row(j), b.Row(j+1), b.Row(j+2), b.Row(j+3), b.Row(j+4), b.Row(j+5), b.Row(j+6), b.Row(j+7), a, &s)
+				o := out[j : j+8 : j+8]
+				for q, v := range s {
+					o[q] = float32(v)
+				}
+			}
 			for ; j+4 <= j1; j += 4 {
 				s0, s1, s2, s3 := dot4x1(op.b.Row(j), op.b.Row(j+1), op.b.Row(j+2), op.b.Row(j+3), a)
 				o := out[j : j+4 : j+4]
