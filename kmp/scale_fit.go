@@ -59,6 +59,9 @@ func (p *problem) fitStream() (*result, error) {
 		dk     = make([]float64, l)
 		fVal   []float64
 		basisN int // basis size checked against the budget so far
+		// basic MP's atom and coefficient increment per step (Model.Truncate)
+		stepAtoms []int
+		stepInc   []float64
 	)
 	if prefit && running {
 		nperp = append([]float64(nil), dc.nrm2...)
@@ -181,11 +184,14 @@ func (p *problem) fitStream() (*result, error) {
 
 		// Update.
 		if variant == Basic {
-			a := score[gi] / nrm[gi]
+			// The coefficient from an exact float64 product with the chosen
+			// atom, as fitSquared does.
 			if err := st.row64(dc, cand, gi, dk); err != nil {
 				return nil, err
 			}
+			a := floats.Dot(dk, resid) / nrm[gi]
 			floats.AddScaled(resid, -a, dk)
+			stepAtoms, stepInc = append(stepAtoms, g), append(stepInc, a)
 			if i, ok := pos[g]; ok {
 				coef[i] += a
 			} else {
@@ -255,6 +261,11 @@ func (p *problem) fitStream() (*result, error) {
 		}
 	}
 	res := tr.result()
+	if variant == Basic {
+		res.path = &path{atoms: stepAtoms, inc: stepInc}
+	} else {
+		res.path = &path{atoms: atoms, rcols: rcols, cs: cs}
+	}
 	if variant != Basic && p.val == nil && len(res.atoms) > 0 {
 		c, err := triSolve(rcols[:len(res.atoms)], cs[:len(res.atoms)])
 		if err != nil {
@@ -362,6 +373,8 @@ func (p *problem) fitStreamGeneral() (*result, error) {
 		pos   = map[int]int{}
 		fVal  []float64
 		rowsN int
+		pa    = &path{}
+		snapN int
 	)
 	if p.val != nil {
 		fVal = make([]float64, len(p.valY))
@@ -451,6 +464,13 @@ func (p *problem) fitStreamGeneral() (*result, error) {
 				expand(fVal, vrows, coef)
 			}
 		}
+		if backfit {
+			if snapN += len(coef); snapN <= maxSnapFloats {
+				pa.snaps = append(pa.snaps, append([]float64(nil), coef...))
+			}
+		} else {
+			pa.atoms, pa.inc = append(pa.atoms, k), append(pa.inc, a)
+		}
 		for i, y := range p.y {
 			g[i] = -lossDeriv(cfg.Loss, y, f[i])
 		}
@@ -458,7 +478,12 @@ func (p *problem) fitStreamGeneral() (*result, error) {
 			break
 		}
 	}
-	return tr.result(), nil
+	res := tr.result()
+	if backfit {
+		pa.atoms = atoms
+	}
+	res.path = pa
+	return res, nil
 }
 
 // blockSqNorms returns the float64 squared norms of the rows of a kernel

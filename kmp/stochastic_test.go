@@ -529,3 +529,40 @@ func TestStochasticProgressAndModel(t *testing.T) {
 		t.Errorf("model's validation error %v, the curve's at the kept step %v", got, want)
 	}
 }
+
+// Model.Truncate on a stochastic model gives what a shorter run with the
+// same seed gives (the first n active sets are the same).
+func TestStochasticTruncate(t *testing.T) {
+	e := skmpEngine(t)
+	x, y := skmpData(300, 3, 12)
+	for _, c := range skmpCases {
+		cfg := Config{Variant: c.variant, Loss: c.loss, Kernels: []backend.Kernel{engine.RBF(2)}, Bias: true, N: 24, RefitEvery: 1, Seed: 4,
+			Stochastic: &Stochastic{ActiveSet: 25}}
+		long, err := Train(e, x, y, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cut, err := long.Truncate(10)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		cfg.N = 10
+		short, err := Train(e, x, y, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fc, err := cut.Decision(e, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs, err := short.Decision(e, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range fs {
+			if math.Abs(fc[i]-fs[i]) > 1e-6*(1+math.Abs(fs[i])) {
+				t.Fatalf("%s: truncated to 10 steps, f(x_%d) = %v; trained for 10 steps, %v", c.name, i, fc[i], fs[i])
+			}
+		}
+	}
+}
