@@ -13,6 +13,7 @@ import (
 type Backend struct {
 	threads int
 	asm     bool // the assembly kernels run (false: the pure-Go twins)
+	avx512  bool // KernelBlock's GEMM uses the AVX-512F micro-kernel
 	k       kernels
 	gemmWS  sync.Pool // *gemmWorkspace, one per worker goroutine
 }
@@ -25,6 +26,9 @@ func (b *Backend) Name() string { return "avx2" }
 // String describes the configuration, e.g. "avx2 (assembly, 2 threads)".
 func (b *Backend) String() string {
 	path := "assembly"
+	if b.avx512 {
+		path = "assembly, AVX-512F GEMM micro-kernel"
+	}
 	if !b.asm {
 		path = "pure-Go kernels: AVX2/FMA masked or not built"
 	}
@@ -34,6 +38,9 @@ func (b *Backend) String() string {
 // UsesAssembly reports whether the assembly kernels run (false when AVX2 or
 // FMA were masked with options, or the build is purego).
 func (b *Backend) UsesAssembly() bool { return b.asm }
+
+// UsesAVX512 reports whether kernel blocks use the AVX-512F micro-kernel.
+func (b *Backend) UsesAVX512() bool { return b.avx512 }
 
 // Threads returns the number of goroutines one operation uses at most.
 func (b *Backend) Threads() int { return b.threads }

@@ -11,8 +11,9 @@ import (
 )
 
 // testBackends returns every path the package can take on this machine:
-// the assembly (1 and 2 threads) when available, and the pure-Go kernels
-// forced by masking AVX2 or FMA.
+// the assembly (1 and 2 threads, with the AVX-512 GEMM micro-kernel where
+// the CPU has it, and with it masked) when available, and the pure-Go
+// kernels forced by masking AVX2 or FMA.
 func testBackends(t testing.TB) map[string]*Backend {
 	bs := map[string]*Backend{
 		"noavx2-2t": newBackend(WithAVX2(false), WithThreads(2)),
@@ -34,6 +35,11 @@ func testBackends(t testing.TB) map[string]*Backend {
 				t.Fatalf("New(WithThreads(%d)) = %v", th, b)
 			}
 			bs[fmt.Sprintf("asm-%dt", th)] = b
+		}
+		if b := newBackend(WithAVX512(false), WithThreads(2)); b.UsesAVX512() || !b.UsesAssembly() {
+			t.Fatalf("WithAVX512(false) gave %v", b)
+		} else {
+			bs["asm-noavx512-2t"] = b
 		}
 	} else {
 		t.Logf("assembly paths not tested: %s", why)

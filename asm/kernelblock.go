@@ -7,12 +7,13 @@ import (
 )
 
 // Cache blocking of the kernel-block GEMM (BLIS order): a kc×nr panel of B
-// (16 KiB) stays in L1 while mc×kc of A (144 KiB) streams from L2, and the
-// packed kc×nc block of B (2 MiB) lives in L2/L3.
+// (16 or 32 KiB) stays in L1 while mc×kc of A (144 KiB) streams from L2,
+// and the packed kc×nc block of B (2 MiB) lives in L2/L3. mcBlock is a
+// multiple of both tile heights (6, 12) and ncBlock of both widths (16, 32).
 const (
 	kcBlock = 256
-	mcBlock = 24 * mr  // 144
-	ncBlock = 128 * nr // 2048
+	mcBlock = 144
+	ncBlock = 2048
 )
 
 // gemmWorkspace holds one worker's packing buffers.
@@ -31,7 +32,7 @@ func (b *Backend) workspace() *gemmWorkspace {
 		bp:   make([]float32, ncBlock*kcBlock),
 		an:   make([]float32, mcBlock),
 		bn:   make([]float32, ncBlock),
-		tile: make([]float32, mr*nr),
+		tile: make([]float32, b.k.mr*b.k.nr),
 	}
 }
 
@@ -135,9 +136,9 @@ func (b *Backend) kernelBlock(op *kernelOp) {
 	}
 	work := n * m * d
 	if n >= m {
-		b.parallel(n, mr, work, func(lo, hi int) { b.gemmRegion(op, lo, hi, 0, m) })
+		b.parallel(n, b.k.mr, work, func(lo, hi int) { b.gemmRegion(op, lo, hi, 0, m) })
 	} else {
-		b.parallel(m, nr, work, func(lo, hi int) { b.gemmRegion(op, 0, n, lo, hi) })
+		b.parallel(m, b.k.nr, work, func(lo, hi int) { b.gemmRegion(op, 0, n, lo, hi) })
 	}
 }
 
@@ -188,6 +189,7 @@ func (b *Backend) gemmRegion(op *kernelOp, r0, r1, c0, c1 int) {
 	ws := b.workspace()
 	defer b.gemmWS.Put(ws)
 	d := op.a.Cols
+	mr, nr := b.k.mr, b.k.nr
 	rbf := op.k.Kind == backend.RBF
 	for jc := c0; jc < c1; jc += ncBlock {
 		ncur := min(ncBlock, c1-jc)
@@ -195,7 +197,7 @@ func (b *Backend) gemmRegion(op *kernelOp, r0, r1, c0, c1 int) {
 		for pc := 0; pc < d; pc += kcBlock {
 			kcur := min(kcBlock, d-pc)
 			first, last := pc == 0, pc+kcur == d
-			packB(ws.bp, op.b, jc, ncur, pc, kcur)
+			packB(ws.bp, nr, op.b, jc, ncur, pc, kcur)
 			if last && rbf {
 				clear(ws.bn[:npan*nr])
 				copy(ws.bn, op.bn[jc:jc+ncur])
@@ -203,7 +205,7 @@ func (b *Backend) gemmRegion(op *kernelOp, r0, r1, c0, c1 int) {
 			for ic := r0; ic < r1; ic += mcBlock {
 				mcur := min(mcBlock, r1-ic)
 				mpan := (mcur + mr - 1) / mr
-				packA(ws.ap, op, ic, mcur, pc, kcur)
+				packA(ws.ap, mr, op, ic, mcur, pc, kcur)
 				if last && rbf {
 					clear(ws.an[:mpan*mr])
 					copy(ws.an, op.an[ic:ic+mcur])
@@ -230,6 +232,7 @@ func (b *Backend) gemmRegion(op *kernelOp, r0, r1, c0, c1 int) {
 // transform after the last block of p.
 func (b *Backend) tile(op *kernelOp, ws *gemmWorkspace, apan, bpan []float32, kc, i0, ni, j0, nj int, first, last bool, an, bn []float32) {
 	dst := op.dst
+	mr, nr := b.k.mr, b.k.nr
 	if ni == mr && nj == nr {
 		c := dst.Data[i0*dst.Stride+j0:]
 		b.k.gemm(kc, apan, bpan, c, dst.Stride, !first)
@@ -255,12 +258,12 @@ func (b *Backend) tile(op *kernelOp, ws *gemmWorkspace, apan, bpan []float32, kc
 }
 
 // transform applies the kernel function to the inner products of a tile
-// (ni valid rows, nj valid columns; RBF processes all 16 columns).
+// (ni valid rows, nj valid columns; RBF processes all nr columns).
 func (b *Backend) transform(op *kernelOp, c []float32, ldc, ni, nj int, an, bn []float32) {
 	switch op.k.Kind {
 	case backend.Linear:
 	case backend.RBF:
-		b.k.rbf(c, ldc, ni, an, bn, op.negGam)
+		b.k.rbf(c, ldc, ni, b.k.nr, an, bn, op.negGam)
 	case backend.Polynomial:
 		g, c0, deg := op.k.Gamma, op.k.Coef0, op.k.Degree
 		for i := 0; i < ni; i++ {
@@ -295,7 +298,7 @@ func ipow(x float64, n int) float64 {
 
 // packB copies rows [j0, j0+ncur) × columns [pc, pc+kc) of b into panels of
 // nr rows, each stored p-major (nr consecutive values per p), zero padded.
-func packB(bp []float32, b backend.Matrix, j0, ncur, pc, kc int) {
+func packB(bp []float32, nr int, b backend.Matrix, j0, ncur, pc, kc int) {
 	for jp := 0; jp*nr < ncur; jp++ {
 		pan := bp[jp*kc*nr : (jp+1)*kc*nr]
 		for jj := 0; jj < nr; jj++ {
@@ -316,7 +319,7 @@ func packB(bp []float32, b backend.Matrix, j0, ncur, pc, kc int) {
 
 // packA copies dst rows [i0, i0+mcur) (rows op.row(r) of a) × columns
 // [pc, pc+kc) into panels of mr rows stored p-major, zero padded.
-func packA(ap []float32, op *kernelOp, i0, mcur, pc, kc int) {
+func packA(ap []float32, mr int, op *kernelOp, i0, mcur, pc, kc int) {
 	a := op.a
 	for ip := 0; ip*mr < mcur; ip++ {
 		pan := ap[ip*kc*mr : (ip+1)*kc*mr]

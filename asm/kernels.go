@@ -18,22 +18,18 @@ type kernels struct {
 	axpys func(d, c, v []float32, vs int)
 	// gemm computes the mr×nr tile c (row stride ldc) = ap·bpᵀ, or adds it
 	// to c when accumulate is set; ap is kc×mr and bp kc×nr, packed by p.
-	gemm func(kc int, ap, bp, c []float32, ldc int, accumulate bool)
-	// rbf replaces each value t of the rows×nr tile c (stride ldc) by
-	// exp(negGamma·max(an[i]+bn[j]−2t, 0)).
-	rbf func(c []float32, ldc, rows int, an, bn []float32, negGamma float32)
+	gemm   func(kc int, ap, bp, c []float32, ldc int, accumulate bool)
+	mr, nr int // the tile shape of gemm; nr is a multiple of 16
+	// rbf replaces each value t of the rows×cols tile c (stride ldc; cols a
+	// multiple of 16) by exp(negGamma·max(an[i]+bn[j]−2t, 0)).
+	rbf func(c []float32, ldc, rows, cols int, an, bn []float32, negGamma float32)
 	// exp sets dst[i] = exp(src[i]) for i < len(src).
 	exp func(dst, src []float32)
 }
 
-// Tile shape of the SGEMM micro-kernel: mr rows of A by nr rows of B.
-const (
-	mr = 6
-	nr = 16
-)
-
 func goKernels() kernels {
-	return kernels{dots: dotsGo, dotRows: dotRowsGo, axpys: axpysGo, gemm: gemmGo, rbf: rbfGo, exp: expGo}
+	return kernels{dots: dotsGo, dotRows: dotRowsGo, axpys: axpysGo,
+		gemm: gemmGo(6, 16), mr: 6, nr: 16, rbf: rbfGo, exp: expGo}
 }
 
 func dotsGo(out []float64, x, v []float32, vs, k int) {
@@ -83,34 +79,37 @@ func axpysGo(d, c, v []float32, vs int) {
 	}
 }
 
-func gemmGo(kc int, ap, bp, c []float32, ldc int, accumulate bool) {
-	var acc [mr][nr]float32
-	ap, bp = ap[:kc*mr], bp[:kc*nr]
-	for p := 0; p < kc; p++ {
-		a := ap[p*mr : p*mr+mr]
-		b := bp[p*nr : p*nr+nr]
-		for i := range mr {
-			ai := a[i]
-			for j := range nr {
-				acc[i][j] += ai * b[j]
+// gemmGo returns the pure-Go micro-kernel for mr×nr tiles.
+func gemmGo(mr, nr int) func(kc int, ap, bp, c []float32, ldc int, accumulate bool) {
+	return func(kc int, ap, bp, c []float32, ldc int, accumulate bool) {
+		acc := make([]float32, mr*nr)
+		ap, bp = ap[:kc*mr], bp[:kc*nr]
+		for p := 0; p < kc; p++ {
+			a := ap[p*mr : p*mr+mr]
+			b := bp[p*nr : p*nr+nr]
+			for i, ai := range a {
+				row := acc[i*nr : i*nr+nr]
+				for j, bj := range b {
+					row[j] += ai * bj
+				}
 			}
 		}
-	}
-	for i := range mr {
-		row := c[i*ldc : i*ldc+nr]
-		for j := range nr {
-			if accumulate {
-				row[j] += acc[i][j]
-			} else {
-				row[j] = acc[i][j]
+		for i := 0; i < mr; i++ {
+			row := c[i*ldc : i*ldc+nr]
+			for j, v := range acc[i*nr : i*nr+nr] {
+				if accumulate {
+					row[j] += v
+				} else {
+					row[j] = v
+				}
 			}
 		}
 	}
 }
 
-func rbfGo(c []float32, ldc, rows int, an, bn []float32, negGamma float32) {
+func rbfGo(c []float32, ldc, rows, cols int, an, bn []float32, negGamma float32) {
 	for i := 0; i < rows; i++ {
-		row := c[i*ldc : i*ldc+nr]
+		row := c[i*ldc : i*ldc+cols]
 		for j := range row {
 			dist := math.Max(float64(an[i])+float64(bn[j])-2*float64(row[j]), 0)
 			row[j] = float32(math.Exp(float64(negGamma) * dist))

@@ -46,19 +46,43 @@ func axpyAVX(d *float32, n int, c *float32, k int, v *float32, vs int)
 //go:noescape
 func sgemm6x16AVX(kc int, a, b, c *float32, ldc int, accumulate bool)
 
+// sgemm12x32AVX512 is the AVX-512F micro-kernel for 12×32 tiles, with the
+// same contract as sgemm6x16AVX.
+//
+//go:noescape
+func sgemm12x32AVX512(kc int, a, b, c *float32, ldc int, accumulate bool)
+
 // rbfAVX replaces each value t of the rows×16 tile c (stride ldc) by
 // exp(negGamma·max(an[i]+bn[j]−2t, 0)).
 //
 //go:noescape
 func rbfAVX(c *float32, ldc, rows int, an, bn *float32, negGamma float32)
 
+// rbfAVX512 is rbfAVX for rows×32 tiles with AVX-512F.
+//
+//go:noescape
+func rbfAVX512(c *float32, ldc, rows int, an, bn *float32, negGamma float32)
+
+// expAVX512 is expAVX with AVX-512F; n is a multiple of 16.
+//
+//go:noescape
+func expAVX512(dst, src *float32, n int)
+
 // expAVX sets dst[i] = exp(src[i]) for i < n.
 //
 //go:noescape
 func expAVX(dst, src *float32, n int)
 
-func asmKernels() kernels {
-	return kernels{dots: dotsAsm, dotRows: dotRowsAsm, axpys: axpysAsm, gemm: gemmAsm, rbf: rbfAsm, exp: expAsm}
+// asmKernels returns the assembly kernels; avx512 selects the AVX-512F
+// GEMM micro-kernel (12×32 tiles) instead of the AVX2 one (6×16).
+func asmKernels(avx512 bool) kernels {
+	k := kernels{dots: dotsAsm, dotRows: dotRowsAsm, axpys: axpysAsm,
+		gemm: gemm6x16Asm, mr: 6, nr: 16, rbf: rbfAsm, exp: expAsm}
+	if avx512 {
+		k.gemm, k.mr, k.nr = gemm12x32Asm, 12, 32
+		k.rbf, k.exp = rbf512Asm, exp512Asm
+	}
+	return k
 }
 
 func dotsAsm(out []float64, x, v []float32, vs, k int) {
@@ -138,21 +162,61 @@ func axpysAsm(d, c, v []float32, vs int) {
 	}
 }
 
-func gemmAsm(kc int, ap, bp, c []float32, ldc int, accumulate bool) {
-	_ = ap[kc*mr-1]
-	_ = bp[kc*nr-1]
-	_ = c[(mr-1)*ldc+nr-1]
+func gemm6x16Asm(kc int, ap, bp, c []float32, ldc int, accumulate bool) {
+	_ = ap[kc*6-1]
+	_ = bp[kc*16-1]
+	_ = c[5*ldc+15]
 	sgemm6x16AVX(kc, &ap[0], &bp[0], &c[0], ldc, accumulate)
 }
 
-func rbfAsm(c []float32, ldc, rows int, an, bn []float32, negGamma float32) {
+func gemm12x32Asm(kc int, ap, bp, c []float32, ldc int, accumulate bool) {
+	_ = ap[kc*12-1]
+	_ = bp[kc*32-1]
+	_ = c[11*ldc+31]
+	sgemm12x32AVX512(kc, &ap[0], &bp[0], &c[0], ldc, accumulate)
+}
+
+func rbfAsm(c []float32, ldc, rows, cols int, an, bn []float32, negGamma float32) {
 	if rows == 0 {
 		return
 	}
-	_ = c[(rows-1)*ldc+nr-1]
+	_ = c[(rows-1)*ldc+cols-1]
 	_ = an[rows-1]
-	_ = bn[nr-1]
-	rbfAVX(&c[0], ldc, rows, &an[0], &bn[0], negGamma)
+	_ = bn[cols-1]
+	for j := 0; j < cols; j += 16 {
+		rbfAVX(&c[j], ldc, rows, &an[0], &bn[j], negGamma)
+	}
+}
+
+func rbf512Asm(c []float32, ldc, rows, cols int, an, bn []float32, negGamma float32) {
+	if rows == 0 {
+		return
+	}
+	_ = c[(rows-1)*ldc+cols-1]
+	_ = an[rows-1]
+	_ = bn[cols-1]
+	j := 0
+	for ; j+32 <= cols; j += 32 {
+		rbfAVX512(&c[j], ldc, rows, &an[0], &bn[j], negGamma)
+	}
+	if j < cols {
+		rbfAVX(&c[j], ldc, rows, &an[0], &bn[j], negGamma)
+	}
+}
+
+func exp512Asm(dst, src []float32) {
+	n := len(src)
+	n16 := n &^ 15
+	if n16 > 0 {
+		_ = dst[n-1]
+		expAVX512(&dst[0], &src[0], n16)
+	}
+	if n > n16 {
+		var in, out [16]float32
+		copy(in[:], src[n16:])
+		expAVX512(&out[0], &in[0], 16)
+		copy(dst[n16:n], out[:])
+	}
 }
 
 func expAsm(dst, src []float32) {

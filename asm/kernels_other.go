@@ -7,4 +7,4 @@ const asmBuilt = false
 
 // asmKernels is never called when asmBuilt is false; it returns the Go
 // kernels so that the two builds share one code path.
-func asmKernels() kernels { return goKernels() }
+func asmKernels(avx512 bool) kernels { return goKernels() }

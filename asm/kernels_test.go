@@ -2,6 +2,8 @@ package asm
 
 import (
 	"fmt"
+
+	"github.com/klauspost/cpuid/v2"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -15,7 +17,10 @@ import (
 func kernelSets(t testing.TB) map[string]kernels {
 	sets := map[string]kernels{"go": goKernels()}
 	if ok, why := Available(); ok {
-		sets["asm"] = asmKernels()
+		sets["asm"] = asmKernels(false)
+		if cpuid.CPU.Supports(cpuid.AVX512F) {
+			sets["asm512"] = asmKernels(true)
+		}
 	} else {
 		t.Logf("assembly not tested: %s", why)
 	}
@@ -107,6 +112,7 @@ func TestAxpys(t *testing.T) {
 func TestGemmTile(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 3))
 	for name, ks := range kernelSets(t) {
+		mr, nr := ks.mr, ks.nr
 		for _, kc := range []int{1, 2, 3, 4, 5, 7, 8, 9, 33, 256} {
 			for _, acc := range []bool{false, true} {
 				ldc := nr + rng.IntN(5)
@@ -146,6 +152,7 @@ func TestGemmTile(t *testing.T) {
 func TestRBFTile(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 4))
 	for name, ks := range kernelSets(t) {
+		mr, nr := ks.mr, ks.nr
 		for rows := 0; rows <= mr; rows++ {
 			ldc := nr + 3
 			c := make([]float32, max(rows*ldc, 1))
@@ -162,7 +169,7 @@ func TestRBFTile(t *testing.T) {
 			}
 			c0 := append([]float32(nil), c...)
 			const gamma = 0.7
-			ks.rbf(c, ldc, rows, an, bn, -gamma)
+			ks.rbf(c, ldc, rows, nr, an, bn, -gamma)
 			for i := 0; i < rows; i++ {
 				for j := 0; j < ldc; j++ {
 					got, at := c[i*ldc+j], i*ldc+j

@@ -9,7 +9,7 @@ import (
 // not memory): useful to see the kernel's own speed on a busy machine.
 func BenchmarkMicro(b *testing.B) {
 	sets := kernelSets(b)
-	for _, name := range []string{"asm", "go"} {
+	for _, name := range []string{"asm512", "asm", "go"} {
 		ks, ok := sets[name]
 		if !ok {
 			continue
@@ -28,7 +28,8 @@ func BenchmarkMicro(b *testing.B) {
 				b.ReportMetric(float64(4*n*b.N)/(cpuTime()-c0).Seconds()/1e9, "GB/cpu-s")
 			})
 		}
-		b.Run(name+"/gemm6x16/kc=256", func(b *testing.B) {
+		mr, nr := ks.mr, ks.nr
+		b.Run(fmt.Sprintf("%s/gemm%dx%d/kc=256", name, mr, nr), func(b *testing.B) {
 			const kc = 256
 			ap := make([]float32, kc*mr)
 			bp := make([]float32, kc*nr)
@@ -40,13 +41,13 @@ func BenchmarkMicro(b *testing.B) {
 			b.ReportMetric(float64(2*kc*mr*nr*b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 			b.ReportMetric(float64(2*kc*mr*nr*b.N)/(cpuTime()-c0).Seconds()/1e9, "GFLOP/cpu-s")
 		})
-		b.Run(name+"/rbf6x16", func(b *testing.B) {
+		b.Run(fmt.Sprintf("%s/rbf%dx%d", name, mr, nr), func(b *testing.B) {
 			c := make([]float32, mr*nr)
 			an := make([]float32, mr)
 			bn := make([]float32, nr)
 			c0 := cpuTime()
 			for b.Loop() {
-				ks.rbf(c, nr, mr, an, bn, -0.5)
+				ks.rbf(c, nr, mr, nr, an, bn, -0.5)
 			}
 			b.ReportMetric(float64(mr*nr*b.N)/b.Elapsed().Seconds()/1e9, "Gexp/s")
 			b.ReportMetric(float64(mr*nr*b.N)/(cpuTime()-c0).Seconds()/1e9, "Gexp/cpu-s")

@@ -16,6 +16,7 @@ type options struct {
 	threads int
 	avx2    bool // use the AVX2 kernels (masked by the CPU's features)
 	fma     bool // use FMA3 (the AVX2 kernels need it too)
+	avx512  bool // use the AVX-512F GEMM micro-kernel where the CPU has it
 }
 
 // WithThreads sets how many goroutines the backend uses for one operation;
@@ -31,6 +32,11 @@ func WithAVX2(enabled bool) Option { return func(o *options) { o.avx2 = enabled 
 // WithFMA enables or disables the use of FMA3. The assembly kernels all use
 // FMA, so WithFMA(false) selects the pure-Go kernels like WithAVX2(false).
 func WithFMA(enabled bool) Option { return func(o *options) { o.fma = enabled } }
+
+// WithAVX512 enables (the default, when the CPU has AVX-512F) or disables the
+// AVX-512 SGEMM micro-kernel of KernelBlock and KernelGather; everything
+// else is AVX2. It has no effect when the AVX2 kernels are off.
+func WithAVX512(enabled bool) Option { return func(o *options) { o.avx512 = enabled } }
 
 // Available reports whether this CPU and build can run the assembly backend,
 // and why not when it cannot.
@@ -68,7 +74,7 @@ func New(opts ...Option) (backend.Backend, error) {
 // are used only when built in, present on the CPU and not masked by options.
 // Tests use it to run the pure-Go twins under the purego tag as well.
 func newBackend(opts ...Option) *Backend {
-	o := options{threads: 0, avx2: true, fma: true}
+	o := options{threads: 0, avx2: true, fma: true, avx512: true}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -79,7 +85,8 @@ func newBackend(opts ...Option) *Backend {
 		cpuid.CPU.Supports(cpuid.AVX2) && cpuid.CPU.Supports(cpuid.FMA3)
 	b := &Backend{threads: o.threads, asm: useAsm}
 	if useAsm {
-		b.k = asmKernels()
+		b.avx512 = o.avx512 && cpuid.CPU.Supports(cpuid.AVX512F)
+		b.k = asmKernels(b.avx512)
 	} else {
 		b.k = goKernels()
 	}
