@@ -28,6 +28,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -70,9 +71,9 @@ func skmpSynthetic(l, d int, seed uint64) (backend.Matrix, []float64) {
 	return x, y
 }
 
-// stepTime trains and returns the mean time per step over the steps after
-// the first skip ones (set-up and warm-up excluded), measured by the
-// progress hook.
+// stepTime trains and returns the median time per step over the steps
+// after the first skip ones (set-up and warm-up excluded), measured by the
+// progress hook; the median resists the preemptions of a shared machine.
 func stepTime(t *testing.T, e *engine.Engine, x backend.Matrix, y []float64, cfg kmp.Config, skip int) (time.Duration, *kmp.Model) {
 	t.Helper()
 	var stamps []time.Time
@@ -84,7 +85,12 @@ func stepTime(t *testing.T, e *engine.Engine, x backend.Matrix, y []float64, cfg
 	if len(stamps) <= skip+1 {
 		t.Fatalf("only %d steps ran", len(stamps))
 	}
-	return stamps[len(stamps)-1].Sub(stamps[skip]) / time.Duration(len(stamps)-1-skip), m
+	var d []time.Duration
+	for i := skip + 1; i < len(stamps); i++ {
+		d = append(d, stamps[i].Sub(stamps[i-1]))
+	}
+	slices.Sort(d)
+	return d[len(d)/2], m
 }
 
 func skmpSizes(t *testing.T, def []int) []int {
