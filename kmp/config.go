@@ -147,6 +147,45 @@ const (
 	Explicit
 )
 
+// Select says which validation step early stopping keeps.
+type Select uint8
+
+// The early-stopping criteria.
+const (
+	// SelectError keeps the step with the lowest validation error rate
+	// (regression: MSE), the earliest among ties.
+	SelectError Select = iota
+	// SelectErrorLoss breaks ties in the error rate by the validation loss.
+	SelectErrorLoss
+	// SelectLoss keeps the step with the lowest mean validation loss.
+	SelectLoss
+)
+
+func (s Select) String() string {
+	switch s {
+	case SelectError:
+		return "error"
+	case SelectErrorLoss:
+		return "error+loss"
+	case SelectLoss:
+		return "loss"
+	}
+	return fmt.Sprintf("Select(%d)", uint8(s))
+}
+
+// ParseSelect parses "error", "error+loss" or "loss".
+func ParseSelect(s string) (Select, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "error", "err":
+		return SelectError, nil
+	case "error+loss", "error-loss", "errorloss":
+		return SelectErrorLoss, nil
+	case "loss":
+		return SelectLoss, nil
+	}
+	return 0, fmt.Errorf("unknown early-stopping criterion %q (want error, error+loss or loss)", s)
+}
+
 // KernelFunc is a user-supplied kernel: the dictionary function centred on
 // c evaluated at x is K(x, c). It need be neither symmetric nor positive
 // definite.
@@ -215,6 +254,8 @@ type Config struct {
 	// Patience stops training after this many steps without a validation
 	// improvement; 0 runs all N steps and still keeps the best step.
 	Patience int
+	// Select is the early-stopping criterion on the validation set.
+	Select Select
 
 	// RefitEvery re-optimises all coefficients by conjugate gradients every
 	// this many steps (non-squared losses with BackFit; default 1). The
@@ -319,6 +360,9 @@ func (c *Config) resolve(l int) error {
 	}
 	if !(c.Tol > 0 && c.Tol < 1) || math.IsNaN(c.Tol) {
 		return fmt.Errorf("kmp: Tol must be in (0, 1), got %v", c.Tol)
+	}
+	if c.Select > SelectLoss {
+		return fmt.Errorf("kmp: unknown early-stopping criterion %d", uint8(c.Select))
 	}
 	if c.Deflation != Implicit && c.Deflation != Explicit {
 		return fmt.Errorf("kmp: unknown deflation form %d", uint8(c.Deflation))

@@ -409,3 +409,47 @@ func TestDependentAtomsSkipped(t *testing.T) {
 		t.Logf("%v: %d steps, final residual %.3g", v, len(c), c[len(c)-1].Residual)
 	}
 }
+
+// TestOrthogonalize: both Gram–Schmidt forms give v ⊥ Q with d = v + Qᵀrc.
+func TestOrthogonalize(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	const n, l = 7, 40
+	a := mat.NewDense(l, n, nil)
+	for i := range l {
+		for j := range n {
+			a.Set(i, j, rng.NormFloat64())
+		}
+	}
+	var qr mat.QR
+	qr.Factorize(a)
+	var qm mat.Dense
+	qr.QTo(&qm)
+	flat := make([]float64, 0, n*l)
+	var rows [][]float64
+	for j := range n {
+		col := mat.Col(nil, j, &qm)
+		flat = append(flat, col...)
+		rows = append(rows, col)
+	}
+	d := make([]float64, l)
+	for i := range d {
+		d[i] = rng.NormFloat64()
+	}
+	for name, f := range map[string]func(v []float64) []float64{
+		"cgs2": func(v []float64) []float64 { return cgs2(v, d, flat, l) },
+		"mgs2": func(v []float64) []float64 { return orthogonalize(v, d, rows) },
+	} {
+		v := make([]float64, l)
+		rc := f(v)
+		back := append([]float64(nil), v...)
+		for j, q := range rows {
+			if dot := floats.Dot(q, v); math.Abs(dot) > 1e-13 {
+				t.Fatalf("%s: <q_%d, v> = %g", name, j, dot)
+			}
+			floats.AddScaled(back, rc[j], q)
+		}
+		if !floats.EqualApprox(back, d, 1e-12) {
+			t.Fatalf("%s: v + Qᵀrc ≠ d", name)
+		}
+	}
+}

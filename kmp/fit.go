@@ -6,6 +6,8 @@ import (
 	"math"
 	"time"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
@@ -100,8 +102,13 @@ func (t *tracker) record(step, k int, basis int, resid float64, fTrain, fVal []f
 	if fVal != nil {
 		s.ValLoss = meanLoss(p.cfg.Loss, p.valY, fVal)
 		s.ValErr = errorOf(p.task, p.valY, fVal)
-		if s.ValErr < t.bestErr || (p.task == Regression && s.ValErr == t.bestErr && s.ValLoss < t.bestLoss) {
-			improved = true
+		switch p.cfg.Select {
+		case SelectLoss:
+			improved = s.ValLoss < t.bestLoss
+		case SelectErrorLoss:
+			improved = s.ValErr < t.bestErr || (s.ValErr == t.bestErr && s.ValLoss < t.bestLoss)
+		default:
+			improved = s.ValErr < t.bestErr || (p.task == Regression && s.ValErr == t.bestErr && s.ValLoss < t.bestLoss)
 		}
 	} else {
 		improved = true // without validation the last step is kept
@@ -186,7 +193,7 @@ func (p *problem) fitSquared() (*result, error) {
 	}
 
 	var (
-		qs    [][]float64 // orthonormal basis
+		qs    []float64   // orthonormal basis, row-major n×l
 		rcols [][]float64 // column j of the triangular factor, length j+1
 		cs    []float64   // Qᵀy
 		atoms []int
@@ -264,7 +271,7 @@ func (p *problem) fitSquared() (*result, error) {
 					break
 				}
 				dc.row64(g, dk)
-				rc = orthogonalize(v, dk, qs)
+				rc = cgs2(v, dk, qs, l)
 				nn := floats.Dot(v, v)
 				if nn <= cfg.Tol*dc.nrm2[g] {
 					skip[g] = true // numerically dependent on the basis
@@ -317,7 +324,7 @@ func (p *problem) fitSquared() (*result, error) {
 			col := append(rc, rnn)
 			c := floats.Dot(q, resid)
 			floats.AddScaled(resid, -c, q)
-			qs, rcols, cs = append(qs, q), append(rcols, col), append(cs, c)
+			qs, rcols, cs = append(qs, q...), append(rcols, col), append(cs, c)
 			atoms = append(atoms, g)
 			skip[g] = true
 			lastQ = q
@@ -397,9 +404,32 @@ func deflate(be backend.Backend, dc *dictionary, dx backend.Matrix, q []float64,
 	return nil
 }
 
-// orthogonalize writes into v the component of d orthogonal to the
-// orthonormal vectors qs (Gram–Schmidt applied twice) and returns the
-// projection coefficients, the new column of the triangular factor.
+// cgs2 writes into v the component of d orthogonal to the rows of
+// the orthonormal basis qs (n×l, row-major) by classical Gram–Schmidt
+// applied twice (two matrix–vector products each, through gonum's BLAS),
+// and returns the projection coefficients Qᵀd, the new column of the
+// triangular factor (with room for its diagonal).
+func cgs2(v, d []float64, qs []float64, l int) []float64 {
+	copy(v, d)
+	n := len(qs) / l
+	rc := make([]float64, n, n+1)
+	if n == 0 {
+		return rc
+	}
+	q := blas64.General{Rows: n, Cols: l, Stride: l, Data: qs}
+	vv := blas64.Vector{N: l, Inc: 1, Data: v}
+	r := make([]float64, n)
+	rv := blas64.Vector{N: n, Inc: 1, Data: r}
+	for range 2 {
+		blas64.Gemv(blas.NoTrans, 1, q, vv, 0, rv) // r = Q v
+		blas64.Gemv(blas.Trans, -1, q, rv, 1, vv)  // v -= Qᵀ r
+		floats.Add(rc, r)
+	}
+	return rc
+}
+
+// orthogonalize is cgs2 for a basis held as separate vectors (modified
+// Gram–Schmidt, applied twice).
 func orthogonalize(v, d []float64, qs [][]float64) []float64 {
 	copy(v, d)
 	rc := make([]float64, len(qs), len(qs)+1)
