@@ -8,12 +8,12 @@ import (
 
 // Cache blocking of the kernel-block GEMM (BLIS order): a kc×nr panel of B
 // (16 or 32 KiB) stays in L1 while mc×kc of A (144 KiB) streams from L2,
-// and the packed kc×nc block of B (2 MiB) lives in L2/L3. mcBlock is a
+// and the packed kc×nc block of B (1 MiB) lives in L2. mcBlock is a
 // multiple of both tile heights (6, 12) and ncBlock of both widths (16, 32).
 const (
 	kcBlock = 256
 	mcBlock = 144
-	ncBlock = 2048
+	ncBlock = 1024
 )
 
 // gemmWorkspace holds one worker's packing buffers.

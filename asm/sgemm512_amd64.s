@@ -47,6 +47,14 @@
 	VADDPS 64(DX), B, B; \
 	STORE512(A, B)
 
+// PF_ROW prefetches the two cache lines of a tile row at R9 (and the line
+// after, for tiles that start mid-line) and moves R9 to the next row.
+#define PF_ROW \
+	PREFETCHT0 (R9);    \
+	PREFETCHT0 64(R9);  \
+	PREFETCHT0 127(R9); \
+	ADDQ       R8, R9
+
 TEXT ·sgemm12x32AVX512(SB), NOSPLIT, $0-41
 	MOVQ kc+0(FP), CX
 	MOVQ a+8(FP), SI
@@ -54,6 +62,21 @@ TEXT ·sgemm12x32AVX512(SB), NOSPLIT, $0-41
 	MOVQ c+24(FP), DX
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
+
+	// Start fetching the C tile now so its cache misses overlap the loop.
+	MOVQ DX, R9
+	PF_ROW
+	PF_ROW
+	PF_ROW
+	PF_ROW
+	PF_ROW
+	PF_ROW
+	PF_ROW
+	PF_ROW
+	PF_ROW
+	PF_ROW
+	PF_ROW
+	PF_ROW
 
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1

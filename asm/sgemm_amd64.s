@@ -50,6 +50,13 @@
 	VADDPS  32(DX), B, B; \
 	STORE_ROW(A, B)
 
+// PF_ROW prefetches the cache line(s) of a 64-byte tile row at R9 and
+// moves R9 to the next row.
+#define PF_ROW \
+	PREFETCHT0 (R9);   \
+	PREFETCHT0 63(R9); \
+	ADDQ       R8, R9
+
 TEXT ·sgemm6x16AVX(SB), NOSPLIT, $0-41
 	MOVQ kc+0(FP), CX
 	MOVQ a+8(FP), SI
@@ -57,6 +64,15 @@ TEXT ·sgemm6x16AVX(SB), NOSPLIT, $0-41
 	MOVQ c+24(FP), DX
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
+
+	// Start fetching the C tile now so its cache misses overlap the loop.
+	MOVQ DX, R9
+	PF_ROW
+	PF_ROW
+	PF_ROW
+	PF_ROW
+	PF_ROW
+	PF_ROW
 
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
