@@ -1,9 +1,12 @@
 package asm
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,6 +54,9 @@ func TestPerfReport(t *testing.T) {
 		a, _ := New(WithThreads(th))
 		bes = append(bes, be{"avx2-" + strconv.Itoa(th) + "t", a}, be{"go-" + strconv.Itoa(th) + "t", backend.NewGo(th)})
 	}
+	if b := newBackend(WithThreads(1)); b.UsesAVX512() {
+		bes = append(bes, be{"avx2only-1t", newBackend(WithThreads(1), WithAVX512(false))})
+	}
 	only := os.Getenv("PURSUIT_ASM_PERF_OPS")
 	want := func(op string) bool { return only == "" || only == op }
 
@@ -81,6 +87,13 @@ func TestPerfReport(t *testing.T) {
 		}
 	}
 	if want("rbf") {
+		for _, coretype := range []string{"", "Haswell"} {
+			if w, c, err := openBLASSgemm(coretype, 4096, 4096, 256, reps); err != nil {
+				t.Logf("OpenBLAS SGEMM not measured: %v", err)
+			} else {
+				t.Logf("OpenBLAS SGEMM 4096x4096x256 1 thread, OPENBLAS_CORETYPE=%q: %6.1f GFLOP/s wall, %6.1f GFLOP/s per CPU-second", coretype, w, c)
+			}
+		}
 		const n, d = 4096, 256
 		x, z := rmat(n, d), rmat(n, d)
 		dst := backend.NewMatrix(n, n)
@@ -93,4 +106,32 @@ func TestPerfReport(t *testing.T) {
 			t.Logf("KernelBlock rbf 4096x4096x256 %-8s %6.1f GFLOP/s wall, %6.1f GFLOP/s per CPU-second", e.name, 2*n*n*d/w/1e9, 2*n*n*d/c/1e9)
 		}
 	}
+}
+
+// openBLASSgemm times a 1-thread OpenBLAS SGEMM of an n×d by d×m matrix
+// through Debian's python3-numpy (best of reps), with OPENBLAS_CORETYPE set
+// to coretype when not empty ("Haswell" = its AVX2 kernels; empty = the
+// library's choice for this CPU).
+func openBLASSgemm(coretype string, n, m, d, reps int) (wall, cpu float64, err error) {
+	script := fmt.Sprintf(`import numpy as np, time
+a=np.random.rand(%d,%d).astype(np.float32); b=np.random.rand(%d,%d).astype(np.float32); a@b
+w=c=1e9
+for _ in range(%d):
+    s=time.perf_counter(); p=time.process_time(); a@b
+    w=min(w,time.perf_counter()-s); c=min(c,time.process_time()-p)
+f=2.0*%d*%d*%d
+print(f/w/1e9, f/c/1e9)`, n, d, d, m, reps, n, m, d)
+	cmd := exec.Command("/usr/bin/python3", "-c", script)
+	cmd.Env = append(os.Environ(), "OPENBLAS_NUM_THREADS=1")
+	if coretype != "" {
+		cmd.Env = append(cmd.Env, "OPENBLAS_CORETYPE="+coretype)
+	}
+	out, err := cmd.Output()
+	if err != nil {
+		return 0, 0, fmt.Errorf("python3-numpy: %w", err)
+	}
+	if _, err := fmt.Sscan(strings.TrimSpace(string(out)), &wall, &cpu); err != nil {
+		return 0, 0, fmt.Errorf("parsing %q: %w", out, err)
+	}
+	return wall, cpu, nil
 }
