@@ -1,10 +1,24 @@
 package main
 
+import "github.com/pursuit-ml/pursuit/kmp"
+
 // registerAlgorithms fills in the train and load functions of the
 // algorithms whose packages are part of this build.
 func registerAlgorithms(all []*algorithm) {
 	for _, a := range all {
 		switch a.name {
+		case "kmp":
+			a.train, a.trainOVR = kmpTrainer(kmp.PreFit, kmp.Squared)
+			a.load = loadKMP
+		case "kmp-backfit":
+			a.train, a.trainOVR = kmpTrainer(kmp.BackFit, kmp.Squared)
+			a.load = loadKMP
+		case "kmp-basic":
+			a.train, a.trainOVR = kmpTrainer(kmp.Basic, kmp.Squared)
+			a.load = loadKMP
+		case "kmp-tanh":
+			a.train, a.trainOVR = kmpTrainer(kmp.BackFit, kmp.Tanh)
+			a.load = loadKMP
 		case "svm":
 			a.train, a.load = trainSVM, loadSVM
 		case "slmc":

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/kmp"
+)
+
+// Defaults of the KMP family in the CLI.
+const (
+	kmpDefaultBasis    = 100  // --basis without early stopping
+	kmpDefaultMaxSteps = 1000 // cap on the steps under early stopping
+	kmpDefaultPatience = 20   // steps without validation improvement
+)
+
+// kmpFitted adapts a kmp.Model (one output, or one per class for
+// one-vs-rest). Its payload is kmp's own versioned, checksummed format. The
+// CLI scales the data itself, so the kmp model holds no scaler.
+type kmpFitted struct {
+	m    *kmp.Model
+	perm []int // output order: perm[k] is the kmp output of the CLI's class k
+}
+
+// kmpConfig builds the kmp configuration for the CLI's parameters.
+func kmpConfig(variant kmp.Variant, loss kmp.Loss, p *trainParams, n int, xVal backend.Matrix, yVal []float64) kmp.Config {
+	cfg := kmp.Config{
+		Variant: variant,
+		Loss:    loss,
+		Task:    kmp.Classification,
+		Kernels: []backend.Kernel{p.kernel},
+		Bias:    true,
+		N:       p.basis,
+		Seed:    uint64(p.seed),
+	}
+	if p.regression {
+		cfg.Task = kmp.Regression
+	}
+	if xVal.Rows > 0 {
+		cfg.ValX, cfg.ValY = xVal, yVal
+		cfg.Patience = p.patience
+		if cfg.Patience == 0 {
+			cfg.Patience = kmpDefaultPatience
+		}
+		if cfg.N == 0 {
+			cfg.N = min(n, kmpDefaultMaxSteps)
+		}
+	} else if cfg.N == 0 {
+		cfg.N = min(n, kmpDefaultBasis)
+	}
+	if p.progress != nil {
+		total := cfg.N
+		cfg.Progress = func(s kmp.Step) {
+			p.progress(progressUpdate{Step: s.Step, Total: total, Metric: "residual", Value: s.Residual, ValErr: s.ValErr})
+		}
+	}
+	return cfg
+}
+
+func kmpTrainer(variant kmp.Variant, loss kmp.Loss) (trainFunc, trainOVRFunc) {
+	bin := func(e *engine.Engine, p *trainParams, x engine.Matrix, y []float64, xVal engine.Matrix, yVal []float64) (fitted, error) {
+		m, err := kmp.Train(e, x, y, kmpConfig(variant, loss, p, x.Rows, xVal, yVal))
+		if err != nil {
+			return nil, err
+		}
+		return newKMPFitted(m, nil)
+	}
+	ovr := func(e *engine.Engine, p *trainParams, x engine.Matrix, y, classes []float64, xVal engine.Matrix, yVal []float64) (multiFitted, error) {
+		m, err := kmp.TrainOneVsRest(e, x, y, kmpConfig(variant, loss, p, x.Rows, xVal, yVal))
+		if err != nil {
+			return nil, err
+		}
+		return newKMPFitted(m, classes)
+	}
+	return bin, ovr
+}
+
+// newKMPFitted wraps m; classes, when not nil, are the CLI's one-vs-rest
+// classes, matched to the model's outputs.
+func newKMPFitted(m *kmp.Model, classes []float64) (*kmpFitted, error) {
+	if m.Scaler != nil && m.Scaler.Mode != "none" {
+		return nil, fmt.Errorf("kmp model carries its own %s scaling; the CLI scales data itself", m.Scaler.Mode)
+	}
+	f := &kmpFitted{m: m}
+	if classes == nil {
+		if len(m.Outputs) != 1 {
+			return nil, fmt.Errorf("kmp model with %d outputs where one was expected", len(m.Outputs))
+		}
+		return f, nil
+	}
+	if len(m.Classes) != len(m.Outputs) || len(classes) != len(m.Outputs) {
+		return nil, fmt.Errorf("kmp one-vs-rest model with %d outputs and %d classes, expected %d", len(m.Outputs), len(m.Classes), len(classes))
+	}
+	for _, c := range classes {
+		k := classIndex(m.Classes, c)
+		if k < 0 {
+			return nil, fmt.Errorf("kmp one-vs-rest model has no output for class %s", formatLabel(c))
+		}
+		f.perm = append(f.perm, k)
+	}
+	return f, nil
+}
+
+func loadKMP(r io.Reader) (fitted, error) {
+	m, err := kmp.Load(r)
+	if err != nil {
+		return nil, err
+	}
+	if len(m.Outputs) > 1 {
+		// A saved one-vs-rest model keeps its outputs in class order,
+		// which is the CLI's (increasing labels).
+		return newKMPFitted(m, m.Classes)
+	}
+	return newKMPFitted(m, nil)
+}
+
+func (f *kmpFitted) Decision(e *engine.Engine, x engine.Matrix) ([]float64, error) {
+	return f.m.Decision(e, x)
+}
+
+func (f *kmpFitted) Outputs() int { return len(f.m.Outputs) }
+
+func (f *kmpFitted) DecisionAll(e *engine.Engine, x engine.Matrix) ([][]float64, error) {
+	all, err := f.m.DecisionAll(e, x)
+	if err != nil {
+		return nil, err
+	}
+	if f.perm == nil {
+		return all, nil
+	}
+	out := make([][]float64, len(f.perm))
+	for k, o := range f.perm {
+		out[k] = all[o]
+	}
+	return out, nil
+}
+
+func (f *kmpFitted) NBasis() int            { return f.m.Size().SupportVectors }
+func (f *kmpFitted) Basis() engine.Matrix   { return f.m.Support }
+func (f *kmpFitted) Save(w io.Writer) error { return f.m.Save(w) }
+
+// Curve returns the learning curve kmp recorded (binary and regression
+// models).
+func (f *kmpFitted) Curve() []curvePoint {
+	if len(f.m.Outputs) != 1 {
+		return nil
+	}
+	var c []curvePoint
+	for _, s := range f.m.Outputs[0].Curve {
+		c = append(c, curvePoint{N: s.Basis, Train: jsonNum(s.TrainErr), Val: jsonNum(s.ValErr), Test: jsonNum(math.NaN())})
+	}
+	return c
+}

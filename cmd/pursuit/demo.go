@@ -1,0 +1,249 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/engine/data"
+)
+
+type demoOptions struct {
+	out        string
+	algos      string
+	backend    string
+	seed       int64
+	small      bool
+	quiet      bool
+	jsonOutput bool
+}
+
+func newDemoFlags() (*flag.FlagSet, *demoOptions) {
+	o := &demoOptions{}
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.StringVar(&o.out, "out", "pursuit-demo", "directory `DIR` for the plots and the generated data files")
+	fs.StringVar(&o.algos, "algo", "", "comma-separated algorithms to run (default: every one in this build)")
+	fs.StringVar(&o.backend, "backend", "", "backend: go, avx2, cuda or auto (default auto, or $"+engine.EnvBackend+")")
+	fs.Int64Var(&o.seed, "seed", 1, "random seed for the generated data and the algorithms")
+	fs.BoolVar(&o.small, "small", false, "smaller problems, for a quick check (a few seconds)")
+	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
+	fs.BoolVar(&o.jsonOutput, "json", false, "print one JSON object with every result instead of the table")
+	return fs, o
+}
+
+func demoCommand() *command {
+	return &command{
+		name:    "demo",
+		summary: "train every algorithm on generated data, print a comparison table, write plots",
+		usage:   "pursuit demo [--out DIR] [--algo A,B,...] [--backend B] [--seed S] [--small] [--json]",
+		examples: `pursuit demo                      # two moons (2-D) and ringnorm (20-D); plots in ./pursuit-demo
+pursuit demo --out /tmp/demo --algo kmp,svm
+pursuit demo --small --json`,
+		run: runDemo,
+	}
+}
+
+// demoProblem is one generated data set and the settings each algorithm
+// uses on it.
+type demoProblem struct {
+	name        string
+	train, test *data.Dataset
+	scale       string
+	gamma       float64
+	basis       int     // cap on KMP steps (early stopping on a validation part)
+	valFrac     float64 // validation part for the KMP family's early stopping
+	c           float64
+	nz          int
+}
+
+func demoProblems(seed uint64, small bool) []*demoProblem {
+	nMoons, nRing, dRing := 600, 3000, 20
+	if small {
+		nMoons, nRing = 240, 600
+	}
+	moons := twoMoons(nMoons, 0.2, seed)
+	ring := ringnorm(nRing, dRing, seed)
+	mTr, mTe := head(moons, nMoons*2/3)
+	rTr, rTe := head(ring, nRing*2/3)
+	return []*demoProblem{
+		{name: "two-moons", train: mTr, test: mTe, scale: "minmax", gamma: 4, basis: 100, valFrac: 0.25, c: 10, nz: 10},
+		{name: "ringnorm-20d", train: rTr, test: rTe, scale: "standard", gamma: 1.0 / 40, basis: 200, valFrac: 0.25, c: 10, nz: 20},
+	}
+}
+
+// demoResult is one row of the table (and of --json's "results").
+type demoResult struct {
+	Problem string `json:"problem"`
+	resultJSON
+	Error string `json:"error,omitempty"`
+}
+
+func runDemo(ev *env, args []string) error {
+	c := demoCommand()
+	fs, o := newDemoFlags()
+	if err := parseFlags(ev, c, fs, args); err != nil {
+		return err
+	}
+	var algos []*algorithm
+	if o.algos == "" {
+		for _, a := range algorithms() {
+			if a.train != nil && !a.notInDemo {
+				algos = append(algos, a)
+			}
+		}
+	} else {
+		for _, name := range strings.Split(o.algos, ",") {
+			a, err := findAlgorithm(strings.TrimSpace(name))
+			if err != nil {
+				return fmt.Errorf("--algo: %w", err)
+			}
+			algos = append(algos, a)
+		}
+	}
+	if len(algos) == 0 {
+		return fmt.Errorf("no algorithm is part of this build")
+	}
+	mf0 := modelFlags{backend: o.backend, seed: o.seed, quiet: o.quiet}
+	e, err := mf0.newEngine()
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	problems := demoProblems(uint64(o.seed), o.small)
+	var files []string
+	// The generated data, for trying train and predict by hand.
+	for _, p := range problems {
+		for _, part := range []struct {
+			ds  *data.Dataset
+			ext string
+		}{{p.train, "train"}, {p.test, "test"}} {
+			path := filepath.Join(o.out, p.name+"."+part.ext)
+			if err := writeDataset(path, part.ds); err != nil {
+				return err
+			}
+			files = append(files, path)
+		}
+	}
+	var results []demoResult
+	for _, p := range problems {
+		for _, a := range algos {
+			r, plots, err := demoRun(ev, e, o, p, a)
+			files = append(files, plots...)
+			if err != nil {
+				// One algorithm failing does not spoil the comparison; the
+				// row says why and the exit status reports it at the end.
+				r.Error = oneLine(err.Error())
+			}
+			results = append(results, r)
+		}
+	}
+	var failed []string
+	for _, r := range results {
+		if r.Error != "" {
+			failed = append(failed, r.Problem+"/"+r.Algorithm)
+		}
+	}
+	if o.jsonOutput {
+		if err := printJSON(ev, struct {
+			Backend string       `json:"backend"`
+			Reason  string       `json:"reason"`
+			Out     string       `json:"out"`
+			Results []demoResult `json:"results"`
+			Files   []string     `json:"files"`
+		}{e.BackendName(), e.Reason(), o.out, results, files}); err != nil {
+			return err
+		}
+	} else {
+		printDemoTable(ev, e, results, o.out, files)
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%d run(s) failed: %s", len(failed), strings.Join(failed, ", "))
+	}
+	return nil
+}
+
+// demoRun trains algorithm a on problem p and writes its plots.
+func demoRun(ev *env, e *engine.Engine, o *demoOptions, p *demoProblem, a *algorithm) (demoResult, []string, error) {
+	r := demoResult{Problem: p.name, resultJSON: resultJSON{Algorithm: a.name, Backend: e.BackendName(), NTrain: p.train.Len(), NTest: p.test.Len()}}
+	mf := modelFlags{algo: a.name, kernel: "rbf", gamma: p.gamma, c: p.c, seed: o.seed, quiet: o.quiet}
+	df := dataFlags{scale: p.scale}
+	if a.usesBasis {
+		mf.basis, df.valFrac = p.basis, p.valFrac
+	}
+	if a.name == "slmc" {
+		mf.nz = p.nz
+	}
+	plan := labelPlan{Task: taskBinary, Classes: []float64{-1, 1}}
+	bar := newProgressBar(ev, p.name+" "+a.name, o.quiet)
+	bar.label = p.name + " " + a.name
+	res, err := fitSplitBar(e, a, &mf, &df, plan, p.train, p.test, bar)
+	if err != nil {
+		return r, nil, err
+	}
+	m := res.model
+	r.Kernel = m.hdr.Kernel
+	r.NTrain, r.NVal = m.hdr.Train.NTrain, m.hdr.Train.NVal
+	r.NBasis = m.nBasis()
+	r.TrainError, r.ValError, r.TestError = num(res.trainErr), num(res.valErr), num(res.testErr)
+	r.TrainSeconds, r.PredictSeconds = res.trainSeconds, res.predictSeconds
+	if r.ModelBytes, err = m.size(); err != nil {
+		return r, nil, err
+	}
+	if m.hdr.Curve, err = learningCurve(e, m, nil, nil, nil, 60, false); err != nil {
+		return r, nil, err
+	}
+	plots, err := writePlots(e, m, o.out, p.name+"-"+a.name, fmt.Sprintf("%s on %s", a.name, p.name), p.train)
+	r.Plots = plots
+	return r, plots, err
+}
+
+func printDemoTable(ev *env, e *engine.Engine, results []demoResult, out string, files []string) {
+	w := ev.stdout
+	fmt.Fprintf(w, "pursuit demo: backend %s (%s)\n\n", e.BackendName(), oneLine(e.Reason()))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "problem\talgorithm\ttrain/test\ttest error\tbasis functions\ttrain time\tbackend\t")
+	for _, r := range results {
+		if r.Error != "" {
+			fmt.Fprintf(tw, "%s\t%s\t%d/%d\tfailed\t-\t-\t%s\t\n", r.Problem, r.Algorithm, r.NTrain, r.NTest, r.Backend)
+			continue
+		}
+		te := "-"
+		if r.TestError != nil {
+			te = fmt.Sprintf("%.2f%%", 100**r.TestError)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%d\t%.3f s\t%s\t\n", r.Problem, r.Algorithm, r.NTrain+r.NVal, r.NTest, te, r.NBasis, r.TrainSeconds, r.Backend)
+	}
+	tw.Flush()
+	for _, r := range results {
+		if r.Error != "" {
+			fmt.Fprintf(w, "\n%s %s failed: %s", r.Problem, r.Algorithm, r.Error)
+		}
+	}
+	fmt.Fprintf(w, "\nThe KMP family stops early on a quarter of the training data held out for validation.\n")
+	fmt.Fprintf(w, "Plots and the generated data (LIBSVM format) are in %s:\n", out)
+	for _, f := range files {
+		fmt.Fprintf(w, "  %s\n", f)
+	}
+}
+
+func writeDataset(path string, ds *data.Dataset) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("writing demo data: %w", err)
+	}
+	if err := data.WriteLibSVM(f, ds); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing demo data: %w", err)
+	}
+	return nil
+}
