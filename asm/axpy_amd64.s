@@ -90,3 +90,114 @@ a8t:
 adone:
 	VZEROUPPER
 	RET
+
+// func axpy4AVX(d *float32, ds, n int, c *float32, k int, v *float32, vs int)
+//
+// Four rows at once: d_r[i] += Σ_{t<k} c[4t+r]·v[t·vs+i] for r < 4 and
+// i < n (n a multiple of 8, k ≥ 1), rows d_r = d + r·ds. Each v_t element
+// is loaded once for the four rows, and four rows stream together.
+//
+//   DI, R8, R9, R10  d_0…d_3     SI v_0     R11 vs·4    AX byte offset
+//   R13 &c[4t]   R12 &c[4k] (end)   DX v_t   CX end offset   BX next offset
+//   Y(2r), Y(2r+1) the 16 elements of row r;  Y8, Y9 v_t;  Y10…Y13 c[4t+r]
+TEXT ·axpy4AVX(SB), NOSPLIT, $0-56
+	MOVQ d+0(FP), DI
+	MOVQ ds+8(FP), DX
+	MOVQ n+16(FP), CX
+	MOVQ c+24(FP), R12
+	MOVQ k+32(FP), R13
+	MOVQ v+40(FP), SI
+	MOVQ vs+48(FP), R11
+	SHLQ $2, DX
+	LEAQ (DI)(DX*1), R8
+	LEAQ (R8)(DX*1), R9
+	LEAQ (R9)(DX*1), R10
+	SHLQ $4, R13
+	ADDQ R13, R12
+	SHLQ $2, R11
+	SHLQ $2, CX
+	XORQ AX, AX
+
+b16:
+	// 16 elements of each row.
+	LEAQ    64(AX), BX
+	CMPQ    BX, CX
+	JGT     b8
+	VMOVUPS (DI)(AX*1), Y0
+	VMOVUPS 32(DI)(AX*1), Y1
+	VMOVUPS (R8)(AX*1), Y2
+	VMOVUPS 32(R8)(AX*1), Y3
+	VMOVUPS (R9)(AX*1), Y4
+	VMOVUPS 32(R9)(AX*1), Y5
+	VMOVUPS (R10)(AX*1), Y6
+	VMOVUPS 32(R10)(AX*1), Y7
+	MOVQ    c+24(FP), R13
+	MOVQ    SI, DX
+
+b16t:
+	VMOVUPS      (DX)(AX*1), Y8
+	VMOVUPS      32(DX)(AX*1), Y9
+	VBROADCASTSS (R13), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 4(R13), Y11
+	VFMADD231PS  Y8, Y11, Y2
+	VFMADD231PS  Y9, Y11, Y3
+	VBROADCASTSS 8(R13), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VBROADCASTSS 12(R13), Y13
+	VFMADD231PS  Y8, Y13, Y6
+	VFMADD231PS  Y9, Y13, Y7
+	ADDQ         R11, DX
+	ADDQ         $16, R13
+	CMPQ         R13, R12
+	JLT          b16t
+
+	VMOVUPS Y0, (DI)(AX*1)
+	VMOVUPS Y1, 32(DI)(AX*1)
+	VMOVUPS Y2, (R8)(AX*1)
+	VMOVUPS Y3, 32(R8)(AX*1)
+	VMOVUPS Y4, (R9)(AX*1)
+	VMOVUPS Y5, 32(R9)(AX*1)
+	VMOVUPS Y6, (R10)(AX*1)
+	VMOVUPS Y7, 32(R10)(AX*1)
+	MOVQ    BX, AX
+	JMP     b16
+
+b8:
+	// A last block of 8 elements, if any.
+	CMPQ    AX, CX
+	JGE     bdone
+	VMOVUPS (DI)(AX*1), Y0
+	VMOVUPS (R8)(AX*1), Y2
+	VMOVUPS (R9)(AX*1), Y4
+	VMOVUPS (R10)(AX*1), Y6
+	MOVQ    c+24(FP), R13
+	MOVQ    SI, DX
+
+b8t:
+	VMOVUPS      (DX)(AX*1), Y8
+	VBROADCASTSS (R13), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VBROADCASTSS 4(R13), Y11
+	VFMADD231PS  Y8, Y11, Y2
+	VBROADCASTSS 8(R13), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VBROADCASTSS 12(R13), Y13
+	VFMADD231PS  Y8, Y13, Y6
+	ADDQ         R11, DX
+	ADDQ         $16, R13
+	CMPQ         R13, R12
+	JLT          b8t
+
+	VMOVUPS Y0, (DI)(AX*1)
+	VMOVUPS Y2, (R8)(AX*1)
+	VMOVUPS Y4, (R9)(AX*1)
+	VMOVUPS Y6, (R10)(AX*1)
+	ADDQ    $32, AX
+	JMP     b8
+
+bdone:
+	VZEROUPPER
+	RET

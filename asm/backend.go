@@ -177,8 +177,8 @@ const (
 	dictColChunk = 1024
 )
 
-// RankUpdate applies d ← d + alpha·Σ_t u_t v_tᵀ row by row: row i of d gets
-// Σ_t (alpha·u_t[i]) v_t in one load and one store, for any k.
+// RankUpdate applies d ← d + alpha·Σ_t u_t v_tᵀ four rows at a time: row i
+// of d gets Σ_t (alpha·u_t[i]) v_t in one load and one store, for any k.
 func (b *Backend) RankUpdate(d backend.Matrix, alpha float32, u, v backend.Matrix) error {
 	if err := backend.CheckRankUpdate(d, u, v); err != nil {
 		return err
@@ -188,12 +188,21 @@ func (b *Backend) RankUpdate(d backend.Matrix, alpha float32, u, v backend.Matri
 		return nil
 	}
 	b.parallel(d.Rows, 8, d.Rows*d.Cols*k, func(lo, hi int) {
-		c := make([]float32, k)
-		for i := lo; i < hi; i++ {
-			for t := range c {
+		c := make([]float32, 4*k)
+		i := lo
+		for ; i+4 <= hi; i += 4 {
+			for t := 0; t < k; t++ {
+				for r := 0; r < 4; r++ {
+					c[4*t+r] = alpha * u.At(t, i+r)
+				}
+			}
+			b.k.axpy4(d.Data[i*d.Stride:], d.Stride, d.Cols, c, v.Data, v.Stride)
+		}
+		for ; i < hi; i++ {
+			for t := 0; t < k; t++ {
 				c[t] = alpha * u.At(t, i)
 			}
-			b.k.axpys(d.Row(i), c, v.Data, v.Stride)
+			b.k.axpys(d.Row(i), c[:k], v.Data, v.Stride)
 		}
 	})
 	return nil

@@ -16,6 +16,9 @@ type kernels struct {
 	dotRows func(acc []float64, x []float32, xs, rows, n int, v []float32, vs, k int)
 	// axpys adds Σ_t c[t]·v[t·vs:t·vs+len(d)] to d, for t < len(c).
 	axpys func(d, c, v []float32, vs int)
+	// axpy4 does the same for four rows d_r = d[r·ds : r·ds+n] at once,
+	// with coefficients c[4t+r].
+	axpy4 func(d []float32, ds, n int, c, v []float32, vs int)
 	// gemm computes the mr×nr tile c (row stride ldc) = ap·bpᵀ, or adds it
 	// to c when accumulate is set; ap is kc×mr and bp kc×nr, packed by p.
 	gemm   func(kc int, ap, bp, c []float32, ldc int, accumulate bool)
@@ -28,7 +31,7 @@ type kernels struct {
 }
 
 func goKernels() kernels {
-	return kernels{dots: dotsGo, dotRows: dotRowsGo, axpys: axpysGo,
+	return kernels{dots: dotsGo, dotRows: dotRowsGo, axpys: axpysGo, axpy4: axpy4Go,
 		gemm: gemmGo(6, 16), mr: 6, nr: 16, rbf: rbfGo, exp: expGo}
 }
 
@@ -80,6 +83,19 @@ func axpysGo(d, c, v []float32, vs int) {
 }
 
 // gemmGo returns the pure-Go micro-kernel for mr×nr tiles.
+func axpy4Go(d []float32, ds, n int, c, v []float32, vs int) {
+	k := len(c) / 4
+	for r := 0; r < 4; r++ {
+		row := d[r*ds : r*ds+n]
+		for t := 0; t < k; t++ {
+			ct, vt := c[4*t+r], v[t*vs:t*vs+n]
+			for i := range row {
+				row[i] += ct * vt[i]
+			}
+		}
+	}
+}
+
 func gemmGo(mr, nr int) func(kc int, ap, bp, c []float32, ldc int, accumulate bool) {
 	return func(kc int, ap, bp, c []float32, ldc int, accumulate bool) {
 		acc := make([]float32, mr*nr)

@@ -40,6 +40,11 @@ func dot2r4AVX(x *float32, xs int, v *float32, vs, n int, acc *float64)
 //go:noescape
 func axpyAVX(d *float32, n int, c *float32, k int, v *float32, vs int)
 
+// axpy4AVX adds Σ_{t<k} c[4t+r]·v[t·vs+i] to d[r·ds+i] for r < 4, i < n.
+//
+//go:noescape
+func axpy4AVX(d *float32, ds, n int, c *float32, k int, v *float32, vs int)
+
 // sgemm6x16AVX computes the 6×16 tile c (row stride ldc elements) = a·bᵀ,
 // or adds it to c when accumulate is set; a is kc×6 and b kc×16, packed by p.
 //
@@ -76,7 +81,7 @@ func expAVX(dst, src *float32, n int)
 // asmKernels returns the assembly kernels; avx512 selects the AVX-512F
 // GEMM micro-kernel (12×32 tiles) instead of the AVX2 one (6×16).
 func asmKernels(avx512 bool) kernels {
-	k := kernels{dots: dotsAsm, dotRows: dotRowsAsm, axpys: axpysAsm,
+	k := kernels{dots: dotsAsm, dotRows: dotRowsAsm, axpys: axpysAsm, axpy4: axpy4Asm,
 		gemm: gemm6x16Asm, mr: 6, nr: 16, rbf: rbfAsm, exp: expAsm}
 	if avx512 {
 		k.gemm, k.mr, k.nr = gemm12x32Asm, 12, 32
@@ -158,6 +163,28 @@ func axpysAsm(d, c, v []float32, vs int) {
 		vt := v[t*vs:]
 		for i := n8; i < n; i++ {
 			d[i] += ct * vt[i]
+		}
+	}
+}
+
+func axpy4Asm(d []float32, ds, n int, c, v []float32, vs int) {
+	k := len(c) / 4
+	if k == 0 || n == 0 {
+		return
+	}
+	n8 := n &^ 7
+	_ = d[3*ds+n-1]
+	_ = v[(k-1)*vs+n-1]
+	if n8 > 0 {
+		axpy4AVX(&d[0], ds, n8, &c[0], k, &v[0], vs)
+	}
+	for r := 0; r < 4; r++ {
+		row := d[r*ds : r*ds+n]
+		for t := 0; t < k; t++ {
+			ct, vt := c[4*t+r], v[t*vs:t*vs+n]
+			for i := n8; i < n; i++ {
+				row[i] += ct * vt[i]
+			}
 		}
 	}
 }

@@ -284,3 +284,34 @@ func TestDictGroups(t *testing.T) {
 		t.Errorf("dictGroups(15) = %v", dictGroups(15))
 	}
 }
+
+func TestAxpy4(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 5))
+	for name, ks := range kernelSets(t) {
+		for _, k := range []int{1, 2, 3, 8} {
+			for _, n := range testLengths() {
+				ds := n + 1 + rng.IntN(5)
+				buf := randSlice(rng, 3*ds+n+8)
+				d0 := append([]float32(nil), buf...)
+				c := randSlice(rng, 4*k)
+				vs := n + rng.IntN(3)
+				v := randSlice(rng, (k-1)*vs+n+1)
+				ks.axpy4(buf, ds, n, c, v, vs)
+				for p := range buf {
+					r, i := p/ds, p%ds
+					want, s := float64(d0[p]), math.Abs(float64(d0[p]))
+					if r < 4 && i < n {
+						for tt := 0; tt < k; tt++ {
+							x := float64(c[4*tt+r]) * float64(v[tt*vs+i])
+							want += x
+							s += math.Abs(x)
+						}
+					}
+					if math.Abs(float64(buf[p])-want) > float64(2*k+4)*0x1p-24*s {
+						t.Fatalf("%s axpy4 k=%d n=%d element %d (row %d, col %d): got %v want %v", name, k, n, p, r, i, buf[p], want)
+					}
+				}
+			}
+		}
+	}
+}
