@@ -44,6 +44,6 @@ func ExampleTrainStochastic() {
 	curve := m.Outputs[0].Curve
 	fmt.Printf("%d steps, training error below 10%%: %v\n", len(curve), curve[len(curve)-1].TrainErr < 0.1)
 	// Output:
-	// stochastic search: 59 of 1001 functions sampled per step over 1000 points, kernel block of 59 (230.5 KiB)
+	// stochastic search: 59 of 1001 functions sampled per step over 1000 points, kernel blocks of 59 × 1000 (234.4 KiB)
 	// 100 steps, training error below 10%: true
 }

@@ -43,9 +43,10 @@ type Plan struct {
 	Atoms     int   // M, dictionary functions (kernels × candidates, + the constant)
 	Points    int   // l, training points the atoms are evaluated at
 	ActiveSet int   // s, atoms searched per step (M unless stochastic)
-	Block     int   // atoms computed per kernel block (Streamed, StochasticSearch)
+	Block     int   // atoms per kernel block (Streamed, StochasticSearch)
+	Chunk     int   // training points per kernel block (Streamed, StochasticSearch)
 	DictBytes int64 // bytes of the full float32 dictionary, M·l·4
-	WorkBytes int64 // bytes of the dictionary storage actually used
+	WorkBytes int64 // bytes of the dictionary storage actually used (a kernel block and one atom)
 }
 
 func (p Plan) String() string {
@@ -53,20 +54,15 @@ func (p Plan) String() string {
 	case InMemory:
 		return fmt.Sprintf("in-memory dictionary: %d functions × %d points (%s)", p.Atoms, p.Points, engine.FormatBytes(p.DictBytes))
 	case Streamed:
-		return fmt.Sprintf("streamed dictionary: %d functions × %d points (%s, over the memory budget) recomputed every step in blocks of %d (%s)",
-			p.Atoms, p.Points, engine.FormatBytes(p.DictBytes), p.Block, engine.FormatBytes(p.WorkBytes))
+		return fmt.Sprintf("streamed dictionary: %d functions × %d points (%s, over the memory budget) recomputed every step in kernel blocks of %d × %d (%s)",
+			p.Atoms, p.Points, engine.FormatBytes(p.DictBytes), p.Block, p.Chunk, engine.FormatBytes(p.WorkBytes))
 	}
-	return fmt.Sprintf("stochastic search: %d of %d functions sampled per step over %d points, kernel block of %d (%s)",
-		p.ActiveSet, p.Atoms, p.Points, p.Block, engine.FormatBytes(p.WorkBytes))
+	return fmt.Sprintf("stochastic search: %d of %d functions sampled per step over %d points, kernel blocks of %d × %d (%s)",
+		p.ActiveSet, p.Atoms, p.Points, p.Block, p.Chunk, engine.FormatBytes(p.WorkBytes))
 }
 
-// maxStreamBlock bounds the rows of one streamed kernel block: large enough
-// for the kernel block to run at GEMM speed, small enough to stay a modest
-// fraction of memory.
-const (
-	maxStreamBlock      = 1024
-	maxStreamBlockBytes = 256 << 20
-)
+// maxStreamBlock bounds the atoms of one streamed kernel block.
+const maxStreamBlock = 1024
 
 // PlanTraining tells which dictionary mode Train will use for l training
 // points (after any ValFrac split) under the engine's memory budget, or why
@@ -100,8 +96,7 @@ func PlanTraining(e *engine.Engine, l int, cfg Config) (Plan, error) {
 func planFor(e *engine.Engine, cfg *Config, m, l int) (Plan, error) {
 	p := Plan{Atoms: m, Points: l, ActiveSet: m, DictBytes: int64(m) * int64(l) * 4}
 	budget := e.MemoryBudget()
-	rowBytes := int64(l) * 4
-	fit := budget / rowBytes // atoms whose rows fit the budget
+	var want int
 	if cfg.Stochastic != nil {
 		s, err := cfg.Stochastic.Size()
 		if err != nil {
@@ -109,7 +104,7 @@ func planFor(e *engine.Engine, cfg *Config, m, l int) (Plan, error) {
 		}
 		p.Mode = StochasticSearch
 		p.ActiveSet = min(s, m)
-		p.Block = int(min(int64(p.ActiveSet), fit))
+		want = p.ActiveSet
 	} else {
 		if p.DictBytes <= budget && m > 0 {
 			p.Mode = InMemory
@@ -118,17 +113,25 @@ func planFor(e *engine.Engine, cfg *Config, m, l int) (Plan, error) {
 			return p, nil
 		}
 		p.Mode = Streamed
-		p.Block = int(min(int64(m), fit, maxStreamBlockBytes/rowBytes, maxStreamBlock))
+		want = min(m, maxStreamBlock)
 		if cfg.Deflation == Explicit {
 			return p, fmt.Errorf("kmp: the dictionary of %d functions × %d points needs %s, over the memory budget of %s, and explicit deflation needs its deflated copy in memory: use implicit deflation (streamed) or raise the budget: %w",
 				m, l, engine.FormatBytes(p.DictBytes), engine.FormatBytes(budget), engine.ErrBudget)
 		}
 	}
-	if p.Block < 1 {
-		return p, fmt.Errorf("kmp: one dictionary function at %d training points needs %s, over the memory budget of %s, so not even a streamed or stochastic dictionary fits: raise the budget or train on fewer points: %w",
-			l, engine.FormatBytes(rowBytes), engine.FormatBytes(budget), engine.ErrBudget)
+	// The kernel block (Block atoms × a chunk of points) and one whole
+	// atom (for the chosen one) must fit the budget.
+	work := func(b int) int64 { return int64(b)*int64(chunkCols(b, l))*4 + int64(l)*4 }
+	p.Block = max(want, 1)
+	for p.Block > 1 && work(p.Block) > budget {
+		p.Block /= 2
 	}
-	p.WorkBytes = int64(p.Block) * rowBytes
+	p.WorkBytes = work(p.Block)
+	p.Chunk = chunkCols(p.Block, l)
+	if p.WorkBytes > budget {
+		return p, fmt.Errorf("kmp: a kernel block of one function at %d training points needs %s, over the memory budget of %s, so not even a streamed or stochastic dictionary fits: raise the budget or train on fewer points: %w",
+			l, engine.FormatBytes(p.WorkBytes), engine.FormatBytes(budget), engine.ErrBudget)
+	}
 	return p, nil
 }
 
@@ -145,7 +148,8 @@ func newDictionary(e *engine.Engine, cfg *Config, atoms []atom, tr trainSet) (*d
 	if err := e.Reserve("the KMP kernel block ("+plan.String()+")", plan.WorkBytes); err != nil {
 		return nil, fmt.Errorf("kmp: %w", err)
 	}
-	st := &streamer{e: e, cfg: cfg, plan: plan, tr: tr, buf: backend.NewMatrix(plan.Block, tr.x.Rows), one: backend.NewMatrix(1, tr.x.Rows), nrm: make([]float64, plan.Block)}
+	st := &streamer{e: e, cfg: cfg, plan: plan, tr: tr, chunk: plan.Chunk, one: backend.NewMatrix(1, tr.x.Rows)}
+	st.buf = make([]float32, plan.Block*st.chunk)
 	dc := &dictionary{atoms: atoms, stream: st}
 	if plan.Mode == Streamed {
 		// The norms of all atoms, in one blocked pass.
@@ -154,8 +158,8 @@ func newDictionary(e *engine.Engine, cfg *Config, atoms []atom, tr trainSet) (*d
 		for i := range all {
 			all[i] = i
 		}
-		if err := st.scan(dc, all, backend.Matrix{}, func(b0 int, blk backend.Matrix, _ []float64) error {
-			copy(dc.nrm2[b0:], rowSqNorms64(blk, e.Threads()))
+		if err := st.scan(dc, all, backend.Matrix{}, true, func(b0, _ int, _, nrm []float64) error {
+			copy(dc.nrm2[b0:], nrm)
 			return nil
 		}); err != nil {
 			return nil, err
@@ -164,78 +168,124 @@ func newDictionary(e *engine.Engine, cfg *Config, atoms []atom, tr trainSet) (*d
 	return dc, nil
 }
 
-// streamer computes dictionary atoms on the fly in blocks (Streamed and
-// StochasticSearch modes).
+// chunkBytes is the size of the kernel block the search computes at once:
+// small enough to stay in cache while the dictionary products and norms
+// read it, so that a step costs the same per kernel value whatever l.
+const chunkBytes = 2 << 20
+
+// chunkCols returns the number of training points per kernel block for
+// blocks of rows atoms: a multiple of 64 (the dictionary products fold
+// float32 runs of 32), at least 256, at most l.
+func chunkCols(rows, l int) int {
+	c := chunkBytes / 4 / max(rows, 1) / 64 * 64
+	return min(max(c, 256), l)
+}
+
+// streamer computes dictionary atoms on the fly (Streamed and
+// StochasticSearch modes): candidates in blocks of plan.Block atoms, each
+// block in chunks of training points.
 type streamer struct {
 	e     *engine.Engine
 	cfg   *Config
 	plan  Plan
 	tr    trainSet
-	buf   backend.Matrix // Block×l kernel block, reused
-	one   backend.Matrix // 1×l, for a single atom
+	chunk int            // training points per kernel block
+	buf   []float32      // Block×chunk kernel block, reused
+	one   backend.Matrix // 1×l, a single atom
 	ab    []atom
-	prod  []float64
-	pq    []float64 // projections scratch
-	nrm   []float64 // block norms scratch
-	last  []int     // the candidates whose rows buf holds now
-	lastN int
+	prod  []float64 // products of a block, summed over the chunks
+	part  []float64 // products of one chunk
+	nrm   []float64 // squared norms of a block
 }
 
-// fill evaluates the atoms idx of dc at the training points into dst.
-func (st *streamer) fill(dc *dictionary, idx []int, dst backend.Matrix) error {
-	st.ab = st.ab[:0]
-	for _, k := range idx {
-		st.ab = append(st.ab, dc.atoms[k])
-	}
-	return fillAtoms(st.e, st.cfg, st.ab, st.tr, st.tr, dst)
-}
-
-// scan computes the candidate atoms cand block by block; for each block it
-// runs DictProducts with the rows of vecs (if any) and calls each with the
-// block's offset in cand, the block and prod[j*nb+i] = <d_{cand[b0+i]}, v_j>.
-func (st *streamer) scan(dc *dictionary, cand []int, vecs backend.Matrix, each func(b0 int, blk backend.Matrix, prod []float64) error) error {
+// scan evaluates the candidate atoms cand, plan.Block at a time, each block
+// in chunks of training points; for each block it calls each with the
+// block's offset b0 in cand, its size nb, prod[j*nb+i] = <d_{cand[b0+i]},
+// v_j> for the rows v_j of vecs (length l), and, when norms is set,
+// nrm[i] = ‖d_{cand[b0+i]}‖².
+func (st *streamer) scan(dc *dictionary, cand []int, vecs backend.Matrix, norms bool, each func(b0, nb int, prod, nrm []float64) error) error {
 	be := st.e.Backend()
-	n, l := len(cand), st.tr.x.Rows
-	st.last = nil
+	n, l, k := len(cand), st.tr.x.Rows, vecs.Rows
+	threads := st.e.Threads()
 	for b0 := 0; b0 < n; b0 += st.plan.Block {
 		b1 := min(b0+st.plan.Block, n)
-		blk := st.buf.Slice(0, b1-b0, 0, l)
-		if err := st.fill(dc, cand[b0:b1], blk); err != nil {
-			return err
+		nb := b1 - b0
+		st.ab = st.ab[:0]
+		for _, c := range cand[b0:b1] {
+			st.ab = append(st.ab, dc.atoms[c])
 		}
-		st.last, st.lastN = cand[b0:b1], b0
-		var prod []float64
-		if vecs.Rows > 0 {
-			need := vecs.Rows * (b1 - b0)
-			if len(st.prod) < need {
-				st.prod = make([]float64, need)
+		st.prod = grow(st.prod, k*nb)
+		st.part = grow(st.part, k*nb)
+		st.nrm = grow(st.nrm, nb)
+		prod, part, nrm := st.prod[:k*nb], st.part[:k*nb], st.nrm[:nb]
+		clear(prod)
+		clear(nrm)
+		for j0 := 0; j0 < l; j0 += st.chunk {
+			j1 := min(j0+st.chunk, l)
+			blk := backend.Matrix{Rows: nb, Cols: j1 - j0, Stride: j1 - j0, Data: st.buf[:nb*(j1-j0)]}
+			pts := trainSet{x: st.tr.x.Slice(j0, j1, 0, st.tr.x.Cols), norms: st.tr.norms[j0:j1]}
+			if err := fillAtoms(st.e, st.cfg, st.ab, st.tr, pts, blk); err != nil {
+				return err
 			}
-			prod = st.prod[:need]
-			if err := be.DictProducts(prod, blk, vecs); err != nil {
-				return fmt.Errorf("kmp: dictionary products on a kernel block: %w", err)
+			if k > 0 {
+				if err := be.DictProducts(part, blk, vecs.Slice(0, k, j0, j1)); err != nil {
+					return fmt.Errorf("kmp: dictionary products on a kernel block: %w", err)
+				}
+				for i, v := range part {
+					prod[i] += v
+				}
+			}
+			if norms {
+				addSqNorms(blk, threads, nrm)
 			}
 		}
-		if err := each(b0, blk, prod); err != nil {
+		if err := each(b0, nb, prod, nrm); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// row64 writes candidate i of the last scan (atom cand[i]) into dst as
-// float64, from the kernel block when it is still there.
-func (st *streamer) row64(dc *dictionary, cand []int, i int, dst []float64) error {
-	var src []float32
-	if r := i - st.lastN; st.last != nil && r >= 0 && r < len(st.last) && st.last[r] == cand[i] {
-		src = st.buf.Row(r)
-	} else {
-		if err := st.fill(dc, cand[i:i+1], st.one); err != nil {
-			return err
-		}
-		src = st.one.Row(0)
+func grow(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
 	}
-	for j, v := range src {
+	return s[:n]
+}
+
+// row64 writes atom k of dc at the training points into dst as float64.
+func (st *streamer) row64(dc *dictionary, k int, dst []float64) error {
+	st.ab = append(st.ab[:0], dc.atoms[k])
+	if err := fillAtoms(st.e, st.cfg, st.ab, st.tr, st.tr, st.one); err != nil {
+		return err
+	}
+	for j, v := range st.one.Row(0) {
 		dst[j] = float64(v)
 	}
 	return nil
+}
+
+// addSqNorms adds the float64 squared norms of the rows of d to out, with
+// four independent accumulators so that the loop is not bound by the
+// latency of one chain of additions.
+func addSqNorms(d backend.Matrix, threads int, out []float64) {
+	parallelFor(d.Rows, threads, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			r := d.Row(i)
+			var s0, s1, s2, s3 float64
+			j := 0
+			for ; j+4 <= len(r); j += 4 {
+				a, b, c, e := float64(r[j]), float64(r[j+1]), float64(r[j+2]), float64(r[j+3])
+				s0 += a * a
+				s1 += b * b
+				s2 += c * c
+				s3 += e * e
+			}
+			for ; j < len(r); j++ {
+				a := float64(r[j])
+				s0 += a * a
+			}
+			out[i] += (s0 + s1) + (s2 + s3)
+		}
+	})
 }

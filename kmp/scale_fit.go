@@ -30,7 +30,6 @@ func (p *problem) fitStream() (*result, error) {
 	variant := cfg.Variant
 	prefit := variant == PreFit
 	running := st.plan.Mode == Streamed // all atoms every step
-	threads := p.e.Threads()
 	if cfg.Deflation == Explicit {
 		return nil, fmt.Errorf("kmp: explicit deflation needs the dictionary in memory, not the %s mode", st.plan.Mode)
 	}
@@ -40,14 +39,16 @@ func (p *problem) fitStream() (*result, error) {
 	var (
 		resid  = append([]float64(nil), p.y...)
 		fTrain = make([]float64, l)
-		vecs   = backend.NewMatrix(4, l)
+		// The vectors the searched atoms are multiplied with, as float32
+		// hi/lo row pairs: R, then (Streamed pre-fitting) the newest q or
+		// (StochasticSearch pre-fitting) every q of the basis.
+		vq     = make([]float32, 2*l, 4*l)
 		score  = make([]float64, ns) // ⟨d_k, R⟩ of the searched atoms
 		denom  = make([]float64, ns) // ‖d_k‖² or ‖d_k⊥‖²
 		nrm    = make([]float64, ns) // ‖d_k‖²
 		cskip  = make([]bool, ns)
 		skip   = make([]bool, m) // chosen or numerically dependent
 		nperp  []float64         // Streamed pre-fitting: ‖d_k⊥‖² of every atom
-		qhl    []float32         // StochasticSearch pre-fitting: rows hi, lo of every q
 		qs     [][]float64
 		rcols  [][]float64
 		cs     []float64
@@ -65,6 +66,7 @@ func (p *problem) fitStream() (*result, error) {
 	)
 	if prefit && running {
 		nperp = append([]float64(nil), dc.nrm2...)
+		vq = vq[:4*l]
 	}
 	if p.val != nil {
 		fVal = make([]float64, len(p.valY))
@@ -77,26 +79,19 @@ func (p *problem) fitStream() (*result, error) {
 		if ynorm == 0 || floats.Norm(resid, 2) <= 1e-13*ynorm {
 			break
 		}
-		splitHiLo(resid, vecs.Row(0), vecs.Row(1))
-		nv := 2
-		if prefit && running && lastQ != nil {
-			splitHiLo(lastQ, vecs.Row(2), vecs.Row(3))
+		splitHiLo(resid, vq[:l], vq[l:2*l])
+		nv, nq := 2, 0
+		switch {
+		case prefit && running && lastQ != nil:
 			nv = 4
+		case prefit && !running:
+			nq = len(qs)
+			nv = 2 + 2*nq
 		}
+		vecs := backend.Matrix{Rows: nv, Cols: l, Stride: l, Data: vq[:nv*l]}
 		cand := search.next()
 		n := len(cand)
-		err := st.scan(dc, cand, vecs.Slice(0, nv, 0, l), func(b0 int, blk backend.Matrix, prod []float64) error {
-			nb := blk.Rows
-			var bn, pq []float64
-			if !running {
-				bn = blockSqNorms(blk, threads, st.nrm)
-				if prefit && len(qs) > 0 {
-					var err error
-					if pq, err = st.projections(blk, qhl, len(qs)); err != nil {
-						return err
-					}
-				}
-			}
+		err := st.scan(dc, cand, vecs, !running, func(b0, nb int, prod, bn []float64) error {
 			for i := range nb {
 				c, k := b0+i, cand[b0+i]
 				score[c] = prod[i] + prod[nb+i]
@@ -114,8 +109,13 @@ func (p *problem) fitStream() (*result, error) {
 							nperp[k] -= pk * pk
 						}
 						denom[c] = nperp[k]
-					case pq != nil:
-						denom[c] = nrm[c] - pq[i]
+					case nq > 0:
+						var pp float64
+						for j := range nq {
+							pj := prod[(2+2*j)*nb+i] + prod[(3+2*j)*nb+i]
+							pp += pj * pj
+						}
+						denom[c] = nrm[c] - pp
 					}
 					if !skip[k] && denom[c] <= cfg.Tol*nrm[c] {
 						skip[k] = true
@@ -148,7 +148,7 @@ func (p *problem) fitStream() (*result, error) {
 					break
 				}
 				g := cand[gi]
-				if err := st.row64(dc, cand, gi, dk); err != nil {
+				if err := st.row64(dc, g, dk); err != nil {
 					return nil, err
 				}
 				rc = orthogonalize(v, dk, qs)
@@ -186,7 +186,7 @@ func (p *problem) fitStream() (*result, error) {
 		if variant == Basic {
 			// The coefficient from an exact float64 product with the chosen
 			// atom, as fitSquared does.
-			if err := st.row64(dc, cand, gi, dk); err != nil {
+			if err := st.row64(dc, g, dk); err != nil {
 				return nil, err
 			}
 			a := floats.Dot(dk, resid) / nrm[gi]
@@ -215,7 +215,7 @@ func (p *problem) fitStream() (*result, error) {
 					return nil, fmt.Errorf("kmp: step %d: %w", step, err)
 				}
 				if prefit && !running {
-					qhl = append(make([]float32, 0, 2*basisN*l), qhl...)
+					vq = append(make([]float32, 0, (2+2*basisN)*l), vq...)
 				}
 			}
 			q := make([]float64, l)
@@ -230,10 +230,11 @@ func (p *problem) fitStream() (*result, error) {
 			if prefit {
 				if running {
 					nperp[g] = 0
+					splitHiLo(q, vq[2*l:3*l], vq[3*l:4*l])
 				} else {
-					n0 := len(qhl)
-					qhl = append(qhl, make([]float32, 2*l)...)
-					splitHiLo(q, qhl[n0:n0+l], qhl[n0+l:n0+2*l])
+					n0 := len(vq)
+					vq = append(vq, make([]float32, 2*l)...)
+					splitHiLo(q, vq[n0:n0+l], vq[n0+l:n0+2*l])
 				}
 			}
 			if fVal != nil {
@@ -286,34 +287,6 @@ func basisBytes(n, l int, withHiLo bool) int64 {
 	return b
 }
 
-// projections returns Σ_j ⟨q_j, d_i⟩² for the rows d_i of blk, with the
-// basis given as float32 hi/lo row pairs (qhl rows 2j, 2j+1 = q_j), four
-// basis vectors per pass of the dictionary product.
-func (st *streamer) projections(blk backend.Matrix, qhl []float32, nq int) ([]float64, error) {
-	nb, l := blk.Rows, blk.Cols
-	if cap(st.pq) < 9*nb {
-		st.pq = make([]float64, 9*nb)
-	}
-	out, pp := st.pq[:nb], st.pq[nb:9*nb]
-	clear(out)
-	be := st.e.Backend()
-	for j0 := 0; j0 < nq; j0 += 4 {
-		j1 := min(j0+4, nq)
-		vecs := backend.Matrix{Rows: 2 * (j1 - j0), Cols: l, Stride: l, Data: qhl[2*j0*l : 2*j1*l]}
-		if err := be.DictProducts(pp[:vecs.Rows*nb], blk, vecs); err != nil {
-			return nil, fmt.Errorf("kmp: projections on the basis: %w", err)
-		}
-		for j := range j1 - j0 {
-			hi, lo := pp[2*j*nb:(2*j+1)*nb], pp[(2*j+1)*nb:(2*j+2)*nb]
-			for i := range nb {
-				p := hi[i] + lo[i]
-				out[i] += p * p
-			}
-		}
-	}
-	return out, nil
-}
-
 // search yields the atoms searched at each step: all of them (Streamed, or
 // an active set at least as large as the dictionary), or a random active
 // set.
@@ -352,7 +325,6 @@ func (p *problem) fitStreamGeneral() (*result, error) {
 	m, l := len(dc.atoms), st.tr.x.Rows
 	backfit := cfg.Variant == BackFit
 	running := st.plan.Mode == Streamed
-	threads := p.e.Threads()
 
 	search := newSearch(st, m, cfg.Seed, p.output)
 	ns := search.size
@@ -391,12 +363,7 @@ func (p *problem) fitStreamGeneral() (*result, error) {
 		splitHiLo(g, vecs.Row(0), vecs.Row(1))
 		cand := search.next()
 		n := len(cand)
-		err := st.scan(dc, cand, vecs, func(b0 int, blk backend.Matrix, prod []float64) error {
-			nb := blk.Rows
-			var bn []float64
-			if !running {
-				bn = blockSqNorms(blk, threads, st.nrm)
-			}
+		err := st.scan(dc, cand, vecs, !running, func(b0, nb int, prod, bn []float64) error {
 			for i := range nb {
 				c, k := b0+i, cand[b0+i]
 				score[c] = prod[i] + prod[nb+i]
@@ -424,7 +391,7 @@ func (p *problem) fitStreamGeneral() (*result, error) {
 		}
 		k := cand[gi]
 		row := make([]float64, l)
-		if err := st.row64(dc, cand, gi, row); err != nil {
+		if err := st.row64(dc, k, row); err != nil {
 			return nil, err
 		}
 		a := lineSearch(cfg.Loss, p.y, f, row, score[gi]/nrm[gi])
@@ -484,32 +451,4 @@ func (p *problem) fitStreamGeneral() (*result, error) {
 	}
 	res.path = pa
 	return res, nil
-}
-
-// blockSqNorms returns the float64 squared norms of the rows of a kernel
-// block, like rowSqNorms64 but with four independent accumulators so that
-// the loop is not bound by the latency of one chain of additions (it runs
-// on every searched block, so it matters next to the kernel block itself).
-func blockSqNorms(d backend.Matrix, threads int, out []float64) []float64 {
-	out = out[:d.Rows]
-	parallelFor(d.Rows, threads, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			r := d.Row(i)
-			var s0, s1, s2, s3 float64
-			j := 0
-			for ; j+4 <= len(r); j += 4 {
-				a, b, c, e := float64(r[j]), float64(r[j+1]), float64(r[j+2]), float64(r[j+3])
-				s0 += a * a
-				s1 += b * b
-				s2 += c * c
-				s3 += e * e
-			}
-			for ; j < len(r); j++ {
-				a := float64(r[j])
-				s0 += a * a
-			}
-			out[i] = (s0 + s1) + (s2 + s3)
-		}
-	})
-	return out
 }

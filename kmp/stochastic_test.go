@@ -566,3 +566,43 @@ func TestStochasticTruncate(t *testing.T) {
 		}
 	}
 }
+
+// The streamed and stochastic searches compute kernel blocks of a chunk of
+// training points at a time and sum the products over the chunks; with
+// several chunks and several blocks they still choose what the in-memory
+// dictionary chooses.
+func TestChunkedSearchMatchesInMemory(t *testing.T) {
+	const l = 1500
+	x, y := skmpData(l, 3, 13)
+	big := skmpEngine(t)
+	// The dictionary is 1500×1500×4 B = 9 MB; 3 MB gives blocks of 1024
+	// atoms × 512 points.
+	small := skmpEngine(t, engine.WithMemoryBudget(3<<20))
+	for _, c := range []skmpCase{{"basic", Basic, Squared}, {"prefit", PreFit, Squared}, {"backfit-tanh", BackFit, Tanh}} {
+		cfg := Config{Variant: c.variant, Loss: c.loss, Kernels: []backend.Kernel{engine.RBF(3)}, N: 12, RefitEvery: 4}
+		want, err := Train(big, x, y, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, coefRel := c.tol()
+		p, err := PlanTraining(small, l, cfg)
+		if err != nil || p.Mode != Streamed || p.Chunk >= l || p.Block >= l {
+			t.Fatalf("plan %+v, %v: want a streamed dictionary in several blocks and chunks", p, err)
+		}
+		got, err := Train(small, x, y, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		skmpSameRun(t, c.name+" streamed", got, want, rel, coefRel)
+
+		cfg.Stochastic = &Stochastic{ActiveSet: l}
+		if p, err = PlanTraining(big, l, cfg); err != nil || p.Chunk >= l {
+			t.Fatalf("stochastic plan %+v, %v: want several chunks", p, err)
+		}
+		got, err = Train(big, x, y, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		skmpSameRun(t, c.name+" stochastic s = l", got, want, rel, coefRel)
+	}
+}
