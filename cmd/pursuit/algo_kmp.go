@@ -21,12 +21,17 @@ const (
 // one-vs-rest). Its payload is kmp's own versioned, checksummed format. The
 // CLI scales the data itself, so the kmp model holds no scaler.
 type kmpFitted struct {
-	m    *kmp.Model
-	perm []int // output order: perm[k] is the kmp output of the CLI's class k
+	m     *kmp.Model
+	perm  []int // output order: perm[k] is the kmp output of the CLI's class k
+	fresh bool  // trained in this process: Truncate works (a loaded model keeps no path)
+	plan  string
 }
 
+// Describe says how the dictionary was held during training.
+func (f *kmpFitted) Describe() string { return f.plan }
+
 // kmpConfig builds the kmp configuration for the CLI's parameters.
-func kmpConfig(variant kmp.Variant, loss kmp.Loss, p *trainParams, n int, xVal backend.Matrix, yVal []float64) kmp.Config {
+func kmpConfig(variant kmp.Variant, loss kmp.Loss, stochastic bool, p *trainParams, n int, xVal backend.Matrix, yVal []float64) kmp.Config {
 	cfg := kmp.Config{
 		Variant: variant,
 		Loss:    loss,
@@ -38,6 +43,9 @@ func kmpConfig(variant kmp.Variant, loss kmp.Loss, p *trainParams, n int, xVal b
 	}
 	if p.regression {
 		cfg.Task = kmp.Regression
+	}
+	if stochastic {
+		cfg.Stochastic = &kmp.Stochastic{ActiveSet: p.activeSet, Eps: p.eps, Q: p.q}
 	}
 	if xVal.Rows > 0 {
 		cfg.ValX, cfg.ValY = xVal, yVal
@@ -60,20 +68,36 @@ func kmpConfig(variant kmp.Variant, loss kmp.Loss, p *trainParams, n int, xVal b
 	return cfg
 }
 
-func kmpTrainer(variant kmp.Variant, loss kmp.Loss) (trainFunc, trainOVRFunc) {
-	bin := func(e *engine.Engine, p *trainParams, x engine.Matrix, y []float64, xVal engine.Matrix, yVal []float64) (fitted, error) {
-		m, err := kmp.Train(e, x, y, kmpConfig(variant, loss, p, x.Rows, xVal, yVal))
+// kmpTrainer returns the binary and one-vs-rest trainers of one KMP
+// variant; stochastic searches a random active set per step (skmp).
+func kmpTrainer(variant kmp.Variant, loss kmp.Loss, stochastic bool) (trainFunc, trainOVRFunc) {
+	run := func(e *engine.Engine, p *trainParams, x engine.Matrix, y, classes []float64, xVal engine.Matrix, yVal []float64, ovr bool) (*kmpFitted, error) {
+		cfg := kmpConfig(variant, loss, stochastic, p, x.Rows, xVal, yVal)
+		plan, err := kmp.PlanTraining(e, x.Rows, cfg)
 		if err != nil {
 			return nil, err
 		}
-		return newKMPFitted(m, nil)
+		var m *kmp.Model
+		if ovr {
+			m, err = kmp.TrainOneVsRest(e, x, y, cfg)
+		} else {
+			m, err = kmp.Train(e, x, y, cfg)
+		}
+		if err != nil {
+			return nil, err
+		}
+		f, err := newKMPFitted(m, classes)
+		if err != nil {
+			return nil, err
+		}
+		f.fresh, f.plan = true, plan.String()
+		return f, nil
+	}
+	bin := func(e *engine.Engine, p *trainParams, x engine.Matrix, y []float64, xVal engine.Matrix, yVal []float64) (fitted, error) {
+		return run(e, p, x, y, nil, xVal, yVal, false)
 	}
 	ovr := func(e *engine.Engine, p *trainParams, x engine.Matrix, y, classes []float64, xVal engine.Matrix, yVal []float64) (multiFitted, error) {
-		m, err := kmp.TrainOneVsRest(e, x, y, kmpConfig(variant, loss, p, x.Rows, xVal, yVal))
-		if err != nil {
-			return nil, err
-		}
-		return newKMPFitted(m, classes)
+		return run(e, p, x, y, classes, xVal, yVal, true)
 	}
 	return bin, ovr
 }
@@ -124,7 +148,11 @@ func (f *kmpFitted) Decision(e *engine.Engine, x engine.Matrix) ([]float64, erro
 func (f *kmpFitted) Outputs() int { return len(f.m.Outputs) }
 
 func (f *kmpFitted) DecisionAll(e *engine.Engine, x engine.Matrix) ([][]float64, error) {
-	all, err := f.m.DecisionAll(e, x)
+	return f.decisionAll(e, x, f.m)
+}
+
+func (f *kmpFitted) decisionAll(e *engine.Engine, x engine.Matrix, m *kmp.Model) ([][]float64, error) {
+	all, err := m.DecisionAll(e, x)
 	if err != nil {
 		return nil, err
 	}
@@ -142,15 +170,37 @@ func (f *kmpFitted) NBasis() int            { return f.m.Size().SupportVectors }
 func (f *kmpFitted) Basis() engine.Matrix   { return f.m.Support }
 func (f *kmpFitted) Save(w io.Writer) error { return f.m.Save(w) }
 
+// CanPrefix reports whether the model can predict as if stopped early: a
+// model trained in this process (kmp keeps the path in memory only).
+func (f *kmpFitted) CanPrefix() bool { return f.fresh }
+
+// PrefixLen is the number of steps training ran (the longest output).
+func (f *kmpFitted) PrefixLen() int {
+	n := 0
+	for _, o := range f.m.Outputs {
+		n = max(n, len(o.Curve))
+	}
+	return n
+}
+
+// DecisionPrefix is DecisionAll as if training had stopped after n steps.
+func (f *kmpFitted) DecisionPrefix(e *engine.Engine, x engine.Matrix, n int) ([][]float64, error) {
+	t, err := f.m.Truncate(n)
+	if err != nil {
+		return nil, err
+	}
+	return f.decisionAll(e, x, t)
+}
+
 // Curve returns the learning curve kmp recorded (binary and regression
-// models).
+// models), against the step number.
 func (f *kmpFitted) Curve() []curvePoint {
 	if len(f.m.Outputs) != 1 {
 		return nil
 	}
 	var c []curvePoint
 	for _, s := range f.m.Outputs[0].Curve {
-		c = append(c, curvePoint{N: s.Basis, Train: jsonNum(s.TrainErr), Val: jsonNum(s.ValErr), Test: jsonNum(math.NaN())})
+		c = append(c, curvePoint{N: s.Step, Train: jsonNum(s.TrainErr), Val: jsonNum(s.ValErr), Test: jsonNum(math.NaN())})
 	}
 	return c
 }

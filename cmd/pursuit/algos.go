@@ -44,12 +44,16 @@ type fitted interface {
 	Save(w io.Writer) error
 }
 
-// prefixDecider is implemented by models built one basis function at a time
-// (the KMP family): DecisionPrefix predicts with the first n basis functions
-// only, as if training had stopped after n steps. It gives the learning
-// curves.
+// prefixDecider is implemented by models built one step at a time (the
+// KMP family): DecisionPrefix returns every output as if training had
+// stopped after n steps. It gives the learning curves.
 type prefixDecider interface {
-	DecisionPrefix(e *engine.Engine, x engine.Matrix, n int) ([]float64, error)
+	// CanPrefix says whether DecisionPrefix works for this model (not,
+	// for instance, for a model read from a file).
+	CanPrefix() bool
+	// PrefixLen is the number of steps training ran.
+	PrefixLen() int
+	DecisionPrefix(e *engine.Engine, x engine.Matrix, n int) ([][]float64, error)
 }
 
 // multiFitted is a model with one output per class, trained at once for
@@ -66,6 +70,12 @@ type multiFitted interface {
 func isMulti(f fitted) bool {
 	mf, ok := f.(multiFitted)
 	return ok && mf.Outputs() > 1
+}
+
+// describer is implemented by models with something to say about how
+// they were trained (the KMP family: how the dictionary was held).
+type describer interface {
+	Describe() string
 }
 
 // curver is implemented by models that record their own learning curve

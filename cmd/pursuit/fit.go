@@ -135,18 +135,17 @@ func learningCurve(e *engine.Engine, m *cliModel, tr, val, test *data.Dataset, m
 	maxN := 0
 	canPrefix := prefix
 	for _, f := range m.models {
-		multi := isMulti(f)
-		if _, ok := f.(prefixDecider); !ok || multi {
+		pd, ok := f.(prefixDecider)
+		if !ok || !pd.CanPrefix() {
 			canPrefix = false
+			continue
 		}
-		maxN = max(maxN, f.NBasis())
+		maxN = max(maxN, pd.PrefixLen())
 	}
 	if !canPrefix {
 		if len(m.models) == 1 {
-			if c, ok := m.models[0].(curver); ok {
-				if !isMulti(m.models[0]) {
-					return c.Curve(), nil
-				}
+			if c, ok := m.models[0].(curver); ok && !isMulti(m.models[0]) {
+				return c.Curve(), nil
 			}
 		}
 		return nil, nil

@@ -136,20 +136,20 @@ func (m *cliModel) decisions(e *engine.Engine, x engine.Matrix) ([][]float64, er
 	return dec, nil
 }
 
-// prefixDecisions is decisions with the first n basis functions of each
-// model; ok is false when the algorithm cannot predict with a prefix.
+// prefixDecisions is decisions as if training had stopped after n steps;
+// ok is false when an algorithm cannot predict so.
 func (m *cliModel) prefixDecisions(e *engine.Engine, x engine.Matrix, n int) ([][]float64, bool, error) {
-	dec := make([][]float64, len(m.models))
-	for k, f := range m.models {
+	var dec [][]float64
+	for _, f := range m.models {
 		pd, ok := f.(prefixDecider)
-		if isMulti(f) || !ok {
+		if !ok || !pd.CanPrefix() {
 			return nil, false, nil
 		}
-		d, err := pd.DecisionPrefix(e, x, min(n, f.NBasis()))
+		d, err := pd.DecisionPrefix(e, x, min(n, pd.PrefixLen()))
 		if err != nil {
-			return nil, true, fmt.Errorf("predict with %d basis functions: %w", n, err)
+			return nil, true, fmt.Errorf("predict after %d steps: %w", n, err)
 		}
-		dec[k] = d
+		dec = append(dec, d...)
 	}
 	return dec, true, nil
 }

@@ -53,10 +53,7 @@ func writeCurve(path, title string, m *cliModel) error {
 	if m.hdr.Labels.Task == taskRegression {
 		ylabel = "mean squared error"
 	}
-	xlabel := "basis functions"
-	if len(m.models) > 1 {
-		xlabel = "basis functions per classifier"
-	}
+	xlabel := "steps (basis functions added)"
 	return plot.LearningCurve(path, title+": learning curve", xlabel, ylabel, []plot.Series{
 		{Name: "training", X: x, Y: tr}, {Name: "validation", X: x, Y: val}, {Name: "test", X: x, Y: te},
 	})

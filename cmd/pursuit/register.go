@@ -8,16 +8,21 @@ func registerAlgorithms(all []*algorithm) {
 	for _, a := range all {
 		switch a.name {
 		case "kmp":
-			a.train, a.trainOVR = kmpTrainer(kmp.PreFit, kmp.Squared)
+			a.train, a.trainOVR = kmpTrainer(kmp.PreFit, kmp.Squared, false)
 			a.load = loadKMP
 		case "kmp-backfit":
-			a.train, a.trainOVR = kmpTrainer(kmp.BackFit, kmp.Squared)
+			a.train, a.trainOVR = kmpTrainer(kmp.BackFit, kmp.Squared, false)
 			a.load = loadKMP
 		case "kmp-basic":
-			a.train, a.trainOVR = kmpTrainer(kmp.Basic, kmp.Squared)
+			a.train, a.trainOVR = kmpTrainer(kmp.Basic, kmp.Squared, false)
 			a.load = loadKMP
 		case "kmp-tanh":
-			a.train, a.trainOVR = kmpTrainer(kmp.BackFit, kmp.Tanh)
+			a.train, a.trainOVR = kmpTrainer(kmp.BackFit, kmp.Tanh, false)
+			a.load = loadKMP
+		case "skmp":
+			// Popovici et al.'s Algorithm 1: basic matching pursuit with a
+			// random active set searched per step.
+			a.train, a.trainOVR = kmpTrainer(kmp.Basic, kmp.Squared, true)
 			a.load = loadKMP
 		case "svm":
 			a.train, a.load = trainSVM, loadSVM

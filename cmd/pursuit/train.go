@@ -67,6 +67,7 @@ type resultJSON struct {
 	Model          string   `json:"model,omitempty"`
 	Classes        []string `json:"classes,omitempty"`
 	Plots          []string `json:"plots,omitempty"`
+	Dictionary     string   `json:"dictionary,omitempty"`
 }
 
 // num returns a pointer to v, or nil for NaN (JSON null).
@@ -180,6 +181,9 @@ func runTrain(ev *env, args []string) error {
 	for _, c := range plan.Classes {
 		out.Classes = append(out.Classes, formatLabel(c))
 	}
+	if d, ok := m.models[0].(describer); ok {
+		out.Dictionary = d.Describe()
+	}
 	if o.jsonOutput {
 		return printJSON(ev, out)
 	}
@@ -191,6 +195,9 @@ func runTrain(ev *env, args []string) error {
 		fmt.Fprintf(w, " over %d classifiers", len(m.models))
 	}
 	fmt.Fprintln(w)
+	if out.Dictionary != "" {
+		fmt.Fprintf(w, "dictionary %s\n", out.Dictionary)
+	}
 	fmt.Fprintf(w, "train      %s on %d examples, %.3g s\n", errText(&plan, res.trainErr, tr.Len()), tr.Len(), res.trainSeconds)
 	if val != nil {
 		fmt.Fprintf(w, "validation %s on %d examples\n", errText(&plan, res.valErr, val.Len()), val.Len())
