@@ -211,3 +211,58 @@ func TestSKFDTrain(t *testing.T) {
 		t.Error("SKFD accepted mu = +Inf")
 	}
 }
+
+// TestFitCoefficientsPoly is Example 1 for a polynomial kernel: eq. 45 on
+// the SVs of a polynomial-kernel SVM reproduces its decision function (the
+// coefficient fit accepts any positive semi-definite kernel).
+func TestFitCoefficientsPoly(t *testing.T) {
+	x, y := ring(80, 101)
+	k := engine.Poly(0.5, 1, 2)
+	exp, _ := fullSVM(t, x, y, k, 1)
+	e := goEngine(t)
+	fit, err := FitCoefficients(e, x, y, k, exp.Vectors, 1, FitOptions{Float64Kernels: true, Solver: SolverOptions{Tol: 1e-10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	test, _ := ring(40, 102)
+	want, got := decisionRef(exp.AsModel(), test), decisionRef(fit, test)
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-4*(1+math.Abs(want[i])) {
+			t.Fatalf("f(x_%d) = %v, SVM %v", i, got[i], want[i])
+		}
+	}
+}
+
+func TestExpansionHelpers(t *testing.T) {
+	exp := oneDExpansion()
+	if n := exp.NumXVFraction(0.1); n != 1 {
+		t.Errorf("10%% of 6 vectors = %d, want 1", n)
+	}
+	if n := exp.NumXVFraction(0.5); n != 3 {
+		t.Errorf("50%% of 6 vectors = %d, want 3", n)
+	}
+	init, err := exp.SVsAsInit(4, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[float32]bool{}
+	for i := range init.Rows {
+		v := init.At(i, 0)
+		found := false
+		for j := range exp.Vectors.Rows {
+			found = found || exp.Vectors.At(j, 0) == v
+		}
+		if !found || seen[v] {
+			t.Fatalf("initial vector %v is not a distinct support vector", v)
+		}
+		seen[v] = true
+	}
+	if _, err := exp.SVsAsInit(7, 1); err == nil {
+		t.Error("7 initial vectors from 6 SVs accepted")
+	}
+	bad := *exp
+	bad.Coef = bad.Coef[:2]
+	if _, err := ReducedSet(&bad, 1, RSOptions{}); err == nil {
+		t.Error("expansion with too few coefficients accepted")
+	}
+}
