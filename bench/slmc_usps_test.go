@@ -22,6 +22,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -129,40 +130,62 @@ func TestSLMCUSPS38(t *testing.T) {
 	t.Logf("3 vs 8: %d training, %d test points; SVM: %d SVs, test error %.2f%% (%d/%d), %.1fs (paper: 116 SVs, 1.8%%)",
 		xtr.Rows, xte.Rows, exp.Vectors.Rows, 100*svmErr, int(math.Round(svmErr*float64(xte.Rows))), xte.Rows, time.Since(start).Seconds())
 
-	best := math.Inf(1)
-	var bestRes *slmc.Result
-	for _, init := range []slmc.Init{slmc.InitRandom, slmc.InitKMeans} {
+	rs, err := slmc.ReducedSet(exp, 12, slmc.RSOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type variant struct {
+		name string
+		cfg  slmc.Config
+	}
+	base := slmc.Config{Kernel: k, C: slmcC, NumXV: 12}
+	var variants []variant
+	for seed := uint64(1); seed <= 4; seed++ {
+		c := base
+		c.Seed = seed
+		variants = append(variants, variant{fmt.Sprintf("random init, seed %d", seed), c})
+	}
+	km := base
+	km.Init, km.Seed = slmc.InitKMeans, 1
+	fromRS := base
+	fromRS.Init, fromRS.InitXV = slmc.InitGiven, rs.Model.XV
+	variants = append(variants, variant{"k-means init", km}, variant{"RS init", fromRS})
+	var randomErrs []float64
+	var first *slmc.Result
+	for _, v := range variants {
 		start = time.Now()
-		res, err := slmc.Train(e, xtr, ytr, slmc.Config{
-			Kernel: k, C: slmcC, NumXV: 12, Init: init, Seed: 1,
-			Optim: slmc.OptimOptions{Progress: func(p slmc.Progress) {
-				if p.Iter%20 == 0 {
-					t.Logf("  iter %3d  W %.4f  |∇W| %.3g  train err %.4f  (%d evals, %.1fs)", p.Iter, p.W, p.GradNorm, p.TrainError, p.Evals, p.Elapsed.Seconds())
-				}
-			}},
-		})
+		v.cfg.Optim.Progress = func(p slmc.Progress) {
+			if p.Iter%50 == 0 {
+				t.Logf("  iter %3d  W %.4f  |∇W| %.3g  train err %.4f  (%d evals, %.1fs)", p.Iter, p.W, p.GradNorm, p.TrainError, p.Evals, p.Elapsed.Seconds())
+			}
+		}
+		res, err := slmc.Train(e, xtr, ytr, v.cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		er := slmcErr(t, e, res.Model, xte, yte)
-		t.Logf("SLMC Nz=12 (%s init): test error %.2f%% (%d/%d); W %.3f → %.3f; %d iterations, %d evaluations, %s, %.1fs; %d duplicates removed",
-			init, 100*er, int(math.Round(er*float64(xte.Rows))), xte.Rows, res.W0, res.W, res.Iterations, res.Evaluations, res.Status,
-			time.Since(start).Seconds(), res.Duplicates)
-		if init == slmc.InitRandom {
-			best, bestRes = er, res
+		t.Logf("SLMC Nz=12 (%s): test error %.2f%% (%d/%d); W %.3f → %.3f; %d iterations, %d evaluations, %s, %.1fs",
+			v.name, 100*er, int(math.Round(er*float64(xte.Rows))), xte.Rows, res.W0, res.W, res.Iterations, res.Evaluations, res.Status,
+			time.Since(start).Seconds())
+		if v.cfg.Init == slmc.InitRandom {
+			randomErrs = append(randomErrs, er)
+			if first == nil {
+				first = res
+			}
 		}
 	}
-	out := os.Getenv("PURSUIT_SLMC_OUT")
-	if out == "" {
-		out = t.TempDir()
-	}
+	rsErr := slmcErr(t, e, rs.Model, xte, yte)
+	t.Logf("RS Nz=12: test error %.2f%%", 100*rsErr)
+	out := slmcOut(t)
 	path := filepath.Join(out, "slmc_usps_3v8_xv.png")
-	if err := writeXVImage(path, bestRes.Model.XV, 16, 16, 6); err != nil {
+	if err := writeXVImage(path, first.Model.XV, 16, 16, 6); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("expansion vectors (random init) written to %s", path)
-	if best > svmErr+0.005 {
-		t.Errorf("SLMC error %.2f%% is more than 0.5 point above the SVM's %.2f%%", 100*best, 100*svmErr)
+	t.Logf("expansion vectors (random init, seed 1) written to %s", path)
+	slices.Sort(randomErrs)
+	median := (randomErrs[1] + randomErrs[2]) / 2
+	if median > svmErr+0.005 {
+		t.Errorf("SLMC median error over 4 random starts %.2f%% is more than 0.5 point above the SVM's %.2f%%", 100*median, 100*svmErr)
 	}
 }
 
