@@ -25,6 +25,9 @@
 	VADDPD       off(BX), Y14, Y14; \
 	VMOVUPD      Y14, off(BX)
 
+// PFDIST is how far ahead (bytes) the multi-row kernels prefetch their rows.
+#define PFDIST 1024
+
 // CHUNK sets BX to the end of the next chunk: min(AX+1024, CX).
 #define CHUNK \
 	LEAQ    1024(AX), BX; \
@@ -247,9 +250,14 @@ r41chunk:
 
 r41loop16:
 	// 16 elements: Y0…Y3 (rows 0…3) take the first 8, Y4…Y7 the next 8.
+	// Rows are prefetched PFDIST bytes ahead (one line per row per step).
 	LEAQ        64(AX), DX
 	CMPQ        DX, BX
 	JGT         r41loop8
+	PREFETCHT0  PFDIST(SI)(AX*1)
+	PREFETCHT0  PFDIST(R8)(AX*1)
+	PREFETCHT0  PFDIST(R9)(AX*1)
+	PREFETCHT0  PFDIST(R10)(AX*1)
 	VMOVUPS     (DI)(AX*1), Y8
 	VMOVUPS     32(DI)(AX*1), Y9
 	VFMADD231PS (SI)(AX*1), Y8, Y0
@@ -323,8 +331,13 @@ r42chunk:
 
 r42loop8:
 	// 8 elements: v_0, v_1 in Y8, Y9; each row loaded once for both.
+	// Rows are prefetched PFDIST bytes ahead.
 	CMPQ        AX, BX
 	JGE         r42flush
+	PREFETCHT0  PFDIST(SI)(AX*1)
+	PREFETCHT0  PFDIST(R8)(AX*1)
+	PREFETCHT0  PFDIST(R9)(AX*1)
+	PREFETCHT0  PFDIST(R10)(AX*1)
 	VMOVUPS     (DI)(AX*1), Y8
 	VMOVUPS     (R11)(AX*1), Y9
 	VMOVUPS     (SI)(AX*1), Y10
@@ -391,8 +404,12 @@ r24chunk:
 
 r24loop8:
 	// 8 elements: rows in Y8, Y9; each v_j loaded once for both rows.
+	// The rows are prefetched PFDIST bytes ahead so that memory latency
+	// overlaps the FMAs.
 	CMPQ        AX, BX
 	JGE         r24flush
+	PREFETCHT0  PFDIST(SI)(AX*1)
+	PREFETCHT0  PFDIST(R8)(AX*1)
 	VMOVUPS     (SI)(AX*1), Y8
 	VMOVUPS     (R8)(AX*1), Y9
 	VMOVUPS     (DI)(AX*1), Y10

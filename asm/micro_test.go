@@ -28,6 +28,20 @@ func BenchmarkMicro(b *testing.B) {
 				b.ReportMetric(float64(4*n*b.N)/(cpuTime()-c0).Seconds()/1e9, "GB/cpu-s")
 			})
 		}
+		for _, k := range []int{1, 2, 4} {
+			const n = 1024
+			rows := rowsPerCall(k)
+			x := make([]float32, rows*n)
+			v := make([]float32, k*n)
+			acc := make([]float64, 4*rows*k)
+			b.Run(fmt.Sprintf("%s/dotRows/rows=%d/k=%d/n=%d", name, rows, k, n), func(b *testing.B) {
+				c0 := cpuTime()
+				for b.Loop() {
+					ks.dotRows(acc, x, n, rows, n, v, n, k)
+				}
+				b.ReportMetric(float64(4*rows*n*b.N)/(cpuTime()-c0).Seconds()/1e9, "GB/cpu-s")
+			})
+		}
 		mr, nr := ks.mr, ks.nr
 		b.Run(fmt.Sprintf("%s/gemm%dx%d/kc=256", name, mr, nr), func(b *testing.B) {
 			const kc = 256
