@@ -76,8 +76,7 @@ func run(ev *env, args []string) (code int) {
 		}
 	}()
 	if len(args) == 0 {
-		topUsage(ev.stderr)
-		fmt.Fprintln(ev.stderr, "pursuit: no command given (try `pursuit demo` or `pursuit help`)")
+		fmt.Fprintln(ev.stderr, "pursuit: no command given (try `pursuit demo`, or `pursuit help` for the list of commands)")
 		return exitError
 	}
 	switch args[0] {
