@@ -119,6 +119,7 @@ func (p *problem) fitStream() (*result, error) {
 					}
 					if !skip[k] && denom[c] <= cfg.Tol*nrm[c] {
 						skip[k] = true
+						search.remove(k)
 					}
 				}
 				cskip[c] = skip[k]
@@ -155,6 +156,7 @@ func (p *problem) fitStream() (*result, error) {
 				nn := floats.Dot(v, v)
 				if nn <= cfg.Tol*nrm[gi] {
 					skip[g], cskip[gi] = true, true // numerically dependent on the basis
+					search.remove(g)
 					if prefit {
 						denom[gi] = nn
 						if running {
@@ -177,6 +179,12 @@ func (p *problem) fitStream() (*result, error) {
 				break
 			}
 			if !found {
+				if search.smp != nil && search.smp.avail > 0 {
+					// Every sampled atom turned out dependent (and is now
+					// out of the draw): sample again for this step.
+					step--
+					continue
+				}
 				break
 			}
 		}
@@ -226,6 +234,7 @@ func (p *problem) fitStream() (*result, error) {
 			qs, rcols, cs = append(qs, q), append(rcols, col), append(cs, c)
 			atoms = append(atoms, g)
 			skip[g] = true
+			search.remove(g)
 			lastQ = q
 			if prefit {
 				if running {
@@ -315,6 +324,14 @@ func (s *search) next() []int {
 		return s.smp.next(s.size)
 	}
 	return s.all
+}
+
+// remove takes atom k out of the random active sets (the full search keeps
+// searching it and relies on the skip flags).
+func (s *search) remove(k int) {
+	if s.smp != nil {
+		s.smp.remove(k)
+	}
 }
 
 // fitStreamGeneral is fitGeneral (non-squared losses, Figure 4) with the
@@ -420,6 +437,7 @@ func (p *problem) fitStreamGeneral() (*result, error) {
 		}
 		if backfit {
 			skip[k] = true
+			search.remove(k)
 		}
 		if fVal != nil {
 			floats.AddScaled(fVal, a, vr)

@@ -101,6 +101,27 @@ func TestSamplerWithoutReplacement(t *testing.T) {
 	if slices.Equal(slices.Clone(o.next(s)), d.next(s)) && slices.Equal(slices.Clone(o.next(s)), d.next(s)) {
 		t.Error("outputs 0 and 1 drew the same active sets")
 	}
+	// Removed atoms are never drawn again, the others still are.
+	rm := newSampler(m, 3, 0)
+	for k := 0; k < m; k += 2 {
+		rm.remove(k)
+		rm.remove(k) // twice is harmless
+	}
+	seen := map[int]bool{}
+	for range 200 {
+		for _, k := range rm.next(s) {
+			if k%2 == 0 {
+				t.Fatalf("removed atom %d drawn", k)
+			}
+			seen[k] = true
+		}
+	}
+	if len(seen) != m/2 {
+		t.Errorf("after removing the even atoms, %d distinct atoms drawn, want %d", len(seen), m/2)
+	}
+	if got := rm.next(m); len(got) != m/2 {
+		t.Errorf("s ≥ available gave %d atoms, want %d", len(got), m/2)
+	}
 	// s ≥ m gives every index.
 	all := newSampler(5, 1, 0).next(9)
 	if !slices.Equal(all, []int{0, 1, 2, 3, 4}) {
@@ -429,6 +450,7 @@ func TestStochasticSearchBruteForce(t *testing.T) {
 	smp := newSampler(l, cfg.Seed, 0)
 	for n, g := range chosen {
 		set := smp.next(s)
+		smp.remove(g) // the basis leaves the draw
 		if !slices.Contains(set, g) {
 			t.Fatalf("prefit step %d chose %d outside the active set %v", n+1, g, set)
 		}
@@ -604,5 +626,30 @@ func TestChunkedSearchMatchesInMemory(t *testing.T) {
 			t.Fatal(err)
 		}
 		skmpSameRun(t, c.name+" stochastic s = l", got, want, rel, coefRel)
+	}
+}
+
+// Back-fitting and pre-fitting take the basis out of the draw, so a small
+// active set still reaches every atom instead of stopping on a sample of
+// chosen ones.
+func TestStochasticExhaustsDictionary(t *testing.T) {
+	e := skmpEngine(t)
+	x, y := skmpData(24, 3, 14)
+	for _, v := range []Variant{BackFit, PreFit} {
+		m, err := TrainStochastic(e, x, y, Config{Variant: v, Kernels: []backend.Kernel{engine.RBF(8)}, N: 24, Seed: 2}, Stochastic{ActiveSet: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := m.Outputs[0].Curve
+		seen := map[int]bool{}
+		for _, s := range c {
+			if seen[s.Atom] {
+				t.Fatalf("%v chose atom %d twice", v, s.Atom)
+			}
+			seen[s.Atom] = true
+		}
+		if len(c) != 24 || c[23].Residual > 1e-6*c[0].Residual {
+			t.Errorf("%v: %d steps (want 24), final residual %v", v, len(c), c[len(c)-1].Residual)
+		}
 	}
 }
