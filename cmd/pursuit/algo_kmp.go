@@ -183,6 +183,10 @@ func (f *kmpFitted) PrefixLen() int {
 	return n
 }
 
+// KeptSteps is the number of steps the (single-output) model kept: all
+// of them, or the early-stopping choice.
+func (f *kmpFitted) KeptSteps() int { return f.m.Outputs[0].Steps }
+
 // DecisionPrefix is DecisionAll as if training had stopped after n steps.
 func (f *kmpFitted) DecisionPrefix(e *engine.Engine, x engine.Matrix, n int) ([][]float64, error) {
 	t, err := f.m.Truncate(n)

@@ -353,6 +353,7 @@ func fitSplitBar(e *engine.Engine, algo *algorithm, mf *modelFlags, df *dataFlag
 	if err != nil {
 		return nil, err
 	}
+	res.tr, res.val, res.test = tr, val, test
 	res.model.hdr.Scaler = scaler
 	res.model.hdr.Train = trainSummary{NTrain: tr.Len(), TrainError: res.trainErr, TrainSeconds: res.trainSeconds,
 		Backend: e.BackendName(), Seed: mf.seed, Version: version}

@@ -19,6 +19,9 @@ type fitResult struct {
 	testErr        float64 // NaN without test set
 	nTest          int
 	testPred       []float64
+	// The scaled sets the model was trained and evaluated on (set by
+	// fitSplit).
+	tr, val, test *data.Dataset
 }
 
 // fit trains the binary models of plan on the (already scaled) training set

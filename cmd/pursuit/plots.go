@@ -54,9 +54,15 @@ func writeCurve(path, title string, m *cliModel) error {
 		ylabel = "mean squared error"
 	}
 	xlabel := "steps (basis functions added)"
+	mark := math.NaN()
+	if len(m.models) == 1 {
+		if k, ok := m.models[0].(interface{ KeptSteps() int }); ok {
+			mark = float64(k.KeptSteps())
+		}
+	}
 	return plot.LearningCurve(path, title+": learning curve", xlabel, ylabel, []plot.Series{
 		{Name: "training", X: x, Y: tr}, {Name: "validation", X: x, Y: val}, {Name: "test", X: x, Y: te},
-	})
+	}, mark)
 }
 
 // writeSurface evaluates m on a grid over the bounding box of raw (plus a

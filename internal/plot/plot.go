@@ -37,9 +37,10 @@ var seriesColors = []color.RGBA{
 
 // LearningCurve writes a line chart of the series (error against number of
 // basis functions, typically training, validation and test) to path, a
-// .png file. Series with no finite point are left out; it is an error when
-// none is left.
-func LearningCurve(path, title, xLabel, yLabel string, series []Series) error {
+// .png file, with a dashed vertical line at x = mark (the size training
+// kept, say) unless mark is NaN. Series with no finite point are left out;
+// it is an error when none is left.
+func LearningCurve(path, title, xLabel, yLabel string, series []Series, mark float64) error {
 	p := gplot.New()
 	p.Title.Text = title
 	p.X.Label.Text = xLabel
@@ -74,6 +75,16 @@ func LearningCurve(path, title, xLabel, yLabel string, series []Series) error {
 		return fmt.Errorf("plot %s: no finite points to draw", path)
 	}
 	p.Y.Min = math.Min(p.Y.Min, 0)
+	if isFinite(mark) {
+		l, err := plotter.NewLine(plotter.XYs{{X: mark, Y: p.Y.Min}, {X: mark, Y: p.Y.Max}})
+		if err != nil {
+			return fmt.Errorf("plot %s: %w", path, err)
+		}
+		l.Color = color.Gray{Y: 0x60}
+		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		p.Add(l)
+		p.Legend.Add(fmt.Sprintf("kept (%g)", mark), l)
+	}
 	return save(p, path)
 }
 

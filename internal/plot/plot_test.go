@@ -51,7 +51,7 @@ func TestLearningCurve(t *testing.T) {
 	path := filepath.Join(dir, "curve.png")
 	err := LearningCurve(path, "learning curve", "basis functions", "error", []Series{
 		{Name: "train", X: x, Y: tr}, {Name: "test", X: x, Y: te}, {Name: "validation (none)", X: x, Y: make([]float64, len(x))},
-	})
+	}, 20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,12 +71,12 @@ func TestLearningCurveErrors(t *testing.T) {
 		{"not png", "c.svg", []Series{{Name: "x", X: []float64{1, 2}, Y: []float64{1, 2}}}, ".png"},
 	}
 	for _, c := range cases {
-		err := LearningCurve(filepath.Join(dir, c.path), "t", "x", "y", c.series)
+		err := LearningCurve(filepath.Join(dir, c.path), "t", "x", "y", c.series, math.NaN())
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want an error containing %q", c.name, err, c.want)
 		}
 	}
-	err := LearningCurve(filepath.Join(dir, "missing", "d.png"), "t", "x", "y", []Series{{Name: "x", X: []float64{1, 2}, Y: []float64{1, 2}}})
+	err := LearningCurve(filepath.Join(dir, "missing", "d.png"), "t", "x", "y", []Series{{Name: "x", X: []float64{1, 2}, Y: []float64{1, 2}}}, math.NaN())
 	if err == nil {
 		t.Error("writing into a missing directory: no error")
 	}
