@@ -1,0 +1,53 @@
+// Command pursuit trains, evaluates and draws sparse kernel machines —
+// kernel matching pursuit (basic, back-fitting, pre-fitting, tanh output,
+// stochastic), support vector machines and sparse large margin classifiers —
+// on the pure-Go, AVX2 or CUDA backend that package engine chooses.
+//
+// Usage:
+//
+//	pursuit demo                                   # generated data, every algorithm, table and plots
+//	pursuit info [--json]                          # CPU, backends and the one chosen, and why
+//	pursuit train --data F [--test F] [--algo A] [--kernel K --gamma G | --sigma S] [--basis N | --val-frac F]
+//	              [--positive LABEL | --one-vs-rest | --regression] [--model OUT] [--json] ...
+//	pursuit predict --model M --data F [--out P] [--json]
+//	pursuit cv --data F [--folds K] [--grid-gamma ...] [--grid-c ...] [--grid-basis ...] [--json]
+//	pursuit plot --model M [--data F] [--test F] [--out DIR]
+//
+// Every command has --help with its flags and examples. Data files are in
+// LIBSVM/svmlight format (or CSV with --format csv), optionally .gz or .bz2.
+// Features are scaled as --scale says (default minmax, to [-1, 1]), fitted
+// on the training data and stored in the model, so predict applies the same
+// scaling. Multi-class data need --positive LABEL (LABEL against the rest,
+// predictions ±1) or --one-vs-rest (one output per class, the largest wins).
+//
+// With --json, train, predict and cv print one JSON object with at least
+// algorithm, backend, n_train, n_test, n_basis, train_error, test_error,
+// train_seconds, predict_seconds and model_bytes: error rates are fractions
+// in [0, 1] (mean squared errors for regression), times are seconds, and
+// figures that do not apply are null.
+//
+// Errors are one line on stderr and exit status 2: a missing or malformed
+// file (with the file name and line), an unknown algorithm or kernel, a
+// model and data with different feature counts, a corrupted model file. A
+// progress bar is drawn on stderr only when it is a terminal, and --quiet
+// silences it.
+//
+// # Model files
+//
+// One format wraps every algorithm's own model:
+//
+//	PURSUIT-MODEL 1 <header length> <header CRC-32, hex>\n
+//	<header: one line of JSON>\n
+//	<payload 1><payload 2>...
+//
+// The header names the algorithm, the task (binary, one-vs-rest or
+// regression) and class labels, the feature count, the feature scaling, the
+// kernel, the training figures and learning curve, and the length and CRC-32
+// of each payload, so truncation and corruption are detected. The payloads
+// are the algorithms' own formats: kmp's versioned, checksummed file (one
+// payload holds every one-vs-rest output), LIBSVM's text model for svm (one
+// payload per class for one-vs-rest; with --scale none it is usable as is by
+// LIBSVM's svm-predict), and for slmc, which has no file format of its own
+// yet, the line "pursuit-slmc 1" and a JSON object with the expansion
+// vectors, coefficients and bias.
+package main
