@@ -18,7 +18,8 @@ import (
 // costs O(l·s·d) and memory is O(l·d + l·s) whatever the number of
 // candidates.
 //
-// Give either ActiveSet (s directly) or Eps and Q, from which
+// Give either ActiveSet (s directly) or Eps and Q (each defaulting to the
+// paper's first setting, ε = 0.05 and q = 0.95, when zero), from which
 // s = ⌈log ε / log q⌉: with probability 1 − ε the best sampled function is
 // within the top (1 − q) fraction of the dictionary (ε = 0.05, q = 0.95 →
 // 59; ε = 0.01, q = 0.98 → 228). The samples come from Config.Seed
@@ -63,10 +64,15 @@ func (sc Stochastic) Size() (int, error) {
 			return 0, errors.New("kmp: give the stochastic active set either directly or through eps and q, not both")
 		}
 		return sc.ActiveSet, nil
-	case sc.Eps == 0 && sc.Q == 0:
-		return ActiveSetSize(DefaultEps, DefaultQ)
 	}
-	return ActiveSetSize(sc.Eps, sc.Q)
+	eps, q := sc.Eps, sc.Q
+	if eps == 0 {
+		eps = DefaultEps
+	}
+	if q == 0 {
+		q = DefaultQ
+	}
+	return ActiveSetSize(eps, q)
 }
 
 // TrainStochastic is Train with stochastic search: cfg.Stochastic is set to

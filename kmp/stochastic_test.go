@@ -46,7 +46,9 @@ func TestActiveSetSize(t *testing.T) {
 		{Stochastic{Eps: 0.01, Q: 0.98}, 228, true},
 		{Stochastic{ActiveSet: -1}, 0, false},
 		{Stochastic{ActiveSet: 5, Eps: 0.1, Q: 0.9}, 0, false},
-		{Stochastic{Eps: 0.1}, 0, false},
+		{Stochastic{Eps: 0.1}, 45, true}, // q = 0.95
+		{Stochastic{Q: 0.98}, 149, true}, // ε = 0.05
+		{Stochastic{Eps: 2, Q: 0.9}, 0, false},
 	} {
 		s, err := c.sc.Size()
 		if (err == nil) != c.ok || (c.ok && s != c.want) {
