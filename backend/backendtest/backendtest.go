@@ -150,6 +150,8 @@ func testKernelBlock(t testing.TB, be backend.Backend) {
 				}
 				if k.Kind == backend.RBF && li == 0 && c.n%2 == 1 {
 					an = norms(a.m, 1) // one given, one computed
+				} else if k.Kind == backend.RBF && li == 0 && c.m%2 == 1 {
+					bn = norms(b.m, 1)
 				}
 				dst := newView(c.n, c.m, l, nil)
 				name := fmt.Sprintf("KernelBlock %s n=%d m=%d d=%d %s norms=%v/%v", k, c.n, c.m, c.d, l.name, an != nil, bn != nil)
@@ -208,8 +210,11 @@ func testKernelGather(t testing.TB, be backend.Backend) {
 				if k.Kind == backend.RBF && li == 1 {
 					an, bn = norms(a.m, 2), norms(b.m, 1)
 				}
+				if k.Kind == backend.RBF && li == 0 && c.r%2 == 1 {
+					bn = norms(b.m, 0)
+				}
 				dst := newView(c.r, c.m, l, nil)
-				name := fmt.Sprintf("KernelGather %s n=%d idx=%v m=%d d=%d %s norms=%v", k, c.n, idx, c.m, c.d, l.name, an != nil)
+				name := fmt.Sprintf("KernelGather %s n=%d idx=%v m=%d d=%d %s norms=%v/%v", k, c.n, idx, c.m, c.d, l.name, an != nil, bn != nil)
 				if len(name) > 200 {
 					name = name[:200] + "…"
 				}
