@@ -16,9 +16,10 @@ import (
 //
 //	go test -run '^$' -fuzz FuzzKernelBlock -fuzztime 30s ./asm
 
-// fuzzPair returns the backend under test and the pure-Go reference backend.
-func fuzzPair(threads int) (*Backend, backend.Backend) {
-	return newBackend(WithThreads(threads)), backend.NewGo(threads)
+// fuzzPair returns the backend under test (with the AVX-512 GEMM masked
+// when noAVX512) and the pure-Go reference backend.
+func fuzzPair(threads int, noAVX512 bool) (*Backend, backend.Backend) {
+	return newBackend(WithThreads(threads), WithAVX512(!noAVX512)), backend.NewGo(threads)
 }
 
 func fuzzThreads(sel uint8) int { return 1 + int(sel%2) }
@@ -32,7 +33,7 @@ func FuzzDictProducts(f *testing.F) {
 		rng := rand.New(rand.NewPCG(seed, 1))
 		dict, _ := randView(rng, int(rows), int(cols))
 		vecs, _ := randView(rng, int(k), int(cols))
-		be, ref := fuzzPair(fuzzThreads(sel))
+		be, ref := fuzzPair(fuzzThreads(sel), sel&2 != 0)
 		got := make([]float64, int(rows)*int(k))
 		want := make([]float64, len(got))
 		if err := be.DictProducts(got, dict, vecs); err != nil {
@@ -65,7 +66,7 @@ func FuzzRankUpdate(f *testing.F) {
 		uu, _ := randView(rng, int(k), int(rows))
 		vv, _ := randView(rng, int(k), int(cols))
 		before := append([]float32(nil), d.Data...)
-		be, ref := fuzzPair(fuzzThreads(sel))
+		be, ref := fuzzPair(fuzzThreads(sel), sel&2 != 0)
 		alpha := float32(rng.Float64()*4 - 2)
 		if err := be.RankUpdate(d, alpha, uu, vv); err != nil {
 			t.Fatal(err)
@@ -122,7 +123,7 @@ func fuzzKernelBlock(t *testing.T, seed uint64, n, m, d uint16, sel uint8, gathe
 		_ = backend.NewGo(1).SqNorms(an, a)
 		_ = backend.NewGo(1).SqNorms(bn, b)
 	}
-	be, ref := fuzzPair(fuzzThreads(sel >> 4))
+	be, ref := fuzzPair(fuzzThreads(sel>>4), sel&0x80 != 0)
 	got, gbuf := randView(rng, int(n), int(m))
 	want := backend.NewMatrix(int(n), int(m))
 	var err1, err2 error
@@ -153,6 +154,7 @@ func fuzzKernelBlock(t *testing.T, seed uint64, n, m, d uint16, sel uint8, gathe
 func FuzzKernelBlock(f *testing.F) {
 	f.Add(uint64(1), uint16(13), uint16(37), uint16(33), uint8(5))
 	f.Add(uint64(2), uint16(7), uint16(16), uint16(257), uint8(4))
+	f.Add(uint64(4), uint16(40), uint16(70), uint16(300), uint8(0x95))
 	f.Add(uint64(3), uint16(1), uint16(200), uint16(300), uint8(0))
 	f.Fuzz(func(t *testing.T, seed uint64, n, m, d uint16, sel uint8) {
 		fuzzKernelBlock(t, seed, n, m, d, sel, false)
@@ -173,7 +175,7 @@ func FuzzSqNorms(f *testing.F) {
 		rows, cols = rows%300, cols%3000
 		rng := rand.New(rand.NewPCG(seed, 4))
 		x, _ := randView(rng, int(rows), int(cols))
-		be, ref := fuzzPair(2)
+		be, ref := fuzzPair(2, false)
 		got, want := make([]float32, rows), make([]float32, rows)
 		if err := be.SqNorms(got, x); err != nil {
 			t.Fatal(err)
