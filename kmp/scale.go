@@ -78,17 +78,8 @@ func PlanTraining(e *engine.Engine, l int, cfg Config) (Plan, error) {
 	if err := c.resolve(l); err != nil {
 		return Plan{}, err
 	}
-	cands := l
-	if c.Candidates > 0 && c.Candidates < l {
-		cands = c.Candidates
-	}
-	m := len(c.Kernels) * cands
-	if c.Custom != nil {
-		m += cands
-	}
-	if c.Bias {
-		m++
-	}
+	// The same dictionary as train builds.
+	m := len(dictAtoms(&c, chooseCandidates(l, c.Candidates, c.Seed)))
 	return planFor(e, &c, m, l)
 }
 
