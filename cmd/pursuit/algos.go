@@ -113,9 +113,7 @@ func algorithms() []*algorithm {
 		{name: "kmp", pkg: "kmp", summary: "kernel matching pursuit with pre-fitting (OLS), squared loss", usesBasis: true, regression: true},
 		{name: "kmp-backfit", pkg: "kmp", summary: "kernel matching pursuit with back-fitting (orthogonal MP)", usesBasis: true, regression: true},
 		{name: "kmp-basic", pkg: "kmp", summary: "basic kernel matching pursuit (newest coefficient only)", usesBasis: true, regression: true},
-		// kmp-tanh: its conjugate-gradient refits can run for minutes on
-		// the demo's noisier two-moons data; run it with demo --algo.
-		{name: "kmp-tanh", pkg: "kmp", summary: "kernel matching pursuit with tanh output, targets ±0.65", usesBasis: true, notInDemo: true},
+		{name: "kmp-tanh", pkg: "kmp", summary: "kernel matching pursuit with tanh output, targets ±0.65", usesBasis: true},
 		{name: "skmp", pkg: "kmp", summary: "stochastic KMP: searches a random active set per step", usesBasis: true, regression: true},
 		{name: "svm", pkg: "svm", summary: "support vector machine (C-SVC, or ε-SVR with --svr-epsilon), SMO", regression: true},
 		{name: "slmc", pkg: "slmc", summary: "sparse large margin classifier: Nz learned expansion vectors"},
