@@ -265,13 +265,7 @@ func (b *Backend) transform(op *kernelOp, c []float32, ldc, ni, nj int, an, bn [
 	case backend.RBF:
 		b.k.rbf(c, ldc, ni, b.k.nr, an, bn, op.negGam)
 	case backend.Polynomial:
-		g, c0, deg := op.k.Gamma, op.k.Coef0, op.k.Degree
-		for i := 0; i < ni; i++ {
-			row := c[i*ldc : i*ldc+nj]
-			for j, t := range row {
-				row[j] = float32(ipow(g*float64(t)+c0, deg))
-			}
-		}
+		b.k.poly(c, ldc, ni, b.k.nr, float32(op.k.Gamma), float32(op.k.Coef0), op.k.Degree)
 	case backend.Sigmoid:
 		g, c0 := op.k.Gamma, op.k.Coef0
 		for i := 0; i < ni; i++ {

@@ -26,13 +26,16 @@ type kernels struct {
 	// rbf replaces each value t of the rows×cols tile c (stride ldc; cols a
 	// multiple of 16) by exp(negGamma·max(an[i]+bn[j]−2t, 0)).
 	rbf func(c []float32, ldc, rows, cols int, an, bn []float32, negGamma float32)
+	// poly replaces each value t of the rows×cols tile c (stride ldc; cols
+	// a multiple of 16) by (gamma·t + coef0)^degree.
+	poly func(c []float32, ldc, rows, cols int, gamma, coef0 float32, degree int)
 	// exp sets dst[i] = exp(src[i]) for i < len(src).
 	exp func(dst, src []float32)
 }
 
 func goKernels() kernels {
 	return kernels{dots: dotsGo, dotRows: dotRowsGo, axpys: axpysGo, axpy4: axpy4Go,
-		gemm: gemmGo(6, 16), mr: 6, nr: 16, rbf: rbfGo, exp: expGo}
+		gemm: gemmGo(6, 16), mr: 6, nr: 16, rbf: rbfGo, poly: polyGo, exp: expGo}
 }
 
 func dotsGo(out []float64, x, v []float32, vs, k int) {
@@ -129,6 +132,15 @@ func rbfGo(c []float32, ldc, rows, cols int, an, bn []float32, negGamma float32)
 		for j := range row {
 			dist := math.Max(float64(an[i])+float64(bn[j])-2*float64(row[j]), 0)
 			row[j] = float32(math.Exp(float64(negGamma) * dist))
+		}
+	}
+}
+
+func polyGo(c []float32, ldc, rows, cols int, gamma, coef0 float32, degree int) {
+	for i := 0; i < rows; i++ {
+		row := c[i*ldc : i*ldc+cols]
+		for j, t := range row {
+			row[j] = float32(ipow(float64(gamma)*float64(t)+float64(coef0), degree))
 		}
 	}
 }

@@ -73,6 +73,12 @@ func rbfAVX512(c *float32, ldc, rows int, an, bn *float32, negGamma float32)
 //go:noescape
 func expAVX512(dst, src *float32, n int)
 
+// polyAVX replaces each value t of the rows×cols tile c (stride ldc, cols a
+// multiple of 8) by (gamma·t + coef0)^degree, degree ≥ 1.
+//
+//go:noescape
+func polyAVX(c *float32, ldc, rows, cols int, gamma, coef0 float32, degree int)
+
 // expAVX sets dst[i] = exp(src[i]) for i < n.
 //
 //go:noescape
@@ -82,7 +88,7 @@ func expAVX(dst, src *float32, n int)
 // GEMM micro-kernel (12×32 tiles) instead of the AVX2 one (6×16).
 func asmKernels(avx512 bool) kernels {
 	k := kernels{dots: dotsAsm, dotRows: dotRowsAsm, axpys: axpysAsm, axpy4: axpy4Asm,
-		gemm: gemm6x16Asm, mr: 6, nr: 16, rbf: rbfAsm, exp: expAsm}
+		gemm: gemm6x16Asm, mr: 6, nr: 16, rbf: rbfAsm, poly: polyAsm, exp: expAsm}
 	if avx512 {
 		k.gemm, k.mr, k.nr = gemm12x32Asm, 12, 32
 		k.rbf, k.exp = rbf512Asm, exp512Asm
@@ -213,6 +219,14 @@ func rbfAsm(c []float32, ldc, rows, cols int, an, bn []float32, negGamma float32
 	for j := 0; j < cols; j += 16 {
 		rbfAVX(&c[j], ldc, rows, &an[0], &bn[j], negGamma)
 	}
+}
+
+func polyAsm(c []float32, ldc, rows, cols int, gamma, coef0 float32, degree int) {
+	if rows == 0 || cols == 0 {
+		return
+	}
+	_ = c[(rows-1)*ldc+cols-1]
+	polyAVX(&c[0], ldc, rows, cols, gamma, coef0, degree)
 }
 
 func rbf512Asm(c []float32, ldc, rows, cols int, an, bn []float32, negGamma float32) {

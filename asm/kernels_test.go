@@ -315,3 +315,33 @@ func TestAxpy4(t *testing.T) {
 		}
 	}
 }
+
+func TestPolyTile(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 6))
+	for name, ks := range kernelSets(t) {
+		for _, deg := range []int{1, 2, 3, 4, 7} {
+			for rows := 0; rows <= 3; rows++ {
+				cols, ldc := 32, 35
+				c := randSlice(rng, max(rows*ldc, 1))
+				c0 := append([]float32(nil), c...)
+				const gamma, coef0 = 0.75, 0.5
+				ks.poly(c, ldc, rows, cols, gamma, coef0, deg)
+				for p := range c {
+					i, j := p/ldc, p%ldc
+					if i >= rows || j >= cols {
+						if c[p] != c0[p] {
+							t.Fatalf("%s poly wrote outside the tile", name)
+						}
+						continue
+					}
+					y := gamma*float64(c0[p]) + coef0
+					want := math.Pow(y, float64(deg))
+					tol := float64(2*deg+2)*0x1p-24*math.Pow(math.Abs(y), float64(deg)) + 1e-30
+					if math.Abs(float64(c[p])-want) > tol {
+						t.Fatalf("%s poly deg %d (%d,%d): got %v want %v", name, deg, i, j, c[p], want)
+					}
+				}
+			}
+		}
+	}
+}
