@@ -1,40 +1,54 @@
-// Package asm is Pursuit's AVX2/FMA backend: a backend.Backend whose hot
-// loops run in hand-written amd64 assembly (Plan 9 syntax, one commented
-// block per step) while blocking, packing and threading stay in Go.
+// Package asm is Pursuit's AVX2/FMA backend: a backend.Backend (Name
+// "avx2") whose inner loops run in hand-written amd64 assembly (Plan 9
+// syntax, a comment per block) while blocking, packing and threading stay in
+// Go. The engine selects it when Available reports true.
 //
-// What runs in assembly (files *_amd64.s):
+// What runs in assembly:
 //
-//   - DictProducts and SqNorms: one pass over the dictionary with fused
-//     multiply-adds into several independent float32 accumulators per vector,
-//     flushed into float64 partial sums every 512 elements (dots_amd64.s), for
-//     k = 1, 2, 4 and 8 vectors; other k are grouped from those while the
-//     dictionary row is still in cache, so the dictionary is read once.
-//   - RankUpdate: d_i ← d_i + Σ_t (α u_t[i]) v_t row by row, for any k in one
-//     pass (axpy_amd64.s).
-//   - KernelBlock and KernelGather: a 6×16 register-blocked SGEMM micro-kernel
-//     (12 ymm accumulators, broadcast + FMA) on packed panels (sgemm_amd64.s),
-//     followed, on each 6×16 tile while it is in L1, by the RBF transform
-//     exp(−γ max(‖a‖²+‖b‖²−2a·b, 0)) with a vectorised exp (exp_amd64.s).
-//     Polynomial and sigmoid kernels apply (γ a·b + c0)^p and tanh in Go on
-//     the same tile (float64 math), which is slower than the RBF path.
+//   - DictProducts and SqNorms (dots_amd64.s): the dictionary is processed
+//     in blocks of 16 rows × 1024 columns so that the vectors' pieces stay in
+//     L1; kernels stream 4 rows against 1 or 2 vectors, or 2 rows against 4
+//     vectors, prefetching the rows ahead, with fused multiply-adds into
+//     independent float32 accumulators that are widened and added into
+//     float64 every 256 elements (so every float32 run is at most 32
+//     products long). Other k are grouped (8 = 4 + 4, 7 = 4 + 2 + 1) while
+//     the rows are in cache: the dictionary is read from memory once.
+//   - RankUpdate (axpy_amd64.s): four rows of d at a time get
+//     Σ_t (α u_t[i]) v_t in one load and one store, for any k.
+//   - KernelBlock and KernelGather (sgemm_amd64.s, sgemm512_amd64.s): a
+//     register-blocked SGEMM micro-kernel — 6×16 tiles with 12 ymm
+//     accumulators (AVX2), or 12×32 tiles with 24 zmm accumulators where the
+//     CPU has AVX-512F — on panels packed in Go (kc = 256, mc = 144,
+//     nc = 1024), threads splitting the longer output dimension. Right
+//     after a tile's last block it is transformed while in L1: RBF
+//     exp(−γ·max(‖a‖²+‖b‖²−2a·b, 0)) with a vectorised exp (exp_amd64.s,
+//     exp512_amd64.s) and the polynomial (γ a·b + c0)^p (poly_amd64.s).
+//     The sigmoid's tanh is applied in Go (float64 math.Tanh) on the tile,
+//     which makes sigmoid blocks slower than the others. Blocks with at most
+//     8 rows (kernel rows for SMO or stochastic KMP) skip the GEMM and use
+//     the DictProducts kernels: one pass over b, no packing.
 //
 // ScoredArgMax is O(M) and not hot; it uses backend.ScoredArgMaxRef.
 //
 // # Vectorised exp
 //
-// exp(x) = 2^n · p(r) with n = round(x·log₂e), r = x − n·ln2 in two
-// Cody–Waite steps, and p a degree-6 polynomial (Chebyshev interpolant of
-// e^r on [−ln2/2, ln2/2], coefficients rounded to float32). Inputs below
-// −126·ln2 ≈ −87.3365 return exactly 0 (no subnormals), and NaN propagates.
-// The measured maximum relative error over x ∈ [−87.3, 0] is stated and
-// checked in TestExpAccuracy (about 2 ulp; see expMaxRelErr).
+// exp(x) = 2ⁿ·p(r) with n = round(x·log₂e), r = x − n·ln2 in two
+// Cody–Waite steps, and p a degree-6 polynomial (the Chebyshev interpolant
+// of eʳ on [−ln2/2, ln2/2], coefficients rounded to float32). Its maximum
+// relative error over the RBF input range x ∈ [−87.34, 0] is 8.7e-8
+// (1.47 units of 2⁻²⁴), measured by TestExpAccuracy on every 61st float32 of
+// [−88, 0] against math.Exp (PURSUIT_EXP_EXHAUSTIVE=1 tests every float32).
+// Inputs below −126·ln2 ≈ −87.3365 give exactly +0 (no subnormals), −∞
+// gives 0, and NaN stays NaN; no other input gives NaN.
 //
 // # Selection and forcing paths
 //
-// New fails unless the build has assembly (amd64 without the purego tag) and
-// the CPU reports AVX2 and FMA3 (klauspost/cpuid). WithAVX2(false) or
-// WithFMA(false) mask those features the way klauspost/reedsolomon does: the
-// backend then runs the same blocking and threading code with the pure-Go
-// twin of each kernel, which is how the tests exercise both paths on one
-// machine and how the purego build is tested.
+// New fails, wrapping ErrUnavailable, unless the build has assembly (amd64
+// without the purego tag) and the CPU reports AVX2 and FMA3
+// (klauspost/cpuid). Options mask features the way klauspost/reedsolomon
+// does: WithAVX2(false) or WithFMA(false) run the same blocking and
+// threading code with the pure-Go twin of every kernel (how the tests
+// exercise both paths on one machine, and what the purego build runs in
+// tests); WithAVX512(false) keeps AVX2 for the kernel-block GEMM and
+// transforms. WithThreads sets the goroutines per operation.
 package asm
