@@ -56,7 +56,7 @@ echo "toolkit: $PURSUIT_CUDA_ROOT"
 step "default build: no CUDA dependency, no cgo needed"
 n=$(go list -deps ./... | grep -c '^gorgonia\.org/' || true)
 [ "$n" = 0 ] || fail "the untagged build depends on $n gorgonia.org packages: $(go list -deps ./... | grep '^gorgonia\.org/' | tr '\n' ' ')"
-CGO_ENABLED=0 go build ./... || fail "the default build needs cgo"
+CGO_ENABLED=0 go build ./... || fail "CGO_ENABLED=0 go build ./... failed (output above): the default build must build without cgo"
 echo "ok: go list -deps ./... has no gorgonia.org package; CGO_ENABLED=0 go build ./... succeeds"
 
 # Packages with files under the cuda build tag: package cuda, engine (the
