@@ -116,7 +116,7 @@ func algorithms() []*algorithm {
 		{name: "kmp-tanh", pkg: "kmp", summary: "kernel matching pursuit with tanh output, targets ±0.65", usesBasis: true},
 		{name: "skmp", pkg: "kmp", summary: "stochastic KMP: searches a random active set per step", usesBasis: true, regression: true},
 		{name: "svm", pkg: "svm", summary: "support vector machine (C-SVC, or ε-SVR with --svr-epsilon), SMO", regression: true},
-		{name: "slmc", pkg: "slmc", summary: "sparse large margin classifier: Nz learned expansion vectors"},
+		{name: "slmc", pkg: "slmc", summary: "sparse large margin classifier: Nz learned expansion vectors", kernels: []string{"rbf"}},
 	}
 	for _, a := range all {
 		if a.kernels == nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/pursuit-ml/pursuit/engine"
@@ -88,6 +89,9 @@ func fit(e *engine.Engine, algo *algorithm, p *trainParams, plan labelPlan, tr, 
 		if err != nil {
 			if nm > 1 {
 				return nil, fmt.Errorf("%s, class %s vs rest: %w", algo.name, formatLabel(plan.Classes[k]), err)
+			}
+			if strings.HasPrefix(err.Error(), algo.pkg+":") {
+				return nil, err // the package already says who it is
 			}
 			return nil, fmt.Errorf("%s: %w", algo.name, err)
 		}

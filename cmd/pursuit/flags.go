@@ -135,6 +135,14 @@ func (m *modelFlags) validate(set map[string]bool) error {
 	default:
 		return fmt.Errorf("unknown kernel %q (want rbf, linear, poly or sigmoid)", m.kernel)
 	}
+	algo, _ := findAlgorithm(m.algo)
+	kname := map[string]string{"gaussian": "rbf", "polynomial": "poly", "tanh": "sigmoid"}[m.kernel]
+	if kname == "" {
+		kname = m.kernel
+	}
+	if !contains(algo.kernels, kname) {
+		return fmt.Errorf("--algo %s supports the %s kernel only, not %s", m.algo, strings.Join(algo.kernels, ", "), m.kernel)
+	}
 	if set["gamma"] && set["sigma"] {
 		return fmt.Errorf("give --gamma or --sigma, not both (--sigma S means --gamma 1/S²)")
 	}

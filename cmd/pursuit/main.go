@@ -108,8 +108,18 @@ func run(ev *env, args []string) (code int) {
 	case errors.Is(err, errHelp):
 		return exitOK
 	}
-	fmt.Fprintf(ev.stderr, "%s: %s\n", name, oneLine(err.Error()))
+	fmt.Fprintf(ev.stderr, "%s: %s\n", name, flagNames().Replace(oneLine(err.Error())))
 	return exitError
+}
+
+// flagNames rewrites the library options that error messages suggest into
+// the command's flags.
+func flagNames() *strings.Replacer {
+	return strings.NewReplacer(
+		"use WithHeader(true)", "use --header",
+		"WithMemoryBudget / --mem-budget", "--mem-budget",
+		"WithMemoryBudget", "--mem-budget",
+	)
 }
 
 // oneLine folds a message onto one line.

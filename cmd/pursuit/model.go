@@ -200,9 +200,12 @@ func (m *cliModel) size() (int64, error) { return m.write(io.Discard) }
 // place) and returns its size.
 func (m *cliModel) save(path string) (int64, error) {
 	dir := filepath.Dir(path)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return 0, fmt.Errorf("save model %s: the directory %s does not exist", path, dir)
+	}
 	f, err := os.CreateTemp(dir, ".pursuit-model-*")
 	if err != nil {
-		return 0, fmt.Errorf("save model: %w", err)
+		return 0, fmt.Errorf("save model %s: %w", path, err)
 	}
 	n, err := m.write(f)
 	if cerr := f.Close(); err == nil && cerr != nil {
