@@ -25,9 +25,26 @@
 //	go build -tags cuda ./cmd/pursuit
 //
 // The tests of this package follow the same rule: `go test -tags cuda -c`
-// builds them anywhere the toolkit is cached (CI does, in
-// scripts/cuda-check.sh), but they run only on a GPU machine;
-// scripts/gpu-check.sh builds and runs them, with the benchmarks, there.
+// builds them anywhere the toolkit is cached, and they run on a GPU machine:
+// scripts/gpu-check.sh builds and runs them there, with the benchmarks
+// (`gpu-check.sh build` on any machine, `gpu-check.sh run` on the GPU one,
+// which then needs nothing but the driver).
+//
+// # Testing without a GPU
+//
+// CI (scripts/cuda-check.sh) has no GPU. Besides vetting and compiling, it
+// runs the -tags cuda test binary against kernels/emu/fakecuda.cpp, a
+// stand-in libcuda.so.1 that implements the driver calls this package makes
+// on the CPU: device memory is host memory (poisoned with NaN when
+// allocated, guarded against overruns, every copy and pointer argument
+// range-checked) and a launch runs the same CUDA C of kernels/kernels.cu
+// under a CPU emulation of the execution model (kernels/emu/emu.h: the
+// threads of a block as fibers, __syncthreads as a barrier, shared memory per
+// block). So the Go side, gorgonia.org/cu, the 8-byte argument passing and
+// the kernels' logic run for real, through the conformance suite and the
+// end-to-end test; what only a GPU tests is the PTX itself (nvcc's code, the
+// driver's JIT), real parallel execution and speed. The untagged tests check
+// the launch arguments against the PTX signatures and kernels.cu.
 //
 // # Kernels
 //
@@ -38,8 +55,7 @@
 // caches the result. CI regenerates the PTX and fails when it differs from
 // the committed copy, checks that ptxas assembles it without register spills
 // for sm_70, sm_80 and sm_90, and runs every kernel against a float64
-// reference under a CPU emulation of the CUDA execution model
-// (kernels/emu).
+// reference under the CPU emulation described above.
 //
 //   - kernel_block: K(A, B) and the gathered K(A[idx], B) as a tiled
 //     shared-memory SGEMM (128×128 tiles, 8×8 per thread) with the kernel
