@@ -13,7 +13,7 @@ import (
 type Backend struct {
 	threads int
 	asm     bool // the assembly kernels run (false: the pure-Go twins)
-	avx512  bool // KernelBlock's GEMM uses the AVX-512F micro-kernel
+	avx512  bool // the AVX-512F kernels (GEMM, RBF, 4/8-vector dots) run
 	k       kernels
 	gemmWS  sync.Pool // *gemmWorkspace, one per worker goroutine
 }
@@ -27,7 +27,7 @@ func (b *Backend) Name() string { return "avx2" }
 func (b *Backend) String() string {
 	path := "assembly"
 	if b.avx512 {
-		path = "assembly, AVX-512F GEMM micro-kernel"
+		path = "assembly, AVX-512F GEMM, RBF and dot kernels"
 	}
 	if !b.asm {
 		path = "pure-Go kernels: AVX2/FMA masked or not built"
@@ -39,7 +39,7 @@ func (b *Backend) String() string {
 // FMA were masked with options, or the build is purego).
 func (b *Backend) UsesAssembly() bool { return b.asm }
 
-// UsesAVX512 reports whether kernel blocks use the AVX-512F micro-kernel.
+// UsesAVX512 reports whether the AVX-512F kernels run.
 func (b *Backend) UsesAVX512() bool { return b.avx512 }
 
 // Threads returns the number of goroutines one operation uses at most.
@@ -93,13 +93,14 @@ func (b *Backend) SqNorms(dst []float32, x backend.Matrix) error {
 	return nil
 }
 
-// dictGroups splits k vectors into groups the dot kernels take (4, 2, 1).
-// Eight vectors go as two groups of 4 over pairs of rows, which needs fewer
+// dictGroups splits k vectors into groups of at most maxGroup (a power of
+// two) that the dot kernels take: 8 (AVX-512 only), 4, 2, 1. With AVX2,
+// eight vectors go as two groups of 4 over pairs of rows, which needs fewer
 // loads per multiply-add than one row against 8 vectors.
-func dictGroups(k int) [][2]int {
+func dictGroups(k, maxGroup int) [][2]int {
 	var g [][2]int
 	for start := 0; start < k; {
-		size := 4
+		size := maxGroup
 		for size > k-start {
 			size /= 2
 		}
@@ -125,7 +126,7 @@ func (b *Backend) DictProducts(dst []float64, dict, vecs backend.Matrix) error {
 		clear(dst[:rows*k])
 		return nil
 	}
-	groups := dictGroups(k)
+	groups := dictGroups(k, b.k.maxGroup)
 	n := dict.Cols
 	n8 := n &^ 7
 	b.parallel(rows, dictRowBlock, rows*n*k, func(lo, hi int) {
@@ -140,7 +141,7 @@ func (b *Backend) DictProducts(dst []float64, dict, vecs backend.Matrix) error {
 				for _, g := range groups {
 					v := vecs.Data[g[0]*vecs.Stride+c0:]
 					base := dictRowBlock * 4 * g[0]
-					rpc := rowsPerCall(g[1])
+					rpc := b.k.rowsPerCall(g[1])
 					for r0 := 0; r0 < rb; r0 += rpc {
 						nr := min(rpc, rb-r0)
 						x := dict.Data[(i0+r0)*dict.Stride+c0:]

@@ -8,11 +8,13 @@
 //   - DictProducts and SqNorms (dots_amd64.s): the dictionary is processed
 //     in blocks of 16 rows × 1024 columns so that the vectors' pieces stay in
 //     L1; kernels stream 4 rows against 1 or 2 vectors, or 2 rows against 4
-//     vectors, prefetching the rows ahead, with fused multiply-adds into
-//     independent float32 accumulators that are widened and added into
+//     vectors (with AVX-512F: 4 rows × 4 vectors and 2 rows × 8 vectors in
+//     dots512_amd64.s), prefetching the rows ahead, with fused multiply-adds
+//     into independent float32 accumulators that are widened and added into
 //     float64 every 256 elements (so every float32 run is at most 32
-//     products long). Other k are grouped (8 = 4 + 4, 7 = 4 + 2 + 1) while
-//     the rows are in cache: the dictionary is read from memory once.
+//     products long). Other k are grouped (with AVX2 8 = 4 + 4; 7 = 4 + 2 +
+//     1) while the rows are in cache: the dictionary is read from memory
+//     once.
 //   - RankUpdate (axpy_amd64.s): four rows of d at a time get
 //     Σ_t (α u_t[i]) v_t in one load and one store, for any k.
 //   - KernelBlock and KernelGather (sgemm_amd64.s, sgemm512_amd64.s): a
@@ -39,7 +41,8 @@
 // (1.47 units of 2⁻²⁴), measured by TestExpAccuracy on every 61st float32 of
 // [−88, 0] against math.Exp (PURSUIT_EXP_EXHAUSTIVE=1 tests every float32).
 // Inputs below −126·ln2 ≈ −87.3365 give exactly +0 (no subnormals), −∞
-// gives 0, and NaN stays NaN; no other input gives NaN.
+// gives 0, and NaN stays NaN; no other input x ≤ 0 gives NaN. Positive
+// inputs are outside its domain (the RBF argument is never positive).
 //
 // # Selection and forcing paths
 //
@@ -49,6 +52,7 @@
 // does: WithAVX2(false) or WithFMA(false) run the same blocking and
 // threading code with the pure-Go twin of every kernel (how the tests
 // exercise both paths on one machine, and what the purego build runs in
-// tests); WithAVX512(false) keeps AVX2 for the kernel-block GEMM and
-// transforms. WithThreads sets the goroutines per operation.
+// tests); WithAVX512(false) keeps to AVX2 where AVX-512F kernels exist
+// (GEMM, RBF transform, 4- and 8-vector dictionary products). WithThreads
+// sets the goroutines per operation.
 package asm

@@ -9,6 +9,10 @@ type kernels struct {
 	// dots sets out[j] = Σ_i x[i]·v[j·vs+i] for j < k, k ∈ {1, 2, 4},
 	// i < len(x), with float64 partial sums.
 	dots func(out []float64, x, v []float32, vs, k int)
+	// maxGroup is the most vectors dotRows takes at once (4 or 8), and
+	// rowsPerCall(k) how many rows its multi-row kernel for k vectors takes.
+	maxGroup    int
+	rowsPerCall func(k int) int
 	// dotRows adds <x_r, v_j> (r < rows, j < k) into acc[4(r·k+j) : +4]
 	// (as up to 4 lane partial sums) for rows x_r = x[r·xs : r·xs+n]; n is
 	// a multiple of 8. The assembly streams 4 rows at once for k ≤ 2 and 2
@@ -34,7 +38,8 @@ type kernels struct {
 }
 
 func goKernels() kernels {
-	return kernels{dots: dotsGo, dotRows: dotRowsGo, axpys: axpysGo, axpy4: axpy4Go,
+	return kernels{dots: dotsGo, dotRows: dotRowsGo, maxGroup: 4, rowsPerCall: rowsPerCall,
+		axpys: axpysGo, axpy4: axpy4Go,
 		gemm: gemmGo(6, 16), mr: 6, nr: 16, rbf: rbfGo, poly: polyGo, exp: expGo}
 }
 
@@ -65,7 +70,8 @@ func dotRowsGo(acc []float64, x []float32, xs, rows, n int, v []float32, vs, k i
 }
 
 // rowsPerCall is how many dictionary rows one dotRows call streams for a
-// group of k vectors (the shapes the assembly has multi-row kernels for).
+// group of k vectors (the shapes the AVX2 assembly has multi-row kernels
+// for).
 func rowsPerCall(k int) int {
 	switch k {
 	case 1, 2:

@@ -35,6 +35,16 @@ func dot4r2AVX(x *float32, xs int, v *float32, vs, n int, acc *float64)
 //go:noescape
 func dot2r4AVX(x *float32, xs int, v *float32, vs, n int, acc *float64)
 
+// dot4r4AVX512 and dot2r8AVX512 are the AVX-512F kernels for 4 rows × 4
+// vectors and 2 rows × 8 vectors, with the same acc layout; n is a multiple
+// of 16.
+//
+//go:noescape
+func dot4r4AVX512(x *float32, xs int, v *float32, vs, n int, acc *float64)
+
+//go:noescape
+func dot2r8AVX512(x *float32, xs int, v *float32, vs, n int, acc *float64)
+
 // axpyAVX adds Σ_{t<k} c[t]·v[t·vs+i] to d[i] for i < n.
 //
 //go:noescape
@@ -87,11 +97,13 @@ func expAVX(dst, src *float32, n int)
 // asmKernels returns the assembly kernels; avx512 selects the AVX-512F
 // GEMM micro-kernel (12×32 tiles) instead of the AVX2 one (6×16).
 func asmKernels(avx512 bool) kernels {
-	k := kernels{dots: dotsAsm, dotRows: dotRowsAsm, axpys: axpysAsm, axpy4: axpy4Asm,
+	k := kernels{dots: dotsAsm, dotRows: dotRowsAsm, maxGroup: 4, rowsPerCall: rowsPerCall,
+		axpys: axpysAsm, axpy4: axpy4Asm,
 		gemm: gemm6x16Asm, mr: 6, nr: 16, rbf: rbfAsm, poly: polyAsm, exp: expAsm}
 	if avx512 {
 		k.gemm, k.mr, k.nr = gemm12x32Asm, 12, 32
 		k.rbf, k.exp = rbf512Asm, exp512Asm
+		k.dotRows, k.maxGroup, k.rowsPerCall = dotRows512Asm, 8, rowsPerCall512
 	}
 	return k
 }
@@ -150,6 +162,61 @@ func dotRowsAsm(acc []float64, x []float32, xs, rows, n int, v []float32, vs, k 
 			default:
 				panic("asm: dotRows called with unsupported k") // internal invariant
 			}
+		}
+	}
+}
+
+// rowsPerCall512 is rowsPerCall for dotRows512Asm.
+func rowsPerCall512(k int) int {
+	switch k {
+	case 1, 2, 4:
+		return 4
+	case 8:
+		return 2
+	}
+	return 1
+}
+
+// dotRows512Asm runs the AVX-512 kernels for 4 rows × 4 vectors and 2 rows
+// × 8 vectors (a last 8 elements, when n is not a multiple of 16, with the
+// AVX2 kernels) and dotRowsAsm for the other shapes.
+func dotRows512Asm(acc []float64, x []float32, xs, rows, n int, v []float32, vs, k int) {
+	if n == 0 || rows == 0 {
+		return
+	}
+	if k != 8 && !(rows == 4 && k == 4) {
+		dotRowsAsm(acc, x, xs, rows, n, v, vs, k)
+		return
+	}
+	_ = x[(rows-1)*xs+n-1] // bounds checks once for the assembly
+	_ = v[(k-1)*vs+n-1]
+	_ = acc[4*rows*k-1]
+	if k == 8 && rows != 2 {
+		// Single rows against 8 vectors: two AVX2 4-vector passes.
+		for r := 0; r < rows; r++ {
+			dot4AVX(&x[r*xs], &v[0], vs, n, &acc[4*8*r])
+			dot4AVX(&x[r*xs], &v[4*vs], vs, n, &acc[4*(8*r+4)])
+		}
+		return
+	}
+	n16 := n &^ 15
+	if k == 4 {
+		if n16 > 0 {
+			dot4r4AVX512(&x[0], xs, &v[0], vs, n16, &acc[0])
+		}
+		if n > n16 {
+			dot2r4AVX(&x[n16], xs, &v[n16], vs, n-n16, &acc[0])
+			dot2r4AVX(&x[2*xs+n16], xs, &v[n16], vs, n-n16, &acc[4*2*4])
+		}
+		return
+	}
+	if n16 > 0 {
+		dot2r8AVX512(&x[0], xs, &v[0], vs, n16, &acc[0])
+	}
+	if n > n16 {
+		for r := 0; r < 2; r++ {
+			dot4AVX(&x[r*xs+n16], &v[n16], vs, n-n16, &acc[4*8*r])
+			dot4AVX(&x[r*xs+n16], &v[4*vs+n16], vs, n-n16, &acc[4*(8*r+4)])
 		}
 	}
 }

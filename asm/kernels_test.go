@@ -268,20 +268,65 @@ func TestExpAccuracy(t *testing.T) {
 }
 
 func TestDictGroups(t *testing.T) {
-	for k := 0; k <= 20; k++ {
-		next := 0
-		for _, g := range dictGroups(k) {
-			if g[0] != next || (g[1] != 1 && g[1] != 2 && g[1] != 4) {
-				t.Fatalf("k=%d: bad group %v", k, g)
+	for _, mg := range []int{4, 8} {
+		for k := 0; k <= 20; k++ {
+			next := 0
+			for _, g := range dictGroups(k, mg) {
+				if g[0] != next || g[1] > mg || (g[1] != 1 && g[1] != 2 && g[1] != 4 && g[1] != 8) {
+					t.Fatalf("k=%d: bad group %v", k, g)
+				}
+				next += g[1]
 			}
-			next += g[1]
-		}
-		if next != k {
-			t.Fatalf("k=%d: groups %v cover %d", k, dictGroups(k), next)
+			if next != k {
+				t.Fatalf("k=%d: groups %v cover %d", k, dictGroups(k, mg), next)
+			}
 		}
 	}
-	if fmt.Sprint(dictGroups(15)) != "[[0 4] [4 4] [8 4] [12 2] [14 1]]" {
-		t.Errorf("dictGroups(15) = %v", dictGroups(15))
+	if got := fmt.Sprint(dictGroups(15, 4)); got != "[[0 4] [4 4] [8 4] [12 2] [14 1]]" {
+		t.Errorf("dictGroups(15, 4) = %v", got)
+	}
+	if got := fmt.Sprint(dictGroups(15, 8)); got != "[[0 8] [8 4] [12 2] [14 1]]" {
+		t.Errorf("dictGroups(15, 8) = %v", got)
+	}
+}
+
+// TestDotRows checks every dotRows shape of every kernel set (including the
+// AVX-512 4×4 and 2×8 kernels and their 8-element tails).
+func TestDotRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 7))
+	for name, ks := range kernelSets(t) {
+		for _, k := range []int{1, 2, 4, 8} {
+			if k > ks.maxGroup {
+				continue
+			}
+			for _, rows := range []int{1, 2, 3, 4} {
+				for n := 0; n <= 600; n += 8 {
+					if n > 80 && n%256 != 8 && n%256 != 0 {
+						continue
+					}
+					xs, vs := n+rng.IntN(4), n+rng.IntN(4)
+					x := randSlice(rng, rows*xs+n)
+					v := randSlice(rng, k*vs+n)
+					acc := make([]float64, 4*rows*k)
+					ks.dotRows(acc, x, xs, rows, n, v, vs, k)
+					for r := 0; r < rows; r++ {
+						for j := 0; j < k; j++ {
+							var want, s float64
+							for i := 0; i < n; i++ {
+								p := float64(x[r*xs+i]) * float64(v[j*vs+i])
+								want += p
+								s += math.Abs(p)
+							}
+							a := acc[4*(r*k+j):]
+							got := a[0] + a[1] + a[2] + a[3]
+							if math.Abs(got-want) > 40*0x1p-24*s+1e-30 {
+								t.Fatalf("%s dotRows rows=%d k=%d n=%d (%d,%d): got %v want %v", name, rows, k, n, r, j, got, want)
+							}
+						}
+					}
+				}
+			}
+		}
 	}
 }
 

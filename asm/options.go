@@ -34,8 +34,9 @@ func WithAVX2(enabled bool) Option { return func(o *options) { o.avx2 = enabled 
 func WithFMA(enabled bool) Option { return func(o *options) { o.fma = enabled } }
 
 // WithAVX512 enables (the default, when the CPU has AVX-512F) or disables the
-// AVX-512 SGEMM micro-kernel of KernelBlock and KernelGather; everything
-// else is AVX2. It has no effect when the AVX2 kernels are off.
+// AVX-512 kernels: the SGEMM micro-kernel and RBF transform of KernelBlock
+// and KernelGather, and the 4- and 8-vector DictProducts kernels; the rest
+// is AVX2 either way. It has no effect when the AVX2 kernels are off.
 func WithAVX512(enabled bool) Option { return func(o *options) { o.avx512 = enabled } }
 
 // Available reports whether this CPU and build can run the assembly backend,
