@@ -436,8 +436,9 @@ func TestOrthogonalize(t *testing.T) {
 		d[i] = rng.NormFloat64()
 	}
 	for name, f := range map[string]func(v []float64) []float64{
-		"cgs2": func(v []float64) []float64 { return cgs2(v, d, flat, l) },
-		"mgs2": func(v []float64) []float64 { return orthogonalize(v, d, rows) },
+		"cgs2":   func(v []float64) []float64 { return cgs2(v, d, flat, l, 1) },
+		"cgs2x3": func(v []float64) []float64 { return cgs2(v, d, flat, l, 3) },
+		"mgs2":   func(v []float64) []float64 { return orthogonalize(v, d, rows) },
 	} {
 		v := make([]float64, l)
 		rc := f(v)

@@ -271,7 +271,8 @@ func (p *problem) fitSquared() (*result, error) {
 					break
 				}
 				dc.row64(g, dk)
-				rc = cgs2(v, dk, qs, l)
+				// Below ~1M multiply-adds a goroutine costs more than it saves.
+				rc = cgs2(v, dk, qs, l, min(p.e.Threads(), len(qs)>>20))
 				nn := floats.Dot(v, v)
 				if nn <= cfg.Tol*dc.nrm2[g] {
 					skip[g] = true // numerically dependent on the basis
@@ -404,25 +405,54 @@ func deflate(be backend.Backend, dc *dictionary, dx backend.Matrix, q []float64,
 	return nil
 }
 
-// cgs2 writes into v the component of d orthogonal to the rows of
-// the orthonormal basis qs (n×l, row-major) by classical Gram–Schmidt
-// applied twice (two matrix–vector products each, through gonum's BLAS),
-// and returns the projection coefficients Qᵀd, the new column of the
-// triangular factor (with room for its diagonal).
-func cgs2(v, d []float64, qs []float64, l int) []float64 {
+// cgs2 writes into v the component of d orthogonal to the rows of the
+// orthonormal basis qs (n×l, row-major) by classical Gram–Schmidt applied
+// twice, and returns the projection coefficients Qᵀd, the new column of the
+// triangular factor (with room for its diagonal). Each pass is two
+// matrix–vector products through gonum's BLAS, split over threads by
+// column blocks of Q.
+func cgs2(v, d []float64, qs []float64, l, threads int) []float64 {
 	copy(v, d)
 	n := len(qs) / l
 	rc := make([]float64, n, n+1)
 	if n == 0 {
 		return rc
 	}
-	q := blas64.General{Rows: n, Cols: l, Stride: l, Data: qs}
-	vv := blas64.Vector{N: l, Inc: 1, Data: v}
-	r := make([]float64, n)
-	rv := blas64.Vector{N: n, Inc: 1, Data: r}
+	threads = max(1, min(threads, l))
+	chunk := (l + threads - 1) / threads
+	parts := make([][]float64, threads)
+	for t := range parts {
+		parts[t] = make([]float64, n)
+	}
 	for range 2 {
-		blas64.Gemv(blas.NoTrans, 1, q, vv, 0, rv) // r = Q v
-		blas64.Gemv(blas.Trans, -1, q, rv, 1, vv)  // v -= Qᵀ r
+		// r = Q v, as a sum of the column blocks' partial products.
+		parallelFor(threads, threads, func(lo, hi int) {
+			for t := lo; t < hi; t++ {
+				c0, c1 := t*chunk, min((t+1)*chunk, l)
+				r := parts[t]
+				if c0 >= c1 {
+					clear(r)
+					continue
+				}
+				q := blas64.General{Rows: n, Cols: c1 - c0, Stride: l, Data: qs[c0:]}
+				blas64.Gemv(blas.NoTrans, 1, q, blas64.Vector{N: c1 - c0, Inc: 1, Data: v[c0:c1]}, 0, blas64.Vector{N: n, Inc: 1, Data: r})
+			}
+		})
+		r := parts[0]
+		for t := 1; t < threads; t++ {
+			floats.Add(r, parts[t])
+		}
+		// v −= Qᵀ r, block by block.
+		parallelFor(threads, threads, func(lo, hi int) {
+			for t := lo; t < hi; t++ {
+				c0, c1 := t*chunk, min((t+1)*chunk, l)
+				if c0 >= c1 {
+					continue
+				}
+				q := blas64.General{Rows: n, Cols: c1 - c0, Stride: l, Data: qs[c0:]}
+				blas64.Gemv(blas.Trans, -1, q, blas64.Vector{N: n, Inc: 1, Data: r}, 1, blas64.Vector{N: c1 - c0, Inc: 1, Data: v[c0:c1]})
+			}
+		})
 		floats.Add(rc, r)
 	}
 	return rc
