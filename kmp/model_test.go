@@ -129,6 +129,19 @@ func TestEarlyStopping(t *testing.T) {
 	if c := m.Outputs[0].Curve; math.IsNaN(c[0].ValErr) {
 		t.Fatal("ValFrac: no validation error recorded")
 	}
+	// Support indices refer to rows of the x given to Train.
+	inModel := map[int]bool{}
+	for s, i := range m.SupportIndex {
+		if !floats.Equal(f64(x.Row(i)), f64(m.Support.Row(s))) {
+			t.Fatalf("support %d: row %d of x differs from the support vector", s, i)
+		}
+		inModel[i] = true
+	}
+	for _, st := range m.Outputs[0].Curve[:m.Outputs[0].Steps] {
+		if st.Support >= 0 && !inModel[st.Support] {
+			t.Fatalf("curve step %d names row %d, which is no support vector", st.Step, st.Support)
+		}
+	}
 }
 
 // TestOneVsRest: three classes, one output per class on a shared
@@ -473,4 +486,12 @@ func TestTruncate(t *testing.T) {
 	if _, err := ml.Truncate(3); err == nil {
 		t.Fatal("a loaded model truncated")
 	}
+}
+
+func f64(v []float32) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = float64(x)
+	}
+	return out
 }
