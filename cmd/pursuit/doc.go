@@ -50,4 +50,8 @@
 // LIBSVM's svm-predict), and for slmc, which has no file format of its own
 // yet, the line "pursuit-slmc 1" and a JSON object with the expansion
 // vectors, coefficients and bias.
+//
+// pursuit predict also reads models written by LIBSVM's svm-train (binary
+// C-SVC and ε-SVR), applied to the data as given, and its predictions equal
+// svm-predict's.
 package main

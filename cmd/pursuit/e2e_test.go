@@ -494,3 +494,43 @@ func TestDemo(t *testing.T) {
 	}
 	wantFail(t, dir, []string{"unknown algorithm"}, "demo", "--algo", "nope", "--out", out)
 }
+
+// TestLIBSVMModel predicts with a model written by LIBSVM's svm-train and
+// checks every prediction equals svm-predict's.
+func TestLIBSVMModel(t *testing.T) {
+	svmTrain, err1 := exec.LookPath("svm-train")
+	svmPredict, err2 := exec.LookPath("svm-predict")
+	if err1 != nil || err2 != nil {
+		t.Skip("LIBSVM's svm-train/svm-predict are not installed (Debian package libsvm-tools)")
+	}
+	dir := t.TempDir()
+	tr, te := head(twoMoons(300, 0.15, 3), 200)
+	for i := range tr.Y { // labels 2 and 7, not ±1
+		tr.Y[i] = 4.5 + 2.5*tr.Y[i]
+	}
+	for i := range te.Y {
+		te.Y[i] = 4.5 + 2.5*te.Y[i]
+	}
+	train, test := filepath.Join(dir, "a.train"), filepath.Join(dir, "a.test")
+	writeData(t, train, tr)
+	writeData(t, test, te)
+	model, libPred, ourPred := filepath.Join(dir, "a.model"), filepath.Join(dir, "lib.pred"), filepath.Join(dir, "our.pred")
+	if out, err := exec.Command(svmTrain, "-g", "2", "-c", "10", train, model).CombinedOutput(); err != nil {
+		t.Fatalf("svm-train: %v\n%s", err, out)
+	}
+	if out, err := exec.Command(svmPredict, test, model, libPred).CombinedOutput(); err != nil {
+		t.Fatalf("svm-predict: %v\n%s", err, out)
+	}
+	mustRun(t, dir, "predict", "--model", model, "--data", test, "--out", ourPred)
+	a, _ := os.ReadFile(libPred)
+	b, _ := os.ReadFile(ourPred)
+	la, lb := strings.Fields(string(a)), strings.Fields(string(b))
+	if len(la) != te.Len() || len(lb) != te.Len() {
+		t.Fatalf("%d and %d predictions for %d examples", len(la), len(lb), te.Len())
+	}
+	for i := range la {
+		if la[i] != lb[i] {
+			t.Errorf("example %d: svm-predict says %s, pursuit %s", i+1, la[i], lb[i])
+		}
+	}
+}

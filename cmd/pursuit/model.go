@@ -15,6 +15,7 @@ import (
 
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/engine/data"
+	"github.com/pursuit-ml/pursuit/svm"
 )
 
 // The CLI's model file wraps each algorithm's own saved model so that one
@@ -249,11 +250,11 @@ func loadModel(path string) (*cliModel, error) {
 }
 
 func parseModel(raw []byte) (*cliModel, error) {
+	if bytes.HasPrefix(raw, []byte("svm_type")) {
+		return libsvmModel(raw)
+	}
 	nl := bytes.IndexByte(raw, '\n')
 	if nl < 0 || !bytes.HasPrefix(raw, []byte(modelMagic+" ")) {
-		if bytes.HasPrefix(raw, []byte("svm_type")) {
-			return nil, fmt.Errorf("%w: this looks like a LIBSVM model (svm-train's format); pursuit reads its own model files, written by `pursuit train --model`", errNotModel)
-		}
 		return nil, fmt.Errorf("%w (it does not start with %q)", errNotModel, modelMagic)
 	}
 	var ver, hlen int
@@ -330,6 +331,32 @@ func parseModel(raw []byte) (*cliModel, error) {
 		return nil, fmt.Errorf("the models have %d outputs, the %s task needs %d", outputs, m.hdr.Labels.Task, want)
 	}
 	return &m, nil
+}
+
+// libsvmModel reads a model file written by LIBSVM's svm-train (or
+// WriteLIBSVM): a binary C-SVC or an ε-SVR, applied to the data as they are
+// (LIBSVM keeps no scaling; use svm-scale's output).
+func libsvmModel(raw []byte) (*cliModel, error) {
+	sm, err := svm.ReadLIBSVMModel(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("LIBSVM model: %w", err)
+	}
+	f, err := newSVMFitted(sm)
+	if err != nil {
+		return nil, fmt.Errorf("LIBSVM model: %w (pursuit predicts binary and regression LIBSVM models; use svm-predict for one-vs-one multi-class models)", err)
+	}
+	m := &cliModel{models: []fitted{f}}
+	m.hdr = modelHeader{Algorithm: "svm", Kernel: sm.Kernel.String(), NBasis: sm.TotalSV()}
+	switch {
+	case sm.Type != svm.CSVC:
+		m.hdr.Labels = labelPlan{Task: taskRegression}
+	case sm.Labels[0] == 1:
+		m.hdr.Labels = labelPlan{Task: taskBinary, Classes: []float64{sm.Labels[1], sm.Labels[0]}}
+	default:
+		// The adapter's decision is positive for Labels[1] then.
+		m.hdr.Labels = labelPlan{Task: taskBinary, Classes: []float64{sm.Labels[0], sm.Labels[1]}}
+	}
+	return m, nil
 }
 
 func shorten(s string, n int) string {

@@ -27,7 +27,7 @@ type predictOptions struct {
 func newPredictFlags() (*flag.FlagSet, *predictOptions) {
 	o := &predictOptions{}
 	fs := flag.NewFlagSet("predict", flag.ContinueOnError)
-	fs.StringVar(&o.model, "model", "", "model `FILE` written by `pursuit train --model`")
+	fs.StringVar(&o.model, "model", "", "model `FILE` written by `pursuit train --model`, or a binary/regression model written by LIBSVM's svm-train")
 	fs.StringVar(&o.data, "data", "", "data `FILE` to predict (LIBSVM or CSV; its labels give the error rate)")
 	fs.StringVar(&o.out, "out", "", "write the predicted labels to `FILE`, one per line")
 	fs.BoolVar(&o.decision, "decision", false, "with --out: also write each classifier's real-valued output after the label")
@@ -47,7 +47,8 @@ func predictCommand() *command {
 		usage:   "pursuit predict --model FILE --data FILE [--out FILE [--decision]] [--json]",
 		examples: `pursuit predict --model usps8.model --data usps.test.gz
 pursuit predict --model usps8.model --data usps.test.gz --out predictions.txt --decision
-pursuit predict --model usps8.model --data usps.test.gz --json`,
+pursuit predict --model usps8.model --data usps.test.gz --json
+pursuit predict --model heart.libsvm.model --data heart.scaled   # a model from LIBSVM's svm-train`,
 		run: runPredict,
 	}
 }
