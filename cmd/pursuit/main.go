@@ -117,6 +117,7 @@ func run(ev *env, args []string) (code int) {
 func flagNames() *strings.Replacer {
 	return strings.NewReplacer(
 		"use WithHeader(true)", "use --header",
+		"requested by the WithBackend option", "requested by --backend",
 		"WithMemoryBudget / --mem-budget", "--mem-budget",
 		"WithMemoryBudget", "--mem-budget",
 	)
@@ -168,8 +169,12 @@ writes plots, with no arguments.
 // flags.
 func commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
 	fmt.Fprintf(w, "pursuit %s: %s\n\nUsage:\n", c.name, c.summary)
-	for _, l := range strings.Split(strings.TrimSpace(c.usage), "\n") {
-		fmt.Fprintf(w, "  %s\n", strings.TrimSpace(l))
+	for i, l := range strings.Split(strings.TrimSpace(c.usage), "\n") {
+		indent := "  "
+		if i > 0 && !strings.HasPrefix(strings.TrimSpace(l), "pursuit ") {
+			indent = "      " // a continuation of the synopsis
+		}
+		fmt.Fprintf(w, "%s%s\n", indent, strings.TrimSpace(l))
 	}
 	if fs == nil {
 		fs = flag.NewFlagSet(c.name, flag.ContinueOnError)
