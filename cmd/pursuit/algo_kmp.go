@@ -187,13 +187,82 @@ func (f *kmpFitted) PrefixLen() int {
 // of them, or the early-stopping choice.
 func (f *kmpFitted) KeptSteps() int { return f.m.Outputs[0].Steps }
 
-// DecisionPrefix is DecisionAll as if training had stopped after n steps.
-func (f *kmpFitted) DecisionPrefix(e *engine.Engine, x engine.Matrix, n int) ([][]float64, error) {
-	t, err := f.m.Truncate(n)
+// PrefixDecisions returns every output as if training had stopped after
+// n steps, for each n of ns. The kernel between x and all the support
+// vectors is computed once; each truncated model (kmp's Truncate) then only
+// combines its columns.
+func (f *kmpFitted) PrefixDecisions(e *engine.Engine, x engine.Matrix, ns []int) ([][][]float64, error) {
+	m := f.m
+	out := make([][][]float64, len(ns))
+	if len(m.Kernels) != 1 || m.Custom != nil || (m.Scaler != nil && m.Scaler.Mode != "none") {
+		// Not a model the CLI trains; predict each truncation in full.
+		for i, n := range ns {
+			t, err := m.Truncate(n)
+			if err != nil {
+				return nil, err
+			}
+			if out[i], err = f.decisionAll(e, x, t); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	// The truncations, and the union of their support vectors (with early
+	// stopping, steps past the kept one use vectors the model dropped).
+	ts := make([]*kmp.Model, len(ns))
+	col := map[int]int{}
+	var union []float32
+	for i, n := range ns {
+		t, err := m.Truncate(n)
+		if err != nil {
+			return nil, err
+		}
+		ts[i] = t
+		for j, r := range t.SupportIndex {
+			if _, ok := col[r]; !ok {
+				col[r] = len(col)
+				union = append(union, t.Support.Row(j)...)
+			}
+		}
+	}
+	sv, err := backend.MatrixFrom(len(col), x.Cols, union)
 	if err != nil {
 		return nil, err
 	}
-	return f.decisionAll(e, x, t)
+	k, err := e.KernelMatrix(m.Kernels[0], x, nil, sv, nil)
+	if err != nil {
+		return nil, err
+	}
+	for i, t := range ts {
+		cols := make([]int, len(t.SupportIndex))
+		for j, r := range t.SupportIndex {
+			cols[j] = col[r]
+		}
+		all := make([][]float64, len(t.Outputs))
+		for o, op := range t.Outputs {
+			d := make([]float64, x.Rows)
+			for r := range x.Rows {
+				row := k.Row(r)
+				s := op.Bias
+				for j, c := range op.Coef {
+					if c != 0 {
+						s += c * float64(row[cols[j]])
+					}
+				}
+				d[r] = s
+			}
+			all[o] = d
+		}
+		if f.perm != nil {
+			p := make([][]float64, len(f.perm))
+			for c, o := range f.perm {
+				p[c] = all[o]
+			}
+			all = p
+		}
+		out[i] = all
+	}
+	return out, nil
 }
 
 // Curve returns the learning curve kmp recorded (binary and regression

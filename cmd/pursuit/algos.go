@@ -45,15 +45,16 @@ type fitted interface {
 }
 
 // prefixDecider is implemented by models built one step at a time (the
-// KMP family): DecisionPrefix returns every output as if training had
-// stopped after n steps. It gives the learning curves.
+// KMP family): PrefixDecisions returns, for each n of ns, every output as
+// if training had stopped after n steps (d[i][k][row] for n = ns[i], output
+// k). It gives the learning curves.
 type prefixDecider interface {
-	// CanPrefix says whether DecisionPrefix works for this model (not,
+	// CanPrefix says whether PrefixDecisions works for this model (not,
 	// for instance, for a model read from a file).
 	CanPrefix() bool
 	// PrefixLen is the number of steps training ran.
 	PrefixLen() int
-	DecisionPrefix(e *engine.Engine, x engine.Matrix, n int) ([][]float64, error)
+	PrefixDecisions(e *engine.Engine, x engine.Matrix, ns []int) ([][][]float64, error)
 }
 
 // multiFitted is a model with one output per class, trained at once for

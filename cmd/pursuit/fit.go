@@ -167,31 +167,39 @@ func learningCurve(e *engine.Engine, m *cliModel, tr, val, test *data.Dataset, m
 	}
 	ns = append(ns, maxN)
 	lp := &m.hdr.Labels
-	errAt := func(ds *data.Dataset, n int) (float64, error) {
+	errs := func(ds *data.Dataset) ([]float64, error) {
+		out := make([]float64, len(ns))
 		if ds == nil {
-			return math.NaN(), nil
+			for i := range out {
+				out[i] = math.NaN()
+			}
+			return out, nil
 		}
-		dec, _, err := m.prefixDecisions(e, ds.X, n)
+		decs, _, err := m.prefixDecisions(e, ds.X, ns)
 		if err != nil {
-			return 0, fmt.Errorf("learning curve on %s: %w", ds.Name, err)
+			return nil, fmt.Errorf("learning curve on %s: %w", ds.Name, err)
 		}
-		return lp.errorRate(lp.decide(dec), lp.truth(ds.Y)), nil
+		truth := lp.truth(ds.Y)
+		for i, dec := range decs {
+			out[i] = lp.errorRate(lp.decide(dec), truth)
+		}
+		return out, nil
 	}
-	var curve []curvePoint
-	for _, n := range ns {
-		a, err := errAt(tr, n)
-		if err != nil {
-			return nil, err
-		}
-		b, err := errAt(val, n)
-		if err != nil {
-			return nil, err
-		}
-		c, err := errAt(test, n)
-		if err != nil {
-			return nil, err
-		}
-		curve = append(curve, curvePoint{N: n, Train: jsonNum(a), Val: jsonNum(b), Test: jsonNum(c)})
+	a, err := errs(tr)
+	if err != nil {
+		return nil, err
+	}
+	b, err := errs(val)
+	if err != nil {
+		return nil, err
+	}
+	c, err := errs(test)
+	if err != nil {
+		return nil, err
+	}
+	curve := make([]curvePoint, len(ns))
+	for i, n := range ns {
+		curve[i] = curvePoint{N: n, Train: jsonNum(a[i]), Val: jsonNum(b[i]), Test: jsonNum(c[i])}
 	}
 	return curve, nil
 }

@@ -137,22 +137,25 @@ func (m *cliModel) decisions(e *engine.Engine, x engine.Matrix) ([][]float64, er
 	return dec, nil
 }
 
-// prefixDecisions is decisions as if training had stopped after n steps;
-// ok is false when an algorithm cannot predict so.
-func (m *cliModel) prefixDecisions(e *engine.Engine, x engine.Matrix, n int) ([][]float64, bool, error) {
-	var dec [][]float64
+// prefixDecisions returns, for each n in ns, the decisions as if training
+// had stopped after n steps; ok is false when an algorithm cannot predict
+// so.
+func (m *cliModel) prefixDecisions(e *engine.Engine, x engine.Matrix, ns []int) ([][][]float64, bool, error) {
+	out := make([][][]float64, len(ns))
 	for _, f := range m.models {
 		pd, ok := f.(prefixDecider)
 		if !ok || !pd.CanPrefix() {
 			return nil, false, nil
 		}
-		d, err := pd.DecisionPrefix(e, x, min(n, pd.PrefixLen()))
+		d, err := pd.PrefixDecisions(e, x, ns)
 		if err != nil {
-			return nil, true, fmt.Errorf("predict after %d steps: %w", n, err)
+			return nil, true, fmt.Errorf("predict with early steps only: %w", err)
 		}
-		dec = append(dec, d...)
+		for i := range ns {
+			out[i] = append(out[i], d[i]...)
+		}
 	}
-	return dec, true, nil
+	return out, true, nil
 }
 
 // nBasis is the total number of basis functions over the binary models.

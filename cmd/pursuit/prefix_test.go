@@ -1,0 +1,86 @@
+package main
+
+import (
+	"math"
+	"testing"
+
+	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/engine/data"
+	"github.com/pursuit-ml/pursuit/kmp"
+)
+
+// TestKMPPrefixDecisions checks the learning-curve fast path (one kernel
+// block, truncated coefficients) against predicting each truncated model in
+// full, for a binary model with early stopping (steps past the kept one)
+// and a one-vs-rest model.
+func TestKMPPrefixDecisions(t *testing.T) {
+	e, err := engine.New(engine.WithBackend("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	moons := twoMoons(240, 0.25, 5)
+	tr, rest := head(moons, 160)
+	val, test := head(rest, 40)
+	bin, ovr := kmpTrainer(kmp.PreFit, kmp.Squared, false)
+	p := &trainParams{kernel: engine.RBF(4), patience: 5, seed: 1}
+	f1, err := bin(e, p, tr.X, tr.Y, val.X, val.Y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blobs := threeClass(150)
+	p2 := &trainParams{kernel: engine.RBF(1), basis: 12, seed: 1}
+	f2, err := ovr(e, p2, blobs.X, blobs.Y, []float64{1, 2, 3}, engine.Matrix{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct {
+		f fitted
+		x *data.Dataset
+	}{"binary": {f1, test}, "one-vs-rest": {f2, blobs}} {
+		kf := c.f.(*kmpFitted)
+		steps := kf.PrefixLen()
+		if name == "binary" && kf.KeptSteps() >= steps {
+			t.Logf("binary: early stopping kept all %d steps; the test still compares every step", steps)
+		}
+		var ns []int
+		for n := 1; n <= steps; n++ {
+			ns = append(ns, n)
+		}
+		fast, err := kf.PrefixDecisions(e, c.x.X, ns)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for i, n := range ns {
+			tm, err := kf.m.Truncate(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			slow, err := kf.decisionAll(e, c.x.X, tm)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(fast[i]) != len(slow) {
+				t.Fatalf("%s n=%d: %d outputs, want %d", name, n, len(fast[i]), len(slow))
+			}
+			for o := range slow {
+				for r := range slow[o] {
+					if d := math.Abs(fast[i][o][r] - slow[o][r]); d > 1e-4*(1+math.Abs(slow[o][r])) {
+						t.Fatalf("%s n=%d output %d row %d: fast %v, Truncate+Decision %v", name, n, o, r, fast[i][o][r], slow[o][r])
+					}
+				}
+			}
+		}
+		// The last step equals the model as trained when all steps are kept.
+		if kf.KeptSteps() == steps {
+			full, _ := kf.DecisionAll(e, c.x.X)
+			for o := range full {
+				for r := range full[o] {
+					if d := math.Abs(fast[len(ns)-1][o][r] - full[o][r]); d > 1e-4*(1+math.Abs(full[o][r])) {
+						t.Fatalf("%s: last step %v, model %v", name, fast[len(ns)-1][o][r], full[o][r])
+					}
+				}
+			}
+		}
+	}
+}
