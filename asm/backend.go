@@ -209,7 +209,25 @@ func (b *Backend) RankUpdate(d backend.Matrix, alpha float32, u, v backend.Matri
 	return nil
 }
 
-// ScoredArgMax is backend.ScoredArgMaxRef: an O(M) scan not worth assembly.
+// ScoredArgMax returns the index k maximising |s_k|/sqrt(n_k) over the
+// eligible candidates (see backend.Backend), four candidates per AVX2
+// instruction; the scores are computed exactly as backend.ScoredArgMaxRef
+// computes them.
 func (b *Backend) ScoredArgMax(s, n []float64, skip []bool) (int, float64) {
-	return backend.ScoredArgMaxRef(s, n, skip)
+	m := min(len(s), len(n))
+	s, n = s[:m], n[:m]
+	if skip == nil || len(skip) >= m {
+		if skip != nil {
+			skip = skip[:m]
+		}
+		return b.k.argmax(s, n, skip)
+	}
+	// skip covers a prefix only: the rest has no skipping.
+	ls := len(skip)
+	k1, s1 := b.k.argmax(s[:ls], n[:ls], skip)
+	k2, s2 := b.k.argmax(s[ls:], n[ls:], nil)
+	if k2 >= 0 && (k1 < 0 || s2 > s1) {
+		return ls + k2, s2
+	}
+	return k1, s1
 }

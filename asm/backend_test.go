@@ -374,11 +374,68 @@ func TestNewAvailability(t *testing.T) {
 	t.Logf("Available: %v (%s)", ok, why)
 }
 
-func TestScoredArgMax(t *testing.T) {
+func TestScoredArgMaxSmall(t *testing.T) {
 	b := newBackend()
 	s := []float64{1, -4, 2, math.NaN(), 3}
 	n := []float64{1, 4, 0, 1, 1}
 	if k, sc := b.ScoredArgMax(s, n, []bool{false, false, false, false, true}); k != 1 || sc != 2 {
 		t.Errorf("got %d, %v; want 1, 2", k, sc)
+	}
+}
+
+// randScores returns scores with NaN, ±0, negative and zero norms, ±Inf
+// and exact ties mixed in.
+func randScores(rng *rand.Rand, m int) (s, n []float64, skip []bool) {
+	s, n, skip = make([]float64, m), make([]float64, m), make([]bool, m)
+	for k := range s {
+		s[k] = rng.NormFloat64()
+		n[k] = rng.Float64() * 3
+		skip[k] = rng.IntN(4) == 0
+		switch rng.IntN(14) {
+		case 0:
+			s[k] = math.NaN()
+		case 1:
+			n[k] = 0
+		case 2:
+			n[k] = -1
+		case 3:
+			s[k], n[k] = 2, 1 // a tie with other case-3 entries
+		case 4:
+			s[k] = math.Copysign(0, -1)
+		case 5:
+			n[k] = math.NaN()
+		case 6:
+			s[k] = math.Inf(1 - 2*rng.IntN(2))
+		case 7:
+			n[k] = math.Inf(1)
+		}
+	}
+	return s, n, skip
+}
+
+func TestScoredArgMaxRef(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 6))
+	for name, b := range testBackends(t) {
+		for _, m := range []int{0, 1, 2, 3, 4, 5, 7, 8, 9, 31, 100, 1001} {
+			for rep := 0; rep < 20; rep++ {
+				s, n, skip := randScores(rng, m)
+				if rep%5 == 4 { // no inf: finite winners
+					for k := range s {
+						if math.IsInf(s[k], 0) {
+							s[k] = 0.5
+						}
+					}
+				}
+				for _, sk := range [][]bool{nil, skip, skip[:m/2]} {
+					for _, nn := range [][]float64{n, n[:m-m/3]} {
+						wk, ws := backend.ScoredArgMaxRef(s, nn, sk)
+						gk, gs := b.ScoredArgMax(s, nn, sk)
+						if gk != wk || !(gs == ws) && !(math.IsNaN(gs) && math.IsNaN(ws)) {
+							t.Fatalf("%s m=%d len(n)=%d len(skip)=%d: got (%d, %v), want (%d, %v)", name, m, len(nn), len(sk), gk, gs, wk, ws)
+						}
+					}
+				}
+			}
+		}
 	}
 }

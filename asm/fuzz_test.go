@@ -192,3 +192,22 @@ func FuzzSqNorms(f *testing.F) {
 		}
 	})
 }
+
+func FuzzScoredArgMax(f *testing.F) {
+	f.Add(uint64(1), uint16(100), uint16(50), uint8(0))
+	f.Add(uint64(2), uint16(7), uint16(7), uint8(1))
+	f.Fuzz(func(t *testing.T, seed uint64, m, ls uint16, sel uint8) {
+		rng := rand.New(rand.NewPCG(seed, 5))
+		s, n, skip := randScores(rng, int(m%3000))
+		skip = skip[:min(int(ls), len(skip))]
+		if sel&1 == 1 {
+			skip = nil
+		}
+		be, ref := fuzzPair(1, false)
+		gk, gs := be.ScoredArgMax(s, n, skip)
+		wk, ws := ref.ScoredArgMax(s, n, skip)
+		if gk != wk || gs != ws {
+			t.Fatalf("m=%d len(skip)=%d: avx2 (%d, %v), go (%d, %v)", len(s), len(skip), gk, gs, wk, ws)
+		}
+	})
+}

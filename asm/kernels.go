@@ -1,6 +1,10 @@
 package asm
 
-import "math"
+import (
+	"math"
+
+	"github.com/pursuit-ml/pursuit/backend"
+)
 
 // kernels is the set of inner loops the backend runs; asmKernels and
 // goKernels return the assembly and the pure-Go implementations. The Go code
@@ -33,6 +37,9 @@ type kernels struct {
 	// poly replaces each value t of the rows×cols tile c (stride ldc; cols
 	// a multiple of 16) by (gamma·t + coef0)^degree.
 	poly func(c []float32, ldc, rows, cols int, gamma, coef0 float32, degree int)
+	// argmax is ScoredArgMax for len(s) == len(n) and skip nil or of the
+	// same length.
+	argmax func(s, n []float64, skip []bool) (int, float64)
 	// exp sets dst[i] = exp(src[i]) for i < len(src).
 	exp func(dst, src []float32)
 }
@@ -40,7 +47,8 @@ type kernels struct {
 func goKernels() kernels {
 	return kernels{dots: dotsGo, dotRows: dotRowsGo, maxGroup: 4, rowsPerCall: rowsPerCall,
 		axpys: axpysGo, axpy4: axpy4Go,
-		gemm: gemmGo(6, 16), mr: 6, nr: 16, rbf: rbfGo, poly: polyGo, exp: expGo}
+		gemm: gemmGo(6, 16), mr: 6, nr: 16, rbf: rbfGo, poly: polyGo, exp: expGo,
+		argmax: backend.ScoredArgMaxRef}
 }
 
 func dotsGo(out []float64, x, v []float32, vs, k int) {

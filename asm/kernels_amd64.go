@@ -2,6 +2,8 @@
 
 package asm
 
+import "github.com/pursuit-ml/pursuit/backend"
+
 // asmBuilt reports whether this build contains the assembly kernels.
 const asmBuilt = true
 
@@ -89,6 +91,12 @@ func expAVX512(dst, src *float32, n int)
 //go:noescape
 func polyAVX(c *float32, ldc, rows, cols int, gamma, coef0 float32, degree int)
 
+// scoredArgMaxAVX computes per-lane (k mod 4) best scores and indices for
+// ScoredArgMax over k < m (a multiple of 4); skip may be nil.
+//
+//go:noescape
+func scoredArgMaxAVX(s, n *float64, skip *bool, m int, best *float64, bestIdx *int64)
+
 // expAVX sets dst[i] = exp(src[i]) for i < n.
 //
 //go:noescape
@@ -99,7 +107,8 @@ func expAVX(dst, src *float32, n int)
 func asmKernels(avx512 bool) kernels {
 	k := kernels{dots: dotsAsm, dotRows: dotRowsAsm, maxGroup: 4, rowsPerCall: rowsPerCall,
 		axpys: axpysAsm, axpy4: axpy4Asm,
-		gemm: gemm6x16Asm, mr: 6, nr: 16, rbf: rbfAsm, poly: polyAsm, exp: expAsm}
+		gemm: gemm6x16Asm, mr: 6, nr: 16, rbf: rbfAsm, poly: polyAsm, exp: expAsm,
+		argmax: argmaxAsm}
 	if avx512 {
 		k.gemm, k.mr, k.nr = gemm12x32Asm, 12, 32
 		k.rbf, k.exp = rbf512Asm, exp512Asm
@@ -325,6 +334,42 @@ func exp512Asm(dst, src []float32) {
 		expAVX512(&out[0], &in[0], 16)
 		copy(dst[n16:n], out[:])
 	}
+}
+
+func argmaxAsm(s, n []float64, skip []bool) (int, float64) {
+	m := len(s)
+	m4 := m &^ 3
+	bestK, bestScore := -1, 0.0
+	if m4 > 0 {
+		_ = n[m-1]
+		var sp *bool
+		if skip != nil {
+			_ = skip[m-1]
+			sp = &skip[0]
+		}
+		var best [4]float64
+		var idx [4]int64
+		scoredArgMaxAVX(&s[0], &n[0], sp, m4, &best[0], &idx[0])
+		for l := range best {
+			k := int(idx[l])
+			if best[l] < 0 {
+				continue
+			}
+			if bestK < 0 || best[l] > bestScore || (best[l] == bestScore && k < bestK) {
+				bestK, bestScore = k, best[l]
+			}
+		}
+	}
+	if m4 < m {
+		var sk []bool
+		if skip != nil {
+			sk = skip[m4:m]
+		}
+		if k, sc := backend.ScoredArgMaxRef(s[m4:m], n[m4:m], sk); k >= 0 && (bestK < 0 || sc > bestScore) {
+			bestK, bestScore = m4+k, sc
+		}
+	}
+	return bestK, bestScore
 }
 
 func expAsm(dst, src []float32) {

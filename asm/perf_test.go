@@ -86,6 +86,25 @@ func TestPerfReport(t *testing.T) {
 			}
 		}
 	}
+	if want("argmax") {
+		const m = 1 << 20
+		s, n, skip := make([]float64, m), make([]float64, m), make([]bool, m)
+		for k := range s {
+			s[k], n[k], skip[k] = rng.NormFloat64(), rng.Float64()+0.1, rng.IntN(10) == 0
+		}
+		for _, e := range bes {
+			w, c := best(func() { e.b.ScoredArgMax(s, n, skip) })
+			t.Logf("ScoredArgMax M=2^20 %-8s %6.0f M candidates/s wall, %6.0f per CPU-second", e.name, m/w/1e6, m/c/1e6)
+		}
+	}
+	if want("sqnorms") {
+		x := rmat(8192, 4096)
+		out := make([]float32, 8192)
+		for _, e := range bes {
+			w, c := best(func() { _ = e.b.SqNorms(out, x) })
+			t.Logf("SqNorms 8192x4096 %-8s %6.2f GB/s wall, %6.2f GB/s per CPU-second", e.name, 4*8192*4096/w/1e9, 4*8192*4096/c/1e9)
+		}
+	}
 	if want("rbf") {
 		for _, coretype := range []string{"", "Haswell"} {
 			if w, c, err := openBLASSgemm(coretype, 4096, 4096, 256, reps); err != nil {
