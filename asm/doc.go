@@ -30,7 +30,9 @@
 //     8 rows (kernel rows for SMO or stochastic KMP) skip the GEMM and use
 //     the DictProducts kernels: one pass over b, no packing.
 //
-// ScoredArgMax is O(M) and not hot; it uses backend.ScoredArgMaxRef.
+// ScoredArgMax (argmax_amd64.s) scores four candidates per instruction
+// (sqrt and divide, so the scores equal backend.ScoredArgMaxRef's exactly)
+// and keeps a best score and index per lane.
 //
 // # Vectorised exp
 //
