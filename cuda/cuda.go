@@ -28,11 +28,22 @@ const minMajor = 7
 type Option func(*options)
 
 type options struct {
-	device int
+	device     int
+	chunkBytes int64
 }
+
+// DefaultChunkBytes is how much of one operand a host-slice call moves to
+// the device at once (see WithChunkBytes).
+const DefaultChunkBytes = 1 << 30
 
 // WithDevice selects the GPU by ordinal (default 0).
 func WithDevice(ordinal int) Option { return func(o *options) { o.device = ordinal } }
+
+// WithChunkBytes bounds the device memory a host-slice call uses per
+// operand: larger operands (the rows of a and dst in KernelBlock, the
+// dictionary in DictProducts, d in RankUpdate) go through the device in slabs
+// of rows of about this size (at least one row). Default DefaultChunkBytes.
+func WithChunkBytes(n int64) Option { return func(o *options) { o.chunkBytes = n } }
 
 // Available reports whether a usable CUDA device is present and describes it
 // (or says why not). In a binary built with -tags cuda, the driver is
@@ -100,7 +111,8 @@ func describe(ordinal int) (deviceInfo, error) {
 // the CUDA context; methods may be called from any goroutine (they are
 // serialised). Close releases the device memory and the context.
 type Backend struct {
-	info deviceInfo
+	info       deviceInfo
+	chunkBytes int64
 
 	jobs chan job
 	done chan struct{}
@@ -117,6 +129,7 @@ type Backend struct {
 	stage   []float32               // host staging for strided copies
 	stageI  []int64
 	stageB  []byte
+	stage64 []float64
 }
 
 type functions struct {
@@ -140,20 +153,24 @@ var errClosed = errors.New("cuda: backend is closed")
 // dedicated OS thread and loads the embedded kernels (the driver JIT-compiles
 // the PTX for the device the first time; later runs hit its cache).
 func New(opts ...Option) (*Backend, error) {
-	var o options
+	o := options{chunkBytes: DefaultChunkBytes}
 	for _, opt := range opts {
 		opt(&o)
+	}
+	if o.chunkBytes <= 0 {
+		return nil, fmt.Errorf("cuda: WithChunkBytes(%d): must be positive", o.chunkBytes)
 	}
 	info, err := describe(o.device)
 	if err != nil {
 		return nil, err
 	}
 	b := &Backend{
-		info:    info,
-		jobs:    make(chan job),
-		done:    make(chan struct{}),
-		scratch: make(map[slot]*devMem),
-		live:    make(map[*devMatrix]struct{}),
+		info:       info,
+		chunkBytes: o.chunkBytes,
+		jobs:       make(chan job),
+		done:       make(chan struct{}),
+		scratch:    make(map[slot]*devMem),
+		live:       make(map[*devMatrix]struct{}),
 	}
 	started := make(chan error, 1)
 	go b.worker(started)

@@ -314,3 +314,18 @@ func TestResident(t *testing.T) {
 		t.Errorf("use after Close: got %v", err)
 	}
 }
+
+// TestConformanceInSlabs runs the suite with a tiny device budget per
+// operand, so that every host-slice call goes through the device in slabs
+// of a few rows.
+func TestConformanceInSlabs(t *testing.T) {
+	be, err := New(WithChunkBytes(32 << 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	backendtest.Run(t, be)
+	if _, err := New(WithChunkBytes(0)); err == nil {
+		t.Errorf("WithChunkBytes(0) accepted")
+	}
+}

@@ -230,36 +230,69 @@ func (b *Backend) KernelGather(dst backend.Matrix, k backend.Kernel, a backend.M
 	return b.do(func() error { return b.hostKernel("KernelGather", dst, k, g, gn, bm, bNorms) })
 }
 
-// hostKernel runs a kernel block on host operands (worker thread).
-func (b *Backend) hostKernel(op string, dst backend.Matrix, k backend.Kernel, a backend.Matrix, aNorms []float32, bm backend.Matrix, bNorms []float32) error {
-	ad, err := b.scratchMatrix(slotA, a)
-	if err != nil {
-		return err
+// slabRows is how many rows of rowBytes bytes a host-slice call moves to
+// the device at once, so that operands larger than the device memory (or
+// than the WithChunkBytes budget) are processed in slabs.
+func (b *Backend) slabRows(rowBytes int64, rows int) int {
+	if rowBytes <= 0 {
+		return max(rows, 1)
 	}
+	return int(max(1, min(int64(max(rows, 1)), b.chunkBytes/rowBytes)))
+}
+
+// hostKernel runs a kernel block on host operands (worker thread): b once,
+// then a and dst in slabs of rows.
+func (b *Backend) hostKernel(op string, dst backend.Matrix, k backend.Kernel, a backend.Matrix, aNorms []float32, bm backend.Matrix, bNorms []float32) error {
 	bd, err := b.scratchMatrix(slotB, bm)
 	if err != nil {
 		return err
 	}
-	var an, bn *devMatrix
+	var bn *devMatrix
 	if k.Kind == backend.RBF {
-		if an, err = b.scratchVec(slotANorms, aNorms, a.Rows); err != nil {
+		if bNorms != nil {
+			if bn, err = b.scratchVec(slotBNorms, bNorms, bm.Rows); err != nil {
+				return err
+			}
+		} else {
+			mem, err := b.ensure(slotBNorms, int64(bm.Rows)*4)
+			if err != nil {
+				return err
+			}
+			if err := b.sqNormsDev(mem.ptr, bd); err != nil {
+				return err
+			}
+			bn = &devMatrix{owner: b, mem: mem, rows: 1, cols: bm.Rows, ld: max(bm.Rows, 1), scratch: true}
+		}
+	}
+	slab := b.slabRows(int64(a.Cols+bm.Rows)*4, a.Rows)
+	for r0 := 0; r0 < a.Rows; r0 += slab {
+		r1 := min(a.Rows, r0+slab)
+		as := a.Slice(r0, r1, 0, a.Cols)
+		ad, err := b.scratchMatrix(slotA, as)
+		if err != nil {
 			return err
 		}
-		if bn, err = b.scratchVec(slotBNorms, bNorms, bm.Rows); err != nil {
+		var an *devMatrix
+		if k.Kind == backend.RBF && aNorms != nil {
+			if an, err = b.scratchVec(slotANorms, aNorms[r0:r1], r1-r0); err != nil {
+				return err
+			}
+		}
+		cd, err := b.scratchOut(slotC, r1-r0, bm.Rows)
+		if err != nil {
+			return err
+		}
+		if err := b.kernelBlockDev(cd, k, ad, an, 0, r1-r0, bd, bn); err != nil {
+			return err
+		}
+		if err := syncDevice(op); err != nil {
+			return err
+		}
+		if err := b.download(dst.Slice(r0, r1, 0, dst.Cols), cd); err != nil {
 			return err
 		}
 	}
-	cd, err := b.scratchOut(slotC, a.Rows, bm.Rows)
-	if err != nil {
-		return err
-	}
-	if err := b.kernelBlockDev(cd, k, ad, an, 0, a.Rows, bd, bn); err != nil {
-		return err
-	}
-	if err := syncDevice(op); err != nil {
-		return err
-	}
-	return b.download(dst, cd)
+	return nil
 }
 
 // DictProducts computes dst[j*dict.Rows+i] = <d_i, v_j> in one pass over
@@ -273,26 +306,44 @@ func (b *Backend) DictProducts(dst []float64, dict backend.Matrix, vecs backend.
 		return nil
 	}
 	return b.do(func() error {
-		dd, err := b.scratchMatrix(slotA, dict)
-		if err != nil {
-			return err
-		}
 		vd, err := b.scratchMatrix(slotB, vecs)
 		if err != nil {
 			return err
 		}
-		out, err := b.ensure(slotOut64, int64(n)*8)
-		if err != nil {
-			return err
-		}
-		if err := b.dictDev(out.ptr, dd, vd); err != nil {
-			return err
-		}
-		if err := syncDevice("DictProducts"); err != nil {
-			return err
-		}
-		if err := cu.MemcpyDtoH(unsafe.Pointer(&dst[0]), out.ptr, int64(n)*8); err != nil {
-			return fmt.Errorf("cuda: DictProducts: copying the result: %w", err)
+		slab := b.slabRows(int64(dict.Cols)*4, dict.Rows)
+		for r0 := 0; r0 < dict.Rows; r0 += slab {
+			r1 := min(dict.Rows, r0+slab)
+			dd, err := b.scratchMatrix(slotA, dict.Slice(r0, r1, 0, dict.Cols))
+			if err != nil {
+				return err
+			}
+			m := (r1 - r0) * vecs.Rows
+			out, err := b.ensure(slotOut64, int64(m)*8)
+			if err != nil {
+				return err
+			}
+			if err := b.dictDev(out.ptr, dd, vd); err != nil {
+				return err
+			}
+			if err := syncDevice("DictProducts"); err != nil {
+				return err
+			}
+			if r0 == 0 && r1 == dict.Rows {
+				if err := cu.MemcpyDtoH(unsafe.Pointer(&dst[0]), out.ptr, int64(m)*8); err != nil {
+					return fmt.Errorf("cuda: DictProducts: copying the result: %w", err)
+				}
+				break
+			}
+			if cap(b.stage64) < m {
+				b.stage64 = make([]float64, m)
+			}
+			part := b.stage64[:m]
+			if err := cu.MemcpyDtoH(unsafe.Pointer(&part[0]), out.ptr, int64(m)*8); err != nil {
+				return fmt.Errorf("cuda: DictProducts: copying the result: %w", err)
+			}
+			for j := range vecs.Rows {
+				copy(dst[j*dict.Rows+r0:j*dict.Rows+r1], part[j*(r1-r0):(j+1)*(r1-r0)])
+			}
 		}
 		return nil
 	})
@@ -307,25 +358,33 @@ func (b *Backend) RankUpdate(d backend.Matrix, alpha float32, u backend.Matrix, 
 		return nil
 	}
 	return b.do(func() error {
-		dd, err := b.scratchMatrix(slotC, d)
-		if err != nil {
-			return err
-		}
-		ud, err := b.scratchMatrix(slotU, u)
-		if err != nil {
-			return err
-		}
 		vd, err := b.scratchMatrix(slotV, v)
 		if err != nil {
 			return err
 		}
-		if err := b.rankDev(dd, alpha, ud, vd); err != nil {
-			return err
+		slab := b.slabRows(int64(d.Cols)*4, d.Rows)
+		for r0 := 0; r0 < d.Rows; r0 += slab {
+			r1 := min(d.Rows, r0+slab)
+			ds := d.Slice(r0, r1, 0, d.Cols)
+			dd, err := b.scratchMatrix(slotC, ds)
+			if err != nil {
+				return err
+			}
+			ud, err := b.scratchMatrix(slotU, u.Slice(0, u.Rows, r0, r1))
+			if err != nil {
+				return err
+			}
+			if err := b.rankDev(dd, alpha, ud, vd); err != nil {
+				return err
+			}
+			if err := syncDevice("RankUpdate"); err != nil {
+				return err
+			}
+			if err := b.download(ds, dd); err != nil {
+				return err
+			}
 		}
-		if err := syncDevice("RankUpdate"); err != nil {
-			return err
-		}
-		return b.download(d, dd)
+		return nil
 	})
 }
 
