@@ -55,7 +55,7 @@ func writeCurve(path, title string, m *cliModel) error {
 	}
 	xlabel := "steps (basis functions added)"
 	mark := math.NaN()
-	if len(m.models) == 1 {
+	if len(m.models) == 1 && !isMulti(m.models[0]) {
 		if k, ok := m.models[0].(interface{ KeptSteps() int }); ok {
 			mark = float64(k.KeptSteps())
 		}
