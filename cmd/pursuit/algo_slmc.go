@@ -49,7 +49,12 @@ func trainSLMC(e *engine.Engine, p *trainParams, x engine.Matrix, y []float64, _
 		if err != nil {
 			return nil, fmt.Errorf("the SVM that sizes --nz-frac: %w", err)
 		}
-		nz = max(1, int(math.Ceil(frac*float64(ref.TotalSV()))))
+		exp, err := slmc.FromSVM(ref, 1)
+		if err != nil {
+			return nil, fmt.Errorf("the SVM that sizes --nz-frac: %w", err)
+		}
+		nz = exp.NumXVFraction(frac) // round(frac·#SV), at least 1, as the paper
+
 	}
 	if nz > x.Rows {
 		return nil, fmt.Errorf("--nz %d is more than the %d training examples", nz, x.Rows)

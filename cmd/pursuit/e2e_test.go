@@ -277,6 +277,7 @@ func TestRoundTrip(t *testing.T) {
 		{"--algo", "kmp-basic", "--sigma", "0.5", "--basis", "20"},
 		{"--algo", "skmp", "--gamma", "4", "--basis", "20", "--active-set", "30"},
 		{"--algo", "slmc", "--gamma", "4", "--c", "10", "--nz", "6"},
+		{"--algo", "slmc", "--gamma", "4", "--c", "10", "--nz-frac", "0.3"},
 		{"--algo", "svm", "--kernel", "poly", "--gamma", "1", "--coef0", "1", "--degree", "3", "--scale", "standard"},
 	}
 	for i, args := range cases {
