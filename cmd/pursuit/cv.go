@@ -321,13 +321,8 @@ func describeSetting(p cvPoint) string {
 
 // fitSplit trains with flags mf on tr (unscaled; a validation part is held
 // out when --val-frac is set), scaling as the flags say, and evaluates on
-// test (may be nil).
+// test (may be nil), reporting progress on bar (may be nil).
 func fitSplit(e *engine.Engine, algo *algorithm, mf *modelFlags, df *dataFlags, plan labelPlan, tr, test *data.Dataset, bar *progressBar) (*fitResult, error) {
-	return fitSplitBar(e, algo, mf, df, plan, tr, test, bar)
-}
-
-// fitSplitBar is fitSplit reporting progress on bar (may be nil).
-func fitSplitBar(e *engine.Engine, algo *algorithm, mf *modelFlags, df *dataFlags, plan labelPlan, tr, test *data.Dataset, bar *progressBar) (*fitResult, error) {
 	tr, val, err := splitVal(tr, df.valFrac, mf.seed, &plan)
 	if err != nil {
 		return nil, err

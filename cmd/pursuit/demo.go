@@ -183,7 +183,7 @@ func demoRun(ev *env, e *engine.Engine, o *demoOptions, p *demoProblem, a *algor
 	plan := labelPlan{Task: taskBinary, Classes: []float64{-1, 1}}
 	bar := newProgressBar(ev, p.name+" "+a.name, o.quiet)
 	bar.label = p.name + " " + a.name
-	res, err := fitSplitBar(e, a, &mf, &df, plan, p.train, p.test, bar)
+	res, err := fitSplit(e, a, &mf, &df, plan, p.train, p.test, bar)
 	if err != nil {
 		return r, nil, err
 	}
