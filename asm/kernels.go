@@ -115,7 +115,8 @@ func axpy4Go(d []float32, ds, n int, c, v []float32, vs int) {
 
 func gemmGo(mr, nr int) func(kc int, ap, bp, c []float32, ldc int, accumulate bool) {
 	return func(kc int, ap, bp, c []float32, ldc int, accumulate bool) {
-		acc := make([]float32, mr*nr)
+		var buf [12 * 32]float32 // the largest tile; no allocation per call
+		acc := buf[:mr*nr]
 		ap, bp = ap[:kc*mr], bp[:kc*nr]
 		for p := 0; p < kc; p++ {
 			a := ap[p*mr : p*mr+mr]
