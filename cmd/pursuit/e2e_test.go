@@ -535,3 +535,58 @@ func TestLIBSVMModel(t *testing.T) {
 		}
 	}
 }
+
+// TestFileFormats trains and predicts from CSV (with a header line) and
+// gzip-compressed LIBSVM files.
+func TestFileFormats(t *testing.T) {
+	dir := t.TempDir()
+	train, test := moonsFiles(t, dir)
+	toCSV := func(src, dst string) {
+		ds, err := data.Load(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		b.WriteString("label,x1,x2\n")
+		for i := range ds.Len() {
+			fmt.Fprintf(&b, "%s,%g,%g\n", formatLabel(ds.Y[i]), ds.X.At(i, 0), ds.X.At(i, 1))
+		}
+		if err := os.WriteFile(dst, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	csvTrain, csvTest := filepath.Join(dir, "m.train.csv"), filepath.Join(dir, "m.test.csv")
+	toCSV(train, csvTrain)
+	toCSV(test, csvTest)
+	wantFail(t, dir, []string{"m.train.csv:1", "--header"}, "train", "--data", csvTrain, "--algo", "svm")
+	model := filepath.Join(dir, "csv.model")
+	r := mustRun(t, dir, "train", "--data", csvTrain, "--test", csvTest, "--header", "--algo", "svm", "--gamma", "2", "--model", model, "--json")
+	var a, b resultJSON
+	decodeJSON(t, r.stdout, &a)
+	r = mustRun(t, dir, "predict", "--model", model, "--data", csvTest, "--header", "--json")
+	decodeJSON(t, r.stdout, &b)
+	if a.TestError == nil || b.TestError == nil || *a.TestError != *b.TestError || a.NTrain != 200 {
+		t.Errorf("CSV: train %+v, predict %+v", a, b)
+	}
+	// The same model predicts the LIBSVM copy of the test data identically.
+	r = mustRun(t, dir, "predict", "--model", model, "--data", test, "--json")
+	decodeJSON(t, r.stdout, &b)
+	if *b.TestError != *a.TestError {
+		t.Errorf("LIBSVM copy of the CSV test data: error %v, want %v", *b.TestError, *a.TestError)
+	}
+	// gzip.
+	raw, _ := os.ReadFile(train)
+	gz := filepath.Join(dir, "m.train.gz")
+	cmd := exec.Command("gzip", "-c")
+	cmd.Stdin = bytes.NewReader(raw)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Skipf("gzip not available: %v", err)
+	}
+	os.WriteFile(gz, out, 0o644)
+	r = mustRun(t, dir, "train", "--data", gz, "--test", test, "--algo", "svm", "--gamma", "2", "--json")
+	decodeJSON(t, r.stdout, &b)
+	if b.NTrain != 200 || *b.TestError != *a.TestError {
+		t.Errorf("gzip: %+v, want test error %v", b, *a.TestError)
+	}
+}
