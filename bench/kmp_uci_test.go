@@ -5,7 +5,8 @@ package bench
 // on Wisconsin breast cancer, Sonar, Pima and Ionosphere, kernel
 // exp(−‖x−z‖²/σ²) with the paper's σ, 50 random train/validation/test thirds,
 // the number of basis functions chosen by early stopping on the validation
-// third. Features are min-max scaled to [-1, 1] on the training third.
+// third (stop 20 steps after the best validation error; a second table with
+// patience 40 shows how much the stopping rule matters on Sonar). Features are min-max scaled to [-1, 1] on the training third.
 // Whether the constant function (the bias) is in the dictionary is also
 // chosen on the validation third, per split: it matters (with σ = 2 on 60
 // min-max-scaled features the Sonar kernel is very local, and a bias pulls
@@ -102,39 +103,47 @@ func TestKMPUCI(t *testing.T) {
 	}
 	defer e.Close()
 	var b strings.Builder
-	fmt.Fprintf(&b, "\nUCI (Table 3): mean test error over %d random thirds, early stopping (and bias or not) on validation; min-max [-1,1] on the training third\n", splits)
-	fmt.Fprintf(&b, "%-11s %5s | %-22s | %-22s | %s\n", "dataset", "σ", "KMP-MSE err (#SV)", "KMP-tanh err (#SV)", "paper: MSE, tanh, SVM")
+	// Two early-stopping protocols: stop 20 steps after the best validation
+	// error (the one checked against the paper), and a longer look, 40
+	// steps, which finds better Sonar models than the paper reports.
 	var fails []string
-	for _, set := range kmpUCISets {
-		if only != "" && !strings.Contains(only, set.name) {
-			continue
-		}
-		d := kmpLoad(t, "uci", set.name+".gz")
-		k := []backend.Kernel{engine.RBFSigma(set.sigma)}
-		cfgs := []kmp.Config{
-			{Variant: kmp.PreFit, Kernels: k, Bias: true},
-			{Loss: kmp.Tanh, Variant: kmp.BackFit, Kernels: k, Bias: true, RefitEvery: 1, N: 100, Patience: 40},
-		}
-		var sumErr, sumSV [2]float64
-		start := time.Now()
-		for s := range splits {
-			parts := data.Split(d.Len(), []float64{1.0 / 3, 1.0 / 3, 1.0 / 3}, uint64(1000+s), nil)
-			for c, cfg := range cfgs {
-				er, sv := kmpUCIRun(t, e, d, parts, cfg, true)
-				sumErr[c] += er
-				sumSV[c] += float64(sv)
+	for _, patience := range []int{20, 40} {
+		fmt.Fprintf(&b, "\nUCI (Table 3): mean test error over %d random thirds, early stopping (patience %d; and bias or not) on validation; min-max [-1,1] on the training third\n", splits, patience)
+		fmt.Fprintf(&b, "%-11s %5s | %-22s | %-22s | %s\n", "dataset", "σ", "KMP-MSE err (#SV)", "KMP-tanh err (#SV)", "paper: MSE, tanh, SVM")
+		for _, set := range kmpUCISets {
+			if only != "" && !strings.Contains(only, set.name) {
+				continue
 			}
-		}
-		n := float64(splits)
-		mse, tanh := 100*sumErr[0]/n, 100*sumErr[1]/n
-		fmt.Fprintf(&b, "%-11s %5.1f | %6.2f%% (%5.1f)        | %6.2f%% (%5.1f)        | %.2f%% (%d), %.2f%% (%d), %.2f%% (%d)   [%v]\n",
-			set.name, set.sigma, mse, sumSV[0]/n, tanh, sumSV[1]/n,
-			set.mseErr, set.mseSV, set.tanhErr, set.tanhSV, set.svmErr, set.svmSV, time.Since(start).Round(time.Millisecond))
-		if math.Abs(mse-set.mseErr) > 2 {
-			fails = append(fails, fmt.Sprintf("%s KMP-MSE %.2f%% vs paper %.2f%%", set.name, mse, set.mseErr))
-		}
-		if math.Abs(tanh-set.tanhErr) > 2 {
-			fails = append(fails, fmt.Sprintf("%s KMP-tanh %.2f%% vs paper %.2f%%", set.name, tanh, set.tanhErr))
+			d := kmpLoad(t, "uci", set.name+".gz")
+			k := []backend.Kernel{engine.RBFSigma(set.sigma)}
+			cfgs := []kmp.Config{
+				{Variant: kmp.PreFit, Kernels: k, Bias: true, Patience: patience},
+				{Loss: kmp.Tanh, Variant: kmp.BackFit, Kernels: k, Bias: true, RefitEvery: 1, N: 100, Patience: patience},
+			}
+			var sumErr, sumSV [2]float64
+			start := time.Now()
+			for s := range splits {
+				parts := data.Split(d.Len(), []float64{1.0 / 3, 1.0 / 3, 1.0 / 3}, uint64(1000+s), nil)
+				for c, cfg := range cfgs {
+					er, sv := kmpUCIRun(t, e, d, parts, cfg, true)
+					sumErr[c] += er
+					sumSV[c] += float64(sv)
+				}
+			}
+			n := float64(splits)
+			mse, tanh := 100*sumErr[0]/n, 100*sumErr[1]/n
+			fmt.Fprintf(&b, "%-11s %5.1f | %6.2f%% (%5.1f)        | %6.2f%% (%5.1f)        | %.2f%% (%d), %.2f%% (%d), %.2f%% (%d)   [%v]\n",
+				set.name, set.sigma, mse, sumSV[0]/n, tanh, sumSV[1]/n,
+				set.mseErr, set.mseSV, set.tanhErr, set.tanhSV, set.svmErr, set.svmSV, time.Since(start).Round(time.Millisecond))
+			if patience != 20 {
+				continue
+			}
+			if math.Abs(mse-set.mseErr) > 2 {
+				fails = append(fails, fmt.Sprintf("%s KMP-MSE %.2f%% vs paper %.2f%%", set.name, mse, set.mseErr))
+			}
+			if math.Abs(tanh-set.tanhErr) > 2 {
+				fails = append(fails, fmt.Sprintf("%s KMP-tanh %.2f%% vs paper %.2f%%", set.name, tanh, set.tanhErr))
+			}
 		}
 	}
 	t.Log(b.String())
