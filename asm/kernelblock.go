@@ -197,7 +197,7 @@ func (b *Backend) gemmRegion(op *kernelOp, r0, r1, c0, c1 int) {
 		for pc := 0; pc < d; pc += kcBlock {
 			kcur := min(kcBlock, d-pc)
 			first, last := pc == 0, pc+kcur == d
-			packB(ws.bp, nr, op.b, jc, ncur, pc, kcur)
+			b.packB(ws.bp, nr, op.b, jc, ncur, pc, kcur)
 			if last && rbf {
 				clear(ws.bn[:npan*nr])
 				copy(ws.bn, op.bn[jc:jc+ncur])
@@ -292,10 +292,16 @@ func ipow(x float64, n int) float64 {
 
 // packB copies rows [j0, j0+ncur) × columns [pc, pc+kc) of b into panels of
 // nr rows, each stored p-major (nr consecutive values per p), zero padded.
-func packB(bp []float32, nr int, b backend.Matrix, j0, ncur, pc, kc int) {
+// Groups of 8 rows go through the transposing pack8 kernel.
+func (b *Backend) packB(bp []float32, nr int, m backend.Matrix, j0, ncur, pc, kc int) {
 	for jp := 0; jp*nr < ncur; jp++ {
 		pan := bp[jp*kc*nr : (jp+1)*kc*nr]
-		for jj := 0; jj < nr; jj++ {
+		jj := 0
+		for ; jj+8 <= nr && jp*nr+jj+8 <= ncur; jj += 8 {
+			j := j0 + jp*nr + jj
+			b.k.pack8(pan[jj:], nr, m.Data[j*m.Stride+pc:], m.Stride, kc)
+		}
+		for ; jj < nr; jj++ {
 			j := jp*nr + jj
 			if j >= ncur {
 				for p := 0; p < kc; p++ {
@@ -303,7 +309,7 @@ func packB(bp []float32, nr int, b backend.Matrix, j0, ncur, pc, kc int) {
 				}
 				continue
 			}
-			row := b.Data[(j0+j)*b.Stride+pc : (j0+j)*b.Stride+pc+kc]
+			row := m.Data[(j0+j)*m.Stride+pc : (j0+j)*m.Stride+pc+kc]
 			for p, v := range row {
 				pan[p*nr+jj] = v
 			}

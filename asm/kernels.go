@@ -40,6 +40,9 @@ type kernels struct {
 	// argmax is ScoredArgMax for len(s) == len(n) and skip nil or of the
 	// same length.
 	argmax func(s, n []float64, skip []bool) (int, float64)
+	// pack8 sets dst[p·ds+r] = src[r·ss+p] for r < 8, p < kc (a transposing
+	// copy for packing GEMM panels).
+	pack8 func(dst []float32, ds int, src []float32, ss, kc int)
 	// exp sets dst[i] = exp(src[i]) for i < len(src).
 	exp func(dst, src []float32)
 }
@@ -48,7 +51,7 @@ func goKernels() kernels {
 	return kernels{dots: dotsGo, dotRows: dotRowsGo, maxGroup: 4, rowsPerCall: rowsPerCall,
 		axpys: axpysGo, axpy4: axpy4Go,
 		gemm: gemmGo(6, 16), mr: 6, nr: 16, rbf: rbfGo, poly: polyGo, exp: expGo,
-		argmax: backend.ScoredArgMaxRef}
+		argmax: backend.ScoredArgMaxRef, pack8: pack8Go}
 }
 
 func dotsGo(out []float64, x, v []float32, vs, k int) {
@@ -156,6 +159,15 @@ func polyGo(c []float32, ldc, rows, cols int, gamma, coef0 float32, degree int) 
 		row := c[i*ldc : i*ldc+cols]
 		for j, t := range row {
 			row[j] = float32(ipow(float64(gamma)*float64(t)+float64(coef0), degree))
+		}
+	}
+}
+
+func pack8Go(dst []float32, ds int, src []float32, ss, kc int) {
+	for r := 0; r < 8; r++ {
+		row := src[r*ss : r*ss+kc]
+		for p, v := range row {
+			dst[p*ds+r] = v
 		}
 	}
 }

@@ -97,6 +97,12 @@ func polyAVX(c *float32, ldc, rows, cols int, gamma, coef0 float32, degree int)
 //go:noescape
 func scoredArgMaxAVX(s, n *float64, skip *bool, m int, best *float64, bestIdx *int64)
 
+// pack8AVX sets dst[p·ds+r] = src[r·ss+p] for r < 8 and p < kc (a multiple
+// of 8).
+//
+//go:noescape
+func pack8AVX(dst *float32, ds int, src *float32, ss, kc int)
+
 // expAVX sets dst[i] = exp(src[i]) for i < n.
 //
 //go:noescape
@@ -108,7 +114,7 @@ func asmKernels(avx512 bool) kernels {
 	k := kernels{dots: dotsAsm, dotRows: dotRowsAsm, maxGroup: 4, rowsPerCall: rowsPerCall,
 		axpys: axpysAsm, axpy4: axpy4Asm,
 		gemm: gemm6x16Asm, mr: 6, nr: 16, rbf: rbfAsm, poly: polyAsm, exp: expAsm,
-		argmax: argmaxAsm}
+		argmax: argmaxAsm, pack8: pack8Asm}
 	if avx512 {
 		k.gemm, k.mr, k.nr = gemm12x32Asm, 12, 32
 		k.rbf, k.exp = rbf512Asm, exp512Asm
@@ -370,6 +376,23 @@ func argmaxAsm(s, n []float64, skip []bool) (int, float64) {
 		}
 	}
 	return bestK, bestScore
+}
+
+func pack8Asm(dst []float32, ds int, src []float32, ss, kc int) {
+	if kc == 0 {
+		return
+	}
+	_ = src[7*ss+kc-1]
+	_ = dst[(kc-1)*ds+7]
+	k8 := kc &^ 7
+	if k8 > 0 {
+		pack8AVX(&dst[0], ds, &src[0], ss, k8)
+	}
+	for r := 0; r < 8; r++ {
+		for p := k8; p < kc; p++ {
+			dst[p*ds+r] = src[r*ss+p]
+		}
+	}
 }
 
 func expAsm(dst, src []float32) {

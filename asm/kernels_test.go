@@ -390,3 +390,26 @@ func TestPolyTile(t *testing.T) {
 		}
 	}
 }
+
+func TestPack8(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 8))
+	for name, ks := range kernelSets(t) {
+		for _, kc := range []int{0, 1, 7, 8, 9, 16, 33, 256} {
+			ss, ds := kc+rng.IntN(4), 8+rng.IntN(20)
+			src := randSlice(rng, 7*ss+kc+1)
+			dst := randSlice(rng, max(kc, 1)*ds)
+			dst0 := append([]float32(nil), dst...)
+			ks.pack8(dst, ds, src, ss, kc)
+			for q := range dst {
+				p, r := q/ds, q%ds
+				want := dst0[q]
+				if r < 8 && p < kc {
+					want = src[r*ss+p]
+				}
+				if dst[q] != want {
+					t.Fatalf("%s pack8 kc=%d: dst[%d] (p=%d, r=%d) = %v, want %v", name, kc, q, p, r, dst[q], want)
+				}
+			}
+		}
+	}
+}
