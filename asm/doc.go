@@ -20,8 +20,9 @@
 //   - KernelBlock and KernelGather (sgemm_amd64.s, sgemm512_amd64.s): a
 //     register-blocked SGEMM micro-kernel — 6×16 tiles with 12 ymm
 //     accumulators (AVX2), or 12×32 tiles with 24 zmm accumulators where the
-//     CPU has AVX-512F — on panels packed in Go (kc = 256, mc = 144,
-//     nc = 1024), threads splitting the longer output dimension. Right
+//     CPU has AVX-512F — on packed panels (kc = 256, mc = 144, nc = 1024;
+//     B panels through an AVX2 8×8 transposing copy, pack_amd64.s), threads
+//     splitting the longer output dimension. Right
 //     after a tile's last block it is transformed while in L1: RBF
 //     exp(−γ·max(‖a‖²+‖b‖²−2a·b, 0)) with a vectorised exp (exp_amd64.s,
 //     exp512_amd64.s) and the polynomial (γ a·b + c0)^p (poly_amd64.s).
