@@ -105,6 +105,9 @@ func runCV(ev *env, args []string) error {
 	if err := o.modelFlags.validate(set); err != nil {
 		return err
 	}
+	if err := o.dataFlags.implyRegression(&o.modelFlags); err != nil {
+		return err
+	}
 	if o.folds < 2 {
 		return fmt.Errorf("--folds %d: need at least 2", o.folds)
 	}
@@ -147,9 +150,6 @@ func runCV(ev *env, args []string) error {
 		if test, err = loadData(o.test, o.loadOptions(all.Dim())); err != nil {
 			return fmt.Errorf("%w (the test data must have the training data's %d features)", err, all.Dim())
 		}
-	}
-	if o.svrEps > 0 {
-		o.regression = true
 	}
 	plan, err := planLabels(all.Y, &o.dataFlags)
 	if err != nil {

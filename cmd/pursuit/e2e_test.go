@@ -446,20 +446,26 @@ func TestPlotCommand(t *testing.T) {
 		algo = "svm"
 	}
 	model := filepath.Join(dir, "moons.model")
-	mustRun(t, dir, "train", "--data", train, "--algo", algo, "--gamma", "4", "--model", model, "--quiet")
+	mustRun(t, dir, "train", "--data", train, "--test", test, "--algo", algo, "--gamma", "4", "--model", model, "--curve", "--quiet")
 	out := filepath.Join(dir, "plots")
-	r := mustRun(t, dir, "plot", "--model", model, "--data", train, "--test", test, "--out", out)
+	r := mustRun(t, dir, "plot", "--model", model, "--data", train, "--out", out)
 	files := strings.Fields(r.stdout)
 	if len(files) == 0 {
 		t.Fatal("plot wrote no files")
 	}
-	var surface bool
+	var surface, curve bool
 	for _, f := range files {
 		checkPNG(t, f)
 		surface = surface || strings.HasSuffix(f, "-surface.png")
+		curve = curve || strings.HasSuffix(f, "-curve.png")
 	}
-	if !surface {
-		t.Errorf("no decision surface among %v", files)
+	if !surface || (algo == "kmp" && !curve) {
+		t.Errorf("missing decision surface or learning curve among %v", files)
+	}
+	// Without --data there are no points for the surface; the curve stays.
+	r = pursuit(t, dir, "plot", "--model", model, "--out", out)
+	if algo == "kmp" && (r.code != 0 || !strings.Contains(r.stdout, "-curve.png")) {
+		t.Errorf("plot without --data: exit %d, %s %s", r.code, r.stdout, r.stderr)
 	}
 	wantFail(t, dir, []string{"missing --model"}, "plot")
 }

@@ -262,6 +262,18 @@ func (d *dataFlags) validate(set map[string]bool, needData bool) error {
 	return nil
 }
 
+// implyRegression sets --regression when --svr-epsilon is given, refusing
+// the classification flags with it.
+func (d *dataFlags) implyRegression(m *modelFlags) error {
+	if m.svrEps > 0 {
+		if d.positive != "" || d.oneVsRest {
+			return fmt.Errorf("--svr-epsilon fits real-valued targets (ε-SVR); --positive and --one-vs-rest are for classification")
+		}
+		d.regression = true
+	}
+	return nil
+}
+
 func contains(list []string, s string) bool {
 	for _, v := range list {
 		if v == s {

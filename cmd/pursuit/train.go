@@ -91,6 +91,9 @@ func runTrain(ev *env, args []string) error {
 	if err := o.modelFlags.validate(set); err != nil {
 		return err
 	}
+	if err := o.dataFlags.implyRegression(&o.modelFlags); err != nil {
+		return err
+	}
 	algo, _ := findAlgorithm(o.algo)
 	e, err := o.newEngine()
 	if err != nil {
@@ -107,9 +110,6 @@ func runTrain(ev *env, args []string) error {
 		if test, err = loadData(o.test, o.loadOptions(all.Dim())); err != nil {
 			return fmt.Errorf("%w (the test data must have the training data's %d features)", err, all.Dim())
 		}
-	}
-	if o.svrEps > 0 {
-		o.regression = true
 	}
 	plan, err := planLabels(all.Y, &o.dataFlags)
 	if err != nil {
@@ -151,8 +151,10 @@ func runTrain(ev *env, args []string) error {
 	if val != nil {
 		m.hdr.Train.NVal, m.hdr.Train.ValError = val.Len(), res.valErr
 	}
-	if m.hdr.Curve, err = learningCurve(e, m, tr, val, test, 60, o.plotDir != "" || o.curve); err != nil {
-		return err
+	if o.plotDir != "" || o.curve {
+		if m.hdr.Curve, err = learningCurve(e, m, tr, val, test, 60, true); err != nil {
+			return err
+		}
 	}
 	var size int64
 	if o.model != "" {
