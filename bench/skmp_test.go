@@ -72,9 +72,11 @@ func skmpSynthetic(l, d int, seed uint64) (backend.Matrix, []float64) {
 	return x, y
 }
 
-// stepTime trains and returns the median time per step over the steps
-// after the first skip ones (set-up and warm-up excluded), measured by the
-// progress hook; the median resists the preemptions of a shared machine.
+// stepTime trains and returns the 10th percentile of the time per step
+// over the steps after the first skip ones (set-up and warm-up excluded),
+// measured by the progress hook. Every step does the same work, so the
+// fastest steps are the ones least disturbed by the other jobs of a shared
+// machine; a low percentile rather than the minimum resists outliers.
 func stepTime(t *testing.T, e *engine.Engine, x backend.Matrix, y []float64, cfg kmp.Config, skip int) (time.Duration, *kmp.Model) {
 	t.Helper()
 	var stamps []time.Time
@@ -92,7 +94,7 @@ func stepTime(t *testing.T, e *engine.Engine, x backend.Matrix, y []float64, cfg
 		d = append(d, stamps[i].Sub(stamps[i-1]))
 	}
 	slices.Sort(d)
-	return d[len(d)/2], m
+	return d[len(d)/10], m
 }
 
 func skmpSizes(t *testing.T, def []int) []int {
@@ -227,7 +229,7 @@ func TestSKMPScaling(t *testing.T) {
 	}
 	ns := func(dt time.Duration, work float64) float64 { return float64(dt.Nanoseconds()) / work }
 	var b strings.Builder
-	fmt.Fprintf(&b, "\nstochastic (basic MP, s random candidates/step, kernel rows on the fly) vs deterministic (basic MP); median step, minimum over %d rounds\n", rounds)
+	fmt.Fprintf(&b, "\nstochastic (basic MP, s random candidates/step, kernel rows on the fly) vs deterministic (basic MP); 10th-percentile step, minimum over %d rounds\n", rounds)
 	fmt.Fprintf(&b, "%7s | %10s %9s | %10s %9s | %12s %9s | %12s %9s | %12s | %9s %9s | %9s %9s | %9s %9s\n", "l",
 		"s=228 ms", "ns/(l·s)", "s=59 ms", "ns/(l·s)", "det M=2k ms", "ns/(l·M)", "strm M=2k ms", "ns/(lMd)", "det M=l ms", "su M=l", "÷(M/s)", "su M=2k", "÷(M/s)", "su strm", "÷(M/s)")
 	base228, base59, baseDet := ns(rows[0].s228, float64(rows[0].l)*228), ns(rows[0].s59, float64(rows[0].l)*59), ns(rows[0].det, float64(rows[0].l)*detM)
