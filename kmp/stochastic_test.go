@@ -672,3 +672,41 @@ func TestStochasticExhaustsDictionary(t *testing.T) {
 		}
 	}
 }
+
+// A user-supplied (asymmetric) kernel goes through the same streamed and
+// stochastic searches.
+func TestStreamedCustomKernel(t *testing.T) {
+	const l = 200
+	x, y := skmpData(l, 3, 15)
+	lap := &CustomKernel{Name: "skew-laplace", Func: func(a, c []float32) float64 {
+		var s float64
+		for i := range a {
+			s += math.Abs(float64(a[i] - c[i]))
+		}
+		return math.Exp(-s) * (1 + 0.1*float64(a[0]))
+	}}
+	cfg := Config{Variant: PreFit, Custom: lap, Kernels: []backend.Kernel{engine.RBF(2)}, Bias: true, N: 15}
+	want, err := Train(skmpEngine(t), x, y, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := skmpEngine(t, engine.WithMemoryBudget(100_000)) // the dictionary is 401×200×4 B = 321 kB
+	if p, err := PlanTraining(small, l, cfg); err != nil || p.Mode != Streamed {
+		t.Fatalf("plan %v, %v", p, err)
+	}
+	got, err := Train(small, x, y, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	skmpSameRun(t, "custom streamed", got, want, 1e-6, 1e-5)
+	got, err = TrainStochastic(skmpEngine(t), x, y, cfg, Stochastic{ActiveSet: 2*l + 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	skmpSameRun(t, "custom stochastic s = M", got, want, 1e-6, 1e-5)
+	kinds := map[int]bool{}
+	for _, k := range got.SupportKernel {
+		kinds[k] = true
+	}
+	t.Logf("support kernels used: %v", kinds)
+}
