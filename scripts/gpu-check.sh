@@ -17,7 +17,8 @@
 # which git ignores), so a machine without a GPU can build them and a GPU
 # machine without network or toolkit can run them. Building uses
 # scripts/cuda-toolkit.sh (Debian's CUDA 11.8, cached outside the
-# repository). Set PURSUIT_GPU_QUICK=1 to skip the long benchmarks.
+# repository). Set PURSUIT_GPU_QUICK=1 to skip the long benchmarks,
+# PURSUIT_GPU_BENCH=0 to run the tests only.
 # Results are printed and also written to $BIN/results.txt.
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -40,6 +41,16 @@ build() {
 	ls -l "$BIN"
 }
 
+# logged WHAT DIR CMD...: run CMD in DIR (test binaries run in their package
+# directory, as go test does), show and keep its output, fail on error.
+logged() {
+	local what=$1 dir=$2
+	shift 2
+	if ! (cd "$dir" && "$@" 2>&1) | tee -a "$BIN/results.txt" | grep -vE '^=== (RUN|PAUSE|CONT)'; then
+		fail "$what"
+	fi
+}
+
 run() {
 	[ -x "$BIN/cuda.test" ] || fail "$BIN/cuda.test missing: run 'bash scripts/gpu-check.sh build' first (on any machine with the toolkit)"
 	step "device"
@@ -49,34 +60,27 @@ run() {
 		echo "nvidia-smi not found; the test binary will say whether the driver finds a device"
 	fi
 	: >"$BIN/results.txt"
-	# Test binaries run in their package directory, as go test does.
 	step "package cuda: conformance, resident operations, stochastic KMP end to end"
-	(cd cuda && "$BIN/cuda.test" -test.count=1 -test.v -test.timeout 20m 2>&1) | tee -a "$BIN/results.txt" |
-		grep -vE '^(=== RUN|=== PAUSE|=== CONT)'
-	[ "${PIPESTATUS[0]}" = 0 ] || fail "cuda tests"
-	grep -q '^PASS' "$BIN/results.txt" || fail "cuda tests did not pass"
+	logged "cuda tests" cuda "$BIN/cuda.test" -test.count=1 -test.v -test.timeout 30m
 
 	if [ -x "$BIN/engine.test" ]; then
 		step "package engine with the CUDA backend chosen (PURSUIT_BACKEND=cuda)"
-		(cd engine && PURSUIT_BACKEND=cuda "$BIN/engine.test" -test.count=1 2>&1) | tee -a "$BIN/results.txt"
-		[ "${PIPESTATUS[0]}" = 0 ] || fail "engine tests with PURSUIT_BACKEND=cuda"
+		logged "engine tests with PURSUIT_BACKEND=cuda" engine env PURSUIT_BACKEND=cuda "$BIN/engine.test" -test.count=1
 	fi
 
+	if [ "${PURSUIT_GPU_BENCH:-1}" = 0 ]; then
+		step "done: tests passed (benchmarks skipped: PURSUIT_GPU_BENCH=0)"
+		return
+	fi
 	step "benchmarks: device limits and device-resident operations"
-	(cd cuda && "$BIN/cuda.test" -test.run '^$' -test.bench 'DeviceLimits|Resident' -test.benchtime 20x 2>&1) |
-		tee -a "$BIN/results.txt"
-	[ "${PIPESTATUS[0]}" = 0 ] || fail "resident benchmarks"
+	logged "resident benchmarks" cuda "$BIN/cuda.test" -test.run '^$' -test.bench 'DeviceLimits|Resident' -test.benchtime 20x
 
 	if [ "${PURSUIT_GPU_QUICK:-0}" != 1 ]; then
 		step "benchmarks: the backendtest set on host slices, cuda and pure Go (all cores)"
-		(cd cuda && "$BIN/cuda.test" -test.run '^$' -test.bench '^Benchmark(CUDA|GoAll)$' -test.benchtime 5x 2>&1) |
-			tee -a "$BIN/results.txt"
-		[ "${PIPESTATUS[0]}" = 0 ] || fail "backendtest benchmarks"
+		logged "backendtest benchmarks" cuda "$BIN/cuda.test" -test.run '^$' -test.bench '^Benchmark(CUDA|GoAll)$' -test.benchtime 5x
 
 		step "benchmark: stochastic KMP at l = 200000, cuda resident vs pure Go (all cores)"
-		(cd cuda && "$BIN/cuda.test" -test.run '^$' -test.bench 'StochasticKMP200k' -test.benchtime 1x -test.timeout 30m 2>&1) |
-			tee -a "$BIN/results.txt"
-		[ "${PIPESTATUS[0]}" = 0 ] || fail "stochastic KMP benchmark"
+		logged "stochastic KMP benchmark" cuda "$BIN/cuda.test" -test.run '^$' -test.bench 'StochasticKMP200k' -test.benchtime 1x -test.timeout 30m
 	fi
 	step "done: all GPU checks passed; results in $BIN/results.txt"
 }
