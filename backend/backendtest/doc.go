@@ -34,7 +34,9 @@
 //     and sigmoid eArg = γ·eDot + 4u·(γ|x·z| + |c0|); RBF eArg =
 //     γ·(4·(d+4)·u·(‖a‖²+‖b‖²) + 4u·dist), which also covers squared norms
 //     accumulated in float32 and the cancellation in ‖a‖²+‖b‖²−2a·b. The
-//     relative term allows a float32 exp/tanh/pow of a few ulps.
+//     relative term allows a float32 exp/tanh/pow of a few ulps. RBF values
+//     must moreover lie in [0, 1]: the clamp of the distance at 0 is checked
+//     on pairs of equal rows.
 //   - DictProducts must accumulate in float64, possibly after float32 runs of
 //     at most 32 products: tolerance (64·u + d·2⁻⁵²)·S. The suite includes a
 //     dimension-10000 case (a constant 0.1 vector against a row of ones) on
