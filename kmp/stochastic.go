@@ -15,8 +15,10 @@ import (
 // Bengio & Thiran, "Kernel matching pursuit for large datasets", Pattern
 // Recognition 38, 2005): every step searches only an active set of s
 // dictionary functions sampled at random without replacement, so a step
-// costs O(l·s·d) and memory is O(l·d + l·s) whatever the number of
-// candidates.
+// costs O(l·s·d) and the dictionary needs O(l + s·chunk) memory (kernel
+// values are computed on the fly in cache-sized blocks, never l×l)
+// whatever the number of candidates. Back-fitting and pre-fitting draw
+// only among atoms not yet in the basis.
 //
 // Give either ActiveSet (s directly) or Eps and Q (each defaulting to the
 // paper's first setting, ε = 0.05 and q = 0.95, when zero), from which
@@ -25,7 +27,8 @@ import (
 // 59; ε = 0.01, q = 0.98 → 228). The samples come from Config.Seed
 // (math/rand/v2 PCG, one stream per output), so a run is reproducible. An
 // active set as large as the dictionary searches everything and chooses
-// exactly what deterministic KMP chooses.
+// what deterministic KMP chooses (up to the last-bit rounding of kernel
+// blocks of other shapes, which can only matter for near ties).
 type Stochastic struct {
 	ActiveSet int
 	Eps, Q    float64
@@ -47,6 +50,7 @@ func ActiveSetSize(eps, q float64) (int, error) {
 	if !(q > 0 && q < 1) {
 		return 0, fmt.Errorf("kmp: stochastic quantile q must be in (0, 1), got %v", q)
 	}
+	// The 1e-12 keeps exact ratios (ε = q²) from rounding up one too far.
 	s := math.Ceil(math.Log(eps)/math.Log(q) - 1e-12)
 	if s > math.MaxInt32 {
 		return 0, fmt.Errorf("kmp: eps %v and q %v give an active set of %g candidates", eps, q, s)
