@@ -170,6 +170,19 @@ func testKernelBlock(t testing.TB, be backend.Backend) {
 			}
 		}
 	}
+	// Large rows with norms given in float64 accuracy: on the diagonal of
+	// K(X, X) the float32 distance ‖x‖²+‖x‖²−2x·x comes out negative for about
+	// half the rows, and only the clamp keeps the RBF values ≤ 1.
+	big := newView(40, 33, layouts[1], uniform(rng, -100, 100))
+	bigNorms := norms(big.m, 0)
+	rbf := backend.Kernel{Kind: backend.RBF, Gamma: 0.5 / 33}
+	dst := newView(40, 40, layouts[0], nil)
+	if err := callErr(func() error { return be.KernelBlock(dst.m, rbf, big.m, bigNorms, big.m, bigNorms) }); err != nil {
+		t.Errorf("KernelBlock clamp: %v", err)
+	} else {
+		checkBlock(t, "KernelBlock clamp (large rows, given norms)", rbf, dst, statsGrid(big.m, seq(40), big.m))
+	}
+
 	// b = a: the symmetric block K(X, X), whose RBF diagonal is 1.
 	for _, n := range []int{1, 13, 70} {
 		x := newView(n, 33, layouts[1], uniform(rng, -1, 1))

@@ -22,6 +22,7 @@ type naive struct {
 	spill      bool // write one element past each kernel-block row (wrong)
 	panicShape bool // panic instead of returning shape errors (wrong)
 	rankOff    bool // drop the last vector of rank updates (wrong)
+	noClamp    bool // let the RBF distance go negative (wrong)
 }
 
 func (n *naive) Name() string { return "naive" }
@@ -59,7 +60,7 @@ func (n *naive) kernel32(k backend.Kernel, a, b []float32, an, bn float32) float
 		return r
 	case backend.RBF:
 		d := an + bn - 2*dot
-		if d < 0 {
+		if d < 0 && !n.noClamp {
 			d = 0
 		}
 		return float32(math.Exp(float64(-g * d)))
@@ -198,6 +199,7 @@ func TestSuiteDetectsBugs(t *testing.T) {
 		{"writes past rows", &naive{spill: true}, testKernelBlock},
 		{"panics on shapes", &naive{panicShape: true}, testErrors},
 		{"drops a rank-update vector", &naive{rankOff: true}, testRankUpdate},
+		{"no clamp of the RBF distance", &naive{noClamp: true}, testKernelBlock},
 	}
 	for _, c := range cases {
 		rec := &recorder{TB: t}
