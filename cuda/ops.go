@@ -175,22 +175,26 @@ func (b *Backend) SqNorms(dst []float32, x backend.Matrix) error {
 		return nil
 	}
 	return b.do(func() error {
-		xd, err := b.scratchMatrix(slotA, x)
-		if err != nil {
-			return err
-		}
-		out, err := b.ensure(slotC, int64(x.Rows)*4)
-		if err != nil {
-			return err
-		}
-		if err := b.sqNormsDev(out.ptr, xd); err != nil {
-			return err
-		}
-		if err := syncDevice("SqNorms"); err != nil {
-			return err
-		}
-		if err := cu.MemcpyDtoH(unsafe.Pointer(&dst[0]), out.ptr, int64(x.Rows)*4); err != nil {
-			return fmt.Errorf("cuda: SqNorms: copying the result: %w", err)
+		slab := b.slabRows(int64(x.Cols)*4, x.Rows)
+		for r0 := 0; r0 < x.Rows; r0 += slab {
+			r1 := min(x.Rows, r0+slab)
+			xd, err := b.scratchMatrix(slotA, x.Slice(r0, r1, 0, x.Cols))
+			if err != nil {
+				return err
+			}
+			out, err := b.ensure(slotC, int64(r1-r0)*4)
+			if err != nil {
+				return err
+			}
+			if err := b.sqNormsDev(out.ptr, xd); err != nil {
+				return err
+			}
+			if err := syncDevice("SqNorms"); err != nil {
+				return err
+			}
+			if err := cu.MemcpyDtoH(unsafe.Pointer(&dst[r0]), out.ptr, int64(r1-r0)*4); err != nil {
+				return fmt.Errorf("cuda: SqNorms: copying the result: %w", err)
+			}
 		}
 		return nil
 	})
