@@ -40,9 +40,10 @@ const DefaultChunkBytes = 1 << 30
 func WithDevice(ordinal int) Option { return func(o *options) { o.device = ordinal } }
 
 // WithChunkBytes bounds the device memory a host-slice call uses per
-// operand: larger operands (x in SqNorms, the rows of a and dst in KernelBlock, the
-// dictionary in DictProducts, d in RankUpdate) go through the device in slabs
-// of rows of about this size (at least one row). Default DefaultChunkBytes.
+// operand: larger operands (x in SqNorms, the rows of a and dst in
+// KernelBlock, the dictionary in DictProducts, d in RankUpdate) go through the
+// device in slabs of rows of about this size (at least one row). Default
+// DefaultChunkBytes.
 func WithChunkBytes(n int64) Option { return func(o *options) { o.chunkBytes = n } }
 
 // Available reports whether a usable CUDA device is present and describes it
