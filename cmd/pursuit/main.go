@@ -183,14 +183,33 @@ func commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
 		}
 	}
 	fmt.Fprintln(w, "\nFlags:")
-	fs.SetOutput(w)
-	fs.PrintDefaults()
+	printFlags(w, fs)
 	if c.examples != "" {
 		fmt.Fprintln(w, "\nExamples:")
 		for _, l := range strings.Split(strings.Trim(c.examples, "\n"), "\n") {
 			fmt.Fprintf(w, "  %s\n", strings.TrimRight(l, " "))
 		}
 	}
+}
+
+// printFlags lists the flags of fs GNU-style (--name), as the
+// documentation writes them; Go's flag package accepts -name and --name.
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		kind, usage := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if kind != "" {
+			line += " " + kind
+		}
+		fmt.Fprintln(w, line)
+		def := ""
+		switch f.DefValue {
+		case "", "0", "false":
+		default:
+			def = fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		fmt.Fprintf(w, "        %s%s\n", strings.ReplaceAll(usage, "\n", "\n        "), def)
+	})
 }
 
 // flagSetFor returns the flag set of a command, for `pursuit help CMD`.
