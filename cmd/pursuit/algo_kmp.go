@@ -187,6 +187,19 @@ func (f *kmpFitted) PrefixLen() int {
 // of them, or the early-stopping choice.
 func (f *kmpFitted) KeptSteps() int { return f.m.Outputs[0].Steps }
 
+// PrefixSizes returns the support-vector count after each n of ns steps.
+func (f *kmpFitted) PrefixSizes(ns []int) ([]int, error) {
+	out := make([]int, len(ns))
+	for i, n := range ns {
+		t, err := f.m.Truncate(n)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = t.Size().SupportVectors
+	}
+	return out, nil
+}
+
 // PrefixDecisions returns every output as if training had stopped after
 // n steps, for each n of ns. The kernel between x and all the support
 // vectors is computed once; each truncated model (kmp's Truncate) then only

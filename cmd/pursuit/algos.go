@@ -55,6 +55,9 @@ type prefixDecider interface {
 	// PrefixLen is the number of steps training ran.
 	PrefixLen() int
 	PrefixDecisions(e *engine.Engine, x engine.Matrix, ns []int) ([][][]float64, error)
+	// PrefixSizes returns the number of basis functions after each n of
+	// ns steps.
+	PrefixSizes(ns []int) ([]int, error)
 }
 
 // multiFitted is a model with one output per class, trained at once for

@@ -192,24 +192,41 @@ func runCV(ev *env, args []string) error {
 	total := len(grid) * o.folds
 	done := 0
 	start := time.Now()
-	for gi := range grid {
-		s := &grid[gi]
+	// Settings that differ only in N are consecutive. For the KMP family
+	// without early stopping, one training with the largest N per fold
+	// serves them all: the model after n steps is the model trained with
+	// N = n (kmp's Truncate), so the grid over N costs one training.
+	truncate := algo.usesBasis && len(ns) > 1 && o.valFrac == 0
+	for gi := 0; gi < len(grid); {
+		gj := gi + 1
+		for gj < len(grid) && sameFloat(grid[gj].gamma, grid[gi].gamma) && grid[gj].c == grid[gi].c {
+			gj++
+		}
+		group := grid[gi:gj]
+		gi = gj
 		mf := o.modelFlags
-		if !math.IsNaN(s.gamma) {
-			mf.gamma, mf.sigma = s.gamma, 0
-			g := s.gamma
-			s.pt.Gamma = &g
+		if g := group[0].gamma; !math.IsNaN(g) {
+			mf.gamma, mf.sigma = g, 0
 		}
-		mf.c, mf.basis = s.c, s.basis
-		if len(cs) > 1 || set["c"] {
-			cv := s.c
-			s.pt.C = &cv
+		mf.c = group[0].c
+		maxN := 0
+		for k := range group {
+			s := &group[k]
+			if !math.IsNaN(s.gamma) {
+				g := s.gamma
+				s.pt.Gamma = &g
+			}
+			if len(cs) > 1 || set["c"] {
+				c := s.c
+				s.pt.C = &c
+			}
+			if algo.usesBasis {
+				b := s.basis
+				s.pt.Basis = &b
+			}
+			maxN = max(maxN, s.basis)
 		}
-		if algo.usesBasis {
-			b := s.basis
-			s.pt.Basis = &b
-		}
-		var errs []float64
+		errs := make([][]float64, len(group))
 		for f := range folds {
 			var trIdx []int
 			for g, fold := range folds {
@@ -217,18 +234,52 @@ func runCV(ev *env, args []string) error {
 					trIdx = append(trIdx, fold...)
 				}
 			}
-			res, err := fitSplit(e, algo, &mf, &o.dataFlags, plan, all.Subset(trIdx), all.Subset(folds[f]), nil)
-			if err != nil {
-				return fmt.Errorf("%s fold %d/%d: %w", describeSetting(s.pt), f+1, o.folds, err)
+			trSet, teSet := all.Subset(trIdx), all.Subset(folds[f])
+			if truncate {
+				mf.basis = maxN
+				res, err := fitSplit(e, algo, &mf, &o.dataFlags, plan, trSet, teSet, nil)
+				if err != nil {
+					return fmt.Errorf("%s fold %d/%d: %w", describeSetting(group[len(group)-1].pt), f+1, o.folds, err)
+				}
+				steps := make([]int, len(group))
+				for k, s := range group {
+					steps[k] = s.basis
+				}
+				teErr, trErr, sizes, ok, err := prefixErrors(e, res, steps)
+				if err != nil {
+					return fmt.Errorf("%s fold %d/%d: %w", describeSetting(group[len(group)-1].pt), f+1, o.folds, err)
+				}
+				if ok {
+					for k := range group {
+						s := &group[k]
+						errs[k] = append(errs[k], teErr[k])
+						s.pt.TrainError += trErr[k] / float64(o.folds)
+						s.pt.NBasis += float64(sizes[k]) / float64(o.folds)
+						s.pt.TrainSeconds += res.trainSeconds // one training shared by the group
+					}
+					done += len(group)
+					bar.Update(progressUpdate{Step: done, Total: total, Metric: "cv error", Value: mean(errs[len(group)-1]), ValErr: math.NaN()})
+					continue
+				}
 			}
-			errs = append(errs, res.testErr)
-			s.pt.TrainError += res.trainErr / float64(o.folds)
-			s.pt.NBasis += float64(res.model.nBasis()) / float64(o.folds)
-			s.pt.TrainSeconds += res.trainSeconds
-			done++
-			bar.Update(progressUpdate{Step: done, Total: total, Metric: "cv error", Value: mean(errs), ValErr: math.NaN()})
+			for k := range group {
+				s := &group[k]
+				mf.basis = s.basis
+				res, err := fitSplit(e, algo, &mf, &o.dataFlags, plan, trSet, teSet, nil)
+				if err != nil {
+					return fmt.Errorf("%s fold %d/%d: %w", describeSetting(s.pt), f+1, o.folds, err)
+				}
+				errs[k] = append(errs[k], res.testErr)
+				s.pt.TrainError += res.trainErr / float64(o.folds)
+				s.pt.NBasis += float64(res.model.nBasis()) / float64(o.folds)
+				s.pt.TrainSeconds += res.trainSeconds
+				done++
+				bar.Update(progressUpdate{Step: done, Total: total, Metric: "cv error", Value: mean(errs[k]), ValErr: math.NaN()})
+			}
 		}
-		s.pt.CVError, s.pt.CVStd = mean(errs), stddev(errs)
+		for k := range group {
+			group[k].pt.CVError, group[k].pt.CVStd = mean(errs[k]), stddev(errs[k])
+		}
 	}
 	bar.Done()
 	best := 0
@@ -356,6 +407,39 @@ func fitSplit(e *engine.Engine, algo *algorithm, mf *modelFlags, df *dataFlags, 
 		res.model.hdr.Train.NVal, res.model.hdr.Train.ValError = val.Len(), res.valErr
 	}
 	return res, nil
+}
+
+func sameFloat(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
+
+// prefixErrors evaluates the model of res after each number of steps in
+// steps on its test and training sets: the error rates and basis sizes; ok
+// is false when the algorithm cannot predict with a prefix of its steps.
+func prefixErrors(e *engine.Engine, res *fitResult, steps []int) (teErr, trErr []float64, sizes []int, ok bool, err error) {
+	m := res.model
+	sizes, ok, err = m.prefixSizes(steps)
+	if !ok || err != nil {
+		return nil, nil, nil, ok, err
+	}
+	lp := &m.hdr.Labels
+	rates := func(ds *data.Dataset) ([]float64, error) {
+		decs, _, err := m.prefixDecisions(e, ds.X, steps)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]float64, len(steps))
+		truth := lp.truth(ds.Y)
+		for i, d := range decs {
+			out[i] = lp.errorRate(lp.decide(d), truth)
+		}
+		return out, nil
+	}
+	if teErr, err = rates(res.test); err != nil {
+		return nil, nil, nil, true, err
+	}
+	if trErr, err = rates(res.tr); err != nil {
+		return nil, nil, nil, true, err
+	}
+	return teErr, trErr, sizes, true, nil
 }
 
 func mean(v []float64) float64 {

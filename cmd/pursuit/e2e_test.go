@@ -596,3 +596,33 @@ func TestFileFormats(t *testing.T) {
 		t.Errorf("gzip: %+v, want test error %v", b, *a.TestError)
 	}
 }
+
+// TestCVGridBasis checks that cross-validating a grid over N by truncating
+// one training per fold gives exactly the errors and sizes of training each
+// N separately.
+func TestCVGridBasis(t *testing.T) {
+	dir := t.TempDir()
+	train, _ := moonsFiles(t, dir)
+	for _, algo := range []string{"kmp", "kmp-basic", "kmp-tanh", "skmp"} {
+		if _, err := findAlgorithm(algo); err != nil {
+			continue
+		}
+		common := []string{"cv", "--data", train, "--algo", algo, "--gamma", "4", "--folds", "3", "--json"}
+		r := mustRun(t, dir, append(common, "--grid-basis", "3,8,15")...)
+		var grid cvJSON
+		decodeJSON(t, r.stdout, &grid)
+		if len(grid.Grid) != 3 {
+			t.Fatalf("%s: %d grid points", algo, len(grid.Grid))
+		}
+		for i, n := range []string{"3", "8", "15"} {
+			r := mustRun(t, dir, append(common, "--basis", n)...)
+			var one cvJSON
+			decodeJSON(t, r.stdout, &one)
+			g := grid.Grid[i]
+			if g.CVError != one.CVError || g.NBasis != one.Best.NBasis || math.Abs(g.TrainError-one.Best.TrainError) > 1e-12 {
+				t.Errorf("%s N=%s: grid (truncated) cv error %v, basis %v, train error %v; trained alone %v, %v, %v",
+					algo, n, g.CVError, g.NBasis, g.TrainError, one.CVError, one.Best.NBasis, one.Best.TrainError)
+			}
+		}
+	}
+}

@@ -158,6 +158,26 @@ func (m *cliModel) prefixDecisions(e *engine.Engine, x engine.Matrix, ns []int) 
 	return out, true, nil
 }
 
+// prefixSizes returns, for each n in ns, the number of basis functions
+// after n steps; ok is false when an algorithm cannot say.
+func (m *cliModel) prefixSizes(ns []int) ([]int, bool, error) {
+	out := make([]int, len(ns))
+	for _, f := range m.models {
+		pd, ok := f.(prefixDecider)
+		if !ok || !pd.CanPrefix() {
+			return nil, false, nil
+		}
+		s, err := pd.PrefixSizes(ns)
+		if err != nil {
+			return nil, true, err
+		}
+		for i := range ns {
+			out[i] += s[i]
+		}
+	}
+	return out, true, nil
+}
+
 // nBasis is the total number of basis functions over the binary models.
 func (m *cliModel) nBasis() int {
 	n := 0
