@@ -495,3 +495,48 @@ func f64(v []float32) []float64 {
 	}
 	return out
 }
+
+// TestRegressionAndProgress: regression predicts values (not labels) that
+// fit smooth targets, the Progress hook sees every step of every output,
+// and the curve's MSE is the model's.
+func TestRegressionAndProgress(t *testing.T) {
+	e := goEngine(t)
+	x, y := randomData(200, 2, 31)
+	vx, vy := randomData(100, 2, 32)
+	var seen []Step
+	m, err := Train(e, x, y, Config{Task: Regression, Kernels: []backend.Kernel{engine.RBF(1)}, Bias: true,
+		ValX: vx, ValY: vy, Patience: 10, Progress: func(s Step) { seen = append(seen, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := m.Outputs[0]
+	if len(seen) != len(out.Curve) {
+		t.Fatalf("progress saw %d steps, the curve has %d", len(seen), len(out.Curve))
+	}
+	p, err := m.Predict(e, vx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mse, vary float64
+	mean := floats.Sum(vy) / float64(len(vy))
+	for i := range p {
+		mse += (p[i] - vy[i]) * (p[i] - vy[i])
+		vary += (vy[i] - mean) * (vy[i] - mean)
+	}
+	mse /= float64(len(p))
+	if want := out.Curve[out.Steps-1].ValErr; math.Abs(mse-want) > 1e-9*(1+want) {
+		t.Fatalf("validation MSE %.8g, curve %.8g", mse, want)
+	}
+	if r2 := 1 - mse*float64(len(p))/vary; r2 < 0.5 {
+		t.Fatalf("R² %.3f on smooth targets with noise 0.3", r2)
+	}
+	// One-vs-rest: Step.Output tells the classes apart.
+	xb, yb := blobs(60, 9)
+	outputs := map[int]int{}
+	if _, err := Train(e, xb, yb, Config{Kernels: []backend.Kernel{engine.RBF(1)}, N: 4, Progress: func(s Step) { outputs[s.Output]++ }}); err != nil {
+		t.Fatal(err)
+	}
+	if len(outputs) != 3 || outputs[0] != 4 || outputs[2] != 4 {
+		t.Fatalf("progress per output: %v", outputs)
+	}
+}
