@@ -150,6 +150,7 @@ func BenchmarkKMPPreFitStep(b *testing.B) {
 	b.ReportMetric(bound*1000, "bound-ms")
 	b.ReportMetric(bound/pass.Seconds(), "bound/pass")
 	b.ReportMetric(bound/step.Seconds(), "bound/step")
+	b.ReportMetric(step.Seconds()/pass.Seconds(), "step/pass")
 	b.Logf("l = M = %d, dictionary %.0f MB, backend %s, %s = %.1f GB/s: bound %.2f ms, pass %.2f ms (%.2f of the bound's speed), step %.2f ms (%.2f)",
 		l, float64(l)*float64(l)*4/1e6, e.BackendName(), st.src, st.gbps, bound*1000,
 		float64(pass.Microseconds())/1000, bound/pass.Seconds(), float64(step.Microseconds())/1000, bound/step.Seconds())
