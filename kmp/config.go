@@ -346,6 +346,9 @@ func (c *Config) resolve(l int) error {
 	if c.N == 0 && !hasVal {
 		return errors.New("kmp: set the number of basis functions N, or a validation set (ValX/ValY or ValFrac) for early stopping")
 	}
+	if c.N == 0 && c.Variant == Basic && c.Patience == 0 {
+		return errors.New("kmp: basic matching pursuit can choose atoms forever: with early stopping and no N, set Patience")
+	}
 	if c.RefitEvery < 0 {
 		return fmt.Errorf("kmp: RefitEvery must be ≥ 0, got %d", c.RefitEvery)
 	}

@@ -394,6 +394,7 @@ func TestBadInput(t *testing.T) {
 		{"one class", x, make([]float64, 20), Config{Kernels: k, N: 3}, "two classes"},
 		{"bad gamma", x, y, Config{Kernels: []backend.Kernel{engine.RBF(-1)}, N: 3}, "gamma"},
 		{"val shape", x, y, Config{Kernels: k, ValX: backend.NewMatrix(3, 5), ValY: make([]float64, 3)}, "features"},
+		{"basic forever", x, y, Config{Kernels: k, Variant: Basic, ValX: x, ValY: y}, "Patience"},
 		{"budget", x, y, Config{Kernels: k, N: 3, Deflation: Explicit, Variant: PreFit}, ""},
 	} {
 		ee := e
