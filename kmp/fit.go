@@ -210,6 +210,14 @@ func (p *problem) fitSquared() (*result, error) {
 	if p.val != nil {
 		fVal = make([]float64, len(p.valY))
 	}
+	if variant != Basic && cfg.N > 0 {
+		// The orthonormal basis is the other large allocation (N×l float64).
+		n := min(cfg.N, m, l)
+		if err := p.e.Reserve(fmt.Sprintf("the orthonormal basis of %d functions at %d training points (float64)", n, l), int64(n)*int64(l)*8); err != nil {
+			return nil, fmt.Errorf("kmp: %w", err)
+		}
+		qs = make([]float64, 0, n*l)
+	}
 	tr := newTracker(p)
 	ynorm := floats.Norm(p.y, 2)
 	limit := p.maxSteps()
