@@ -11,11 +11,12 @@ import (
 // used by one goroutine at a time (like every backend.Backend); it spreads
 // each operation over its threads internally.
 type Backend struct {
-	threads int
-	asm     bool // the assembly kernels run (false: the pure-Go twins)
-	avx512  bool // the AVX-512F kernels (GEMM, RBF, 4/8-vector dots) run
-	k       kernels
-	gemmWS  sync.Pool // *gemmWorkspace, one per worker goroutine
+	threads  int
+	asm      bool // the assembly kernels run (false: the pure-Go twins)
+	avx512   bool // the AVX-512F kernels (GEMM, RBF, 4/8-vector dots) run
+	k        kernels
+	gemmWS   sync.Pool // *gemmWorkspace, one per worker goroutine
+	prodPool sync.Pool // *[]float64, inner products of few-row kernel blocks
 }
 
 var _ backend.Backend = (*Backend)(nil)

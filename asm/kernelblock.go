@@ -156,7 +156,13 @@ func (b *Backend) kernelFewRows(op *kernelOp) {
 	for r := 0; r < n; r++ {
 		copy(vecs.Row(r), op.a.Row(op.row(r)))
 	}
-	prod := make([]float64, n*m)
+	pp, _ := b.prodPool.Get().(*[]float64)
+	if pp == nil || cap(*pp) < n*m {
+		s := make([]float64, n*m)
+		pp = &s
+	}
+	defer b.prodPool.Put(pp)
+	prod := (*pp)[:n*m]
 	_ = b.DictProducts(prod, op.b, vecs) // shapes checked by the caller
 	g, c0 := op.k.Gamma, op.k.Coef0
 	for r := 0; r < n; r++ {
