@@ -19,8 +19,8 @@ type kernels struct {
 	rowsPerCall func(k int) int
 	// dotRows adds <x_r, v_j> (r < rows, j < k) into acc[4(r·k+j) : +4]
 	// (as up to 4 lane partial sums) for rows x_r = x[r·xs : r·xs+n]; n is
-	// a multiple of 8. The assembly streams 4 rows at once for k ≤ 2 and 2
-	// rows for k = 4.
+	// a multiple of 8. The AVX2 assembly streams 4 rows at once for k ≤ 2
+	// and 2 rows for k = 4; the AVX-512 one 4 rows for k = 4 and 2 for k = 8.
 	dotRows func(acc []float64, x []float32, xs, rows, n int, v []float32, vs, k int)
 	// axpys adds Σ_t c[t]·v[t·vs:t·vs+len(d)] to d, for t < len(c).
 	axpys func(d, c, v []float32, vs int)
