@@ -4,7 +4,9 @@ package bench
 // over the dictionary, for l = M = 7291 (the USPS training set, RBF
 // γ = 1/128): the bound is bytes(D) / streaming bandwidth, the bandwidth
 // measured in the same run by ../shared/tools/machine-limits.sh (one core,
-// C loops; needs gcc and python3-numpy) or given as PURSUIT_STREAM_GBPS.
+// C loops; needs gcc and python3-numpy) or given as PURSUIT_STREAM_GBPS. The
+// pass runs on all the engine's threads, so on a quiet machine it can beat
+// this one-core figure; step-GB/s is the dictionary bytes per step.
 //
 //	go test ./bench -run '^$' -bench BenchmarkKMPPreFitStep -benchtime 20x
 //
@@ -38,8 +40,8 @@ import (
 	"github.com/pursuit-ml/pursuit/kmp"
 )
 
-// kmpStreamGBps returns the streaming bandwidth (GB/s, the "dot" read loop
-// on one core), where it came from, and a reason to skip (or ""); limits
+// kmpStreamGBps returns the streaming bandwidth (GB/s, the faster of
+// machine-limits' dot and triad loops on one core), where it came from, and a reason to skip (or ""); limits
 // receives the machine-limits JSON.
 func kmpStreamGBps(limits *string) (float64, string, string) {
 	if s := os.Getenv("PURSUIT_STREAM_GBPS"); s != "" {
@@ -59,12 +61,18 @@ func kmpStreamGBps(limits *string) (float64, string, string) {
 		return 0, "", fmt.Sprintf("machine-limits.sh failed (needs gcc and python3-numpy): %v", err)
 	}
 	var lim struct {
-		Dot float64 `json:"stream_dot_gbps"`
+		Dot   float64 `json:"stream_dot_gbps"`
+		Triad float64 `json:"stream_triad_gbps"`
 	}
 	if err := json.Unmarshal(out, &lim); err != nil || lim.Dot <= 0 {
 		return 0, "", fmt.Sprintf("machine-limits.sh printed %q: %v", out, err)
 	}
 	*limits = strings.TrimSpace(string(out))
+	// The script's dot loop is a single float64 accumulator chain, which
+	// add latency can hold below the memory's speed; take the faster loop.
+	if lim.Triad > lim.Dot {
+		return lim.Triad, "machine-limits.sh stream_triad_gbps (faster than its dot loop)", ""
+	}
 	return lim.Dot, "machine-limits.sh stream_dot_gbps", ""
 }
 
@@ -151,6 +159,7 @@ func BenchmarkKMPPreFitStep(b *testing.B) {
 	b.ReportMetric(bound/pass.Seconds(), "bound/pass")
 	b.ReportMetric(bound/step.Seconds(), "bound/step")
 	b.ReportMetric(step.Seconds()/pass.Seconds(), "step/pass")
+	b.ReportMetric(float64(l)*float64(l)*4/step.Seconds()/1e9, "step-GB/s")
 	b.Logf("l = M = %d, dictionary %.0f MB, backend %s, %s = %.1f GB/s: bound %.2f ms, pass %.2f ms (%.2f of the bound's speed), step %.2f ms (%.2f)",
 		l, float64(l)*float64(l)*4/1e6, e.BackendName(), st.src, st.gbps, bound*1000,
 		float64(pass.Microseconds())/1000, bound/pass.Seconds(), float64(step.Microseconds())/1000, bound/step.Seconds())
