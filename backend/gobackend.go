@@ -23,10 +23,11 @@ import (
 // result is rounded once to float32). Blocks of fewer than four rows skip the
 // packing and use the dictionary-product kernel instead.
 //
-// DictProducts reads four dictionary rows at a time and multiplies them with
-// up to four vectors per pass over the (cache-resident) rows, summing
-// float32 products over runs of 32 elements and adding each run into
-// float64. RankUpdate is parallel over rows in float32.
+// DictProducts reads eight dictionary rows at a time (one vector) or four
+// (several vectors, up to four per pass over the cache-resident rows),
+// summing float32 products over runs of 32 elements and adding each run into
+// float64; it is parallel over row ranges. RankUpdate is parallel over rows
+// in float32, up to four vectors per pass over a row.
 //
 // Packing buffers come from a sync.Pool owned by the Backend value and are
 // reused across calls and goroutines; the only per-call allocations are the
