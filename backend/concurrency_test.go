@@ -23,7 +23,7 @@ func randMatrix(rng *rand.Rand, rows, cols int) backend.Matrix {
 // arithmetic, and concurrent calls must not share scratch memory.
 func TestGoConcurrent(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	x, z := randMatrix(rng, 130, 40), randMatrix(rng, 300, 40)
+	x, z := randMatrix(rng, 130, 40), randMatrix(rng, 2000, 40)
 	dict, vecs := randMatrix(rng, 700, 300), randMatrix(rng, 5, 300)
 	u, v := randMatrix(rng, 3, 700), randMatrix(rng, 3, 300)
 	idx := []int{5, 129, 0, 5, 77}
@@ -45,8 +45,12 @@ func TestGoConcurrent(t *testing.T) {
 		if err = be.KernelBlock(blk, k, x, nil, z, nil); err != nil {
 			return
 		}
-		gat := backend.NewMatrix(len(idx), z.Rows)
-		if err = be.KernelGather(gat, k, x, nil, idx, z, nil); err != nil {
+		gat := backend.NewMatrix(len(idx)+2, z.Rows)
+		if err = be.KernelGather(gat.Slice(0, len(idx), 0, z.Rows), k, x, nil, idx, z, nil); err != nil {
+			return
+		}
+		// two single rows: the few-row path, split over columns
+		if err = be.KernelGather(gat.Slice(len(idx), len(idx)+2, 0, z.Rows), k, x, nil, idx[:2], z, nil); err != nil {
 			return
 		}
 		prods := make([]float64, dict.Rows*vecs.Rows)

@@ -96,7 +96,8 @@ func blockCases() []blockCase {
 	}
 	return append(cs,
 		blockCase{100, 257, 33}, blockCase{257, 64, 100}, blockCase{33, 31, 257},
-		blockCase{64, 64, 64}, blockCase{70, 300, 520}, blockCase{129, 17, 3})
+		blockCase{64, 64, 64}, blockCase{70, 300, 520}, blockCase{129, 17, 3},
+		blockCase{3, 701, 70}) // few rows, many columns: worth splitting over threads
 }
 
 // checkBlock compares dst with the reference computed from stats (one row
@@ -205,6 +206,7 @@ func testKernelGather(t testing.TB, be backend.Backend) {
 	cases := []gatherCase{
 		{1, 0, 5, 3}, {1, 1, 1, 1}, {1, 3, 7, 0}, {13, 1, 257, 17}, {13, 17, 31, 33},
 		{100, 70, 13, 100}, {257, 5, 64, 257}, {31, 33, 300, 7}, {7, 2, 2, 520},
+		{50, 2, 1001, 70}, {50, 1, 999, 257},
 	}
 	for _, c := range cases {
 		idx := make([]int, c.r)
