@@ -143,13 +143,13 @@ func (p *problem) maxSteps() int {
 
 // fit trains the output with the configured variant and loss.
 func (p *problem) fit() (*result, error) {
+	if p.cfg.Loss != Squared {
+		return p.fitGeneral()
+	}
 	if p.dict.stream != nil {
 		return p.fitStream() // scale_fit.go
 	}
-	if p.cfg.Loss == Squared {
-		return p.fitSquared()
-	}
-	return p.fitGeneral()
+	return p.fitSquared()
 }
 
 // fitSquared runs basic matching pursuit, back-fitting or pre-fitting with

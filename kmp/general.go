@@ -1,6 +1,7 @@
 package kmp
 
 import (
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/floats"
@@ -14,20 +15,23 @@ import (
 // Section 3, Figure 4): the residual is the negative gradient of the loss
 // at the training points, the atom most collinear with it is chosen, its
 // coefficient found by a line search, and with BackFit all coefficients are
-// re-optimised by conjugate gradients every RefitEvery steps.
+// re-optimised by conjugate gradients every RefitEvery steps. The search
+// (in memory, streamed or stochastic) is the searcher's.
 func (p *problem) fitGeneral() (*result, error) {
 	cfg, dc, be := p.cfg, p.dict, p.e.Backend()
-	m, l := dc.d.Rows, dc.d.Cols
+	m, l := len(dc.atoms), len(p.y)
 	backfit := cfg.Variant == BackFit
 
+	search := newSearcher(p)
+	ns := search.size
 	f := make([]float64, l)
 	g := make([]float64, l)
 	vecs := backend.NewMatrix(2, l)
-	prod := make([]float64, 2*m)
-	s := make([]float64, m)
-	var skip []bool
+	score := make([]float64, ns)
+	nrm := make([]float64, ns)
+	var skip, cskip []bool
 	if backfit {
-		skip = make([]bool, m)
+		skip, cskip = make([]bool, m), make([]bool, ns)
 	}
 	var (
 		atoms []int
@@ -36,47 +40,74 @@ func (p *problem) fitGeneral() (*result, error) {
 		vrows [][]float64 // and at the validation points
 		pos   = map[int]int{}
 		fVal  []float64
+		rowsN int // chosen atoms checked against the budget so far
+		pa    = &path{}
+		snapN int
 	)
 	if p.val != nil {
 		fVal = make([]float64, len(p.valY))
 	}
+	negGrad(cfg.Loss, p.y, f, g)
 	tr := newTracker(p)
-	pa := &path{}
-	snapFloats := 0
 	limit := p.maxSteps()
 	for step := 1; step <= limit; step++ {
-		for i, y := range p.y {
-			g[i] = -lossDeriv(cfg.Loss, y, f[i])
-		}
-		gnorm := floats.Norm(g, 2)
-		if gnorm == 0 {
+		if floats.Norm(g, 2) == 0 {
 			break
 		}
 		splitHiLo(g, vecs.Row(0), vecs.Row(1))
-		if err := dc.products(be, prod, vecs); err != nil {
+		cand := search.next()
+		n := len(cand)
+		err := search.scan(cand, vecs, func(b0, nb int, prod, bn []float64) {
+			for i := range nb {
+				c, k := b0+i, cand[b0+i]
+				score[c] = prod[i] + prod[nb+i]
+				nrm[c] = bn[i]
+				if backfit {
+					cskip[c] = skip[k]
+				}
+			}
+		})
+		if err != nil {
 			return nil, err
 		}
-		for k := range s {
-			s[k] = prod[k] + prod[m+k]
+		var sk []bool
+		if backfit {
+			sk = cskip[:n]
 		}
-		k, _ := be.ScoredArgMax(s, dc.nrm2, skip)
-		if k < 0 {
+		gi, _ := be.ScoredArgMax(score[:n], nrm[:n], sk)
+		if gi < 0 {
 			break
 		}
-		row := make([]float64, l)
-		dc.row64(k, row)
-		a := lineSearch(cfg.Loss, p.y, f, row, s[k]/dc.nrm2[k])
-		floats.AddScaled(f, a, row)
-		var vr []float64
-		if fVal != nil {
-			var err error
-			if vr, err = p.val.row(k); err != nil {
+		k := cand[gi]
+		i, seen := pos[k]
+		var row, vr []float64
+		if seen {
+			row, vr = rows[i], vrows[i]
+		} else {
+			row = make([]float64, l)
+			if err := search.row64(k, row); err != nil {
 				return nil, err
 			}
+			if fVal != nil {
+				if vr, err = p.val.row(k); err != nil {
+					return nil, err
+				}
+			}
 		}
-		if i, ok := pos[k]; ok {
+		a := lineSearch(cfg.Loss, p.y, f, row, score[gi]/nrm[gi])
+		floats.AddScaled(f, a, row)
+		if seen {
 			coef[i] += a
 		} else {
+			// Computed atoms are the memory cost that grows with the steps:
+			// check it against the budget each time it doubles (in memory
+			// the dictionary itself is the larger cost).
+			if dc.stream != nil && len(rows)+1 > rowsN {
+				rowsN = min(max(64, 2*rowsN), limit)
+				if err := p.e.Reserve(fmt.Sprintf("the %d chosen functions at %d points", rowsN, l), int64(rowsN)*int64(l)*8); err != nil {
+					return nil, fmt.Errorf("kmp: step %d: %w", step, err)
+				}
+			}
 			pos[k] = len(atoms)
 			atoms = append(atoms, k)
 			coef = append(coef, a)
@@ -85,6 +116,7 @@ func (p *problem) fitGeneral() (*result, error) {
 		}
 		if backfit {
 			skip[k] = true
+			search.remove(k)
 		}
 		if fVal != nil {
 			floats.AddScaled(fVal, a, vr)
@@ -97,15 +129,13 @@ func (p *problem) fitGeneral() (*result, error) {
 			}
 		}
 		if backfit {
-			if snapFloats += len(coef); snapFloats <= maxSnapFloats {
+			if snapN += len(coef); snapN <= maxSnapFloats {
 				pa.snaps = append(pa.snaps, append([]float64(nil), coef...))
 			}
 		} else {
 			pa.atoms, pa.inc = append(pa.atoms, k), append(pa.inc, a)
 		}
-		for i, y := range p.y {
-			g[i] = -lossDeriv(cfg.Loss, y, f[i])
-		}
+		negGrad(cfg.Loss, p.y, f, g)
 		if tr.record(step, k, len(atoms), floats.Norm(g, 2), f, fVal, atoms, coef) {
 			break
 		}
@@ -116,6 +146,13 @@ func (p *problem) fitGeneral() (*result, error) {
 	}
 	res.path = pa
 	return res, nil
+}
+
+// negGrad writes g = −∂L(y, f)/∂f at every point.
+func negGrad(loss Loss, y, f, g []float64) {
+	for i, t := range y {
+		g[i] = -lossDeriv(loss, t, f[i])
+	}
 }
 
 // expand writes f = Σ_j coef_j rows_j.

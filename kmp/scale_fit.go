@@ -21,9 +21,6 @@ import (
 // memory); StochasticSearch computes it afresh for the s sampled atoms from
 // a float32 hi/lo copy of the basis, O(l·n·s) per step.
 func (p *problem) fitStream() (*result, error) {
-	if p.cfg.Loss != Squared {
-		return p.fitStreamGeneral()
-	}
 	cfg, dc, be := p.cfg, p.dict, p.e.Backend()
 	st := dc.stream
 	m, l := len(dc.atoms), st.tr.x.Rows
@@ -34,7 +31,7 @@ func (p *problem) fitStream() (*result, error) {
 		return nil, fmt.Errorf("kmp: explicit deflation needs the dictionary in memory, not the %s mode", st.plan.Mode)
 	}
 
-	search := newSearch(st, m, cfg.Seed, p.output)
+	search := newSearcher(p)
 	ns := search.size
 	var (
 		resid  = append([]float64(nil), p.y...)
@@ -179,7 +176,7 @@ func (p *problem) fitStream() (*result, error) {
 				break
 			}
 			if !found {
-				if search.smp != nil && search.smp.avail > 0 {
+				if search.canResample() {
 					// Every sampled atom turned out dependent (and is now
 					// out of the draw): sample again for this step.
 					step--
@@ -294,179 +291,4 @@ func basisBytes(n, l int, withHiLo bool) int64 {
 		b *= 2
 	}
 	return b
-}
-
-// search yields the atoms searched at each step: all of them (Streamed, or
-// an active set at least as large as the dictionary), or a random active
-// set.
-type search struct {
-	size int
-	all  []int
-	smp  *sampler
-}
-
-func newSearch(st *streamer, m int, seed uint64, output int) *search {
-	s := &search{size: min(st.plan.ActiveSet, m)}
-	if st.plan.Mode == StochasticSearch && s.size < m {
-		s.smp = newSampler(m, seed, output)
-		return s
-	}
-	s.size = m
-	s.all = make([]int, m)
-	for i := range s.all {
-		s.all[i] = i
-	}
-	return s
-}
-
-func (s *search) next() []int {
-	if s.smp != nil {
-		return s.smp.next(s.size)
-	}
-	return s.all
-}
-
-// remove takes atom k out of the random active sets (the full search keeps
-// searching it and relies on the skip flags).
-func (s *search) remove(k int) {
-	if s.smp != nil {
-		s.smp.remove(k)
-	}
-}
-
-// fitStreamGeneral is fitGeneral (non-squared losses, Figure 4) with the
-// search of fitStream.
-func (p *problem) fitStreamGeneral() (*result, error) {
-	cfg, dc, be := p.cfg, p.dict, p.e.Backend()
-	st := dc.stream
-	m, l := len(dc.atoms), st.tr.x.Rows
-	backfit := cfg.Variant == BackFit
-	running := st.plan.Mode == Streamed
-
-	search := newSearch(st, m, cfg.Seed, p.output)
-	ns := search.size
-	f := make([]float64, l)
-	g := make([]float64, l)
-	vecs := backend.NewMatrix(2, l)
-	score := make([]float64, ns)
-	nrm := make([]float64, ns)
-	var skip, cskip []bool
-	if backfit {
-		skip, cskip = make([]bool, m), make([]bool, ns)
-	}
-	var (
-		atoms []int
-		coef  []float64
-		rows  [][]float64
-		vrows [][]float64
-		pos   = map[int]int{}
-		fVal  []float64
-		rowsN int
-		pa    = &path{}
-		snapN int
-	)
-	if p.val != nil {
-		fVal = make([]float64, len(p.valY))
-	}
-	tr := newTracker(p)
-	limit := p.maxSteps()
-	for step := 1; step <= limit; step++ {
-		for i, y := range p.y {
-			g[i] = -lossDeriv(cfg.Loss, y, f[i])
-		}
-		if floats.Norm(g, 2) == 0 {
-			break
-		}
-		splitHiLo(g, vecs.Row(0), vecs.Row(1))
-		cand := search.next()
-		n := len(cand)
-		err := st.scan(dc, cand, vecs, !running, func(b0, nb int, prod, bn []float64) error {
-			for i := range nb {
-				c, k := b0+i, cand[b0+i]
-				score[c] = prod[i] + prod[nb+i]
-				if running {
-					nrm[c] = dc.nrm2[k]
-				} else {
-					nrm[c] = bn[i]
-				}
-				if backfit {
-					cskip[c] = skip[k]
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		var sk []bool
-		if backfit {
-			sk = cskip[:n]
-		}
-		gi, _ := be.ScoredArgMax(score[:n], nrm[:n], sk)
-		if gi < 0 {
-			break
-		}
-		k := cand[gi]
-		row := make([]float64, l)
-		if err := st.row64(dc, k, row); err != nil {
-			return nil, err
-		}
-		a := lineSearch(cfg.Loss, p.y, f, row, score[gi]/nrm[gi])
-		floats.AddScaled(f, a, row)
-		var vr []float64
-		if fVal != nil {
-			var err error
-			if vr, err = p.val.row(k); err != nil {
-				return nil, err
-			}
-		}
-		if i, ok := pos[k]; ok {
-			coef[i] += a
-		} else {
-			if len(rows)+1 > rowsN {
-				rowsN = min(max(64, 2*rowsN), limit)
-				if err := p.e.Reserve(fmt.Sprintf("the %d chosen functions at %d points", rowsN, l), int64(rowsN)*int64(l)*8); err != nil {
-					return nil, fmt.Errorf("kmp: step %d: %w", step, err)
-				}
-			}
-			pos[k] = len(atoms)
-			atoms = append(atoms, k)
-			coef = append(coef, a)
-			rows = append(rows, row)
-			vrows = append(vrows, vr)
-		}
-		if backfit {
-			skip[k] = true
-			search.remove(k)
-		}
-		if fVal != nil {
-			floats.AddScaled(fVal, a, vr)
-		}
-		if backfit && cfg.RefitEvery > 0 && step%cfg.RefitEvery == 0 {
-			refit(cfg.Loss, p.y, rows, coef, cfg.RefitIterations)
-			expand(f, rows, coef)
-			if fVal != nil {
-				expand(fVal, vrows, coef)
-			}
-		}
-		if backfit {
-			if snapN += len(coef); snapN <= maxSnapFloats {
-				pa.snaps = append(pa.snaps, append([]float64(nil), coef...))
-			}
-		} else {
-			pa.atoms, pa.inc = append(pa.atoms, k), append(pa.inc, a)
-		}
-		for i, y := range p.y {
-			g[i] = -lossDeriv(cfg.Loss, y, f[i])
-		}
-		if tr.record(step, k, len(atoms), floats.Norm(g, 2), f, fVal, atoms, coef) {
-			break
-		}
-	}
-	res := tr.result()
-	if backfit {
-		pa.atoms = atoms
-	}
-	res.path = pa
-	return res, nil
 }

@@ -1,0 +1,105 @@
+package kmp
+
+import (
+	"fmt"
+
+	"github.com/pursuit-ml/pursuit/backend"
+)
+
+// searcher is the part of a step that differs between the dictionary modes:
+// which atoms are searched and how their products with the step's vectors
+// are obtained. In memory (one DictProducts pass over the stored
+// dictionary) and Streamed (every atom recomputed block by block) search
+// every atom every step; StochasticSearch a random active set. The fitters
+// (fitSquared, fitGeneral) are the same for all three.
+type searcher struct {
+	dc   *dictionary
+	be   backend.Backend
+	size int   // atoms searched per step (the length of next's result)
+	all  []int // every atom, in order (full search)
+	smp  *sampler
+	// running: every atom is searched every step (in memory or Streamed),
+	// so per-atom state such as pre-fitting's ‖d_k⊥‖² can be kept up to
+	// date across steps.
+	running bool
+	d       backend.Matrix // in memory: the matrix the pass reads
+	prod    []float64      // in memory: the pass's products
+}
+
+func newSearcher(p *problem) *searcher {
+	dc := p.dict
+	m := len(dc.atoms)
+	s := &searcher{dc: dc, be: p.e.Backend(), size: m, d: dc.d, running: true}
+	if st := dc.stream; st != nil {
+		s.running = st.plan.Mode == Streamed
+		if st.plan.Mode == StochasticSearch && st.plan.ActiveSet < m {
+			s.size = st.plan.ActiveSet
+			s.smp = newSampler(m, p.cfg.Seed, p.output)
+			return s
+		}
+	}
+	s.all = make([]int, m)
+	for i := range s.all {
+		s.all[i] = i
+	}
+	return s
+}
+
+// next returns the atoms to search this step, in increasing order; the
+// slice is reused by the next call.
+func (s *searcher) next() []int {
+	if s.smp != nil {
+		return s.smp.next(s.size)
+	}
+	return s.all
+}
+
+// remove takes atom k out of the random active sets (the full search keeps
+// searching it and relies on the fitters' skip flags).
+func (s *searcher) remove(k int) {
+	if s.smp != nil {
+		s.smp.remove(k)
+	}
+}
+
+// canResample says whether a step whose searched atoms all turned out
+// unusable may draw another active set.
+func (s *searcher) canResample() bool {
+	return s.smp != nil && s.smp.avail > 0
+}
+
+// scan computes the products of the atoms cand (as returned by next) with
+// the rows of vecs (length l each) and calls each, block by block, with the
+// block's offset b0 in cand, its size nb, prod[j*nb+i] = <d_{cand[b0+i]},
+// v_j> and nrm[i] = ‖d_{cand[b0+i]}‖². The slices are reused by the next
+// block.
+func (s *searcher) scan(cand []int, vecs backend.Matrix, each func(b0, nb int, prod, nrm []float64)) error {
+	dc := s.dc
+	st := dc.stream
+	if st == nil {
+		// In memory: one pass over the whole (possibly deflated) matrix.
+		m := s.d.Rows
+		s.prod = grow(s.prod, vecs.Rows*m)
+		if err := s.be.DictProducts(s.prod, s.d, vecs); err != nil {
+			return fmt.Errorf("kmp: dictionary products: %w", err)
+		}
+		each(0, m, s.prod, dc.nrm2)
+		return nil
+	}
+	return st.scan(dc, cand, vecs, !s.running, func(b0, nb int, prod, bn []float64) error {
+		if s.running {
+			bn = dc.nrm2[b0 : b0+nb] // cand is every atom in order
+		}
+		each(b0, nb, prod, bn)
+		return nil
+	})
+}
+
+// row64 writes atom k at the training points into dst as float64.
+func (s *searcher) row64(k int, dst []float64) error {
+	if st := s.dc.stream; st != nil {
+		return st.row64(s.dc, k, dst)
+	}
+	s.dc.row64(k, dst)
+	return nil
+}
