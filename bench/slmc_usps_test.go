@@ -478,3 +478,48 @@ func ovrError(dec map[float64][]float64, y []float64) float64 {
 	}
 	return float64(wrong) / float64(len(y))
 }
+
+// TestSLMCUSPSTiming times SLMC alone (random initial XVs) for the ten
+// one-vs-rest machines at Nz = 10% of each digit's SV count, one digit after
+// the other in this process, and reports the L-BFGS iteration counts.
+func TestSLMCUSPSTiming(t *testing.T) {
+	slmcSkip(t)
+	train, test := slmcUSPS(t)
+	e := slmcEngine(t)
+	k := engine.RBF(slmcGamma)
+	dd, _ := data.Dedup(train)
+	dec := map[float64][]float64{}
+	var total, svmTotal float64
+	var iters []int
+	for dgt := 0.0; dgt <= 9; dgt++ {
+		y, err := data.BinaryLabels(dd.Y, dgt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t0 := time.Now()
+		m, err := svm.Train(e, dd.X, y, svm.Params{Kernel: k, C: slmcC})
+		if err != nil {
+			t.Fatal(err)
+		}
+		svmTotal += time.Since(t0).Seconds()
+		exp, err := slmc.FromSVM(m, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nz := exp.NumXVFraction(0.10)
+		t0 = time.Now()
+		res, err := slmc.Train(e, dd.X, y, slmc.Config{Kernel: k, C: slmcC, NumXV: nz, Seed: uint64(dgt)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		secs := time.Since(t0).Seconds()
+		total += secs
+		iters = append(iters, res.Iterations)
+		if dec[dgt], err = res.Model.Decision(e, test.X); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("digit %v: Nz=%d, %d iterations, %d evaluations (%s), %.1fs", dgt, nz, res.Iterations, res.Evaluations, res.Status, secs)
+	}
+	t.Logf("SLMC, ten digits at Nz = 10%%: %.0fs in all (%.1f min; the ten SVMs: %.1fs), L-BFGS iterations %v, ten-class test error %.2f%%",
+		total, total/60, svmTotal, iters, 100*ovrError(dec, test.Y))
+}
