@@ -454,3 +454,18 @@ func TestOrthogonalize(t *testing.T) {
 		}
 	}
 }
+
+// orthogonalize is the reference for cgs2: modified Gram–Schmidt,
+// applied twice, for a basis held as separate vectors.
+func orthogonalize(v, d []float64, qs [][]float64) []float64 {
+	copy(v, d)
+	rc := make([]float64, len(qs), len(qs)+1)
+	for range 2 {
+		for j, q := range qs {
+			r := floats.Dot(q, v)
+			floats.AddScaled(v, -r, q)
+			rc[j] += r
+		}
+	}
+	return rc
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/blas"
@@ -146,9 +147,6 @@ func (p *problem) fit() (*result, error) {
 	if p.cfg.Loss != Squared {
 		return p.fitGeneral()
 	}
-	if p.dict.stream != nil {
-		return p.fitStream() // scale_fit.go
-	}
 	return p.fitSquared()
 }
 
@@ -159,140 +157,184 @@ func (p *problem) fit() (*result, error) {
 // atoms (float64, re-orthogonalised twice) and the triangular factor Rf with
 // D_Γ = Q Rf, so the coefficients are α = Rf⁻¹ c with c = Qᵀy, and the
 // residual R = y − Q c stays orthogonal to span Q. Each step is one pass
-// over the unmodified dictionary computing Dᵀ[R, q] (R and the newest q
-// each split into two float32 vectors so that the products are accurate to
-// about float64 precision with respect to the stored dictionary); pre-fitting
-// keeps ‖d_k⊥‖² = ‖d_k‖² − Σ_j ⟨q_j, d_k⟩² for every candidate and scores
-// ⟨d_k, R⟩/‖d_k⊥‖ (Explicit deflation instead keeps D ← D − (Dq)qᵀ).
+// over the searched atoms (the searcher's: the stored dictionary, all atoms
+// recomputed block by block, or a random active set) computing Dᵀ[R, q] (R
+// and q each split into two float32 vectors so that the products are
+// accurate to about float64 precision with respect to the float32 kernel
+// values). Pre-fitting scores ⟨d_k, R⟩/‖d_k⊥‖ with ‖d_k⊥‖² = ‖d_k‖² −
+// Σ_j ⟨q_j, d_k⟩²: a full search keeps it for every atom and updates it with
+// the newest q each step (Explicit deflation instead keeps D ← D − (Dq)qᵀ);
+// the stochastic search computes it afresh for the s sampled atoms from a
+// float32 hi/lo copy of the basis, O(l·n·s) per step.
 func (p *problem) fitSquared() (*result, error) {
 	cfg, dc, be := p.cfg, p.dict, p.e.Backend()
-	m, l := dc.d.Rows, dc.d.Cols
+	m, l := len(dc.atoms), len(p.y)
 	variant := cfg.Variant
 	prefit := variant == PreFit
 	explicit := prefit && cfg.Deflation == Explicit
-
-	resid := append([]float64(nil), p.y...)
-	fTrain := make([]float64, l)
-	vecs := backend.NewMatrix(4, l)
-	prod := make([]float64, 4*m)
-	s := make([]float64, m)
-	skip := make([]bool, m)
-	norms := dc.nrm2 // the score denominators
-	var nperp []float64
-	if prefit {
-		nperp = append([]float64(nil), dc.nrm2...)
-		norms = nperp
+	if dc.stream != nil && cfg.Deflation == Explicit {
+		return nil, fmt.Errorf("kmp: explicit deflation needs the dictionary in memory, not the %s mode", dc.stream.plan.Mode)
 	}
-	var dx backend.Matrix // explicit deflation's working copy
+	search := newSearcher(p)
+	running := search.running // every atom every step
+	ns := search.size
+
+	var (
+		dx    backend.Matrix // explicit deflation's working copy
+		dprod []float64      // and its deflation products
+	)
 	if explicit {
 		if err := p.e.Reserve("the explicitly deflated copy of the KMP dictionary", int64(m)*int64(l)*4); err != nil {
 			return nil, fmt.Errorf("kmp: %w", err)
 		}
 		dx = backend.NewMatrix(m, l)
 		copy(dx.Data, dc.d.Data)
+		search.d = dx
+		dprod = make([]float64, 2*m)
 	}
-
 	var (
-		qs    []float64   // orthonormal basis, row-major n×l
-		rcols [][]float64 // column j of the triangular factor, length j+1
-		cs    []float64   // Qᵀy
+		resid  = append([]float64(nil), p.y...)
+		fTrain = make([]float64, l)
+		// The vectors the searched atoms are multiplied with, as float32
+		// hi/lo row pairs: R, then (full-search pre-fitting) the newest q or
+		// (stochastic pre-fitting) every q of the basis.
+		vq    = make([]float32, 2*l, 4*l)
+		score = make([]float64, ns) // ⟨d_k, R⟩ of the searched atoms
+		denom = make([]float64, ns) // ‖d_k‖² or ‖d_k⊥‖²
+		nrm   = make([]float64, ns) // ‖d_k‖²
+		cskip = make([]bool, ns)
+		skip  = make([]bool, m) // chosen or numerically dependent
+		nperp []float64         // full-search pre-fitting: ‖d_k⊥‖² of every atom
+		qs    []float64         // orthonormal basis, row-major n×l
+		rcols [][]float64       // column j of the triangular factor, length j+1
+		cs    []float64         // Qᵀy
 		atoms []int
 		coef  []float64
 		pos   = map[int]int{} // atom → position (basic MP)
-		// basic MP's atom and coefficient increment per step
+		v     = make([]float64, l)
+		dk    = make([]float64, l)
+		fVal  []float64
+		// basis size checked against the budget so far
+		basisN int
+		// basic MP's atom and coefficient increment per step (Model.Truncate)
 		stepAtoms []int
 		stepInc   []float64
-		lastQ     []float64
-		v         = make([]float64, l)
-		dk        = make([]float64, l)
-		fVal      []float64
 	)
+	if prefit && running {
+		nperp = append([]float64(nil), dc.nrm2...)
+		vq = vq[:4*l]
+	}
 	if p.val != nil {
 		fVal = make([]float64, len(p.valY))
-	}
-	if variant != Basic && cfg.N > 0 {
-		// The orthonormal basis is the other large allocation (N×l float64).
-		n := min(cfg.N, m, l)
-		if err := p.e.Reserve(fmt.Sprintf("the orthonormal basis of %d functions at %d training points (float64)", n, l), int64(n)*int64(l)*8); err != nil {
-			return nil, fmt.Errorf("kmp: %w", err)
-		}
-		qs = make([]float64, 0, n*l)
 	}
 	tr := newTracker(p)
 	ynorm := floats.Norm(p.y, 2)
 	limit := p.maxSteps()
+	if variant != Basic && cfg.N > 0 && dc.stream == nil {
+		// In memory the orthonormal basis is the other large allocation
+		// (N×l float64): reserve it at once.
+		basisN = min(cfg.N, m, l)
+		if err := p.e.Reserve(fmt.Sprintf("the orthonormal basis of %d functions at %d training points (float64)", basisN, l), int64(basisN)*int64(l)*8); err != nil {
+			return nil, fmt.Errorf("kmp: %w", err)
+		}
+		qs = make([]float64, 0, basisN*l)
+	}
 
 	for step := 1; step <= limit; step++ {
-		if floats.Norm(resid, 2) <= 1e-13*ynorm || ynorm == 0 {
+		if ynorm == 0 || floats.Norm(resid, 2) <= 1e-13*ynorm {
 			break // the targets are fitted exactly
 		}
-		// One pass over the dictionary: Dᵀ[R, q].
-		splitHiLo(resid, vecs.Row(0), vecs.Row(1))
-		nv := 2
-		if prefit && !explicit && lastQ != nil {
-			splitHiLo(lastQ, vecs.Row(2), vecs.Row(3))
+		splitHiLo(resid, vq[:l], vq[l:2*l])
+		nv, nq := 2, 0
+		switch {
+		case explicit:
+			copy(nperp, rowSqNorms64(dx, p.e.Threads()))
+		case prefit && running && len(cs) > 0:
 			nv = 4
+		case prefit && !running:
+			nq = len(cs)
+			nv = 2 + 2*nq
 		}
-		if explicit {
-			if err := be.DictProducts(prod, dx, vecs.Slice(0, nv, 0, l)); err != nil {
-				return nil, fmt.Errorf("kmp: products with the deflated dictionary: %w", err)
+		vecs := backend.Matrix{Rows: nv, Cols: l, Stride: l, Data: vq[:nv*l]}
+		cand := search.next()
+		n := len(cand)
+		err := search.scan(cand, vecs, func(b0, nb int, prod, bn []float64) {
+			for i := range nb {
+				c, k := b0+i, cand[b0+i]
+				score[c] = prod[i] + prod[nb+i]
+				nrm[c] = bn[i]
+				denom[c] = bn[i]
+				if prefit {
+					switch {
+					case running:
+						if nv == 4 {
+							pk := prod[2*nb+i] + prod[3*nb+i]
+							nperp[k] -= pk * pk
+						}
+						denom[c] = nperp[k]
+					case nq > 0:
+						var pp float64
+						for j := range nq {
+							pj := prod[(2+2*j)*nb+i] + prod[(3+2*j)*nb+i]
+							pp += pj * pj
+						}
+						denom[c] = nrm[c] - pp
+					}
+					if !skip[k] && denom[c] <= cfg.Tol*nrm[c] {
+						skip[k] = true
+						search.remove(k)
+					}
+				}
+				cskip[c] = skip[k]
 			}
-		} else if err := dc.products(be, prod, vecs.Slice(0, nv, 0, l)); err != nil {
+		})
+		if err != nil {
 			return nil, err
 		}
-		for k := range s {
-			s[k] = prod[k] + prod[m+k]
-		}
-		if nv == 4 {
-			for k := range nperp {
-				pk := prod[2*m+k] + prod[3*m+k]
-				nperp[k] -= pk * pk
-			}
-		}
-		if explicit {
-			copy(nperp, rowSqNorms64(dx, p.e.Threads()))
-		}
-		if prefit {
-			for k := range nperp {
-				if !skip[k] && nperp[k] <= cfg.Tol*dc.nrm2[k] {
-					skip[k] = true
-				}
-			}
-		}
 
-		// Choose.
+		// Choose among the searched atoms.
 		var (
-			g   int
+			gi  int
 			rnn float64
 			rc  []float64
 		)
 		if variant == Basic {
-			g, _ = be.ScoredArgMax(s, norms, nil)
-			if g < 0 {
+			gi, _ = be.ScoredArgMax(score[:n], denom[:n], nil)
+			if gi < 0 {
 				break
 			}
 		} else {
 			found := false
 			for try := 0; ; try++ {
-				g, _ = be.ScoredArgMax(s, norms, skip)
-				if g < 0 {
+				gi, _ = be.ScoredArgMax(score[:n], denom[:n], cskip[:n])
+				if gi < 0 {
 					break
 				}
-				dc.row64(g, dk)
+				g := cand[gi]
+				if err := search.row64(g, dk); err != nil {
+					return nil, err
+				}
 				// Below ~1M multiply-adds a goroutine costs more than it saves.
 				rc = cgs2(v, dk, qs, l, min(p.e.Threads(), len(qs)>>20))
 				nn := floats.Dot(v, v)
-				if nn <= cfg.Tol*dc.nrm2[g] {
-					skip[g] = true // numerically dependent on the basis
+				if nn <= cfg.Tol*nrm[gi] {
+					skip[g], cskip[gi] = true, true // numerically dependent on the basis
+					search.remove(g)
 					if prefit {
-						nperp[g] = nn
+						denom[gi] = nn
+						if running {
+							nperp[g] = nn
+						}
 					}
 					continue
 				}
-				// Pre-fitting's running ‖d⊥‖² is checked against the exact
-				// value; if they differ, correct it and choose again.
-				if prefit && try < 8 && math.Abs(nn-nperp[g]) > 1e-6*nn {
-					nperp[g] = nn
+				// Pre-fitting's ‖d⊥‖² is checked against the exact value;
+				// if they differ, correct it and choose again.
+				if prefit && try < 8 && math.Abs(nn-denom[gi]) > 1e-6*nn {
+					denom[gi] = nn
+					if running {
+						nperp[g] = nn
+					}
 					continue
 				}
 				rnn = math.Sqrt(nn)
@@ -300,17 +342,25 @@ func (p *problem) fitSquared() (*result, error) {
 				break
 			}
 			if !found {
+				if search.canResample() {
+					// Every sampled atom turned out dependent (and is now
+					// out of the draw): sample again for this step.
+					step--
+					continue
+				}
 				break
 			}
 		}
+		g := cand[gi]
 
 		// Update.
-		var resNorm float64
 		if variant == Basic {
 			// The coefficient from an exact float64 product with the chosen
 			// atom (the pass's products may carry float32 partial sums).
-			dc.row64(g, dk)
-			a := floats.Dot(dk, resid) / dc.nrm2[g]
+			if err := search.row64(g, dk); err != nil {
+				return nil, err
+			}
+			a := floats.Dot(dk, resid) / nrm[gi]
 			floats.AddScaled(resid, -a, dk)
 			stepAtoms, stepInc = append(stepAtoms, g), append(stepInc, a)
 			if i, ok := pos[g]; ok {
@@ -328,34 +378,49 @@ func (p *problem) fitSquared() (*result, error) {
 				floats.AddScaled(fVal, a, vr)
 			}
 		} else {
-			q := make([]float64, l)
-			floats.ScaleTo(q, 1/rnn, v)
-			col := append(rc, rnn)
+			if dc.stream != nil && len(cs)+1 > basisN {
+				// Computed on the fly, the basis is the one memory cost that
+				// grows with the steps: check it against the budget each
+				// time it doubles.
+				basisN = min(max(64, 2*basisN), limit)
+				if err := p.e.Reserve(fmt.Sprintf("the orthonormal basis of %d functions at %d points", basisN, l), basisBytes(basisN, l, prefit && !running)); err != nil {
+					return nil, fmt.Errorf("kmp: step %d: %w", step, err)
+				}
+				qs = slices.Grow(qs, (basisN-len(cs))*l)
+				if prefit && !running {
+					vq = slices.Grow(vq, 2*(basisN-len(cs))*l)
+				}
+			}
+			n0 := len(qs)
+			qs = append(qs, v...)
+			q := qs[n0:]
+			floats.Scale(1/rnn, q)
 			c := floats.Dot(q, resid)
 			floats.AddScaled(resid, -c, q)
-			qs, rcols, cs = append(qs, q...), append(rcols, col), append(cs, c)
+			rcols, cs = append(rcols, append(rc, rnn)), append(cs, c)
 			atoms = append(atoms, g)
 			skip[g] = true
-			lastQ = q
-			if prefit {
+			search.remove(g)
+			switch {
+			case explicit:
 				nperp[g] = 0
-			}
-			if explicit {
-				if err := deflate(be, dc, dx, q, prod[:2*m], vecs); err != nil {
+				if err := deflate(be, dx, q, dprod, vecs.Slice(0, 2, 0, l)); err != nil {
 					return nil, err
 				}
+			case prefit && running:
+				nperp[g] = 0
+				splitHiLo(q, vq[2*l:3*l], vq[3*l:4*l])
+			case prefit:
+				n0 := len(vq)
+				vq = append(vq, make([]float32, 2*l)...)
+				splitHiLo(q, vq[n0:n0+l], vq[n0+l:n0+2*l])
 			}
 			if fVal != nil {
 				var err error
-				coef, err = triSolve(rcols, cs)
-				if err != nil {
+				if coef, err = triSolve(rcols, cs); err != nil {
 					return nil, err
 				}
-			}
-			if fVal != nil {
-				for j := range fVal {
-					fVal[j] = 0
-				}
+				clear(fVal)
 				for i, a := range atoms {
 					vr, err := p.val.row(a)
 					if err != nil {
@@ -365,11 +430,10 @@ func (p *problem) fitSquared() (*result, error) {
 				}
 			}
 		}
-		resNorm = floats.Norm(resid, 2)
+		resNorm := floats.Norm(resid, 2)
 		floats.SubTo(fTrain, p.y, resid)
 		if fVal == nil && variant != Basic {
-			// The coefficients are only needed for the kept step.
-			coef = coef[:0]
+			coef = coef[:0] // only the kept step's coefficients are needed
 		}
 		if tr.record(step, g, len(atoms), resNorm, fTrain, fVal, atoms, coef) {
 			break
@@ -391,12 +455,22 @@ func (p *problem) fitSquared() (*result, error) {
 	return res, nil
 }
 
-// deflate applies D ← D − (D q) qᵀ to the explicit copy through the
-// backend's RankUpdate.
-func deflate(be backend.Backend, dc *dictionary, dx backend.Matrix, q []float64, prod []float64, vecs backend.Matrix) error {
+// basisBytes is the memory of an orthonormal basis of n vectors of length
+// l in float64, plus its float32 hi/lo copy when withHiLo.
+func basisBytes(n, l int, withHiLo bool) int64 {
+	b := int64(n) * int64(l) * 8
+	if withHiLo {
+		b *= 2
+	}
+	return b
+}
+
+// deflate applies D ← D − (D q) qᵀ to the explicit copy dx through the
+// backend's RankUpdate; prod (2·M) and vecs (2×l) are scratch.
+func deflate(be backend.Backend, dx backend.Matrix, q []float64, prod []float64, vecs backend.Matrix) error {
 	m, l := dx.Rows, dx.Cols
 	splitHiLo(q, vecs.Row(0), vecs.Row(1))
-	if err := be.DictProducts(prod, dx, vecs.Slice(0, 2, 0, l)); err != nil {
+	if err := be.DictProducts(prod, dx, vecs); err != nil {
 		return fmt.Errorf("kmp: explicit deflation products: %w", err)
 	}
 	u := backend.NewMatrix(1, m)
@@ -462,21 +536,6 @@ func cgs2(v, d []float64, qs []float64, l, threads int) []float64 {
 			}
 		})
 		floats.Add(rc, r)
-	}
-	return rc
-}
-
-// orthogonalize is cgs2 for a basis held as separate vectors (modified
-// Gram–Schmidt, applied twice).
-func orthogonalize(v, d []float64, qs [][]float64) []float64 {
-	copy(v, d)
-	rc := make([]float64, len(qs), len(qs)+1)
-	for range 2 {
-		for j, q := range qs {
-			r := floats.Dot(q, v)
-			floats.AddScaled(v, -r, q)
-			rc[j] += r
-		}
 	}
 	return rc
 }
