@@ -199,9 +199,9 @@ func (p *problem) fitSquared() (*result, error) {
 		// hi/lo row pairs: R, then (full-search pre-fitting) the newest q or
 		// (stochastic pre-fitting) every q of the basis.
 		vq    = make([]float32, 2*l, 4*l)
-		score = make([]float64, ns) // ⟨d_k, R⟩ of the searched atoms
+		score = search.score        // ⟨d_k, R⟩ of the searched atoms
+		nrm   = search.nrm          // ‖d_k‖²
 		denom = make([]float64, ns) // ‖d_k‖² or ‖d_k⊥‖²
-		nrm   = make([]float64, ns) // ‖d_k‖²
 		cskip = make([]bool, ns)
 		skip  = make([]bool, m) // chosen or numerically dependent
 		nperp []float64         // full-search pre-fitting: ‖d_k⊥‖² of every atom
@@ -258,12 +258,10 @@ func (p *problem) fitSquared() (*result, error) {
 		vecs := backend.Matrix{Rows: nv, Cols: l, Stride: l, Data: vq[:nv*l]}
 		cand := search.next()
 		n := len(cand)
-		err := search.scan(cand, vecs, func(b0, nb int, prod, bn []float64) {
+		err := search.scan(cand, vecs, func(b0, nb int, prod []float64) {
 			for i := range nb {
 				c, k := b0+i, cand[b0+i]
-				score[c] = prod[i] + prod[nb+i]
-				nrm[c] = bn[i]
-				denom[c] = bn[i]
+				denom[c] = nrm[c]
 				if prefit {
 					switch {
 					case running:

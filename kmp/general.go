@@ -27,8 +27,7 @@ func (p *problem) fitGeneral() (*result, error) {
 	f := make([]float64, l)
 	g := make([]float64, l)
 	vecs := backend.NewMatrix(2, l)
-	score := make([]float64, ns)
-	nrm := make([]float64, ns)
+	score, nrm := search.score, search.nrm
 	var skip, cskip []bool
 	if backfit {
 		skip, cskip = make([]bool, m), make([]bool, ns)
@@ -57,16 +56,15 @@ func (p *problem) fitGeneral() (*result, error) {
 		splitHiLo(g, vecs.Row(0), vecs.Row(1))
 		cand := search.next()
 		n := len(cand)
-		err := search.scan(cand, vecs, func(b0, nb int, prod, bn []float64) {
-			for i := range nb {
-				c, k := b0+i, cand[b0+i]
-				score[c] = prod[i] + prod[nb+i]
-				nrm[c] = bn[i]
-				if backfit {
-					cskip[c] = skip[k]
+		var each func(b0, nb int, _ []float64)
+		if backfit {
+			each = func(b0, nb int, _ []float64) {
+				for c := b0; c < b0+nb; c++ {
+					cskip[c] = skip[cand[c]]
 				}
 			}
-		})
+		}
+		err := search.scan(cand, vecs, each)
 		if err != nil {
 			return nil, err
 		}

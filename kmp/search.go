@@ -24,6 +24,9 @@ type searcher struct {
 	running bool
 	d       backend.Matrix // in memory: the matrix the pass reads
 	prod    []float64      // in memory: the pass's products
+	// Filled by scan for the searched atoms, in the order of next's result:
+	// ⟨d_k, v_0⟩ (the first hi/lo pair of rows of vecs) and ‖d_k‖².
+	score, nrm []float64
 }
 
 func newSearcher(p *problem) *searcher {
@@ -35,13 +38,18 @@ func newSearcher(p *problem) *searcher {
 		if st.plan.Mode == StochasticSearch && st.plan.ActiveSet < m {
 			s.size = st.plan.ActiveSet
 			s.smp = newSampler(m, p.cfg.Seed, p.output)
-			return s
+			return s.alloc()
 		}
 	}
 	s.all = make([]int, m)
 	for i := range s.all {
 		s.all[i] = i
 	}
+	return s.alloc()
+}
+
+func (s *searcher) alloc() *searcher {
+	s.score, s.nrm = make([]float64, s.size), make([]float64, s.size)
 	return s
 }
 
@@ -69,12 +77,21 @@ func (s *searcher) canResample() bool {
 }
 
 // scan computes the products of the atoms cand (as returned by next) with
-// the rows of vecs (length l each) and calls each, block by block, with the
-// block's offset b0 in cand, its size nb, prod[j*nb+i] = <d_{cand[b0+i]},
-// v_j> and nrm[i] = ‖d_{cand[b0+i]}‖². The slices are reused by the next
-// block.
-func (s *searcher) scan(cand []int, vecs backend.Matrix, each func(b0, nb int, prod, nrm []float64)) error {
+// the rows of vecs (length l each; rows 0 and 1 the hi/lo halves of the
+// vector scored), fills score and nrm, and calls each (if not nil), block by
+// block, with the block's offset b0 in cand, its size nb and prod[j*nb+i] =
+// <d_{cand[b0+i]}, v_j>. The slices are reused by the next block.
+func (s *searcher) scan(cand []int, vecs backend.Matrix, each func(b0, nb int, prod []float64)) error {
 	dc := s.dc
+	block := func(b0, nb int, prod, bn []float64) {
+		for i := range nb {
+			s.score[b0+i] = prod[i] + prod[nb+i]
+			s.nrm[b0+i] = bn[i]
+		}
+		if each != nil {
+			each(b0, nb, prod)
+		}
+	}
 	st := dc.stream
 	if st == nil {
 		// In memory: one pass over the whole (possibly deflated) matrix.
@@ -83,14 +100,14 @@ func (s *searcher) scan(cand []int, vecs backend.Matrix, each func(b0, nb int, p
 		if err := s.be.DictProducts(s.prod, s.d, vecs); err != nil {
 			return fmt.Errorf("kmp: dictionary products: %w", err)
 		}
-		each(0, m, s.prod, dc.nrm2)
+		block(0, m, s.prod, dc.nrm2)
 		return nil
 	}
 	return st.scan(dc, cand, vecs, !s.running, func(b0, nb int, prod, bn []float64) error {
 		if s.running {
 			bn = dc.nrm2[b0 : b0+nb] // cand is every atom in order
 		}
-		each(b0, nb, prod, bn)
+		block(b0, nb, prod, bn)
 		return nil
 	})
 }
