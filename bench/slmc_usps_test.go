@@ -7,11 +7,15 @@ package bench
 //
 // These runs take minutes, so they only run when asked:
 //
-//	PURSUIT_SLMC_USPS=1 go test ./bench -run 'TestSLMCUSPS' -v -timeout 3h
+//	PURSUIT_SLMC_USPS=1 go test ./bench -run 'TestSLMCUSPS38' -v          # Example 2, ~20 s
+//	PURSUIT_SLMC_USPS=1 go test ./bench -run 'TestSLMCUSPS$' -v -timeout 3h # per-digit runs, ~25 min
+//	PURSUIT_SLMC_USPS=1 go test ./bench -run 'TestSLMCUSPSTable' -v         # the ten-class table
+//	PURSUIT_SLMC_USPS=1 go test ./bench -run 'TestSLMCUSPSTiming' -v        # SLMC alone, ten digits at 10%
 //
-// PURSUIT_SLMC_OUT names the folder for the PNG (default: a temporary
-// folder, printed); PURSUIT_SLMC_RATIOS (default "0.05,0.10") and
-// PURSUIT_SLMC_DIGITS (default all) restrict the table.
+// PURSUIT_SLMC_OUT names the folder for the per-digit results and the PNG
+// (default: pursuit-slmc in the temporary folder); PURSUIT_SLMC_RATIOS
+// (default "0.05,0.10") and PURSUIT_SLMC_DIGITS (default all) split the
+// per-digit runs, e.g. over two processes.
 
 import (
 	"encoding/json"
