@@ -84,9 +84,9 @@ func denseDict(t testing.TB, e *engine.Engine, x backend.Matrix, cfg Config) ([]
 	return atoms, d
 }
 
-// lsResidual returns ‖y − P y‖² for P the projection on the span of the
-// dictionary rows cols (gonum QR least squares).
-func lsResidual(d *mat.Dense, cols []int, y []float64) float64 {
+// lsSolve fits y by least squares on the dictionary rows cols (gonum QR):
+// it returns the l×|cols| design matrix and the coefficients.
+func lsSolve(d *mat.Dense, cols []int, y []float64) (*mat.Dense, *mat.Dense, error) {
 	l := len(y)
 	a := mat.NewDense(l, len(cols), nil)
 	for c, k := range cols {
@@ -97,13 +97,21 @@ func lsResidual(d *mat.Dense, cols []int, y []float64) float64 {
 	var qr mat.QR
 	qr.Factorize(a)
 	var coef mat.Dense
-	if err := qr.SolveTo(&coef, false, mat.NewDense(l, 1, append([]float64(nil), y...))); err != nil {
+	err := qr.SolveTo(&coef, false, mat.NewDense(l, 1, append([]float64(nil), y...)))
+	return a, &coef, err
+}
+
+// lsResidual returns ‖y − P y‖² for P the projection on the span of the
+// dictionary rows cols.
+func lsResidual(d *mat.Dense, cols []int, y []float64) float64 {
+	a, coef, err := lsSolve(d, cols, y)
+	if err != nil {
 		return math.Inf(1)
 	}
 	var fit mat.Dense
-	fit.Mul(a, &coef)
+	fit.Mul(a, coef)
 	var s float64
-	for i := range l {
+	for i := range y {
 		r := y[i] - fit.At(i, 0)
 		s += r * r
 	}
@@ -113,20 +121,11 @@ func lsResidual(d *mat.Dense, cols []int, y []float64) float64 {
 // lsCoef returns the least-squares coefficients of y on the dictionary rows
 // cols.
 func lsCoef(t testing.TB, d *mat.Dense, cols []int, y []float64) []float64 {
-	l := len(y)
-	a := mat.NewDense(l, len(cols), nil)
-	for c, k := range cols {
-		for i := range l {
-			a.Set(i, c, d.At(k, i))
-		}
-	}
-	var qr mat.QR
-	qr.Factorize(a)
-	var coef mat.Dense
-	if err := qr.SolveTo(&coef, false, mat.NewDense(l, 1, append([]float64(nil), y...))); err != nil {
+	_, coef, err := lsSolve(d, cols, y)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return mat.Col(nil, 0, &coef)
+	return mat.Col(nil, 0, coef)
 }
 
 func curveAtoms(c []Step) []int {
