@@ -285,8 +285,8 @@ type Config struct {
 	Progress func(Step)
 }
 
-// defaults fills unset fields and validates the rest.
-func (c *Config) resolve(l int) error {
+// resolve fills unset fields with their defaults and validates the rest.
+func (c *Config) resolve() error {
 	if c.Variant == Auto {
 		if c.Loss == Squared {
 			c.Variant = PreFit
@@ -379,6 +379,5 @@ func (c *Config) resolve(l int) error {
 	if _, err := data.ParseScaleMode(string(c.Scale)); err != nil {
 		return fmt.Errorf("kmp: %w", err)
 	}
-	_ = l
 	return nil
 }

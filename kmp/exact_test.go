@@ -63,7 +63,7 @@ func circleData(n int, seed uint64) (backend.Matrix, []float64) {
 // validation split) as a float64 M×l matrix, row k = atom k.
 func denseDict(t testing.TB, e *engine.Engine, x backend.Matrix, cfg Config) ([]atom, *mat.Dense) {
 	t.Helper()
-	if err := cfg.resolve(x.Rows); err != nil {
+	if err := cfg.resolve(); err != nil {
 		t.Fatal(err)
 	}
 	norms, err := e.SqNorms(x)

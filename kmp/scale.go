@@ -75,7 +75,7 @@ func PlanTraining(e *engine.Engine, l int, cfg Config) (Plan, error) {
 		return Plan{}, fmt.Errorf("kmp: plan: %d training points", l)
 	}
 	c := cfg
-	if err := c.resolve(l); err != nil {
+	if err := c.resolve(); err != nil {
 		return Plan{}, err
 	}
 	// The same dictionary as train builds.
@@ -149,9 +149,8 @@ func newDictionary(e *engine.Engine, cfg *Config, atoms []atom, tr trainSet) (*d
 		for i := range all {
 			all[i] = i
 		}
-		if err := st.scan(dc, all, backend.Matrix{}, true, func(b0, _ int, _, nrm []float64) error {
+		if err := st.scan(dc, all, backend.Matrix{}, true, func(b0, _ int, _, nrm []float64) {
 			copy(dc.nrm2[b0:], nrm)
-			return nil
 		}); err != nil {
 			return nil, err
 		}
@@ -194,7 +193,7 @@ type streamer struct {
 // block's offset b0 in cand, its size nb, prod[j*nb+i] = <d_{cand[b0+i]},
 // v_j> for the rows v_j of vecs (length l), and, when norms is set,
 // nrm[i] = ‖d_{cand[b0+i]}‖².
-func (st *streamer) scan(dc *dictionary, cand []int, vecs backend.Matrix, norms bool, each func(b0, nb int, prod, nrm []float64) error) error {
+func (st *streamer) scan(dc *dictionary, cand []int, vecs backend.Matrix, norms bool, each func(b0, nb int, prod, nrm []float64)) error {
 	be := st.e.Backend()
 	n, l, k := len(cand), st.tr.x.Rows, vecs.Rows
 	threads := st.e.Threads()
@@ -230,9 +229,7 @@ func (st *streamer) scan(dc *dictionary, cand []int, vecs backend.Matrix, norms 
 				addSqNorms(blk, threads, nrm)
 			}
 		}
-		if err := each(b0, nb, prod, nrm); err != nil {
-			return err
-		}
+		each(b0, nb, prod, nrm)
 	}
 	return nil
 }

@@ -103,12 +103,11 @@ func (s *searcher) scan(cand []int, vecs backend.Matrix, each func(b0, nb int, p
 		block(0, m, s.prod, dc.nrm2)
 		return nil
 	}
-	return st.scan(dc, cand, vecs, !s.running, func(b0, nb int, prod, bn []float64) error {
+	return st.scan(dc, cand, vecs, !s.running, func(b0, nb int, prod, bn []float64) {
 		if s.running {
 			bn = dc.nrm2[b0 : b0+nb] // cand is every atom in order
 		}
 		block(b0, nb, prod, bn)
-		return nil
 	})
 }
 

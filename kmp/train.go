@@ -55,7 +55,7 @@ func train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, forceOVR
 			return nil, err
 		}
 	}
-	if err := cfg.resolve(x.Rows); err != nil {
+	if err := cfg.resolve(); err != nil {
 		return nil, err
 	}
 
