@@ -140,11 +140,12 @@ func (m *Model) DecisionAll(e *engine.Engine, x backend.Matrix) ([][]float64, er
 	if x.Cols != m.Support.Cols {
 		return nil, fmt.Errorf("kmp: decision: data has %d features, the model %d", x.Cols, m.Support.Cols)
 	}
-	xs := backend.NewMatrix(x.Rows, x.Cols)
-	for i := range x.Rows {
-		copy(xs.Row(i), x.Row(i))
-	}
+	xs := x // read only; a scaled copy when the model scales
 	if m.Scaler != nil {
+		xs = backend.NewMatrix(x.Rows, x.Cols)
+		for i := range x.Rows {
+			copy(xs.Row(i), x.Row(i))
+		}
 		if err := m.Scaler.Apply(xs); err != nil {
 			return nil, fmt.Errorf("kmp: decision: scaling: %w", err)
 		}
@@ -172,10 +173,11 @@ func (m *Model) DecisionAll(e *engine.Engine, x backend.Matrix) ([][]float64, er
 		for r, s := range idx {
 			copy(sv.Row(r), m.Support.Row(s))
 		}
+		buf := make([]float32, min(predictBlock, x.Rows)*len(idx)) // kernel block, reused
 		for r0 := 0; r0 < x.Rows; r0 += predictBlock {
 			r1 := min(r0+predictBlock, x.Rows)
 			blk := xs.Slice(r0, r1, 0, xs.Cols)
-			kb := backend.NewMatrix(r1-r0, len(idx))
+			kb := backend.Matrix{Rows: r1 - r0, Cols: len(idx), Stride: len(idx), Data: buf[:(r1-r0)*len(idx)]}
 			if k == CustomKernelIndex {
 				if m.Custom == nil || m.Custom.Func == nil {
 					return nil, errors.New("kmp: decision: the model uses a custom kernel function that was not supplied")
