@@ -468,3 +468,41 @@ func orthogonalize(v, d []float64, qs [][]float64) []float64 {
 	}
 	return rc
 }
+
+// TestTriSolve: the column back substitution against gonum's triangular
+// solve, and a clear error for a zero diagonal.
+func TestTriSolve(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	const n = 40
+	rcols := make([][]float64, n)
+	tri := mat.NewTriDense(n, mat.Upper, nil)
+	c := make([]float64, n)
+	for j := range n {
+		rcols[j] = make([]float64, j+1)
+		for i := range j {
+			rcols[j][i] = rng.NormFloat64()
+		}
+		rcols[j][j] = 1 + rng.Float64()
+		for i := 0; i <= j; i++ {
+			tri.SetTri(i, j, rcols[j][i])
+		}
+		c[j] = rng.NormFloat64()
+	}
+	var want mat.VecDense
+	if err := want.SolveVec(tri, mat.NewVecDense(n, append([]float64(nil), c...))); err != nil {
+		t.Fatal(err)
+	}
+	got, err := triSolve(rcols, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if w := want.AtVec(i); math.Abs(got[i]-w) > 1e-12*(1+math.Abs(w)) {
+			t.Fatalf("α_%d = %v, want %v", i, got[i], w)
+		}
+	}
+	rcols[7][7] = 0
+	if _, err := triSolve(rcols, c); err == nil {
+		t.Error("zero diagonal: no error")
+	}
+}

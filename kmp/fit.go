@@ -1,7 +1,6 @@
 package kmp
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -10,7 +9,6 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/engine"
@@ -538,27 +536,19 @@ func cgs2(v, d []float64, qs []float64, l, threads int) []float64 {
 	return rc
 }
 
-// triSolve solves Rf α = c for the upper-triangular factor given by columns.
+// triSolve solves Rf α = c for the upper-triangular factor given by columns
+// (rcols[j] is column j, length ≥ j+1), by back substitution column by
+// column: O(n²) and no n×n matrix, since it runs every step with a
+// validation set.
 func triSolve(rcols [][]float64, c []float64) ([]float64, error) {
-	n := len(c)
-	if n == 0 {
-		return nil, nil
-	}
-	t := mat.NewTriDense(n, mat.Upper, nil)
-	for j := range n {
-		for i := 0; i <= j; i++ {
-			t.SetTri(i, j, rcols[j][i])
+	a := append([]float64(nil), c...)
+	for j := len(a) - 1; j >= 0; j-- {
+		d := rcols[j][j]
+		if d == 0 || math.IsNaN(d) || math.IsInf(d, 0) {
+			return nil, fmt.Errorf("kmp: solving for the coefficients: diagonal %d of the triangular factor is %v", j, d)
 		}
+		a[j] /= d
+		floats.AddScaled(a[:j], -a[j], rcols[j][:j])
 	}
-	var a mat.VecDense
-	err := a.SolveVec(t, mat.NewVecDense(n, append([]float64(nil), c...)))
-	var cond mat.Condition
-	if err != nil && !errors.As(err, &cond) {
-		return nil, fmt.Errorf("kmp: solving for the coefficients: %w", err)
-	}
-	out := make([]float64, n)
-	for i := range out {
-		out[i] = a.AtVec(i)
-	}
-	return out, nil
+	return a, nil
 }
