@@ -83,16 +83,21 @@ func buildDictionary(e *engine.Engine, cfg *Config, atoms []atom, tr trainSet) (
 		return nil, fmt.Errorf("kmp: %w", err)
 	}
 	d := backend.NewMatrix(m, l)
-	if err := fillAtoms(e, cfg, atoms, tr, tr, d); err != nil {
+	if err := fillAtoms(e, cfg, atoms, tr, tr, d, nil); err != nil {
 		return nil, err
 	}
 	return &dictionary{atoms: atoms, d: d, nrm2: rowSqNorms64(d, e.Threads())}, nil
 }
 
 // fillAtoms writes dst[r][j] = atom_r evaluated at point j of pts, where the
-// atoms' centres are rows of tr.
-func fillAtoms(e *engine.Engine, cfg *Config, atoms []atom, tr, pts trainSet, dst backend.Matrix) error {
+// atoms' centres are rows of tr. idx is scratch for the centres' rows (nil,
+// or at least len(atoms) long: the streamed search calls this for every
+// chunk of every block each step).
+func fillAtoms(e *engine.Engine, cfg *Config, atoms []atom, tr, pts trainSet, dst backend.Matrix, idx []int) error {
 	be := e.Backend()
+	if len(idx) < len(atoms) {
+		idx = make([]int, len(atoms))
+	}
 	// Runs of atoms with the same built-in kernel go to KernelGather at once.
 	for r := 0; r < len(atoms); {
 		a := atoms[r]
@@ -117,11 +122,11 @@ func fillAtoms(e *engine.Engine, cfg *Config, atoms []atom, tr, pts trainSet, ds
 				return err
 			}
 		default:
-			idx := make([]int, end-r)
-			for i := range idx {
-				idx[i] = atoms[r+i].center
+			centres := idx[:end-r]
+			for i := range centres {
+				centres[i] = atoms[r+i].center
 			}
-			if err := be.KernelGather(block, cfg.Kernels[a.kernel], tr.x, tr.norms, idx, pts.x, pts.norms); err != nil {
+			if err := be.KernelGather(block, cfg.Kernels[a.kernel], tr.x, tr.norms, centres, pts.x, pts.norms); err != nil {
 				return fmt.Errorf("kmp: kernel %s block of %d functions at %d points: %w", cfg.Kernels[a.kernel], end-r, pts.x.Rows, err)
 			}
 		}

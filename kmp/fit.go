@@ -44,7 +44,7 @@ func (v *valSet) row(k int) ([]float64, error) {
 		return r, nil
 	}
 	dst := backend.NewMatrix(1, v.pts.x.Rows)
-	if err := fillAtoms(v.e, v.cfg, v.atoms[k:k+1], v.tr, v.pts, dst); err != nil {
+	if err := fillAtoms(v.e, v.cfg, v.atoms[k:k+1], v.tr, v.pts, dst, nil); err != nil {
 		return nil, fmt.Errorf("kmp: validation kernel values: %w", err)
 	}
 	r := make([]float64, dst.Cols)

@@ -141,6 +141,7 @@ func newDictionary(e *engine.Engine, cfg *Config, atoms []atom, tr trainSet) (*d
 	}
 	st := &streamer{e: e, cfg: cfg, plan: plan, tr: tr, chunk: plan.Chunk, one: backend.NewMatrix(1, tr.x.Rows)}
 	st.buf = make([]float32, plan.Block*st.chunk)
+	st.idx = make([]int, plan.Block)
 	dc := &dictionary{atoms: atoms, stream: st}
 	if plan.Mode == Streamed {
 		// The norms of all atoms, in one blocked pass.
@@ -183,6 +184,7 @@ type streamer struct {
 	buf   []float32      // Block×chunk kernel block, reused
 	one   backend.Matrix // 1×l, a single atom
 	ab    []atom
+	idx   []int     // centres of a block (fillAtoms scratch)
 	prod  []float64 // products of a block, summed over the chunks
 	part  []float64 // products of one chunk
 	nrm   []float64 // squared norms of a block
@@ -214,7 +216,7 @@ func (st *streamer) scan(dc *dictionary, cand []int, vecs backend.Matrix, norms 
 			j1 := min(j0+st.chunk, l)
 			blk := backend.Matrix{Rows: nb, Cols: j1 - j0, Stride: j1 - j0, Data: st.buf[:nb*(j1-j0)]}
 			pts := trainSet{x: st.tr.x.Slice(j0, j1, 0, st.tr.x.Cols), norms: st.tr.norms[j0:j1]}
-			if err := fillAtoms(st.e, st.cfg, st.ab, st.tr, pts, blk); err != nil {
+			if err := fillAtoms(st.e, st.cfg, st.ab, st.tr, pts, blk, st.idx); err != nil {
 				return err
 			}
 			if k > 0 {
@@ -244,7 +246,7 @@ func grow(s []float64, n int) []float64 {
 // row64 writes atom k of dc at the training points into dst as float64.
 func (st *streamer) row64(dc *dictionary, k int, dst []float64) error {
 	st.ab = append(st.ab[:0], dc.atoms[k])
-	if err := fillAtoms(st.e, st.cfg, st.ab, st.tr, st.tr, st.one); err != nil {
+	if err := fillAtoms(st.e, st.cfg, st.ab, st.tr, st.tr, st.one, st.idx); err != nil {
 		return err
 	}
 	for j, v := range st.one.Row(0) {
