@@ -23,7 +23,7 @@ const biasKernel = -1
 
 // dictionary holds the M atoms evaluated at the l training points as an M×l
 // float32 matrix (row k = atom k at every training point), so that the
-// backend's DictProducts streams it once per step.
+// backend's DictProducts streams it once per step (searcher.scan).
 type dictionary struct {
 	atoms  []atom
 	d      backend.Matrix // M×l
@@ -211,15 +211,6 @@ func (dc *dictionary) row64(k int, dst []float64) {
 	for j, v := range dc.d.Row(k) {
 		dst[j] = float64(v)
 	}
-}
-
-// products computes dst[j*M+k] = <d_k, vecs_j> in one pass over the
-// dictionary.
-func (dc *dictionary) products(be backend.Backend, dst []float64, vecs backend.Matrix) error {
-	if err := be.DictProducts(dst, dc.d, vecs); err != nil {
-		return fmt.Errorf("kmp: dictionary products: %w", err)
-	}
-	return nil
 }
 
 // splitHiLo writes v as the sum of two float32 vectors hi + lo, so that a
