@@ -41,13 +41,15 @@ func kmpRepro(t *testing.T) {
 	}
 }
 
-func kmpLoad(t testing.TB, elem ...string) *data.Dataset {
+// kmpLoad loads dir/file from the shared datasets, skipping the test when
+// it is not there.
+func kmpLoad(t testing.TB, dir, file string, opts ...data.Option) *data.Dataset {
 	t.Helper()
-	path, err := data.SharedFile(elem...)
+	path, err := data.SharedFile(dir, file)
 	if err != nil {
-		t.Skipf("dataset %s not available: %v", strings.Join(elem, "/"), err)
+		t.Skipf("dataset %s/%s not available: %v", dir, file, err)
 	}
-	d, err := data.Load(path)
+	d, err := data.Load(path, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,13 +93,7 @@ func TestKMPUSPS(t *testing.T) {
 	var steps int
 	var stepTime time.Duration
 	for _, dg := range digits {
-		y := make([]float64, train.Len())
-		for i, v := range train.Y {
-			y[i] = -1
-			if int(v) == dg {
-				y[i] = 1
-			}
-		}
+		y := signsOf(train.Y, float64(dg))
 		n := kmpUSPSSV[dg]
 		start := time.Now()
 		// With the constant in the dictionary, choosing it costs a step but

@@ -317,35 +317,12 @@ func TestSKMP50k(t *testing.T) {
 
 func TestSKMPUSPS(t *testing.T) {
 	skmpSkip(t)
-	ptr, err := data.SharedFile("usps", "usps.train.gz")
-	if err != nil {
-		t.Skipf("USPS not available: %v", err)
-	}
-	pte, err := data.SharedFile("usps", "usps.test.gz")
-	if err != nil {
-		t.Skipf("USPS not available: %v", err)
-	}
-	train, err := data.Load(ptr, data.WithDim(256))
-	if err != nil {
-		t.Fatal(err)
-	}
-	test, err := data.Load(pte, data.WithDim(256))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := func(y []float64) []float64 {
-		out := make([]float64, len(y))
-		for i, v := range y {
-			out[i] = -1
-			if v == 8 {
-				out[i] = 1
-			}
-		}
-		return out
-	}
-	ytr, yte := bin(train.Y), bin(test.Y)
+	train := kmpLoad(t, "usps", "usps.train.gz", data.WithDim(256))
+	test := kmpLoad(t, "usps", "usps.test.gz", data.WithDim(256))
+	ytr, yte := signsOf(train.Y, 8), signsOf(test.Y, 8)
 	seeds := 10
 	if v := os.Getenv("PURSUIT_SKMP_SEEDS"); v != "" {
+		var err error
 		if seeds, err = strconv.Atoi(v); err != nil || seeds < 1 {
 			t.Fatalf("PURSUIT_SKMP_SEEDS = %q", v)
 		}
