@@ -15,9 +15,15 @@
 // The dictionary is stored as an M×l float32 matrix, one row per candidate
 // function evaluated at the l training points, and every step streams it
 // once through the engine's batched dictionary product; kernels are
-// evaluated through the engine's kernel blocks. The package never touches a
-// backend implementation directly, so it runs on every backend the engine
-// offers.
+// evaluated through the engine's kernel blocks. A dictionary over the
+// engine's memory budget is instead recomputed block by block every step
+// (Streamed), and Config.Stochastic searches a random active set of
+// functions per step (stochastic KMP, Popovici, Bengio & Thiran 2005);
+// PlanTraining says which mode runs. Only the search differs between the
+// modes (search.go): the same fitters (fit.go for the squared loss,
+// general.go for the others) update the expansion. The package never
+// touches a backend implementation directly, so it runs on every backend
+// the engine offers.
 //
 // Training records the whole learning curve (training and validation error
 // and residual norm per step) and supports early stopping on a validation
