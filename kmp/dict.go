@@ -166,16 +166,33 @@ func customBlock(f KernelFunc, atoms []atom, centres, pts backend.Matrix, dst ba
 // rowSqNorms64 returns the float64 squared norms of the rows of d.
 func rowSqNorms64(d backend.Matrix, threads int) []float64 {
 	out := make([]float64, d.Rows)
+	addSqNorms(d, threads, out)
+	return out
+}
+
+// addSqNorms adds the float64 squared norms of the rows of d to out, with
+// four independent accumulators so that the loop is not bound by the
+// latency of one chain of additions.
+func addSqNorms(d backend.Matrix, threads int, out []float64) {
 	parallelFor(d.Rows, threads, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			var s float64
-			for _, v := range d.Row(i) {
-				s += float64(v) * float64(v)
+			r := d.Row(i)
+			var s0, s1, s2, s3 float64
+			j := 0
+			for ; j+4 <= len(r); j += 4 {
+				a, b, c, e := float64(r[j]), float64(r[j+1]), float64(r[j+2]), float64(r[j+3])
+				s0 += a * a
+				s1 += b * b
+				s2 += c * c
+				s3 += e * e
 			}
-			out[i] = s
+			for ; j < len(r); j++ {
+				a := float64(r[j])
+				s0 += a * a
+			}
+			out[i] += (s0 + s1) + (s2 + s3)
 		}
 	})
-	return out
 }
 
 // parallelFor splits [0, n) into contiguous chunks run on up to threads

@@ -19,7 +19,6 @@ import (
 type problem struct {
 	e      *engine.Engine
 	cfg    *Config
-	task   Task
 	dict   *dictionary
 	y      []float64 // targets at the training points (±1 or real)
 	val    *valSet   // nil without validation
@@ -93,21 +92,21 @@ func (t *tracker) record(step, k int, basis int, resid float64, fTrain, fVal []f
 		Step: step, Basis: basis, Atom: k, Support: a.center, Kernel: a.kernel, Output: p.output,
 		Residual:  resid,
 		TrainLoss: meanLoss(p.cfg.Loss, p.y, fTrain),
-		TrainErr:  errorOf(p.task, p.y, fTrain),
+		TrainErr:  errorOf(p.cfg.Task, p.y, fTrain),
 		ValLoss:   math.NaN(), ValErr: math.NaN(),
 		Elapsed: time.Since(t.start),
 	}
 	improved := false
 	if fVal != nil {
 		s.ValLoss = meanLoss(p.cfg.Loss, p.valY, fVal)
-		s.ValErr = errorOf(p.task, p.valY, fVal)
+		s.ValErr = errorOf(p.cfg.Task, p.valY, fVal)
 		switch p.cfg.Select {
 		case SelectLoss:
 			improved = s.ValLoss < t.bestLoss
 		case SelectErrorLoss:
 			improved = s.ValErr < t.bestErr || (s.ValErr == t.bestErr && s.ValLoss < t.bestLoss)
 		default:
-			improved = s.ValErr < t.bestErr || (p.task == Regression && s.ValErr == t.bestErr && s.ValLoss < t.bestLoss)
+			improved = s.ValErr < t.bestErr || (p.cfg.Task == Regression && s.ValErr == t.bestErr && s.ValLoss < t.bestLoss)
 		}
 	} else {
 		improved = true // without validation the last step is kept
@@ -246,7 +245,8 @@ func (p *problem) fitSquared() (*result, error) {
 		nv, nq := 2, 0
 		switch {
 		case explicit:
-			copy(nperp, rowSqNorms64(dx, p.e.Threads()))
+			clear(nperp)
+			addSqNorms(dx, p.e.Threads(), nperp)
 		case prefit && running && len(cs) > 0:
 			nv = 4
 		case prefit && !running:

@@ -175,7 +175,7 @@ func train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, forceOVR
 	results := make([]*result, len(targets))
 	for o, t := range targets {
 		// Classification outputs see ±1 targets; their error is sign(f) ≠ y.
-		p := &problem{e: e, cfg: &cfg, task: cfg.Task, dict: dict, y: t.y, val: vs, valY: t.valY, output: o}
+		p := &problem{e: e, cfg: &cfg, dict: dict, y: t.y, val: vs, valY: t.valY, output: o}
 		r, err := p.fit()
 		if err != nil {
 			if len(targets) > 1 {
