@@ -22,4 +22,7 @@
 // Kernels: SLMC, SKFD and RS need the derivative of the kernel in its
 // argument and support the RBF kernel only; every other kernel is rejected
 // with an error wrapping ErrKernel.
+//
+// Model.Save and Load store a model in a versioned, checksummed file;
+// Load refuses truncated, damaged and over-long files with an error.
 package slmc

@@ -1,6 +1,7 @@
 package slmc_test
 
 import (
+	"bytes"
 	"fmt"
 	"log"
 
@@ -109,4 +110,45 @@ func ExampleFromSVM() {
 	// Output:
 	// SVM:  44 support vectors, test error 0.0416
 	// SLMC:  4 expansion vectors, test error 0.0187
+}
+
+// Save a model and load it back: the decisions are identical, and a
+// damaged file is refused.
+func ExampleLoad() {
+	e, err := engine.New(engine.WithBackend("go"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	x, y := disc(12)
+	res, err := slmc.Train(e, x, y, slmc.Config{Kernel: engine.RBF(4), C: 10, NumXV: 4, Seed: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := res.Model.Save(&buf); err != nil {
+		log.Fatal(err)
+	}
+	file := buf.Bytes()
+	m, err := slmc.Load(bytes.NewReader(file))
+	if err != nil {
+		log.Fatal(err)
+	}
+	before, err := res.Model.Decision(e, x)
+	if err != nil {
+		log.Fatal(err)
+	}
+	after, err := m.Decision(e, x)
+	if err != nil {
+		log.Fatal(err)
+	}
+	same := true
+	for i := range before {
+		same = same && before[i] == after[i]
+	}
+	fmt.Println("expansion vectors:", m.NumXV(), "identical decisions:", same)
+	_, err = slmc.Load(bytes.NewReader(file[:len(file)-1]))
+	fmt.Println("truncated file refused:", err != nil)
+	// Output:
+	// expansion vectors: 4 identical decisions: true
+	// truncated file refused: true
 }
