@@ -47,9 +47,7 @@
 // are the algorithms' own formats: kmp's versioned, checksummed file (one
 // payload holds every one-vs-rest output), LIBSVM's text model for svm (one
 // payload per class for one-vs-rest; with --scale none it is usable as is by
-// LIBSVM's svm-predict), and for slmc, which has no file format of its own
-// yet, the line "pursuit-slmc 1" and a JSON object with the expansion
-// vectors, coefficients and bias.
+// LIBSVM's svm-predict), and slmc's versioned, checksummed file for slmc.
 //
 // pursuit predict also reads models written by LIBSVM's svm-train (binary
 // C-SVC and ε-SVR), applied to the data as given, and its predictions equal

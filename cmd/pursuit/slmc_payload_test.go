@@ -1,0 +1,58 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/slmc"
+)
+
+// TestSLMCPayload checks that the slmc payload is slmc's own file format
+// (so a payload cut inside the CLI's frame is still refused by slmc.Load).
+func TestSLMCPayload(t *testing.T) {
+	xv, err := backend.MatrixFrom(2, 2, []float32{0.5, -1, 2, 0.25})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &slmcFitted{m: &slmc.Model{Method: "slmc", Kernel: engine.RBF(2), XV: xv, Beta: []float64{0.75, -1.5}, Bias: 0.125}}
+	var b bytes.Buffer
+	if err := f.Save(&b); err != nil {
+		t.Fatal(err)
+	}
+	direct, err := slmc.Load(bytes.NewReader(b.Bytes()))
+	if err != nil {
+		t.Fatalf("the payload is not an slmc model file: %v", err)
+	}
+	g, err := loadSLMC(bytes.NewReader(b.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.New(engine.WithBackend("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _ := backend.MatrixFrom(3, 2, []float32{0, 0, 1, 1, 0.5, -1})
+	want, err := f.Decision(e, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []interface {
+		Decision(*engine.Engine, engine.Matrix) ([]float64, error)
+	}{g, direct} {
+		got, err := m.Decision(e, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("decision %d: %v after loading, %v before", i, got[i], want[i])
+			}
+		}
+	}
+	if _, err := loadSLMC(bytes.NewReader(b.Bytes()[:b.Len()-1])); !errors.Is(err, slmc.ErrCorrupt) {
+		t.Fatalf("truncated payload: got %v, want slmc.ErrCorrupt", err)
+	}
+}
