@@ -166,8 +166,25 @@ func customBlock(f KernelFunc, atoms []atom, centres, pts backend.Matrix, dst ba
 // rowSqNorms64 returns the float64 squared norms of the rows of d.
 func rowSqNorms64(d backend.Matrix, threads int) []float64 {
 	out := make([]float64, d.Rows)
-	addSqNorms(d, threads, out)
+	rowSqNorms64To(out, d, threads)
 	return out
+}
+
+// rowSqNorms64To writes the float64 squared norms of the rows of d to out,
+// summed in order. (addSqNorms, four accumulators, rounds differently; the
+// in-memory dictionary keeps this order so that its runs stay as they were:
+// the non-squared losses' refits amplify last-bit changes into other
+// choices.)
+func rowSqNorms64To(out []float64, d backend.Matrix, threads int) {
+	parallelFor(d.Rows, threads, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			var s float64
+			for _, v := range d.Row(i) {
+				s += float64(v) * float64(v)
+			}
+			out[i] = s
+		}
+	})
 }
 
 // addSqNorms adds the float64 squared norms of the rows of d to out, with

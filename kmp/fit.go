@@ -245,8 +245,7 @@ func (p *problem) fitSquared() (*result, error) {
 		nv, nq := 2, 0
 		switch {
 		case explicit:
-			clear(nperp)
-			addSqNorms(dx, p.e.Threads(), nperp)
+			rowSqNorms64To(nperp, dx, p.e.Threads())
 		case prefit && running && len(cs) > 0:
 			nv = 4
 		case prefit && !running:
