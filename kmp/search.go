@@ -38,17 +38,14 @@ func newSearcher(p *problem) *searcher {
 		if st.plan.Mode == StochasticSearch && st.plan.ActiveSet < m {
 			s.size = st.plan.ActiveSet
 			s.smp = newSampler(m, p.cfg.Seed, p.output)
-			return s.alloc()
 		}
 	}
-	s.all = make([]int, m)
-	for i := range s.all {
-		s.all[i] = i
+	if s.smp == nil {
+		s.all = make([]int, m)
+		for i := range s.all {
+			s.all[i] = i
+		}
 	}
-	return s.alloc()
-}
-
-func (s *searcher) alloc() *searcher {
 	s.score, s.nrm = make([]float64, s.size), make([]float64, s.size)
 	return s
 }
