@@ -2,7 +2,9 @@
 // through gonum.org/v1/plot: learning curves (error against the number of
 // basis functions) and, for two-dimensional data, decision surfaces with the
 // training points and the chosen basis points circled, as in Figure 6 of
-// Vincent & Bengio's Kernel Matching Pursuit paper.
+// Vincent & Bengio's Kernel Matching Pursuit paper. Legends are drawn in a
+// strip to the right of the plot, never over the data; an x axis of whole
+// numbers (steps, basis functions) gets integer ticks.
 //
 // The functions take plain slices, so they know nothing of the learners;
 // the command evaluates the models and hands the numbers over.

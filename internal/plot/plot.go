@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	gplot "gonum.org/v1/plot"
@@ -21,10 +22,12 @@ type Series struct {
 	X, Y []float64 // equal lengths; NaN values of Y are left out
 }
 
-// Size of the pictures.
+// Size of the pictures: the plot itself, and a strip on its right for the
+// legend (so the legend never covers data).
 const (
-	width  = 16 * vg.Centimeter
-	height = 12 * vg.Centimeter
+	width     = 19 * vg.Centimeter
+	height    = 12 * vg.Centimeter
+	legendGap = 8 // points between the plot, the legend and the edge
 )
 
 var seriesColors = []color.RGBA{
@@ -41,21 +44,30 @@ var seriesColors = []color.RGBA{
 // kept, say) unless mark is NaN. Series with no finite point are left out;
 // it is an error when none is left.
 func LearningCurve(path, title, xLabel, yLabel string, series []Series, mark float64) error {
+	p, err := curvePlot(title, xLabel, yLabel, series, mark)
+	if err != nil {
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	return save(p, path)
+}
+
+// curvePlot builds LearningCurve's plot.
+func curvePlot(title, xLabel, yLabel string, series []Series, mark float64) (*gplot.Plot, error) {
 	p := gplot.New()
 	p.Title.Text = title
 	p.X.Label.Text = xLabel
 	p.Y.Label.Text = yLabel
 	p.Add(plotter.NewGrid())
-	p.Legend.Top = true
-	drawn := 0
+	drawn, integral := 0, true
 	for i, s := range series {
 		if len(s.X) != len(s.Y) {
-			return fmt.Errorf("plot %s: series %q has %d x and %d y values", path, s.Name, len(s.X), len(s.Y))
+			return nil, fmt.Errorf("series %q has %d x and %d y values", s.Name, len(s.X), len(s.Y))
 		}
 		var xy plotter.XYs
 		for j := range s.X {
 			if isFinite(s.X[j]) && isFinite(s.Y[j]) {
 				xy = append(xy, plotter.XY{X: s.X[j], Y: s.Y[j]})
+				integral = integral && s.X[j] == math.Trunc(s.X[j])
 			}
 		}
 		if len(xy) == 0 {
@@ -63,7 +75,7 @@ func LearningCurve(path, title, xLabel, yLabel string, series []Series, mark flo
 		}
 		l, err := plotter.NewLine(xy)
 		if err != nil {
-			return fmt.Errorf("plot %s: series %q: %w", path, s.Name, err)
+			return nil, fmt.Errorf("series %q: %w", s.Name, err)
 		}
 		l.Color = seriesColors[i%len(seriesColors)]
 		l.Width = vg.Points(1.5)
@@ -72,20 +84,23 @@ func LearningCurve(path, title, xLabel, yLabel string, series []Series, mark flo
 		drawn++
 	}
 	if drawn == 0 {
-		return fmt.Errorf("plot %s: no finite points to draw", path)
+		return nil, errors.New("no finite points to draw")
+	}
+	if integral { // counts (steps, basis functions): no 2.5 ticks
+		p.X.Tick.Marker = integerTicks{}
 	}
 	p.Y.Min = math.Min(p.Y.Min, 0)
 	if isFinite(mark) {
 		l, err := plotter.NewLine(plotter.XYs{{X: mark, Y: p.Y.Min}, {X: mark, Y: p.Y.Max}})
 		if err != nil {
-			return fmt.Errorf("plot %s: %w", path, err)
+			return nil, err
 		}
 		l.Color = color.Gray{Y: 0x60}
 		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 		p.Add(l)
 		p.Legend.Add(fmt.Sprintf("kept (%g)", mark), l)
 	}
-	return save(p, path)
+	return p, nil
 }
 
 // Surface is a decision surface over a rectangle of the plane: Values[r][c]
@@ -190,7 +205,6 @@ func DecisionSurface(path string, s *Surface) error {
 	}
 	p.X.Min, p.X.Max = s.X[0], s.X[len(s.X)-1]
 	p.Y.Min, p.Y.Max = s.Y[0], s.Y[len(s.Y)-1]
-	p.Legend.Top = true
 	return save(p, path)
 }
 
@@ -217,19 +231,87 @@ func className(l int, classes []string) string {
 	return "class −1"
 }
 
-// save writes p to path (the extension picks the format; PNG expected).
+// save writes p to path as a PNG, with p's legend in a strip to the right
+// of the plot, top-aligned with the plotting area.
 func save(p *gplot.Plot, path string) error {
 	if !strings.EqualFold(filepath.Ext(path), ".png") {
 		return fmt.Errorf("plot %s: the file name must end in .png", path)
 	}
-	if err := p.Save(width, height, path); err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			return fmt.Errorf("plot: %w", err)
+	c, err := draw.NewFormattedCanvas(width, height, "png")
+	if err != nil {
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	dc := draw.New(c)
+	leg := p.Legend
+	p.Legend = gplot.NewLegend() // drawn below, outside the plot
+	var strip vg.Length
+	if w := leg.Rectangle(dc).Size().X; w > 0 {
+		strip = w + 2*legendGap
+	}
+	p.Draw(draw.Crop(dc, 0, -strip, 0, 0))
+	if strip > 0 {
+		var top vg.Length
+		if p.Title.Text != "" {
+			top = p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding
 		}
+		leg.Left, leg.Top, leg.XOffs, leg.YOffs = true, true, 0, 0
+		leg.Draw(draw.Crop(dc, width-strip+legendGap, 0, 0, -top))
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("plot: %w", err)
+	}
+	_, err = c.WriteTo(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return fmt.Errorf("plot %s: %w", path, err)
 	}
 	return nil
+}
+
+// integerTicks marks an axis of counts: labelled ticks at multiples of 1,
+// 2 or 5 × 10^k (at most 7 of them), unlabelled ones at the integers (or
+// round numbers) between.
+type integerTicks struct{}
+
+func (integerTicks) Ticks(lo, hi float64) []gplot.Tick {
+	if !isFinite(lo) || !isFinite(hi) || hi <= lo {
+		return gplot.DefaultTicks{}.Ticks(lo, hi)
+	}
+	step, minor := 1.0, 0.0
+search:
+	for mag := 1.0; ; mag *= 10 {
+		for _, b := range []float64{1, 2, 5} {
+			if (hi-lo)/(b*mag) <= 6 {
+				step = b * mag
+				switch {
+				case step == 1:
+				case b == 2:
+					minor = step / 2
+				default:
+					minor = step / 5
+				}
+				break search
+			}
+		}
+	}
+	var ticks []gplot.Tick
+	for v := math.Ceil(lo/step) * step; v <= hi; v += step {
+		ticks = append(ticks, gplot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', 0, 64)})
+	}
+	if len(ticks) == 0 { // a range within one step: no integer to label
+		return gplot.DefaultTicks{}.Ticks(lo, hi)
+	}
+	if minor > 0 {
+		for v := math.Ceil(lo/minor) * minor; v <= hi; v += minor {
+			if math.Mod(v, step) != 0 {
+				ticks = append(ticks, gplot.Tick{Value: v})
+			}
+		}
+	}
+	return ticks
 }
 
 func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -175,3 +175,107 @@ func TestDecisionSurfaceErrors(t *testing.T) {
 		t.Errorf("tiny grid: got %v", err)
 	}
 }
+
+func TestIntegerTicks(t *testing.T) {
+	for _, r := range [][2]float64{{1, 40}, {1, 15}, {0, 3}, {1, 4}, {2, 12.5}, {0, 7}, {3, 1000}, {1, 60}, {-5, 5}, {1, 2}, {0.5, 1.5}} {
+		ticks := integerTicks{}.Ticks(r[0], r[1])
+		labelled := 0
+		for _, tk := range ticks {
+			if tk.Value < r[0] || tk.Value > r[1] {
+				t.Errorf("range %v: tick %v outside", r, tk.Value)
+			}
+			if tk.Value != math.Trunc(tk.Value) {
+				t.Errorf("range %v: tick at %v is not an integer", r, tk.Value)
+			}
+			if tk.Label != "" {
+				labelled++
+				if strings.ContainsAny(tk.Label, ".e") {
+					t.Errorf("range %v: label %q is not an integer", r, tk.Label)
+				}
+			}
+		}
+		if labelled < 1 || labelled > 7 || r[1]-r[0] >= 3 && labelled < 2 {
+			t.Errorf("range %v: %d labelled ticks (%v)", r, labelled, ticks)
+		}
+	}
+	// The demo's short curves (1…15 steps) gave labels 2.50, 12.50 before.
+	p, err := curvePlot("t", "steps", "error", []Series{{Name: "a", X: []float64{1, 5, 10, 15}, Y: []float64{0.4, 0.2, 0.1, 0.1}}}, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, tk := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	if got := strings.Join(labels, " "); got != "5 10 15" {
+		t.Errorf("x labels of a 1…15 curve: %q, want \"5 10 15\"", got)
+	}
+	// Fractional x values keep gonum's ticks.
+	p, err = curvePlot("t", "C", "error", []Series{{Name: "a", X: []float64{0.5, 1.5, 2.25}, Y: []float64{1, 2, 3}}}, math.NaN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p.X.Tick.Marker.(integerTicks); ok {
+		t.Error("fractional x values got integer ticks")
+	}
+}
+
+// TestLegendOutside draws a surface of one flat colour with every point in
+// its lower left: the top-right corner of the plotting area must stay that
+// colour (no legend over it) and the legend must be drawn to its right.
+func TestLegendOutside(t *testing.T) {
+	s := &Surface{Title: "legend", Classes: []string{"a", "b"}}
+	for i := range 20 {
+		s.X = append(s.X, float64(i))
+		s.Y = append(s.Y, float64(i))
+	}
+	for range s.Y {
+		s.Values = append(s.Values, make([]float64, len(s.X))) // class 0 everywhere
+	}
+	s.Points = [][2]float64{{1, 1}, {2, 1}, {1, 2}}
+	s.Labels = []int{0, 1, 0}
+	s.Basis = [][2]float64{{2, 2}}
+	path := filepath.Join(t.TempDir(), "legend.png")
+	if err := DecisionSurface(path, s); err != nil {
+		t.Fatal(err)
+	}
+	img := checkPNG(t, path)
+	fill := categorical{}.color(0, true)
+	fr, fg, fb, _ := fill.RGBA()
+	isFill := func(x, y int) bool {
+		r, g, b, _ := img.At(x, y).RGBA()
+		return r == fr && g == fg && b == fb
+	}
+	bd := img.Bounds()
+	box := image.Rectangle{Min: bd.Max, Max: bd.Min}
+	for y := bd.Min.Y; y < bd.Max.Y; y++ {
+		for x := bd.Min.X; x < bd.Max.X; x++ {
+			if isFill(x, y) {
+				box = box.Union(image.Rect(x, y, x+1, y+1))
+			}
+		}
+	}
+	if box.Dx() < bd.Dx()/2 || box.Dy() < bd.Dy()/2 {
+		t.Fatalf("plotting area %v is too small in a %v picture", box, bd)
+	}
+	for y := box.Min.Y + 2; y < box.Min.Y+bd.Dy()/4; y++ {
+		for x := box.Max.X - bd.Dx()/4; x < box.Max.X-2; x++ {
+			if !isFill(x, y) {
+				t.Fatalf("pixel (%d, %d) in the top-right corner of the plotting area %v is covered", x, y, box)
+			}
+		}
+	}
+	dark := 0
+	for y := bd.Min.Y; y < bd.Max.Y; y++ {
+		for x := box.Max.X + 1; x < bd.Max.X; x++ {
+			if r, g, b, _ := img.At(x, y).RGBA(); r+g+b < 3*0x8000 {
+				dark++
+			}
+		}
+	}
+	if dark < 50 {
+		t.Errorf("only %d dark pixels right of the plotting area: no legend there", dark)
+	}
+}
