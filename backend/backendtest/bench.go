@@ -15,6 +15,8 @@ import (
 //	KernelGather/rbf/rows=1/8192x256, rows=64                      GFLOP/s
 //	DictProducts/8192x8192/k=1, 2, 4, 8                            GB/s
 //	RankUpdate/8192x8192/k=1, k=8                                  GB/s
+//	SqNorms/8192x4096                                              GB/s
+//	ScoredArgMax/M=1048576                                         GB/s
 //
 // See the package documentation for how to call it and the metrics.
 func Bench(b *testing.B, be backend.Backend) {
@@ -33,6 +35,8 @@ func Bench(b *testing.B, be backend.Backend) {
 	for _, k := range []int{1, 8} {
 		b.Run(fmt.Sprintf("RankUpdate/8192x8192/k=%d", k), func(b *testing.B) { BenchRankUpdate(b, be, 8192, 8192, k) })
 	}
+	b.Run("SqNorms/8192x4096", func(b *testing.B) { BenchSqNorms(b, be, 8192, 4096) })
+	b.Run("ScoredArgMax/M=1048576", func(b *testing.B) { BenchScoredArgMax(b, be, 1<<20) })
 }
 
 // randMatrix returns a rows×cols matrix of uniform values in [-1, 1).
@@ -104,6 +108,38 @@ func BenchRankUpdate(b *testing.B, be backend.Backend, rows, cols, k int) {
 	loop(b, 8*float64(rows)*float64(cols)/1e9, "GB", func() error {
 		alpha = -alpha
 		return be.RankUpdate(d, alpha, u, v)
+	})
+}
+
+// BenchSqNorms times the squared row norms of a rows×cols matrix and
+// reports GB/s of the matrix read: 4·rows·cols bytes per call.
+func BenchSqNorms(b *testing.B, be backend.Backend, rows, cols int) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	x := randMatrix(rng, rows, cols)
+	dst := make([]float32, rows)
+	loop(b, 4*float64(rows)*float64(cols)/1e9, "GB", func() error {
+		return be.SqNorms(dst, x)
+	})
+}
+
+// BenchScoredArgMax times the scored arg-max over m candidates (one in
+// sixteen skipped, as chosen atoms are in a pursuit) and reports GB/s of the
+// scores and norms read: 16·m bytes per call.
+func BenchScoredArgMax(b *testing.B, be backend.Backend, m int) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	s, n, skip := make([]float64, m), make([]float64, m), make([]bool, m)
+	for i := range s {
+		s[i] = 2*rng.Float64() - 1
+		n[i] = rng.Float64() + 0.5
+		skip[i] = i%16 == 0
+	}
+	var best int
+	loop(b, 16*float64(m)/1e9, "GB", func() error {
+		best, _ = be.ScoredArgMax(s, n, skip)
+		if best < 0 {
+			return fmt.Errorf("ScoredArgMax found no candidate among %d", m)
+		}
+		return nil
 	})
 }
 
