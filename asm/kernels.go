@@ -174,6 +174,14 @@ func pack8Go(dst []float32, ds int, src []float32, ss, kc int) {
 
 func expGo(dst, src []float32) {
 	for i, x := range src {
+		if x < expUnderflowBound {
+			dst[i] = 0 // like the assembly: no float32 denormals below the bound
+			continue
+		}
 		dst[i] = float32(math.Exp(float64(x)))
 	}
 }
+
+// expUnderflowBound is the input below which every exp kernel returns
+// exactly 0 (e^x is then below the smallest normal float32).
+const expUnderflowBound = -87.3365478515625

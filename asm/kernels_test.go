@@ -196,7 +196,7 @@ func TestRBFTile(t *testing.T) {
 }
 
 // expUnderflow is the bound below which the vectorised exp returns 0.
-const expUnderflow = -87.3365478515625
+const expUnderflow = expUnderflowBound
 
 // expMaxRelErr is the maximum relative error the vectorised exp is allowed
 // (and, per TestExpAccuracy, achieves with margin) over [−87.3365, 0].
