@@ -99,7 +99,10 @@ func (m *Model) check() error {
 			return fmt.Errorf("svm: model has %d per-class SV counts for %d classes", len(m.NumSV), k)
 		}
 		t := 0
-		for _, n := range m.NumSV {
+		for c, n := range m.NumSV {
+			if n < 0 || n > m.SV.Rows {
+				return fmt.Errorf("svm: model gives class %d %d support vectors (of %d)", c+1, n, m.SV.Rows)
+			}
 			t += n
 		}
 		if t != m.SV.Rows {

@@ -66,10 +66,23 @@ func (m *Model) WriteLIBSVM(w io.Writer) error {
 	return bw.Flush()
 }
 
+// MaxLIBSVMModelBytes bounds the dense support-vector matrix that
+// ReadLIBSVMModel allocates (8 GiB of float32), so that a small file with
+// huge feature indices or a huge total_sv fails with an error instead of
+// exhausting memory.
+const MaxLIBSVMModelBytes int64 = 8 << 30
+
 // ReadLIBSVMModel reads a model in LIBSVM's text format (as svm-train
 // writes it). C-SVC and ε-SVR models with linear, polynomial, RBF or
 // sigmoid kernels are supported; other types give an error naming them.
+// Models whose dense support vectors would take more than
+// MaxLIBSVMModelBytes are refused.
 func ReadLIBSVMModel(r io.Reader) (*Model, error) {
+	return readLIBSVMModel(r, MaxLIBSVMModelBytes)
+}
+
+// readLIBSVMModel is ReadLIBSVMModel with the dense-matrix budget maxBytes.
+func readLIBSVMModel(r io.Reader, maxBytes int64) (*Model, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<16), 1<<30)
 	m := &Model{}
@@ -208,19 +221,21 @@ func ReadLIBSVMModel(r io.Reader) (*Model, error) {
 	if len(m.Rho) != nrClass*(nrClass-1)/2 {
 		return fail("nr_class %d needs %d rho values, got %d", nrClass, nrClass*(nrClass-1)/2, len(m.Rho))
 	}
+	if m.Type == CSVC && (len(m.ProbA) != len(m.ProbB) || len(m.ProbA) != 0 && len(m.ProbA) != len(m.Rho)) {
+		return fail("nr_class %d needs 0 or %d probA and probB values, got %d and %d", nrClass, len(m.Rho), len(m.ProbA), len(m.ProbB))
+	}
 	ncoef := nrClass - 1
 	if m.Type == EpsilonSVR {
 		ncoef = 1
 	}
+	// The coefficients and support vectors grow line by line: total_sv is
+	// not trusted for an allocation before the lines are there.
 	m.Coef = make([][]float64, ncoef)
-	for i := range m.Coef {
-		m.Coef[i] = make([]float64, totalSV)
-	}
 	type entry struct {
 		j int
 		v float32
 	}
-	svs := make([][]entry, totalSV)
+	var svs [][]entry
 	dim := 0
 	for s := range totalSV {
 		if !sc.Scan() {
@@ -240,8 +255,9 @@ func ReadLIBSVMModel(r io.Reader) (*Model, error) {
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 				return fail("support vector %d: bad coefficient %q", s+1, f[c])
 			}
-			m.Coef[c][s] = v
+			m.Coef[c] = append(m.Coef[c], v)
 		}
+		svs = append(svs, nil)
 		for _, tok := range f[ncoef:] {
 			is, vs, ok := strings.Cut(tok, ":")
 			if !ok {
@@ -260,7 +276,13 @@ func ReadLIBSVMModel(r io.Reader) (*Model, error) {
 			}
 			svs[s] = append(svs[s], entry{j - 1, float32(v)})
 			dim = max(dim, j)
+			if int64(s+1)*int64(dim)*4 > maxBytes {
+				return fail("support vector %d: %d support vectors with %d features take more than %d bytes as a dense matrix", s+1, totalSV, dim, maxBytes)
+			}
 		}
+	}
+	if int64(totalSV)*int64(dim)*4 > maxBytes {
+		return fail("%d support vectors with %d features take more than %d bytes as a dense matrix", totalSV, dim, maxBytes)
 	}
 	m.SV = backend.NewMatrix(totalSV, dim)
 	for s, es := range svs {
