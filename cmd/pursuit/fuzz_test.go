@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
+	"hash/crc32"
 	"math"
 	"os"
 	"path/filepath"
@@ -36,84 +39,140 @@ func FuzzParseModel(f *testing.F) {
 	}
 	wideIndex := regexp.MustCompile(`[0-9]{5}:`)
 	f.Fuzz(func(t *testing.T, in []byte) {
-		if bytes.HasPrefix(in, []byte("svm_type")) && wideIndex.Match(in) {
+		if bytes.Contains(in, []byte("svm_type")) && wideIndex.Match(in) {
 			// Feature indices ≥ 10000 in a LIBSVM model make the reader
 			// allocate a dense matrix of up to svm.MaxLIBSVMModelBytes:
 			// slow, and fuzzed in package svm with a small budget.
 			t.Skip()
 		}
-		m, err := parseModel(in)
-		if err != nil {
-			if m != nil || err.Error() == "" {
-				t.Fatalf("error %q with model %v", err, m)
-			}
-			// pursuit prints an error as one line on stderr.
-			if strings.Contains(err.Error(), "\n") {
-				t.Fatalf("error %q is not one line", err)
-			}
-			return
-		}
-		if err := m.hdr.Labels.check(); err != nil {
-			t.Fatalf("accepted a model with a bad label plan: %v", err)
-		}
-		if len(m.models) == 0 {
-			t.Fatal("accepted a model file without models")
-		}
-		libsvm := bytes.HasPrefix(in, []byte("svm_type"))
-		dim := m.hdr.Dim
-		if libsvm {
-			dim = 3 // a LIBSVM model pads or ignores features
-		}
-		var back *cliModel
-		if !libsvm {
-			var b1, b2 bytes.Buffer
-			if _, err := m.write(&b1); err != nil {
-				t.Fatalf("writing an accepted model: %v", err)
-			}
-			if back, err = parseModel(b1.Bytes()); err != nil {
-				t.Fatalf("reading back a written model: %v", err)
-			}
-			if _, err := back.write(&b2); err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(b1.Bytes(), b2.Bytes()) {
-				t.Fatal("write → read → write changed the file")
-			}
-		}
-		if dim > 1<<12 {
-			return // too wide to score cheaply; the structure was checked
-		}
-		x := backend.NewMatrix(3, dim)
-		for i := range x.Rows {
-			for j := range x.Cols {
-				x.Set(i, j, float32(math.Sin(float64(5*i+j))))
-			}
-		}
-		d1, err1 := m.decisions(e, x)
-		if back == nil {
-			return // LIBSVM: no panic was the property
-		}
-		d2, err2 := back.decisions(e, x)
-		if (err1 == nil) != (err2 == nil) {
-			t.Fatalf("decision errors differ after a write and read: %v vs %v", err1, err2)
-		}
-		if err1 != nil {
-			return
-		}
-		for o := range d1 {
-			for i := range d1[o] {
-				if !(d1[o][i] == d2[o][i] || math.IsNaN(d1[o][i]) && math.IsNaN(d2[o][i])) {
-					t.Fatalf("output %d row %d: %v, after a write and read %v", o, i, d1[o][i], d2[o][i])
-				}
-			}
-		}
-		p1, p2 := m.hdr.Labels.decide(d1), back.hdr.Labels.decide(d2)
-		for i := range p1 {
-			if !(p1[i] == p2[i] || math.IsNaN(p1[i]) && math.IsNaN(p2[i])) {
-				t.Fatalf("row %d: label %v, after a write and read %v", i, p1[i], p2[i])
-			}
+		checkParse(t, e, in)
+		// The checksums guard the header and payloads against the
+		// mutations; with them recomputed the fuzzer reaches the header's
+		// checks and the algorithms' readers.
+		if fixed := fixChecksums(in); fixed != nil {
+			checkParse(t, e, fixed)
 		}
 	})
+}
+
+// fixChecksums returns in with the header's length and CRC-32 and the
+// payloads' CRC-32s recomputed (the header re-encoded), or nil when in has
+// no header to fix.
+func fixChecksums(in []byte) []byte {
+	nl := bytes.IndexByte(in, '\n')
+	if nl < 0 || !bytes.HasPrefix(in, []byte(modelMagic+" ")) {
+		return nil
+	}
+	var ver, hlen int
+	var hcrc uint32
+	if _, err := fmt.Sscanf(string(in[:nl]), modelMagic+" %d %d %x", &ver, &hlen, &hcrc); err != nil {
+		return nil
+	}
+	// The header ends at the next newline (JSON escapes its own); its
+	// length is recomputed too, so edits may change it.
+	rest := in[nl+1:]
+	hlen = bytes.IndexByte(rest, '\n')
+	if hlen < 0 {
+		return nil
+	}
+	var h modelHeader
+	if json.Unmarshal(rest[:hlen], &h) != nil {
+		return nil
+	}
+	body := rest[hlen+1:]
+	for k, p := range h.Payloads {
+		if p.Bytes < 0 || p.Bytes > int64(len(body)) {
+			break
+		}
+		h.Payloads[k].CRC32 = crc32.ChecksumIEEE(body[:p.Bytes])
+		body = body[p.Bytes:]
+	}
+	hdr, err := json.Marshal(&h)
+	if err != nil {
+		return nil
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s %d %d %08x\n", modelMagic, ver, len(hdr), crc32.ChecksumIEEE(hdr))
+	b.Write(hdr)
+	b.WriteByte('\n')
+	b.Write(rest[hlen+1:])
+	return b.Bytes()
+}
+
+// checkParse checks FuzzParseModel's properties on one input.
+func checkParse(t *testing.T, e *engine.Engine, in []byte) {
+	t.Helper()
+	m, err := parseModel(in)
+	if err != nil {
+		if m != nil || err.Error() == "" {
+			t.Fatalf("error %q with model %v", err, m)
+		}
+		// pursuit prints an error as one line on stderr.
+		if strings.Contains(err.Error(), "\n") {
+			t.Fatalf("error %q is not one line", err)
+		}
+		return
+	}
+	if err := m.hdr.Labels.check(); err != nil {
+		t.Fatalf("accepted a model with a bad label plan: %v", err)
+	}
+	if len(m.models) == 0 {
+		t.Fatal("accepted a model file without models")
+	}
+	libsvm := bytes.HasPrefix(in, []byte("svm_type"))
+	dim := m.hdr.Dim
+	if libsvm {
+		dim = 3 // a LIBSVM model pads or ignores features
+	}
+	var back *cliModel
+	if !libsvm {
+		var b1, b2 bytes.Buffer
+		if _, err := m.write(&b1); err != nil {
+			t.Fatalf("writing an accepted model: %v", err)
+		}
+		if back, err = parseModel(b1.Bytes()); err != nil {
+			t.Fatalf("reading back a written model: %v", err)
+		}
+		if _, err := back.write(&b2); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(b1.Bytes(), b2.Bytes()) {
+			t.Fatal("write → read → write changed the file")
+		}
+	}
+	if dim > 1<<12 {
+		return // too wide to score cheaply; the structure was checked
+	}
+	x := backend.NewMatrix(3, dim)
+	for i := range x.Rows {
+		for j := range x.Cols {
+			x.Set(i, j, float32(math.Sin(float64(5*i+j))))
+		}
+	}
+	d1, err1 := m.decisions(e, x)
+	if back == nil {
+		return // LIBSVM: no panic was the property
+	}
+	d2, err2 := back.decisions(e, x)
+	if (err1 == nil) != (err2 == nil) {
+		t.Fatalf("decision errors differ after a write and read: %v vs %v", err1, err2)
+	}
+	if err1 != nil {
+		return
+	}
+	for o := range d1 {
+		for i := range d1[o] {
+			if !(d1[o][i] == d2[o][i] || math.IsNaN(d1[o][i]) && math.IsNaN(d2[o][i])) {
+				t.Fatalf("output %d row %d: %v, after a write and read %v", o, i, d1[o][i], d2[o][i])
+			}
+		}
+	}
+	p1, p2 := m.hdr.Labels.decide(d1), back.hdr.Labels.decide(d2)
+	for i := range p1 {
+		if !(p1[i] == p2[i] || math.IsNaN(p1[i]) && math.IsNaN(p2[i])) {
+			t.Fatalf("row %d: label %v, after a write and read %v", i, p1[i], p2[i])
+		}
+	}
 }
 
 // TestWriteFuzzSeeds regenerates the committed seed corpus of
@@ -161,6 +220,43 @@ func TestWriteFuzzSeeds(t *testing.T) {
 		s := "go test fuzz v1\n[]byte(" + strconv.Quote(string(b)) + ")\n"
 		if err := os.WriteFile(filepath.Join(out, name), []byte(s), 0o644); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// TestFixChecksums: the fuzzer's repair leaves the committed seed model
+// files unchanged, and makes a file whose header was edited readable.
+func TestFixChecksums(t *testing.T) {
+	seeds, err := filepath.Glob(filepath.Join("testdata", "fuzz", "FuzzParseModel", "*"))
+	if err != nil || len(seeds) == 0 {
+		t.Fatalf("no seed files (%v)", err)
+	}
+	for _, s := range seeds {
+		b, err := os.ReadFile(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lit, ok := bytes.CutPrefix(b, []byte("go test fuzz v1\n[]byte("))
+		if !ok {
+			t.Fatalf("%s: not a corpus file", s)
+		}
+		q, err := strconv.Unquote(string(bytes.TrimSuffix(bytes.TrimSpace(lit), []byte(")"))))
+		if err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		file := []byte(q)
+		if !bytes.HasPrefix(file, []byte(modelMagic)) {
+			continue
+		}
+		if got := fixChecksums(file); !bytes.Equal(got, file) {
+			t.Fatalf("%s: the repair changed a valid file", s)
+		}
+		edited := bytes.Replace(file, []byte(`"n_train":`), []byte(`"n_train":1`), 1)
+		if _, err := parseModel(edited); err == nil {
+			t.Fatalf("%s: an edited header went unnoticed", s)
+		}
+		if _, err := parseModel(fixChecksums(edited)); err != nil {
+			t.Fatalf("%s: the repaired edited file: %v", s, err)
 		}
 	}
 }
