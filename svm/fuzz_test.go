@@ -237,6 +237,8 @@ func TestReadLIBSVMModelFuzzRegressions(t *testing.T) {
 		{"huge total_sv", "svm_type epsilon_svr\nkernel_type linear\nnr_class 2\ntotal_sv 1000000000000\nrho 0\nSV\n1 1:1\n", "ends after 1 of 1000000000000"},
 		// probB without probA was accepted, and lost on writing.
 		{"probB alone", "svm_type c_svc\nkernel_type linear\nnr_class 2\ntotal_sv 1\nrho 0\nlabel 1 -1\nprobB 0\nnr_sv 1 0\nSV\n1 1:1\n", "probA and probB"},
+		// Duplicate class labels made an ambiguous classifier.
+		{"duplicate labels", "svm_type c_svc\nkernel_type linear\nnr_class 2\ntotal_sv 1\nrho 0\nlabel 1 1\nnr_sv 1 0\nSV\n1 1:1\n", "listed twice"},
 		// Large feature indices asked for a dense matrix far bigger than
 		// the file.
 		{"dense budget", "svm_type epsilon_svr\nkernel_type linear\nnr_class 2\ntotal_sv 2\nrho 0\nSV\n1 16777216:1\n1 16777216:1\n", "dense matrix"},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -181,7 +182,14 @@ func readLIBSVMModel(r io.Reader, maxBytes int64) (*Model, error) {
 		case "rho":
 			m.Rho, err = floats(args)
 		case "label":
-			m.Labels, err = floats(args)
+			if m.Labels, err = floats(args); err == nil {
+				for i, l := range m.Labels {
+					if slices.Contains(m.Labels[:i], l) {
+						err = fmt.Errorf("class label %v is listed twice", l)
+						break
+					}
+				}
+			}
 		case "probA":
 			m.ProbA, err = floats(args)
 		case "probB":
