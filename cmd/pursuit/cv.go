@@ -141,19 +141,9 @@ func runCV(ev *env, args []string) error {
 		return err
 	}
 	defer e.Close()
-	all, err := loadData(o.data, o.loadOptions(0))
+	all, test, plan, err := o.loadTrainTest()
 	if err != nil {
 		return err
-	}
-	var test *data.Dataset
-	if o.test != "" {
-		if test, err = loadData(o.test, o.loadOptions(all.Dim())); err != nil {
-			return fmt.Errorf("%w (the test data must have the training data's %d features)", err, all.Dim())
-		}
-	}
-	plan, err := planLabels(all.Y, &o.dataFlags)
-	if err != nil {
-		return fmt.Errorf("%s: %w", o.data, err)
 	}
 	if all.Len() < 2*o.folds {
 		return fmt.Errorf("%s: %d examples are too few for %d folds", o.data, all.Len(), o.folds)

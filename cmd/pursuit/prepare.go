@@ -92,3 +92,21 @@ func scaled(s *data.Scaler, ds *data.Dataset) (*data.Dataset, error) {
 	}
 	return c, nil
 }
+
+// loadTrainTest reads the --data file, the --test file if given (padded to
+// the training data's features, and refused if it has more), and plans the
+// labels (binary, one-vs-rest or regression) from the training labels.
+func (d *dataFlags) loadTrainTest() (all, test *data.Dataset, plan labelPlan, err error) {
+	if all, err = loadData(d.data, d.loadOptions(0)); err != nil {
+		return nil, nil, labelPlan{}, err
+	}
+	if d.test != "" {
+		if test, err = loadData(d.test, d.loadOptions(all.Dim())); err != nil {
+			return nil, nil, labelPlan{}, fmt.Errorf("%w (the test data must have the training data's %d features)", err, all.Dim())
+		}
+	}
+	if plan, err = planLabels(all.Y, d); err != nil {
+		return nil, nil, labelPlan{}, fmt.Errorf("%s: %w", d.data, err)
+	}
+	return all, test, plan, nil
+}

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-
-	"github.com/pursuit-ml/pursuit/engine/data"
 )
 
 type trainOptions struct {
@@ -101,19 +99,9 @@ func runTrain(ev *env, args []string) error {
 	}
 	defer e.Close()
 
-	all, err := loadData(o.data, o.loadOptions(0))
+	all, test, plan, err := o.loadTrainTest()
 	if err != nil {
 		return err
-	}
-	var test *data.Dataset
-	if o.test != "" {
-		if test, err = loadData(o.test, o.loadOptions(all.Dim())); err != nil {
-			return fmt.Errorf("%w (the test data must have the training data's %d features)", err, all.Dim())
-		}
-	}
-	plan, err := planLabels(all.Y, &o.dataFlags)
-	if err != nil {
-		return fmt.Errorf("%s: %w", o.data, err)
 	}
 	tr, val, err := splitVal(all, o.valFrac, o.seed, &plan)
 	if err != nil {
