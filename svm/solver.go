@@ -408,32 +408,14 @@ func (s *smo[T]) reconstruct() error {
 		}
 	}
 	// Bring the free rows in by batches and apply them.
-	for start := 0; start < len(frees); {
-		var miss []int
-		end := start
-		for end < len(frees) && len(miss) < s.batchLimit() {
-			k := s.ki(frees[end])
-			if !s.cache.has(k) && !containsInt(miss, k) {
-				miss = append(miss, k)
-			}
-			end++
+	err := s.eachRow(frees, func(a int, row []T) {
+		w := s.y[a] * s.alpha[a]
+		for _, b := range inactive {
+			s.g[b] += s.y[b] * w * float64(row[s.ki(b)])
 		}
-		if len(miss) > 0 {
-			if err := s.cache.load(miss); err != nil {
-				return err
-			}
-		}
-		for _, a := range frees[start:end] {
-			row, err := s.cache.get(s.ki(a), nil)
-			if err != nil {
-				return err
-			}
-			w := s.y[a] * s.alpha[a]
-			for _, b := range inactive {
-				s.g[b] += s.y[b] * w * float64(row[s.ki(b)])
-			}
-		}
-		start = end
+	})
+	if err != nil {
+		return err
 	}
 	s.active = s.active[:0]
 	for a := range s.n {
@@ -478,11 +460,29 @@ func (s *smo[T]) initGradient() error {
 			nz = append(nz, a)
 		}
 	}
-	for start := 0; start < len(nz); {
+	return s.eachRow(nz, func(a int, row []T) {
+		w := s.y[a] * s.alpha[a]
+		for b := range s.n {
+			s.g[b] += s.y[b] * w * float64(row[s.ki(b)])
+		}
+		if s.status[a] == atUpper {
+			wc := s.y[a] * s.c[a]
+			for b := range s.n {
+				s.gbar[b] += s.y[b] * wc * float64(row[s.ki(b)])
+			}
+		}
+	})
+}
+
+// eachRow calls fn with the kernel row of every variable in vars, in order,
+// first loading the rows missing from the cache in batches of up to
+// batchLimit through one engine call each.
+func (s *smo[T]) eachRow(vars []int, fn func(a int, row []T)) error {
+	for start := 0; start < len(vars); {
 		var miss []int
 		end := start
-		for end < len(nz) && len(miss) < s.batchLimit() {
-			k := s.ki(nz[end])
+		for end < len(vars) && len(miss) < s.batchLimit() {
+			k := s.ki(vars[end])
 			if !s.cache.has(k) && !containsInt(miss, k) {
 				miss = append(miss, k)
 			}
@@ -493,21 +493,12 @@ func (s *smo[T]) initGradient() error {
 				return err
 			}
 		}
-		for _, a := range nz[start:end] {
+		for _, a := range vars[start:end] {
 			row, err := s.cache.get(s.ki(a), nil)
 			if err != nil {
 				return err
 			}
-			w := s.y[a] * s.alpha[a]
-			for b := range s.n {
-				s.g[b] += s.y[b] * w * float64(row[s.ki(b)])
-			}
-			if s.status[a] == atUpper {
-				wc := s.y[a] * s.c[a]
-				for b := range s.n {
-					s.gbar[b] += s.y[b] * wc * float64(row[s.ki(b)])
-				}
-			}
+			fn(a, row)
 		}
 		start = end
 	}
