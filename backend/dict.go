@@ -65,7 +65,9 @@ func dictTile(dst []float64, dict, vecs Matrix, i, rows int) {
 			j++
 		case k-j <= 3:
 			for r := i; r < i+rows; r += 4 {
-				dot4x2(dict.Row(r), dict.Row(r+1), dict.Row(r+2), dict.Row(r+3), vecs.Row(j), vecs.Row(j+1), &s)
+				// Four rows against two vectors is dot2x4 with the roles
+				// swapped: s[j*4+r] = <d_r, v_j>.
+				dot2x4(vecs.Row(j), vecs.Row(j+1), dict.Row(r), dict.Row(r+1), dict.Row(r+2), dict.Row(r+3), &s)
 				copy(dst[j*l+r:][:4], s[:4])
 				copy(dst[(j+1)*l+r:][:4], s[4:])
 			}
@@ -155,47 +157,6 @@ func dot4x1(d0, d1, d2, d3, v []float32) (s0, s1, s2, s3 float64) {
 		s3 += float64(a3) + float64(b3)
 	}
 	return
-}
-
-// dot4x2 sets s[j*4+r] = <d_r, v_j> for four rows and two vectors.
-func dot4x2(d0, d1, d2, d3, v0, v1 []float32, s *[8]float64) {
-	n := len(v0)
-	d0, d1, d2, d3, v1 = d0[:n], d1[:n], d2[:n], d3[:n], v1[:n]
-	*s = [8]float64{}
-	for p0 := 0; p0 < n; p0 += dictRun {
-		p1 := p0 + dictRun
-		if p1 > n {
-			p1 = n
-		}
-		var a00, a01, a02, a03, a10, a11, a12, a13 float32
-		ys0, ys1 := v0[p0:p1], v1[p0:p1]
-		xs0, xs1, xs2, xs3 := d0[p0:p1], d1[p0:p1], d2[p0:p1], d3[p0:p1]
-		for i, y0 := range ys0 {
-			y1 := ys1[i]
-			x := xs0[i]
-			a00 += x * y0
-			a10 += x * y1
-			x = xs1[i]
-			a01 += x * y0
-			a11 += x * y1
-			x = xs2[i]
-			a02 += x * y0
-			a12 += x * y1
-			x = xs3[i]
-			a03 += x * y0
-			a13 += x * y1
-		}
-		// The float64 sums live in *s, not in registers, which the float32
-		// loop above needs all of.
-		s[0] += float64(a00)
-		s[1] += float64(a01)
-		s[2] += float64(a02)
-		s[3] += float64(a03)
-		s[4] += float64(a10)
-		s[5] += float64(a11)
-		s[6] += float64(a12)
-		s[7] += float64(a13)
-	}
 }
 
 // dot2x4 sets s[r*4+j] = <d_r, v_j> for two rows and four vectors.
