@@ -94,7 +94,7 @@ func buildDictionary(e *engine.Engine, cfg *Config, atoms []atom, tr trainSet) (
 // or at least len(atoms) long: the streamed search calls this for every
 // chunk of every block each step).
 func fillAtoms(e *engine.Engine, cfg *Config, atoms []atom, tr, pts trainSet, dst backend.Matrix, idx []int) error {
-	be := e.Backend()
+	be := e
 	if len(idx) < len(atoms) {
 		idx = make([]int, len(atoms))
 	}

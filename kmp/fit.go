@@ -164,7 +164,7 @@ func (p *problem) fit() (*result, error) {
 // the stochastic search computes it afresh for the s sampled atoms from a
 // float32 hi/lo copy of the basis, O(l·n·s) per step.
 func (p *problem) fitSquared() (*result, error) {
-	cfg, dc, be := p.cfg, p.dict, p.e.Backend()
+	cfg, dc, be := p.cfg, p.dict, p.e
 	m, l := len(dc.atoms), len(p.y)
 	variant := cfg.Variant
 	prefit := variant == PreFit
@@ -462,7 +462,7 @@ func basisBytes(n, l int, withHiLo bool) int64 {
 
 // deflate applies D ← D − (D q) qᵀ to the explicit copy dx through the
 // backend's RankUpdate; prod (2·M) and vecs (2×l) are scratch.
-func deflate(be backend.Backend, dx backend.Matrix, q []float64, prod []float64, vecs backend.Matrix) error {
+func deflate(be engine.Ops, dx backend.Matrix, q []float64, prod []float64, vecs backend.Matrix) error {
 	m, l := dx.Rows, dx.Cols
 	splitHiLo(q, vecs.Row(0), vecs.Row(1))
 	if err := be.DictProducts(prod, dx, vecs); err != nil {

@@ -18,7 +18,7 @@ import (
 // re-optimised by conjugate gradients every RefitEvery steps. The search
 // (in memory, streamed or stochastic) is the searcher's.
 func (p *problem) fitGeneral() (*result, error) {
-	cfg, dc, be := p.cfg, p.dict, p.e.Backend()
+	cfg, dc, be := p.cfg, p.dict, p.e
 	m, l := len(dc.atoms), len(p.y)
 	backfit := cfg.Variant == BackFit
 

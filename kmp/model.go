@@ -166,7 +166,7 @@ func (m *Model) DecisionAll(e *engine.Engine, x backend.Matrix) ([][]float64, er
 		}
 		groups[k] = append(groups[k], s)
 	}
-	be := e.Backend()
+	be := e
 	for _, k := range order {
 		idx := groups[k]
 		sv := backend.NewMatrix(len(idx), m.Support.Cols)

@@ -196,7 +196,7 @@ type streamer struct {
 // v_j> for the rows v_j of vecs (length l), and, when norms is set,
 // nrm[i] = ‖d_{cand[b0+i]}‖².
 func (st *streamer) scan(dc *dictionary, cand []int, vecs backend.Matrix, norms bool, each func(b0, nb int, prod, nrm []float64)) error {
-	be := st.e.Backend()
+	be := st.e
 	n, l, k := len(cand), st.tr.x.Rows, vecs.Rows
 	threads := st.e.Threads()
 	for b0 := 0; b0 < n; b0 += st.plan.Block {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit/engine"
 )
 
 // searcher is the part of a step that differs between the dictionary modes:
@@ -14,7 +15,7 @@ import (
 // (fitSquared, fitGeneral) are the same for all three.
 type searcher struct {
 	dc   *dictionary
-	be   backend.Backend
+	be   engine.Ops
 	size int   // atoms searched per step (the length of next's result)
 	all  []int // every atom, in order (full search)
 	smp  *sampler
@@ -32,7 +33,7 @@ type searcher struct {
 func newSearcher(p *problem) *searcher {
 	dc := p.dict
 	m := len(dc.atoms)
-	s := &searcher{dc: dc, be: p.e.Backend(), size: m, d: dc.d, running: true}
+	s := &searcher{dc: dc, be: p.e, size: m, d: dc.d, running: true}
 	if st := dc.stream; st != nil {
 		s.running = st.plan.Mode == Streamed
 		if st.plan.Mode == StochasticSearch && st.plan.ActiveSet < m {

@@ -77,7 +77,7 @@ func (m *Model) Decision(e *engine.Engine, x backend.Matrix) ([]float64, error) 
 	for r0 := 0; r0 < x.Rows; r0 += decisionBlock {
 		r1 := min(r0+decisionBlock, x.Rows)
 		blk := backend.NewMatrix(r1-r0, m.XV.Rows)
-		if err := e.Backend().KernelBlock(blk, m.Kernel, x.Slice(r0, r1, 0, x.Cols), nil, m.XV, nil); err != nil {
+		if err := e.KernelBlock(blk, m.Kernel, x.Slice(r0, r1, 0, x.Cols), nil, m.XV, nil); err != nil {
 			return nil, fmt.Errorf("slmc: Decision kernel block: %w", err)
 		}
 		for i := r0; i < r1; i++ {

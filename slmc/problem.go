@@ -120,7 +120,7 @@ func (p *problem) psi(z *mat.Dense) (*mat.Dense, error) {
 	}
 	zm := toMatrix32(z)
 	blk := backend.NewMatrix(nz, n)
-	if err := p.eng.Backend().KernelBlock(blk, p.k, zm, nil, p.x, p.xNorms); err != nil {
+	if err := p.eng.KernelBlock(blk, p.k, zm, nil, p.x, p.xNorms); err != nil {
 		return nil, fmt.Errorf("kernel block K(Z, X): %w", err)
 	}
 	raw := out.RawMatrix().Data

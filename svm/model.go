@@ -147,7 +147,7 @@ func (m *Model) kernelBlocks(e *engine.Engine, x backend.Matrix, f func(r0 int, 
 	for r0 := 0; r0 < x.Rows; r0 += chunk {
 		r1 := min(r0+chunk, x.Rows)
 		kv := backend.Matrix{Rows: r1 - r0, Cols: sv.Rows, Stride: sv.Rows, Data: buf[:(r1-r0)*sv.Rows]}
-		if err := e.Backend().KernelBlock(kv, m.Kernel, x.Slice(r0, r1, 0, x.Cols), nil, sv, svNorms); err != nil {
+		if err := e.KernelBlock(kv, m.Kernel, x.Slice(r0, r1, 0, x.Cols), nil, sv, svNorms); err != nil {
 			return fmt.Errorf("svm: decision kernel block: %w", err)
 		}
 		f(r0, kv)

@@ -86,7 +86,7 @@ func (r *EngineRows) Diag() []float64 { return r.diag }
 
 // Rows computes the kernel rows idx in one gathered block.
 func (r *EngineRows) Rows(dst backend.Matrix, idx []int) error {
-	return r.e.Backend().KernelGather(dst, r.k, r.x, r.norms, idx, r.x, r.norms)
+	return r.e.KernelGather(dst, r.k, r.x, r.norms, idx, r.x, r.norms)
 }
 
 // Gram32 is a precomputed l×l float32 kernel matrix.
