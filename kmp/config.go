@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/pursuit-ml/pursuit/backend"
-	"github.com/pursuit-ml/pursuit/engine/data"
+	"github.com/pursuit-ml/pursuit/data"
 )
 
 // Variant selects how the expansion's coefficients are fitted and how the

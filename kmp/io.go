@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/pursuit-ml/pursuit/backend"
-	"github.com/pursuit-ml/pursuit/engine/data"
+	"github.com/pursuit-ml/pursuit/data"
 )
 
 // The model file: magic, format version (uint32 little-endian), payload

@@ -6,7 +6,7 @@ import (
 
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/engine"
-	"github.com/pursuit-ml/pursuit/engine/data"
+	"github.com/pursuit-ml/pursuit/data"
 )
 
 // Model is a trained kernel matching pursuit machine: one or more outputs

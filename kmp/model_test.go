@@ -12,7 +12,7 @@ import (
 
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/engine"
-	"github.com/pursuit-ml/pursuit/engine/data"
+	"github.com/pursuit-ml/pursuit/data"
 )
 
 // blobs is a 3-class problem: Gaussian blobs around three centres.

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/pursuit-ml/pursuit/engine"
-	"github.com/pursuit-ml/pursuit/engine/data"
+	"github.com/pursuit-ml/pursuit/data"
 )
 
 // uspsParams are the SLMC paper's USPS settings: γ = 1/128, C = 10

@@ -15,7 +15,7 @@ import (
 
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/engine"
-	"github.com/pursuit-ml/pursuit/engine/data"
+	"github.com/pursuit-ml/pursuit/data"
 )
 
 // libsvmTools returns the paths of svm-train and svm-predict, skipping the

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/pursuit-ml/pursuit/engine"
-	"github.com/pursuit-ml/pursuit/engine/data"
+	"github.com/pursuit-ml/pursuit/data"
 )
 
 type cvOptions struct {

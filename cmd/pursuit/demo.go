@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/pursuit-ml/pursuit/engine"
-	"github.com/pursuit-ml/pursuit/engine/data"
+	"github.com/pursuit-ml/pursuit/data"
 )
 
 type demoOptions struct {

@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/pursuit-ml/pursuit/backend"
-	"github.com/pursuit-ml/pursuit/engine/data"
+	"github.com/pursuit-ml/pursuit/data"
 )
 
 // The end-to-end tests build the pursuit binary once and run it as a user

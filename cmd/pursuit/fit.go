@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/pursuit-ml/pursuit/engine"
-	"github.com/pursuit-ml/pursuit/engine/data"
+	"github.com/pursuit-ml/pursuit/data"
 )
 
 // fitResult is what one training run produced and measured.

@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/pursuit-ml/pursuit/engine"
-	"github.com/pursuit-ml/pursuit/engine/data"
+	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/svm"
 )
 

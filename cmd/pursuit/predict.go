@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/pursuit-ml/pursuit/engine/data"
+	"github.com/pursuit-ml/pursuit/data"
 )
 
 type predictOptions struct {

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/pursuit-ml/pursuit/engine"
-	"github.com/pursuit-ml/pursuit/engine/data"
+	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/kmp"
 )
 

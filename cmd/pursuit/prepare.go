@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/pursuit-ml/pursuit/engine/data"
+	"github.com/pursuit-ml/pursuit/data"
 )
 
 func nan() float64 { return math.NaN() }

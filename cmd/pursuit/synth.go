@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/pursuit-ml/pursuit/backend"
-	"github.com/pursuit-ml/pursuit/engine/data"
+	"github.com/pursuit-ml/pursuit/data"
 )
 
 // twoMoons generates n points of the two interleaved half circles problem
