@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/pursuit-ml/pursuit/backend"
-	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/engine"
 )
 
 // fuzzFrame wraps payload in Save's frame with a correct length and

@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/pursuit-ml/pursuit/backend"
-	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/engine"
 )
 
 // Model is a trained kernel matching pursuit machine: one or more outputs

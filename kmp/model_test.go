@@ -11,8 +11,8 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/pursuit-ml/pursuit/backend"
-	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/engine"
 )
 
 // blobs is a 3-class problem: Gaussian blobs around three centres.

@@ -7,8 +7,8 @@ import (
 	"slices"
 
 	"github.com/pursuit-ml/pursuit/backend"
-	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/engine"
 )
 
 // Train fits a KMP machine on the rows of x with targets y. For

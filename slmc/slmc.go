@@ -7,8 +7,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/pursuit-ml/pursuit/backend"
-	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/engine"
 )
 
 // Init chooses the initial expansion vectors.

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/engine"
 )
 
 // uspsParams are the SLMC paper's USPS settings: γ = 1/128, C = 10

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/pursuit-ml/pursuit/backend"
-	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/engine"
 )
 
 // libsvmTools returns the paths of svm-train and svm-predict, skipping the

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/engine"
 )
 
 type cvOptions struct {

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/engine"
 )
 
 // fitResult is what one training run produced and measured.

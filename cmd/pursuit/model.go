@@ -13,8 +13,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/svm"
 )
 
