@@ -11,9 +11,9 @@ import (
 	"github.com/pursuit-ml/pursuit/backend"
 )
 
-// The end-to-end check: stochastic KMP with pre-fitting (Popovici et al.;
-// DESIGN.md §2) written against the backend operations only, run on the
-// pure-Go backend, on this backend through host slices, and on this backend
+// The end-to-end check: stochastic KMP with pre-fitting (Popovici, Bengio &
+// Thiran: a random active set searched each step) written against the
+// backend operations only, run on the pure-Go backend, on this backend through host slices, and on this backend
 // with everything device-resident. All three must choose the same basis
 // functions and reach the same residual.
 

@@ -11,17 +11,13 @@ import (
 // fails (ErrSingleClass) if the result has one class only, and on NaN/Inf
 // labels.
 func BinaryLabels(y []float64, positive float64) ([]float64, error) {
-	out := make([]float64, len(y))
 	npos := 0
 	for i, v := range y {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, fmt.Errorf("binary labels: example %d: label %v is not finite", i+1, v)
 		}
 		if v == positive {
-			out[i] = 1
 			npos++
-		} else {
-			out[i] = -1
 		}
 	}
 	switch {
@@ -33,7 +29,7 @@ func BinaryLabels(y []float64, positive float64) ([]float64, error) {
 	case npos == len(y):
 		return nil, fmt.Errorf("binary labels: %w: all %d examples have the positive label %v", ErrSingleClass, len(y), positive)
 	}
-	return out, nil
+	return Signs(y, positive), nil
 }
 
 // CheckBinary reports whether y holds exactly two distinct values, −1 and
@@ -78,22 +74,32 @@ func CheckTargets(y []float64) error {
 
 // OneVsRest returns the distinct labels of y in increasing order and, for
 // each, the ±1 targets of the binary problem "this class against the rest":
-// targets[c][i] is +1 when y[i] == classes[c] and −1 otherwise.
+// targets[c] is Signs(y, classes[c]).
 func OneVsRest(y []float64) (classes []float64, targets [][]float64) {
 	classes = distinct(y)
 	targets = make([][]float64, len(classes))
 	for c, cl := range classes {
-		t := make([]float64, len(y))
-		for i, v := range y {
-			if v == cl {
-				t[i] = 1
-			} else {
-				t[i] = -1
-			}
-		}
-		targets[c] = t
+		targets[c] = Signs(y, cl)
 	}
 	return classes, targets
+}
+
+// Signs maps the labels equal to positive to +1 and every other label to −1,
+// without checks (BinaryLabels is the checked form for user input). It
+// returns nil for nil.
+func Signs(y []float64, positive float64) []float64 {
+	if y == nil {
+		return nil
+	}
+	out := make([]float64, len(y))
+	for i, v := range y {
+		if v == positive {
+			out[i] = 1
+		} else {
+			out[i] = -1
+		}
+	}
+	return out
 }
 
 // listValues formats up to max values as "a, b, c, ...".

@@ -205,8 +205,9 @@ func (e *Engine) KernelMatrix(k Kernel, a Matrix, aNorms []float32, b Matrix, bN
 // CPUInfo describes the processor as cpuid sees it.
 type CPUInfo struct {
 	Brand          string   `json:"brand"`
-	PhysicalCores  int      `json:"physical_cores"`
-	LogicalCores   int      `json:"logical_cores"`
+	PhysicalCores  int      `json:"physical_cores"` // of the whole package, as cpuid reports it
+	LogicalCores   int      `json:"logical_cores"`  // of the whole package, as cpuid reports it
+	UsableCPUs     int      `json:"usable_cpus"`    // CPUs this process may run on (affinity mask, runtime.NumCPU)
 	GOMAXPROCS     int      `json:"gomaxprocs"`
 	Features       []string `json:"features"`
 	L1D, L2, L3    int      `json:"-"`
@@ -219,8 +220,8 @@ func DetectCPU() CPUInfo {
 	c := cpuid.CPU
 	info := CPUInfo{
 		Brand: c.BrandName, PhysicalCores: c.PhysicalCores, LogicalCores: c.LogicalCores,
-		GOMAXPROCS: runtime.GOMAXPROCS(0),
-		L1D:        c.Cache.L1D, L2: c.Cache.L2, L3: c.Cache.L3,
+		UsableCPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
+		L1D: c.Cache.L1D, L2: c.Cache.L2, L3: c.Cache.L3,
 	}
 	for _, f := range []struct {
 		id   cpuid.FeatureID

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -164,5 +165,14 @@ func TestFormatBytes(t *testing.T) {
 		if got := FormatBytes(c.in); got != c.want {
 			t.Errorf("FormatBytes(%d) = %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+// TestDetectCPUUsable: the CPU report counts the CPUs this process may use
+// (a 2-CPU container on a 254-core host must not report 254).
+func TestDetectCPUUsable(t *testing.T) {
+	c := DetectCPU()
+	if c.UsableCPUs != runtime.NumCPU() || c.UsableCPUs < 1 {
+		t.Fatalf("UsableCPUs = %d, runtime.NumCPU() = %d", c.UsableCPUs, runtime.NumCPU())
 	}
 }

@@ -71,7 +71,7 @@ func TestDecisionReproducesTraining(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ys := signs(y, 1)
+		ys := data.Signs(y, 1)
 		out := m.Outputs[0]
 		want := out.Curve[out.Steps-1].TrainLoss
 		if got := meanLoss(cfg.Loss, ys, f); math.Abs(got-want) > 1e-5*(1+want) {

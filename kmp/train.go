@@ -163,11 +163,11 @@ func train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, forceOVR
 	case cfg.Task == Regression:
 		targets = []target{{yt, valY}}
 	case len(classes) == 2 && !forceOVR:
-		targets = []target{{signs(yt, classes[1]), signs(valY, classes[1])}}
+		targets = []target{{data.Signs(yt, classes[1]), data.Signs(valY, classes[1])}}
 		outClasses = classes
 	default:
 		for _, c := range classes {
-			targets = append(targets, target{signs(yt, c), signs(valY, c)})
+			targets = append(targets, target{data.Signs(yt, c), data.Signs(valY, c)})
 		}
 		outClasses = classes
 	}
@@ -186,22 +186,6 @@ func train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, forceOVR
 		results[o] = r
 	}
 	return assemble(&cfg, dict.atoms, tr.x, trIdx, scaler, outClasses, results, true), nil
-}
-
-// signs maps labels to +1 (== pos) and −1 (others).
-func signs(y []float64, pos float64) []float64 {
-	if y == nil {
-		return nil
-	}
-	out := make([]float64, len(y))
-	for i, v := range y {
-		if v == pos {
-			out[i] = 1
-		} else {
-			out[i] = -1
-		}
-	}
-	return out
 }
 
 func distinct(y []float64) []float64 {

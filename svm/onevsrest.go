@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 )
 
@@ -91,14 +92,7 @@ func TrainOneVsRest(e *engine.Engine, x backend.Matrix, y []float64, p Params) (
 	cache := newRowCache(x.Rows, int64(o.CacheMB*(1<<20)), 4, fill32(rows))
 	out := &OneVsRestModel{Classes: classes}
 	for _, cl := range classes {
-		yc := make([]float64, len(y))
-		for i, v := range y {
-			if v == cl {
-				yc[i] = 1
-			} else {
-				yc[i] = -1
-			}
-		}
+		yc := data.Signs(y, cl)
 		cPos := p.C
 		if w, ok := p.Weights[cl]; ok {
 			cPos *= w

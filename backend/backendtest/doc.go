@@ -16,7 +16,11 @@
 // for shapes) rather than a panic. Use it from the backend's own tests:
 //
 //	func TestConformance(t *testing.T) {
-//		backendtest.Run(t, asm.New(0))
+//		be, err := asm.New()
+//		if err != nil {
+//			t.Skip(err)
+//		}
+//		backendtest.Run(t, be)
 //	}
 //
 // # Tolerances
@@ -62,7 +66,13 @@
 // rate per busy core).
 // From another backend's package:
 //
-//	func BenchmarkAVX2(b *testing.B) { backendtest.Bench(b, asm.New(1)) }
+//	func BenchmarkAVX2(b *testing.B) {
+//		be, err := asm.New(asm.WithThreads(1))
+//		if err != nil {
+//			b.Skip(err)
+//		}
+//		backendtest.Bench(b, be)
+//	}
 //
 //	go test -run '^$' -bench 'AVX2/KernelBlock' -benchtime 3x ./asm
 //

@@ -109,7 +109,11 @@ func printInfo(ev *env, r *infoReport) {
 		brand = "unknown CPU"
 	}
 	fmt.Fprintf(w, "CPU:       %s\n", brand)
-	fmt.Fprintf(w, "cores:     %d physical, %d logical, GOMAXPROCS %d\n", r.CPU.PhysicalCores, r.CPU.LogicalCores, r.CPU.GOMAXPROCS)
+	// cpuid counts the cores of the whole processor package; a container or
+	// an affinity mask may leave this process far fewer, which is what the
+	// backends' threads should be sized by.
+	fmt.Fprintf(w, "cores:     %d usable by this process, GOMAXPROCS %d (the processor package has %d physical, %d logical)\n",
+		r.CPU.UsableCPUs, r.CPU.GOMAXPROCS, r.CPU.PhysicalCores, r.CPU.LogicalCores)
 	feats := strings.Join(r.CPU.Features, " ")
 	if feats == "" {
 		feats = "(none of SSE4.1 AVX AVX2 FMA AVX512F NEON)"
