@@ -25,17 +25,22 @@ func fuzzFrame(payload []byte) []byte {
 	_ = binary.Write(&b, binary.LittleEndian, uint32(fileVersion))
 	_ = binary.Write(&b, binary.LittleEndian, uint64(len(payload)))
 	b.Write(payload)
-	sum := sha256.Sum256(payload)
+	sum := sha256.Sum256(b.Bytes())
 	b.Write(sum[:])
 	return b.Bytes()
 }
 
-// wellFramed reports whether in is a complete frame of this format
-// version whose checksum matches, and returns its payload.
+// wellFramed reports whether in is a complete frame of a version Load
+// reads whose checksum matches — over header and payload for the current
+// version, over the payload alone for the legacy one — and returns its
+// payload.
 func wellFramed(in []byte) ([]byte, bool) {
 	h := len(fileMagic) + 12
-	if len(in) < h+sha256.Size || string(in[:len(fileMagic)]) != fileMagic ||
-		binary.LittleEndian.Uint32(in[len(fileMagic):]) != fileVersion {
+	if len(in) < h+sha256.Size || string(in[:len(fileMagic)]) != fileMagic {
+		return nil, false
+	}
+	v := binary.LittleEndian.Uint32(in[len(fileMagic):])
+	if v != fileVersion && v != legacyVersion {
 		return nil, false
 	}
 	n := binary.LittleEndian.Uint64(in[len(fileMagic)+4:])
@@ -43,7 +48,11 @@ func wellFramed(in []byte) ([]byte, bool) {
 		return nil, false
 	}
 	p := in[h : h+int(n)]
-	sum := sha256.Sum256(p)
+	covered := in[:h+int(n)]
+	if v == legacyVersion {
+		covered = p
+	}
+	sum := sha256.Sum256(covered)
 	return p, bytes.Equal(sum[:], in[h+int(n):])
 }
 
@@ -79,7 +88,8 @@ func FuzzLoad(f *testing.F) {
 				t.Fatalf("error %q does not say where it comes from", err)
 			}
 			if !intact && len(in) >= len(fileMagic)+4 && string(in[:len(fileMagic)]) == fileMagic &&
-				binary.LittleEndian.Uint32(in[len(fileMagic):]) == fileVersion && !errors.Is(err, ErrCorrupt) {
+				(binary.LittleEndian.Uint32(in[len(fileMagic):]) == fileVersion || binary.LittleEndian.Uint32(in[len(fileMagic):]) == legacyVersion) &&
+				!errors.Is(err, ErrCorrupt) {
 				t.Fatalf("a damaged frame gives %q, not wrapping ErrCorrupt", err)
 			}
 		} else {
@@ -225,6 +235,45 @@ func TestWriteFuzzSeeds(t *testing.T) {
 		s := "go test fuzz v1\n[]byte(" + strconv.Quote(buf.String()) + ")\n"
 		if err := os.WriteFile(filepath.Join(dir, c.name), []byte(s), 0o644); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// TestLoadVersion1: model files written before kmp adopted the shared frame
+// (version 1, checksum over the payload alone; testdata/v1 holds the seed
+// corpus as it was) still load, pass Check, and re-save as the current
+// version with the same decisions (checkLoaded). A version 1 file with one
+// payload byte changed is refused as corrupt.
+func TestLoadVersion1(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "v1", "*.kmp"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no version 1 fixtures: %v", err)
+	}
+	e := goEngine(t)
+	for _, f := range files {
+		in, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := binary.LittleEndian.Uint32(in[len(fileMagic):]); v != legacyVersion {
+			t.Fatalf("%s: fixture has version %d", f, v)
+		}
+		m, err := Load(bytes.NewReader(in))
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		checkLoaded(t, e, m)
+		var out bytes.Buffer
+		if err := m.Save(&out); err != nil {
+			t.Fatal(err)
+		}
+		if v := binary.LittleEndian.Uint32(out.Bytes()[len(fileMagic):]); v != fileVersion {
+			t.Fatalf("%s: re-saved as version %d, want %d", f, v, fileVersion)
+		}
+		bad := append([]byte(nil), in...)
+		bad[len(fileMagic)+12+5] ^= 1
+		if _, err := Load(bytes.NewReader(bad)); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("%s: a changed payload byte gives %v", f, err)
 		}
 	}
 }

@@ -2,10 +2,7 @@ package kmp
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -13,22 +10,26 @@ import (
 
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/internal/modelfile"
 )
 
-// The model file: magic, format version (uint32 little-endian), payload
-// length (uint64 little-endian), the JSON payload, and the SHA-256 of the
-// payload. Load rejects a wrong magic, an unknown version, a short file, a
-// checksum mismatch and trailing bytes.
+// The model file is package modelfile's frame — magic, format version,
+// payload length, the JSON payload and the SHA-256 of header and payload.
+// Version 1 files (before the shared frame) checksummed the payload alone;
+// Load still reads them, Save writes version 2.
 const (
 	fileMagic   = "PURSUIT-KMP\n"
-	fileVersion = 1
-	// maxPayload bounds the payload length read from a header (1 TiB), so a
-	// corrupt length fails cleanly.
-	maxPayload = 1 << 40
+	fileVersion = 2
+	// legacyVersion is the pre-modelfile version, read but not written.
+	legacyVersion = 1
 )
 
 // ErrCorrupt is wrapped by Load's errors for damaged or truncated files.
-var ErrCorrupt = errors.New("corrupt or truncated KMP model file")
+var ErrCorrupt = modelfile.ErrCorrupt
+
+// ErrNotModel is wrapped by Load's error for input that is not a KMP model
+// file at all (another kind of file: wrong magic).
+var ErrNotModel = modelfile.ErrMagic
 
 type fileKernel struct {
 	Kind   string  `json:"kind"`
@@ -126,15 +127,8 @@ func (m *Model) Save(w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("kmp: save: encoding: %w", err)
 	}
-	var hdr bytes.Buffer
-	hdr.WriteString(fileMagic)
-	_ = binary.Write(&hdr, binary.LittleEndian, uint32(fileVersion))
-	_ = binary.Write(&hdr, binary.LittleEndian, uint64(len(payload)))
-	sum := sha256.Sum256(payload)
-	for _, b := range [][]byte{hdr.Bytes(), payload, sum[:]} {
-		if _, err := w.Write(b); err != nil {
-			return fmt.Errorf("kmp: save: %w", err)
-		}
+	if err := modelfile.Write(w, fileMagic, fileVersion, payload); err != nil {
+		return fmt.Errorf("kmp: save: %w", err)
 	}
 	return nil
 }
@@ -162,43 +156,23 @@ func Load(r io.Reader, opts ...LoadOption) (*Model, error) {
 	for _, o := range opts {
 		o(&lo)
 	}
-	hdr := make([]byte, len(fileMagic)+4+8)
-	if n, err := io.ReadFull(r, hdr); err != nil {
-		if n >= len(fileMagic) && string(hdr[:len(fileMagic)]) != fileMagic || n < len(fileMagic) && !bytes.HasPrefix([]byte(fileMagic), hdr[:n]) {
-			return nil, errors.New("kmp: load: not a KMP model file (bad magic)")
+	_, payload, err := modelfile.ReadLegacy(r, fileMagic, func(v uint32) error {
+		if v != fileVersion && v != legacyVersion {
+			return fmt.Errorf("unsupported model file version %d (this build reads versions %d and %d)", v, legacyVersion, fileVersion)
 		}
-		return nil, fmt.Errorf("kmp: load: header cut short after %d bytes: %w", n, ErrCorrupt)
-	}
-	if string(hdr[:len(fileMagic)]) != fileMagic {
-		return nil, errors.New("kmp: load: not a KMP model file (bad magic)")
-	}
-	version := binary.LittleEndian.Uint32(hdr[len(fileMagic):])
-	if version != fileVersion {
-		return nil, fmt.Errorf("kmp: load: unsupported model file version %d (this build reads version %d)", version, fileVersion)
-	}
-	n := binary.LittleEndian.Uint64(hdr[len(fileMagic)+4:])
-	if n > maxPayload {
-		return nil, fmt.Errorf("kmp: load: payload length %d is implausible: %w", n, ErrCorrupt)
-	}
-	var payload bytes.Buffer
-	if got, err := io.CopyN(&payload, r, int64(n)); err != nil {
-		return nil, fmt.Errorf("kmp: load: payload cut short (%d of %d bytes): %w", got, n, ErrCorrupt)
-	}
-	var sum [sha256.Size]byte
-	if got, err := io.ReadFull(r, sum[:]); err != nil {
-		return nil, fmt.Errorf("kmp: load: checksum cut short (%d of %d bytes): %w", got, sha256.Size, ErrCorrupt)
-	}
-	if sha256.Sum256(payload.Bytes()) != sum {
-		return nil, fmt.Errorf("kmp: load: checksum mismatch: %w", ErrCorrupt)
-	}
-	if extra, _ := r.Read(make([]byte, 1)); extra > 0 {
-		return nil, fmt.Errorf("kmp: load: trailing bytes after the checksum: %w", ErrCorrupt)
+		return nil
+	}, func(v uint32) bool { return v == legacyVersion })
+	if err != nil {
+		return nil, fmt.Errorf("kmp: load: %w", err)
 	}
 	var fm fileModel
-	dec := json.NewDecoder(&payload)
+	dec := json.NewDecoder(bytes.NewReader(payload))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&fm); err != nil {
 		return nil, fmt.Errorf("kmp: load: decoding: %w", err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("kmp: load: more than one JSON value in the payload")
 	}
 	return fromFile(&fm, &lo)
 }

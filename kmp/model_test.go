@@ -266,7 +266,7 @@ func TestSaveLoad(t *testing.T) {
 	if _, err := Load(bytes.NewReader(append(append([]byte(nil), file...), 0))); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("trailing byte: %v", err)
 	}
-	if _, err := Load(strings.NewReader("hello world, this is not a model")); err == nil || !strings.Contains(err.Error(), "not a KMP model") {
+	if _, err := Load(strings.NewReader("hello world, this is not a model")); !errors.Is(err, ErrNotModel) {
 		t.Fatalf("bad magic: %v", err)
 	}
 	v2 := append([]byte(nil), file...)

@@ -50,6 +50,14 @@ func Write(w io.Writer, magic string, version uint32, payload []byte) error {
 // checks the version only through accept, which (when not nil) is called
 // before the payload is read and may refuse it with an error.
 func Read(r io.Reader, magic string, accept func(version uint32) error) (uint32, []byte, error) {
+	return ReadLegacy(r, magic, accept, nil)
+}
+
+// ReadLegacy is Read for a format whose early versions predate this frame
+// and checksummed the payload alone (kmp's version 1 files): for the
+// versions where payloadOnly returns true the SHA-256 is checked over the
+// payload only; every other check is Read's.
+func ReadLegacy(r io.Reader, magic string, accept func(version uint32) error, payloadOnly func(version uint32) bool) (uint32, []byte, error) {
 	if magic == "" {
 		return 0, nil, errors.New("modelfile: empty magic")
 	}
@@ -90,7 +98,9 @@ func Read(r io.Reader, magic string, accept func(version uint32) error) (uint32,
 		return version, nil, fmt.Errorf("modelfile: checksum cut short (%d of %d bytes): %w", got, sha256.Size, ErrCorrupt)
 	}
 	h := sha256.New()
-	h.Write(hdr)
+	if payloadOnly == nil || !payloadOnly(version) {
+		h.Write(hdr)
+	}
 	h.Write(payload.Bytes())
 	if !bytes.Equal(h.Sum(nil), sum[:]) {
 		return version, nil, fmt.Errorf("modelfile: checksum mismatch: %w", ErrCorrupt)
