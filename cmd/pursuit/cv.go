@@ -30,7 +30,7 @@ func newCVFlags() (*flag.FlagSet, *cvOptions) {
 	fs.StringVar(&o.gridGamma, "grid-gamma", "", "comma-separated kernel γ values to try, e.g. 0.01,0.1,1 (default: --gamma)")
 	fs.StringVar(&o.gridC, "grid-c", "", "comma-separated C values to try (svm, slmc), e.g. 1,10,100 (default: --c)")
 	fs.StringVar(&o.gridN, "grid-basis", "", "comma-separated numbers of basis functions (steps) to try, KMP family; without --val-frac one training per fold serves them all (default: --basis)")
-	fs.StringVar(&o.model, "model", "", "retrain on all of --data with the best setting and write the model to `FILE`")
+	fs.StringVar(&o.model, "model", "", "retrain on all of --data with the best setting and write the model to `FILE` ("+safeWriteHelp+")")
 	return fs, o
 }
 

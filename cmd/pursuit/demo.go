@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/internal/safefile"
 )
 
 type demoOptions struct {
@@ -234,15 +236,8 @@ func printDemoTable(ev *env, e *engine.Engine, results []demoResult, out string,
 }
 
 func writeDataset(path string, ds *data.Dataset) error {
-	f, err := os.Create(path)
+	err := safefile.WriteFile(path, 0o666, func(w io.Writer) error { return data.WriteLibSVM(w, ds) })
 	if err != nil {
-		return fmt.Errorf("writing demo data: %w", err)
-	}
-	if err := data.WriteLibSVM(f, ds); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
 		return fmt.Errorf("writing demo data: %w", err)
 	}
 	return nil

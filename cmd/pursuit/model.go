@@ -9,12 +9,12 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/internal/safefile"
 	"github.com/pursuit-ml/pursuit/svm"
 )
 
@@ -220,26 +220,24 @@ func (m *cliModel) write(w io.Writer) (int64, error) {
 // size returns the number of bytes the model file takes.
 func (m *cliModel) size() (int64, error) { return m.write(io.Discard) }
 
-// save writes the model to path atomically (a temporary file renamed into
-// place) and returns its size.
+// safeWriteHelp tells in --help how the files named by --model and --out
+// are written (by safefile).
+const safeWriteHelp = "an existing file is replaced whole or not at all and keeps its mode, a symlink's target is replaced, " +
+	"a device or open pipe such as /dev/null or /dev/stdout is written to, a directory or named pipe is refused"
+
+// save writes the model to path with safefile (replaced atomically,
+// through symlinks; see --model's help) and returns its size.
 func (m *cliModel) save(path string) (int64, error) {
-	dir := filepath.Dir(path)
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return 0, fmt.Errorf("save model %s: the directory %s does not exist", path, dir)
-	}
-	f, err := os.CreateTemp(dir, ".pursuit-model-*")
+	var n int64
+	var werr error
+	err := safefile.WriteFile(path, 0o666, func(w io.Writer) error {
+		n, werr = m.write(w)
+		return werr
+	})
 	if err != nil {
-		return 0, fmt.Errorf("save model %s: %w", path, err)
-	}
-	n, err := m.write(f)
-	if cerr := f.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("save model: %w", cerr)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
+		if err != werr {
+			err = fmt.Errorf("save model: %w", err)
+		}
 		return 0, err
 	}
 	return n, nil

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"strconv"
 	"time"
 
 	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/internal/safefile"
 )
 
 type predictOptions struct {
@@ -29,7 +31,7 @@ func newPredictFlags() (*flag.FlagSet, *predictOptions) {
 	fs := flag.NewFlagSet("predict", flag.ContinueOnError)
 	fs.StringVar(&o.model, "model", "", "model `FILE` written by `pursuit train --model`, or a binary/regression model written by LIBSVM's svm-train")
 	fs.StringVar(&o.data, "data", "", "data `FILE` to predict (LIBSVM or CSV; its labels give the error rate)")
-	fs.StringVar(&o.out, "out", "", "write the predicted labels to `FILE`, one per line")
+	fs.StringVar(&o.out, "out", "", "write the predicted labels to `FILE`, one per line (- for standard output, the summary going to stderr; "+safeWriteHelp+")")
 	fs.BoolVar(&o.decision, "decision", false, "with --out: also write each classifier's real-valued output after the label")
 	fs.StringVar(&o.format, "format", "auto", "data file format: auto (from the name: .csv is CSV), libsvm or csv")
 	fs.IntVar(&o.labelColumn, "label-column", 0, "CSV only: 0-based column holding the label (negative counts from the end)")
@@ -66,6 +68,8 @@ func runPredict(ev *env, args []string) error {
 		return fmt.Errorf("missing --data FILE (the examples to predict)")
 	case o.decision && o.out == "":
 		return fmt.Errorf("--decision needs --out FILE")
+	case o.jsonOutput && o.out == "-":
+		return fmt.Errorf("--json and --out - both write to standard output; give --out a file name")
 	}
 	df := dataFlags{format: o.format, labelColumn: o.labelColumn, header: o.header, scale: "none"}
 	if err := df.validate(nil, false); err != nil {
@@ -106,7 +110,7 @@ func runPredict(ev *env, args []string) error {
 	secs := time.Since(t0).Seconds()
 	errRate := lp.errorRate(pred, lp.truth(ds.Y))
 	if o.out != "" {
-		if err := writePredictions(o.out, pred, dec, o.decision); err != nil {
+		if err := writePredictions(ev, o.out, pred, dec, o.decision); err != nil {
 			return err
 		}
 	}
@@ -129,43 +133,57 @@ func runPredict(ev *env, args []string) error {
 		}
 		return printJSON(ev, out)
 	}
-	fmt.Fprintf(ev.stdout, "%s: %s on %d examples (%s model, %d basis functions, backend %s, %.3g s)\n",
+	summary := ev.stdout
+	if o.out == "-" { // the predictions are on stdout
+		summary = ev.stderr
+	}
+	fmt.Fprintf(summary, "%s: %s on %d examples (%s model, %d basis functions, backend %s, %.3g s)\n",
 		o.data, errText(lp, errRate, ds.Len()), ds.Len(), m.hdr.Algorithm, m.hdr.NBasis, e.BackendName(), secs)
-	if o.out != "" {
+	if o.out != "" && o.out != "-" {
 		fmt.Fprintf(ev.stdout, "predictions written to %s\n", o.out)
 	}
 	return nil
 }
 
-func writePredictions(path string, pred []float64, dec [][]float64, decision bool) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("--out: %w", err)
-	}
-	w := bufio.NewWriter(f)
-	buf := make([]byte, 0, 64)
-	for i, p := range pred {
-		buf = strconv.AppendFloat(buf[:0], p, 'g', -1, 64)
-		if decision {
-			for k := range dec {
-				buf = append(buf, ' ')
-				v := dec[k][i]
-				if math.IsNaN(v) {
-					buf = append(buf, "nan"...)
-				} else {
-					buf = strconv.AppendFloat(buf, v, 'g', 8, 64)
+// writePredictions writes one line per example to path: the predicted
+// label, then with decision each classifier's output. Path "-" is standard
+// output; a file is written with safefile (replaced whole or not at all).
+func writePredictions(ev *env, path string, pred []float64, dec [][]float64, decision bool) error {
+	write := func(w io.Writer) error {
+		buf := make([]byte, 0, 64)
+		for i, p := range pred {
+			buf = strconv.AppendFloat(buf[:0], p, 'g', -1, 64)
+			if decision {
+				for k := range dec {
+					buf = append(buf, ' ')
+					v := dec[k][i]
+					if math.IsNaN(v) {
+						buf = append(buf, "nan"...)
+					} else {
+						buf = strconv.AppendFloat(buf, v, 'g', 8, 64)
+					}
 				}
 			}
+			buf = append(buf, '\n')
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
 		}
-		buf = append(buf, '\n')
-		w.Write(buf)
+		return nil
 	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return fmt.Errorf("--out %s: %w", path, err)
+	if path == "-" {
+		bw := bufio.NewWriter(ev.stdout)
+		err := write(bw)
+		if err == nil {
+			err = bw.Flush()
+		}
+		if err != nil {
+			return fmt.Errorf("--out -: standard output: %w", err)
+		}
+		return nil
 	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("--out %s: %w", path, err)
+	if err := safefile.WriteFile(path, 0o666, write); err != nil {
+		return fmt.Errorf("--out: %w", err)
 	}
 	return nil
 }

@@ -21,7 +21,7 @@ func newTrainFlags() (*flag.FlagSet, *trainOptions) {
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	addDataFlags(fs, &o.dataFlags, true)
 	addModelFlags(fs, &o.modelFlags)
-	fs.StringVar(&o.model, "model", "", "write the trained model to `FILE` (read it back with `pursuit predict --model FILE`)")
+	fs.StringVar(&o.model, "model", "", "write the trained model to `FILE` (read it back with `pursuit predict --model FILE`; "+safeWriteHelp+")")
 	fs.StringVar(&o.plotDir, "plot", "", "write the learning curve and, for 2-D data, the decision surface as PNG files into `DIR`")
 	fs.BoolVar(&o.curve, "curve", false, "record the learning curve (training, validation and test error against the number of steps; KMP family) in the model, for the plot command")
 	return fs, o

@@ -4,12 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/pursuit-ml/pursuit/internal/safefile"
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -257,16 +258,12 @@ func save(p *gplot.Plot, path string) error {
 		leg.Left, leg.Top, leg.XOffs, leg.YOffs = true, true, 0, 0
 		leg.Draw(draw.Crop(dc, width-strip+legendGap, 0, 0, -top))
 	}
-	f, err := os.Create(path)
+	err = safefile.WriteFile(path, 0o666, func(w io.Writer) error {
+		_, err := c.WriteTo(w)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("plot: %w", err)
-	}
-	_, err = c.WriteTo(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("plot %s: %w", path, err)
 	}
 	return nil
 }
