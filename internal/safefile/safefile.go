@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -132,7 +133,11 @@ func openDescriptor(path string) bool {
 // dirOf returns p up to and including its last separator, or "" when p
 // has none: the directory p is in, uncleaned.
 func dirOf(p string) string {
-	return p[:strings.LastIndexByte(p, filepath.Separator)+1]
+	seps := string(filepath.Separator)
+	if filepath.Separator != '/' {
+		seps += "/"
+	}
+	return p[:strings.LastIndexAny(p, seps)+1]
 }
 
 // replace writes a temporary file in target's directory and renames it
@@ -215,8 +220,12 @@ func createTemp(dir, base string, perm fs.FileMode) (*os.File, error) {
 }
 
 // syncDir makes the rename durable. File systems that cannot sync a
-// directory say EINVAL; that is no failure of the write.
+// directory say EINVAL; that is no failure of the write. Windows has no
+// directory sync (a rename is made durable by the file system itself).
 func syncDir(path, dir, shownDir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
 	d, err := os.Open(dir)
 	if err != nil {
 		return fmt.Errorf("%s: syncing the directory %s: %w", path, shownDir, sysErr(err))
