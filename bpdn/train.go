@@ -1,0 +1,86 @@
+package bpdn
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/svm"
+)
+
+// Gram returns the kernel matrix K(x_i, x_j) of the rows of x, computed by
+// the engine (engine.KernelMatrix, float32) and widened to float64,
+// symmetrised as (K + Kᵀ)/2 so that both solvers see one exactly symmetric
+// matrix. The n×n float64 matrix is reserved against the engine's memory
+// budget.
+func Gram(e *engine.Engine, x backend.Matrix, k engine.Kernel) ([]float64, error) {
+	if e == nil {
+		return nil, badInput("nil engine")
+	}
+	if err := x.Validate(); err != nil {
+		return nil, badInput("data matrix: %v", err)
+	}
+	if err := k.Validate(); err != nil {
+		return nil, badInput("%v", err)
+	}
+	n := x.Rows
+	if n == 0 {
+		return nil, badInput("no examples")
+	}
+	if err := e.Reserve(fmt.Sprintf("the %d×%d Gram matrix (float32 and float64)", n, n), int64(n)*int64(n)*12); err != nil {
+		return nil, err
+	}
+	k32, err := e.KernelMatrix(k, x, nil, x, nil)
+	if err != nil {
+		return nil, fmt.Errorf("bpdn: kernel matrix: %w", err)
+	}
+	g := make([]float64, n*n)
+	for i := range n {
+		for j := i; j < n; j++ {
+			v := (float64(k32.At(i, j)) + float64(k32.At(j, i))) / 2
+			g[i*n+j], g[j*n+i] = v, v
+		}
+	}
+	return g, nil
+}
+
+// Train solves the problem for the rows of x (features as the model will
+// see them) and targets y under kernel k, and returns it as an ε-SVR model
+// in LIBSVM's layout (Coef[0] = a on the support, Rho[0] = −b), ready for
+// Model.Predict and Model.WriteLIBSVM, with the solution.
+func Train(e *engine.Engine, x backend.Matrix, y []float64, k engine.Kernel, p Params) (*svm.Model, *Solution, error) {
+	if len(y) != x.Rows {
+		return nil, nil, badInput("%d targets for %d examples", len(y), x.Rows)
+	}
+	for i := range x.Rows {
+		for j, v := range x.Row(i) {
+			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+				return nil, nil, badInput("example %d, feature %d: value %v is not finite", i, j, v)
+			}
+		}
+	}
+	g, err := Gram(e, x, k)
+	if err != nil {
+		return nil, nil, err
+	}
+	sol, err := Solve(x.Rows, g, y, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	return Model(x, k, sol), sol, nil
+}
+
+// Model returns the solution as an ε-SVR model over the rows of x.
+func Model(x backend.Matrix, k engine.Kernel, sol *Solution) *svm.Model {
+	sv := backend.NewMatrix(len(sol.Support), x.Cols)
+	coef := make([]float64, len(sol.Support))
+	for r, i := range sol.Support {
+		copy(sv.Row(r), x.Row(i))
+		coef[r] = sol.A[i]
+	}
+	return &svm.Model{
+		Type: svm.EpsilonSVR, Kernel: k, SV: sv, SVIndex: append([]int(nil), sol.Support...),
+		Coef: [][]float64{coef}, Rho: []float64{-sol.B},
+	}
+}
