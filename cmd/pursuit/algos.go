@@ -18,6 +18,7 @@ type trainParams struct {
 	patience   int     // early-stopping patience in steps
 	c          float64 // SVM / SLMC regularisation
 	svrEps     float64 // ε-SVR tube width
+	epsilon    float64 // bpdn: ℓ1 weight = tube half-width
 	regression bool    // real-valued targets
 	activeSet  int     // stochastic KMP: candidates searched per step
 	eps, q     float64 // stochastic KMP: s = ⌈log ε / log q⌉ when activeSet is 0
@@ -120,6 +121,7 @@ func algorithms() []*algorithm {
 		{name: "kmp-tanh", pkg: "kmp", summary: "kernel matching pursuit with tanh output, targets ±0.65", usesBasis: true},
 		{name: "skmp", pkg: "kmp", summary: "stochastic KMP: searches a random active set per step", usesBasis: true, regression: true},
 		{name: "svm", pkg: "svm", summary: "support vector machine (C-SVC, or ε-SVR with --svr-epsilon), SMO", regression: true},
+		{name: "bpdn", pkg: "bpdn", summary: "Girosi's sparse approximation in the RKHS = ε-SVR (C = ∞ or a box), solved without SMO", regression: true, notInDemo: true},
 		{name: "slmc", pkg: "slmc", summary: "sparse large margin classifier: Nz learned expansion vectors", kernels: []string{"rbf"}},
 	}
 	for _, a := range all {

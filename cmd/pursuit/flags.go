@@ -36,6 +36,7 @@ type modelFlags struct {
 	patience   int
 	c          float64
 	svrEps     float64
+	epsilon    float64 // bpdn: ℓ1 weight = tube half-width
 	activeSet  int
 	eps, q     float64
 	nz         int
@@ -74,6 +75,7 @@ func addModelFlags(fs *flag.FlagSet, m *modelFlags) {
 	fs.IntVar(&m.patience, "patience", 0, "early stopping: stop after this many steps without validation improvement (default 20)")
 	fs.Float64Var(&m.c, "c", 1, "SVM / SLMC regularisation C")
 	fs.Float64Var(&m.svrEps, "svr-epsilon", 0, "ε-SVR: width of the insensitive tube; implies --regression")
+	fs.Float64Var(&m.epsilon, "epsilon", 0, "bpdn: ε, the ℓ1 weight of Girosi's problem = the ε-SVR tube half-width (LIBSVM -p); implies --regression")
 	fs.IntVar(&m.activeSet, "active-set", 0, "stochastic KMP: candidates searched per step (default from --eps and --q)")
 	fs.Float64Var(&m.eps, "eps", 0, "stochastic KMP: active set s = ⌈log ε / log q⌉ (default ε 0.05)")
 	fs.Float64Var(&m.q, "q", 0, "stochastic KMP: quantile q of the active-set rule (default 0.95)")
@@ -175,7 +177,10 @@ func (m *modelFlags) validate(set map[string]bool) error {
 	if m.patience < 0 {
 		return fmt.Errorf("--patience %d: must be positive", m.patience)
 	}
-	if !(m.c > 0) || math.IsInf(m.c, 0) {
+	if err := m.validateBPDN(set); err != nil {
+		return err
+	}
+	if !(m.c > 0) || (math.IsInf(m.c, 0) && m.algo != "bpdn") {
 		return fmt.Errorf("--c %v: must be positive and finite", m.c)
 	}
 	if m.svrEps < 0 || math.IsNaN(m.svrEps) || math.IsInf(m.svrEps, 0) {
@@ -215,7 +220,8 @@ func (m *modelFlags) validate(set map[string]bool) error {
 	owner := map[string][]string{
 		"basis":       {"kmp", "kmp-backfit", "kmp-basic", "kmp-tanh", "skmp"},
 		"patience":    {"kmp", "kmp-backfit", "kmp-basic", "kmp-tanh", "skmp"},
-		"c":           {"svm", "slmc"},
+		"c":           {"svm", "slmc", "bpdn"},
+		"epsilon":     {"bpdn"},
 		"svr-epsilon": {"svm"},
 		"active-set":  {"skmp"},
 		"eps":         {"skmp"},
@@ -265,6 +271,9 @@ func (d *dataFlags) validate(set map[string]bool, needData bool) error {
 // implyRegression sets --regression when --svr-epsilon is given, refusing
 // the classification flags with it.
 func (d *dataFlags) implyRegression(m *modelFlags) error {
+	if m.algo == "bpdn" {
+		return d.implyRegressionBPDN()
+	}
 	if m.svrEps > 0 {
 		if d.positive != "" || d.oneVsRest {
 			return fmt.Errorf("--svr-epsilon fits real-valued targets (ε-SVR); --positive and --one-vs-rest are for classification")
@@ -332,6 +341,7 @@ func (m *modelFlags) params(dim int, d *dataFlags, earlyStop bool) (*trainParams
 		patience:   m.patience,
 		c:          m.c,
 		svrEps:     m.svrEps,
+		epsilon:    m.epsilon,
 		regression: d.regression || m.svrEps > 0,
 		activeSet:  m.activeSet,
 		eps:        m.eps,

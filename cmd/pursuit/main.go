@@ -46,6 +46,7 @@ func commands() []*command {
 		plotCommand(),
 		demoCommand(),
 		infoCommand(),
+		equivCommand(),
 	}
 }
 
@@ -107,6 +108,11 @@ func run(ev *env, args []string) (code int) {
 		return exitOK
 	case errors.Is(err, errHelp):
 		return exitOK
+	}
+	var st interface{ ExitCode() int }
+	if errors.As(err, &st) {
+		fmt.Fprintf(ev.stderr, "%s: %s\n", name, oneLine(err.Error()))
+		return st.ExitCode()
 	}
 	fmt.Fprintf(ev.stderr, "%s: %s\n", name, flagNames().Replace(oneLine(err.Error())))
 	return exitError
@@ -232,6 +238,9 @@ func flagSetFor(name string) *flag.FlagSet {
 		return fs
 	case "info":
 		fs, _ := newInfoFlags()
+		return fs
+	case "equiv":
+		fs, _ := newEquivFlags()
 		return fs
 	}
 	return nil

@@ -26,6 +26,8 @@ func registerAlgorithms(all []*algorithm) {
 			a.load = loadKMP
 		case "svm":
 			a.train, a.load = trainSVM, loadSVM
+		case "bpdn":
+			a.train, a.load = trainBPDN, loadSVM
 		case "slmc":
 			a.train, a.load = trainSLMC, loadSLMC
 		}

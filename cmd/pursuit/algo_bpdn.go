@@ -1,0 +1,88 @@
+package main
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/pursuit-ml/pursuit/bpdn"
+	"github.com/pursuit-ml/pursuit/engine"
+)
+
+// bpdnDefaultEpsilon is ε when --epsilon is not given: LIBSVM's default -p.
+const bpdnDefaultEpsilon = 0.1
+
+// validateBPDN completes and checks the bpdn flags: C is +Inf (the hard
+// ε-tube) unless --c is given, and ε defaults to LIBSVM's 0.1.
+func (m *modelFlags) validateBPDN(set map[string]bool) error {
+	if m.algo != "bpdn" {
+		return nil
+	}
+	if !set["epsilon"] {
+		m.epsilon = bpdnDefaultEpsilon
+	}
+	if !(m.epsilon >= 0) || math.IsInf(m.epsilon, 0) {
+		return fmt.Errorf("--epsilon %v: must be a non-negative finite number", m.epsilon)
+	}
+	if !set["c"] {
+		m.c = math.Inf(1)
+	}
+	if !(m.c > 0) || math.IsInf(m.c, -1) {
+		return fmt.Errorf("--c %v: must be positive (or inf, the default for bpdn: the hard ε-tube)", m.c)
+	}
+	return nil
+}
+
+// implyRegressionBPDN: bpdn fits real-valued targets only.
+func (d *dataFlags) implyRegressionBPDN() error {
+	if d.positive != "" || d.oneVsRest {
+		return fmt.Errorf("--algo bpdn fits real-valued targets (ε-SVR); --positive and --one-vs-rest are for classification")
+	}
+	d.regression = true
+	return nil
+}
+
+// checkRegressionTargets refuses targets that look like class labels (at
+// most two distinct values): ε-SVR on them is almost surely a mistaken data
+// file.
+func checkRegressionTargets(y []float64) error {
+	var vals []float64
+	for _, v := range y {
+		if !containsFloat(vals, v) {
+			vals = append(vals, v)
+			if len(vals) > 2 {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("the targets take only %d distinct values (%s): this is a classification data set, and bpdn fits real-valued targets (use --algo svm for classification)", len(vals), listLabels(vals, 2))
+}
+
+func containsFloat(v []float64, x float64) bool {
+	for _, u := range v {
+		if u == x {
+			return true
+		}
+	}
+	return false
+}
+
+// trainBPDN trains Girosi's sparse approximation (package bpdn); the model
+// is an ε-SVR model of package svm, saved as LIBSVM's epsilon_svr text model
+// like the svm algorithm's.
+func trainBPDN(e *engine.Engine, p *trainParams, x engine.Matrix, y []float64, _ engine.Matrix, _ []float64) (fitted, error) {
+	if err := checkRegressionTargets(y); err != nil {
+		return nil, err
+	}
+	if p.progress != nil {
+		p.progress(progressUpdate{Step: 0, Total: 1, Metric: "active set", Value: nan(), ValErr: nan()})
+	}
+	c := p.c
+	if c == 0 {
+		c = math.Inf(1)
+	}
+	m, _, err := bpdn.Train(e, x, y, p.kernel, bpdn.Params{Epsilon: p.epsilon, C: c})
+	if err != nil {
+		return nil, err
+	}
+	return newSVMFitted(m)
+}

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/pursuit-ml/pursuit/bpdn"
+	"github.com/pursuit-ml/pursuit/svm"
+)
+
+type equivOptions struct {
+	dataFlags
+	modelFlags
+	smoTol float64
+}
+
+func newEquivFlags() (*flag.FlagSet, *equivOptions) {
+	o := &equivOptions{}
+	fs := flag.NewFlagSet("equiv", flag.ContinueOnError)
+	d, m := &o.dataFlags, &o.modelFlags
+	fs.StringVar(&d.data, "data", "", "regression data `FILE` (LIBSVM/svmlight or .csv; .gz and .bz2 are decompressed)")
+	fs.StringVar(&d.format, "format", "auto", "data file format: auto (from the name: .csv is CSV), libsvm or csv")
+	fs.IntVar(&d.labelColumn, "label-column", 0, "CSV only: 0-based column holding the target (negative counts from the end)")
+	fs.BoolVar(&d.header, "header", false, "CSV only: the first line is a header")
+	fs.StringVar(&d.scale, "scale", "minmax", "feature scaling: minmax ([-1,1]), standard or none")
+	fs.Float64Var(&m.epsilon, "epsilon", 0, "ε: the ℓ1 weight of Girosi's problem = the ε-SVR tube half-width (LIBSVM -p); default 0.1")
+	fs.Float64Var(&m.c, "c", 0, "C: the box |a_i| ≤ C (LIBSVM -c); default inf, the hard ε-tube, for which the SVR gets C = 10·‖a‖∞ of bpdn's solution")
+	fs.StringVar(&m.kernel, "kernel", "rbf", "kernel: rbf, linear, poly or sigmoid")
+	fs.Float64Var(&m.gamma, "gamma", 0, "kernel γ (default 1/number of features)")
+	fs.Float64Var(&m.sigma, "sigma", 0, "RBF width σ in exp(−‖x−z‖²/σ²); same as --gamma 1/σ²")
+	fs.IntVar(&m.degree, "degree", 3, "poly kernel degree")
+	fs.Float64Var(&m.coef0, "coef0", 0, "poly and sigmoid kernel constant c0")
+	fs.Float64Var(&o.smoTol, "smo-tol", 1e-10, "stopping tolerance of the SMO solver (LIBSVM's -e)")
+	fs.StringVar(&m.backend, "backend", "", "backend for the kernel matrix: go, avx2, cuda or auto")
+	fs.IntVar(&m.threads, "threads", 0, "CPU threads for the CPU backends (default GOMAXPROCS)")
+	fs.StringVar(&m.memBudget, "mem-budget", "", "memory budget for large allocations, e.g. 512MiB")
+	fs.BoolVar(&m.jsonOutput, "json", false, "print one JSON object with the certificate")
+	return fs, o
+}
+
+func equivCommand() *command {
+	return &command{
+		name:    "equiv",
+		summary: "solve ε-SVR two ways (bpdn and SMO) and certify they agree",
+		usage:   `pursuit equiv --data FILE [--epsilon E] [--c C] [--kernel K --gamma G | --sigma S] [--scale S] [--json]`,
+		examples: `# Girosi's sparse approximation (C = ∞) against the SVM's ε-SVR by SMO:
+pursuit equiv --data boston.gz --epsilon 0.5 --gamma 1
+# the finite-C (box) problem; exit status 0 when they agree, 1 when not:
+pursuit equiv --data boston.gz --epsilon 0.5 --gamma 1 --c 10 --json`,
+		run: runEquiv,
+	}
+}
+
+// equivJSON is what `pursuit equiv --json` prints.
+type equivJSON struct {
+	Data        string     `json:"data"`
+	N           int        `json:"n"`
+	Kernel      string     `json:"kernel"`
+	Backend     string     `json:"backend"`
+	Epsilon     float64    `json:"epsilon"`
+	C           string     `json:"c"`
+	SMOC        float64    `json:"smo_c"`
+	MaxDA       float64    `json:"max_delta_a"`
+	NormA       float64    `json:"norm_a"`
+	DB          float64    `json:"delta_b"`
+	B           float64    `json:"b"`
+	SameSupport bool       `json:"same_support"`
+	NSV         [2]int     `json:"n_sv"`
+	Obj         [2]float64 `json:"objective"`
+	KKT         [2]float64 `json:"kkt"`
+	Seconds     [2]float64 `json:"seconds"`
+	GramSeconds float64    `json:"gram_seconds"`
+	SMOIter     int        `json:"smo_iterations"`
+	BPDNIter    int        `json:"bpdn_iterations"`
+	Agree       bool       `json:"agree"`
+}
+
+// exitStatusError is an error with its own exit status (equiv's 1 for "the
+// solutions disagree").
+type exitStatusError struct {
+	msg  string
+	code int
+}
+
+func (e *exitStatusError) Error() string { return e.msg }
+func (e *exitStatusError) ExitCode() int { return e.code }
+
+func runEquiv(ev *env, args []string) error {
+	c := equivCommand()
+	fs, o := newEquivFlags()
+	if err := parseFlags(ev, c, fs, args); err != nil {
+		return err
+	}
+	set := setFlags(fs)
+	o.algo = "bpdn"
+	o.dataFlags.valFrac = 0
+	if err := o.dataFlags.validate(set, true); err != nil {
+		return err
+	}
+	if err := o.modelFlags.validate(set); err != nil {
+		return err
+	}
+	if !(o.smoTol > 0) || math.IsInf(o.smoTol, 0) {
+		return fmt.Errorf("--smo-tol %v: must be positive and finite", o.smoTol)
+	}
+	o.regression = true
+	e, err := o.newEngine()
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	ds, err := loadData(o.data, o.loadOptions(0))
+	if err != nil {
+		return err
+	}
+	if err := checkRegressionTargets(ds.Y); err != nil {
+		return fmt.Errorf("%s: %w", o.data, err)
+	}
+	scaler, err := fitScaler(o.scale, ds)
+	if err != nil {
+		return err
+	}
+	if ds, err = scaled(scaler, ds); err != nil {
+		return err
+	}
+	k, err := o.kernelFor(ds.Dim())
+	if err != nil {
+		return err
+	}
+	n := ds.Len()
+	t0 := time.Now()
+	gram, err := bpdn.Gram(e, ds.X, k)
+	if err != nil {
+		return err
+	}
+	gramSec := time.Since(t0).Seconds()
+	eps, cBox := o.epsilon, o.c
+	t0 = time.Now()
+	sol, err := bpdn.Solve(n, gram, ds.Y, bpdn.Params{Epsilon: eps, C: cBox})
+	if err != nil {
+		return err
+	}
+	bpdnSec := time.Since(t0).Seconds()
+	smoC := cBox
+	if math.IsInf(cBox, 1) {
+		// The box of the SVR must not bind: ten times bpdn's largest
+		// coefficient (the issue's rule; 1 when a = 0).
+		smoC = 10 * maxAbsF(sol.A)
+		if smoC == 0 {
+			smoC = 1
+		}
+	}
+	src, err := svm.NewGram64(n, gram)
+	if err != nil {
+		return err
+	}
+	t0 = time.Now()
+	smo, err := svm.SolveSVR(src, ds.Y, smoC, eps, svm.Options{Tol: o.smoTol})
+	if err != nil {
+		return err
+	}
+	smoSec := time.Since(t0).Seconds()
+	aSMO := svm.SVRCoef(smo)
+	ct := bpdn.Compare(n, gram, ds.Y, eps, cBox, sol.A, sol.B, aSMO, smo.Bias, bpdn.DefaultTolerances)
+	if !smo.Converged || !sol.Converged {
+		ct.Agree = false
+	}
+	cText := fmt.Sprint(cBox)
+	if math.IsInf(cBox, 1) {
+		cText = "inf"
+	}
+	if o.jsonOutput {
+		if err := printJSON(ev, equivJSON{
+			Data: o.data, N: n, Kernel: k.String(), Backend: e.BackendName(), Epsilon: eps, C: cText, SMOC: smoC,
+			MaxDA: ct.MaxDA, NormA: ct.NormA, DB: ct.DB, B: sol.B, SameSupport: ct.SameSupport, NSV: ct.NSV,
+			Obj: ct.Obj, KKT: ct.KKT, Seconds: [2]float64{bpdnSec, smoSec}, GramSeconds: gramSec,
+			SMOIter: smo.Iter, BPDNIter: sol.Iter, Agree: ct.Agree,
+		}); err != nil {
+			return err
+		}
+	} else {
+		w := ev.stdout
+		fmt.Fprintf(w, "data         %s: %d examples, %d features; kernel %s (backend %s, Gram matrix in %.3g s, float64)\n", o.data, n, ds.Dim(), k, e.BackendName(), gramSec)
+		fmt.Fprintf(w, "problem      ε = %g, C = %s; the SVR by SMO with C = %.6g, tolerance %g\n", eps, cText, smoC, o.smoTol)
+		fmt.Fprintf(w, "bpdn         %.3g s: %d CD sweeps over %d values of ν, %d active-set iterations, converged %v\n", bpdnSec, sol.Sweeps, sol.NuEvals, sol.Iter, sol.Converged)
+		fmt.Fprintf(w, "smo          %.3g s: %d iterations, converged %v\n", smoSec, smo.Iter, smo.Converged)
+		fmt.Fprintf(w, "b            bpdn %.12g, smo %.12g\n", sol.B, smo.Bias)
+		if err := ct.Write(w, "bpdn", "smo"); err != nil {
+			return err
+		}
+	}
+	if !ct.Agree {
+		return &exitStatusError{code: 1, msg: fmt.Sprintf("bpdn and SMO disagree on %s (max|Δa| %.3g, |Δb| %.3g, same support %v)", o.data, ct.MaxDA, ct.DB, ct.SameSupport)}
+	}
+	return nil
+}
+
+func maxAbsF(v []float64) float64 {
+	var m float64
+	for _, x := range v {
+		m = math.Max(m, math.Abs(x))
+	}
+	return m
+}
