@@ -23,9 +23,9 @@ type Certificate struct {
 	NormA       float64 // max(‖a‖∞, ‖a'‖∞)
 	DB          float64 // |b − b'|
 	SameSupport bool
-	OnlyFirst   int     // support vectors of the first solution only
-	OnlySecond  int     // of the second only
-	NSV         [2]int  // support sizes
+	OnlyFirst   int    // support vectors of the first solution only
+	OnlySecond  int    // of the second only
+	NSV         [2]int // support sizes
 	Obj         [2]float64
 	KKT         [2]float64 // largest KKT violation of each (see KKT)
 	SumA        [2]float64 // Σa of each
