@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/pursuit-ml/pursuit/bpdn"
 	"github.com/pursuit-ml/pursuit/engine"
@@ -85,4 +87,39 @@ func trainBPDN(e *engine.Engine, p *trainParams, x engine.Matrix, y []float64, _
 		return nil, err
 	}
 	return newSVMFitted(m)
+}
+
+// parseEpsGrid parses cv's --grid-epsilon (bpdn's ε, or the svm's ε-SVR
+// tube); without it the grid has the single value NaN ("as the flags say").
+func parseEpsGrid(s, algo string, m *modelFlags) ([]float64, error) {
+	if s == "" {
+		return []float64{math.NaN()}, nil
+	}
+	if algo != "bpdn" && algo != "svm" {
+		return nil, fmt.Errorf("--grid-epsilon does not apply to --algo %s (it is for bpdn, and svm with --svr-epsilon)", algo)
+	}
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(v >= 0) || math.IsInf(v, 0) || (algo == "svm" && v == 0) {
+			return nil, fmt.Errorf("--grid-epsilon %q: want comma-separated non-negative numbers (positive for svm), e.g. 0.05,0.1,0.5", s)
+		}
+		out = append(out, v)
+	}
+	if algo == "svm" && m.svrEps == 0 {
+		return nil, fmt.Errorf("--grid-epsilon with --algo svm needs ε-SVR: give --svr-epsilon too (or --regression)")
+	}
+	return out, nil
+}
+
+// setEps sets the ε of a cv grid point (NaN: leave the flags' value).
+func setEps(m *modelFlags, eps float64) {
+	if math.IsNaN(eps) {
+		return
+	}
+	if m.algo == "bpdn" {
+		m.epsilon = eps
+	} else {
+		m.svrEps = eps
+	}
 }

@@ -18,6 +18,7 @@ type cvOptions struct {
 	modelFlags
 	folds                   int
 	gridGamma, gridC, gridN string
+	gridEps                 string
 	model                   string
 }
 
@@ -30,6 +31,7 @@ func newCVFlags() (*flag.FlagSet, *cvOptions) {
 	fs.StringVar(&o.gridGamma, "grid-gamma", "", "comma-separated kernel γ values to try, e.g. 0.01,0.1,1 (default: --gamma)")
 	fs.StringVar(&o.gridC, "grid-c", "", "comma-separated C values to try (svm, slmc), e.g. 1,10,100 (default: --c)")
 	fs.StringVar(&o.gridN, "grid-basis", "", "comma-separated numbers of basis functions (steps) to try, KMP family; without --val-frac one training per fold serves them all (default: --basis)")
+	fs.StringVar(&o.gridEps, "grid-epsilon", "", "comma-separated ε values to try (bpdn: Girosi's only free parameter; svm ε-SVR), e.g. 0.05,0.1,0.5")
 	fs.StringVar(&o.model, "model", "", "retrain on all of --data with the best setting and write the model to `FILE` ("+safeWriteHelp+")")
 	return fs, o
 }
@@ -53,6 +55,7 @@ type cvPoint struct {
 	Gamma        *float64 `json:"gamma,omitempty"`
 	C            *float64 `json:"c,omitempty"`
 	Basis        *int     `json:"basis,omitempty"`
+	Epsilon      *float64 `json:"epsilon,omitempty"`
 	CVError      float64  `json:"cv_error"`
 	CVStd        float64  `json:"cv_std"`
 	TrainError   float64  `json:"train_error"`
@@ -123,6 +126,10 @@ func runCV(ev *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	epsList, err := parseEpsGrid(o.gridEps, o.algo, &o.modelFlags)
+	if err != nil {
+		return err
+	}
 	algo, _ := findAlgorithm(o.algo)
 	if len(gammas) > 0 && (set["gamma"] || set["sigma"]) {
 		return fmt.Errorf("give --grid-gamma or --gamma/--sigma, not both")
@@ -157,9 +164,9 @@ func runCV(ev *env, args []string) error {
 	// The grid: every combination of the lists given (a missing list is the
 	// single value of the corresponding flag).
 	type setting struct {
-		gamma, c float64
-		basis    int
-		pt       cvPoint
+		gamma, c, eps float64
+		basis         int
+		pt            cvPoint
 	}
 	if gammas == nil {
 		gammas = []float64{math.NaN()}
@@ -173,8 +180,10 @@ func runCV(ev *env, args []string) error {
 	var grid []setting
 	for _, g := range gammas {
 		for _, cv := range cs {
-			for _, n := range ns {
-				grid = append(grid, setting{gamma: g, c: cv, basis: int(n)})
+			for _, ev := range epsList {
+				for _, n := range ns {
+					grid = append(grid, setting{gamma: g, c: cv, eps: ev, basis: int(n)})
+				}
 			}
 		}
 	}
@@ -189,7 +198,7 @@ func runCV(ev *env, args []string) error {
 	truncate := algo.usesBasis && len(ns) > 1 && o.valFrac == 0
 	for gi := 0; gi < len(grid); {
 		gj := gi + 1
-		for gj < len(grid) && sameFloat(grid[gj].gamma, grid[gi].gamma) && grid[gj].c == grid[gi].c {
+		for gj < len(grid) && sameFloat(grid[gj].gamma, grid[gi].gamma) && grid[gj].c == grid[gi].c && sameFloat(grid[gj].eps, grid[gi].eps) {
 			gj++
 		}
 		group := grid[gi:gj]
@@ -199,6 +208,7 @@ func runCV(ev *env, args []string) error {
 			mf.gamma, mf.sigma = g, 0
 		}
 		mf.c = group[0].c
+		setEps(&mf, group[0].eps)
 		maxN := 0
 		for k := range group {
 			s := &group[k]
@@ -213,6 +223,10 @@ func runCV(ev *env, args []string) error {
 			if algo.usesBasis {
 				b := s.basis
 				s.pt.Basis = &b
+			}
+			if !math.IsNaN(s.eps) {
+				ev := s.eps
+				s.pt.Epsilon = &ev
 			}
 			maxN = max(maxN, s.basis)
 		}
@@ -296,6 +310,7 @@ func runCV(ev *env, args []string) error {
 			mf.gamma, mf.sigma = b.gamma, 0
 		}
 		mf.c, mf.basis = b.c, b.basis
+		setEps(&mf, b.eps)
 		res, err := fitSplit(e, algo, &mf, &o.dataFlags, plan, all, test, nil)
 		if err != nil {
 			return fmt.Errorf("retraining with the best setting: %w", err)
@@ -346,6 +361,9 @@ func describeSetting(p cvPoint) string {
 	}
 	if p.C != nil {
 		parts = append(parts, fmt.Sprintf("C=%g", *p.C))
+	}
+	if p.Epsilon != nil {
+		parts = append(parts, fmt.Sprintf("epsilon=%g", *p.Epsilon))
 	}
 	if p.Basis != nil {
 		if *p.Basis == 0 {
