@@ -167,3 +167,27 @@ func TestBPDNBadInput(t *testing.T) {
 	// With a finite C the duplicated point is fine.
 	mustRun(t, dir, "train", "--algo", "bpdn", "--data", dupFile, "--epsilon", "0.01", "--gamma", "20", "--c", "1", "--quiet")
 }
+
+// TestEquivBoston: on Boston (506 examples, RBF γ = 1 on features scaled to
+// [−1, 1]) equiv certifies bpdn (C = ∞) against SMO for three ε. About
+// 5 s; left out by -short.
+func TestEquivBoston(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the Boston certificate takes about 5 s")
+	}
+	path, err := data.SharedFile("boston", "boston.gz")
+	if err != nil {
+		t.Skipf("shared Boston data not available (%v)", err)
+	}
+	dir := t.TempDir()
+	for _, eps := range []string{"1", "2", "4"} {
+		r := mustRun(t, dir, "equiv", "--data", path, "--epsilon", eps, "--gamma", "1", "--json")
+		var js equivJSON
+		decodeJSON(t, r.stdout, &js)
+		if !js.Agree || !js.SameSupport || js.N != 506 {
+			t.Errorf("ε = %s: certificate %+v", eps, js)
+		}
+		t.Logf("ε = %s: %d SV, max|Δa| %.2g (‖a‖∞ %.3g), |Δb| %.2g, objective %.10g / %.10g, KKT %.2g / %.2g, bpdn %.2f s, SMO %.2f s",
+			eps, js.NSV[0], js.MaxDA, js.NormA, js.DB, js.Obj[0], js.Obj[1], js.KKT[0], js.KKT[1], js.Seconds[0], js.Seconds[1])
+	}
+}
