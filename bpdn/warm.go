@@ -21,7 +21,7 @@ func warmStart(n int, k, y []float64, eps, c float64) ([]float64, int, int) {
 	}
 	scale := math.Max(1, math.Max(math.Abs(lo), math.Abs(hi)))
 	budget := int(math.Min(2000, math.Max(50, 5e8/float64(n)/float64(n))))
-	perEval := min(200, budget)
+	perEval := min(30, budget)
 	sweeps, evals := 0, 0
 	// solve runs coordinate descent for ν and returns Σa.
 	solve := func(nu float64) float64 {
@@ -52,7 +52,7 @@ func warmStart(n int, k, y []float64, eps, c float64) ([]float64, int, int) {
 					moved = math.Max(moved, math.Abs(d)*kii)
 				}
 			}
-			if moved <= 1e-11*scale {
+			if moved <= 1e-8*scale {
 				break
 			}
 		}
@@ -67,7 +67,7 @@ func warmStart(n int, k, y []float64, eps, c float64) ([]float64, int, int) {
 		for _, v := range a {
 			l1 += math.Abs(v)
 		}
-		return math.Abs(s) <= 1e-10*(1+l1)
+		return math.Abs(s) <= 1e-8*(1+l1)
 	}
 	nu0 := (lo + hi) / 2
 	s0 := solve(nu0)

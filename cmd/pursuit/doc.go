@@ -12,6 +12,7 @@
 //	pursuit predict --model M --data F [--out P] [--json]
 //	pursuit cv --data F [--folds K] [--grid-gamma ...] [--grid-c ...] [--grid-basis ...] [--json]
 //	pursuit plot --model M [--data F] [--test F] [--out DIR]
+//	pursuit equiv --data F [--epsilon E] [--c C] [--json]   # bpdn vs SMO ε-SVR certificate; exit 0 agree, 1 not
 //
 // Every command has --help with its flags and examples. Data files are in
 // LIBSVM/svmlight format (or CSV with --format csv), optionally .gz or .bz2.
@@ -47,7 +48,8 @@
 // are the algorithms' own formats: kmp's versioned, checksummed file (one
 // payload holds every one-vs-rest output), LIBSVM's text model for svm (one
 // payload per class for one-vs-rest; with --scale none it is usable as is by
-// LIBSVM's svm-predict), and slmc's versioned, checksummed file for slmc.
+// LIBSVM's svm-predict), LIBSVM's epsilon_svr text model for bpdn (the same
+// adapter as svm), and slmc's versioned, checksummed file for slmc.
 //
 // pursuit predict also reads models written by LIBSVM's svm-train (binary
 // C-SVC and ε-SVR), applied to the data as given, and its predictions equal
