@@ -191,3 +191,38 @@ func TestEquivBoston(t *testing.T) {
 			eps, js.NSV[0], js.MaxDA, js.NormA, js.DB, js.Obj[0], js.Obj[1], js.KKT[0], js.KKT[1], js.Seconds[0], js.Seconds[1])
 	}
 }
+
+// TestBPDNCVEpsilon: cv searches ε for bpdn and reports each value.
+func TestBPDNCVEpsilon(t *testing.T) {
+	dir := t.TempDir()
+	ds := smoothRegression(90, 4)
+	f := filepath.Join(dir, "s.train")
+	writeData(t, f, ds)
+	r := mustRun(t, dir, "cv", "--data", f, "--algo", "bpdn", "--gamma", "20", "--grid-epsilon", "0.01,0.1,0.5", "--folds", "3", "--quiet", "--json")
+	var js cvJSON
+	decodeJSON(t, r.stdout, &js)
+	if len(js.Grid) != 3 {
+		t.Fatalf("cv grid has %d points, want 3: %s", len(js.Grid), r.stdout)
+	}
+	for i, want := range []float64{0.01, 0.1, 0.5} {
+		g := js.Grid[i]
+		if g.Epsilon == nil || *g.Epsilon != want {
+			t.Errorf("grid point %d: epsilon %v, want %v", i, g.Epsilon, want)
+		}
+		if i > 0 && g.NBasis >= js.Grid[i-1].NBasis {
+			t.Errorf("a wider tube should need fewer support vectors: %v then %v", js.Grid[i-1].NBasis, g.NBasis)
+		}
+	}
+	if js.Best.Epsilon == nil {
+		t.Errorf("best setting lacks its ε: %+v", js.Best)
+	}
+	wantFail(t, dir, []string{"--grid-epsilon", "kmp"}, "cv", "--data", f, "--algo", "kmp", "--grid-epsilon", "0.1", "--regression")
+	wantFail(t, dir, []string{"--grid-epsilon"}, "cv", "--data", f, "--algo", "bpdn", "--grid-epsilon", "-1")
+	// pursuit help lists equiv and shows its flags.
+	r = mustRun(t, dir, "help", "equiv")
+	for _, w := range []string{"--epsilon", "--c", "--smo-tol"} {
+		if !strings.Contains(r.stdout, w) {
+			t.Errorf("pursuit help equiv lacks %s", w)
+		}
+	}
+}
