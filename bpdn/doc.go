@@ -24,6 +24,9 @@
 //   - C: +Inf (math.Inf(1)) is Girosi's noiseless problem, the hard ε-tube
 //     that LIBSVM cannot solve; a finite C is the box |a_i| ≤ C of Problem
 //     B.2 = LIBSVM's -c.
+//     The factors agree: Girosi's (2) is C·Σ|y_i − f(x_i)|_ε + ½Φ[f], which
+//     is LIBSVM's primal ½‖w‖² + C·Σ(ξ_i + ξ*_i), and both duals carry the
+//     ½ on the quadratic term only, so Objective equals LIBSVM's "obj".
 //   - a: a_i = α*_i − α_i in Girosi's notation (7, 24). LIBSVM names the two
 //     multipliers the other way round (its α_i has linear term ε − y_i, i.e.
 //     Girosi's α*_i) and writes the coefficient as α_i − α*_i: the values
