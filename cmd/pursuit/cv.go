@@ -336,15 +336,21 @@ func runCV(ev *env, args []string) error {
 	}
 	w := ev.stdout
 	fmt.Fprintf(w, "%d-fold cross-validation of %s on %s (%d examples, %s), backend %s\n\n", o.folds, algo.name, o.data, all.Len(), describeTask(&plan), e.BackendName())
-	fmt.Fprintf(w, "  %-36s %12s %10s %10s %9s\n", "setting", "cv error", "± std", "basis", "seconds")
+	// Classification reports error rates in percent; regression the mean
+	// squared error as it is (a percentage of an MSE means nothing).
+	what, cell := "cv error", func(v float64) string { return fmt.Sprintf("%.2f%%", 100*v) }
+	if plan.Task == taskRegression {
+		what, cell = "cv MSE", func(v float64) string { return fmt.Sprintf("%.4g", v) }
+	}
+	fmt.Fprintf(w, "  %-36s %12s %10s %10s %9s\n", "setting", what, "± std", "basis", "seconds")
 	for gi, s := range grid {
 		mark := " "
 		if gi == best {
 			mark = "*"
 		}
-		fmt.Fprintf(w, "%s %-36s %11.2f%% %9.2f%% %10.1f %9.3g\n", mark, describeSetting(s.pt), 100*s.pt.CVError, 100*s.pt.CVStd, s.pt.NBasis, s.pt.TrainSeconds)
+		fmt.Fprintf(w, "%s %-36s %12s %10s %10.1f %9.3g\n", mark, describeSetting(s.pt), cell(s.pt.CVError), cell(s.pt.CVStd), s.pt.NBasis, s.pt.TrainSeconds)
 	}
-	fmt.Fprintf(w, "\nbest: %s, cv error %.2f%%\n", describeSetting(grid[best].pt), 100*grid[best].pt.CVError)
+	fmt.Fprintf(w, "\nbest: %s, %s %s\n", describeSetting(grid[best].pt), what, cell(grid[best].pt.CVError))
 	if out.TestError != nil {
 		fmt.Fprintf(w, "retrained on all %d examples: %s on %s\n", all.Len(), errText(&plan, *out.TestError, out.NTest), o.test)
 	}
