@@ -1,6 +1,7 @@
 package kmp
 
 import (
+	"errors"
 	"runtime"
 	"testing"
 
@@ -64,4 +65,32 @@ func sign(v float64) float64 {
 		return -1
 	}
 	return 1
+}
+
+// TestInMemoryDictionaryHeld checks that the in-memory dictionary is held
+// against the engine's budget while training, so that what the fitters
+// reserve next must fit beside it, and given back afterwards.
+func TestInMemoryDictionaryHeld(t *testing.T) {
+	x, y := randomData(300, 4, 5)
+	cfg := Config{Variant: PreFit, Task: Regression, Kernels: []backend.Kernel{engine.RBF(0.5)}, N: 5}
+	const dict = 300 * 300 * 4 // 300 atoms at 300 points; the basis is 5×300 float64 (12,000 B)
+	for _, c := range []struct {
+		spare int64
+		ok    bool
+	}{{6000, false}, {40000, true}} {
+		e, err := engine.New(engine.WithBackend("go"), engine.WithMemoryBudget(dict+c.spare))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plan, err := PlanTraining(e, x.Rows, cfg); err != nil || plan.Mode != InMemory {
+			t.Fatalf("plan: %v, %v; want in memory", plan, err)
+		}
+		_, err = Train(e, x, y, cfg)
+		if c.ok != (err == nil) || (err != nil && !errors.Is(err, engine.ErrBudget)) {
+			t.Errorf("%d B beside the dictionary: err = %v, want ok %v (else ErrBudget)", c.spare, err, c.ok)
+		}
+		if e.Available() != e.MemoryBudget() {
+			t.Errorf("after training %d of %d bytes are still held", e.MemoryBudget()-e.Available(), e.MemoryBudget())
+		}
+	}
 }

@@ -316,7 +316,6 @@ func (m *modelFlags) newEngine() (*engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	limitHeap(e.MemoryBudget())
 	return e, nil
 }
 

@@ -204,8 +204,10 @@ func scaleInPlace(s *data.Scaler, ds *data.Dataset) error {
 // loadTrainTest reads the --data file, the --test file if given (padded to
 // the training data's features, and refused if it has more), within what
 // e's memory budget leaves, charging both to it, and plans the labels
-// (binary, one-vs-rest or regression) from the training labels.
+// (binary, one-vs-rest or regression) from the training labels. The run is
+// then bounded by the budget: the Go heap's limit is set from it.
 func (d *dataFlags) loadTrainTest(e *engine.Engine) (all, test *data.Dataset, plan labelPlan, err error) {
+	limitHeap(e.MemoryBudget())
 	if all, err = loadWithin(e, d.data, d.loadOptions(0)); err != nil {
 		return nil, nil, labelPlan{}, err
 	}
