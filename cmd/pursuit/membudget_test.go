@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +11,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/engine"
 )
 
 // The --mem-budget tests run the built binary under `ulimit -v` (virtual
@@ -134,4 +138,38 @@ func TestMemBudgetRunStaysWithin(t *testing.T) {
 	// 2,500 × 12,000 float32 is 114.4 MiB: 130 MiB holds it, not the test set too.
 	r, _ = underUlimit(t, dir, budget+goVirtual, append(args, "130MiB")...)
 	oneErrorLine(t, r, "test.svm")
+}
+
+// TestBudgetError checks the restating of the data package's limit error:
+// found with errors.As whatever wraps it, naming the file, line and flag
+// (or no flag where the command has none), never the library's option.
+func TestBudgetError(t *testing.T) {
+	le := &data.LimitError{What: "a dense 2×1000 float32 matrix", Need: 8000, Limit: 4000}
+	err := fmt.Errorf("loading: %w", &data.ParseError{File: "f.svm", Line: 3, Err: le})
+	for _, c := range []struct {
+		flag      string
+		want, not []string
+	}{
+		{"--mem-budget", []string{"f.svm:3: a dense 2×1000 float32 matrix needs 7.8 KiB", "3.9 KiB that --mem-budget leaves", "raise --mem-budget"}, []string{"WithMemoryLimit"}},
+		{"", []string{"f.svm:3: a dense 2×1000 float32 matrix needs 7.8 KiB, over the 3.9 KiB limit"}, []string{"WithMemoryLimit", "--mem-budget"}},
+	} {
+		got := budgetError(err, c.flag)
+		if !errors.Is(got, engine.ErrBudget) {
+			t.Errorf("flag %q: %v does not wrap engine.ErrBudget", c.flag, got)
+		}
+		for _, s := range c.want {
+			if !strings.Contains(got.Error(), s) {
+				t.Errorf("flag %q: %q lacks %q", c.flag, got, s)
+			}
+		}
+		for _, s := range c.not {
+			if strings.Contains(got.Error(), s) {
+				t.Errorf("flag %q: %q names %q", c.flag, got, s)
+			}
+		}
+	}
+	other := &data.ParseError{File: "f.svm", Line: 1, Err: data.ErrSyntax}
+	if got := budgetError(other, "--mem-budget"); got != other {
+		t.Errorf("a syntax error became %v", got)
+	}
 }

@@ -34,12 +34,13 @@ func (d *dataFlags) loadOptions(dim int) []data.Option {
 	return opts
 }
 
-// loadData reads a data file, checking it has examples. A file over the
-// data package's memory limit gets an error naming --mem-budget.
+// loadData reads a data file, checking it has examples. Data over the data
+// package's memory limit (data.DefaultMemoryLimit unless opts say
+// otherwise) gets an error in the command's terms.
 func loadData(path string, opts []data.Option) (*data.Dataset, error) {
 	ds, err := data.Load(path, opts...)
 	if err != nil {
-		return nil, budgetError(err)
+		return nil, budgetError(err, "")
 	}
 	if ds.Len() == 0 {
 		return nil, fmt.Errorf("%s: no examples", path)
@@ -48,9 +49,9 @@ func loadData(path string, opts []data.Option) (*data.Dataset, error) {
 }
 
 // budgetError restates the data package's memory-limit error (a
-// *data.LimitError) in terms of --mem-budget; other errors are returned as
-// they are.
-func budgetError(err error) error {
+// *data.LimitError) in terms of the flag that sets the limit (none: the
+// command's fixed limit); other errors are returned as they are.
+func budgetError(err error, flag string) error {
 	var le *data.LimitError
 	if !errors.As(err, &le) {
 		return err
@@ -64,17 +65,24 @@ func budgetError(err error) error {
 		}
 		where += ": "
 	}
-	return fmt.Errorf("%s%s needs %s, over the %s that --mem-budget leaves for it (raise --mem-budget, or train on fewer examples or features): %w",
-		where, le.What, engine.FormatBytes(le.Need), engine.FormatBytes(le.Limit), engine.ErrBudget)
+	if flag == "" {
+		return fmt.Errorf("%s%s needs %s, over the %s limit for data held in memory: %w",
+			where, le.What, engine.FormatBytes(le.Need), engine.FormatBytes(le.Limit), engine.ErrBudget)
+	}
+	return fmt.Errorf("%s%s needs %s, over the %s that %s leaves for it (raise %s, or train on fewer examples or features): %w",
+		where, le.What, engine.FormatBytes(le.Need), engine.FormatBytes(le.Limit), flag, flag, engine.ErrBudget)
 }
 
 // loadWithin loads path within what e's memory budget leaves and charges
 // the loaded data to it.
 func loadWithin(e *engine.Engine, path string, opts []data.Option) (*data.Dataset, error) {
 	opts = append(opts, data.WithMemoryLimit(max(e.Available(), 1)))
-	ds, err := loadData(path, opts)
+	ds, err := data.Load(path, opts...)
 	if err != nil {
-		return nil, err
+		return nil, budgetError(err, "--mem-budget")
+	}
+	if ds.Len() == 0 {
+		return nil, fmt.Errorf("%s: no examples", path)
 	}
 	if err := e.Hold("the data of "+path, ds.Bytes()); err != nil {
 		return nil, err
