@@ -76,6 +76,12 @@ func ReadCSV(r io.Reader, name string, opts ...Option) (*Dataset, error) {
 		if err := checkDense(len(ys)+1, nfields-1, o.memLimit); err != nil {
 			return nil, &ParseError{File: name, Line: line, Err: err}
 		}
+		if xs == nil && o.linesHint > 0 && checkDense(o.linesHint, nfields-1, o.memLimit) == nil {
+			// Load counted the lines: at most that many records, so the
+			// matrix is allocated once instead of grown by copying.
+			xs = make([]float32, 0, o.linesHint*(nfields-1))
+			ys = make([]float64, 0, o.linesHint)
+		}
 		for j, f := range rec {
 			f = strings.TrimSpace(f) // spaces inside quotes too
 			ln, col := cr.FieldPos(j)

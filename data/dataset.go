@@ -41,6 +41,55 @@ func (d *Dataset) Subset(idx []int) *Dataset {
 	return out
 }
 
+// Reorder permutes the examples in place so that example k becomes the
+// former example order[k], with one row of scratch memory: a split can then
+// make its parts contiguous views (View) of one matrix instead of copies.
+// order must be a permutation of 0..Len()-1.
+func (d *Dataset) Reorder(order []int) error {
+	n := d.X.Rows
+	if len(order) != n {
+		return fmt.Errorf("data: Reorder of %d examples with %d indices in %s", n, len(order), d.Name)
+	}
+	done := make([]bool, n)
+	for _, i := range order {
+		if i < 0 || i >= n || done[i] {
+			return fmt.Errorf("data: Reorder index %d is out of range [0, %d) or repeated in %s", i, n, d.Name)
+		}
+		done[i] = true
+	}
+	clear(done)
+	tmp := make([]float32, d.X.Cols)
+	for start := range n {
+		if done[start] {
+			continue
+		}
+		copy(tmp, d.X.Row(start))
+		ty := d.Y[start]
+		for k := start; ; {
+			done[k] = true
+			src := order[k]
+			if src == start {
+				copy(d.X.Row(k), tmp)
+				d.Y[k] = ty
+				break
+			}
+			copy(d.X.Row(k), d.X.Row(src))
+			d.Y[k] = d.Y[src]
+			k = src
+		}
+	}
+	return nil
+}
+
+// View returns the examples [r0, r1) as a Dataset sharing d's memory.
+func (d *Dataset) View(r0, r1 int) *Dataset {
+	return &Dataset{X: d.X.Slice(r0, r1, 0, d.X.Cols), Y: d.Y[r0:r1:r1], Name: d.Name}
+}
+
+// Bytes returns the memory the examples take: the float32 matrix and the
+// float64 labels.
+func (d *Dataset) Bytes() int64 { return int64(d.X.Rows)*int64(d.X.Cols)*4 + int64(len(d.Y))*8 }
+
 // Classes returns the distinct labels in increasing order.
 func (d *Dataset) Classes() []float64 { return distinct(d.Y) }
 

@@ -1,6 +1,11 @@
 package data
 
 import (
+	"math/rand/v2"
+	"slices"
+
+	"github.com/pursuit-ml/pursuit/backend"
+
 	"math"
 	"os"
 	"path/filepath"
@@ -63,5 +68,40 @@ func TestSharedDir(t *testing.T) {
 	}
 	if filepath.Base(got) != "datasets" || filepath.Base(filepath.Dir(got)) != "shared" {
 		t.Errorf("SharedDir = %q", got)
+	}
+}
+
+// TestReorder checks Reorder against Subset (the copying reference) on
+// random permutations, and that the views of the result share its memory.
+func TestReorder(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{1, 2, 7, 50} {
+		d := &Dataset{X: backend.NewMatrix(n, 3), Y: make([]float64, n), Name: "t"}
+		for i := range n {
+			d.Y[i] = float64(i)
+			for j := range 3 {
+				d.X.Set(i, j, float32(10*i+j))
+			}
+		}
+		order := r.Perm(n)
+		want := d.Subset(order)
+		if err := d.Reorder(order); err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			if d.Y[i] != want.Y[i] || !slices.Equal(d.X.Row(i), want.X.Row(i)) {
+				t.Fatalf("n=%d row %d: %v %v, want %v %v", n, i, d.Y[i], d.X.Row(i), want.Y[i], want.X.Row(i))
+			}
+		}
+		v := d.View(n/2, n)
+		if v.Len() != n-n/2 || (v.Len() > 0 && &v.X.Row(0)[0] != &d.X.Row(n / 2)[0]) || v.Validate() != nil {
+			t.Fatalf("view of rows %d..%d: %d rows, shared %v", n/2, n, v.Len(), v.Len() > 0 && &v.X.Row(0)[0] == &d.X.Row(n / 2)[0])
+		}
+	}
+	d := &Dataset{X: backend.NewMatrix(3, 1), Y: make([]float64, 3)}
+	for _, bad := range [][]int{{0, 1}, {0, 1, 1}, {0, 1, 3}, {-1, 0, 1}} {
+		if err := d.Reorder(bad); err == nil {
+			t.Errorf("Reorder(%v) accepted", bad)
+		}
 	}
 }

@@ -18,6 +18,27 @@ var (
 	ErrNotBinary       = errors.New("labels are not binary -1/+1")
 )
 
+// LimitError reports data that would not fit the WithMemoryLimit budget:
+// what would be allocated, how many bytes it needs and the limit it was
+// checked against. It wraps ErrTooLarge; readers return it (inside a
+// *ParseError naming the file) before allocating, so a caller can restate it
+// in its own terms (a command-line flag, say) with errors.As.
+type LimitError struct {
+	What  string // e.g. "a dense 1000×750000 float32 matrix"
+	Need  int64  // bytes needed
+	Limit int64  // bytes allowed
+}
+
+// Error formats the error as "data too large: WHAT needs N, over the L
+// budget (raise it with WithMemoryLimit)".
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("%v: %s needs %s, over the %s budget (raise it with WithMemoryLimit)",
+		ErrTooLarge, e.What, humanBytes(e.Need), humanBytes(e.Limit))
+}
+
+// Unwrap returns ErrTooLarge.
+func (e *LimitError) Unwrap() error { return ErrTooLarge }
+
 // ParseError reports bad input in a file: where (File, Line) and what
 // (Token, Err). Line is 1-based and 0 when the error is about the whole file.
 type ParseError struct {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 
 	"github.com/pursuit-ml/pursuit/backend"
@@ -97,14 +98,27 @@ func nextToken(line []byte, pos *int) []byte {
 	return line[i:j]
 }
 
-// sparseRows holds parsed examples in compressed sparse row form.
-type sparseRows struct {
-	y      []float64
-	rowEnd []int // rowEnd[i] = end of row i in idx/val
+// libsvmRows receives the parsed examples: in compressed sparse rows when
+// the shape is not known in advance (ReadLibSVM's single pass over a
+// stream), or straight into a dense matrix of the shape a first pass found
+// (Load on a file), so that the matrix is the only data-sized allocation.
+type libsvmRows struct {
+	y []float64
+
+	// Sparse: rowEnd[i] is the end of row i in idx/val.
+	rowEnd []int
 	idx    []int32
 	val    []float32
 	maxIdx int // largest feature index seen (1-based)
+
+	// Dense: rows are written into x; n of them so far.
+	dense bool
+	x     backend.Matrix
+	n     int
 }
+
+// errChanged reports a file whose second reading disagrees with its first.
+var errChanged = errors.New("the file changed while it was being read (its two passes disagree)")
 
 // ReadLibSVM reads LIBSVM/svmlight text from r: one example per line,
 // "label index:value index:value ...", with 1-based, strictly increasing
@@ -115,31 +129,22 @@ type sparseRows struct {
 // The feature count is the largest index in the file unless WithDim forces
 // it. Errors are *ParseError values naming name, the line, the token and the
 // reason; see the package's Err* values for the reasons errors.Is recognises.
+//
+// A single pass over r cannot know the matrix's shape in advance, so the
+// examples are held as sparse rows (8 bytes per non-zero value) until the
+// end and then copied into the dense matrix; the memory limit counts both.
+// Load reads a file twice instead and allocates only the dense matrix.
 func ReadLibSVM(r io.Reader, name string, opts ...Option) (*Dataset, error) {
 	o := buildOptions(opts)
 	if o.badOption != nil {
 		return nil, &ParseError{File: name, Err: o.badOption}
 	}
-	var sp sparseRows
-	lr := newLineReader(r, o.memLimit)
-	maxIndex := MaxIndex
-	if o.dim > maxIndex {
-		maxIndex = o.dim
-	}
-	for {
-		line, err := lr.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, &ParseError{File: name, Line: lr.line, Err: err}
-		}
-		if err := sp.parseLine(line, name, lr.line, &o, maxIndex); err != nil {
-			return nil, err
-		}
+	var sp libsvmRows
+	if err := sp.read(r, name, &o); err != nil {
+		return nil, err
 	}
 	if len(sp.y) == 0 {
-		return nil, &ParseError{File: name, Err: fmt.Errorf("%w: the file holds no example lines", ErrNoExamples)}
+		return nil, noExamples(name)
 	}
 	d := sp.maxIdx
 	if o.dim > 0 {
@@ -161,12 +166,128 @@ func ReadLibSVM(r io.Reader, name string, opts ...Option) (*Dataset, error) {
 	return &Dataset{X: x, Y: sp.y, Name: name}, nil
 }
 
-// checkDense reports ErrTooLarge when an n×d float32 matrix exceeds limit
+func noExamples(name string) error {
+	return &ParseError{File: name, Err: fmt.Errorf("%w: the file holds no example lines", ErrNoExamples)}
+}
+
+// maxIndexFor is the largest feature index the options accept.
+func maxIndexFor(o *options) int {
+	return max(MaxIndex, o.dim)
+}
+
+// read parses every line of r into sp.
+func (sp *libsvmRows) read(r io.Reader, name string, o *options) error {
+	lr := newLineReader(r, o.memLimit)
+	maxIndex := maxIndexFor(o)
+	for {
+		line, err := lr.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return &ParseError{File: name, Line: lr.line, Err: err}
+		}
+		if err := sp.parseLine(line, name, lr.line, o, maxIndex); err != nil {
+			return err
+		}
+	}
+}
+
+// loadLibSVM reads the LIBSVM file f in two passes: the first counts the
+// examples and finds the largest feature index (scanLibSVMShape), so the
+// memory limit is checked before anything data-sized is allocated; the
+// second parses the values straight into the dense matrix.
+func loadLibSVM(f *os.File, name string, o *options) (*Dataset, error) {
+	r, err := decompress(f, name)
+	if err != nil {
+		return nil, err
+	}
+	rows, maxIdx, line, err := scanLibSVMShape(r, o.memLimit, maxIndexFor(o))
+	if err != nil {
+		return nil, &ParseError{File: name, Line: line, Err: err}
+	}
+	if rows == 0 {
+		return nil, noExamples(name)
+	}
+	d := maxIdx
+	if o.dim > 0 {
+		d = o.dim
+	}
+	if err := checkDense(rows, d, o.memLimit); err != nil {
+		return nil, &ParseError{File: name, Err: err}
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("load %s: %w", name, err)
+	}
+	if r, err = decompress(f, name); err != nil {
+		return nil, err
+	}
+	dn := libsvmRows{dense: true, x: backend.NewMatrix(rows, d), y: make([]float64, rows)}
+	if err := dn.read(r, name, o); err != nil {
+		return nil, err
+	}
+	if dn.n != rows {
+		return nil, &ParseError{File: name, Err: fmt.Errorf("%w: %d examples, then %d", errChanged, rows, dn.n)}
+	}
+	return &Dataset{X: dn.x, Y: dn.y, Name: name}, nil
+}
+
+// scanLibSVMShape is Load's first pass over LIBSVM text: it counts the
+// example lines and finds the largest feature index (each line's last, as
+// indices increase) without parsing values. A line it cannot make sense of
+// counts as an example and adds no index: the second pass reports what is
+// wrong with it. line is the line of a read error.
+func scanLibSVMShape(r io.Reader, maxLine int64, maxIndex int) (rows, maxIdx, line int, err error) {
+	lr := newLineReader(r, maxLine)
+	for {
+		b, err := lr.next()
+		if err == io.EOF {
+			return rows, maxIdx, 0, nil
+		}
+		if err != nil {
+			return 0, 0, lr.line, err
+		}
+		if i := bytes.IndexByte(b, '#'); i >= 0 {
+			b = b[:i]
+		}
+		end := len(b)
+		for end > 0 && isSpace(b[end-1]) {
+			end--
+		}
+		begin := end
+		for begin > 0 && !isSpace(b[begin-1]) {
+			begin--
+		}
+		if begin == end {
+			continue // blank or comment-only
+		}
+		rows++
+		first := true
+		for _, c := range b[:begin] {
+			if !isSpace(c) {
+				first = false
+				break
+			}
+		}
+		if first {
+			continue // the label alone
+		}
+		tok := b[begin:end]
+		colon := bytes.IndexByte(tok, ':')
+		if colon < 0 {
+			continue
+		}
+		if idx, err := parseIndex(tok[:colon], maxIndex); err == nil {
+			maxIdx = max(maxIdx, idx)
+		}
+	}
+}
+
+// checkDense returns a *LimitError when an n×d float32 matrix exceeds limit
 // bytes.
 func checkDense(n, d int, limit int64) error {
 	if need := int64(n) * int64(d) * 4; need > limit {
-		return fmt.Errorf("%w: a dense %d×%d float32 matrix needs %s, over the %s budget (raise it with WithMemoryLimit)",
-			ErrTooLarge, n, d, humanBytes(need), humanBytes(limit))
+		return &LimitError{What: fmt.Sprintf("a dense %d×%d float32 matrix", n, d), Need: need, Limit: limit}
 	}
 	return nil
 }
@@ -184,7 +305,7 @@ func humanBytes(b int64) string {
 }
 
 // parseLine parses one line into sp; blank and comment-only lines add nothing.
-func (sp *sparseRows) parseLine(line []byte, name string, lineNo int, o *options, maxIndex int) error {
+func (sp *libsvmRows) parseLine(line []byte, name string, lineNo int, o *options, maxIndex int) error {
 	if i := bytes.IndexByte(line, '#'); i >= 0 {
 		line = line[:i]
 	}
@@ -196,6 +317,13 @@ func (sp *sparseRows) parseLine(line []byte, name string, lineNo int, o *options
 	label, err := parseLabel(tok)
 	if err != nil {
 		return &ParseError{File: name, Line: lineNo, Token: shortToken(tok), Err: err}
+	}
+	var row []float32
+	if sp.dense {
+		if sp.n == sp.x.Rows {
+			return &ParseError{File: name, Line: lineNo, Err: fmt.Errorf("%w: more than %d examples", errChanged, sp.x.Rows)}
+		}
+		row = sp.x.Row(sp.n)
 	}
 	prev := 0
 	first := true
@@ -232,23 +360,38 @@ func (sp *sparseRows) parseLine(line []byte, name string, lineNo int, o *options
 			return &ParseError{File: name, Line: lineNo, Token: shortToken(tok), Err: err}
 		}
 		prev = idx
-		if v != 0 {
+		switch {
+		case v == 0:
+		case !sp.dense:
 			sp.idx = append(sp.idx, int32(idx))
 			sp.val = append(sp.val, v)
+		case idx <= len(row):
+			row[idx-1] = v
 		}
+	}
+	if sp.dense {
+		if prev > sp.x.Cols {
+			return &ParseError{File: name, Line: lineNo, Err: fmt.Errorf("%w: feature index %d, then %d features", errChanged, prev, sp.x.Cols)}
+		}
+		sp.y[sp.n] = label
+		sp.n++
+		return nil
 	}
 	if prev > sp.maxIdx {
 		sp.maxIdx = prev
 	}
 	// Guard memory as we go, so a huge file fails at the line that breaks the
-	// budget rather than after reading it all.
+	// budget rather than after reading it all: the dense matrix, and the
+	// sparse rows it is built from beside it.
 	d := max(sp.maxIdx, o.dim)
 	if err := checkDense(len(sp.y)+1, d, o.memLimit); err != nil {
 		return &ParseError{File: name, Line: lineNo, Err: err}
 	}
-	if int64(len(sp.idx))*8 > o.memLimit {
-		return &ParseError{File: name, Line: lineNo, Err: fmt.Errorf("%w: more than %d stored values, over the %s budget (raise it with WithMemoryLimit)",
-			ErrTooLarge, len(sp.idx), humanBytes(o.memLimit))}
+	if sparse, dense := int64(len(sp.idx))*8, int64(len(sp.y)+1)*int64(d)*4; sparse+dense > o.memLimit {
+		return &ParseError{File: name, Line: lineNo, Err: &LimitError{
+			What: fmt.Sprintf("reading in one pass: %d stored values (%s) and the dense %d×%d float32 matrix they become (%s)",
+				len(sp.idx), humanBytes(sparse), len(sp.y)+1, d, humanBytes(dense)),
+			Need: sparse + dense, Limit: o.memLimit}}
 	}
 	sp.y = append(sp.y, label)
 	sp.rowEnd = append(sp.rowEnd, len(sp.idx))

@@ -18,16 +18,17 @@ import (
 // WithFormat says otherwise. gzip and bzip2 compression is undone
 // transparently: by suffix (.gz, .bz2), and also when the content starts
 // with the gzip or bzip2 magic bytes whatever the name. Errors name path.
+//
+// A LIBSVM file (a regular file, not a pipe) is read twice: first to count
+// its examples and features, so that the memory limit is checked before
+// anything data-sized is allocated, then into the dense matrix, which is
+// the only data-sized allocation.
 func Load(path string, opts ...Option) (*Dataset, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("load data: %w", err)
 	}
 	defer f.Close()
-	r, err := decompress(f, path)
-	if err != nil {
-		return nil, err
-	}
 	o := buildOptions(opts)
 	format := o.format
 	if format == FormatAuto {
@@ -36,10 +37,70 @@ func Load(path string, opts ...Option) (*Dataset, error) {
 			format = FormatCSV
 		}
 	}
+	if format == FormatLibSVM && o.badOption == nil {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			return loadLibSVM(f, path, &o)
+		}
+	}
+	if format == FormatCSV && o.badOption == nil {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			return loadCSV(f, path, &o)
+		}
+	}
+	r, err := decompress(f, path)
+	if err != nil {
+		return nil, err
+	}
 	if format == FormatCSV {
 		return ReadCSV(r, path, opts...)
 	}
 	return ReadLibSVM(r, path, opts...)
+}
+
+// loadCSV reads the CSV file f in two passes: the first counts its lines
+// (an upper bound on the records), so that the second allocates the matrix
+// once instead of growing it by copying.
+func loadCSV(f *os.File, name string, o *options) (*Dataset, error) {
+	r, err := decompress(f, name)
+	if err != nil {
+		return nil, err
+	}
+	lines, err := countLines(r)
+	if err != nil {
+		return nil, &ParseError{File: name, Err: fmt.Errorf("reading: %w", err)}
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("load %s: %w", name, err)
+	}
+	if r, err = decompress(f, name); err != nil {
+		return nil, err
+	}
+	oo := *o
+	oo.linesHint = lines
+	return ReadCSV(r, name, func(p *options) { *p = oo })
+}
+
+// countLines counts the lines of r (a last line without '\n' counts).
+func countLines(r io.Reader) (int, error) {
+	buf := make([]byte, readBufSize)
+	n, last := 0, byte('\n')
+	for {
+		k, err := r.Read(buf)
+		if k > 0 {
+			n += bytes.Count(buf[:k], []byte{'\n'})
+			last = buf[k-1]
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	if last != '\n' {
+		n++
+	}
+	return n, nil
 }
 
 func stripCompression(path string) string {

@@ -31,6 +31,7 @@ type options struct {
 	memLimit  int64 // dense matrix budget in bytes
 	format    Format
 	badOption error
+	linesHint int // CSV: Load's count of the file's lines, an upper bound on its records
 }
 
 func buildOptions(opts []Option) options {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync/atomic"
 
 	"github.com/klauspost/cpuid/v2"
 
@@ -61,6 +62,7 @@ type Engine struct {
 	reason  string
 	threads int
 	budget  int64
+	held    atomic.Int64 // bytes charged by Hold and not yet released
 }
 
 // New creates an engine, choosing the backend: the one named by WithBackend,
@@ -140,23 +142,54 @@ func (e *Engine) Reason() string { return e.reason }
 // Threads returns the number of CPU threads the CPU backends use.
 func (e *Engine) Threads() int { return e.threads }
 
-// MemoryBudget returns the budget in bytes for one large allocation.
+// MemoryBudget returns the whole memory budget in bytes.
 func (e *Engine) MemoryBudget() int64 { return e.budget }
 
-// ErrBudget is wrapped by the errors Reserve returns.
+// Available returns the part of the budget that Hold has not charged: what
+// one large allocation may use.
+func (e *Engine) Available() int64 { return e.budget - e.held.Load() }
+
+// ErrBudget is wrapped by the errors Reserve and Hold return.
 var ErrBudget = errors.New("memory budget exceeded")
 
-// Reserve checks that an allocation of the given size fits the engine's
-// memory budget, returning an error that names what was being allocated, its
-// size and the budget, so callers fail with a message instead of an
-// out-of-memory kill.
+// Reserve checks that an allocation of the given size fits what is
+// available of the engine's memory budget, returning an error that names
+// what was being allocated, its size and the budget, so callers fail with a
+// message instead of an out-of-memory kill.
 func (e *Engine) Reserve(what string, bytes int64) error {
-	if bytes < 0 || bytes > e.budget {
-		return fmt.Errorf("%s needs %s but the memory budget is %s (raise it with WithMemoryBudget / --mem-budget, or use a mode that computes blocks on the fly): %w",
-			what, FormatBytes(bytes), FormatBytes(e.budget), ErrBudget)
+	if avail := e.Available(); bytes < 0 || bytes > avail {
+		return fmt.Errorf("%s needs %s but the memory budget is %s%s (raise it with WithMemoryBudget / --mem-budget, or use a mode that computes blocks on the fly): %w",
+			what, FormatBytes(bytes), FormatBytes(e.budget), e.heldNote(avail), ErrBudget)
 	}
 	return nil
 }
+
+func (e *Engine) heldNote(avail int64) string {
+	if avail == e.budget {
+		return ""
+	}
+	return fmt.Sprintf(", %s of it held by the data", FormatBytes(e.budget-avail))
+}
+
+// Hold charges bytes that stay allocated while the engine works (a loaded
+// data set and its working copies) to the budget, so that Reserve and
+// Available see only what is left; it fails with ErrBudget, charging
+// nothing, when they do not fit. Release gives them back.
+func (e *Engine) Hold(what string, bytes int64) error {
+	for {
+		held := e.held.Load()
+		if bytes < 0 || bytes > e.budget-held {
+			return fmt.Errorf("%s needs %s but the memory budget is %s%s (raise it with WithMemoryBudget / --mem-budget): %w",
+				what, FormatBytes(bytes), FormatBytes(e.budget), e.heldNote(e.budget-held), ErrBudget)
+		}
+		if e.held.CompareAndSwap(held, held+bytes) {
+			return nil
+		}
+	}
+}
+
+// Release returns bytes charged by Hold to the budget.
+func (e *Engine) Release(bytes int64) { e.held.Add(-bytes) }
 
 // FormatBytes formats a byte count with a binary unit.
 func FormatBytes(b int64) string {

@@ -93,6 +93,41 @@ func TestReserve(t *testing.T) {
 	}
 }
 
+// TestHold checks that held bytes (loaded data) shrink what Reserve and
+// Available allow, that over-budget holds fail and charge nothing, and that
+// Release gives the bytes back.
+func TestHold(t *testing.T) {
+	e, err := New(WithBackend("go"), WithMemoryBudget(1<<20), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Hold("training data", 768<<10); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.Available(); got != 256<<10 {
+		t.Fatalf("available %d after holding 768 KiB of 1 MiB, want %d", got, 256<<10)
+	}
+	if err := e.Reserve("a 300 KiB block", 300<<10); !errors.Is(err, ErrBudget) || !strings.Contains(err.Error(), "768.0 KiB of it held") {
+		t.Fatalf("reserve over what the data leaves: got %v", err)
+	}
+	if err := e.Reserve("a 200 KiB block", 200<<10); err != nil {
+		t.Fatalf("reserve within what the data leaves: %v", err)
+	}
+	if err := e.Hold("test data", 300<<10); !errors.Is(err, ErrBudget) || !strings.Contains(err.Error(), "test data") {
+		t.Fatalf("hold over budget: got %v", err)
+	}
+	if got := e.Available(); got != 256<<10 {
+		t.Fatalf("a failed hold charged %d bytes", 256<<10-got)
+	}
+	e.Release(768 << 10)
+	if got := e.Available(); got != 1<<20 || e.MemoryBudget() != 1<<20 {
+		t.Fatalf("available %d, budget %d after release, want both %d", got, e.MemoryBudget(), 1<<20)
+	}
+	if err := e.Reserve("a 1000 KiB block", 1000<<10); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestKernelSpecs(t *testing.T) {
 	x := []float32{1, 2}
 	z := []float32{0, 1}

@@ -29,6 +29,7 @@ type dictionary struct {
 	d      backend.Matrix // M×l
 	nrm2   []float64      // ‖d_k‖², float64
 	stream *streamer      // not nil: atoms computed on the fly, d unused (scale.go)
+	held   int64          // bytes charged to the engine's budget (release when training ends)
 }
 
 // trainSet is the scaled training (or validation) data the dictionary's
@@ -76,17 +77,22 @@ func chooseCandidates(l, m int, seed uint64) []int {
 }
 
 // buildDictionary evaluates the atoms at the training points through the
-// engine (KernelGather per kernel; the custom function in Go).
+// engine (KernelGather per kernel; the custom function in Go). The
+// dictionary is held against the engine's memory budget, so that what the
+// fitters reserve next must fit beside it: e.Release(dict.held) after
+// training.
 func buildDictionary(e *engine.Engine, cfg *Config, atoms []atom, tr trainSet) (*dictionary, error) {
 	m, l := len(atoms), tr.x.Rows
-	if err := e.Reserve(fmt.Sprintf("the KMP dictionary (%d functions × %d training points, float32)", m, l), int64(m)*int64(l)*4); err != nil {
+	held := int64(m) * int64(l) * 4
+	if err := e.Hold(fmt.Sprintf("the KMP dictionary (%d functions × %d training points, float32)", m, l), held); err != nil {
 		return nil, fmt.Errorf("kmp: %w", err)
 	}
 	d := backend.NewMatrix(m, l)
 	if err := fillAtoms(e, cfg, atoms, tr, tr, d, nil); err != nil {
+		e.Release(held)
 		return nil, err
 	}
-	return &dictionary{atoms: atoms, d: d, nrm2: rowSqNorms64(d, e.Threads())}, nil
+	return &dictionary{atoms: atoms, d: d, nrm2: rowSqNorms64(d, e.Threads()), held: held}, nil
 }
 
 // fillAtoms writes dst[r][j] = atom_r evaluated at point j of pts, where the

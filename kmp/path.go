@@ -65,7 +65,8 @@ func (pa *path) at(variant Variant, loss Loss, n int) ([]int, []float64, error) 
 }
 
 // origin is what Truncate needs besides the paths: the dictionary's atoms
-// and the (scaled) training points they are centred on.
+// and copies of the (scaled) training points the paths' atoms are centred
+// on (see newOrigin).
 type origin struct {
 	atoms []atom
 	x     backend.Matrix
@@ -110,5 +111,6 @@ func (m *Model) Truncate(steps ...int) (*Model, error) {
 	}
 	cfg := &Config{Task: m.Task, Loss: m.Loss, Variant: m.Variant, Kernels: m.Kernels, Custom: m.Custom}
 	t := assemble(cfg, m.origin.atoms, m.origin.x, m.origin.trIdx, m.Scaler, m.Classes, results, false)
+	t.origin = m.origin
 	return t, nil
 }

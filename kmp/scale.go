@@ -86,7 +86,7 @@ func PlanTraining(e *engine.Engine, l int, cfg Config) (Plan, error) {
 // planFor chooses the mode for m atoms at l points.
 func planFor(e *engine.Engine, cfg *Config, m, l int) (Plan, error) {
 	p := Plan{Atoms: m, Points: l, ActiveSet: m, DictBytes: int64(m) * int64(l) * 4}
-	budget := e.MemoryBudget()
+	budget := e.Available()
 	var want int
 	if cfg.Stochastic != nil {
 		s, err := cfg.Stochastic.Size()

@@ -15,6 +15,10 @@ import (
 // classification, two distinct labels give a binary machine (the larger
 // label is the positive class) and more give one-vs-rest machines sharing
 // one dictionary; for regression y holds real targets.
+//
+// x and Config.ValX are read where they are, not copied, unless Scale or
+// ValFrac asks for scaled or split copies; the model keeps no reference to
+// them.
 func Train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config) (*Model, error) {
 	return train(e, x, y, cfg, false)
 }
@@ -103,16 +107,24 @@ func train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, forceOVR
 		}
 	}
 
-	// Scaled copies of the training and validation data.
+	// The training and validation data: the caller's matrices as they are
+	// when there is nothing to scale or split, else copies (scaled in place).
+	// Nothing keeps them after training (assemble copies the rows it needs).
 	l := len(trIdx)
-	xt := backend.NewMatrix(l, x.Cols)
+	scale := cfg.Scale != data.ScaleNone
+	xt := x
+	if scale || cfg.ValFrac > 0 {
+		xt = backend.NewMatrix(l, x.Cols)
+		for r, i := range trIdx {
+			copy(xt.Row(r), x.Row(i))
+		}
+	}
 	yt := make([]float64, l)
 	for r, i := range trIdx {
-		copy(xt.Row(r), x.Row(i))
 		yt[r] = y[i]
 	}
 	var scaler *data.Scaler
-	if cfg.Scale != data.ScaleNone {
+	if scale {
 		var err error
 		if scaler, err = data.FitScaler(cfg.Scale, xt); err != nil {
 			return nil, fmt.Errorf("kmp: %w", err)
@@ -128,11 +140,14 @@ func train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, forceOVR
 	}
 	var vs *valSet
 	if valX.Rows > 0 {
-		xv := backend.NewMatrix(valX.Rows, valX.Cols)
-		for i := range valX.Rows {
-			copy(xv.Row(i), valX.Row(i))
-		}
+		xv := valX // a copy already when split off by ValFrac
 		if scaler != nil {
+			if cfg.ValFrac == 0 {
+				xv = backend.NewMatrix(valX.Rows, valX.Cols)
+				for i := range valX.Rows {
+					copy(xv.Row(i), valX.Row(i))
+				}
+			}
 			if err := scaler.Apply(xv); err != nil {
 				return nil, fmt.Errorf("kmp: scaling validation data: %w", err)
 			}
@@ -151,6 +166,7 @@ func train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, forceOVR
 	if err != nil {
 		return nil, err
 	}
+	defer e.Release(dict.held)
 	if vs != nil {
 		vs.atoms = atoms
 	}
@@ -185,7 +201,9 @@ func train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, forceOVR
 		}
 		results[o] = r
 	}
-	return assemble(&cfg, dict.atoms, tr.x, trIdx, scaler, outClasses, results, true), nil
+	m := assemble(&cfg, dict.atoms, tr.x, trIdx, scaler, outClasses, results, true)
+	m.origin = newOrigin(dict.atoms, tr.x, trIdx, results)
+	return m, nil
 }
 
 func distinct(y []float64) []float64 {
@@ -258,9 +276,43 @@ func assemble(cfg *Config, dictAtoms []atom, x backend.Matrix, trIdx []int, scal
 		}
 		m.Outputs = append(m.Outputs, out)
 	}
-	m.origin = &origin{atoms: dictAtoms, x: x, trIdx: trIdx}
-	for _, r := range results {
-		m.origin.paths = append(m.origin.paths, r.path)
-	}
 	return m
+}
+
+// newOrigin keeps what Truncate needs: the atoms and, of the training
+// points, copies of only those that the outputs' paths use as centres (at
+// most the steps run per output), so the model does not keep the training
+// data alive nor depend on the caller leaving it unchanged.
+func newOrigin(dictAtoms []atom, x backend.Matrix, trIdx []int, results []*result) *origin {
+	o := &origin{atoms: append([]atom(nil), dictAtoms...)}
+	slot := map[int]int{} // centre in x → row of o.x
+	var rows []int
+	for _, r := range results {
+		o.paths = append(o.paths, r.path)
+		if r.path == nil {
+			continue
+		}
+		for _, a := range r.path.atoms {
+			if c := dictAtoms[a].center; dictAtoms[a].kernel != biasKernel {
+				if _, ok := slot[c]; !ok {
+					slot[c] = len(rows)
+					rows = append(rows, c)
+				}
+			}
+		}
+	}
+	o.x = backend.NewMatrix(len(rows), x.Cols)
+	o.trIdx = make([]int, len(rows))
+	for k, c := range rows {
+		copy(o.x.Row(k), x.Row(c))
+		o.trIdx[k] = trIdx[c]
+	}
+	for i, a := range o.atoms {
+		if k, ok := slot[a.center]; ok && a.kernel != biasKernel {
+			o.atoms[i].center = k
+		} else {
+			o.atoms[i].center = -1 // not on any path: Truncate never uses it
+		}
+	}
+	return o
 }

@@ -148,7 +148,7 @@ func runCV(ev *env, args []string) error {
 		return err
 	}
 	defer e.Close()
-	all, test, plan, err := o.loadTrainTest()
+	all, test, plan, err := o.loadTrainTest(e)
 	if err != nil {
 		return err
 	}
@@ -238,6 +238,11 @@ func runCV(ev *env, args []string) error {
 					trIdx = append(trIdx, fold...)
 				}
 			}
+			// The fold's copies, charged to the memory budget while in use.
+			foldBytes := int64(all.Len()) * int64(all.Dim()*4+8)
+			if err := e.Hold(fmt.Sprintf("the copies of fold %d/%d", f+1, o.folds), foldBytes); err != nil {
+				return err
+			}
 			trSet, teSet := all.Subset(trIdx), all.Subset(folds[f])
 			if truncate {
 				mf.basis = maxN
@@ -250,6 +255,7 @@ func runCV(ev *env, args []string) error {
 					steps[k] = s.basis
 				}
 				teErr, trErr, sizes, ok, err := prefixErrors(e, res, steps)
+				e.Release(res.held)
 				if err != nil {
 					return fmt.Errorf("%s fold %d/%d: %w", describeSetting(group[len(group)-1].pt), f+1, o.folds, err)
 				}
@@ -263,6 +269,7 @@ func runCV(ev *env, args []string) error {
 					}
 					done += len(group)
 					bar.Update(progressUpdate{Step: done, Total: total, Metric: "cv error", Value: mean(errs[len(group)-1]), ValErr: math.NaN()})
+					e.Release(foldBytes)
 					continue
 				}
 			}
@@ -277,9 +284,11 @@ func runCV(ev *env, args []string) error {
 				s.pt.TrainError += res.trainErr / float64(o.folds)
 				s.pt.NBasis += float64(res.model.nBasis()) / float64(o.folds)
 				s.pt.TrainSeconds += res.trainSeconds
+				e.Release(res.held)
 				done++
 				bar.Update(progressUpdate{Step: done, Total: total, Metric: "cv error", Value: mean(errs[k]), ValErr: math.NaN()})
 			}
+			e.Release(foldBytes)
 		}
 		for k := range group {
 			group[k].pt.CVError, group[k].pt.CVStd = mean(errs[k]), stddev(errs[k])
@@ -386,25 +395,27 @@ func describeSetting(p cvPoint) string {
 
 // fitSplit trains with flags mf on tr (unscaled; a validation part is held
 // out when --val-frac is set), scaling as the flags say, and evaluates on
-// test (may be nil), reporting progress on bar (may be nil).
+// test (may be nil), reporting progress on bar (may be nil). tr and test
+// are left as they are: it works on copies charged to e's memory budget
+// until e.Release(res.held).
 func fitSplit(e *engine.Engine, algo *algorithm, mf *modelFlags, df *dataFlags, plan labelPlan, tr, test *data.Dataset, bar *progressBar) (*fitResult, error) {
-	tr, val, err := splitVal(tr, df.valFrac, mf.seed, &plan)
+	pr, err := prepare(e, df, mf.seed, &plan, tr, test, false, false)
 	if err != nil {
 		return nil, err
 	}
-	scaler, err := fitScaler(df.scale, tr)
+	res, err := fitPrepared(e, algo, mf, df, plan, pr, bar)
 	if err != nil {
+		e.Release(pr.held)
 		return nil, err
 	}
-	if tr, err = scaled(scaler, tr); err != nil {
-		return nil, err
-	}
-	if val, err = scaled(scaler, val); err != nil {
-		return nil, err
-	}
-	if test, err = scaled(scaler, test); err != nil {
-		return nil, err
-	}
+	res.held = pr.held
+	return res, nil
+}
+
+// fitPrepared trains with flags mf on the prepared sets and evaluates on
+// them.
+func fitPrepared(e *engine.Engine, algo *algorithm, mf *modelFlags, df *dataFlags, plan labelPlan, pr *prepared, bar *progressBar) (*fitResult, error) {
+	tr, val, test := pr.tr, pr.val, pr.test
 	p, err := mf.params(tr.Dim(), df, val != nil)
 	if err != nil {
 		return nil, err
@@ -414,7 +425,7 @@ func fitSplit(e *engine.Engine, algo *algorithm, mf *modelFlags, df *dataFlags, 
 		return nil, err
 	}
 	res.tr, res.val, res.test = tr, val, test
-	res.model.hdr.Scaler = scaler
+	res.model.hdr.Scaler = pr.scaler
 	res.model.hdr.Train = trainSummary{NTrain: tr.Len(), TrainError: res.trainErr, TrainSeconds: res.trainSeconds,
 		Backend: e.BackendName(), Seed: mf.seed, Version: version}
 	if val != nil {

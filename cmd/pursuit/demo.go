@@ -189,6 +189,7 @@ func demoRun(ev *env, e *engine.Engine, o *demoOptions, p *demoProblem, a *algor
 	if err != nil {
 		return r, nil, err
 	}
+	defer e.Release(res.held)
 	m := res.model
 	r.Kernel = m.hdr.Kernel
 	r.NTrain, r.NVal = m.hdr.Train.NTrain, m.hdr.Train.NVal

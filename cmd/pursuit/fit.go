@@ -23,6 +23,7 @@ type fitResult struct {
 	// The scaled sets the model was trained and evaluated on (set by
 	// fitSplit).
 	tr, val, test *data.Dataset
+	held          int64 // bytes of those sets charged to the engine (fitSplit's copies)
 }
 
 // fit trains the binary models of plan on the (already scaled) training set

@@ -84,7 +84,7 @@ func addModelFlags(fs *flag.FlagSet, m *modelFlags) {
 	fs.Int64Var(&m.seed, "seed", 1, "random seed (splits, candidate sampling, initialisation)")
 	fs.StringVar(&m.backend, "backend", "", "backend: go, avx2, cuda or auto (default auto, or $"+engine.EnvBackend+")")
 	fs.IntVar(&m.threads, "threads", 0, "CPU threads for the CPU backends (default GOMAXPROCS)")
-	fs.StringVar(&m.memBudget, "mem-budget", "", "memory budget for large allocations, e.g. 512MiB or 8GiB (default 4GiB)")
+	fs.StringVar(&m.memBudget, "mem-budget", "", "memory budget, e.g. 512MiB or 8GiB (default 4GiB): the loaded data, its working copies and the algorithm's large allocations must fit in it, else the command stops with an error naming this flag; the process stays within it plus about 64 MiB")
 	fs.BoolVar(&m.quiet, "quiet", false, "no progress bar")
 	fs.BoolVar(&m.jsonOutput, "json", false, "print one JSON object with the results")
 }

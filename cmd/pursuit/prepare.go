@@ -1,10 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/engine"
 )
 
 func nan() float64 { return math.NaN() }
@@ -31,11 +34,13 @@ func (d *dataFlags) loadOptions(dim int) []data.Option {
 	return opts
 }
 
-// loadData reads a data file, checking it has examples.
+// loadData reads a data file, checking it has examples. Data over the data
+// package's memory limit (data.DefaultMemoryLimit unless opts say
+// otherwise) gets an error in the command's terms.
 func loadData(path string, opts []data.Option) (*data.Dataset, error) {
 	ds, err := data.Load(path, opts...)
 	if err != nil {
-		return nil, err
+		return nil, budgetError(err, "")
 	}
 	if ds.Len() == 0 {
 		return nil, fmt.Errorf("%s: no examples", path)
@@ -43,8 +48,121 @@ func loadData(path string, opts []data.Option) (*data.Dataset, error) {
 	return ds, nil
 }
 
-// splitVal holds out a stratified fraction of ds for validation; val is nil
-// when frac is 0.
+// budgetError restates the data package's memory-limit error (a
+// *data.LimitError) in terms of the flag that sets the limit (none: the
+// command's fixed limit); other errors are returned as they are.
+func budgetError(err error, flag string) error {
+	var le *data.LimitError
+	if !errors.As(err, &le) {
+		return err
+	}
+	where := ""
+	var pe *data.ParseError
+	if errors.As(err, &pe) {
+		where = pe.File
+		if pe.Line > 0 {
+			where += ":" + strconv.Itoa(pe.Line)
+		}
+		where += ": "
+	}
+	if flag == "" {
+		return fmt.Errorf("%s%s needs %s, over the %s limit for data held in memory: %w",
+			where, le.What, engine.FormatBytes(le.Need), engine.FormatBytes(le.Limit), engine.ErrBudget)
+	}
+	return fmt.Errorf("%s%s needs %s, over the %s that %s leaves for it (raise %s, or train on fewer examples or features): %w",
+		where, le.What, engine.FormatBytes(le.Need), engine.FormatBytes(le.Limit), flag, flag, engine.ErrBudget)
+}
+
+// loadWithin loads path within what e's memory budget leaves and charges
+// the loaded data to it.
+func loadWithin(e *engine.Engine, path string, opts []data.Option) (*data.Dataset, error) {
+	opts = append(opts, data.WithMemoryLimit(max(e.Available(), 1)))
+	ds, err := data.Load(path, opts...)
+	if err != nil {
+		return nil, budgetError(err, "--mem-budget")
+	}
+	if ds.Len() == 0 {
+		return nil, fmt.Errorf("%s: no examples", path)
+	}
+	if err := e.Hold("the data of "+path, ds.Bytes()); err != nil {
+		return nil, err
+	}
+	return ds, nil
+}
+
+// prepared is the data of one training run: the training and validation
+// parts and the test set, scaled.
+type prepared struct {
+	tr, val, test *data.Dataset // val nil without --val-frac, test nil without --test
+	raw           *data.Dataset // unscaled copy of tr, when asked for
+	scaler        *data.Scaler
+	held          int64 // bytes of working copies charged to the engine
+}
+
+// prepare holds out the --val-frac part of ds (stratified for
+// classification) and scales the training, validation and test sets with
+// the scaling fitted on the training part. With inPlace, ds and test are
+// the working sets themselves: ds's rows are reordered (training rows
+// first), both are scaled in place and the parts are views of ds, so no
+// data-sized copy is made. Otherwise the working sets are copies, charged
+// to e's budget: e.Release(p.held) when done with them. keepRaw keeps an
+// unscaled copy of the training part (for plots; also charged).
+func prepare(e *engine.Engine, df *dataFlags, seed int64, plan *labelPlan, ds, test *data.Dataset, inPlace, keepRaw bool) (p *prepared, err error) {
+	p = &prepared{}
+	defer func() {
+		if err != nil {
+			e.Release(p.held)
+		}
+	}()
+	work := func(d *data.Dataset) (*data.Dataset, error) {
+		if d == nil || inPlace {
+			return d, nil
+		}
+		if err := e.Hold("a working copy of "+d.Name, d.Bytes()); err != nil {
+			return nil, err
+		}
+		p.held += d.Bytes()
+		return d.Subset(identity(d.Len())), nil
+	}
+	if ds, err = work(ds); err != nil {
+		return nil, err
+	}
+	if p.test, err = work(test); err != nil {
+		return nil, err
+	}
+	if p.tr, p.val, err = splitVal(ds, df.valFrac, seed, plan); err != nil {
+		return nil, err
+	}
+	if keepRaw {
+		if err := e.Hold("an unscaled copy of "+ds.Name, p.tr.Bytes()); err != nil {
+			return nil, err
+		}
+		p.held += p.tr.Bytes()
+		p.raw = p.tr.Subset(identity(p.tr.Len()))
+	}
+	if p.scaler, err = fitScaler(df.scale, p.tr); err != nil {
+		return nil, err
+	}
+	// The training and validation parts are the rows of ds: one pass.
+	for _, d := range []*data.Dataset{ds, p.test} {
+		if err := scaleInPlace(p.scaler, d); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+func identity(n int) []int {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	return idx
+}
+
+// splitVal holds out a stratified fraction of ds for validation, in place:
+// it reorders ds's rows, training rows first, and returns views of the two
+// parts; val is nil when frac is 0.
 func splitVal(ds *data.Dataset, frac float64, seed int64, plan *labelPlan) (train, val *data.Dataset, err error) {
 	if frac == 0 {
 		return ds, nil, nil
@@ -60,11 +178,14 @@ func splitVal(ds *data.Dataset, frac float64, seed int64, plan *labelPlan) (trai
 	if len(sets[0]) == 0 || len(sets[1]) == 0 {
 		return nil, nil, fmt.Errorf("--val-frac %v of %d examples leaves an empty training or validation set", frac, ds.Len())
 	}
-	return ds.Subset(sets[0]), ds.Subset(sets[1]), nil
+	n0 := len(sets[0])
+	if err := ds.Reorder(append(sets[0], sets[1]...)); err != nil {
+		return nil, nil, err
+	}
+	return ds.View(0, n0), ds.View(n0, ds.Len()), nil
 }
 
-// fitScaler fits the scaling of the flags on x; copies are scaled, never
-// the caller's data: use scaled.
+// fitScaler fits the scaling of the flags on ds.
 func fitScaler(mode string, ds *data.Dataset) (*data.Scaler, error) {
 	m, err := data.ParseScaleMode(mode)
 	if err != nil {
@@ -77,31 +198,32 @@ func fitScaler(mode string, ds *data.Dataset) (*data.Scaler, error) {
 	return s, nil
 }
 
-// scaled returns a scaled copy of ds (ds itself for a nil scaler).
-func scaled(s *data.Scaler, ds *data.Dataset) (*data.Dataset, error) {
-	if ds == nil || s == nil {
-		return ds, nil
+// scaleInPlace scales ds (nothing for a nil ds).
+func scaleInPlace(s *data.Scaler, ds *data.Dataset) error {
+	if ds == nil {
+		return nil
 	}
-	idx := make([]int, ds.Len())
-	for i := range idx {
-		idx[i] = i
+	if err := s.Apply(ds.X); err != nil {
+		return fmt.Errorf("%s: %w", ds.Name, err)
 	}
-	c := ds.Subset(idx)
-	if err := s.Apply(c.X); err != nil {
-		return nil, fmt.Errorf("%s: %w", ds.Name, err)
-	}
-	return c, nil
+	return nil
 }
 
 // loadTrainTest reads the --data file, the --test file if given (padded to
-// the training data's features, and refused if it has more), and plans the
-// labels (binary, one-vs-rest or regression) from the training labels.
-func (d *dataFlags) loadTrainTest() (all, test *data.Dataset, plan labelPlan, err error) {
-	if all, err = loadData(d.data, d.loadOptions(0)); err != nil {
+// the training data's features, and refused if it has more), within what
+// e's memory budget leaves, charging both to it, and plans the labels
+// (binary, one-vs-rest or regression) from the training labels. The run is
+// then bounded by the budget: the Go heap's limit is set from it.
+func (d *dataFlags) loadTrainTest(e *engine.Engine) (all, test *data.Dataset, plan labelPlan, err error) {
+	limitHeap(e.MemoryBudget())
+	if all, err = loadWithin(e, d.data, d.loadOptions(0)); err != nil {
 		return nil, nil, labelPlan{}, err
 	}
 	if d.test != "" {
-		if test, err = loadData(d.test, d.loadOptions(all.Dim())); err != nil {
+		if test, err = loadWithin(e, d.test, d.loadOptions(all.Dim())); err != nil {
+			if errors.Is(err, engine.ErrBudget) {
+				return nil, nil, labelPlan{}, err
+			}
 			return nil, nil, labelPlan{}, fmt.Errorf("%w (the test data must have the training data's %d features)", err, all.Dim())
 		}
 	}

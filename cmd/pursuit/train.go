@@ -99,28 +99,16 @@ func runTrain(ev *env, args []string) error {
 	}
 	defer e.Close()
 
-	all, test, plan, err := o.loadTrainTest()
+	all, test, plan, err := o.loadTrainTest(e)
 	if err != nil {
 		return err
 	}
-	tr, val, err := splitVal(all, o.valFrac, o.seed, &plan)
+	// The loaded sets are the working sets: split and scaled in place.
+	pr, err := prepare(e, &o.dataFlags, o.seed, &plan, all, test, true, o.plotDir != "" && all.Dim() == 2)
 	if err != nil {
 		return err
 	}
-	trRaw := tr
-	scaler, err := fitScaler(o.scale, tr)
-	if err != nil {
-		return err
-	}
-	if tr, err = scaled(scaler, tr); err != nil {
-		return err
-	}
-	if val, err = scaled(scaler, val); err != nil {
-		return err
-	}
-	if test, err = scaled(scaler, test); err != nil {
-		return err
-	}
+	tr, val, test, scaler := pr.tr, pr.val, pr.test, pr.scaler
 	p, err := o.modelFlags.params(all.Dim(), &o.dataFlags, val != nil)
 	if err != nil {
 		return err
@@ -154,7 +142,7 @@ func runTrain(ev *env, args []string) error {
 	}
 	var plots []string
 	if o.plotDir != "" {
-		if plots, err = writePlots(e, m, o.plotDir, algo.name, algo.name+" on "+filepath.Base(o.data), trRaw); err != nil {
+		if plots, err = writePlots(e, m, o.plotDir, algo.name, algo.name+" on "+filepath.Base(o.data), pr.raw); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,96 @@
+package kmp
+
+import (
+	"errors"
+	"runtime"
+	"testing"
+
+	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit/engine"
+)
+
+// TestTrainDoesNotCopyTheData trains stochastic KMP (whose working memory
+// is a few kernel blocks) on unscaled data with a validation set given: the
+// training and validation matrices are used as they are, so training
+// allocates far less than one copy of them.
+func TestTrainDoesNotCopyTheData(t *testing.T) {
+	e := goEngine(t)
+	x, y := randomData(4000, 400, 3)
+	xv, yv := randomData(1000, 400, 4)
+	for i := range y {
+		y[i] = sign(y[i])
+	}
+	for i := range yv {
+		yv[i] = sign(yv[i])
+	}
+	cfg := Config{Variant: Basic, Task: Classification, Kernels: []backend.Kernel{engine.RBF(0.01)}, N: 3,
+		Stochastic: &Stochastic{ActiveSet: 4}, ValX: xv, ValY: yv, Patience: 5, Seed: 1}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	m, err := Train(e, x, y, cfg)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := after.TotalAlloc - before.TotalAlloc
+	copyBytes := uint64(len(x.Data)+len(xv.Data)) * 4
+	t.Logf("training allocated %d B; one copy of the training and validation data is %d B", got, copyBytes)
+	if got > copyBytes/4 {
+		t.Errorf("training allocated %d B, more than a quarter of the %d B of its data: it copies the data", got, copyBytes)
+	}
+	// The model does not depend on the caller's matrix afterwards: a
+	// truncated model has the same support vectors after x is overwritten.
+	want, err := m.Truncate(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clear(x.Data)
+	got2, err := m.Truncate(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.Support.Rows == 0 || want.Support.Rows != got2.Support.Rows {
+		t.Fatalf("truncated models with %d and %d support vectors", want.Support.Rows, got2.Support.Rows)
+	}
+	for i, v := range want.Support.Data {
+		if got2.Support.Data[i] != v {
+			t.Fatalf("support value %d changed from %v to %v when the training matrix was overwritten", i, v, got2.Support.Data[i])
+		}
+	}
+}
+
+func sign(v float64) float64 {
+	if v < 0 {
+		return -1
+	}
+	return 1
+}
+
+// TestInMemoryDictionaryHeld checks that the in-memory dictionary is held
+// against the engine's budget while training, so that what the fitters
+// reserve next must fit beside it, and given back afterwards.
+func TestInMemoryDictionaryHeld(t *testing.T) {
+	x, y := randomData(300, 4, 5)
+	cfg := Config{Variant: PreFit, Task: Regression, Kernels: []backend.Kernel{engine.RBF(0.5)}, N: 5}
+	const dict = 300 * 300 * 4 // 300 atoms at 300 points; the basis is 5×300 float64 (12,000 B)
+	for _, c := range []struct {
+		spare int64
+		ok    bool
+	}{{6000, false}, {40000, true}} {
+		e, err := engine.New(engine.WithBackend("go"), engine.WithMemoryBudget(dict+c.spare))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plan, err := PlanTraining(e, x.Rows, cfg); err != nil || plan.Mode != InMemory {
+			t.Fatalf("plan: %v, %v; want in memory", plan, err)
+		}
+		_, err = Train(e, x, y, cfg)
+		if c.ok != (err == nil) || (err != nil && !errors.Is(err, engine.ErrBudget)) {
+			t.Errorf("%d B beside the dictionary: err = %v, want ok %v (else ErrBudget)", c.spare, err, c.ok)
+		}
+		if e.Available() != e.MemoryBudget() {
+			t.Errorf("after training %d of %d bytes are still held", e.MemoryBudget()-e.Available(), e.MemoryBudget())
+		}
+	}
+}
