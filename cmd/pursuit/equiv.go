@@ -122,7 +122,7 @@ func runEquiv(ev *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if ds, err = scaled(scaler, ds); err != nil {
+	if err := scaleInPlace(scaler, ds); err != nil {
 		return err
 	}
 	k, err := o.kernelFor(ds.Dim())
