@@ -59,6 +59,7 @@ func TestReadCSVErrors(t *testing.T) {
 		{"overflow", "1,1e40\n", nil, ErrNotFinite, []string{`f.csv:1: token "1e40"`, "overflows float32"}},
 		{"header not skipped", "y,x1\n1,2\n", nil, ErrSyntax, []string{`f.csv:1: token "y"`, "WithHeader(true)"}},
 		{"text value", "1,2\n1,abc\n", nil, ErrSyntax, []string{`f.csv:2: token "abc"`, "not a number"}},
+		{"LIBSVM as CSV", "1 1:0.5 2:1\n-1 1:2\n", []Option{WithHeader(true)}, ErrSyntax, []string{"f.csv:2:", "a LIBSVM line?", "WithFormat(FormatLibSVM)"}},
 		{"missing ?", "1,?\n", nil, ErrSyntax, []string{`f.csv:1: token "?"`}},
 		{"label column", "1,2\n", []Option{WithLabelColumn(5)}, ErrSyntax, []string{"f.csv:1:", "label column 5 is out of range for 2 columns"}},
 		{"label column negative", "1,2\n", []Option{WithLabelColumn(-3)}, ErrSyntax, []string{"label column -3"}},
@@ -76,6 +77,14 @@ func TestReadCSVErrors(t *testing.T) {
 			}
 			checkErr(t, err, c.want, c.frags...)
 		})
+	}
+	// Issue 16: with the header declared, a non-numeric field is not
+	// blamed on a missing header option.
+	for _, in := range []string{"y,x\n1 1:0.5\n", "y,x\n1,abc\n"} {
+		_, err := ReadCSV(strings.NewReader(in), "f.csv", WithHeader(true))
+		if err == nil || strings.Contains(err.Error(), "WithHeader") {
+			t.Errorf("%q with a header: %v, want an error that does not suggest WithHeader", in, err)
+		}
 	}
 }
 

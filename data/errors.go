@@ -11,6 +11,7 @@ import (
 var (
 	ErrSyntax          = errors.New("malformed input")
 	ErrNotFinite       = errors.New("value is not finite")
+	ErrOutOfRange      = errors.New("value out of range")
 	ErrNoExamples      = errors.New("no examples")
 	ErrFeatureMismatch = errors.New("feature-count mismatch at prediction")
 	ErrTooLarge        = errors.New("data too large")

@@ -58,8 +58,8 @@ func CheckBinary(y []float64) error {
 	return nil
 }
 
-// CheckTargets reports whether y is usable as regression targets: non-empty
-// and finite.
+// CheckTargets reports whether y is usable as regression targets: non-empty,
+// finite and within float32 range (ErrOutOfRange otherwise).
 func CheckTargets(y []float64) error {
 	if len(y) == 0 {
 		return fmt.Errorf("regression targets: %w", ErrNoExamples)
@@ -67,6 +67,12 @@ func CheckTargets(y []float64) error {
 	for i, v := range y {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("regression targets: example %d: target %v is not finite", i+1, v)
+		}
+		if math.Abs(v) > math.MaxFloat32 {
+			// The residuals are held in float32 pairs and the errors are
+			// squared in float64: a larger target overflows either.
+			return fmt.Errorf("regression targets: example %d: target %v: %w (|y| ≤ %.3g, the float32 range the algorithms compute in; rescale the targets)",
+				i+1, v, ErrOutOfRange, math.MaxFloat32)
 		}
 	}
 	return nil

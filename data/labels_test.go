@@ -81,4 +81,12 @@ func TestCheckTargets(t *testing.T) {
 	if err := CheckTargets(nil); !errors.Is(err, ErrNoExamples) {
 		t.Errorf("empty: %v", err)
 	}
+	// Issue 16: a target whose square (or float32 copy) overflows is an
+	// input error, not an Inf later.
+	if err := CheckTargets([]float64{2, -1e300}); !errors.Is(err, ErrOutOfRange) || !strings.Contains(err.Error(), "example 2") {
+		t.Errorf("-1e300: %v", err)
+	}
+	if err := CheckTargets([]float64{math.MaxFloat32, -math.MaxFloat32}); err != nil {
+		t.Errorf("±MaxFloat32: %v", err)
+	}
 }

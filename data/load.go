@@ -30,13 +30,7 @@ func Load(path string, opts ...Option) (*Dataset, error) {
 	}
 	defer f.Close()
 	o := buildOptions(opts)
-	format := o.format
-	if format == FormatAuto {
-		format = FormatLibSVM
-		if strings.EqualFold(filepath.Ext(stripCompression(path)), ".csv") {
-			format = FormatCSV
-		}
-	}
+	format := ResolveFormat(path, o.format)
 	if format == FormatLibSVM && o.badOption == nil {
 		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
 			return loadLibSVM(f, path, &o)
@@ -101,6 +95,19 @@ func countLines(r io.Reader) (int, error) {
 		n++
 	}
 	return n, nil
+}
+
+// ResolveFormat returns the format Load reads path in when asked for f:
+// f itself, or for FormatAuto CSV when the name ends in .csv (before any .gz
+// or .bz2) and LIBSVM otherwise.
+func ResolveFormat(path string, f Format) Format {
+	if f != FormatAuto {
+		return f
+	}
+	if strings.EqualFold(filepath.Ext(stripCompression(path)), ".csv") {
+		return FormatCSV
+	}
+	return FormatLibSVM
 }
 
 func stripCompression(path string) string {

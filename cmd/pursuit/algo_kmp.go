@@ -25,12 +25,32 @@ type kmpFitted struct {
 	perm  []int // output order: perm[k] is the kmp output of the CLI's class k
 	fresh bool  // trained in this process: Truncate works (a loaded model keeps no path)
 	plan  string
+	// steps[o] is the number of steps of output o's curve within --basis
+	// (nil: all of them); the learning curve stops there.
+	steps []int
 }
 
 // Describe says how the dictionary was held during training.
 func (f *kmpFitted) Describe() string { return f.plan }
 
+// kmpBasis is the number of kernel basis functions --basis asks for (its
+// default when not given) on n training examples.
+func kmpBasis(p *trainParams, n int, earlyStop bool) int {
+	switch {
+	case p.basis > 0:
+		return p.basis
+	case earlyStop:
+		return min(n, kmpDefaultMaxSteps)
+	}
+	return min(n, kmpDefaultBasis)
+}
+
 // kmpConfig builds the kmp configuration for the CLI's parameters.
+//
+// --basis counts kernel basis functions; the bias is not one of them. kmp's
+// N counts steps, and the bias (an atom of the dictionary) may take one, so
+// the CLI runs basis+1 steps and kmpCapBasis then keeps the longest prefix
+// with at most basis kernel functions.
 func kmpConfig(variant kmp.Variant, loss kmp.Loss, stochastic bool, p *trainParams, n int, xVal backend.Matrix, yVal []float64) kmp.Config {
 	cfg := kmp.Config{
 		Variant: variant,
@@ -38,7 +58,7 @@ func kmpConfig(variant kmp.Variant, loss kmp.Loss, stochastic bool, p *trainPara
 		Task:    kmp.Classification,
 		Kernels: []backend.Kernel{p.kernel},
 		Bias:    true,
-		N:       p.basis,
+		N:       kmpBasis(p, n, xVal.Rows > 0) + 1, // + the bias's step
 		Seed:    uint64(p.seed),
 	}
 	if p.regression {
@@ -49,15 +69,7 @@ func kmpConfig(variant kmp.Variant, loss kmp.Loss, stochastic bool, p *trainPara
 	}
 	if xVal.Rows > 0 {
 		cfg.ValX, cfg.ValY = xVal, yVal
-		cfg.Patience = p.patience
-		if cfg.Patience == 0 {
-			cfg.Patience = kmpDefaultPatience
-		}
-		if cfg.N == 0 {
-			cfg.N = min(n, kmpDefaultMaxSteps)
-		}
-	} else if cfg.N == 0 {
-		cfg.N = min(n, kmpDefaultBasis)
+		cfg.Patience = p.patience // 0: no limit, run every step and keep the best
 	}
 	if p.progress != nil {
 		total := cfg.N
@@ -86,11 +98,15 @@ func kmpTrainer(variant kmp.Variant, loss kmp.Loss, stochastic bool) (trainFunc,
 		if err != nil {
 			return nil, err
 		}
+		m, steps, err := kmpCapBasis(m, kmpBasis(p, x.Rows, xVal.Rows > 0), p.regression)
+		if err != nil {
+			return nil, err
+		}
 		f, err := newKMPFitted(m, classes)
 		if err != nil {
 			return nil, err
 		}
-		f.fresh, f.plan = true, plan.String()
+		f.fresh, f.plan, f.steps = true, plan.String(), steps
 		return f, nil
 	}
 	bin := func(e *engine.Engine, p *trainParams, x engine.Matrix, y []float64, xVal engine.Matrix, yVal []float64) (fitted, error) {
@@ -100,6 +116,88 @@ func kmpTrainer(variant kmp.Variant, loss kmp.Loss, stochastic bool) (trainFunc,
 		return run(e, p, x, y, classes, xVal, yVal, true)
 	}
 	return bin, ovr
+}
+
+// kmpKernelFunctions returns, for each step of curve, the number of
+// distinct kernel functions in the expansion after it (the bias, an atom
+// with no support point, not counted).
+func kmpKernelFunctions(curve []kmp.Step) []int {
+	out := make([]int, len(curve))
+	bias := 0
+	for i, s := range curve {
+		if s.Support < 0 && s.Kernel != kmp.CustomKernelIndex {
+			bias = 1 // the constant function was chosen by this step
+		}
+		out[i] = s.Basis - bias
+	}
+	return out
+}
+
+// kmpStepsWithin is the number of steps of curve that training with
+// --basis basis keeps: at most basis+1 (kmpConfig's N), and no more than
+// give basis kernel functions.
+func kmpStepsWithin(curve []kmp.Step, basis int) int {
+	fns := kmpKernelFunctions(curve)
+	s := 0
+	for s < len(fns) && s <= basis && fns[s] <= basis {
+		s++
+	}
+	return s
+}
+
+// StepsForBasis is the number of steps after which the (single-output)
+// model is the model trained with --basis n ≤ its own; ok is false for a
+// model with several outputs.
+func (f *kmpFitted) StepsForBasis(n int) (steps int, ok bool) {
+	if len(f.m.Outputs) != 1 {
+		return 0, false
+	}
+	return kmpStepsWithin(f.m.Outputs[0].Curve, n), true
+}
+
+// kmpCapBasis cuts a freshly trained model back to at most basis kernel
+// functions per output. It returns the model (m itself when nothing had to
+// change) and, per output, the number of steps within the limit. When
+// early stopping kept a step past the limit, the best step within it is
+// kept instead, by kmp's rule: the lowest validation error, the earliest
+// on ties (for regression, ties go to the lower validation loss).
+func kmpCapBasis(m *kmp.Model, basis int, regression bool) (*kmp.Model, []int, error) {
+	steps := make([]int, len(m.Outputs))
+	keep := make([]int, len(m.Outputs))
+	cut := false
+	for o, out := range m.Outputs {
+		s := kmpStepsWithin(out.Curve, basis)
+		steps[o], keep[o] = s, out.Steps
+		if out.Steps <= s {
+			continue
+		}
+		cut = true
+		if math.IsNaN(out.Curve[0].ValErr) { // no validation: the last step
+			keep[o] = s
+			continue
+		}
+		best := 0
+		for i := range s {
+			c := out.Curve[i]
+			if best == 0 {
+				best = i + 1
+				continue
+			}
+			b := out.Curve[best-1]
+			if c.ValErr < b.ValErr || (regression && c.ValErr == b.ValErr && c.ValLoss < b.ValLoss) {
+				best = i + 1
+			}
+		}
+		keep[o] = best
+	}
+	if !cut {
+		return m, steps, nil
+	}
+	t, err := m.Truncate(keep...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("kmp: keeping --basis %d kernel functions: %w", basis, err)
+	}
+	return t, steps, nil
 }
 
 // newKMPFitted wraps m; classes, when not nil, are the CLI's one-vs-rest
@@ -174,14 +272,24 @@ func (f *kmpFitted) Save(w io.Writer) error { return f.m.Save(w) }
 // model trained in this process (kmp keeps the path in memory only).
 func (f *kmpFitted) CanPrefix() bool { return f.fresh }
 
-// PrefixLen is the number of steps training ran (the longest output).
+// PrefixLen is the number of steps training ran within --basis (the
+// longest output).
 func (f *kmpFitted) PrefixLen() int {
 	n := 0
-	for _, o := range f.m.Outputs {
-		n = max(n, len(o.Curve))
+	for o, out := range f.m.Outputs {
+		s := len(out.Curve)
+		if f.steps != nil {
+			s = min(s, f.steps[o])
+		}
+		n = max(n, s)
 	}
 	return n
 }
+
+// RepicksAtoms reports whether a step may choose a function the expansion
+// already has (basic and stochastic matching pursuit), so that steps and
+// basis functions differ by more than the bias.
+func (f *kmpFitted) RepicksAtoms() bool { return f.m.Variant == kmp.Basic }
 
 // KeptSteps is the number of steps the (single-output) model kept: all
 // of them, or the early-stopping choice.
@@ -284,8 +392,12 @@ func (f *kmpFitted) Curve() []curvePoint {
 	if len(f.m.Outputs) != 1 {
 		return nil
 	}
+	curve := f.m.Outputs[0].Curve
+	if f.steps != nil {
+		curve = curve[:min(len(curve), f.steps[0])]
+	}
 	var c []curvePoint
-	for _, s := range f.m.Outputs[0].Curve {
+	for _, s := range curve {
 		c = append(c, curvePoint{N: s.Step, Train: jsonNum(s.TrainErr), Val: jsonNum(s.ValErr), Test: jsonNum(math.NaN())})
 	}
 	return c

@@ -46,7 +46,8 @@ func cvCommand() *command {
 pursuit cv --data sonar.gz --algo svm --grid-gamma 0.01,0.03,0.1 --grid-c 1,10,100
 # choose the number of KMP basis functions, then test the best on a separate file:
 pursuit cv --data train.txt --test test.txt --algo kmp --gamma 0.5 --grid-basis 10,20,50,100 --json`,
-		run: runCV,
+		run:       runCV,
+		flagNotes: algoFlagsHelp,
 	}
 }
 
@@ -61,6 +62,14 @@ type cvPoint struct {
 	TrainError   float64  `json:"train_error"`
 	NBasis       float64  `json:"n_basis"`
 	TrainSeconds float64  `json:"train_seconds"`
+}
+
+// cvSetting is one point of the cross-validation grid (gamma or eps NaN:
+// the flag's value) and its figures.
+type cvSetting struct {
+	gamma, c, eps float64
+	basis         int
+	pt            cvPoint
 }
 
 // cvJSON is the object `pursuit cv --json` prints: the fields of train's
@@ -137,12 +146,7 @@ func runCV(ev *env, args []string) error {
 	if len(gammas) > 0 && o.kernel == "linear" {
 		return fmt.Errorf("--grid-gamma: the linear kernel has no γ")
 	}
-	if len(cs) > 0 && !contains([]string{"svm", "slmc"}, o.algo) {
-		return fmt.Errorf("--grid-c does not apply to --algo %s (it is for svm, slmc)", o.algo)
-	}
-	if len(ns) > 0 && !algo.usesBasis {
-		return fmt.Errorf("--grid-basis does not apply to --algo %s (it is for the KMP family)", o.algo)
-	}
+	// --grid-c and --grid-basis are in algoFlags' table, checked by validate.
 	e, err := o.newEngine()
 	if err != nil {
 		return err
@@ -163,11 +167,6 @@ func runCV(ev *env, args []string) error {
 
 	// The grid: every combination of the lists given (a missing list is the
 	// single value of the corresponding flag).
-	type setting struct {
-		gamma, c, eps float64
-		basis         int
-		pt            cvPoint
-	}
 	if gammas == nil {
 		gammas = []float64{math.NaN()}
 	}
@@ -177,12 +176,12 @@ func runCV(ev *env, args []string) error {
 	if ns == nil {
 		ns = []float64{float64(o.basis)}
 	}
-	var grid []setting
+	var grid []cvSetting
 	for _, g := range gammas {
 		for _, cv := range cs {
 			for _, ev := range epsList {
 				for _, n := range ns {
-					grid = append(grid, setting{gamma: g, c: cv, eps: ev, basis: int(n)})
+					grid = append(grid, cvSetting{gamma: g, c: cv, eps: ev, basis: int(n)})
 				}
 			}
 		}
@@ -250,11 +249,12 @@ func runCV(ev *env, args []string) error {
 				if err != nil {
 					return fmt.Errorf("%s fold %d/%d: %w", describeSetting(group[len(group)-1].pt), f+1, o.folds, err)
 				}
-				steps := make([]int, len(group))
-				for k, s := range group {
-					steps[k] = s.basis
+				steps, ok := basisSteps(res.model, group)
+				var teErr, trErr []float64
+				var sizes []int
+				if ok {
+					teErr, trErr, sizes, ok, err = prefixErrors(e, res, steps)
 				}
-				teErr, trErr, sizes, ok, err := prefixErrors(e, res, steps)
 				e.Release(res.held)
 				if err != nil {
 					return fmt.Errorf("%s fold %d/%d: %w", describeSetting(group[len(group)-1].pt), f+1, o.folds, err)
@@ -439,6 +439,28 @@ func sameFloat(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNa
 // prefixErrors evaluates the model of res after each number of steps in
 // steps on its test and training sets: the error rates and basis sizes; ok
 // is false when the algorithm cannot predict with a prefix of its steps.
+// basisSteps returns, for each setting of group, the number of steps after
+// which m (trained with the group's largest --basis) is the model trained
+// with the setting's --basis; ok is false when m cannot say (several
+// outputs), and each setting is then trained on its own.
+func basisSteps(m *cliModel, group []cvSetting) (steps []int, ok bool) {
+	if len(m.models) != 1 {
+		return nil, false
+	}
+	sb, isKMP := m.models[0].(interface{ StepsForBasis(n int) (int, bool) })
+	if !isKMP {
+		return nil, false
+	}
+	for _, s := range group {
+		n, ok := sb.StepsForBasis(s.basis)
+		if !ok {
+			return nil, false
+		}
+		steps = append(steps, n)
+	}
+	return steps, true
+}
+
 func prefixErrors(e *engine.Engine, res *fitResult, steps []int) (teErr, trErr []float64, sizes []int, ok bool, err error) {
 	m := res.model
 	sizes, ok, err = m.prefixSizes(steps)

@@ -174,7 +174,7 @@ func runDemo(ev *env, args []string) error {
 // demoRun trains algorithm a on problem p and writes its plots.
 func demoRun(ev *env, e *engine.Engine, o *demoOptions, p *demoProblem, a *algorithm) (demoResult, []string, error) {
 	r := demoResult{Problem: p.name, resultJSON: resultJSON{Algorithm: a.name, Backend: e.BackendName(), Task: taskBinary, NTrain: p.train.Len(), NTest: p.test.Len()}}
-	mf := modelFlags{algo: a.name, kernel: "rbf", gamma: p.gamma, c: p.c, seed: o.seed, quiet: o.quiet}
+	mf := modelFlags{algo: a.name, kernel: "rbf", gamma: p.gamma, c: p.c, patience: kmpDefaultPatience, seed: o.seed, quiet: o.quiet}
 	df := dataFlags{scale: p.scale}
 	if a.usesBasis {
 		mf.basis, df.valFrac = p.basis, p.valFrac

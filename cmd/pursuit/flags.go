@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -55,13 +56,27 @@ func addDataFlags(fs *flag.FlagSet, d *dataFlags, withTest bool) {
 		fs.StringVar(&d.test, "test", "", "test data `FILE`, scaled like the training data; its error is reported")
 	}
 	fs.StringVar(&d.format, "format", "auto", "data file format: auto (from the name: .csv is CSV), libsvm or csv")
-	fs.IntVar(&d.labelColumn, "label-column", 0, "CSV only: 0-based column holding the label (negative counts from the end)")
+	fs.IntVar(&d.labelColumn, "label-column", 0, labelColumnUsage)
 	fs.BoolVar(&d.header, "header", false, "CSV only: the first line is a header")
 	fs.StringVar(&d.positive, "positive", "", "train `LABEL` vs the rest: examples labelled LABEL become +1, all others −1")
 	fs.BoolVar(&d.oneVsRest, "one-vs-rest", false, "multi-class data: train one classifier per class, predict the largest output")
 	fs.BoolVar(&d.regression, "regression", false, "real-valued targets (implied by --svr-epsilon); errors are mean squared errors")
 	fs.StringVar(&d.scale, "scale", "minmax", "feature scaling fitted on the training data and kept in the model: minmax ([-1,1]), standard or none")
 	fs.Float64Var(&d.valFrac, "val-frac", 0, "hold out this `FRACTION` of the training data for validation (KMP: early stopping on it)")
+}
+
+// Usage texts shared by several commands.
+const (
+	labelColumnUsage = "CSV only: 0-based column holding the label (default 0, the first column; negative counts from the end, -1 is the last)"
+	threadsUsage     = "CPU threads for the CPU backends; 0 (the default) means GOMAXPROCS"
+)
+
+// checkThreads refuses a negative --threads (0 means GOMAXPROCS).
+func checkThreads(n int) error {
+	if n < 0 {
+		return fmt.Errorf("--threads %d: must be 0 (GOMAXPROCS) or more", n)
+	}
+	return nil
 }
 
 func addModelFlags(fs *flag.FlagSet, m *modelFlags) {
@@ -71,19 +86,19 @@ func addModelFlags(fs *flag.FlagSet, m *modelFlags) {
 	fs.Float64Var(&m.sigma, "sigma", 0, "RBF width σ in exp(−‖x−z‖²/σ²), the KMP papers' form; same as --gamma 1/σ²")
 	fs.IntVar(&m.degree, "degree", 3, "poly kernel degree")
 	fs.Float64Var(&m.coef0, "coef0", 0, "poly and sigmoid kernel constant c0")
-	fs.IntVar(&m.basis, "basis", 0, "`N` basis functions (steps) for the KMP family (default 100; with --val-frac, at most N steps, default 1000, stopping early on the validation part)")
-	fs.IntVar(&m.patience, "patience", 0, "early stopping: stop after this many steps without validation improvement (default 20)")
+	fs.IntVar(&m.basis, "basis", 0, "`N` kernel basis functions for the KMP family, the bias not counted (default 100; with --val-frac at most N, default 1000, stopping early on the validation part). kmp-basic and skmp may choose a function again, so they can end with fewer")
+	fs.IntVar(&m.patience, "patience", kmpDefaultPatience, "with --val-frac: stop after this many steps without validation improvement; 0 runs every step and keeps the best")
 	fs.Float64Var(&m.c, "c", 1, "SVM / SLMC regularisation C")
 	fs.Float64Var(&m.svrEps, "svr-epsilon", 0, "ε-SVR: width of the insensitive tube; implies --regression")
 	fs.Float64Var(&m.epsilon, "epsilon", 0, "bpdn: ε, the ℓ1 weight of Girosi's problem = the ε-SVR tube half-width (LIBSVM -p); implies --regression")
-	fs.IntVar(&m.activeSet, "active-set", 0, "stochastic KMP: candidates searched per step (default from --eps and --q)")
+	fs.IntVar(&m.activeSet, "active-set", 0, "stochastic KMP: candidates searched per step, at least 1 (default from --eps and --q)")
 	fs.Float64Var(&m.eps, "eps", 0, "stochastic KMP: active set s = ⌈log ε / log q⌉ (default ε 0.05)")
 	fs.Float64Var(&m.q, "q", 0, "stochastic KMP: quantile q of the active-set rule (default 0.95)")
-	fs.IntVar(&m.nz, "nz", 0, "SLMC: number of expansion vectors Nz")
+	fs.IntVar(&m.nz, "nz", 0, "SLMC: number of expansion vectors Nz, at least 1 (default: --nz-frac 0.1)")
 	fs.Float64Var(&m.nzFrac, "nz-frac", 0, "SLMC: Nz as this fraction of the support-vector count of an SVM trained with the same kernel and C")
 	fs.Int64Var(&m.seed, "seed", 1, "random seed (splits, candidate sampling, initialisation)")
 	fs.StringVar(&m.backend, "backend", "", "backend: go, avx2, cuda or auto (default auto, or $"+engine.EnvBackend+")")
-	fs.IntVar(&m.threads, "threads", 0, "CPU threads for the CPU backends (default GOMAXPROCS)")
+	fs.IntVar(&m.threads, "threads", 0, threadsUsage)
 	fs.StringVar(&m.memBudget, "mem-budget", "", "memory budget, e.g. 512MiB or 8GiB (default 4GiB): the loaded data, its working copies and the algorithm's large allocations must fit in it, else the command stops with an error naming this flag; the process stays within it plus about 64 MiB")
 	fs.BoolVar(&m.quiet, "quiet", false, "no progress bar")
 	fs.BoolVar(&m.jsonOutput, "json", false, "print one JSON object with the results")
@@ -171,11 +186,14 @@ func (m *modelFlags) validate(set map[string]bool) error {
 	if math.IsNaN(m.coef0) || math.IsInf(m.coef0, 0) {
 		return fmt.Errorf("--coef0 %v: must be finite", m.coef0)
 	}
-	if m.basis < 0 {
-		return fmt.Errorf("--basis %d: must be positive", m.basis)
+	if set["basis"] && m.basis < 1 {
+		return fmt.Errorf("--basis %d: must be at least 1", m.basis)
 	}
 	if m.patience < 0 {
-		return fmt.Errorf("--patience %d: must be positive", m.patience)
+		return fmt.Errorf("--patience %d: must be 0 (no limit) or more", m.patience)
+	}
+	if set["patience"] && !set["val-frac"] {
+		return fmt.Errorf("--patience applies to early stopping, which needs --val-frac F")
 	}
 	if err := m.validateBPDN(set); err != nil {
 		return err
@@ -186,8 +204,8 @@ func (m *modelFlags) validate(set map[string]bool) error {
 	if m.svrEps < 0 || math.IsNaN(m.svrEps) || math.IsInf(m.svrEps, 0) {
 		return fmt.Errorf("--svr-epsilon %v: must be a non-negative finite number", m.svrEps)
 	}
-	if m.activeSet < 0 {
-		return fmt.Errorf("--active-set %d: must be positive", m.activeSet)
+	if set["active-set"] && m.activeSet < 1 {
+		return fmt.Errorf("--active-set %d: must be at least 1", m.activeSet)
 	}
 	if set["active-set"] && (set["eps"] || set["q"]) {
 		return fmt.Errorf("give --active-set S or --eps E --q Q, not both")
@@ -201,40 +219,90 @@ func (m *modelFlags) validate(set map[string]bool) error {
 	if set["nz"] && set["nz-frac"] {
 		return fmt.Errorf("give --nz N or --nz-frac F, not both")
 	}
-	if m.nz < 0 {
-		return fmt.Errorf("--nz %d: must be positive", m.nz)
+	if set["nz"] && m.nz < 1 {
+		return fmt.Errorf("--nz %d: must be at least 1", m.nz)
 	}
 	if set["nz-frac"] && !(m.nzFrac > 0 && m.nzFrac <= 1) {
 		return fmt.Errorf("--nz-frac %v: must be in (0, 1]", m.nzFrac)
 	}
-	if m.threads < 0 {
-		return fmt.Errorf("--threads %d: must be positive", m.threads)
+	if err := checkThreads(m.threads); err != nil {
+		return err
 	}
 	if m.memBudget != "" {
 		if _, err := parseBytes(m.memBudget); err != nil {
 			return err
 		}
 	}
-	// Flags that belong to other algorithms are mistakes worth reporting:
-	// a silently ignored --c usually means the wrong --algo.
-	owner := map[string][]string{
-		"basis":       {"kmp", "kmp-backfit", "kmp-basic", "kmp-tanh", "skmp"},
-		"patience":    {"kmp", "kmp-backfit", "kmp-basic", "kmp-tanh", "skmp"},
-		"c":           {"svm", "slmc", "bpdn"},
-		"epsilon":     {"bpdn"},
-		"svr-epsilon": {"svm"},
-		"active-set":  {"skmp"},
-		"eps":         {"skmp"},
-		"q":           {"skmp"},
-		"nz":          {"slmc"},
-		"nz-frac":     {"slmc"},
+	return checkAlgoFlags(m.algo, set)
+}
+
+// algoFlags is the table of the flags that apply to some algorithms only:
+// flag name → the algorithms it applies to. train and cv refuse such a flag
+// with any other --algo (a silently ignored --c usually means the wrong
+// --algo). Flags not in the table apply to every algorithm. A new
+// algorithm-specific flag, or a new algorithm, is entered here.
+func algoFlags() map[string][]string {
+	var kmpFamily []string // the algorithms built step by step (--basis)
+	for _, a := range algorithms() {
+		if a.usesBasis {
+			kmpFamily = append(kmpFamily, a.name)
+		}
 	}
-	for name, algos := range owner {
-		if set[name] && !contains(algos, m.algo) {
-			return fmt.Errorf("--%s does not apply to --algo %s (it is for %s)", name, m.algo, strings.Join(algos, ", "))
+	return map[string][]string{
+		"basis":        kmpFamily,
+		"patience":     kmpFamily,
+		"curve":        kmpFamily, // train: only they record a learning curve
+		"grid-basis":   kmpFamily, // cv
+		"c":            {"svm", "slmc", "bpdn"},
+		"grid-c":       {"svm", "slmc"}, // cv
+		"epsilon":      {"bpdn"},
+		"grid-epsilon": {"bpdn", "svm"}, // cv; svm with --svr-epsilon
+		"svr-epsilon":  {"svm"},
+		"active-set":   {"skmp"},
+		"eps":          {"skmp"},
+		"q":            {"skmp"},
+		"nz":           {"slmc"},
+		"nz-frac":      {"slmc"},
+	}
+}
+
+// checkAlgoFlags refuses the flags in set that do not apply to algo.
+func checkAlgoFlags(algo string, set map[string]bool) error {
+	table := algoFlags()
+	names := make([]string, 0, len(table))
+	for name := range table {
+		names = append(names, name)
+	}
+	sort.Strings(names) // the same flag is reported every time
+	for _, name := range names {
+		if algos := table[name]; set[name] && !contains(algos, algo) {
+			return fmt.Errorf("--%s does not apply to --algo %s (it is for %s)", name, algo, strings.Join(algos, ", "))
 		}
 	}
 	return nil
+}
+
+// algoFlagsHelp describes the table for --help: the flags grouped by the
+// algorithms they apply to.
+func algoFlagsHelp(fs *flag.FlagSet) string {
+	groups := map[string][]string{}
+	var order []string
+	fs.VisitAll(func(f *flag.Flag) {
+		algos, ok := algoFlags()[f.Name]
+		if !ok {
+			return
+		}
+		key := strings.Join(algos, ", ")
+		if groups[key] == nil {
+			order = append(order, key)
+		}
+		groups[key] = append(groups[key], "--"+f.Name)
+	})
+	var b strings.Builder
+	for _, key := range order {
+		fmt.Fprintf(&b, "%-34s %s\n", strings.Join(groups[key], ", "), key)
+	}
+	return b.String()
 }
 
 func (d *dataFlags) validate(set map[string]bool, needData bool) error {

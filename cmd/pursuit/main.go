@@ -36,6 +36,9 @@ type command struct {
 	run      func(ev *env, args []string) error
 	usage    string // the synopsis line(s)
 	examples string
+	// flagNotes, if not nil, adds a paragraph after the flags (train and
+	// cv: which flags apply to which algorithm).
+	flagNotes func(fs *flag.FlagSet) string
 }
 
 func commands() []*command {
@@ -190,6 +193,12 @@ func commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
 	}
 	fmt.Fprintln(w, "\nFlags:")
 	printFlags(w, fs)
+	if c.flagNotes != nil {
+		fmt.Fprintln(w, "\nFlags for some algorithms only (refused with the others):")
+		for _, l := range strings.Split(strings.TrimRight(c.flagNotes(fs), "\n"), "\n") {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
+	}
 	if c.examples != "" {
 		fmt.Fprintln(w, "\nExamples:")
 		for _, l := range strings.Split(strings.Trim(c.examples, "\n"), "\n") {

@@ -40,7 +40,8 @@ pursuit train --data usps.train.gz --test usps.test.gz --positive 8 --algo kmp -
 pursuit train --data sonar.gz --algo kmp --sigma 2 --val-frac 0.2 --patience 20
 # an SVM on all ten digits, one classifier per class, machine-readable results:
 pursuit train --data usps.train.gz --test usps.test.gz --one-vs-rest --algo svm --gamma 0.0078125 --c 10 --json`,
-		run: runTrain,
+		run:       runTrain,
+		flagNotes: algoFlagsHelp,
 	}
 }
 
