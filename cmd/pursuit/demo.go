@@ -81,7 +81,9 @@ func demoProblems(seed uint64, small bool) []*demoProblem {
 type demoResult struct {
 	Problem string `json:"problem"`
 	resultJSON
-	Error string `json:"error,omitempty"`
+	Gamma float64  `json:"gamma"`       // the RBF kernel's γ
+	C     *float64 `json:"c,omitempty"` // SVM / SLMC regularisation (null for the KMP family)
+	Error string   `json:"error,omitempty"`
 }
 
 func runDemo(ev *env, args []string) error {
@@ -173,7 +175,11 @@ func runDemo(ev *env, args []string) error {
 
 // demoRun trains algorithm a on problem p and writes its plots.
 func demoRun(ev *env, e *engine.Engine, o *demoOptions, p *demoProblem, a *algorithm) (demoResult, []string, error) {
-	r := demoResult{Problem: p.name, resultJSON: resultJSON{Algorithm: a.name, Backend: e.BackendName(), Task: taskBinary, NTrain: p.train.Len(), NTest: p.test.Len()}}
+	r := demoResult{Problem: p.name, resultJSON: resultJSON{Algorithm: a.name, Backend: e.BackendName(), Task: taskBinary, NTrain: p.train.Len(), NTest: p.test.Len()}, Gamma: p.gamma}
+	if contains(algoFlags()["c"], a.name) {
+		c := p.c
+		r.C = &c
+	}
 	mf := modelFlags{algo: a.name, kernel: "rbf", gamma: p.gamma, c: p.c, patience: kmpDefaultPatience, seed: o.seed, quiet: o.quiet}
 	df := dataFlags{scale: p.scale}
 	if a.usesBasis {
@@ -211,17 +217,22 @@ func printDemoTable(ev *env, e *engine.Engine, results []demoResult, out string,
 	w := ev.stdout
 	fmt.Fprintf(w, "pursuit demo: backend %s (%s)\n\n", e.BackendName(), oneLine(e.Reason()))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "problem\talgorithm\ttrain/test\ttest error\tbasis functions\ttrain time\tbackend\t")
+	fmt.Fprintln(tw, "problem\talgorithm\ttrain/val/test\tγ\tC\ttest error\tbasis functions\ttrain time\tbackend\t")
 	for _, r := range results {
+		split := fmt.Sprintf("%d/%d/%d", r.NTrain, r.NVal, r.NTest)
+		c := "-"
+		if r.C != nil {
+			c = formatLabel(*r.C)
+		}
 		if r.Error != "" {
-			fmt.Fprintf(tw, "%s\t%s\t%d/%d\tfailed\t-\t-\t%s\t\n", r.Problem, r.Algorithm, r.NTrain, r.NTest, r.Backend)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%g\t%s\tfailed\t-\t-\t%s\t\n", r.Problem, r.Algorithm, split, r.Gamma, c, r.Backend)
 			continue
 		}
 		te := "-"
 		if r.TestError != nil {
 			te = fmt.Sprintf("%.2f%%", 100**r.TestError)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%d\t%.3f s\t%s\t\n", r.Problem, r.Algorithm, r.NTrain+r.NVal, r.NTest, te, r.NBasis, r.TrainSeconds, r.Backend)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%g\t%s\t%s\t%d\t%.3f s\t%s\t\n", r.Problem, r.Algorithm, split, r.Gamma, c, te, r.NBasis, r.TrainSeconds, r.Backend)
 	}
 	tw.Flush()
 	for _, r := range results {
@@ -229,7 +240,8 @@ func printDemoTable(ev *env, e *engine.Engine, results []demoResult, out string,
 			fmt.Fprintf(w, "\n%s %s failed: %s", r.Problem, r.Algorithm, r.Error)
 		}
 	}
-	fmt.Fprintf(w, "\nThe KMP family stops early on a quarter of the training data held out for validation.\n")
+	fmt.Fprintf(w, "\nAll use the RBF kernel exp(−γ‖x−z‖²). The KMP family stops early on the validation part (a quarter of\n")
+	fmt.Fprintf(w, "the training data); svm and slmc train on all of it. Basis functions do not count the bias.\n")
 	fmt.Fprintf(w, "Plots and the generated data (LIBSVM format) are in %s:\n", out)
 	for _, f := range files {
 		fmt.Fprintf(w, "  %s\n", f)

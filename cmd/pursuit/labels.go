@@ -150,6 +150,22 @@ func (p *labelPlan) errorRate(pred, truth []float64) float64 {
 	return s / float64(len(pred))
 }
 
+// foreignLabels counts the labels of y that are none of the plan's
+// classes (classification without --positive; predictions for them are
+// always wrong) and returns their distinct values.
+func (p *labelPlan) foreignLabels(y []float64) (n int, values []float64) {
+	if p.Task == taskRegression || p.Positive != nil {
+		return 0, nil
+	}
+	var bad []float64
+	for _, v := range y {
+		if classIndex(p.Classes, v) < 0 {
+			bad = append(bad, v)
+		}
+	}
+	return len(bad), distinct(bad)
+}
+
 // check validates a plan read from a model file.
 func (p *labelPlan) check() error {
 	switch p.Task {

@@ -14,6 +14,7 @@ type plotOptions struct {
 	model, data, out string
 	format           string
 	backend          string
+	threads          int
 }
 
 func newPlotFlags() (*flag.FlagSet, *plotOptions) {
@@ -24,6 +25,7 @@ func newPlotFlags() (*flag.FlagSet, *plotOptions) {
 	fs.StringVar(&o.out, "out", ".", "directory `DIR` to write the PNG files into")
 	fs.StringVar(&o.format, "format", "auto", "data file format: auto, libsvm or csv")
 	fs.StringVar(&o.backend, "backend", "", "backend: go, avx2, cuda or auto")
+	fs.IntVar(&o.threads, "threads", 0, threadsUsage)
 	return fs, o
 }
 
@@ -60,7 +62,10 @@ func runPlot(ev *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	mf := modelFlags{backend: o.backend}
+	if err := checkThreads(o.threads); err != nil {
+		return err
+	}
+	mf := modelFlags{backend: o.backend, threads: o.threads}
 	e, err := mf.newEngine()
 	if err != nil {
 		return err

@@ -53,16 +53,32 @@ func writeCurve(path, title string, m *cliModel) error {
 	if m.hdr.Labels.Task == taskRegression {
 		ylabel = "mean squared error"
 	}
-	xlabel := "steps (basis functions added)"
-	mark := math.NaN()
-	if len(m.models) == 1 && !isMulti(m.models[0]) {
-		if k, ok := m.models[0].(interface{ KeptSteps() int }); ok {
-			mark = float64(k.KeptSteps())
-		}
-	}
+	xlabel, mark, markLabel := curveAxis(m)
 	return plot.LearningCurve(path, title+": learning curve", xlabel, ylabel, []plot.Series{
 		{Name: "training", X: x, Y: tr}, {Name: "validation", X: x, Y: val}, {Name: "test", X: x, Y: te},
-	}, mark)
+	}, mark, markLabel)
+}
+
+// curveAxis returns the learning curve's x-axis label and the step the
+// model kept with its legend label (NaN when not one binary model). The
+// curve's x is the step: a step adds a basis function or the bias, and in
+// basic and stochastic matching pursuit it may choose one again, so the
+// legend gives both the step and the basis functions the model has.
+func curveAxis(m *cliModel) (xlabel string, mark float64, markLabel string) {
+	xlabel = "steps (each adds a basis function or the bias)"
+	mark = math.NaN()
+	if len(m.models) != 1 {
+		return xlabel, mark, ""
+	}
+	f := m.models[0]
+	if r, ok := f.(interface{ RepicksAtoms() bool }); ok && r.RepicksAtoms() {
+		xlabel = "steps (a step may choose a basis function again)"
+	}
+	if k, ok := f.(interface{ KeptSteps() int }); ok && !isMulti(f) {
+		mark = float64(k.KeptSteps())
+		markLabel = fmt.Sprintf("kept: step %d, %d basis functions", k.KeptSteps(), f.NBasis())
+	}
+	return xlabel, mark, markLabel
 }
 
 // writeSurface evaluates m on a grid over the bounding box of raw (plus a

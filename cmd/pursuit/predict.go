@@ -23,21 +23,23 @@ type predictOptions struct {
 	decision         bool
 	backend          string
 	threads          int
+	quiet            bool
 	jsonOutput       bool
 }
 
 func newPredictFlags() (*flag.FlagSet, *predictOptions) {
 	o := &predictOptions{}
 	fs := flag.NewFlagSet("predict", flag.ContinueOnError)
-	fs.StringVar(&o.model, "model", "", "model `FILE` written by `pursuit train --model`, or a binary/regression model written by LIBSVM's svm-train")
+	fs.StringVar(&o.model, "model", "", "model `FILE` written by `pursuit train --model`, or by LIBSVM's svm-train: a two-class C-SVC or an epsilon-SVR with a linear, poly, rbf or sigmoid kernel")
 	fs.StringVar(&o.data, "data", "", "data `FILE` to predict (LIBSVM or CSV; its labels give the error rate)")
 	fs.StringVar(&o.out, "out", "", "write the predicted labels to `FILE`, one per line (- for standard output, the summary going to stderr; "+safeWriteHelp+")")
 	fs.BoolVar(&o.decision, "decision", false, "with --out: also write each classifier's real-valued output after the label")
 	fs.StringVar(&o.format, "format", "auto", "data file format: auto (from the name: .csv is CSV), libsvm or csv")
-	fs.IntVar(&o.labelColumn, "label-column", 0, "CSV only: 0-based column holding the label (negative counts from the end)")
+	fs.IntVar(&o.labelColumn, "label-column", 0, labelColumnUsage)
 	fs.BoolVar(&o.header, "header", false, "CSV only: the first line is a header")
 	fs.StringVar(&o.backend, "backend", "", "backend: go, avx2, cuda or auto")
-	fs.IntVar(&o.threads, "threads", 0, "CPU threads for the CPU backends (default GOMAXPROCS)")
+	fs.IntVar(&o.threads, "threads", 0, threadsUsage)
+	fs.BoolVar(&o.quiet, "quiet", false, "print no summary line (errors and warnings still go to stderr; --json still prints)")
 	fs.BoolVar(&o.jsonOutput, "json", false, "print one JSON object with the results")
 	return fs, o
 }
@@ -46,11 +48,12 @@ func predictCommand() *command {
 	return &command{
 		name:    "predict",
 		summary: "predict a data file with a trained model and report the error rate",
-		usage:   "pursuit predict --model FILE --data FILE [--out FILE [--decision]] [--json]",
+		usage:   "pursuit predict --model FILE --data FILE [--out FILE [--decision]] [--json] [--quiet]",
 		examples: `pursuit predict --model usps8.model --data usps.test.gz
 pursuit predict --model usps8.model --data usps.test.gz --out predictions.txt --decision
 pursuit predict --model usps8.model --data usps.test.gz --json
-pursuit predict --model heart.libsvm.model --data heart.scaled   # a model from LIBSVM's svm-train`,
+pursuit predict --model heart.libsvm.model --data heart.scaled   # a model from LIBSVM's svm-train
+# LIBSVM models: C-SVC (two classes) and epsilon-SVR (-s 0 and 3) with kernels -t 0 to 3`,
 		run: runPredict,
 	}
 }
@@ -76,8 +79,8 @@ func runPredict(ev *env, args []string) error {
 		return err
 	}
 	mf := modelFlags{backend: o.backend, threads: o.threads}
-	if o.threads < 0 {
-		return fmt.Errorf("--threads %d: must be positive", o.threads)
+	if err := checkThreads(o.threads); err != nil {
+		return err
 	}
 	m, err := loadModel(o.model)
 	if err != nil {
@@ -109,6 +112,11 @@ func runPredict(ev *env, args []string) error {
 	pred := lp.decide(dec)
 	secs := time.Since(t0).Seconds()
 	errRate := lp.errorRate(pred, lp.truth(ds.Y))
+	foreign, values := lp.foreignLabels(ds.Y)
+	if foreign > 0 {
+		fmt.Fprintf(ev.stderr, "pursuit predict: warning: %d of %d examples of %s have labels (%s) that are not the model's classes (%s); each counts as an error\n",
+			foreign, ds.Len(), o.data, listLabels(values, 5), listLabels(lp.Classes, 10))
+	}
 	if o.out != "" {
 		if err := writePredictions(ev, o.out, pred, dec, o.decision); err != nil {
 			return err
@@ -128,10 +136,17 @@ func runPredict(ev *env, args []string) error {
 		if m.hdr.Train.NVal > 0 {
 			out.ValError = num(m.hdr.Train.ValError)
 		}
+		out.ForeignLabels = foreign
+		if col, ok := csvLabelColumn(o.data, o.format, o.labelColumn, ds.Dim()); ok {
+			out.LabelColumn = &col
+		}
 		for _, c := range lp.Classes {
 			out.Classes = append(out.Classes, formatLabel(c))
 		}
 		return printJSON(ev, out)
+	}
+	if o.quiet {
+		return nil
 	}
 	summary := ev.stdout
 	if o.out == "-" { // the predictions are on stdout
@@ -139,6 +154,9 @@ func runPredict(ev *env, args []string) error {
 	}
 	fmt.Fprintf(summary, "%s: %s on %d examples (%s model, %d basis functions, backend %s, %.3g s)\n",
 		o.data, errText(lp, errRate, ds.Len()), ds.Len(), m.hdr.Algorithm, m.hdr.NBasis, e.BackendName(), secs)
+	if lc := describeLabelColumn(o.data, o.format, o.labelColumn, ds.Dim()); lc != "" {
+		fmt.Fprintf(summary, "%s\n", lc)
+	}
 	if o.out != "" && o.out != "-" {
 		fmt.Fprintf(ev.stdout, "predictions written to %s\n", o.out)
 	}

@@ -34,6 +34,41 @@ func (d *dataFlags) loadOptions(dim int) []data.Option {
 	return opts
 }
 
+// csvLabelColumn returns the 0-based column the labels of path were read
+// from when it was read as CSV with dim features; ok is false for LIBSVM.
+func csvLabelColumn(path, format string, labelColumn, dim int) (col int, ok bool) {
+	f := data.FormatAuto
+	switch format {
+	case "libsvm":
+		f = data.FormatLibSVM
+	case "csv":
+		f = data.FormatCSV
+	}
+	if data.ResolveFormat(path, f) != data.FormatCSV {
+		return 0, false
+	}
+	if labelColumn < 0 {
+		return labelColumn + dim + 1, true // dim features + the label
+	}
+	return labelColumn, true
+}
+
+// describeLabelColumn says where the labels of a CSV file came from, for
+// the human-readable output; "" for LIBSVM.
+func describeLabelColumn(path, format string, labelColumn, dim int) string {
+	col, ok := csvLabelColumn(path, format, labelColumn, dim)
+	if !ok {
+		return ""
+	}
+	switch {
+	case col == 0:
+		return "labels from CSV column 0 (the first; --label-column to change)"
+	case col == dim:
+		return fmt.Sprintf("labels from CSV column %d (the last)", col)
+	}
+	return fmt.Sprintf("labels from CSV column %d", col)
+}
+
 // loadData reads a data file, checking it has examples. Data over the data
 // package's memory limit (data.DefaultMemoryLimit unless opts say
 // otherwise) gets an error in the command's terms.

@@ -67,6 +67,12 @@ type resultJSON struct {
 	Classes        []string `json:"classes,omitempty"`
 	Plots          []string `json:"plots,omitempty"`
 	Dictionary     string   `json:"dictionary,omitempty"`
+	// LabelColumn is the 0-based CSV column the labels were read from
+	// (absent for LIBSVM files).
+	LabelColumn *int `json:"label_column,omitempty"`
+	// ForeignLabels (predict) counts the examples whose label is none of
+	// the model's classes: each counts as an error.
+	ForeignLabels int `json:"foreign_labels,omitempty"`
 }
 
 // num returns a pointer to v, or nil for NaN (JSON null).
@@ -163,12 +169,18 @@ func runTrain(ev *env, args []string) error {
 	if d, ok := m.models[0].(describer); ok {
 		out.Dictionary = d.Describe()
 	}
+	if col, ok := csvLabelColumn(o.data, o.format, o.labelColumn, all.Dim()); ok {
+		out.LabelColumn = &col
+	}
 	if o.jsonOutput {
 		return printJSON(ev, out)
 	}
 	w := ev.stdout
 	fmt.Fprintf(w, "algorithm  %s, kernel %s, backend %s\n", algo.name, m.hdr.Kernel, e.BackendName())
 	fmt.Fprintf(w, "data       %s: %d examples, %d features, %s\n", o.data, all.Len(), all.Dim(), describeTask(&plan))
+	if lc := describeLabelColumn(o.data, o.format, o.labelColumn, all.Dim()); lc != "" {
+		fmt.Fprintf(w, "           %s\n", lc)
+	}
 	fmt.Fprintf(w, "model      %d basis functions", m.hdr.NBasis)
 	if len(m.models) > 1 {
 		fmt.Fprintf(w, " over %d classifiers", len(m.models))

@@ -41,11 +41,12 @@ var seriesColors = []color.RGBA{
 
 // LearningCurve writes a line chart of the series (error against number of
 // basis functions, typically training, validation and test) to path, a
-// .png file, with a dashed vertical line at x = mark (the size training
-// kept, say) unless mark is NaN. Series with no finite point are left out;
-// it is an error when none is left.
-func LearningCurve(path, title, xLabel, yLabel string, series []Series, mark float64) error {
-	p, err := curvePlot(title, xLabel, yLabel, series, mark)
+// .png file, with a dashed vertical line at x = mark (the step training
+// kept, say) unless mark is NaN, named markLabel in the legend ("kept (x)"
+// when empty). Series with no finite point are left out; it is an error
+// when none is left.
+func LearningCurve(path, title, xLabel, yLabel string, series []Series, mark float64, markLabel string) error {
+	p, err := curvePlot(title, xLabel, yLabel, series, mark, markLabel)
 	if err != nil {
 		return fmt.Errorf("plot %s: %w", path, err)
 	}
@@ -53,7 +54,7 @@ func LearningCurve(path, title, xLabel, yLabel string, series []Series, mark flo
 }
 
 // curvePlot builds LearningCurve's plot.
-func curvePlot(title, xLabel, yLabel string, series []Series, mark float64) (*gplot.Plot, error) {
+func curvePlot(title, xLabel, yLabel string, series []Series, mark float64, markLabel string) (*gplot.Plot, error) {
 	p := gplot.New()
 	p.Title.Text = title
 	p.X.Label.Text = xLabel
@@ -99,7 +100,10 @@ func curvePlot(title, xLabel, yLabel string, series []Series, mark float64) (*gp
 		l.Color = color.Gray{Y: 0x60}
 		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 		p.Add(l)
-		p.Legend.Add(fmt.Sprintf("kept (%g)", mark), l)
+		if markLabel == "" {
+			markLabel = fmt.Sprintf("kept (%g)", mark)
+		}
+		p.Legend.Add(markLabel, l)
 	}
 	return p, nil
 }

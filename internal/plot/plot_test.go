@@ -51,7 +51,7 @@ func TestLearningCurve(t *testing.T) {
 	path := filepath.Join(dir, "curve.png")
 	err := LearningCurve(path, "learning curve", "basis functions", "error", []Series{
 		{Name: "train", X: x, Y: tr}, {Name: "test", X: x, Y: te}, {Name: "validation (none)", X: x, Y: make([]float64, len(x))},
-	}, 20)
+	}, 20, "kept: step 20, 19 basis functions")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,12 +71,12 @@ func TestLearningCurveErrors(t *testing.T) {
 		{"not png", "c.svg", []Series{{Name: "x", X: []float64{1, 2}, Y: []float64{1, 2}}}, ".png"},
 	}
 	for _, c := range cases {
-		err := LearningCurve(filepath.Join(dir, c.path), "t", "x", "y", c.series, math.NaN())
+		err := LearningCurve(filepath.Join(dir, c.path), "t", "x", "y", c.series, math.NaN(), "")
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want an error containing %q", c.name, err, c.want)
 		}
 	}
-	err := LearningCurve(filepath.Join(dir, "missing", "d.png"), "t", "x", "y", []Series{{Name: "x", X: []float64{1, 2}, Y: []float64{1, 2}}}, math.NaN())
+	err := LearningCurve(filepath.Join(dir, "missing", "d.png"), "t", "x", "y", []Series{{Name: "x", X: []float64{1, 2}, Y: []float64{1, 2}}}, math.NaN(), "")
 	if err == nil {
 		t.Error("writing into a missing directory: no error")
 	}
@@ -199,7 +199,7 @@ func TestIntegerTicks(t *testing.T) {
 		}
 	}
 	// The demo's short curves (1…15 steps) gave labels 2.50, 12.50 before.
-	p, err := curvePlot("t", "steps", "error", []Series{{Name: "a", X: []float64{1, 5, 10, 15}, Y: []float64{0.4, 0.2, 0.1, 0.1}}}, 7)
+	p, err := curvePlot("t", "steps", "error", []Series{{Name: "a", X: []float64{1, 5, 10, 15}, Y: []float64{0.4, 0.2, 0.1, 0.1}}}, 7, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func TestIntegerTicks(t *testing.T) {
 		t.Errorf("x labels of a 1…15 curve: %q, want \"5 10 15\"", got)
 	}
 	// Fractional x values keep gonum's ticks.
-	p, err = curvePlot("t", "C", "error", []Series{{Name: "a", X: []float64{0.5, 1.5, 2.25}, Y: []float64{1, 2, 3}}}, math.NaN())
+	p, err = curvePlot("t", "C", "error", []Series{{Name: "a", X: []float64{0.5, 1.5, 2.25}, Y: []float64{1, 2, 3}}}, math.NaN(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
