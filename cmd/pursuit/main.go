@@ -126,6 +126,7 @@ func run(ev *env, args []string) (code int) {
 func flagNames() *strings.Replacer {
 	return strings.NewReplacer(
 		"use WithHeader(true)", "use --header",
+		"with WithFormat(FormatLibSVM)", "with --format libsvm",
 		"requested by the WithBackend option", "requested by --backend",
 		"WithMemoryBudget / --mem-budget", "--mem-budget",
 		"WithMemoryBudget", "--mem-budget",
