@@ -5,9 +5,14 @@
 # builds `-tags cuda` code and runs nvcc against it.
 #
 # Usage:
-#   eval "$(bash scripts/cuda-toolkit.sh)"     # fetch if needed, then export
-#   bash scripts/cuda-toolkit.sh --print-root  # fetch if needed, print the root
+#   eval "$(bash scripts/cuda-toolkit.sh)"       # fetch if needed, then export
+#   bash scripts/cuda-toolkit.sh --print-root    # fetch if needed, print the root
+#   bash scripts/cuda-toolkit.sh --print-mirror  # print the mirror it would use
 #
+# Mirror: $PURSUIT_CUDA_MIRROR, default the machine's own Debian mirror: the
+# first `deb` entry for the suite ($PURSUIT_CUDA_SUITE, default bookworm) in
+# apt's sources (sources.list and sources.list.d's one-line .list and deb822
+# .sources files under $PURSUIT_APT_ETC, default /etc/apt).
 # Cache: $PURSUIT_CUDA_CACHE, default ${XDG_CACHE_HOME:-$HOME/.cache}/pursuit/cuda-11.8.
 # It is idempotent: a complete cache (stamp file matching the package list)
 # is reused without network access. Progress goes to stderr; stdout carries
@@ -29,16 +34,81 @@ MODE=env
 case "${1:-}" in
 "") ;;
 --print-root) MODE=root ;;
+--print-mirror) MODE=mirror ;;
 -h | --help)
-	sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'
 	exit 0
 	;;
-*) die "unknown argument '$1' (use --print-root or no argument)" ;;
+*) die "unknown argument '$1' (use --print-root, --print-mirror or no argument)" ;;
 esac
+
+# apt_mirror SUITE: print the URI of the first `deb` entry for SUITE (the
+# suite exactly: not SUITE-security or SUITE-updates, which other archives
+# serve) in the apt sources under $PURSUIT_APT_ETC (default /etc/apt), in
+# apt's order: sources.list, then sources.list.d/*.list (one-line format)
+# and *.sources (deb822) by name. Disabled entries (Enabled: no, comments)
+# and other files are skipped. Prints nothing when there is none.
+apt_mirror() {
+	local suite=$1 etc=${PURSUIT_APT_ETC:-/etc/apt} f uri
+	for f in "$etc/sources.list" "$etc"/sources.list.d/*; do
+		[ -f "$f" ] || continue
+		case "$f" in
+		*.sources)
+			uri=$(awk -v suite="$suite" '
+				function flush() {
+					if (enabled != "no" && (" " types " ") ~ / deb / && (" " suites " ") ~ (" " suite " ") && uris != "") {
+						split(uris, u, " "); print u[1]; found = 1
+					}
+					types = ""; suites = ""; uris = ""; enabled = ""; key = ""
+				}
+				{ sub(/\r$/, "") }
+				/^#/ { next }
+				/^[ \t]*$/ { flush(); if (found) exit; next }
+				/^[ \t]/ { # a continuation line
+					v = $0; gsub(/^[ \t]+|[ \t]+$/, "", v)
+					if (key == "types") types = types " " v
+					else if (key == "suites") suites = suites " " v
+					else if (key == "uris") uris = uris " " v
+					next
+				}
+				{
+					key = tolower($0); sub(/:.*/, "", key)
+					v = $0; sub(/^[^:]*:[ \t]*/, "", v); sub(/[ \t]+$/, "", v)
+					if (key == "types") types = v
+					else if (key == "suites") suites = v
+					else if (key == "uris") uris = v
+					else if (key == "enabled") enabled = tolower(v)
+				}
+				END { if (!found) flush() }' "$f")
+			;;
+		*/sources.list | *.list)
+			uri=$(awk -v suite="$suite" '
+				{ sub(/\r$/, ""); sub(/#.*/, "") }
+				$1 == "deb" {
+					line = $0
+					sub(/^[ \t]*deb[ \t]+/, "", line)
+					if (line ~ /^\[/) sub(/^\[[^]]*\][ \t]*/, "", line)
+					n = split(line, w, /[ \t]+/)
+					if (n >= 2 && w[2] == suite) { print w[1]; exit }
+				}' "$f")
+			;;
+		*) continue ;;
+		esac
+		if [ -n "$uri" ]; then
+			printf '%s\n' "${uri%/}"
+			return 0
+		fi
+	done
+}
 
 CACHE="${PURSUIT_CUDA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pursuit/cuda-11.8}"
 SUITE="${PURSUIT_CUDA_SUITE:-bookworm}"
-MIRROR="${PURSUIT_CUDA_MIRROR:-http://deb.debian.org/debian}"
+MIRROR="${PURSUIT_CUDA_MIRROR:-$(apt_mirror "$SUITE")}"
+[ -n "$MIRROR" ] || die "no 'deb' entry for suite $SUITE in the apt sources under ${PURSUIT_APT_ETC:-/etc/apt} (sources.list, sources.list.d/*.list, *.sources); set PURSUIT_CUDA_MIRROR to a Debian mirror, e.g. PURSUIT_CUDA_MIRROR=http://<host>/debian"
+if [ "$MODE" = mirror ]; then
+	printf '%s\n' "$MIRROR"
+	exit 0
+fi
 # What nvcc, the cgo headers and the link stubs need. cuBLAS is left out on
 # purpose: package cuda uses the driver API only (see cuda/doc.go).
 PACKAGES=(nvidia-cuda-toolkit nvidia-cuda-dev libnvvm4 libcudart11.0 libcuda1)
