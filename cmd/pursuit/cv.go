@@ -30,7 +30,7 @@ func newCVFlags() (*flag.FlagSet, *cvOptions) {
 	fs.IntVar(&o.folds, "folds", 5, "number of cross-validation folds `K` (stratified by class)")
 	fs.StringVar(&o.gridGamma, "grid-gamma", "", "comma-separated kernel γ values to try, e.g. 0.01,0.1,1 (default: --gamma)")
 	fs.StringVar(&o.gridC, "grid-c", "", "comma-separated C values to try (svm, slmc), e.g. 1,10,100 (default: --c)")
-	fs.StringVar(&o.gridN, "grid-basis", "", "comma-separated numbers of basis functions (steps) to try, KMP family; without --val-frac one training per fold serves them all (default: --basis)")
+	fs.StringVar(&o.gridN, "grid-basis", "", "comma-separated numbers of kernel basis functions to try (as --basis), KMP family; without --val-frac one training per fold serves them all (default: --basis)")
 	fs.StringVar(&o.gridEps, "grid-epsilon", "", "comma-separated ε values to try (bpdn: Girosi's only free parameter; svm ε-SVR), e.g. 0.05,0.1,0.5")
 	fs.StringVar(&o.model, "model", "", "retrain on all of --data with the best setting and write the model to `FILE` ("+safeWriteHelp+")")
 	return fs, o

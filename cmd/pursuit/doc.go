@@ -9,7 +9,7 @@
 //	pursuit info [--json]                          # CPU, backends and the one chosen, and why
 //	pursuit train --data F [--test F] [--algo A] [--kernel K --gamma G | --sigma S] [--basis N | --val-frac F]
 //	              [--positive LABEL | --one-vs-rest | --regression] [--model OUT] [--json] ...
-//	pursuit predict --model M --data F [--out P] [--json]
+//	pursuit predict --model M --data F [--out P] [--json] [--quiet]
 //	pursuit cv --data F [--folds K] [--grid-gamma ...] [--grid-c ...] [--grid-basis ...] [--json]
 //	pursuit plot --model M [--data F] [--test F] [--out DIR]
 //	pursuit equiv --data F [--epsilon E] [--c C] [--json]   # bpdn vs SMO ε-SVR certificate; exit 0 agree, 1 not
@@ -51,7 +51,12 @@
 // LIBSVM's svm-predict), LIBSVM's epsilon_svr text model for bpdn (the same
 // adapter as svm), and slmc's versioned, checksummed file for slmc.
 //
-// pursuit predict also reads models written by LIBSVM's svm-train (binary
-// C-SVC and ε-SVR), applied to the data as given, and its predictions equal
-// svm-predict's.
+// pursuit predict also reads models written by LIBSVM's svm-train (a
+// two-class C-SVC or an ε-SVR with kernel type 0 to 3), applied to the data
+// as given, and its predictions equal svm-predict's; nu-SVC, nu-SVR,
+// one-class, multi-class and precomputed-kernel models are refused.
+//
+// --basis N asks the KMP family for N kernel basis functions; the bias is
+// not one of them. A flag that applies to some algorithms only (train
+// --help lists them) is refused with the others.
 package main
