@@ -62,7 +62,7 @@ func addDataFlags(fs *flag.FlagSet, d *dataFlags, withTest bool) {
 	fs.BoolVar(&d.oneVsRest, "one-vs-rest", false, "multi-class data: train one classifier per class, predict the largest output")
 	fs.BoolVar(&d.regression, "regression", false, "real-valued targets (implied by --svr-epsilon); errors are mean squared errors")
 	fs.StringVar(&d.scale, "scale", "minmax", "feature scaling fitted on the training data and kept in the model: minmax ([-1,1]), standard or none")
-	fs.Float64Var(&d.valFrac, "val-frac", 0, "hold out this `FRACTION` of the training data for validation (KMP: early stopping on it)")
+	fs.Float64Var(&d.valFrac, "val-frac", 0, "hold out this `FRACTION` of the training data for validation (KMP: early stopping on it); 0, the default, holds out nothing")
 }
 
 // Usage texts shared by several commands.
