@@ -236,6 +236,9 @@ func TestREADMECommands(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed: cannot make a fresh copy")
 	}
+	if err := exec.Command("git", "-C", root, "rev-parse", "--is-inside-work-tree").Run(); err != nil {
+		t.Skipf("%s is not a git checkout: cannot tell which files a fresh clone has", root)
+	}
 	tmp := t.TempDir()
 	clone := filepath.Join(tmp, "pursuit")
 	freshCopy(t, root, clone)
