@@ -1,6 +1,7 @@
 package kmp
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -87,28 +88,53 @@ func TestIdenticalRowsOneAtom(t *testing.T) {
 	for _, c := range dependentCases {
 		for kn, k := range kernels {
 			for _, bias := range []bool{false, true} {
-				name := fmt.Sprintf("%v/%s/bias=%v", c, kn, bias)
-				m, err := Train(e, x, y, Config{Variant: c.variant, Loss: c.loss, Kernels: []backend.Kernel{k}, Bias: bias, N: n})
-				if err != nil {
-					t.Fatalf("%s: %v", name, err)
-				}
-				out := m.Outputs[0]
-				if m.Support.Rows > 1 {
-					t.Errorf("%s: %d support vectors of one repeated point, want 1", name, m.Support.Rows)
-				}
-				if got := distinctAtoms(out.Curve, out.Steps); got > 1 {
-					// The constant and a kernel function of identical rows
-					// are the same vector: only one of them can be kept.
-					t.Errorf("%s: %d distinct atoms kept, want 1", name, got)
-				}
-				if len(out.Curve) >= n {
-					t.Errorf("%s: ran all %d steps on a dictionary of rank 1", name, len(out.Curve))
-				}
-				if out.Stop == "" {
-					t.Errorf("%s: stopped after %d of %d steps without saying why", name, len(out.Curve), n)
+				for _, active := range []int{0, 5} { // full search; stochastic
+					name := fmt.Sprintf("%v/%s/bias=%v/active=%d", c, kn, bias, active)
+					cfg := Config{Variant: c.variant, Loss: c.loss, Kernels: []backend.Kernel{k}, Bias: bias, N: n}
+					if active > 0 {
+						cfg.Stochastic = &Stochastic{ActiveSet: active}
+					}
+					m, err := Train(e, x, y, cfg)
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					checkOneAtom(t, name, m, n)
 				}
 			}
 		}
+	}
+}
+
+// checkOneAtom requires m, trained for n steps on identical rows, to keep
+// one basis function, to have stopped early saying why, and to keep the
+// reason through Save and Load.
+func checkOneAtom(t *testing.T, name string, m *Model, n int) {
+	t.Helper()
+	out := m.Outputs[0]
+	if m.Support.Rows > 1 {
+		t.Errorf("%s: %d support vectors of one repeated point, want 1", name, m.Support.Rows)
+	}
+	if got := distinctAtoms(out.Curve, out.Steps); got > 1 {
+		// The constant and a kernel function of identical rows are the
+		// same vector: only one of them can be kept.
+		t.Errorf("%s: %d distinct atoms kept, want 1", name, got)
+	}
+	if len(out.Curve) >= n {
+		t.Errorf("%s: ran all %d steps on a dictionary of rank 1", name, len(out.Curve))
+	}
+	if out.Stop != StopExhausted && out.Stop != StopOrthogonal {
+		t.Errorf("%s: stopped after %d of %d steps with reason %q, want %q or %q", name, len(out.Curve), n, out.Stop, StopExhausted, StopOrthogonal)
+	}
+	var buf bytes.Buffer
+	if err := m.Save(&buf); err != nil {
+		t.Fatalf("%s: save: %v", name, err)
+	}
+	l, err := Load(&buf)
+	if err != nil {
+		t.Fatalf("%s: load: %v", name, err)
+	}
+	if l.Outputs[0].Stop != out.Stop {
+		t.Errorf("%s: stop reason %q saved, %q loaded", name, out.Stop, l.Outputs[0].Stop)
 	}
 }
 
