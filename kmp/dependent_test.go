@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 
 	"github.com/pursuit-ml/pursuit/backend"
@@ -168,5 +169,50 @@ func TestRepeatedRowsNoDuplicateSupport(t *testing.T) {
 		if err := m.Outputs[0].Curve[len(m.Outputs[0].Curve)-1].TrainErr; err > 0.1 {
 			t.Errorf("%v: training error %.3f", c, err)
 		}
+	}
+}
+
+// TestStochasticGivesUpOnDependentDictionary: when every atom left is
+// dependent on the expansion, the stochastic search stops after the
+// paper's s = 59 dependent atoms in a row instead of computing every atom
+// of the dictionary (each costs a kernel row): on l identical rows, the
+// kernel evaluations stay far below the l² of examining them all.
+func TestStochasticGivesUpOnDependentDictionary(t *testing.T) {
+	e := goEngine(t)
+	const l = 1500
+	x := backend.NewMatrix(l, 2)
+	y := make([]float64, l)
+	for i := range l {
+		copy(x.Row(i), []float32{0.5, -0.25})
+		y[i] = 1
+		if i%3 == 0 {
+			y[i] = -1
+		}
+	}
+	var calls atomic.Int64
+	gauss := &CustomKernel{Name: "counted-gauss", Func: func(a, c []float32) float64 {
+		calls.Add(1)
+		var s float64
+		for i := range a {
+			d := float64(a[i] - c[i])
+			s += d * d
+		}
+		return math.Exp(-s)
+	}}
+	for _, c := range dependentCases {
+		calls.Store(0)
+		cfg := Config{Variant: c.variant, Loss: c.loss, Custom: gauss, N: 50, Stochastic: &Stochastic{ActiveSet: 5}}
+		m, err := Train(e, x, y, cfg)
+		if err != nil {
+			t.Fatalf("%v: %v", c, err)
+		}
+		out := m.Outputs[0]
+		if m.Support.Rows != 1 || out.Stop == "" {
+			t.Errorf("%v: %d support vectors, stop %q", c, m.Support.Rows, out.Stop)
+		}
+		if n := calls.Load(); n > l*l/10 {
+			t.Errorf("%v: %d kernel evaluations after %d steps; examining every atom is %d", c, n, len(out.Curve), l*l)
+		}
+		t.Logf("%v: %d kernel evaluations, %d steps, stop %q", c, calls.Load(), len(out.Curve), out.Stop)
 	}
 }

@@ -278,7 +278,7 @@ func (p *problem) fitSquared() (*result, error) {
 					}
 					if !skip[k] && denom[c] <= cfg.Tol*nrm[c] {
 						skip[k] = true
-						search.remove(k)
+						search.drop(k)
 					}
 				}
 				cskip[c] = skip[k]
@@ -306,7 +306,7 @@ func (p *problem) fitSquared() (*result, error) {
 					break
 				}
 				skip[g], cskip[gi] = true, true
-				search.remove(g)
+				search.drop(g)
 			}
 			if gi < 0 {
 				if search.canResample() {
@@ -334,7 +334,7 @@ func (p *problem) fitSquared() (*result, error) {
 				nn := ob.project(dk)
 				if nn <= cfg.Tol*nrm[gi] {
 					skip[g], cskip[gi] = true, true // numerically dependent on the basis
-					search.remove(g)
+					search.drop(g)
 					if prefit {
 						denom[gi] = nn
 						if running {
@@ -367,6 +367,7 @@ func (p *problem) fitSquared() (*result, error) {
 			}
 		}
 		g := cand[gi]
+		search.accepted()
 
 		// Update.
 		if variant == Basic {

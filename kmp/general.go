@@ -102,7 +102,7 @@ func (p *problem) fitGeneral() (*result, error) {
 				break
 			}
 			skip[k], cskip[gi] = true, true
-			search.remove(k)
+			search.drop(k)
 		}
 		if gi < 0 {
 			if search.canResample() {
@@ -119,6 +119,7 @@ func (p *problem) fitGeneral() (*result, error) {
 			break
 		}
 		k := cand[gi]
+		search.accepted()
 		var vr []float64
 		if seen {
 			vr = vrows[pos[k]]
