@@ -234,9 +234,9 @@ const (
 	// being in the expansion or numerically dependent on it (its part
 	// orthogonal to the expansion has squared norm ≤ Tol·‖d_k‖²), as with
 	// repeated training points or a numerically low-rank kernel matrix. The
-	// stochastic search gives up after max(s, 59) sampled atoms in a row
-	// turn out dependent: then, with probability ≥ 95%, at least 95% of the
-	// atoms left are dependent too.
+	// stochastic search gives up after 10·max(s, 59) sampled atoms in a row
+	// turn out dependent: then, with probability ≥ 95%, at least 99.5% of
+	// the atoms left are dependent too.
 	StopExhausted StopReason = "exhausted"
 	// StopOrthogonal: basic matching pursuit's best eligible atom is
 	// numerically orthogonal to the residual (⟨d_k, R⟩² ≤ Tol·‖d_k‖²·‖R‖²),

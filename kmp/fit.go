@@ -367,7 +367,9 @@ func (p *problem) fitSquared() (*result, error) {
 			}
 		}
 		g := cand[gi]
-		search.accepted()
+		if _, in := pos[g]; !in {
+			search.accepted()
+		}
 
 		// Update.
 		if variant == Basic {

@@ -119,7 +119,9 @@ func (p *problem) fitGeneral() (*result, error) {
 			break
 		}
 		k := cand[gi]
-		search.accepted()
+		if !seen {
+			search.accepted()
+		}
 		var vr []float64
 		if seen {
 			vr = vrows[pos[k]]

@@ -43,7 +43,7 @@ func newSearcher(p *problem) *searcher {
 			s.size = st.plan.ActiveSet
 			s.smp = newSampler(m, p.cfg.Seed, p.output)
 			paperS, _ := ActiveSetSize(DefaultEps, DefaultQ)
-			s.giveUp = max(s.size, paperS)
+			s.giveUp = 10 * max(s.size, paperS)
 		}
 	}
 	if s.smp == nil {
@@ -80,18 +80,19 @@ func (s *searcher) drop(k int) {
 	s.dependentRun++
 }
 
-// accepted records that the step found an atom to add.
+// accepted records that the step found a new atom for the expansion.
 func (s *searcher) accepted() { s.dependentRun = 0 }
 
 // canResample says whether a step whose searched atoms all turned out
 // unusable may draw another active set: while atoms are left to draw and
-// fewer than giveUp sampled atoms in a row were dependent (the active set
-// size, at least the paper's s = 59 for ε = 0.05, q = 0.95). After that
-// many, with probability at least 1 − ε a fraction q of the atoms left are
-// dependent too (Proposition 2 applied to dependence), and the fitters stop
-// (StopExhausted) rather than examine every atom left, which costs a kernel
-// row and a projection each: on a numerically low-rank dictionary of 50k
-// atoms that is minutes.
+// fewer than giveUp sampled atoms were found dependent since the last new
+// atom joined the expansion, giveUp being 10·s with s the active set size,
+// at least the paper's 59 (ε = 0.05, q = 0.95). After 590 dependent atoms
+// in a row, with probability at least 95% fewer than 0.5% of the atoms left
+// are independent (Proposition 2 applied to dependence), and the fitters
+// stop (StopExhausted) rather than examine every atom left, which costs a
+// kernel row and a projection each: on a numerically low-rank dictionary of
+// 50k atoms, minutes (skmp on 50k two-moons rows, 278 s instead of 3 s).
 func (s *searcher) canResample() bool {
 	return s.smp != nil && s.smp.avail > 0 && s.dependentRun < s.giveUp
 }
