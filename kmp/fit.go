@@ -151,10 +151,11 @@ func (p *problem) fit() (*result, error) {
 // fitSquared runs basic matching pursuit, back-fitting or pre-fitting with
 // the squared loss.
 //
-// Back-fitting and pre-fitting keep an orthonormal basis Q of the chosen
-// atoms (float64, re-orthogonalised twice) and the triangular factor Rf with
-// D_Γ = Q Rf, so the coefficients are α = Rf⁻¹ c with c = Qᵀy, and the
-// residual R = y − Q c stays orthogonal to span Q. Each step is one pass
+// Every variant keeps an orthonormal basis Q of the chosen atoms
+// (orthoBasis: float64, re-orthogonalised twice) and the triangular factor
+// Rf with D_Γ = Q Rf, and refuses atoms numerically dependent on it. For
+// back-fitting and pre-fitting the coefficients are α = Rf⁻¹ c with
+// c = Qᵀy, and the residual R = y − Q c stays orthogonal to span Q. Each step is one pass
 // over the searched atoms (the searcher's: the stored dictionary, all atoms
 // recomputed block by block, or a random active set) computing Dᵀ[R, q] (R
 // and q each split into two float32 vectors so that the products are
