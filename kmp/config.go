@@ -20,7 +20,10 @@ const (
 	// Auto is PreFit for the squared loss and BackFit for the others.
 	Auto Variant = iota
 	// Basic is matching pursuit of Figure 1: choose the atom most collinear
-	// with the residual, fit only its coefficient. Atoms may be chosen again.
+	// with the residual, fit only its coefficient. Atoms of the expansion
+	// may be chosen again, but (as in every variant) an atom numerically
+	// dependent on the expansion never joins it (see Config.Tol); training
+	// stops when the best eligible atom is orthogonal to the residual.
 	Basic
 	// BackFit chooses as Basic, then refits all coefficients (orthogonal
 	// matching pursuit). With a non-squared loss it is Figure 4: a line
@@ -214,6 +217,33 @@ type Step struct {
 	Elapsed   time.Duration `json:"elapsed"`    // since training of this output started
 }
 
+// StopReason says why the training of an output ended before its step
+// limit N (Output.Stop).
+type StopReason string
+
+// The reasons training stops early. The empty reason means training ran
+// its N steps (or, under early stopping with N = 0, through the
+// dictionary).
+const (
+	// StopPatience: Patience steps without a validation improvement.
+	StopPatience StopReason = "patience"
+	// StopFitted: the targets are fitted exactly (squared loss), or the
+	// loss gradient is zero.
+	StopFitted StopReason = "fitted"
+	// StopExhausted: no eligible atom is left, every dictionary function
+	// being in the expansion or numerically dependent on it (its part
+	// orthogonal to the expansion has squared norm ≤ Tol·‖d_k‖²), as with
+	// repeated training points or a numerically low-rank kernel matrix. The
+	// stochastic search gives up after 10·max(s, 59) sampled atoms in a row
+	// turn out dependent: then, with probability ≥ 95%, at least 99.5% of
+	// the atoms left are dependent too.
+	StopExhausted StopReason = "exhausted"
+	// StopOrthogonal: basic matching pursuit's best eligible atom is
+	// numerically orthogonal to the residual (⟨d_k, R⟩² ≤ Tol·‖d_k‖²·‖R‖²),
+	// so further steps would change nothing.
+	StopOrthogonal StopReason = "orthogonal"
+)
+
 // CustomKernelIndex is the kernel index of support vectors that use the
 // Config's (Model's) custom kernel function.
 const CustomKernelIndex = -2
@@ -268,8 +298,13 @@ type Config struct {
 	// the model ("" = none).
 	Scale data.ScaleMode
 
-	// Tol: an atom whose part orthogonal to the basis has squared norm
-	// ≤ Tol·‖d_k‖² is numerically dependent and skipped (default 1e-9).
+	// Tol: an atom whose part orthogonal to the atoms already in the
+	// expansion has squared norm ≤ Tol·‖d_k‖² is numerically dependent on
+	// them and never joins it, whatever the variant and loss (copies of a
+	// training point give one basis function, not several); when no
+	// eligible atom is left training stops (StopExhausted). Basic matching
+	// pursuit also stops when ⟨d_k, R⟩² ≤ Tol·‖d_k‖²·‖R‖² for the best
+	// eligible atom (StopOrthogonal). Default 1e-9.
 	Tol float64
 	// Deflation selects the implicit (default) or explicit form of
 	// pre-fitting.

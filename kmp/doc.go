@@ -25,6 +25,11 @@
 // touches a backend implementation directly, so it runs on every backend
 // the engine offers.
 //
+// Every variant and loss keeps the chosen atoms' orthonormal basis and
+// refuses an atom numerically dependent on it (Config.Tol), so repeated
+// training points give one basis function; when no eligible atom is left,
+// training stops early and Output.Stop says why.
+//
 // Training records the whole learning curve (training and validation error
 // and residual norm per step) and supports early stopping on a validation
 // set. Models predict through the engine, report their size, and are saved

@@ -60,7 +60,8 @@ type result struct {
 	atoms []int
 	coef  []float64
 	curve []Step
-	kept  int   // steps kept (the best validation step, or all)
+	kept  int // steps kept (the best validation step, or all)
+	stop  StopReason
 	path  *path // how the expansion grew, for Model.Truncate (nil: not recorded)
 }
 
@@ -150,10 +151,11 @@ func (p *problem) fit() (*result, error) {
 // fitSquared runs basic matching pursuit, back-fitting or pre-fitting with
 // the squared loss.
 //
-// Back-fitting and pre-fitting keep an orthonormal basis Q of the chosen
-// atoms (float64, re-orthogonalised twice) and the triangular factor Rf with
-// D_Γ = Q Rf, so the coefficients are α = Rf⁻¹ c with c = Qᵀy, and the
-// residual R = y − Q c stays orthogonal to span Q. Each step is one pass
+// Every variant keeps an orthonormal basis Q of the chosen atoms
+// (orthoBasis: float64, re-orthogonalised twice) and the triangular factor
+// Rf with D_Γ = Q Rf, and refuses atoms numerically dependent on it. For
+// back-fitting and pre-fitting the coefficients are α = Rf⁻¹ c with
+// c = Qᵀy, and the residual R = y − Q c stays orthogonal to span Q. Each step is one pass
 // over the searched atoms (the searcher's: the stored dictionary, all atoms
 // recomputed block by block, or a random active set) computing Dᵀ[R, q] (R
 // and q each split into two float32 vectors so that the products are
@@ -200,16 +202,15 @@ func (p *problem) fitSquared() (*result, error) {
 		nrm   = search.nrm          // ‖d_k‖²
 		denom = make([]float64, ns) // ‖d_k‖² or ‖d_k⊥‖²
 		cskip = make([]bool, ns)
-		skip  = make([]bool, m) // chosen or numerically dependent
-		nperp []float64         // full-search pre-fitting: ‖d_k⊥‖² of every atom
-		qs    []float64         // orthonormal basis, row-major n×l
-		rcols [][]float64       // column j of the triangular factor, length j+1
-		cs    []float64         // Qᵀy
+		skip  = make([]bool, m)                 // chosen or numerically dependent
+		nperp []float64                         // full-search pre-fitting: ‖d_k⊥‖² of every atom
+		ob    = newOrthoBasis(l, p.e.Threads()) // of the atoms in the expansion
+		cs    []float64                         // Qᵀy (back-fitting, pre-fitting)
 		atoms []int
 		coef  []float64
 		pos   = map[int]int{} // atom → position (basic MP)
-		v     = make([]float64, l)
 		dk    = make([]float64, l)
+		stop  StopReason
 		fVal  []float64
 		// basis size checked against the budget so far
 		basisN int
@@ -227,19 +228,20 @@ func (p *problem) fitSquared() (*result, error) {
 	tr := newTracker(p)
 	ynorm := floats.Norm(p.y, 2)
 	limit := p.maxSteps()
-	if variant != Basic && cfg.N > 0 && dc.stream == nil {
+	if cfg.N > 0 && dc.stream == nil {
 		// In memory the orthonormal basis is the other large allocation
 		// (N×l float64): reserve it at once.
 		basisN = min(cfg.N, m, l)
 		if err := p.e.Reserve(fmt.Sprintf("the orthonormal basis of %d functions at %d training points (float64)", basisN, l), int64(basisN)*int64(l)*8); err != nil {
 			return nil, fmt.Errorf("kmp: %w", err)
 		}
-		qs = make([]float64, 0, basisN*l)
+		ob.reserve(basisN)
 	}
 
 	for step := 1; step <= limit; step++ {
 		if ynorm == 0 || floats.Norm(resid, 2) <= 1e-13*ynorm {
-			break // the targets are fitted exactly
+			stop = StopFitted
+			break
 		}
 		splitHiLo(resid, vq[:l], vq[l:2*l])
 		nv, nq := 2, 0
@@ -277,7 +279,7 @@ func (p *problem) fitSquared() (*result, error) {
 					}
 					if !skip[k] && denom[c] <= cfg.Tol*nrm[c] {
 						skip[k] = true
-						search.remove(k)
+						search.drop(k)
 					}
 				}
 				cskip[c] = skip[k]
@@ -288,14 +290,35 @@ func (p *problem) fitSquared() (*result, error) {
 		}
 
 		// Choose among the searched atoms.
-		var (
-			gi  int
-			rnn float64
-			rc  []float64
-		)
+		var gi int
 		if variant == Basic {
-			gi, _ = be.ScoredArgMax(score[:n], denom[:n], nil)
+			// Figure 1 may choose an atom of the expansion again, but an
+			// atom numerically dependent on the expansion may not join it.
+			for {
+				gi, _ = be.ScoredArgMax(score[:n], denom[:n], cskip[:n])
+				if gi < 0 {
+					break
+				}
+				g := cand[gi]
+				if err := search.row64(g, dk); err != nil {
+					return nil, err
+				}
+				if _, in := pos[g]; in || !ob.dependent(dk, nrm[gi], cfg.Tol) {
+					break
+				}
+				skip[g], cskip[gi] = true, true
+				search.drop(g)
+			}
 			if gi < 0 {
+				if search.canResample() {
+					step--
+					continue
+				}
+				stop = StopExhausted
+				break
+			}
+			if negligible(dk, resid, nrm[gi], cfg.Tol) {
+				stop = StopOrthogonal
 				break
 			}
 		} else {
@@ -309,12 +332,10 @@ func (p *problem) fitSquared() (*result, error) {
 				if err := search.row64(g, dk); err != nil {
 					return nil, err
 				}
-				// Below ~1M multiply-adds a goroutine costs more than it saves.
-				rc = cgs2(v, dk, qs, l, min(p.e.Threads(), len(qs)>>20))
-				nn := floats.Dot(v, v)
+				nn := ob.project(dk)
 				if nn <= cfg.Tol*nrm[gi] {
 					skip[g], cskip[gi] = true, true // numerically dependent on the basis
-					search.remove(g)
+					search.drop(g)
 					if prefit {
 						denom[gi] = nn
 						if running {
@@ -332,7 +353,6 @@ func (p *problem) fitSquared() (*result, error) {
 					}
 					continue
 				}
-				rnn = math.Sqrt(nn)
 				found = true
 				break
 			}
@@ -343,24 +363,29 @@ func (p *problem) fitSquared() (*result, error) {
 					step--
 					continue
 				}
+				stop = StopExhausted
 				break
 			}
 		}
 		g := cand[gi]
+		if _, in := pos[g]; !in {
+			search.accepted()
+		}
 
 		// Update.
 		if variant == Basic {
 			// The coefficient from an exact float64 product with the chosen
 			// atom (the pass's products may carry float32 partial sums).
-			if err := search.row64(g, dk); err != nil {
-				return nil, err
-			}
 			a := floats.Dot(dk, resid) / nrm[gi]
 			floats.AddScaled(resid, -a, dk)
 			stepAtoms, stepInc = append(stepAtoms, g), append(stepInc, a)
 			if i, ok := pos[g]; ok {
 				coef[i] += a
 			} else {
+				if err := p.growBasis(ob, &basisN, limit, step, basisFloats(false)); err != nil {
+					return nil, err
+				}
+				ob.push()
 				pos[g] = len(atoms)
 				atoms = append(atoms, g)
 				coef = append(coef, a)
@@ -373,26 +398,18 @@ func (p *problem) fitSquared() (*result, error) {
 				floats.AddScaled(fVal, a, vr)
 			}
 		} else {
-			if dc.stream != nil && len(cs)+1 > basisN {
-				// Computed on the fly, the basis is the one memory cost that
-				// grows with the steps: check it against the budget each
-				// time it doubles.
-				basisN = min(max(64, 2*basisN), limit)
-				if err := p.e.Reserve(fmt.Sprintf("the orthonormal basis of %d functions at %d points", basisN, l), basisBytes(basisN, l, prefit && !running)); err != nil {
-					return nil, fmt.Errorf("kmp: step %d: %w", step, err)
-				}
-				qs = slices.Grow(qs, (basisN-len(cs))*l)
-				if prefit && !running {
-					vq = slices.Grow(vq, 2*(basisN-len(cs))*l)
-				}
+			withHiLo := prefit && !running
+			n0 := basisN
+			if err := p.growBasis(ob, &basisN, limit, step, basisFloats(withHiLo)); err != nil {
+				return nil, err
 			}
-			n0 := len(qs)
-			qs = append(qs, v...)
-			q := qs[n0:]
-			floats.Scale(1/rnn, q)
+			if withHiLo && basisN > n0 {
+				vq = slices.Grow(vq, 2*(basisN-len(cs))*l)
+			}
+			q := ob.push()
 			c := floats.Dot(q, resid)
 			floats.AddScaled(resid, -c, q)
-			rcols, cs = append(rcols, append(rc, rnn)), append(cs, c)
+			cs = append(cs, c)
 			atoms = append(atoms, g)
 			skip[g] = true
 			search.remove(g)
@@ -412,7 +429,7 @@ func (p *problem) fitSquared() (*result, error) {
 			}
 			if fVal != nil {
 				var err error
-				if coef, err = triSolve(rcols, cs); err != nil {
+				if coef, err = triSolve(ob.rcols, cs); err != nil {
 					return nil, err
 				}
 				clear(fVal)
@@ -431,17 +448,19 @@ func (p *problem) fitSquared() (*result, error) {
 			coef = coef[:0] // only the kept step's coefficients are needed
 		}
 		if tr.record(step, g, len(atoms), resNorm, fTrain, fVal, atoms, coef) {
+			stop = StopPatience
 			break
 		}
 	}
 	res := tr.result()
+	res.stop = stop
 	if variant == Basic {
 		res.path = &path{atoms: stepAtoms, inc: stepInc}
 	} else {
-		res.path = &path{atoms: atoms, rcols: rcols, cs: cs}
+		res.path = &path{atoms: atoms, rcols: ob.rcols, cs: cs}
 	}
 	if variant != Basic && p.val == nil && len(res.atoms) > 0 {
-		c, err := triSolve(rcols[:len(res.atoms)], cs[:len(res.atoms)])
+		c, err := triSolve(ob.rcols[:len(res.atoms)], cs[:len(res.atoms)])
 		if err != nil {
 			return nil, err
 		}
@@ -450,14 +469,96 @@ func (p *problem) fitSquared() (*result, error) {
 	return res, nil
 }
 
-// basisBytes is the memory of an orthonormal basis of n vectors of length
-// l in float64, plus its float32 hi/lo copy when withHiLo.
-func basisBytes(n, l int, withHiLo bool) int64 {
-	b := int64(n) * int64(l) * 8
+// basisFloats is the memory per basis function and training point, in
+// float64s: the orthonormal basis, plus its float32 hi/lo copy when
+// withHiLo.
+func basisFloats(withHiLo bool) int64 {
 	if withHiLo {
-		b *= 2
+		return 2
 	}
-	return b
+	return 1
+}
+
+// growBasis checks the memory of the basis (perPoint float64s per function
+// and training point) against the budget each time it doubles, when the
+// dictionary is computed on the fly: the basis is then the one memory cost
+// that grows with the steps (in memory it is reserved at once when N is
+// set). basisN is the size checked so far.
+func (p *problem) growBasis(ob *orthoBasis, basisN *int, limit, step int, perPoint int64) error {
+	if p.dict.stream == nil || ob.size() < *basisN {
+		return nil
+	}
+	l := len(p.y)
+	*basisN = min(max(64, 2**basisN), limit, len(p.dict.atoms))
+	if err := p.e.Reserve(fmt.Sprintf("the basis of %d chosen functions at %d points (float64)", *basisN, l), int64(*basisN)*int64(l)*8*perPoint); err != nil {
+		return fmt.Errorf("kmp: step %d: %w", step, err)
+	}
+	ob.reserve(*basisN)
+	return nil
+}
+
+// negligible reports whether atom d (squared norm nrm) is numerically
+// orthogonal to the residual r: ⟨d, r⟩² ≤ tol·‖d‖²·‖r‖². A matching pursuit
+// step along it would change nothing.
+func negligible(d, r []float64, nrm, tol float64) bool {
+	dr := floats.Dot(d, r)
+	return dr*dr <= tol*nrm*floats.Dot(r, r)
+}
+
+// orthoBasis is the orthonormal basis Q of the atoms in an expansion
+// (float64, n×l row-major, re-orthogonalised twice by cgs2) and the
+// triangular factor Rf with D_Γ = Q Rf. Every fitter keeps one: an atom whose
+// part orthogonal to it has squared norm ≤ Tol·‖d_k‖² is numerically
+// dependent on the expansion and may not join it (dependent); squared-loss
+// back-fitting and pre-fitting also solve for their coefficients with it.
+type orthoBasis struct {
+	l, threads int
+	qs         []float64   // the basis, row-major n×l
+	rcols      [][]float64 // column j of Rf, length j+1
+	v          []float64   // the last projected atom's orthogonal part
+	rc         []float64   // and its projection coefficients Qᵀd
+	nn         float64     // and ‖v‖²
+}
+
+func newOrthoBasis(l, threads int) *orthoBasis {
+	return &orthoBasis{l: l, threads: threads, v: make([]float64, l)}
+}
+
+// size is the number of basis vectors n.
+func (b *orthoBasis) size() int { return len(b.rcols) }
+
+// reserve makes room for n basis vectors in all.
+func (b *orthoBasis) reserve(n int) {
+	b.qs = slices.Grow(b.qs, n*b.l-len(b.qs))
+}
+
+// project computes the part of d orthogonal to the basis, keeps it for
+// push, and returns its squared norm.
+func (b *orthoBasis) project(d []float64) float64 {
+	// Below ~1M multiply-adds a goroutine costs more than it saves.
+	b.rc = cgs2(b.v, d, b.qs, b.l, min(b.threads, len(b.qs)>>20))
+	b.nn = floats.Dot(b.v, b.v)
+	return b.nn
+}
+
+// dependent projects d (whose squared norm is nrm) and reports whether it
+// is numerically dependent on the basis: ‖d⊥‖² ≤ tol·‖d‖². Pre-fitting's
+// deflated norms use the same test.
+func (b *orthoBasis) dependent(d []float64, nrm, tol float64) bool {
+	return b.project(d) <= tol*nrm
+}
+
+// push appends the last projected atom to the basis (q = v/‖v‖, and the
+// column (Qᵀd, ‖v‖) of Rf) and returns q.
+func (b *orthoBasis) push() []float64 {
+	rnn := math.Sqrt(b.nn)
+	n0 := len(b.qs)
+	b.qs = append(b.qs, b.v...)
+	q := b.qs[n0:]
+	floats.Scale(1/rnn, q)
+	b.rcols = append(b.rcols, append(b.rc, rnn))
+	b.rc = nil
+	return q
 }
 
 // deflate applies D ← D − (D q) qᵀ to the explicit copy dx through the

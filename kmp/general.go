@@ -1,7 +1,6 @@
 package kmp
 
 import (
-	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/floats"
@@ -17,9 +16,18 @@ import (
 // coefficient found by a line search, and with BackFit all coefficients are
 // re-optimised by conjugate gradients every RefitEvery steps. The search
 // (in memory, streamed or stochastic) is the searcher's.
+//
+// As in pre-fitting, an atom numerically dependent on the expansion (its
+// part orthogonal to the chosen atoms' orthonormal basis, fit.go's
+// orthoBasis, has squared norm ≤ Tol·‖d_k‖²) may not join it: the refit
+// leaves the gradient only nearly orthogonal to the chosen atoms, so a copy
+// of one (a repeated training point) would otherwise score like a new
+// function. Such atoms are found when they win a search and are then
+// skipped for good; training stops (StopExhausted) when no eligible atom
+// is left.
 func (p *problem) fitGeneral() (*result, error) {
-	cfg, dc, be := p.cfg, p.dict, p.e
-	m, l := len(dc.atoms), len(p.y)
+	cfg, be := p.cfg, p.e
+	m, l := len(p.dict.atoms), len(p.y)
 	backfit := cfg.Variant == BackFit
 
 	search := newSearcher(p)
@@ -28,20 +36,21 @@ func (p *problem) fitGeneral() (*result, error) {
 	g := make([]float64, l)
 	vecs := backend.NewMatrix(2, l)
 	score, nrm := search.score, search.nrm
-	var skip, cskip []bool
-	if backfit {
-		skip, cskip = make([]bool, m), make([]bool, ns)
-	}
+	skip, cskip := make([]bool, m), make([]bool, ns) // in the expansion (back-fitting) or dependent
 	var (
 		atoms []int
 		coef  []float64
 		rows  [][]float64 // the chosen atoms at the training points
 		vrows [][]float64 // and at the validation points
+		ob    = newOrthoBasis(l, p.e.Threads())
 		pos   = map[int]int{}
 		fVal  []float64
 		rowsN int // chosen atoms checked against the budget so far
 		pa    = &path{}
 		snapN int
+		stop  StopReason
+		// scratch receives the atoms tried; a chosen one keeps it
+		scratch []float64
 	)
 	if p.val != nil {
 		fVal = make([]float64, len(p.valY))
@@ -51,61 +60,88 @@ func (p *problem) fitGeneral() (*result, error) {
 	limit := p.maxSteps()
 	for step := 1; step <= limit; step++ {
 		if floats.Norm(g, 2) == 0 {
+			stop = StopFitted
 			break
 		}
 		splitHiLo(g, vecs.Row(0), vecs.Row(1))
 		cand := search.next()
 		n := len(cand)
-		var each func(b0, nb int, _ []float64)
-		if backfit {
-			each = func(b0, nb int, _ []float64) {
-				for c := b0; c < b0+nb; c++ {
-					cskip[c] = skip[cand[c]]
-				}
+		err := search.scan(cand, vecs, func(b0, nb int, _ []float64) {
+			for c := b0; c < b0+nb; c++ {
+				cskip[c] = skip[cand[c]]
 			}
-		}
-		err := search.scan(cand, vecs, each)
+		})
 		if err != nil {
 			return nil, err
 		}
-		var sk []bool
-		if backfit {
-			sk = cskip[:n]
+		// The best eligible atom: one of the expansion (basic MP chooses
+		// them again), or one independent of it.
+		var (
+			gi   int
+			row  []float64 // the chosen atom at the training points
+			seen bool
+		)
+		for {
+			gi, _ = be.ScoredArgMax(score[:n], nrm[:n], cskip[:n])
+			if gi < 0 {
+				break
+			}
+			k := cand[gi]
+			if j, ok := pos[k]; ok {
+				row, seen = rows[j], true
+				break
+			}
+			if scratch == nil {
+				scratch = make([]float64, l)
+			}
+			if err := search.row64(k, scratch); err != nil {
+				return nil, err
+			}
+			if !ob.dependent(scratch, nrm[gi], cfg.Tol) {
+				row = scratch
+				break
+			}
+			skip[k], cskip[gi] = true, true
+			search.drop(k)
 		}
-		gi, _ := be.ScoredArgMax(score[:n], nrm[:n], sk)
 		if gi < 0 {
+			if search.canResample() {
+				// Every sampled atom turned out unusable (and is now out
+				// of the draw): sample again for this step.
+				step--
+				continue
+			}
+			stop = StopExhausted
+			break
+		}
+		if !backfit && negligible(row, g, nrm[gi], cfg.Tol) {
+			stop = StopOrthogonal
 			break
 		}
 		k := cand[gi]
-		i, seen := pos[k]
-		var row, vr []float64
+		if !seen {
+			search.accepted()
+		}
+		var vr []float64
 		if seen {
-			row, vr = rows[i], vrows[i]
-		} else {
-			row = make([]float64, l)
-			if err := search.row64(k, row); err != nil {
+			vr = vrows[pos[k]]
+		} else if fVal != nil {
+			if vr, err = p.val.row(k); err != nil {
 				return nil, err
-			}
-			if fVal != nil {
-				if vr, err = p.val.row(k); err != nil {
-					return nil, err
-				}
 			}
 		}
 		a := lineSearch(cfg.Loss, p.y, f, row, score[gi]/nrm[gi])
 		floats.AddScaled(f, a, row)
 		if seen {
-			coef[i] += a
+			coef[pos[k]] += a
 		} else {
-			// Computed atoms are the memory cost that grows with the steps:
-			// check it against the budget each time it doubles (in memory
-			// the dictionary itself is the larger cost).
-			if dc.stream != nil && len(rows)+1 > rowsN {
-				rowsN = min(max(64, 2*rowsN), limit)
-				if err := p.e.Reserve(fmt.Sprintf("the %d chosen functions at %d points", rowsN, l), int64(rowsN)*int64(l)*8); err != nil {
-					return nil, fmt.Errorf("kmp: step %d: %w", step, err)
-				}
+			// The chosen atoms and their orthonormal basis are the memory
+			// cost that grows with the steps (2 float64 per point).
+			if err := p.growBasis(ob, &rowsN, limit, step, 2); err != nil {
+				return nil, err
 			}
+			ob.push()
+			scratch = nil // now rows' own
 			pos[k] = len(atoms)
 			atoms = append(atoms, k)
 			coef = append(coef, a)
@@ -135,10 +171,12 @@ func (p *problem) fitGeneral() (*result, error) {
 		}
 		negGrad(cfg.Loss, p.y, f, g)
 		if tr.record(step, k, len(atoms), floats.Norm(g, 2), f, fVal, atoms, coef) {
+			stop = StopPatience
 			break
 		}
 	}
 	res := tr.result()
+	res.stop = stop
 	if backfit {
 		pa.atoms = atoms
 	}

@@ -58,6 +58,7 @@ type fileOutput struct {
 	Bias  float64    `json:"bias"`
 	Steps int        `json:"steps"`
 	Curve []fileStep `json:"curve"`
+	Stop  string     `json:"stop,omitempty"`
 }
 
 type fileModel struct {
@@ -113,7 +114,7 @@ func (m *Model) Save(w io.Writer) error {
 		fm.Support = append(fm.Support, m.Support.Row(i)...)
 	}
 	for _, o := range m.Outputs {
-		fo := fileOutput{Coef: o.Coef, Bias: o.Bias, Steps: o.Steps, Curve: make([]fileStep, 0, len(o.Curve))}
+		fo := fileOutput{Coef: o.Coef, Bias: o.Bias, Steps: o.Steps, Stop: string(o.Stop), Curve: make([]fileStep, 0, len(o.Curve))}
 		for _, s := range o.Curve {
 			fo.Curve = append(fo.Curve, fileStep{
 				Step: s.Step, Basis: s.Basis, Atom: s.Atom, Support: s.Support, Kernel: s.Kernel, Output: s.Output,
@@ -219,8 +220,13 @@ func fromFile(fm *fileModel, lo *loadOptions) (*Model, error) {
 	if m.SupportKernel == nil {
 		m.SupportKernel = []int{}
 	}
-	for _, fo := range fm.Outputs {
-		o := Output{Coef: fo.Coef, Bias: fo.Bias, Steps: fo.Steps}
+	for i, fo := range fm.Outputs {
+		o := Output{Coef: fo.Coef, Bias: fo.Bias, Steps: fo.Steps, Stop: StopReason(fo.Stop)}
+		switch o.Stop {
+		case "", StopPatience, StopFitted, StopExhausted, StopOrthogonal:
+		default:
+			return nil, fmt.Errorf("kmp: load: output %d has unknown stop reason %q", i, fo.Stop)
+		}
 		if o.Coef == nil {
 			o.Coef = []float64{}
 		}

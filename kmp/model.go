@@ -44,6 +44,10 @@ type Output struct {
 	Bias  float64
 	Steps int    // training steps kept (the early-stopping choice)
 	Curve []Step // the whole learning curve, including steps after Steps
+	// Stop says why training ended before its step limit ("" if it ran
+	// them all): for instance StopExhausted when every dictionary function
+	// left is dependent on the expansion.
+	Stop StopReason
 }
 
 // Size describes how big a model is.

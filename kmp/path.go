@@ -96,7 +96,7 @@ func (m *Model) Truncate(steps ...int) (*Model, error) {
 			return nil, fmt.Errorf("kmp: truncate: negative step count %d", n)
 		}
 		n = min(n, len(out.Curve))
-		r := &result{curve: out.Curve, kept: n, path: m.origin.paths[o]}
+		r := &result{curve: out.Curve, kept: n, stop: out.Stop, path: m.origin.paths[o]}
 		if n > 0 {
 			pa := m.origin.paths[o]
 			if pa == nil {

@@ -28,6 +28,9 @@ type searcher struct {
 	// Filled by scan for the searched atoms, in the order of next's result:
 	// ⟨d_k, v_0⟩ (the first hi/lo pair of rows of vecs) and ‖d_k‖².
 	score, nrm []float64
+	// Stochastic search: atoms found dependent in a row since the last
+	// accepted one, and how many of them make it give up (canResample).
+	dependentRun, giveUp int
 }
 
 func newSearcher(p *problem) *searcher {
@@ -39,6 +42,8 @@ func newSearcher(p *problem) *searcher {
 		if st.plan.Mode == StochasticSearch && st.plan.ActiveSet < m {
 			s.size = st.plan.ActiveSet
 			s.smp = newSampler(m, p.cfg.Seed, p.output)
+			paperS, _ := ActiveSetSize(DefaultEps, DefaultQ)
+			s.giveUp = 10 * max(s.size, paperS)
 		}
 	}
 	if s.smp == nil {
@@ -68,10 +73,28 @@ func (s *searcher) remove(k int) {
 	}
 }
 
+// drop takes atom k, found numerically dependent on the expansion, out of
+// the search for good.
+func (s *searcher) drop(k int) {
+	s.remove(k)
+	s.dependentRun++
+}
+
+// accepted records that the step found a new atom for the expansion.
+func (s *searcher) accepted() { s.dependentRun = 0 }
+
 // canResample says whether a step whose searched atoms all turned out
-// unusable may draw another active set.
+// unusable may draw another active set: while atoms are left to draw and
+// fewer than giveUp sampled atoms were found dependent since the last new
+// atom joined the expansion, giveUp being 10·s with s the active set size,
+// at least the paper's 59 (ε = 0.05, q = 0.95). After 590 dependent atoms
+// in a row, with probability at least 95% fewer than 0.5% of the atoms left
+// are independent (Proposition 2 applied to dependence), and the fitters
+// stop (StopExhausted) rather than examine every atom left, which costs a
+// kernel row and a projection each: on a numerically low-rank dictionary of
+// 50k atoms, minutes (skmp on 50k two-moons rows, 278 s instead of 3 s).
 func (s *searcher) canResample() bool {
-	return s.smp != nil && s.smp.avail > 0
+	return s.smp != nil && s.smp.avail > 0 && s.dependentRun < s.giveUp
 }
 
 // scan computes the products of the atoms cand (as returned by next) with

@@ -266,7 +266,7 @@ func assemble(cfg *Config, dictAtoms []atom, x backend.Matrix, trIdx []int, scal
 				r.curve[i].Support = trIdx[c]
 			}
 		}
-		out := Output{Coef: make([]float64, len(svAtoms)), Steps: r.kept, Curve: r.curve}
+		out := Output{Coef: make([]float64, len(svAtoms)), Steps: r.kept, Curve: r.curve, Stop: r.stop}
 		for i, a := range r.atoms {
 			if dictAtoms[a].kernel == biasKernel {
 				out.Bias += r.coef[i]

@@ -22,6 +22,7 @@ type trainParams struct {
 	regression bool    // real-valued targets
 	activeSet  int     // stochastic KMP: candidates searched per step
 	eps, q     float64 // stochastic KMP: s = ⌈log ε / log q⌉ when activeSet is 0
+	fit        string  // stochastic KMP: backfit, prefit or basic ("" = skmpDefaultFit)
 	nz         int     // SLMC / reduced-set expansion size
 	nzFrac     float64 // Nz as a fraction of an SVM's support-vector count
 	seed       int64
@@ -119,7 +120,7 @@ func algorithms() []*algorithm {
 		{name: "kmp-backfit", pkg: "kmp", summary: "kernel matching pursuit with back-fitting (orthogonal MP)", usesBasis: true, regression: true},
 		{name: "kmp-basic", pkg: "kmp", summary: "basic kernel matching pursuit (newest coefficient only)", usesBasis: true, regression: true},
 		{name: "kmp-tanh", pkg: "kmp", summary: "kernel matching pursuit with tanh output, targets ±0.65", usesBasis: true},
-		{name: "skmp", pkg: "kmp", summary: "stochastic KMP: searches a random active set per step", usesBasis: true, regression: true},
+		{name: "skmp", pkg: "kmp", summary: "stochastic KMP: searches a random active set per step (--fit backfit, prefit or basic)", usesBasis: true, regression: true},
 		{name: "svm", pkg: "svm", summary: "support vector machine (C-SVC, or ε-SVR with --svr-epsilon), SMO", regression: true},
 		{name: "bpdn", pkg: "bpdn", summary: "Girosi's sparse approximation in the RKHS = ε-SVR (C = ∞ or a box), solved without SMO", regression: true, notInDemo: true},
 		{name: "slmc", pkg: "slmc", summary: "sparse large margin classifier: Nz learned expansion vectors", kernels: []string{"rbf"}},

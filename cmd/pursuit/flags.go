@@ -40,6 +40,7 @@ type modelFlags struct {
 	epsilon    float64 // bpdn: ℓ1 weight = tube half-width
 	activeSet  int
 	eps, q     float64
+	fit        string
 	nz         int
 	nzFrac     float64
 	seed       int64
@@ -94,6 +95,7 @@ func addModelFlags(fs *flag.FlagSet, m *modelFlags) {
 	fs.IntVar(&m.activeSet, "active-set", 0, "stochastic KMP: candidates searched per step, at least 1 (default from --eps and --q)")
 	fs.Float64Var(&m.eps, "eps", 0, "stochastic KMP: active set s = ⌈log ε / log q⌉ (default ε 0.05)")
 	fs.Float64Var(&m.q, "q", 0, "stochastic KMP: quantile q of the active-set rule (default 0.95)")
+	fs.StringVar(&m.fit, "fit", skmpDefaultFit.String(), skmpFitHelp)
 	fs.IntVar(&m.nz, "nz", 0, "SLMC: number of expansion vectors Nz, at least 1 (default: --nz-frac 0.1)")
 	fs.Float64Var(&m.nzFrac, "nz-frac", 0, "SLMC: Nz as this fraction of the support-vector count of an SVM trained with the same kernel and C")
 	fs.Int64Var(&m.seed, "seed", 1, "random seed (splits, candidate sampling, initialisation)")
@@ -216,6 +218,11 @@ func (m *modelFlags) validate(set map[string]bool) error {
 	if set["q"] && !(m.q > 0 && m.q < 1) {
 		return fmt.Errorf("--q %v: must be in (0, 1)", m.q)
 	}
+	if set["fit"] && m.algo == "skmp" { // other algorithms: refused by the table below
+		if _, err := parseSKMPFit(m.fit); err != nil {
+			return err
+		}
+	}
 	if set["nz"] && set["nz-frac"] {
 		return fmt.Errorf("give --nz N or --nz-frac F, not both")
 	}
@@ -261,6 +268,7 @@ func algoFlags() map[string][]string {
 		"active-set":   {"skmp"},
 		"eps":          {"skmp"},
 		"q":            {"skmp"},
+		"fit":          {"skmp"}, // deterministic KMP names its fit in the algorithm: kmp, kmp-backfit, kmp-basic
 		"nz":           {"slmc"},
 		"nz-frac":      {"slmc"},
 	}
@@ -414,6 +422,7 @@ func (m *modelFlags) params(dim int, d *dataFlags, earlyStop bool) (*trainParams
 		activeSet:  m.activeSet,
 		eps:        m.eps,
 		q:          m.q,
+		fit:        m.fit,
 		nz:         m.nz,
 		nzFrac:     m.nzFrac,
 		seed:       m.seed,

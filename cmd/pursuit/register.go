@@ -20,9 +20,9 @@ func registerAlgorithms(all []*algorithm) {
 			a.train, a.trainOVR = kmpTrainer(kmp.BackFit, kmp.Tanh, false)
 			a.load = loadKMP
 		case "skmp":
-			// Popovici et al.'s Algorithm 1: basic matching pursuit with a
-			// random active set searched per step.
-			a.train, a.trainOVR = kmpTrainer(kmp.Basic, kmp.Squared, true)
+			// Popovici et al.: a random active set searched per step, with
+			// the fit --fit names (the variant given here is unused).
+			a.train, a.trainOVR = kmpTrainer(kmp.Auto, kmp.Squared, true)
 			a.load = loadKMP
 		case "svm":
 			a.train, a.load = trainSVM, loadSVM
