@@ -78,3 +78,29 @@ func Banana(n int, noise float64, seed uint64) *Dataset {
 	}
 	return d
 }
+
+// Coarse generates n points of a two-class problem on a coarse grid, in the
+// manner of the titanic set: three features taking 4, 2 and 2 values (16
+// distinct rows in all, so most rows of a sample of a hundred or more are
+// duplicates), and a label that is +1 with a probability fixed per grid
+// cell, between 0.1 and 0.9, so that identical rows often carry different
+// labels.
+func Coarse(n int, seed uint64) *Dataset {
+	rng := rand.New(rand.NewPCG(seed, 4))
+	d := &Dataset{X: backend.NewMatrix(n, 3), Y: make([]float64, n), Name: "coarse"}
+	for i := range n {
+		a, b, c := rng.IntN(4), rng.IntN(2), rng.IntN(2)
+		// An additive logistic rule, as the titanic set roughly follows
+		// (class, sex, age).
+		s := 1.2*float64(a) - 1.8 - 1.5*float64(b) + 2*float64(c)
+		pr := 0.1 + 0.8/(1+math.Exp(-2*s))
+		d.X.Set(i, 0, float32(a))
+		d.X.Set(i, 1, float32(b))
+		d.X.Set(i, 2, float32(c))
+		d.Y[i] = -1
+		if rng.Float64() < pr {
+			d.Y[i] = 1
+		}
+	}
+	return d
+}

@@ -41,8 +41,9 @@ func (o SolverOptions) cacheMB(n int) float64 {
 }
 
 // solveLinear trains the C-SVC with bias on the rows of phi (linear
-// kernel), warm-started from warm (nil for α = 0).
-func solveLinear(phi *mat.Dense, y []float64, c float64, warm []float64, o SolverOptions) (*svm.Solution, error) {
+// kernel), point i with bound c·w_i (w nil: all c), warm-started from warm
+// (nil for α = 0).
+func solveLinear(phi *mat.Dense, y []float64, c float64, w, warm []float64, o SolverOptions) (*svm.Solution, error) {
 	n, r := phi.Dims()
 	raw := phi.RawMatrix()
 	if raw.Stride != r {
@@ -53,9 +54,31 @@ func solveLinear(phi *mat.Dense, y []float64, c float64, warm []float64, o Solve
 	if err != nil {
 		return nil, err
 	}
-	sol, err := svm.SolveCSVC(src, y, c, c, warm, svm.Options{Tol: o.Tol, CacheMB: o.cacheMB(n)})
+	so := svm.Options{Tol: o.Tol, CacheMB: o.cacheMB(n)}
+	if n <= ipmMaxPoints {
+		// SMO crawls on stiff problems (large C, few low-rank features:
+		// millions of iterations without converging); past this many
+		// iterations the interior-point method takes over.
+		so.MaxIter = max(20000, 200*n)
+	}
+	sol, err := svm.SolveCSVCWeighted(src, y, c, c, w, warm, so)
 	if err != nil {
 		return nil, fmt.Errorf("linear SVM on %d×%d features: %w", n, r, err)
+	}
+	if !sol.Converged && n <= ipmMaxPoints {
+		u := make([]float64, n)
+		for i := range u {
+			u[i] = c
+			if w != nil {
+				u[i] *= w[i]
+			}
+		}
+		ip, err := solveDualIPM(phi, y, u, 1e-10)
+		if err != nil {
+			return nil, fmt.Errorf("linear SVM on %d×%d features (SMO stopped after %d iterations): %w", n, r, sol.Iter, err)
+		}
+		ip.Iter += sol.Iter
+		return ip, nil
 	}
 	return sol, nil
 }
@@ -77,7 +100,7 @@ func (p *problem) fit(z *mat.Dense, c float64, warm []float64, o SolverOptions) 
 	if err != nil {
 		return nil, err
 	}
-	sol, err := solveLinear(b.features(), p.y, c, warm, o)
+	sol, err := solveLinear(b.features(), p.y, c, p.w, warm, o)
 	if err != nil {
 		return nil, err
 	}
