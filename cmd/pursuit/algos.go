@@ -24,6 +24,7 @@ type trainParams struct {
 	eps, q     float64 // stochastic KMP: s = ⌈log ε / log q⌉ when activeSet is 0
 	nz         int     // SLMC / reduced-set expansion size
 	nzFrac     float64 // Nz as a fraction of an SVM's support-vector count
+	method     string  // --algo slmc: slmc, rs, mrs, rsvm, mrsvm or skfd
 	seed       int64
 	progress   func(progressUpdate)
 }

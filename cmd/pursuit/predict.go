@@ -128,6 +128,7 @@ func runPredict(ev *env, args []string) error {
 		if m.hdr.Train.NVal > 0 {
 			out.ValError = num(m.hdr.Train.ValError)
 		}
+		out.Method = modelMethod(m.models)
 		for _, c := range lp.Classes {
 			out.Classes = append(out.Classes, formatLabel(c))
 		}
