@@ -96,7 +96,8 @@ func newProgress(ev *env, label, mode string, quiet bool) *progressBar {
 }
 
 func newProgressMode(ev *env, label, mode string) *progressBar {
-	return &progressBar{w: ev.stderr, label: label, mode: mode, enabled: mode != progressOff, start: time.Now(), now: time.Now, decile: -1}
+	t := time.Now()
+	return &progressBar{w: ev.stderr, label: label, mode: mode, enabled: mode != progressOff, start: t, last: t, now: time.Now, decile: -1}
 }
 
 // watch starts the goroutine that prints the lines-mode heartbeat and ends
@@ -123,8 +124,15 @@ func (p *progressBar) watch() {
 				os.Exit(130)
 			case <-tick.C:
 				p.mu.Lock()
-				if p.mode == progressLines && p.haveU && p.now().Sub(p.last) >= progressLineEvery {
-					p.printLine(p.lastU)
+				if t := p.now(); p.mode == progressLines && t.Sub(p.last) >= progressLineEvery {
+					if p.haveU {
+						p.printLine(p.lastU)
+					} else {
+						// No figures yet (an SVM solving, a reduced
+						// set searching): say it is alive.
+						p.last = t
+						fmt.Fprintf(p.w, "%s: running %s\n", p.label, clock(t.Sub(p.start)))
+					}
 				}
 				p.mu.Unlock()
 			}
