@@ -59,6 +59,7 @@ type progressBar struct {
 	drawn   bool // bar: a line is on screen; lines: at least one printed
 	lastU   progressUpdate
 	haveU   bool
+	shown   bool // lines: lastU has been printed
 	decile  int // lines: the last 10% mark printed
 	now     func() time.Time
 
@@ -147,7 +148,7 @@ func (p *progressBar) Update(u progressUpdate) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.lastU, p.haveU = u, true
+	p.lastU, p.haveU, p.shown = u, true, false
 	t := p.now()
 	final := u.Total > 0 && u.Step >= u.Total
 	if p.mode == progressLines {
@@ -176,6 +177,7 @@ func (p *progressBar) printLine(u progressUpdate) {
 	t := p.now()
 	p.last = t
 	p.drawn = true
+	p.shown = true
 	fmt.Fprintln(p.w, p.renderLine(u, t.Sub(p.start)))
 }
 
@@ -197,6 +199,9 @@ func (p *progressBar) Done() {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.enabled && p.mode == progressLines && p.haveU && !p.shown {
+		p.printLine(p.lastU) // where the job ended, between 10% marks
+	}
 	p.haveU = false
 	if p.enabled && p.mode == progressBarM && p.drawn {
 		fmt.Fprint(p.w, "\r\x1b[K")
