@@ -60,7 +60,7 @@ type progressBar struct {
 	lastU   progressUpdate
 	haveU   bool
 	shown   bool // lines: lastU has been printed
-	decile  int // lines: the last 10% mark printed
+	decile  int  // lines: the last 10% mark printed
 	now     func() time.Time
 
 	stop chan struct{} // closes the heartbeat and signal goroutine
