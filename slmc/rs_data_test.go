@@ -45,7 +45,7 @@ func rsProblems(t *testing.T) []rsProblem {
 	var out []rsProblem
 	tr, te := split(data.TwoMoons(600, 0.2, 1), 400, data.ScaleMinMax)
 	out = append(out, rsProblem{"two-moons", tr, te, engine.RBF(4), 10})
-	tr, te = split(data.Ringnorm(1200, 20, 1), 600, data.ScaleStandard)
+	tr, te = split(data.Ringnorm(3000, 20, 1), 2000, data.ScaleStandard)
 	out = append(out, rsProblem{"ringnorm-20d", tr, te, engine.RBF(1.0 / 40), 10})
 	tr, te = split(data.Banana(800, 0.3, 1), 400, data.ScaleNone)
 	out = append(out, rsProblem{"banana", tr, te, engine.RBF(1), 100})
@@ -95,9 +95,14 @@ func TestReducedSetOnData(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The greedy phase is deterministic: the first n5 vectors of the
-		// 10% run are the 5% run.
-		if math.Abs(res5.Residual-res.Residuals[n5-1]) > 1e-9 {
-			t.Errorf("%s: residual at %d vectors %v, in the longer run %v", pb.name, n5, res5.Residual, res.Residuals[n5-1])
+		// 10% run are the 5% run's. The joint refinement only lowers it.
+		if math.Abs(res5.Residuals[n5-1]-res.Residuals[n5-1]) > 1e-9 {
+			t.Errorf("%s: residual at %d vectors %v, in the longer run %v", pb.name, n5, res5.Residuals[n5-1], res.Residuals[n5-1])
+		}
+		for _, r := range []*RSResult{res5, res} {
+			if g := r.Residuals[len(r.Residuals)-1]; r.Residual > g {
+				t.Errorf("%s: refined residual %v above the greedy %v", pb.name, r.Residual, g)
+			}
 		}
 		e5, err := res5.Model.ErrorRate(e, pb.test.X, pb.test.Y)
 		if err != nil {
@@ -116,8 +121,8 @@ func TestReducedSetOnData(t *testing.T) {
 			t.Fatal(err)
 		}
 		pRS, pMRS := primal28(res.Model, pb.train.X, pb.train.Y, pb.c), primal28(mrs, pb.train.X, pb.train.Y, pb.c)
-		t.Logf("%s: SVM %d SVs (%d+, %d−), test error %.2f%%; RS Nz=%d: %.2f%% (residual %.4f), Nz=%d: %.2f%% (residual %.4f); MRS Nz=%d: %.2f%%; objective (28) RS %.2f, MRS %.2f",
-			pb.name, exp.Vectors.Rows, pos, neg, 100*svmErr, n5, 100*e5, res5.Residual, n10, 100*e10, res.Residual, n10, 100*eMRS, pRS, pMRS)
+		t.Logf("%s: SVM %d SVs (%d+, %d−), test error %.2f%%; RS Nz=%d: %.2f%% (residual %.4f, greedy %.4f), Nz=%d: %.2f%% (residual %.4f, greedy %.4f); MRS Nz=%d: %.2f%%; objective (28) RS %.2f, MRS %.2f",
+			pb.name, exp.Vectors.Rows, pos, neg, 100*svmErr, n5, 100*e5, res5.Residual, res5.Residuals[n5-1], n10, 100*e10, res.Residual, res.Residuals[n10-1], n10, 100*eMRS, pRS, pMRS)
 		switch {
 		case pb.name == "banana":
 			// Near the Bayes error the 5% and 10% errors differ by noise;
