@@ -30,7 +30,7 @@
 // features and different labels stay separate points. The inner SVM is
 // solved by SMO, warm-started; on stiff problems (large C on few, low-rank
 // features, where SMO crawls) an interior-point method takes over after
-// max(20000, 200·N) SMO iterations, for up to 2000 points.
+// max(2000, 50·N) SMO iterations, for up to 1000 points.
 //
 // Why the minimisation of W(Z) stopped is Result.Stop (OptimStats), and
 // what to do about it:

@@ -72,7 +72,7 @@ func solveLinear(phi *mat.Dense, y []float64, c float64, w, warm []float64, o So
 		// SMO crawls on stiff problems (large C, few low-rank features:
 		// millions of iterations without converging); past this many
 		// iterations the interior-point method takes over.
-		so.MaxIter = max(20000, 200*n)
+		so.MaxIter = max(2000, 50*n)
 	}
 	sol, err := svm.SolveCSVCWeighted(src, y, c, c, w, warm, so)
 	if err != nil {

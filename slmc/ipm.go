@@ -13,7 +13,7 @@ import (
 // ipmMaxPoints bounds the number of training points for which the inner SVM
 // falls back to the interior-point solver (it factors an n×n matrix per
 // iteration).
-const ipmMaxPoints = 2000
+const ipmMaxPoints = 1000
 
 // errIPM is wrapped when the interior-point method does not converge.
 var errIPM = errors.New("interior-point method did not converge")

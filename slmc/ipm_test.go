@@ -96,3 +96,33 @@ func TestStiffInnerSVM(t *testing.T) {
 	}
 	t.Logf("W %.8g after %d iterations", f.w, f.sol.Iter)
 }
+
+// BenchmarkStiffInner times one inner solve of the titanic-like SLMC
+// problem (C = 1e5, merged duplicates: SMO to its cap, then the
+// interior-point method), against BenchmarkStiffSVM, the full SVM on the
+// same 150 rows.
+func BenchmarkStiffInner(b *testing.B) {
+	e := goEngine(b)
+	cfg := Config{Kernel: rbf05, C: 1e5, NumXV: 6, Init: InitKMeans, Seed: 2}
+	tr := data.Coarse(150, 2)
+	p, z0, _, err := cfg.setup("bench", e, tr.X, tr.Y, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := p.fit(z0, cfg.C, nil, SolverOptions{}.withDefaults()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkStiffSVM(b *testing.B) {
+	e := goEngine(b)
+	tr := data.Coarse(150, 2)
+	for range b.N {
+		if _, err := svm.Train(e, tr.X, tr.Y, svm.Params{Kernel: rbf05, C: 1e5}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
