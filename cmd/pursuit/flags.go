@@ -214,7 +214,7 @@ func (m *modelFlags) validate(set map[string]bool) error {
 	if set["method"] && !contains(slmcMethods, m.method) {
 		return fmt.Errorf("--method %q: want one of %s", m.method, strings.Join(slmcMethods, ", "))
 	}
-	if !contains(progressModes, m.progress) {
+	if m.progress != "" && !contains(progressModes, m.progress) {
 		return fmt.Errorf("--progress %q: want auto, bar, lines or off", m.progress)
 	}
 	if m.threads < 0 {

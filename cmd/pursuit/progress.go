@@ -39,6 +39,10 @@ var progressModes = []string{progressAuto, progressBarM, progressLines, progress
 // reports nothing until it is done).
 const progressLineEvery = 5 * time.Second
 
+// progressLinesAfter is how long a job runs before lines mode prints
+// anything: a job done within it leaves stderr to its result or its error.
+const progressLinesAfter = time.Second
+
 // progressBar reports training progress on stderr, in one of two forms.
 // The bar draws one self-overwriting line on a terminal:
 //
@@ -46,7 +50,7 @@ const progressLineEvery = 5 * time.Second
 //
 // redrawn at most every 100 ms. Lines mode, for logs and pipes, prints the
 // same figures as plain lines, one whenever a 10% mark is crossed or every
-// 5 s, with no control characters. While it is active, an interrupt
+// 5 s, with no control characters, once the job has run for a second. While it is active, an interrupt
 // (Ctrl-C, SIGTERM) ends the bar's line before the process exits.
 type progressBar struct {
 	mu      sync.Mutex
@@ -152,6 +156,9 @@ func (p *progressBar) Update(u progressUpdate) {
 	t := p.now()
 	final := u.Total > 0 && u.Step >= u.Total
 	if p.mode == progressLines {
+		if t.Sub(p.start) < progressLinesAfter {
+			return
+		}
 		d := -1
 		if u.Total > 0 {
 			d = int(10 * math.Min(1, float64(u.Step)/float64(u.Total)))
@@ -199,7 +206,7 @@ func (p *progressBar) Done() {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.enabled && p.mode == progressLines && p.haveU && !p.shown {
+	if p.enabled && p.mode == progressLines && p.haveU && !p.shown && p.drawn {
 		p.printLine(p.lastU) // where the job ended, between 10% marks
 	}
 	p.haveU = false

@@ -149,6 +149,12 @@ func TestProgressLines(t *testing.T) {
 	now := time.Unix(0, 0)
 	p := newProgressMode(&env{stderr: &buf}, "train kmp", progressLines)
 	p.start, p.now = now, func() time.Time { return now }
+	// Nothing in the first second.
+	p.Update(progressUpdate{Step: 0, Total: 100, ValErr: math.NaN()})
+	if buf.Len() != 0 {
+		t.Fatalf("printed within the first second: %q", buf.String())
+	}
+	now = now.Add(time.Second)
 	// One line per 10% mark crossed, none in between within 5 s.
 	for step := 1; step <= 100; step++ {
 		now = now.Add(10 * time.Millisecond)
