@@ -89,3 +89,31 @@ func LabelConflicts(d *Dataset) []int {
 	})
 	return out
 }
+
+// MergeDuplicates returns a copy of d with each group of rows that have
+// equal features and the same label merged into one row, and the number of
+// rows each merged row stands for (its weight). Rows with equal features
+// but different labels stay separate, one per (features, label) pair. The
+// merged rows are in the order of their first occurrence. Trained with these
+// counts as per-example weights on C, a soft-margin SVM has the same
+// decision function as on d.
+func MergeDuplicates(d *Dataset) (*Dataset, []float64) {
+	type key struct {
+		first int
+		label float64
+	}
+	pos := map[key]int{}
+	var kept []int
+	var counts []float64
+	forEachRow(d.X, func(i, first int) {
+		k := key{first, d.Y[i]}
+		if r, ok := pos[k]; ok {
+			counts[r]++
+			return
+		}
+		pos[k] = len(kept)
+		kept = append(kept, i)
+		counts = append(counts, 1)
+	})
+	return d.Subset(kept), counts
+}

@@ -69,3 +69,45 @@ func TestDedup(t *testing.T) {
 		t.Error("Dedup shares storage")
 	}
 }
+
+// TestMergeDuplicatesBruteForce checks MergeDuplicates against a quadratic
+// search: one row per distinct (features, label) pair in order of first
+// occurrence, counts adding up to the rows of the group.
+func TestMergeDuplicatesBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	n, d := 120, 2
+	x := backend.NewMatrix(n, d)
+	y := make([]float64, n)
+	for i := range n {
+		for j := range d {
+			x.Set(i, j, float32(rng.IntN(3)))
+		}
+		y[i] = float64(rng.IntN(2))
+	}
+	ds := &Dataset{X: x, Y: y}
+	m, counts := MergeDuplicates(ds)
+	var wantRows []int
+	var wantCounts []float64
+	for i := range n {
+		found := false
+		for r, j := range wantRows {
+			if slices.Equal(x.Row(i), x.Row(j)) && y[i] == y[j] {
+				wantCounts[r]++
+				found = true
+				break
+			}
+		}
+		if !found {
+			wantRows = append(wantRows, i)
+			wantCounts = append(wantCounts, 1)
+		}
+	}
+	if m.Len() != len(wantRows) || !slices.Equal(counts, wantCounts) {
+		t.Fatalf("%d merged rows with counts %v, want %d with %v", m.Len(), counts, len(wantRows), wantCounts)
+	}
+	for r, i := range wantRows {
+		if !slices.Equal(m.X.Row(r), x.Row(i)) || m.Y[r] != y[i] {
+			t.Fatalf("merged row %d is %v/%v, want row %d %v/%v", r, m.X.Row(r), m.Y[r], i, x.Row(i), y[i])
+		}
+	}
+}

@@ -146,7 +146,7 @@ func ReducedSVM(e *engine.Engine, x backend.Matrix, y []float64, k backend.Kerne
 	if err != nil {
 		return nil, fmt.Errorf("slmc: RSVM: %w", err)
 	}
-	sol, err := solveLinear(mat.DenseCopyOf(psi.T()), p.y, c, nil, opt.Solver.withDefaults())
+	sol, _, err := solveLinear(mat.DenseCopyOf(psi.T()), p.y, c, p.w, nil, opt.Solver.withDefaults())
 	if err != nil {
 		return nil, fmt.Errorf("slmc: RSVM: %w", err)
 	}

@@ -35,6 +35,9 @@ type OptimOptions struct {
 	GradTol float64
 	// Store is the L-BFGS memory. Default 15.
 	Store int
+	// Restarts bounds how often L-BFGS is restarted from the best point
+	// after a failed line search. Default 10; negative: never.
+	Restarts int
 	// Progress, if not nil, is called after every iteration.
 	Progress func(Progress)
 }
@@ -55,7 +58,41 @@ func (o OptimOptions) withDefaults() OptimOptions {
 	if o.Store <= 0 {
 		o.Store = 15
 	}
+	if o.Restarts == 0 {
+		o.Restarts = 10
+	}
 	return o
+}
+
+// StopReason says why the minimisation of W(Z) stopped; see the package
+// documentation for what to do about each.
+type StopReason string
+
+const (
+	// StopConverged: W changed by less than FuncTol (relative) over
+	// FuncIters iterations.
+	StopConverged StopReason = "converged"
+	// StopGradient: every gradient component is below GradTol.
+	StopGradient StopReason = "gradient small"
+	// StopIterationCap: MaxIter L-BFGS iterations were used up.
+	StopIterationCap StopReason = "iteration cap"
+	// StopLineSearch: the line search failed to find a lower W, even after
+	// the restarts; the best point seen is returned.
+	StopLineSearch StopReason = "line search failed"
+	// StopOther: any other gonum status.
+	StopOther StopReason = "other"
+)
+
+func stopFromStatus(s optimize.Status) StopReason {
+	switch s {
+	case optimize.FunctionConvergence:
+		return StopConverged
+	case optimize.GradientThreshold:
+		return StopGradient
+	case optimize.IterationLimit:
+		return StopIterationCap
+	}
+	return StopOther
 }
 
 // marginal is a marginal function W(Z) of the direct method: eval computes W
@@ -71,7 +108,9 @@ type OptimStats struct {
 	W0, W       float64 // W at the initial and at the final Z
 	Iterations  int     // L-BFGS iterations
 	Evaluations int     // evaluations of W(Z) and ∇W(Z)
-	Status      string  // why L-BFGS stopped
+	Status      string  // why L-BFGS stopped, in gonum's words
+	Stop        StopReason
+	Restarts    int     // L-BFGS restarts after a failed line search
 	GradNorm    float64 // ‖∇W‖ at the final Z
 	Runtime     time.Duration
 	History     []Progress
@@ -137,9 +176,10 @@ func minimizeW(m marginal, z0 *mat.Dense, o OptimOptions) (*mat.Dense, *OptimSta
 			return optimize.NotTerminated, nil
 		},
 	}
+	iterBase := 0 // major iterations of the earlier L-BFGS runs
 	rec := &recorder{fn: func(loc *optimize.Location, s *optimize.Stats) {
 		p := Progress{
-			Iter: s.MajorIterations, Evals: st.Evaluations, W: loc.F,
+			Iter: iterBase + s.MajorIterations, Evals: st.Evaluations, W: loc.F,
 			GradNorm: floats.Norm(loc.Gradient, 2), TrainError: math.NaN(),
 			Elapsed: time.Since(start),
 		}
@@ -151,33 +191,55 @@ func minimizeW(m marginal, z0 *mat.Dense, o OptimOptions) (*mat.Dense, *OptimSta
 			o.Progress(p)
 		}
 	}}
-	settings := &optimize.Settings{
-		InitValues:        &optimize.Location{F: st.W0, Gradient: slices.Clone(lastG)},
-		GradientThreshold: o.GradTol,
-		Converger:         &optimize.FunctionConverge{Relative: o.FuncTol, Iterations: o.FuncIters},
-		MajorIterations:   o.MaxIter,
-		Recorder:          rec,
+	var (
+		res    *optimize.Result
+		err    error
+		xStart = x0
+		fStart = st.W0
+		gStart = slices.Clone(lastG)
+	)
+	for {
+		settings := &optimize.Settings{
+			InitValues:        &optimize.Location{F: fStart, Gradient: gStart},
+			GradientThreshold: o.GradTol,
+			Converger:         &optimize.FunctionConverge{Relative: o.FuncTol, Iterations: o.FuncIters},
+			MajorIterations:   o.MaxIter - iterBase,
+			Recorder:          rec,
+		}
+		res, err = optimize.Minimize(prob, slices.Clone(xStart), settings, &optimize.LBFGS{Store: o.Store})
+		if evalErr != nil {
+			return nil, nil, fmt.Errorf("W(Z) during L-BFGS: %w", evalErr)
+		}
+		if res != nil {
+			iterBase += res.MajorIterations
+		}
+		// A failed line search (W(Z) has kinks where the inner SVM's
+		// active set changes, and the inner solve is only so exact)
+		// restarts L-BFGS from the best point seen, with a fresh memory,
+		// as long as the previous run improved W by more than FuncTol.
+		if err == nil || bestX == nil || st.Restarts >= o.Restarts || iterBase >= o.MaxIter ||
+			!(bestF < fStart-o.FuncTol*math.Abs(fStart)) {
+			break
+		}
+		st.Restarts++
+		xStart, fStart, gStart = slices.Clone(bestX), bestF, slices.Clone(bestG)
 	}
-	method := &optimize.LBFGS{Store: o.Store}
-	res, err := optimize.Minimize(prob, x0, settings, method)
 	st.Runtime = time.Since(start)
-	if evalErr != nil {
-		return nil, nil, fmt.Errorf("W(Z) during L-BFGS: %w", evalErr)
-	}
+	st.Iterations = iterBase
 	var x []float64
 	var g []float64
 	switch {
 	case err == nil && res != nil:
 		x, st.W, g = res.X, res.F, res.Gradient
 		st.Status = res.Status.String()
-		st.Iterations = res.MajorIterations
+		st.Stop = stopFromStatus(res.Status)
 	case bestX != nil:
-		// A failed line search (typically at the noise floor of the inner
-		// solver) still leaves the best point seen.
+		// A failed line search still leaves the best point seen.
 		x, st.W, g = bestX, bestF, bestG
 		st.Status = "stopped: " + err.Error()
-		if res != nil {
-			st.Iterations = res.MajorIterations
+		st.Stop = StopLineSearch
+		if res != nil && res.Status != optimize.NotTerminated && res.Status != optimize.Failure {
+			st.Stop = stopFromStatus(res.Status)
 		}
 	default:
 		return nil, nil, fmt.Errorf("L-BFGS: %w", errors.Join(err))

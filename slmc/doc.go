@@ -23,6 +23,37 @@
 // argument and support the RBF kernel only; every other kernel is rejected
 // with an error wrapping ErrKernel.
 //
+// Duplicate training rows: SLMC merges each group of identical rows with the
+// same label into one point whose count multiplies its C in the inner SVM
+// (svm's per-example weights), which leaves W(Z), its gradient and the
+// classifier unchanged and makes the problem smaller; rows with equal
+// features and different labels stay separate points. The inner SVM is
+// solved by SMO, warm-started; on stiff problems (large C on few, low-rank
+// features, where SMO crawls) an interior-point method takes over after
+// max(2000, 50·N) SMO iterations, for up to 1000 points.
+//
+// Why the minimisation of W(Z) stopped is Result.Stop (OptimStats), and
+// what to do about it:
+//
+//   - StopConverged ("converged"): W changed by less than FuncTol over
+//     FuncIters iterations. Nothing to do; a smaller FuncTol rarely helps.
+//   - StopGradient ("gradient small"): a stationary point. Nothing to do;
+//     another Seed or Init (InitKMeans) may find a better one.
+//   - StopIterationCap ("iteration cap"): MaxIter iterations were used up
+//     while W was still falling. Raise OptimOptions.MaxIter if the training
+//     error (Progress.TrainError) was still improving.
+//   - StopLineSearch ("line search failed"): L-BFGS found no lower W along
+//     its direction, even after OptimOptions.Restarts restarts from the
+//     best point. W(Z) has kinks where the inner SVM's set of support
+//     vectors changes, and is only as exact as SolverOptions.Tol, so this
+//     is common near a minimum and the best point is returned. If W fell
+//     little from W0, tighten SolverOptions.Tol (say 1e-6), or try another
+//     Seed or InitKMeans.
+//
+// RS (ReducedSet) adds one vector at a time by L-BFGS on ⟨ψ, φ(z)⟩² from
+// several starts and refits all coefficients by least squares, so its
+// residual RSResult.Residuals falls with every vector.
+//
 // Model.Save and Load store a model in a versioned, checksummed file;
 // Load refuses truncated, damaged and over-long files with an error.
 package slmc

@@ -41,8 +41,12 @@ func (o SolverOptions) cacheMB(n int) float64 {
 }
 
 // solveLinear trains the C-SVC with bias on the rows of phi (linear
-// kernel), warm-started from warm (nil for α = 0).
-func solveLinear(phi *mat.Dense, y []float64, c float64, warm []float64, o SolverOptions) (*svm.Solution, error) {
+// kernel), point i with bound c·w_i (w nil: all c), warm-started from warm
+// (nil for α = 0).
+//
+// The second result reports whether the interior-point method produced the
+// solution.
+func solveLinear(phi *mat.Dense, y []float64, c float64, w, warm []float64, o SolverOptions) (*svm.Solution, bool, error) {
 	n, r := phi.Dims()
 	raw := phi.RawMatrix()
 	if raw.Stride != r {
@@ -51,13 +55,38 @@ func solveLinear(phi *mat.Dense, y []float64, c float64, warm []float64, o Solve
 	}
 	src, err := svm.NewLinear64(n, r, raw.Data)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	sol, err := svm.SolveCSVC(src, y, c, c, warm, svm.Options{Tol: o.Tol, CacheMB: o.cacheMB(n)})
+	u := func() []float64 {
+		u := make([]float64, n)
+		for i := range u {
+			u[i] = c
+			if w != nil {
+				u[i] *= w[i]
+			}
+		}
+		return u
+	}
+	so := svm.Options{Tol: o.Tol, CacheMB: o.cacheMB(n)}
+	if n <= ipmMaxPoints {
+		// SMO crawls on stiff problems (large C, few low-rank features:
+		// millions of iterations without converging); past this many
+		// iterations the interior-point method takes over.
+		so.MaxIter = max(2000, 50*n)
+	}
+	sol, err := svm.SolveCSVCWeighted(src, y, c, c, w, warm, so)
 	if err != nil {
-		return nil, fmt.Errorf("linear SVM on %d×%d features: %w", n, r, err)
+		return nil, false, fmt.Errorf("linear SVM on %d×%d features: %w", n, r, err)
 	}
-	return sol, nil
+	if !sol.Converged && n <= ipmMaxPoints {
+		ip, err := solveDualIPM(phi, y, u(), 1e-10)
+		if err != nil {
+			return nil, false, fmt.Errorf("linear SVM on %d×%d features (SMO stopped after %d iterations): %w", n, r, sol.Iter, err)
+		}
+		ip.Iter += sol.Iter
+		return ip, true, nil
+	}
+	return sol, false, nil
 }
 
 // fixedFit is the SVM restricted to the span of φ(z_u) for fixed Z.
@@ -77,7 +106,7 @@ func (p *problem) fit(z *mat.Dense, c float64, warm []float64, o SolverOptions) 
 	if err != nil {
 		return nil, err
 	}
-	sol, err := solveLinear(b.features(), p.y, c, warm, o)
+	sol, _, err := solveLinear(b.features(), p.y, c, p.w, warm, o)
 	if err != nil {
 		return nil, err
 	}

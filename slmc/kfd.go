@@ -128,7 +128,7 @@ func (s *skfdW) trainError() float64 {
 	if s.b == nil {
 		return math.NaN()
 	}
-	return errorRate(s.b.decision(s.beta, s.thresh), s.p.y)
+	return s.p.errorRate(s.b.decision(s.beta, s.thresh))
 }
 
 // SKFDResult is the outcome of TrainSKFD.
@@ -153,7 +153,7 @@ func TrainSKFD(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, mu f
 	if math.IsInf(mu, 0) || math.IsNaN(mu) {
 		return nil, fmt.Errorf("slmc: %s: mu must be finite, got %v", method, mu)
 	}
-	p, z0, dups, err := cfg.setup(method, e, x, y)
+	p, z0, dups, err := cfg.setup(method, e, x, y, false)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +175,7 @@ func TrainSKFD(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, mu f
 		Result: Result{
 			Model:      newModel("skfd", cfg.Kernel, z, f.beta, f.bias),
 			OptimStats: *st,
-			TrainError: errorRate(f.b.decision(f.beta, f.bias), p.y),
+			TrainError: p.errorRate(f.b.decision(f.beta, f.bias)),
 			Duplicates: dups,
 			NumSV:      f.sol.NumSV,
 		},

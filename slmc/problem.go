@@ -39,6 +39,26 @@ type problem struct {
 	xf     *mat.Dense     // N×d float64 copy of x
 	xsq    []float64      // ‖x_i‖² in float64
 	y      []float64      // ±1
+	// w, when not nil, holds a weight per training point: the number of
+	// identical rows with the same label it stands for. Point i's SVM bound
+	// is C·w_i, which gives the same solution as the rows it merges.
+	w []float64
+}
+
+// errorRate returns the (weighted) fraction of training points with
+// sign(f_i) ≠ y_i.
+func (p *problem) errorRate(f []float64) float64 {
+	if p.w == nil {
+		return errorRate(f, p.y)
+	}
+	var wrong, total float64
+	for i, v := range f {
+		total += p.w[i]
+		if sign(v) != p.y[i] {
+			wrong += p.w[i]
+		}
+	}
+	return wrong / total
 }
 
 // newProblem validates x and y (labels must be −1 or +1, both present) and

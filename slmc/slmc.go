@@ -61,8 +61,13 @@ type Config struct {
 	Seed   uint64         // for InitRandom and InitKMeans
 	// KMeansIter bounds the Lloyd iterations of InitKMeans. Default 100.
 	KMeansIter int
-	// KeepDuplicates skips the removal of duplicate training points (the
-	// paper removes them: a duplicate drawn twice makes Kz singular).
+	// KeepDuplicates trains on the rows as given. By default SLMC merges
+	// each group of identical rows with the same label into one point
+	// whose count multiplies its C in the inner SVM (the same problem,
+	// smaller and better conditioned; rows with equal features and
+	// different labels stay separate points), and SKFD removes duplicate
+	// rows, keeping the first occurrence and its label (the paper removes
+	// duplicates: one drawn twice as an initial XV makes Kz singular).
 	KeepDuplicates bool
 	// Float64Kernels computes K(Z, X) in float64 instead of through the
 	// engine's float32 kernel blocks (slower; for gradient checks).
@@ -75,10 +80,11 @@ type Config struct {
 type Result struct {
 	Model *Model
 	OptimStats
-	// TrainError is the training error of Model on the (de-duplicated)
-	// training points.
+	// TrainError is the training error of Model on the training rows
+	// (SKFD: on the de-duplicated rows).
 	TrainError float64
-	// Duplicates is the number of duplicate training points removed.
+	// Duplicates is the number of training rows merged into an earlier
+	// identical row with the same label (SLMC) or removed (SKFD).
 	Duplicates int
 	// NumSV is the number of training points with α > 0 in the final
 	// inner SVM.
@@ -115,9 +121,9 @@ func (c *Config) validate(method string, x backend.Matrix) error {
 	return nil
 }
 
-// setup de-duplicates the training set and builds the problem and the
-// initial Z.
-func (c *Config) setup(method string, e *engine.Engine, x backend.Matrix, y []float64) (*problem, *mat.Dense, int, error) {
+// setup merges (merge) or removes duplicate training rows, and builds the
+// problem and the initial Z.
+func (c *Config) setup(method string, e *engine.Engine, x backend.Matrix, y []float64, merge bool) (*problem, *mat.Dense, int, error) {
 	if err := x.Validate(); err != nil {
 		return nil, nil, 0, fmt.Errorf("slmc: %s: training matrix: %w", method, err)
 	}
@@ -128,16 +134,29 @@ func (c *Config) setup(method string, e *engine.Engine, x backend.Matrix, y []fl
 		return nil, nil, 0, fmt.Errorf("slmc: %s: %d labels for %d training rows", method, len(y), x.Rows)
 	}
 	dups := 0
+	var weights []float64
 	if !c.KeepDuplicates {
 		if x.Stride != x.Cols {
 			x = copyMatrix(x)
 		}
-		dd, kept := data.Dedup(&data.Dataset{X: x, Y: y, Name: "training set"})
-		dups = x.Rows - len(kept)
-		x, y = dd.X, dd.Y
-		if c.NumXV > x.Rows {
-			return nil, nil, 0, fmt.Errorf("slmc: %s: %d expansion vectors for only %d distinct training points", method, c.NumXV, x.Rows)
+		ds := &data.Dataset{X: x, Y: y, Name: "training set"}
+		var dd *data.Dataset
+		if merge {
+			dd, weights = data.MergeDuplicates(ds)
+			if len(weights) == x.Rows {
+				weights = nil // no duplicates: the unweighted problem
+			}
+		} else {
+			dd, _ = data.Dedup(ds)
 		}
+		dups = x.Rows - dd.Len()
+		x, y = dd.X, dd.Y
+	}
+	// The initial XVs are drawn from rows with distinct features (merged
+	// points with equal features and different labels count once).
+	distinct := distinctRows(x)
+	if c.Init == InitRandom && c.NumXV > len(distinct) {
+		return nil, nil, 0, fmt.Errorf("slmc: %s: %d expansion vectors for only %d distinct training points", method, c.NumXV, len(distinct))
 	}
 	eng := e
 	if c.Float64Kernels {
@@ -149,10 +168,15 @@ func (c *Config) setup(method string, e *engine.Engine, x backend.Matrix, y []fl
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("slmc: %s: %w", method, err)
 	}
+	p.w = weights
 	var z *mat.Dense
 	switch c.Init {
 	case InitRandom:
-		z = p.rowsOf(randomRows(newRand(c.Seed), p.n(), c.NumXV))
+		pick := randomRows(newRand(c.Seed), len(distinct), c.NumXV)
+		for t, r := range pick {
+			pick[t] = distinct[r]
+		}
+		z = p.rowsOf(pick)
 	case InitKMeans:
 		km, err := KMeans(p.xf, c.NumXV, c.KMeansIter, c.Seed)
 		if err != nil {
@@ -166,6 +190,21 @@ func (c *Config) setup(method string, e *engine.Engine, x backend.Matrix, y []fl
 		return nil, nil, 0, fmt.Errorf("slmc: %s: initial expansion vectors: %w", method, err)
 	}
 	return p, z, dups, nil
+}
+
+// distinctRows returns the indices of the rows of x not equal to an earlier
+// row.
+func distinctRows(x backend.Matrix) []int {
+	dup := data.DuplicateRows(x)
+	out := make([]int, 0, x.Rows-len(dup))
+	for i, d := 0, 0; i < x.Rows; i++ {
+		if d < len(dup) && dup[d] == i {
+			d++
+			continue
+		}
+		out = append(out, i)
+	}
+	return out
 }
 
 func finiteDense(z *mat.Dense) error {
@@ -223,7 +262,7 @@ func (s *slmcW) trainError() float64 {
 	if s.last == nil {
 		return math.NaN()
 	}
-	return errorRate(s.last.b.decision(s.last.beta, s.last.bias), s.p.y)
+	return s.p.errorRate(s.last.b.decision(s.last.beta, s.last.bias))
 }
 
 // Train builds a sparse large margin classifier with cfg.NumXV expansion
@@ -233,7 +272,7 @@ func (s *slmcW) trainError() float64 {
 // β = Kz⁻¹ΨYα (eq. 45) and the SVM's bias at the final Z.
 func Train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config) (*Result, error) {
 	const method = "SLMC"
-	p, z0, dups, err := cfg.setup(method, e, x, y)
+	p, z0, dups, err := cfg.setup(method, e, x, y, true)
 	if err != nil {
 		return nil, err
 	}
@@ -249,7 +288,7 @@ func Train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config) (*Result
 	res := &Result{
 		Model:      newModel("slmc", cfg.Kernel, z, f.beta, f.bias),
 		OptimStats: *st,
-		TrainError: errorRate(f.b.decision(f.beta, f.bias), p.y),
+		TrainError: p.errorRate(f.b.decision(f.beta, f.bias)),
 		Duplicates: dups,
 		NumSV:      f.sol.NumSV,
 	}

@@ -195,7 +195,7 @@ func TestTrainDecreasesW(t *testing.T) {
 	}
 	// The initial random XVs give a worse classifier.
 	init := Config{Kernel: k, C: 10, NumXV: 4, Seed: 3, Optim: OptimOptions{MaxIter: 1}}
-	p, z0, _, err := init.setup("test", e, x, y)
+	p, z0, _, err := init.setup("test", e, x, y, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -211,6 +211,13 @@ func runSMO[T real](c *rowCache[T], prob Problem, diag, alpha []float64, o Optio
 // (y_i = −1). alpha0 is an optional warm start (nil for α = 0). The
 // decision function is f(x) = Σ y_i α_i K(x_i, x) + b with b = Solution.Bias.
 func SolveCSVC(src RowSource, y []float64, cPos, cNeg float64, alpha0 []float64, o Options) (*Solution, error) {
+	return SolveCSVCWeighted(src, y, cPos, cNeg, nil, alpha0, o)
+}
+
+// SolveCSVCWeighted is SolveCSVC with a weight per point: the bound of α_i
+// is cPos·w_i or cNeg·w_i (w nil: all weights 1). A point of integer weight
+// m gives the same decision function as m copies of it.
+func SolveCSVCWeighted(src RowSource, y []float64, cPos, cNeg float64, w, alpha0 []float64, o Options) (*Solution, error) {
 	if src == nil {
 		return nil, errors.New("svm: nil kernel row source")
 	}
@@ -233,6 +240,9 @@ func SolveCSVC(src RowSource, y []float64, cPos, cNeg float64, alpha0 []float64,
 	if npos == 0 || npos == len(y) {
 		return nil, fmt.Errorf("svm: all %d labels are %v; C-SVC needs both classes", len(y), y[0])
 	}
+	if w != nil && len(w) != len(y) {
+		return nil, fmt.Errorf("svm: %d weights for %d points", len(w), len(y))
+	}
 	p := make([]float64, len(y))
 	c := make([]float64, len(y))
 	for i := range y {
@@ -241,6 +251,12 @@ func SolveCSVC(src RowSource, y []float64, cPos, cNeg float64, alpha0 []float64,
 			c[i] = cPos
 		} else {
 			c[i] = cNeg
+		}
+		if w != nil {
+			if !(w[i] > 0) || math.IsInf(w[i], 0) {
+				return nil, fmt.Errorf("svm: weight %d is %v; weights must be positive and finite", i, w[i])
+			}
+			c[i] *= w[i]
 		}
 	}
 	return Solve(src, Problem{Y: y, P: p, C: c, Alpha0: alpha0}, o)
@@ -252,6 +268,12 @@ func SolveCSVC(src RowSource, y []float64, cPos, cNeg float64, alpha0 []float64,
 // function is f(x) = Σ (α_i − α*_i) K(x_i, x) + b; SVRCoef extracts the
 // coefficients.
 func SolveSVR(src RowSource, z []float64, c, eps float64, o Options) (*Solution, error) {
+	return solveSVRWeighted(src, z, c, eps, nil, o)
+}
+
+// solveSVRWeighted is SolveSVR with the bounds of α_i and α*_i multiplied
+// by w_i (w nil: all 1; w already validated).
+func solveSVRWeighted(src RowSource, z []float64, c, eps float64, w []float64, o Options) (*Solution, error) {
 	if src == nil {
 		return nil, errors.New("svm: nil kernel row source")
 	}
@@ -273,6 +295,9 @@ func SolveSVR(src RowSource, z []float64, c, eps float64, o Options) (*Solution,
 		prob.Y[i], prob.Y[i+l] = 1, -1
 		prob.P[i], prob.P[i+l] = eps-z[i], eps+z[i]
 		prob.C[i], prob.C[i+l] = c, c
+		if w != nil {
+			prob.C[i], prob.C[i+l] = c*w[i], c*w[i]
+		}
 		prob.Index[i], prob.Index[i+l] = i, i
 	}
 	return Solve(src, prob, o)

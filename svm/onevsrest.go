@@ -115,6 +115,9 @@ func trainBinaryShared(e *engine.Engine, x backend.Matrix, y []float64, cPos, cN
 		if y[i] > 0 {
 			prob.C[i] = cPos
 		}
+		if p.InstanceWeights != nil {
+			prob.C[i] *= p.InstanceWeights[i]
+		}
 	}
 	alpha, diag, o, maxIter, err := prepare(rows, prob, p.options())
 	if err != nil {

@@ -39,6 +39,12 @@ type Params struct {
 	// Weights multiply C per class label (LIBSVM's -wi); every key must be a
 	// label present in the training data.
 	Weights map[float64]float64
+	// InstanceWeights, when not nil, multiply C per training example
+	// (LIBSVM's "weighted instances" extension): example i's bound is
+	// C·Weights[y_i]·InstanceWeights[i] (C·InstanceWeights[i] for ε-SVR,
+	// both α_i and α*_i). An example with integer weight m trains exactly
+	// as m copies of it would. One entry per row, each positive and finite.
+	InstanceWeights []float64
 	// Probability fits Platt sigmoids on 5-fold cross-validated decision
 	// values (LIBSVM's -b 1), C-SVC only.
 	Probability bool
@@ -95,6 +101,16 @@ func (p Params) validate(x backend.Matrix, y []float64) error {
 	}
 	if err := x.Validate(); err != nil {
 		return badInput("data matrix: %v", err)
+	}
+	if p.InstanceWeights != nil {
+		if len(p.InstanceWeights) != x.Rows {
+			return badInput("%d instance weights for %d examples", len(p.InstanceWeights), x.Rows)
+		}
+		for i, w := range p.InstanceWeights {
+			if !(w > 0) || math.IsInf(w, 0) {
+				return badInput("example %d: instance weight %v must be positive and finite", i, w)
+			}
+		}
 	}
 	if x.Rows == 0 || x.Cols == 0 {
 		return badInput("empty training data (%d×%d)", x.Rows, x.Cols)

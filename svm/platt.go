@@ -51,6 +51,9 @@ func binaryProbability(e *engine.Engine, x backend.Matrix, y []float64, cPos, cN
 			}
 			continue
 		}
+		if p.InstanceWeights != nil {
+			q.InstanceWeights = pickFloats(p.InstanceWeights, trainIdx)
+		}
 		fit, err := trainBinary(e, gatherRows(x, trainIdx), ty, cPos, cNeg, q)
 		if err != nil {
 			return 0, 0, err

@@ -34,7 +34,7 @@ func trainSVR(e *engine.Engine, x backend.Matrix, y []float64, p Params) (*Model
 	if err := reserveCache(e, p, x.Rows); err != nil {
 		return nil, err
 	}
-	sol, err := SolveSVR(rows, y, p.C, p.Epsilon, p.options())
+	sol, err := solveSVRWeighted(rows, y, p.C, p.Epsilon, p.InstanceWeights, p.options())
 	if err != nil {
 		return nil, fmt.Errorf("svm: training ε-SVR: %w", err)
 	}
@@ -165,7 +165,11 @@ func trainOVO(e *engine.Engine, x backend.Matrix, y []float64, p Params) (*Model
 			if k > 2 || !isIdentity(idx) {
 				sub = gatherRows(x, idx)
 			}
-			fit, err := trainBinary(e, sub, sy, cs[i], cs[j], p)
+			q := p
+			if p.InstanceWeights != nil {
+				q.InstanceWeights = pickFloats(p.InstanceWeights, idx)
+			}
+			fit, err := trainBinary(e, sub, sy, cs[i], cs[j], q)
 			if err != nil {
 				return nil, fmt.Errorf("svm: training classes %v vs %v: %w", labels[i], labels[j], err)
 			}
@@ -227,6 +231,15 @@ func trainOVO(e *engine.Engine, x backend.Matrix, y []float64, p Params) (*Model
 	return m, nil
 }
 
+// pickFloats returns v[i] for i in idx.
+func pickFloats(v []float64, idx []int) []float64 {
+	out := make([]float64, len(idx))
+	for t, i := range idx {
+		out[t] = v[i]
+	}
+	return out
+}
+
 func isIdentity(idx []int) bool {
 	for i, v := range idx {
 		if i != v {
@@ -254,7 +267,7 @@ func trainBinary(e *engine.Engine, x backend.Matrix, y []float64, cPos, cNeg flo
 	if err := reserveCache(e, p, x.Rows); err != nil {
 		return fit, err
 	}
-	sol, err := SolveCSVC(rows, y, cPos, cNeg, nil, p.options())
+	sol, err := SolveCSVCWeighted(rows, y, cPos, cNeg, p.InstanceWeights, nil, p.options())
 	if err != nil {
 		return fit, err
 	}

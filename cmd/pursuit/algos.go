@@ -25,6 +25,7 @@ type trainParams struct {
 	fit        string  // stochastic KMP: backfit, prefit or basic ("" = skmpDefaultFit)
 	nz         int     // SLMC / reduced-set expansion size
 	nzFrac     float64 // Nz as a fraction of an SVM's support-vector count
+	method     string  // --algo slmc: slmc, rs, mrs, rsvm, mrsvm or skfd
 	seed       int64
 	progress   func(progressUpdate)
 }

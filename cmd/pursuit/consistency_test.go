@@ -22,7 +22,7 @@ import (
 // TestFlagTable fails until it does.
 var algoIndependentFlags = []string{
 	"data", "test", "format", "label-column", "header", "positive", "one-vs-rest", "regression", "scale", "val-frac",
-	"algo", "kernel", "gamma", "sigma", "degree", "coef0", "seed", "backend", "threads", "mem-budget", "quiet", "json",
+	"algo", "kernel", "gamma", "sigma", "degree", "coef0", "seed", "backend", "threads", "mem-budget", "quiet", "progress", "json",
 	"model", "plot", // train
 	"folds", "grid-gamma", // cv
 }
@@ -45,7 +45,7 @@ func TestFlagTable(t *testing.T) {
 	}
 	values := map[string]string{"basis": "5", "patience": "3", "curve": "true", "grid-basis": "2,4", "c": "2", "grid-c": "1,2",
 		"svr-epsilon": "0.1", "active-set": "5", "eps": "0.1", "q": "0.9", "nz": "3", "nz-frac": "0.5",
-		"epsilon": "0.5", "grid-epsilon": "0.1,0.2", "fit": "backfit"}
+		"epsilon": "0.5", "grid-epsilon": "0.1,0.2", "fit": "backfit", "method": "rs"}
 	for name, algos := range table {
 		v, ok := values[name]
 		if !ok {
@@ -58,7 +58,7 @@ func TestFlagTable(t *testing.T) {
 			if name == "nz" || name == "nz-frac" {
 				m.nz, m.nzFrac = 3, 0.5
 			}
-			m.basis, m.patience, m.activeSet, m.eps, m.q, m.fit = 5, 3, 5, 0.1, 0.9, "backfit"
+			m.basis, m.patience, m.activeSet, m.eps, m.q, m.fit, m.method = 5, 3, 5, 0.1, 0.9, "backfit", "rs"
 			err := m.validate(set)
 			applies := contains(algos, a.name)
 			switch {

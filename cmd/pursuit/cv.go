@@ -186,7 +186,8 @@ func runCV(ev *env, args []string) error {
 			}
 		}
 	}
-	bar := newProgressBar(ev, "cv "+algo.name, o.quiet)
+	bar := newProgress(ev, "cv "+algo.name, o.progress, o.quiet)
+	defer bar.Close()
 	total := len(grid) * o.folds
 	done := 0
 	start := time.Now()

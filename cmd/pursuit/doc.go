@@ -29,9 +29,17 @@
 //
 // Errors are one line on stderr and exit status 2: a missing or malformed
 // file (with the file name and line), an unknown algorithm or kernel, a
-// model and data with different feature counts, a corrupted model file. A
-// progress bar is drawn on stderr only when it is a terminal, and --quiet
-// silences it.
+// model and data with different feature counts, a corrupted model file.
+// Progress goes to stderr (--progress): a self-overwriting bar on a
+// terminal, and plain lines otherwise (one each 10% of the job or every
+// 5 s, for batch logs); --progress off or --quiet silences it. Ctrl-C ends
+// the bar's line, prints "interrupted" and exits with status 130.
+//
+// --algo slmc --method rs|mrs|rsvm|mrsvm|skfd trains the SLMC paper's
+// comparison methods instead of SLMC itself, with --nz or --nz-frac as for
+// SLMC; the JSON output names the method ("method") and, for slmc and skfd,
+// why the minimisation stopped ("stop"; see package slmc for what to do
+// about each reason).
 //
 // # Model files
 //

@@ -49,7 +49,7 @@ func fit(e *engine.Engine, algo *algorithm, p *trainParams, plan labelPlan, tr, 
 	if plan.Task == taskOneVsRest && algo.trainOVR != nil {
 		pk := *p
 		if bar != nil {
-			bar.label = fmt.Sprintf("train %s one-vs-rest (%d classes)", algo.name, nm)
+			bar.setLabel(fmt.Sprintf("train %s one-vs-rest (%d classes)", algo.name, nm))
 			pk.progress = bar.Update
 		}
 		var yVal []float64
@@ -83,7 +83,7 @@ func fit(e *engine.Engine, algo *algorithm, p *trainParams, plan labelPlan, tr, 
 			if nm > 1 {
 				label = fmt.Sprintf("train %s %s vs rest (%d/%d)", algo.name, formatLabel(plan.Classes[k]), k+1, nm)
 			}
-			bar.label = label
+			bar.setLabel(label)
 			pk.progress = bar.Update
 		}
 		f, err := algo.train(e, &pk, tr.X, t, xVal, tVal)

@@ -43,11 +43,13 @@ type modelFlags struct {
 	fit        string
 	nz         int
 	nzFrac     float64
+	method     string
 	seed       int64
 	backend    string
 	threads    int
 	memBudget  string
 	quiet      bool
+	progress   string
 	jsonOutput bool
 }
 
@@ -98,11 +100,13 @@ func addModelFlags(fs *flag.FlagSet, m *modelFlags) {
 	fs.StringVar(&m.fit, "fit", skmpDefaultFit.String(), skmpFitHelp)
 	fs.IntVar(&m.nz, "nz", 0, "SLMC: number of expansion vectors Nz, at least 1 (default: --nz-frac 0.1)")
 	fs.Float64Var(&m.nzFrac, "nz-frac", 0, "SLMC: Nz as this fraction of the support-vector count of an SVM trained with the same kernel and C")
+	fs.StringVar(&m.method, "method", "slmc", "SLMC: the method, "+strings.Join(slmcMethods, " | ")+" (the paper's sparse large margin classifier, or its comparisons: reduced set, modified RS, reduced SVM, modified RSVM, sparse kernel Fisher discriminant)")
 	fs.Int64Var(&m.seed, "seed", 1, "random seed (splits, candidate sampling, initialisation)")
 	fs.StringVar(&m.backend, "backend", "", "backend: go, avx2, cuda or auto (default auto, or $"+engine.EnvBackend+")")
 	fs.IntVar(&m.threads, "threads", 0, threadsUsage)
 	fs.StringVar(&m.memBudget, "mem-budget", "", "memory budget, e.g. 512MiB or 8GiB (default 4GiB): the loaded data, its working copies and the algorithm's large allocations must fit in it, else the command stops with an error naming this flag; the process stays within it plus about 64 MiB")
-	fs.BoolVar(&m.quiet, "quiet", false, "no progress bar")
+	fs.BoolVar(&m.quiet, "quiet", false, "no progress report (same as --progress off)")
+	fs.StringVar(&m.progress, "progress", progressAuto, "progress on stderr: auto (a bar on a terminal, lines otherwise), bar, lines (one line every 5 s or 10%) or off")
 	fs.BoolVar(&m.jsonOutput, "json", false, "print one JSON object with the results")
 }
 
@@ -232,6 +236,12 @@ func (m *modelFlags) validate(set map[string]bool) error {
 	if set["nz-frac"] && !(m.nzFrac > 0 && m.nzFrac <= 1) {
 		return fmt.Errorf("--nz-frac %v: must be in (0, 1]", m.nzFrac)
 	}
+	if set["method"] && !contains(slmcMethods, m.method) {
+		return fmt.Errorf("--method %q: want one of %s", m.method, strings.Join(slmcMethods, ", "))
+	}
+	if m.progress != "" && !contains(progressModes, m.progress) {
+		return fmt.Errorf("--progress %q: want auto, bar, lines or off", m.progress)
+	}
 	if err := checkThreads(m.threads); err != nil {
 		return err
 	}
@@ -268,6 +278,7 @@ func algoFlags() map[string][]string {
 		"active-set":   {"skmp"},
 		"eps":          {"skmp"},
 		"q":            {"skmp"},
+		"method":       {"slmc"},
 		"fit":          {"skmp"}, // deterministic KMP names its fit in the algorithm: kmp, kmp-backfit, kmp-basic
 		"nz":           {"slmc"},
 		"nz-frac":      {"slmc"},
@@ -425,6 +436,7 @@ func (m *modelFlags) params(dim int, d *dataFlags, earlyStop bool) (*trainParams
 		fit:        m.fit,
 		nz:         m.nz,
 		nzFrac:     m.nzFrac,
+		method:     m.method,
 		seed:       m.seed,
 	}, nil
 }

@@ -140,6 +140,7 @@ func runPredict(ev *env, args []string) error {
 		if col, ok := csvLabelColumn(o.data, o.format, o.labelColumn, ds.Dim()); ok {
 			out.LabelColumn = &col
 		}
+		out.Method = modelMethod(m.models)
 		for _, c := range lp.Classes {
 			out.Classes = append(out.Classes, formatLabel(c))
 		}

@@ -73,6 +73,10 @@ type resultJSON struct {
 	// ForeignLabels (predict) counts the examples whose label is none of
 	// the model's classes: each counts as an error.
 	ForeignLabels int `json:"foreign_labels,omitempty"`
+	// Method is --algo slmc's method (slmc, rs, mrs, rsvm, mrsvm, skfd);
+	// Stop says why SLMC's or SKFD's minimisation stopped.
+	Method string `json:"method,omitempty"`
+	Stop   string `json:"stop,omitempty"`
 }
 
 // num returns a pointer to v, or nil for NaN (JSON null).
@@ -120,7 +124,8 @@ func runTrain(ev *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	bar := newProgressBar(ev, "train "+algo.name, o.quiet)
+	bar := newProgress(ev, "train "+algo.name, o.progress, o.quiet)
+	defer bar.Close()
 	res, err := fit(e, algo, p, plan, tr, val, test, bar)
 	if err != nil {
 		return err
@@ -172,11 +177,16 @@ func runTrain(ev *env, args []string) error {
 	if col, ok := csvLabelColumn(o.data, o.format, o.labelColumn, all.Dim()); ok {
 		out.LabelColumn = &col
 	}
+	out.Method, out.Stop = modelMethod(m.models), stopSummary(m.models)
 	if o.jsonOutput {
 		return printJSON(ev, out)
 	}
 	w := ev.stdout
-	fmt.Fprintf(w, "algorithm  %s, kernel %s, backend %s\n", algo.name, m.hdr.Kernel, e.BackendName())
+	if out.Method != "" {
+		fmt.Fprintf(w, "algorithm  %s (method %s), kernel %s, backend %s\n", algo.name, out.Method, m.hdr.Kernel, e.BackendName())
+	} else {
+		fmt.Fprintf(w, "algorithm  %s, kernel %s, backend %s\n", algo.name, m.hdr.Kernel, e.BackendName())
+	}
 	fmt.Fprintf(w, "data       %s: %d examples, %d features, %s\n", o.data, all.Len(), all.Dim(), describeTask(&plan))
 	if lc := describeLabelColumn(o.data, o.format, o.labelColumn, all.Dim()); lc != "" {
 		fmt.Fprintf(w, "           %s\n", lc)
@@ -188,6 +198,9 @@ func runTrain(ev *env, args []string) error {
 	fmt.Fprintln(w)
 	if out.Dictionary != "" {
 		fmt.Fprintf(w, "dictionary %s\n", out.Dictionary)
+	}
+	if out.Stop != "" {
+		fmt.Fprintf(w, "stopped    %s\n", out.Stop)
 	}
 	fmt.Fprintf(w, "train      %s on %d examples, %.3g s\n", errText(&plan, res.trainErr, tr.Len()), tr.Len(), res.trainSeconds)
 	if val != nil {

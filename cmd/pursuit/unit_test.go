@@ -143,3 +143,62 @@ func TestRunInProcess(t *testing.T) {
 type panicWriter struct{}
 
 func (panicWriter) Write([]byte) (int, error) { panic("boom") }
+
+func TestProgressLines(t *testing.T) {
+	var buf bytes.Buffer
+	now := time.Unix(0, 0)
+	p := newProgressMode(&env{stderr: &buf}, "train kmp", progressLines)
+	p.start, p.now = now, func() time.Time { return now }
+	// Nothing in the first second.
+	p.Update(progressUpdate{Step: 0, Total: 100, ValErr: math.NaN()})
+	if buf.Len() != 0 {
+		t.Fatalf("printed within the first second: %q", buf.String())
+	}
+	now = now.Add(time.Second)
+	// One line per 10% mark crossed, none in between within 5 s.
+	for step := 1; step <= 100; step++ {
+		now = now.Add(10 * time.Millisecond)
+		p.Update(progressUpdate{Step: step, Total: 100, Metric: "residual", Value: 1 / float64(step), ValErr: math.NaN()})
+	}
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if len(lines) != 11 { // 0%…, 10%, …, 100%
+		t.Fatalf("%d lines for 100 quick steps, want 11:\n%s", len(lines), buf.String())
+	}
+	if strings.ContainsAny(buf.String(), "\r\x1b") {
+		t.Errorf("control characters in lines mode: %q", buf.String())
+	}
+	if !strings.HasPrefix(lines[5], "train kmp: 50/100 (50%) residual 0.02 ") {
+		t.Errorf("line %q", lines[5])
+	}
+	// Slow steps: a line every 5 s even between marks.
+	buf.Reset()
+	p.setLabel("train kmp 2/2")
+	p.Update(progressUpdate{Step: 1, Total: 1000, ValErr: math.NaN()})
+	for step := 2; step <= 5; step++ {
+		now = now.Add(3 * time.Second)
+		p.Update(progressUpdate{Step: step, Total: 1000, ValErr: math.NaN()})
+	}
+	if n := strings.Count(buf.String(), "\n"); n != 3 { // the first, then at 6 s and 12 s
+		t.Errorf("%d lines over 12 s of slow steps, want 3:\n%s", n, buf.String())
+	}
+	// A note (SLMC's stop reason) is always printed.
+	buf.Reset()
+	p.Update(progressUpdate{Step: 6, Total: 1000, ValErr: math.NaN(), Note: "stop: converged after 6 iterations"})
+	if !strings.Contains(buf.String(), "stop: converged after 6 iterations\n") {
+		t.Errorf("note not printed: %q", buf.String())
+	}
+	// auto resolves to lines without a terminal, to the bar with one.
+	if m := newProgress(&env{stderr: &buf}, "x", progressAuto, false); m.mode != progressLines {
+		t.Errorf("auto without a terminal is %q", m.mode)
+	} else {
+		m.Close()
+	}
+	if m := newProgress(&env{stderr: &buf, stderrTTY: true}, "x", progressAuto, false); m.mode != progressBarM {
+		t.Errorf("auto on a terminal is %q", m.mode)
+	} else {
+		m.Close()
+	}
+	if m := newProgress(&env{stderr: &buf, stderrTTY: true}, "x", progressBarM, true); m.enabled {
+		t.Error("--quiet does not silence --progress bar")
+	}
+}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+)
+
+// methoder is implemented by models built by one of several methods of an
+// algorithm (--algo slmc --method M).
+type methoder interface {
+	Method() string
+}
+
+// stopper is implemented by models whose training is an iterative
+// minimisation that can stop for several reasons (SLMC, SKFD).
+type stopper interface {
+	StopReason() string
+}
+
+// modelMethod returns the method of the first model, "" when the algorithm
+// has none.
+func modelMethod(models []fitted) string {
+	if len(models) == 0 {
+		return ""
+	}
+	if m, ok := models[0].(methoder); ok {
+		return m.Method()
+	}
+	return ""
+}
+
+// stopSummary returns why training stopped: the one model's reason, or,
+// over several (one-vs-rest), each distinct reason with its count. "" when
+// the models give none.
+func stopSummary(models []fitted) string {
+	var order []string
+	count := map[string]int{}
+	for _, f := range models {
+		s, ok := f.(stopper)
+		if !ok || s.StopReason() == "" {
+			continue
+		}
+		r := s.StopReason()
+		if len(models) > 1 {
+			// "line search failed after 37 iterations" → "line search failed".
+			if i := strings.Index(r, " after "); i > 0 {
+				r = r[:i]
+			}
+		}
+		if count[r] == 0 {
+			order = append(order, r)
+		}
+		count[r]++
+	}
+	if len(order) == 0 {
+		return ""
+	}
+	if len(models) == 1 {
+		return order[0]
+	}
+	parts := make([]string, len(order))
+	for i, r := range order {
+		parts[i] = fmt.Sprintf("%s ×%d", r, count[r])
+	}
+	return strings.Join(parts, ", ")
+}
