@@ -12,20 +12,22 @@ type real interface{ ~float32 | ~float64 }
 // rowCache is an LRU cache of full kernel rows (length l) in a single slab of
 // fixed-size slots. Rows are computed by fill, in batches.
 type rowCache[T real] struct {
-	l      int
-	slots  int
-	slab   []T
-	slotOf []int32 // kernel index → slot, −1 when absent
-	owner  []int32 // slot → kernel index, −1 when free
-	prev   []int32 // LRU list over slots; head = most recently used
-	next   []int32
-	head   int32
-	tail   int32
-	fill   func(dst []T, idx []int) error // writes len(idx) rows of length l into dst
-	tmp    []T
-	idxBuf []int
+	l       int
+	slots   int
+	slab    []T
+	slotOf  []int32 // kernel index → slot, −1 when absent
+	owner   []int32 // slot → kernel index, −1 when free
+	prev    []int32 // LRU list over slots; head = most recently used
+	next    []int32
+	head    int32
+	tail    int32
+	fill    func(dst []T, idx []int) error // writes len(idx) rows of length l into dst
+	tmp     []T
+	idxBuf  []int
+	victims []int32
 
 	hits, misses, computed int
+	direct                 int // loads computed straight into their slots
 }
 
 // newRowCache makes a cache of at most budget bytes (at least two rows).
@@ -111,25 +113,53 @@ func (c *rowCache[T]) get(k int, prefetch []int) ([]T, error) {
 
 // load computes the rows in batch (none cached, len ≤ slots) and inserts
 // them, evicting the least recently used. The first index ends up most
-// recent.
+// recent. When the slots to evict form one contiguous range of the slab (as
+// they do while the cache fills, and whenever the least recently used rows
+// are a batch brought in together and not used since), the rows are
+// computed straight into them; otherwise into a scratch buffer, then copied.
 func (c *rowCache[T]) load(batch []int) error {
 	n := len(batch)
-	if cap(c.tmp) < n*c.l {
-		c.tmp = make([]T, n*c.l)
+	victims := c.victims[:0]
+	lo, hi := int32(c.slots), int32(-1)
+	for s := c.tail; len(victims) < n; s = c.prev[s] {
+		victims = append(victims, s)
+		lo, hi = min(lo, s), max(hi, s)
 	}
-	buf := c.tmp[:n*c.l]
+	c.victims = victims
+	direct := n > 0 && int(hi-lo) == n-1
+	var buf []T
+	if direct {
+		buf = c.slab[int(lo)*c.l : (int(lo)+n)*c.l]
+	} else {
+		if cap(c.tmp) < n*c.l {
+			c.tmp = make([]T, n*c.l)
+		}
+		buf = c.tmp[:n*c.l]
+	}
+	// Free the victims before the fill may overwrite them: after a failed
+	// fill they are empty slots at the tail of the LRU list.
+	for _, s := range victims {
+		if old := c.owner[s]; old >= 0 {
+			c.slotOf[old] = -1
+			c.owner[s] = -1
+		}
+	}
 	if err := c.fill(buf, batch); err != nil {
 		return fmt.Errorf("kernel rows %v…: %w", batch[0], err)
 	}
 	c.computed += n
+	if direct {
+		c.direct++
+	}
 	for r := n - 1; r >= 0; r-- {
-		s := c.tail
-		if old := c.owner[s]; old >= 0 {
-			c.slotOf[old] = -1
+		s := victims[n-1-r]
+		if direct {
+			s = lo + int32(r)
+		} else {
+			copy(c.row(s), buf[r*c.l:(r+1)*c.l])
 		}
 		c.owner[s] = int32(batch[r])
 		c.slotOf[batch[r]] = s
-		copy(c.row(s), buf[r*c.l:(r+1)*c.l])
 		c.touch(s)
 	}
 	return nil
