@@ -21,71 +21,72 @@ func testPrepared(t *testing.T, be backend.Backend) {
 		t.Skipf("%s does not implement backend.Preparer", be.Name())
 	}
 	rng := rand.New(rand.NewPCG(13, 14))
-	for _, c := range blockCases() {
-		for li, l := range layouts {
-			b := newView(c.m, c.d, l, uniform(rng, -1, 1))
-			a := newView(c.n, c.d, layouts[1-li], uniform(rng, -1, 1))
-			bs := b.snapshot()
-			h, err := p.Prepare(b.m)
-			if err != nil {
-				t.Errorf("Prepare %d×%d %s: %v", c.m, c.d, l.name, err)
+	for ci, c := range blockCases() {
+		// b compact and a unaligned, or the other way round, by turns
+		li := ci % 2
+		l := layouts[li]
+		b := newView(c.m, c.d, l, uniform(rng, -1, 1))
+		a := newView(c.n, c.d, layouts[1-li], uniform(rng, -1, 1))
+		bs := b.snapshot()
+		h, err := p.Prepare(b.m)
+		if err != nil {
+			t.Errorf("Prepare %d×%d %s: %v", c.m, c.d, l.name, err)
+			continue
+		}
+		checkPreparedNorms(t, fmt.Sprintf("Prepare %d×%d %s", c.m, c.d, l.name), h, b.m)
+		stats := statsGrid(a.m, seq(c.n), b.m)
+		for _, k := range kernels(c.d) {
+			var an []float32
+			if k.Kind == backend.RBF && c.n%2 == 1 {
+				an = norms(a.m, 1)
+			}
+			name := fmt.Sprintf("KernelBlockPrepared %s n=%d m=%d d=%d b %s", k, c.n, c.m, c.d, l.name)
+			dst := newView(c.n, c.m, l, nil)
+			if err := callErr(func() error { return p.KernelBlockPrepared(dst.m, k, a.m, an, h) }); err != nil {
+				t.Errorf("%s: %v", name, err)
 				continue
 			}
-			checkPreparedNorms(t, fmt.Sprintf("Prepare %d×%d %s", c.m, c.d, l.name), h, b.m)
-			stats := statsGrid(a.m, seq(c.n), b.m)
-			for _, k := range kernels(c.d) {
-				var an []float32
-				if k.Kind == backend.RBF && c.n%2 == 1 {
-					an = norms(a.m, 1)
-				}
-				name := fmt.Sprintf("KernelBlockPrepared %s n=%d m=%d d=%d b %s", k, c.n, c.m, c.d, l.name)
-				dst := newView(c.n, c.m, l, nil)
-				if err := callErr(func() error { return p.KernelBlockPrepared(dst.m, k, a.m, an, h) }); err != nil {
-					t.Errorf("%s: %v", name, err)
-					continue
-				}
-				checkBlock(t, name, k, dst, stats)
-				plain := newView(c.n, c.m, layouts[0], nil)
-				if err := be.KernelBlock(plain.m, k, a.m, an, b.m, h.Norms()); err != nil {
-					t.Errorf("%s: plain call: %v", name, err)
-					continue
-				}
-				sameBits(t, name, dst.m, plain.m)
+			checkBlock(t, name, k, dst, stats)
+			plain := newView(c.n, c.m, layouts[0], nil)
+			if err := be.KernelBlock(plain.m, k, a.m, an, b.m, h.Norms()); err != nil {
+				t.Errorf("%s: plain call: %v", name, err)
+				continue
 			}
-			// The SMO pattern: one handle, many gathers of rows of b itself.
-			for call, r := range []int{1, 5, 16, 3} {
-				if c.m == 0 {
-					break
-				}
-				idx := make([]int, r)
-				for i := range idx {
-					idx[i] = rng.IntN(c.m)
-				}
-				k := kernels(c.d)[(call*2+li)%5]
-				var bn []float32
-				if call%2 == 1 {
-					bn = norms(b.m, 2)
-				}
-				name := fmt.Sprintf("KernelGatherPrepared %s K(B[idx],B) call %d m=%d d=%d %s idx=%v", k, call, c.m, c.d, l.name, idx)
-				dst := newView(r, c.m, layouts[1-li], nil)
-				if err := callErr(func() error { return p.KernelGatherPrepared(dst.m, k, b.m, bn, idx, h) }); err != nil {
-					t.Errorf("%s: %v", name, err)
-					continue
-				}
-				checkBlock(t, name, k, dst, statsGrid(b.m, idx, b.m))
-				plain := newView(r, c.m, layouts[0], nil)
-				if err := be.KernelGather(plain.m, k, b.m, bn, idx, b.m, h.Norms()); err != nil {
-					t.Errorf("%s: plain call: %v", name, err)
-					continue
-				}
-				sameBits(t, name, dst.m, plain.m)
+			sameBits(t, name, dst.m, plain.m)
+		}
+		// The SMO pattern: one handle, many gathers of rows of b itself.
+		for call, r := range []int{1, 5, 16, 3} {
+			if c.m == 0 {
+				break
 			}
-			if err := b.unchanged(bs); err != nil {
-				t.Errorf("Prepared %d×%d %s: b: %v", c.m, c.d, l.name, err)
+			idx := make([]int, r)
+			for i := range idx {
+				idx[i] = rng.IntN(c.m)
 			}
-			if err := h.Release(); err != nil {
-				t.Errorf("Release: %v", err)
+			k := kernels(c.d)[(call*2+li)%5]
+			var bn []float32
+			if call%2 == 1 {
+				bn = norms(b.m, 2)
 			}
+			name := fmt.Sprintf("KernelGatherPrepared %s K(B[idx],B) call %d m=%d d=%d %s idx=%v", k, call, c.m, c.d, l.name, idx)
+			dst := newView(r, c.m, layouts[1-li], nil)
+			if err := callErr(func() error { return p.KernelGatherPrepared(dst.m, k, b.m, bn, idx, h) }); err != nil {
+				t.Errorf("%s: %v", name, err)
+				continue
+			}
+			checkBlock(t, name, k, dst, statsGrid(b.m, idx, b.m))
+			plain := newView(r, c.m, layouts[0], nil)
+			if err := be.KernelGather(plain.m, k, b.m, bn, idx, b.m, h.Norms()); err != nil {
+				t.Errorf("%s: plain call: %v", name, err)
+				continue
+			}
+			sameBits(t, name, dst.m, plain.m)
+		}
+		if err := b.unchanged(bs); err != nil {
+			t.Errorf("Prepared %d×%d %s: b: %v", c.m, c.d, l.name, err)
+		}
+		if err := h.Release(); err != nil {
+			t.Errorf("Release: %v", err)
 		}
 	}
 	// Several kc blocks of features and several column blocks of b, with
