@@ -6,10 +6,11 @@ import (
 	"testing"
 )
 
-// TestRowCacheRandomAccess drives the cache with random gets and batch
-// loads, checking every returned row against the fill function, the LRU
-// bookkeeping after each step, and that both load paths (straight into the
-// slab and through the scratch buffer) ran. A failing fill leaves no row
+// TestRowCacheRandomAccess drives the cache (9 slots in chunks of 4, 4
+// and 1, allocated on first use) with random gets and batch loads, checking
+// every returned row against the fill function, the LRU bookkeeping after
+// each step, and that both load paths (straight into the slots and through
+// the scratch buffer) ran. A failing fill leaves no row
 // cached whose slot it may have overwritten.
 func TestRowCacheRandomAccess(t *testing.T) {
 	const l = 40
@@ -26,9 +27,21 @@ func TestRowCacheRandomAccess(t *testing.T) {
 		}
 		return nil
 	}
-	c := newRowCache(l, 9*l*4, 4, fill)
+	c := newRowCacheChunked(l, 9*l*4, 4, 4, fill)
 	if c.slots != 9 {
 		t.Fatalf("%d slots, want 9", c.slots)
+	}
+	if _, err := c.get(5, nil); err != nil {
+		t.Fatal(err)
+	}
+	allocated := 0
+	for _, ch := range c.chunks {
+		if ch != nil {
+			allocated++
+		}
+	}
+	if len(c.chunks) != 3 || allocated != 1 {
+		t.Fatalf("after one row: %d of %d chunks allocated, want 1 of 3", allocated, len(c.chunks))
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	check := func(step int) {
