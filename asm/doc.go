@@ -30,6 +30,10 @@
 //     which makes sigmoid blocks slower than the others. Blocks with at most
 //     8 rows (kernel rows for SMO or stochastic KMP) skip the GEMM and use
 //     the DictProducts kernels: one pass over b, no packing.
+//   - Prepare (backend.Preparer) packs a b operand once into those B panels
+//     for all of its rows (an SMO solver's X); KernelBlockPrepared and
+//     KernelGatherPrepared then read the panels instead of packing b again
+//     on every call, with the same results bit for bit.
 //
 // ScoredArgMax (argmax_amd64.s) scores four candidates per instruction
 // (sqrt and divide, so the scores equal backend.ScoredArgMaxRef's exactly)

@@ -1,6 +1,7 @@
 package asm
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/pursuit-ml/pursuit/backend"
@@ -46,6 +47,7 @@ type kernelOp struct {
 	an     []float32 // RBF only: ‖a_row(r)‖², indexed by r (dst row)
 	b      backend.Matrix
 	bn     []float32 // RBF only: ‖b_j‖²
+	bp     *prepared // b packed once, nil to pack it per block
 	negGam float32
 }
 
@@ -63,11 +65,7 @@ func (b *Backend) KernelBlock(dst backend.Matrix, k backend.Kernel, a backend.Ma
 	}
 	op := &kernelOp{k: k, dst: dst, a: a, b: bm}
 	if k.Kind == backend.RBF {
-		op.an = aNorms
-		if op.an == nil {
-			op.an = make([]float32, a.Rows)
-			_ = b.SqNorms(op.an, a) // validated above
-		}
+		op.an = b.norms(aNorms, a)
 		op.bn = b.norms(bNorms, bm)
 	}
 	b.kernelBlock(op)
@@ -81,20 +79,112 @@ func (b *Backend) KernelGather(dst backend.Matrix, k backend.Kernel, a backend.M
 	}
 	op := &kernelOp{k: k, dst: dst, a: a, idx: idx, b: bm}
 	if k.Kind == backend.RBF {
-		op.an = make([]float32, len(idx))
-		if aNorms != nil {
-			for r, i := range idx {
-				op.an[r] = aNorms[i]
-			}
-		} else {
-			var out [1]float64
-			for r, i := range idx {
-				row := a.Row(i)
-				b.k.dots(out[:], row, row, 0, 1)
-				op.an[r] = float32(out[0])
-			}
-		}
+		op.an = b.gatheredNorms(aNorms, a, idx)
 		op.bn = b.norms(bNorms, bm)
+	}
+	b.kernelBlock(op)
+	return nil
+}
+
+// gatheredNorms returns ‖a_{idx[r]}‖² for every r, from given when it is
+// not nil.
+func (b *Backend) gatheredNorms(given []float32, a backend.Matrix, idx []int) []float32 {
+	an := make([]float32, len(idx))
+	if given != nil {
+		for r, i := range idx {
+			an[r] = given[i]
+		}
+		return an
+	}
+	var out [1]float64
+	for r, i := range idx {
+		row := a.Row(i)
+		b.k.dots(out[:], row, row, 0, 1)
+		an[r] = float32(out[0])
+	}
+	return an
+}
+
+// prepared is a matrix packed once into the panels packB makes of a block:
+// for each kcBlock-long slice pc of the features, the panels of nr rows of
+// all of its rows (the rows padded with zeros to npan·nr), each kc×nr with
+// kc = min(kcBlock, cols−pc). Slice pc thus starts at npan·nr·pc, and the
+// panel of rows [j, j+nr) (j a multiple of nr) at (j/nr)·kc·nr within it.
+// bn holds the squared norms padded with zeros to npan·nr.
+type prepared struct {
+	backend.PreparedBase
+	owner  *Backend
+	nr     int
+	packed []float32
+	bn     []float32
+}
+
+// Prepare packs b once into the micro-kernel's panel layout, for use as the
+// b operand of KernelBlockPrepared and KernelGatherPrepared; see
+// backend.Preparer.
+func (b *Backend) Prepare(m backend.Matrix) (backend.Prepared, error) {
+	if err := m.Validate(); err != nil {
+		return nil, fmt.Errorf("Prepare: %w: b: %v", backend.ErrShape, err)
+	}
+	nr := b.k.nr
+	npan := (m.Rows + nr - 1) / nr
+	p := &prepared{owner: b, nr: nr, packed: make([]float32, npan*nr*m.Cols), bn: make([]float32, npan*nr)}
+	_ = b.SqNorms(p.bn, m) // validated above
+	p.M, p.SqNorms = m, p.bn[:m.Rows:m.Rows]
+	for pc := 0; pc < m.Cols; pc += kcBlock {
+		kc := min(kcBlock, m.Cols-pc)
+		slice := p.packed[npan*nr*pc:]
+		b.parallel(npan, 1, m.Rows*kc, func(lo, hi int) {
+			j0 := lo * nr
+			b.packB(slice[lo*kc*nr:], nr, m, j0, min(hi*nr, m.Rows)-j0, pc, kc)
+		})
+	}
+	return p, nil
+}
+
+// Release drops the packed copy.
+func (p *prepared) Release() error {
+	if p.MarkReleased() {
+		p.packed, p.bn = nil, nil
+	}
+	return nil
+}
+
+func (b *Backend) prepared(op string, h backend.Prepared) (*prepared, error) {
+	return backend.CheckPrepared(op, h, func(p *prepared) bool { return p.owner == b && p.nr == b.k.nr })
+}
+
+// KernelBlockPrepared is KernelBlock with b packed once.
+func (b *Backend) KernelBlockPrepared(dst backend.Matrix, k backend.Kernel, a backend.Matrix, aNorms []float32, bp backend.Prepared) error {
+	p, err := b.prepared("KernelBlock", bp)
+	if err != nil {
+		return err
+	}
+	if err := backend.CheckKernelBlock(dst, k, a, aNorms, p.M, nil); err != nil {
+		return err
+	}
+	op := &kernelOp{k: k, dst: dst, a: a, b: p.M, bp: p}
+	if k.Kind == backend.RBF {
+		op.an = b.norms(aNorms, a)
+		op.bn = p.SqNorms
+	}
+	b.kernelBlock(op)
+	return nil
+}
+
+// KernelGatherPrepared is KernelGather with b packed once.
+func (b *Backend) KernelGatherPrepared(dst backend.Matrix, k backend.Kernel, a backend.Matrix, aNorms []float32, idx []int, bp backend.Prepared) error {
+	p, err := b.prepared("KernelGather", bp)
+	if err != nil {
+		return err
+	}
+	if err := backend.CheckKernelGather(dst, k, a, aNorms, idx, p.M, nil); err != nil {
+		return err
+	}
+	op := &kernelOp{k: k, dst: dst, a: a, idx: idx, b: p.M, bp: p}
+	if k.Kind == backend.RBF {
+		op.an = b.gatheredNorms(aNorms, a, idx)
+		op.bn = p.SqNorms
 	}
 	b.kernelBlock(op)
 	return nil
@@ -203,10 +293,18 @@ func (b *Backend) gemmRegion(op *kernelOp, r0, r1, c0, c1 int) {
 		for pc := 0; pc < d; pc += kcBlock {
 			kcur := min(kcBlock, d-pc)
 			first, last := pc == 0, pc+kcur == d
-			b.packB(ws.bp, nr, op.b, jc, ncur, pc, kcur)
-			if last && rbf {
-				clear(ws.bn[:npan*nr])
-				copy(ws.bn, op.bn[jc:jc+ncur])
+			bp, bn := ws.bp, ws.bn
+			if op.bp != nil {
+				// packed once (see prepared); jc is a multiple of nr
+				q := op.bp
+				bp = q.packed[len(q.bn)*pc+jc*kcur:]
+				bn = q.bn[jc:]
+			} else {
+				b.packB(ws.bp, nr, op.b, jc, ncur, pc, kcur)
+				if last && rbf {
+					clear(ws.bn[:npan*nr])
+					copy(ws.bn, op.bn[jc:jc+ncur])
+				}
 			}
 			for ic := r0; ic < r1; ic += mcBlock {
 				mcur := min(mcBlock, r1-ic)
@@ -217,7 +315,7 @@ func (b *Backend) gemmRegion(op *kernelOp, r0, r1, c0, c1 int) {
 					copy(ws.an, op.an[ic:ic+mcur])
 				}
 				for jp := 0; jp < npan; jp++ {
-					bpan := ws.bp[jp*kcur*nr : (jp+1)*kcur*nr]
+					bpan := bp[jp*kcur*nr : (jp+1)*kcur*nr]
 					j0 := jc + jp*nr
 					nj := min(nr, jc+ncur-j0)
 					for ip := 0; ip < mpan; ip++ {
@@ -225,7 +323,7 @@ func (b *Backend) gemmRegion(op *kernelOp, r0, r1, c0, c1 int) {
 						i0 := ic + ip*mr
 						ni := min(mr, ic+mcur-i0)
 						b.tile(op, ws, apan, bpan, kcur, i0, ni, j0, nj, first, last,
-							ws.an[ip*mr:ip*mr+mr], ws.bn[jp*nr:jp*nr+nr])
+							ws.an[ip*mr:ip*mr+mr], bn[jp*nr:jp*nr+nr])
 					}
 				}
 			}

@@ -9,6 +9,15 @@
 // assembly in package asm, or CUDA in package cuda) and the algorithms in
 // packages kmp, svm and slmc call them through the engine.
 //
+// # Optional capabilities
+//
+// A backend may do some things better than the interface lets it; such
+// capabilities are interfaces declared here, found by type assertion (by the
+// engine, never by the algorithms). Preparer prepares a matrix once for use
+// as the b operand of many kernel blocks: both CPU backends pack it into
+// their GEMM micro-panels once, where KernelGather would pack all of it again
+// for every batch of SMO kernel rows; the results are the same bit for bit.
+//
 // # Storage and precision
 //
 // Large matrices (data, kernel blocks, dictionaries) are stored as float32

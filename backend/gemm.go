@@ -50,6 +50,7 @@ type kernelOp struct {
 	an   []float32 // squared norms indexed by dst row (RBF only)
 	b    Matrix
 	bn   []float32 // squared norms of the rows of b (RBF only)
+	bp   []float32 // b packed once (goPrepared.packed), nil to pack per tile
 }
 
 // aRow returns the row of a that feeds dst row r.
@@ -68,6 +69,94 @@ func (g *goBackend) KernelBlock(dst Matrix, k Kernel, a Matrix, aNorms []float32
 	if k.Kind == RBF {
 		op.an = g.norms(aNorms, a, nil)
 		op.bn = g.norms(bNorms, b, nil)
+	}
+	g.kernel(&op)
+	return nil
+}
+
+// goPrepared is a matrix packed once for the GEMM: for each gemmKC-long
+// slice p0 of the features (in order), the micro-panels of gemmNR rows of
+// all of its rows as packB lays out a tile, kcp = roundUp(kc, gemmKU) steps
+// each. Slice p0 thus starts at roundUp(rows, gemmNR)·p0 (every slice
+// before the last is gemmKC = kcp long), and a tile's panels at its first
+// row times kcp within the slice.
+type goPrepared struct {
+	PreparedBase
+	owner  *goBackend
+	packed []float32
+}
+
+// Prepare packs b once; see Preparer.
+func (g *goBackend) Prepare(b Matrix) (Prepared, error) {
+	if err := b.Validate(); err != nil {
+		return nil, shapeErr("Prepare", "b: %v", err)
+	}
+	p := &goPrepared{owner: g, PreparedBase: PreparedBase{M: b, SqNorms: make([]float32, b.Rows)}}
+	_ = g.SqNorms(p.SqNorms, b) // b was validated
+	rows := roundUp(b.Rows, gemmNR)
+	size := 0
+	for p0 := 0; p0 < b.Cols; p0 += gemmKC {
+		size += rows * roundUp(min(gemmKC, b.Cols-p0), gemmKU)
+	}
+	p.packed = make([]float32, size)
+	panels := rows / gemmNR
+	workers := g.workersFor(b.Rows*b.Cols, minParallelElems)
+	for p0 := 0; p0 < b.Cols; p0 += gemmKC {
+		kc := min(gemmKC, b.Cols-p0)
+		kcp := roundUp(kc, gemmKU)
+		slice := p.packed[rows*p0 : rows*p0+rows*kcp]
+		chunk := chunkLen(panels, workers, 16)
+		parallel(ceilDiv(panels, chunk), workers, nil, nil, func(_ struct{}, t int) {
+			j0, j1 := t*chunk*gemmNR, min((t+1)*chunk*gemmNR, b.Rows)
+			packB(slice[j0*kcp:], b, j0, j1, p0, kc, kcp)
+		})
+	}
+	return p, nil
+}
+
+func (g *goBackend) prepared(op string, b Prepared) (*goPrepared, error) {
+	return CheckPrepared(op, b, func(p *goPrepared) bool { return p.owner == g })
+}
+
+// Release drops the packed copy.
+func (p *goPrepared) Release() error {
+	if p.MarkReleased() {
+		p.packed = nil
+	}
+	return nil
+}
+
+// KernelBlockPrepared is KernelBlock with b packed once; see Preparer.
+func (g *goBackend) KernelBlockPrepared(dst Matrix, k Kernel, a Matrix, aNorms []float32, b Prepared) error {
+	p, err := g.prepared("KernelBlock", b)
+	if err != nil {
+		return err
+	}
+	if err := CheckKernelBlock(dst, k, a, aNorms, p.M, nil); err != nil {
+		return err
+	}
+	op := kernelOp{dst: dst, k: k, a: a, b: p.M, bp: p.packed}
+	if k.Kind == RBF {
+		op.an = g.norms(aNorms, a, nil)
+		op.bn = p.SqNorms
+	}
+	g.kernel(&op)
+	return nil
+}
+
+// KernelGatherPrepared is KernelGather with b packed once; see Preparer.
+func (g *goBackend) KernelGatherPrepared(dst Matrix, k Kernel, a Matrix, aNorms []float32, idx []int, b Prepared) error {
+	p, err := g.prepared("KernelGather", b)
+	if err != nil {
+		return err
+	}
+	if err := CheckKernelGather(dst, k, a, aNorms, idx, p.M, nil); err != nil {
+		return err
+	}
+	op := kernelOp{dst: dst, k: k, a: a, aIdx: idx, b: p.M, bp: p.packed}
+	if k.Kind == RBF {
+		op.an = g.norms(aNorms, a, idx)
+		op.bn = p.SqNorms
 	}
 	g.kernel(&op)
 	return nil
@@ -185,9 +274,17 @@ func (op *kernelOp) tile(s *gemmScratch, i0, i1, j0, j1 int) {
 		kc := min(gemmKC, d-p0)
 		kcp := roundUp(kc, gemmKU)
 		pa := s.pa[:roundUp(i1-i0, gemmMR)*kcp]
-		pb := s.pb[:roundUp(j1-j0, gemmNR)*kcp]
+		var pb []float32
+		if op.bp != nil {
+			// the prepared layout (goPrepared): slice p0 of all the rows,
+			// then the tile's panels within it
+			base := roundUp(op.b.Rows, gemmNR) * p0
+			pb = op.bp[base+j0*kcp : base+(j0+roundUp(j1-j0, gemmNR))*kcp]
+		} else {
+			pb = s.pb[:roundUp(j1-j0, gemmNR)*kcp]
+			packB(pb, op.b, j0, j1, p0, kc, kcp)
+		}
 		op.packA(pa, i0, i1, p0, kc, kcp)
-		packB(pb, op.b, j0, j1, p0, kc, kcp)
 		accumulate := p0 > 0
 		var c [gemmMR * gemmNR]float32
 		for jr := j0; jr < j1; jr += gemmNR {

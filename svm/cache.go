@@ -9,27 +9,42 @@ import (
 // real is the element type of cached kernel rows.
 type real interface{ ~float32 | ~float64 }
 
-// rowCache is an LRU cache of full kernel rows (length l) in a single slab of
-// fixed-size slots. Rows are computed by fill, in batches.
+// rowCache is an LRU cache of full kernel rows (length l) in fixed-size
+// slots. The slots live in chunks of consecutive slots, each allocated when
+// a row is first stored in it, so that a problem whose rows fit a small part
+// of the budget never allocates (and clears) the rest. Rows are computed by
+// fill, in batches.
 type rowCache[T real] struct {
-	l      int
-	slots  int
-	slab   []T
-	slotOf []int32 // kernel index → slot, −1 when absent
-	owner  []int32 // slot → kernel index, −1 when free
-	prev   []int32 // LRU list over slots; head = most recently used
-	next   []int32
-	head   int32
-	tail   int32
-	fill   func(dst []T, idx []int) error // writes len(idx) rows of length l into dst
-	tmp    []T
-	idxBuf []int
+	l       int
+	slots   int
+	chunk   int     // slots per chunk
+	chunks  [][]T   // chunk q holds slots [q·chunk, (q+1)·chunk); nil until used
+	slotOf  []int32 // kernel index → slot, −1 when absent
+	owner   []int32 // slot → kernel index, −1 when free
+	prev    []int32 // LRU list over slots; head = most recently used
+	next    []int32
+	head    int32
+	tail    int32
+	fill    func(dst []T, idx []int) error // writes len(idx) rows of length l into dst
+	tmp     []T
+	idxBuf  []int
+	victims []int32
 
 	hits, misses, computed int
+	direct                 int // loads computed straight into their slots
 }
+
+// chunkBytes is the size of the chunks the cache allocates its slots in.
+const chunkBytes = 8 << 20
 
 // newRowCache makes a cache of at most budget bytes (at least two rows).
 func newRowCache[T real](l int, budget int64, elemSize int, fill func(dst []T, idx []int) error) *rowCache[T] {
+	return newRowCacheChunked(l, budget, elemSize, max(chunkBytes/(l*elemSize), 16), fill)
+}
+
+// newRowCacheChunked is newRowCache with chunks of the given number of
+// slots.
+func newRowCacheChunked[T real](l int, budget int64, elemSize, chunk int, fill func(dst []T, idx []int) error) *rowCache[T] {
 	slots := int(budget / int64(l*elemSize))
 	if slots < 2 {
 		slots = 2
@@ -40,8 +55,9 @@ func newRowCache[T real](l int, budget int64, elemSize int, fill func(dst []T, i
 	if slots < 1 {
 		slots = 1
 	}
+	chunk = min(max(chunk, 1), slots)
 	c := &rowCache[T]{
-		l: l, slots: slots, slab: make([]T, slots*l),
+		l: l, slots: slots, chunk: chunk, chunks: make([][]T, (slots+chunk-1)/chunk),
 		slotOf: make([]int32, l), owner: make([]int32, slots),
 		prev: make([]int32, slots), next: make([]int32, slots), fill: fill,
 	}
@@ -79,7 +95,23 @@ func (c *rowCache[T]) touch(s int32) {
 	c.head = s
 }
 
-func (c *rowCache[T]) row(s int32) []T { return c.slab[int(s)*c.l : (int(s)+1)*c.l : (int(s)+1)*c.l] }
+// row returns the storage of slot s, which must have been stored in (its
+// chunk allocated by load).
+func (c *rowCache[T]) row(s int32) []T {
+	off := int(s) % c.chunk * c.l
+	return c.chunks[int(s)/c.chunk][off : off+c.l : off+c.l]
+}
+
+// slotRange returns the storage of the n slots from lo on, which must lie in
+// one chunk, allocating the chunk if needed.
+func (c *rowCache[T]) slotRange(lo int32, n int) []T {
+	q := int(lo) / c.chunk
+	if c.chunks[q] == nil {
+		c.chunks[q] = make([]T, min(c.chunk, c.slots-q*c.chunk)*c.l)
+	}
+	off := int(lo) % c.chunk * c.l
+	return c.chunks[q][off : off+n*c.l]
+}
 
 // get returns row k, computing it (with the extra rows in prefetch, which
 // must not already be cached) when absent. The returned slice stays valid
@@ -111,25 +143,57 @@ func (c *rowCache[T]) get(k int, prefetch []int) ([]T, error) {
 
 // load computes the rows in batch (none cached, len ≤ slots) and inserts
 // them, evicting the least recently used. The first index ends up most
-// recent.
+// recent. When the slots to evict form one contiguous range within a chunk
+// (as they mostly do while the cache fills, and whenever the least recently
+// used rows are a batch brought in together and not used since), the rows
+// are computed straight into them; otherwise into a scratch buffer, then
+// copied.
 func (c *rowCache[T]) load(batch []int) error {
 	n := len(batch)
-	if cap(c.tmp) < n*c.l {
-		c.tmp = make([]T, n*c.l)
+	victims := c.victims[:0]
+	lo, hi := int32(c.slots), int32(-1)
+	for s := c.tail; len(victims) < n; s = c.prev[s] {
+		victims = append(victims, s)
+		lo, hi = min(lo, s), max(hi, s)
 	}
-	buf := c.tmp[:n*c.l]
+	c.victims = victims
+	direct := n > 0 && int(hi-lo) == n-1 && int(lo)/c.chunk == int(hi)/c.chunk
+	var buf []T
+	if direct {
+		buf = c.slotRange(lo, n)
+	} else {
+		for _, s := range victims {
+			c.slotRange(s, 1)
+		}
+		if cap(c.tmp) < n*c.l {
+			c.tmp = make([]T, n*c.l)
+		}
+		buf = c.tmp[:n*c.l]
+	}
+	// Free the victims before the fill may overwrite them: after a failed
+	// fill they are empty slots at the tail of the LRU list.
+	for _, s := range victims {
+		if old := c.owner[s]; old >= 0 {
+			c.slotOf[old] = -1
+			c.owner[s] = -1
+		}
+	}
 	if err := c.fill(buf, batch); err != nil {
 		return fmt.Errorf("kernel rows %v…: %w", batch[0], err)
 	}
 	c.computed += n
+	if direct {
+		c.direct++
+	}
 	for r := n - 1; r >= 0; r-- {
-		s := c.tail
-		if old := c.owner[s]; old >= 0 {
-			c.slotOf[old] = -1
+		s := victims[n-1-r]
+		if direct {
+			s = lo + int32(r)
+		} else {
+			copy(c.row(s), buf[r*c.l:(r+1)*c.l])
 		}
 		c.owner[s] = int32(batch[r])
 		c.slotOf[batch[r]] = s
-		copy(c.row(s), buf[r*c.l:(r+1)*c.l])
 		c.touch(s)
 	}
 	return nil

@@ -5,8 +5,9 @@
 // LIBSVM), shrinking with un-shrinking before the final optimality check, and
 // an LRU cache of kernel rows with a memory budget.
 //
-// Kernel rows are computed through the engine (backend.KernelGather, with the
-// squared row norms computed once), in batches: when a row is missing, the
+// Kernel rows are computed through the engine (engine.KernelGatherPrepared,
+// against the data matrix prepared once: packed into the backend's GEMM
+// panels, squared row norms computed once), in batches: when a row is missing, the
 // solver also computes the rows of the variables most likely to enter the
 // working set next, so the backend's GEMM-shaped block routine does the work.
 //

@@ -66,6 +66,7 @@ type libsvmRun struct {
 	objs, rhos []float64
 	totalSV    int
 	elapsed    time.Duration
+	cpu        time.Duration // user + system time of the svm-train process
 }
 
 var (
@@ -77,12 +78,13 @@ var (
 func runSVMTrain(t testing.TB, bin string, args ...string) libsvmRun {
 	t.Helper()
 	start := time.Now()
-	out, err := exec.Command(bin, args...).CombinedOutput()
+	cmd := exec.Command(bin, args...)
+	out, err := cmd.CombinedOutput()
 	el := time.Since(start)
 	if err != nil {
 		t.Fatalf("svm-train %v: %v\n%s", args, err, out)
 	}
-	r := libsvmRun{elapsed: el}
+	r := libsvmRun{elapsed: el, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
 	for _, m := range reObj.FindAllStringSubmatch(string(out), -1) {
 		o, _ := strconv.ParseFloat(m[1], 64)
 		rh, _ := strconv.ParseFloat(m[2], 64)

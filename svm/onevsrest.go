@@ -82,6 +82,7 @@ func TrainOneVsRest(e *engine.Engine, x backend.Matrix, y []float64, p Params) (
 	if err != nil {
 		return nil, err
 	}
+	defer func() { _ = rows.Release() }()
 	if err := reserveCache(e, p, x.Rows); err != nil {
 		return nil, err
 	}

@@ -39,13 +39,15 @@ type KernelRows64 interface {
 }
 
 // EngineRows computes kernel rows K(X[idx], X) of a data matrix through the
-// engine's gathered kernel block, with the squared row norms computed once.
+// engine's gathered kernel block, against X prepared once (engine.Prepare:
+// packed into the backend's GEMM panels, with the squared row norms, instead
+// of once per batch of rows).
 type EngineRows struct {
-	e     *engine.Engine
-	x     backend.Matrix
-	k     engine.Kernel
-	norms []float32
-	diag  []float64
+	e    *engine.Engine
+	x    backend.Matrix
+	xp   *engine.Prepared
+	k    engine.Kernel
+	diag []float64
 }
 
 // NewEngineRows returns the kernel-row source of the rows of x under kernel k.
@@ -59,9 +61,9 @@ func NewEngineRows(e *engine.Engine, x backend.Matrix, k engine.Kernel) (*Engine
 	if err := k.Validate(); err != nil {
 		return nil, fmt.Errorf("svm: kernel rows: %w", err)
 	}
-	norms, err := e.SqNorms(x)
+	xp, err := e.Prepare(x)
 	if err != nil {
-		return nil, fmt.Errorf("svm: kernel rows: squared norms: %w", err)
+		return nil, fmt.Errorf("svm: kernel rows: %w", err)
 	}
 	diag := make([]float64, x.Rows)
 	for i := range diag {
@@ -75,7 +77,7 @@ func NewEngineRows(e *engine.Engine, x backend.Matrix, k engine.Kernel) (*Engine
 		}
 		diag[i] = k.FromDot(s, 0)
 	}
-	return &EngineRows{e: e, x: x, k: k, norms: norms, diag: diag}, nil
+	return &EngineRows{e: e, x: x, xp: xp, k: k, diag: diag}, nil
 }
 
 // Len returns the number of points.
@@ -86,8 +88,13 @@ func (r *EngineRows) Diag() []float64 { return r.diag }
 
 // Rows computes the kernel rows idx in one gathered block.
 func (r *EngineRows) Rows(dst backend.Matrix, idx []int) error {
-	return r.e.KernelGather(dst, r.k, r.x, r.norms, idx, r.x, r.norms)
+	return r.e.KernelGatherPrepared(dst, r.k, r.x, r.xp.Norms(), idx, r.xp)
 }
+
+// Release frees the engine's prepared copy of the data matrix (device
+// memory on a GPU); the source must not be used afterwards. The training
+// functions release the sources they make.
+func (r *EngineRows) Release() error { return r.xp.Release() }
 
 // Gram32 is a precomputed l×l float32 kernel matrix.
 type Gram32 struct {

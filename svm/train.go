@@ -31,6 +31,7 @@ func trainSVR(e *engine.Engine, x backend.Matrix, y []float64, p Params) (*Model
 	if err != nil {
 		return nil, err
 	}
+	defer func() { _ = rows.Release() }()
 	if err := reserveCache(e, p, x.Rows); err != nil {
 		return nil, err
 	}
@@ -264,6 +265,7 @@ func trainBinary(e *engine.Engine, x backend.Matrix, y []float64, cPos, cNeg flo
 	if err != nil {
 		return fit, err
 	}
+	defer func() { _ = rows.Release() }()
 	if err := reserveCache(e, p, x.Rows); err != nil {
 		return fit, err
 	}

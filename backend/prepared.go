@@ -1,0 +1,89 @@
+package backend
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+)
+
+// Prepared is a matrix that a backend has put once into the form its kernel
+// blocks read fastest (packed into the GEMM micro-kernel's panel layout on
+// the CPU, uploaded on a device), with its squared row norms, for use as the
+// b operand of many kernel blocks: an SMO solver's kernel rows K(X[idx], X)
+// read all of X for every batch, and preparing X once saves packing (or
+// shipping) it again each time. The matrix it was prepared from must not
+// change while the handle is in use.
+type Prepared interface {
+	// Matrix returns the view the handle was prepared from.
+	Matrix() Matrix
+	// Norms returns ‖b_j‖² of every row, computed once at preparation
+	// (float64 partial sums rounded to float32, as SqNorms). The caller
+	// must not modify it.
+	Norms() []float32
+	// Release frees what the handle holds. Using it afterwards is an error
+	// wrapping ErrPrepared; releasing twice is a no-op.
+	Release() error
+}
+
+// Preparer is the optional capability of a backend that prepares a matrix
+// once for repeated use as the b operand of its kernel blocks. Find it by
+// type assertion (the engine does: engine.Engine.Prepare). The *Prepared
+// methods have the contract of KernelBlock and KernelGather with b and its
+// norms taken from the handle, and give the same values as those methods
+// on the matrix the handle was prepared from.
+type Preparer interface {
+	// Prepare prepares b.
+	Prepare(b Matrix) (Prepared, error)
+	// KernelBlockPrepared writes dst[i][j] = k(a_i, b_j).
+	KernelBlockPrepared(dst Matrix, k Kernel, a Matrix, aNorms []float32, b Prepared) error
+	// KernelGatherPrepared writes dst[r][j] = k(a_{idx[r]}, b_j).
+	KernelGatherPrepared(dst Matrix, k Kernel, a Matrix, aNorms []float32, idx []int, b Prepared) error
+}
+
+// ErrPrepared is wrapped by the errors a Preparer returns for a handle it
+// cannot use: nil, released, or prepared by another backend.
+var ErrPrepared = errors.New("prepared operand not usable")
+
+// PreparedBase is the part of a Prepared every backend shares: the source
+// view, its norms and the released flag. Backends embed it in their handle
+// types.
+type PreparedBase struct {
+	M        Matrix
+	SqNorms  []float32
+	released atomic.Bool
+}
+
+// Matrix returns the view the handle was prepared from.
+func (p *PreparedBase) Matrix() Matrix { return p.M }
+
+// Norms returns the squared row norms.
+func (p *PreparedBase) Norms() []float32 { return p.SqNorms }
+
+// MarkReleased records the release and reports whether this call did it
+// (false when the handle was already released).
+func (p *PreparedBase) MarkReleased() bool { return p.released.CompareAndSwap(false, true) }
+
+// Released reports whether the handle has been released.
+func (p *PreparedBase) Released() bool { return p.released.Load() }
+
+// CheckPrepared validates the handle b for the operation op and returns it
+// as the backend's own handle type H: it must not be nil, must be an H that
+// mine reports as prepared by this backend, and must not be released.
+func CheckPrepared[H interface {
+	Prepared
+	Released() bool
+	comparable
+}](op string, b Prepared, mine func(H) bool) (H, error) {
+	var zero H
+	if b == nil {
+		return zero, fmt.Errorf("%s: %w: b is nil", op, ErrPrepared)
+	}
+	h, ok := b.(H)
+	if !ok || h == zero || !mine(h) {
+		return zero, fmt.Errorf("%s: %w: b (%T) was prepared by another backend", op, ErrPrepared, b)
+	}
+	if h.Released() {
+		return zero, fmt.Errorf("%s: %w: b was released", op, ErrPrepared)
+	}
+	return h, nil
+}

@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/pursuit-ml/pursuit/backend"
+)
+
+// Prepared is a matrix made ready once for use as the b operand of many
+// kernel blocks — an SMO solver's data matrix X, read in full by every batch
+// of kernel rows K(X[idx], X). When the backend implements
+// backend.Preparer the matrix is packed into its GEMM panel layout (or
+// uploaded, on a device) once instead of on every call; otherwise the
+// handle keeps the matrix as it is. Either way its squared row norms are
+// computed once. Use it with KernelGatherPrepared and KernelBlockPrepared
+// of the engine that made it. The matrix must not change while the handle
+// is in use.
+type Prepared struct {
+	m     Matrix
+	norms []float32
+	h     backend.Prepared // nil when the backend lacks the capability
+}
+
+// Prepare makes b ready for repeated use as the b operand of kernel blocks.
+// The backend's prepared copy counts against the memory budget; when it does
+// not fit, or the backend cannot prepare operands, the handle falls back to
+// the plain operations on b, with the same results.
+func (e *Engine) Prepare(b Matrix) (*Prepared, error) {
+	if err := b.Validate(); err != nil {
+		return nil, fmt.Errorf("engine: prepare: %w: %v", backend.ErrShape, err)
+	}
+	if p, ok := e.be.(backend.Preparer); ok && e.Reserve("a prepared copy of the data", int64(b.Rows)*int64(b.Cols)*4) == nil {
+		h, err := p.Prepare(b)
+		if err != nil {
+			return nil, fmt.Errorf("engine: prepare: %w", err)
+		}
+		return &Prepared{m: b, norms: h.Norms(), h: h}, nil
+	}
+	norms, err := e.SqNorms(b)
+	if err != nil {
+		return nil, fmt.Errorf("engine: prepare: %w", err)
+	}
+	return &Prepared{m: b, norms: norms}, nil
+}
+
+// Matrix returns the matrix the handle was made from.
+func (p *Prepared) Matrix() Matrix { return p.m }
+
+// Norms returns the squared row norms, computed once. Do not modify them.
+func (p *Prepared) Norms() []float32 { return p.norms }
+
+// Backed reports whether the backend holds a prepared copy (false: the
+// plain operations run on the matrix).
+func (p *Prepared) Backed() bool { return p.h != nil }
+
+// Release frees the backend's prepared copy (device memory on a GPU). Using
+// the handle afterwards is an error wrapping backend.ErrPrepared; releasing
+// twice is a no-op.
+func (p *Prepared) Release() error {
+	if p.h != nil {
+		return p.h.Release()
+	}
+	return nil
+}
+
+// KernelBlockPrepared writes dst[i][j] = k(a_i, b_j) for the prepared b;
+// see backend.Backend.KernelBlock.
+func (e *Engine) KernelBlockPrepared(dst Matrix, k Kernel, a Matrix, aNorms []float32, b *Prepared) error {
+	if b == nil {
+		return fmt.Errorf("KernelBlock: %w: b is nil", backend.ErrPrepared)
+	}
+	if b.h != nil {
+		if p, ok := e.be.(backend.Preparer); ok {
+			return p.KernelBlockPrepared(dst, k, a, aNorms, b.h)
+		}
+	}
+	return e.be.KernelBlock(dst, k, a, aNorms, b.m, b.norms)
+}
+
+// KernelGatherPrepared writes dst[r][j] = k(a_{idx[r]}, b_j) for the
+// prepared b; see backend.Backend.KernelGather.
+func (e *Engine) KernelGatherPrepared(dst Matrix, k Kernel, a Matrix, aNorms []float32, idx []int, b *Prepared) error {
+	if b == nil {
+		return fmt.Errorf("KernelGather: %w: b is nil", backend.ErrPrepared)
+	}
+	if b.h != nil {
+		if p, ok := e.be.(backend.Preparer); ok {
+			return p.KernelGatherPrepared(dst, k, a, aNorms, idx, b.h)
+		}
+	}
+	return e.be.KernelGather(dst, k, a, aNorms, idx, b.m, b.norms)
+}
