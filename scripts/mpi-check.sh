@@ -8,9 +8,11 @@
 #      ./..., and CGO_ENABLED=0 go build works with and without -tags mpi
 #      (without cgo, -tags mpi falls back to the single-process stub);
 #   2. go vet -tags mpi ./...;
-#   3. the test binaries of the packages with MPI-aware tests, built with
-#      -tags mpi, pass under mpirun -np 2 and -np 3 (uneven shards), and
-#      alone (a -tags mpi binary started without mpirun is one rank).
+#   3. the test binaries of the packages with MPI-aware tests (those whose
+#      tests call comm.World; by convention such tests have World in their
+#      name), built with -tags mpi, run their World tests under mpirun
+#      -np 2 and -np 3 (uneven shards) and alone (a -tags mpi binary
+#      started without mpirun is one rank).
 #
 # Usage: bash scripts/mpi-check.sh      (prints each step and its time)
 set -euo pipefail
@@ -51,17 +53,18 @@ for p in "${PKGS[@]}"; do
 	go test -tags mpi -c -o "$WORK/$(basename "$p").test" "$p"
 done
 
-run() { # run NP PKG: the package's tagged tests on NP ranks (0: no mpirun)
+run() { # run NP PKG: the package's World tests on NP ranks (0: no mpirun)
 	local np=$1 p=$2 bin
 	bin="$WORK/$(basename "$p").test"
 	if [ "$np" = 0 ]; then
-		(cd "$p" && timeout 300 "$bin" -test.count=1 -test.short) >"$WORK/log" 2>&1 ||
+		(cd "$p" && timeout 300 "$bin" -test.count=1 -test.v -test.run World) >"$WORK/log" 2>&1 ||
 			{ tail -40 "$WORK/log"; fail "$p: the -tags mpi tests failed without mpirun"; }
 	else
-		(cd "$p" && timeout 300 mpirun --allow-run-as-root --oversubscribe -np "$np" "$bin" -test.count=1 -test.short) >"$WORK/log" 2>&1 ||
+		(cd "$p" && timeout 300 mpirun --allow-run-as-root --oversubscribe -np "$np" "$bin" -test.count=1 -test.v -test.run World) >"$WORK/log" 2>&1 ||
 			{ grep -vE '^(=== RUN|=== PAUSE|=== CONT)' "$WORK/log" | tail -60; fail "$p: the -tags mpi tests failed under mpirun -np $np"; }
 	fi
-	echo "ok: $p, $([ "$np" = 0 ] && echo "alone (one rank)" || echo "mpirun -np $np")"
+	grep -q '^--- PASS' "$WORK/log" || { cat "$WORK/log"; fail "$p: no World test ran"; }
+	echo "ok: $p, $([ "$np" = 0 ] && echo "alone (one rank)" || echo "mpirun -np $np"): $(grep -c '^--- PASS' "$WORK/log") test results passed"
 }
 for p in "${PKGS[@]}"; do
 	step "$p alone, then under mpirun -np 2 and -np 3"
