@@ -9,10 +9,12 @@
 //     process, so plain `go test` exercises multi-rank code deterministically
 //     (sums are taken in rank order, whatever the goroutines' scheduling);
 //   - MPI, compiled only with `-tags mpi` and cgo (World): a thin cgo layer
-//     over MPI_Init_thread (funneled: every MPI call runs on one goroutine
-//     locked to the OS thread that initialised MPI), MPI_Allreduce (sum, and
-//     MAXLOC on double-int pairs), MPI_Bcast, MPI_Allgatherv, MPI_Barrier,
-//     MPI_Abort and MPI_Finalize.
+//     over MPI_Init_thread, MPI_Allreduce (sum, and MAXLOC on double-int
+//     pairs), MPI_Bcast, MPI_Allgatherv, MPI_Barrier, MPI_Abort and
+//     MPI_Finalize. MPI is initialised and finalised on one goroutine locked
+//     to its OS thread; collectives are called directly when MPI provides
+//     MPI_THREAD_SERIALIZED (a Comm is used by one goroutine at a time), and
+//     handed to that thread otherwise (funneled).
 //
 // Nothing outside this package knows MPI exists: the default build has no
 // cgo and no MPI dependency, and World returns Single there. A `-tags mpi`

@@ -10,8 +10,9 @@ package comm
 // Wrappers: MPI_COMM_WORLD, MPI_IN_PLACE and the datatypes are macros cgo
 // cannot always use directly.
 static int p_init(int *provided) {
-	return MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, provided);
+	return MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, provided);
 }
+static int p_serialized(int provided) { return provided >= MPI_THREAD_SERIALIZED; }
 static int p_rank(int *r) { return MPI_Comm_rank(MPI_COMM_WORLD, r); }
 static int p_size(int *s) { return MPI_Comm_size(MPI_COMM_WORLD, s); }
 static int p_sum(double *buf, int n) {
@@ -86,11 +87,16 @@ func World() (Comm, error) {
 	return world.comm, world.err
 }
 
-// mpiComm runs every MPI call on one goroutine locked to the OS thread that
-// called MPI_Init_thread (MPI_THREAD_FUNNELED).
+// mpiComm initialises and finalises MPI on one goroutine locked to its OS
+// thread. It asks for MPI_THREAD_SERIALIZED: when MPI provides it (Open MPI
+// and MPICH do), collectives are called directly from the calling goroutine
+// (whatever OS thread it runs on; a Comm is used by one goroutine at a time,
+// so calls never overlap); otherwise (MPI_THREAD_FUNNELED or less) every call
+// is handed to the MPI thread, which costs two thread switches per call.
 type mpiComm struct {
 	rank, size int
 	version    string
+	direct     bool // MPI_THREAD_SERIALIZED provided
 	calls      chan func()
 	closed     bool
 }
@@ -111,6 +117,8 @@ func newMPI() (*mpiComm, error) {
 		C.p_rank(&r)
 		C.p_size(&s)
 		c.rank, c.size = int(r), int(s)
+		// PURSUIT_MPI_FUNNELED=1 forces the hand-over path (CI tests both).
+		c.direct = C.p_serialized(provided) != 0 && os.Getenv("PURSUIT_MPI_FUNNELED") == ""
 		buf := make([]byte, int(C.p_maxversion()))
 		var n C.int
 		C.p_version((*C.char)(unsafe.Pointer(&buf[0])), &n)
@@ -132,9 +140,11 @@ func (c *mpiComm) do(f func() C.int) error {
 		return fmt.Errorf("comm: MPI rank %d: %w", c.rank, ErrClosed)
 	}
 	var rc C.int
-	done := make(chan struct{})
-	c.calls <- func() { rc = f(); close(done) }
-	<-done
+	if c.direct {
+		rc = f()
+	} else {
+		c.hop(func() { rc = f() })
+	}
 	if rc != C.MPI_SUCCESS {
 		// Unreachable with MPI's default handler (errors are fatal), kept
 		// for handlers that return.
@@ -143,10 +153,21 @@ func (c *mpiComm) do(f func() C.int) error {
 	return nil
 }
 
+// hop runs f on the MPI thread and waits for it.
+func (c *mpiComm) hop(f func()) {
+	done := make(chan struct{})
+	c.calls <- func() { f(); close(done) }
+	<-done
+}
+
 func (c *mpiComm) Rank() int { return c.rank }
 func (c *mpiComm) Size() int { return c.size }
 func (c *mpiComm) Describe() string {
-	return fmt.Sprintf("MPI rank %d of %d (%s)", c.rank, c.size, c.version)
+	level := "serialized"
+	if !c.direct {
+		level = "funneled"
+	}
+	return fmt.Sprintf("MPI rank %d of %d (%s, thread level %s)", c.rank, c.size, c.version, level)
 }
 
 func (c *mpiComm) AllreduceSum(buf []float64) error {
@@ -249,8 +270,14 @@ func (c *mpiComm) Close() error {
 	if c.closed {
 		return nil
 	}
-	err := c.do(func() C.int { return C.p_finalize() })
+	// MPI_Finalize on the thread that initialised MPI.
+	var rc C.int
+	c.hop(func() { rc = C.p_finalize() })
 	c.closed = true
+	var err error
+	if rc != C.MPI_SUCCESS {
+		err = fmt.Errorf("comm: MPI_Finalize failed on rank %d with code %d", c.rank, int(rc))
+	}
 	close(c.calls)
 	return err
 }

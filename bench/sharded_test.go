@@ -1,0 +1,123 @@
+package bench
+
+// Sharded stochastic KMP across MPI ranks (issue 15): time per step of
+// kmp.TrainShardedBasic on covtype-sized synthetic data (d = 54, s = 228,
+// l = 200k by default), one core per rank, and the time spent in the
+// communicator's collectives per step (which includes waiting for the
+// slowest rank). Run it with 1 and 2 ranks and compare (needs Open MPI):
+//
+//	go test -tags mpi -c -o /tmp/bench.test ./bench
+//	PURSUIT_SHARDED=1 mpirun --allow-run-as-root -np 1 /tmp/bench.test -test.run ShardedStepWorld -test.v
+//	PURSUIT_SHARDED=1 mpirun --allow-run-as-root -np 2 /tmp/bench.test -test.run ShardedStepWorld -test.v
+//
+// PURSUIT_SHARDED_L sets l, PURSUIT_SHARDED_STEPS the steps (default 8).
+// With one rank it also times the single-process TrainStochastic on the
+// same problem, the baseline the sharded path must not fall behind.
+
+import (
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/engine/comm"
+	"github.com/pursuit-ml/pursuit/kmp"
+)
+
+// timedComm adds up the wall time spent in collectives.
+type timedComm struct {
+	comm.Comm
+	spent time.Duration
+	calls int
+}
+
+func (t *timedComm) time(f func() error) error {
+	t0 := time.Now()
+	err := f()
+	t.spent += time.Since(t0)
+	t.calls++
+	return err
+}
+
+func (t *timedComm) AllreduceSum(buf []float64) error {
+	return t.time(func() error { return t.Comm.AllreduceSum(buf) })
+}
+
+func (t *timedComm) Allgatherv(send []float64, counts []int, recv []float64) error {
+	return t.time(func() error { return t.Comm.Allgatherv(send, counts, recv) })
+}
+
+func (t *timedComm) BcastFloat64(buf []float64, root int) error {
+	return t.time(func() error { return t.Comm.BcastFloat64(buf, root) })
+}
+
+func envInt(t *testing.T, name string, def int) int {
+	if s := os.Getenv(name); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 1 {
+			t.Fatalf("%s=%q: want a positive integer", name, s)
+		}
+		return v
+	}
+	return def
+}
+
+func TestShardedStepWorld(t *testing.T) {
+	if os.Getenv("PURSUIT_SHARDED") == "" {
+		t.Skip("sharded KMP timing; set PURSUIT_SHARDED=1 (and run under mpirun, see bench/sharded_test.go)")
+	}
+	w, err := comm.World()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, steps := envInt(t, "PURSUIT_SHARDED_L", 200_000), envInt(t, "PURSUIT_SHARDED_STEPS", 8)
+	const d, s = 54, 228
+	x, y := skmpSynthetic(l, d, 1)
+	n, r := w.Size(), w.Rank()
+	r0, r1 := l*r/n, l*(r+1)/n
+	tc := &timedComm{Comm: w}
+	e, err := engine.New(engine.WithThreads(1), engine.WithComm(tc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := engine.RBF(1.0 / d)
+	if err := w.Barrier(); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	m, err := kmp.TrainShardedBasic(e, x.Slice(r0, r1, 0, d), y[r0:r1], kmp.ShardedBasic{Kernel: k, N: steps, ActiveSet: s, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := time.Since(t0)
+	done := len(m.Outputs[0].Curve)
+	per := total / time.Duration(done)
+	commPer := tc.spent / time.Duration(done)
+	t.Logf("%s (%s backend, 1 thread): l = %d, d = %d, s = %d, rows [%d, %d): %d steps, %.1f ms per step, collectives %.3f ms per step (%.2f%% of the step, %d calls)",
+		w.Describe(), e.BackendName(), l, d, s, r0, r1, done, ms(per), ms(commPer), 100*float64(commPer)/float64(per), tc.calls)
+	if n == 1 {
+		single, err := engine.New(engine.WithThreads(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t0 := time.Now()
+		ref, err := kmp.TrainStochastic(single, x, y, kmp.Config{Variant: kmp.Basic, Task: kmp.Regression, Kernels: []backend.Kernel{k}, N: steps, Seed: 3}, kmp.Stochastic{ActiveSet: s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := time.Since(t0) / time.Duration(len(ref.Outputs[0].Curve))
+		t.Logf("single-process TrainStochastic, same problem, 1 thread: %.1f ms per step (sharded on one rank / single process = %.2f)", ms(st), float64(per)/float64(st))
+	}
+}
+
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	// Finalize MPI when run under mpirun (a no-op otherwise).
+	if c, err := comm.World(); err == nil {
+		c.Close()
+	}
+	os.Exit(code)
+}
