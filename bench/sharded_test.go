@@ -112,7 +112,6 @@ func TestShardedStepWorld(t *testing.T) {
 	}
 }
 
-
 func TestMain(m *testing.M) {
 	code := m.Run()
 	// Finalize MPI when run under mpirun (a no-op otherwise).
