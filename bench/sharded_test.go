@@ -10,13 +10,16 @@ package bench
 //	PURSUIT_SHARDED=1 mpirun --allow-run-as-root -np 1 /tmp/bench.test -test.run ShardedStepWorld -test.v
 //	PURSUIT_SHARDED=1 mpirun --allow-run-as-root -np 2 /tmp/bench.test -test.run ShardedStepWorld -test.v
 //
-// PURSUIT_SHARDED_L sets l, PURSUIT_SHARDED_STEPS the steps (default 8).
+// PURSUIT_SHARDED_L sets l, PURSUIT_SHARDED_STEPS the steps (default 8);
+// PURSUIT_SHARDED_RANKS=N, without mpirun, runs N in-process ranks instead.
 // With one rank it also times the single-process TrainStochastic on the
 // same problem, the baseline the sharded path must not fall behind.
 
 import (
+	"fmt"
 	"os"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -75,29 +78,29 @@ func TestShardedStepWorld(t *testing.T) {
 	l, steps := envInt(t, "PURSUIT_SHARDED_L", 200_000), envInt(t, "PURSUIT_SHARDED_STEPS", 8)
 	const d, s = 54, 228
 	x, y := skmpSynthetic(l, d, 1)
-	n, r := w.Size(), w.Rank()
-	r0, r1 := l*r/n, l*(r+1)/n
-	tc := &timedComm{Comm: w}
-	e, err := engine.New(engine.WithThreads(1), engine.WithComm(tc))
-	if err != nil {
-		t.Fatal(err)
-	}
 	k := engine.RBF(1.0 / d)
-	if err := w.Barrier(); err != nil {
-		t.Fatal(err)
+	cfg := kmp.ShardedBasic{Kernel: k, N: steps, ActiveSet: s, Seed: 3}
+	if ranks := envInt(t, "PURSUIT_SHARDED_RANKS", 1); w.Size() == 1 && ranks > 1 {
+		// In-process ranks (goroutines), for comparison with MPI.
+		var mu sync.Mutex
+		err := comm.Run(ranks, func(c comm.Comm) error {
+			line, err := shardedStep(c, x, y, cfg)
+			mu.Lock()
+			t.Log(line)
+			mu.Unlock()
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return
 	}
-	t0 := time.Now()
-	m, err := kmp.TrainShardedBasic(e, x.Slice(r0, r1, 0, d), y[r0:r1], kmp.ShardedBasic{Kernel: k, N: steps, ActiveSet: s, Seed: 3})
+	line, err := shardedStep(w, x, y, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	total := time.Since(t0)
-	done := len(m.Outputs[0].Curve)
-	per := total / time.Duration(done)
-	commPer := tc.spent / time.Duration(done)
-	t.Logf("%s (%s backend, 1 thread): l = %d, d = %d, s = %d, rows [%d, %d): %d steps, %.1f ms per step, collectives %.3f ms per step (%.2f%% of the step, %d calls)",
-		w.Describe(), e.BackendName(), l, d, s, r0, r1, done, ms(per), ms(commPer), 100*float64(commPer)/float64(per), tc.calls)
-	if n == 1 {
+	t.Log(line)
+	if w.Size() == 1 {
 		single, err := engine.New(engine.WithThreads(1))
 		if err != nil {
 			t.Fatal(err)
@@ -108,8 +111,35 @@ func TestShardedStepWorld(t *testing.T) {
 			t.Fatal(err)
 		}
 		st := time.Since(t0) / time.Duration(len(ref.Outputs[0].Curve))
-		t.Logf("single-process TrainStochastic, same problem, 1 thread: %.1f ms per step (sharded on one rank / single process = %.2f)", ms(st), float64(per)/float64(st))
+		t.Logf("single-process TrainStochastic, same problem, 1 thread: %.1f ms per step", ms(st))
 	}
+}
+
+// shardedStep trains on rank c's even share of the rows with one thread
+// and describes the time per step and in collectives.
+func shardedStep(c comm.Comm, x backend.Matrix, y []float64, cfg kmp.ShardedBasic) (string, error) {
+	l, d := x.Rows, x.Cols
+	n, r := c.Size(), c.Rank()
+	r0, r1 := l*r/n, l*(r+1)/n
+	tc := &timedComm{Comm: c}
+	e, err := engine.New(engine.WithThreads(1), engine.WithComm(tc))
+	if err != nil {
+		return "", err
+	}
+	if err := c.Barrier(); err != nil {
+		return "", err
+	}
+	t0 := time.Now()
+	m, err := kmp.TrainShardedBasic(e, x.Slice(r0, r1, 0, d), y[r0:r1], cfg)
+	if err != nil {
+		return "", err
+	}
+	total := time.Since(t0)
+	done := len(m.Outputs[0].Curve)
+	per := total / time.Duration(done)
+	commPer := tc.spent / time.Duration(done)
+	return fmt.Sprintf("%s (%s backend, 1 thread): l = %d, d = %d, s = %d, rows [%d, %d): %d steps, %.1f ms per step, collectives %.3f ms per step (%.2f%% of the step, %d calls)",
+		c.Describe(), e.BackendName(), l, d, cfg.ActiveSet, r0, r1, done, ms(per), ms(commPer), 100*float64(commPer)/float64(per), tc.calls), nil
 }
 
 func TestMain(m *testing.M) {
