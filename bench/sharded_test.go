@@ -15,6 +15,23 @@ package bench
 // With one rank it also times the single-process TrainStochastic on the
 // same problem, the baseline the sharded path must not fall behind.
 
+// Scaling model (paper, for l = 10⁷, d = 54, s = 228; P nodes of 32 cores,
+// compute assumed linear in cores). Compute per step: s·l kernel values at
+// the measured 1.75 ns each on one core (80 ms for 228 × 200k) = 4.0 core-s,
+// i.e. 15.6 ms on 8 nodes, 1.95 ms on 64, 0.49 ms on 256. Communication per
+// step: an Allgatherv of the s candidate points (s·d float64 = 98.5 KB), an
+// AllreduceSum of 2s+1 float64 (3.7 KB) and one of 8 bytes: about
+// 4·log₂P latencies plus 102 KB through each node's link. 25 GbE (α ≈ 20 µs,
+// 3.1 GB/s): 0.28, 0.51, 0.67 ms on 8, 64, 256 nodes = 2%, 21%, 58% of the
+// step. InfiniBand HDR (α ≈ 2 µs, 25 GB/s): 0.03, 0.05, 0.07 ms = 0.2%,
+// 2.5%, 12%. So 25 GbE stops scaling near 64 nodes at this l, InfiniBand
+// near 256; sending the points as float32 would halve the bandwidth term.
+// On one machine the same model predicts a 1→2-rank speed-up of ≈ 2 (the
+// collectives cost ~0.1 ms of a 40–80 ms step); measured on the shared
+// 2-core machine (load average 4–13) it ranged 0.7–2.1, because the time
+// "in collectives" is mostly waiting for the rank that other processes
+// slowed down.
+
 import (
 	"fmt"
 	"os"

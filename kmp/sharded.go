@@ -42,6 +42,13 @@ type ShardedBasic struct {
 // same arg-max of the identical sums (ScoredArgMax; ties go to the lowest
 // candidate); a second AllreduceSum of one value gives the step's exact
 // coefficient; each rank updates its residual shard.
+//
+// Ties: every rank holds bit-identical sums (comm's guarantee), so every
+// rank picks the same candidate, the lowest position among exact ties.
+// Against the single-process run, whose sums are added in another order, two
+// candidates whose scores differ by less than the rounding of the float32
+// kernel values (about 1e-6 relative) may swap; the tests check the atoms
+// are identical on data without such near ties.
 func TrainShardedBasic(e *engine.Engine, x backend.Matrix, y []float64, sb ShardedBasic) (*Model, error) {
 	c := e.Comm()
 	if err := x.Validate(); err != nil {
