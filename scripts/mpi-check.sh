@@ -78,4 +78,14 @@ step "./engine/comm under mpirun -np 2 with every call handed to the MPI thread 
 PURSUIT_MPI_FUNNELED=1 run 2 ./engine/comm
 grep -q 'thread level funneled' "$WORK/log" || { cat "$WORK/log"; fail "PURSUIT_MPI_FUNNELED=1 did not select the funneled path"; }
 
+step "a failing rank brings the job down with its error (no hang)"
+set +e
+(cd engine/comm && PURSUIT_MPI_ABORT_TEST=1 timeout 120 mpirun --allow-run-as-root --oversubscribe -np 3 \
+	"$WORK/comm.test" -test.count=1 -test.run '^TestAbortWorld$') >"$WORK/log" 2>&1
+rc=$?
+set -e
+[ $rc != 0 ] && [ $rc != 124 ] || { cat "$WORK/log"; fail "expected mpirun to stop the job with an error when a rank aborts (status $rc; 124 = hung)"; }
+grep -q 'rank-abort-test: this rank fails on purpose' "$WORK/log" || { cat "$WORK/log"; fail "the aborting rank's error is not in the job's output"; }
+echo "ok: mpirun stopped all 3 ranks with status $rc and the aborting rank's error"
+
 step "done: MPI check passed"

@@ -285,3 +285,23 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(code)
 }
+
+// TestAbortWorld is run by scripts/mpi-check.sh under mpirun with
+// PURSUIT_MPI_ABORT_TEST=1, expecting the job to fail: the last rank
+// aborts with an error while the others wait in a barrier, and mpirun must
+// stop them all (exit status not 0) with that error on standard error
+// instead of hanging. Without the variable it is skipped.
+func TestAbortWorld(t *testing.T) {
+	if os.Getenv("PURSUIT_MPI_ABORT_TEST") == "" {
+		t.Skip("run by scripts/mpi-check.sh under mpirun, expecting the job to fail")
+	}
+	c, err := World()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Rank() == c.Size()-1 {
+		c.Abort(errors.New("rank-abort-test: this rank fails on purpose"))
+	}
+	c.Barrier()
+	t.Fatalf("rank %d left the barrier after the last rank aborted", c.Rank())
+}
