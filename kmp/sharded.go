@@ -10,6 +10,7 @@ import (
 
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/engine/comm"
 )
 
 // ShardedBasic configures TrainShardedBasic: basic matching pursuit with the
@@ -43,6 +44,10 @@ type ShardedBasic struct {
 // candidate); a second AllreduceSum of one value gives the step's exact
 // coefficient; each rank updates its residual shard.
 //
+// The ranks first compare their settings and the validity of their own
+// rows (comm.CheckConfig): a rank started differently, or with bad rows,
+// stops every rank with an error wrapping comm.ErrConfig.
+//
 // Ties: every rank holds bit-identical sums (comm's guarantee), so every
 // rank picks the same candidate, the lowest position among exact ties.
 // Against the single-process run, whose sums are added in another order, two
@@ -51,32 +56,51 @@ type ShardedBasic struct {
 // are identical on data without such near ties.
 func TrainShardedBasic(e *engine.Engine, x backend.Matrix, y []float64, sb ShardedBasic) (*Model, error) {
 	c := e.Comm()
+	// A rank whose own arguments are bad must not return before the first
+	// collective (the others would wait for it forever under MPI): its
+	// error is one of the configuration entries every rank compares, so all
+	// stop together.
+	input := "valid"
 	if err := x.Validate(); err != nil {
-		return nil, fmt.Errorf("kmp: sharded training data on rank %d: %w", c.Rank(), err)
+		input = fmt.Sprintf("invalid training rows: %v", err)
+	} else if len(y) != x.Rows {
+		input = fmt.Sprintf("%d training rows but %d targets", x.Rows, len(y))
+	} else if err := checkFinite("training", x, y); err != nil {
+		input = err.Error()
 	}
-	if len(y) != x.Rows {
-		return nil, fmt.Errorf("kmp: rank %d has %d training rows but %d targets", c.Rank(), x.Rows, len(y))
+	// Every rank must run the same configuration, or the collectives below
+	// would pair up wrongly: stop all ranks with one clear error instead.
+	err := comm.CheckConfig(c, []comm.Entry{
+		comm.Setting("input", input),
+		comm.Setting("kernel", fmt.Sprintf("%#v", sb.Kernel)),
+		comm.Setting("N", fmt.Sprint(sb.N)),
+		comm.Setting("active set", fmt.Sprint(sb.ActiveSet)),
+		comm.Setting("seed", fmt.Sprint(sb.Seed)),
+		comm.Setting("features", fmt.Sprint(x.Cols)),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("kmp: sharded training: %w", err)
+	}
+	if input != "valid" { // rank 0's own input, alike on every rank
+		return nil, fmt.Errorf("kmp: sharded training: every rank's input is bad; rank %d's: %s", c.Rank(), input)
 	}
 	if sb.N < 1 || sb.ActiveSet < 1 {
 		return nil, fmt.Errorf("kmp: sharded basic KMP needs N ≥ 1 and ActiveSet ≥ 1, got %d and %d", sb.N, sb.ActiveSet)
 	}
-	// Shard sizes and offsets; the feature count must agree.
+	// Shard sizes and offsets.
 	n := c.Size()
 	ones := make([]int, n)
 	for r := range ones {
-		ones[r] = 2
+		ones[r] = 1
 	}
-	sizes := make([]float64, 2*n)
-	if err := c.Allgatherv([]float64{float64(x.Rows), float64(x.Cols)}, ones, sizes); err != nil {
+	sizes := make([]float64, n)
+	if err := c.Allgatherv([]float64{float64(x.Rows)}, ones, sizes); err != nil {
 		return nil, err
 	}
 	d := x.Cols
 	offset := make([]int, n+1)
 	for r := range n {
-		if int(sizes[2*r+1]) != d {
-			return nil, fmt.Errorf("kmp: rank %d's shard has %d features, rank %d's %d", r, int(sizes[2*r+1]), c.Rank(), d)
-		}
-		offset[r+1] = offset[r] + int(sizes[2*r])
+		offset[r+1] = offset[r] + int(sizes[r])
 	}
 	l, lo := offset[n], offset[c.Rank()]
 	if l == 0 {

@@ -1,10 +1,12 @@
 package kmp
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 
@@ -173,4 +175,49 @@ func TestMain(m *testing.M) {
 		c.Close()
 	}
 	os.Exit(code)
+}
+
+// Ranks started with different settings, or one rank with bad rows, stop
+// together with comm.ErrConfig instead of pairing collectives wrongly or
+// leaving the others waiting.
+func TestShardedBasicConfigMismatch(t *testing.T) {
+	x, y := shardedProblem(60, 3, 5)
+	bad := append([]float64(nil), y...)
+	bad[45] = math.NaN()
+	cases := []struct {
+		name string
+		sb   func(r int) ShardedBasic
+		y    func(r int) []float64
+		want string
+	}{
+		{"rank 2 has another seed", func(r int) ShardedBasic {
+			return ShardedBasic{Kernel: engine.RBF(1), N: 5, ActiveSet: 7, Seed: uint64(1 + r/2)}
+		}, func(int) []float64 { return y }, "rank 2's seed differs"},
+		{"rank 1 has another kernel width", func(r int) ShardedBasic {
+			return ShardedBasic{Kernel: engine.RBF(1 + float64(r%2)*1e-9), N: 5, ActiveSet: 7}
+		}, func(int) []float64 { return y }, "rank 1's kernel differs"},
+		{"rank 2 has a NaN target", func(int) ShardedBasic {
+			return ShardedBasic{Kernel: engine.RBF(1), N: 5, ActiveSet: 7}
+		}, func(int) []float64 { return bad }, "rank 2's input differs"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			errs := make([]error, 3)
+			comm.Run(3, func(c comm.Comm) error {
+				e, err := engine.New(engine.WithComm(c))
+				if err != nil {
+					return err
+				}
+				r0, r1 := 20*c.Rank(), 20*c.Rank()+20
+				_, errs[c.Rank()] = TrainShardedBasic(e, x.Slice(r0, r1, 0, 3), tc.y(c.Rank())[r0:r1], tc.sb(c.Rank()))
+				return nil
+			})
+			t.Logf("rank 2 says: %v", errs[2])
+			for r, err := range errs {
+				if !errors.Is(err, comm.ErrConfig) || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("rank %d: %v; want ErrConfig saying %q", r, err, tc.want)
+				}
+			}
+		})
+	}
 }
