@@ -11,6 +11,7 @@ import (
 	"github.com/klauspost/cpuid/v2"
 
 	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit/engine/comm"
 )
 
 // EnvBackend is the environment variable that forces a backend (go, avx2,
@@ -33,6 +34,7 @@ type options struct {
 	threads int
 	budget  int64
 	env     func(string) string
+	comm    comm.Comm
 }
 
 // Option configures New.
@@ -50,6 +52,10 @@ func WithThreads(n int) Option { return func(o *options) { o.threads = n } }
 // Engine.Reserve.
 func WithMemoryBudget(bytes int64) Option { return func(o *options) { o.budget = bytes } }
 
+// WithComm sets the communicator of a run across processes (package
+// engine/comm); without it the engine is a single process (comm.Single).
+func WithComm(c comm.Comm) Option { return func(o *options) { o.comm = c } }
+
 // withEnv replaces os.Getenv, for tests.
 func withEnv(getenv func(string) string) Option { return func(o *options) { o.env = getenv } }
 
@@ -63,6 +69,7 @@ type Engine struct {
 	threads int
 	budget  int64
 	held    atomic.Int64 // bytes charged by Hold and not yet released
+	comm    comm.Comm
 }
 
 // New creates an engine, choosing the backend: the one named by WithBackend,
@@ -84,7 +91,10 @@ func New(opts ...Option) (*Engine, error) {
 		name, source = strings.TrimSpace(o.env(EnvBackend)), EnvBackend
 	}
 	name = strings.ToLower(name)
-	e := &Engine{threads: o.threads, budget: o.budget}
+	if o.comm == nil {
+		o.comm = &comm.Single{}
+	}
+	e := &Engine{threads: o.threads, budget: o.budget, comm: o.comm}
 	switch name {
 	case "", "auto":
 		be, reason := autoChoose(o.threads)
@@ -138,6 +148,10 @@ func (e *Engine) BackendName() string { return e.be.Name() }
 
 // Reason says why this backend was chosen, and why faster ones were not.
 func (e *Engine) Reason() string { return e.reason }
+
+// Comm returns the communicator the engine trains across processes with
+// (comm.Single unless WithComm gave another).
+func (e *Engine) Comm() comm.Comm { return e.comm }
 
 // Threads returns the number of CPU threads the CPU backends use.
 func (e *Engine) Threads() int { return e.threads }
