@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"sync"
 
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/internal/par"
 )
 
 // atom identifies one dictionary function: a kernel centred on a training
@@ -219,32 +219,8 @@ func addSqNorms(d backend.Matrix, threads int, out []float64) {
 }
 
 // parallelFor splits [0, n) into contiguous chunks run on up to threads
-// goroutines.
-func parallelFor(n, threads int, body func(lo, hi int)) {
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
-	if threads > n {
-		threads = n
-	}
-	if threads <= 1 {
-		if n > 0 {
-			body(0, n)
-		}
-		return
-	}
-	var wg sync.WaitGroup
-	chunk := (n + threads - 1) / threads
-	for lo := 0; lo < n; lo += chunk {
-		hi := min(lo+chunk, n)
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			body(lo, hi)
-		}(lo, hi)
-	}
-	wg.Wait()
-}
+// goroutines (internal/par).
+func parallelFor(n, threads int, body func(lo, hi int)) { par.For(n, threads, body) }
 
 // row64 copies dictionary row k into dst as float64.
 func (dc *dictionary) row64(k int, dst []float64) {

@@ -94,7 +94,7 @@ func (s *searcher) accepted() { s.dependentRun = 0 }
 // kernel row and a projection each: on a numerically low-rank dictionary of
 // 50k atoms, minutes (skmp on 50k two-moons rows, 278 s instead of 3 s).
 func (s *searcher) canResample() bool {
-	return s.smp != nil && s.smp.avail > 0 && s.dependentRun < s.giveUp
+	return s.smp != nil && s.smp.Avail() > 0 && s.dependentRun < s.giveUp
 }
 
 // scan computes the products of the atoms cand (as returned by next) with

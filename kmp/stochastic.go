@@ -4,11 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
-	"slices"
 
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/internal/activeset"
 )
 
 // Stochastic configures stochastic kernel matching pursuit (Popovici,
@@ -87,59 +86,17 @@ func TrainStochastic(e *engine.Engine, x backend.Matrix, y []float64, cfg Config
 	return Train(e, x, y, cfg)
 }
 
-// sampler draws active sets: s distinct atoms out of the available ones,
-// uniformly, by a partial Fisher–Yates shuffle of a permutation kept across
-// steps (any starting permutation gives a uniform subset), returned in
-// increasing order so that kernel blocks group by kernel and ties break
-// like the deterministic search. Atoms that can no longer be chosen (in the
-// basis of back-fitting or pre-fitting, or numerically dependent on it) are
-// removed, so the active set never wastes its places on them.
-type sampler struct {
-	rng   *rand.Rand
-	perm  []int // perm[:avail] are the available atoms
-	pos   []int // pos[k] is the position of atom k in perm
-	avail int
-	out   []int
-}
+// sampler draws active sets (internal/activeset, shared with the greedy
+// methods); next and remove keep the names the searcher uses.
+type sampler struct{ *activeset.Sampler }
 
 // samplerStream mixes the output index into the PCG stream so that the
 // outputs of one-vs-rest draw independent active sets.
 const samplerStream = 0x736b6d702d616374 // "skmp-act"
 
 func newSampler(m int, seed uint64, output int) *sampler {
-	sp := &sampler{rng: rand.New(rand.NewPCG(seed, samplerStream^uint64(output))), perm: make([]int, m), pos: make([]int, m), avail: m}
-	for i := range sp.perm {
-		sp.perm[i], sp.pos[i] = i, i
-	}
-	return sp
+	return &sampler{activeset.New(m, seed, samplerStream^uint64(output))}
 }
 
-func (sp *sampler) swap(i, j int) {
-	a, b := sp.perm[i], sp.perm[j]
-	sp.perm[i], sp.perm[j] = b, a
-	sp.pos[a], sp.pos[b] = j, i
-}
-
-// next returns min(s, available) distinct available atoms in increasing
-// order. The slice is reused by the next call.
-func (sp *sampler) next(s int) []int {
-	if s >= sp.avail {
-		sp.out = append(sp.out[:0], sp.perm[:sp.avail]...)
-		slices.Sort(sp.out)
-		return sp.out
-	}
-	for i := range s {
-		sp.swap(i, i+sp.rng.IntN(sp.avail-i))
-	}
-	sp.out = append(sp.out[:0], sp.perm[:s]...)
-	slices.Sort(sp.out)
-	return sp.out
-}
-
-// remove makes atom k unavailable (no effect if it already is).
-func (sp *sampler) remove(k int) {
-	if i := sp.pos[k]; i < sp.avail {
-		sp.avail--
-		sp.swap(i, sp.avail)
-	}
-}
+func (sp *sampler) next(s int) []int { return sp.Next(s) }
+func (sp *sampler) remove(k int)     { sp.Remove(k) }

@@ -1,0 +1,68 @@
+// Package activeset draws the random active sets of stochastic matching
+// pursuit (Popovici, Bengio & Thiran 2005): s distinct items out of those
+// still available, uniformly, reproducibly from a seed. kmp (stochastic
+// KMP) and greedy (random candidate subsets of sparse KPCA and MP-KFDA)
+// share it.
+package activeset
+
+import (
+	"math/rand/v2"
+	"slices"
+)
+
+// Sampler draws active sets: s distinct items out of the available ones,
+// uniformly, by a partial Fisher–Yates shuffle of a permutation kept across
+// steps (any starting permutation gives a uniform subset), returned in
+// increasing order so that kernel blocks group and ties break like a full
+// search. Items that can no longer be chosen are removed, so the active set
+// never wastes its places on them.
+type Sampler struct {
+	rng   *rand.Rand
+	perm  []int // perm[:avail] are the available items
+	pos   []int // pos[k] is the position of item k in perm
+	avail int
+	out   []int
+}
+
+// New returns a sampler over items 0..m−1 drawing from the PCG generator
+// seeded with (seed, stream).
+func New(m int, seed, stream uint64) *Sampler {
+	sp := &Sampler{rng: rand.New(rand.NewPCG(seed, stream)), perm: make([]int, m), pos: make([]int, m), avail: m}
+	for i := range sp.perm {
+		sp.perm[i], sp.pos[i] = i, i
+	}
+	return sp
+}
+
+func (sp *Sampler) swap(i, j int) {
+	a, b := sp.perm[i], sp.perm[j]
+	sp.perm[i], sp.perm[j] = b, a
+	sp.pos[a], sp.pos[b] = j, i
+}
+
+// Next returns min(s, Avail()) distinct available items in increasing
+// order. The slice is reused by the next call.
+func (sp *Sampler) Next(s int) []int {
+	if s >= sp.avail {
+		sp.out = append(sp.out[:0], sp.perm[:sp.avail]...)
+		slices.Sort(sp.out)
+		return sp.out
+	}
+	for i := range s {
+		sp.swap(i, i+sp.rng.IntN(sp.avail-i))
+	}
+	sp.out = append(sp.out[:0], sp.perm[:s]...)
+	slices.Sort(sp.out)
+	return sp.out
+}
+
+// Remove makes item k unavailable (no effect if it already is).
+func (sp *Sampler) Remove(k int) {
+	if i := sp.pos[k]; i < sp.avail {
+		sp.avail--
+		sp.swap(i, sp.avail)
+	}
+}
+
+// Avail returns the number of items still available.
+func (sp *Sampler) Avail() int { return sp.avail }
