@@ -229,13 +229,5 @@ func (dc *dictionary) row64(k int, dst []float64) {
 	}
 }
 
-// splitHiLo writes v as the sum of two float32 vectors hi + lo, so that a
-// float32 dictionary product with both recovers <d, v> to about float64
-// accuracy.
-func splitHiLo(v []float64, hi, lo []float32) {
-	for i, x := range v {
-		h := float32(x)
-		hi[i] = h
-		lo[i] = float32(x - float64(h))
-	}
-}
+// splitHiLo writes v as hi + lo in float32 (internal/par).
+func splitHiLo(v []float64, hi, lo []float32) { par.SplitHiLo(v, hi, lo) }

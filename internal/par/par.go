@@ -1,5 +1,6 @@
-// Package par holds the one helper the algorithm packages share for
-// splitting a loop over goroutines.
+// Package par holds small helpers the algorithm packages share: a loop
+// split over goroutines and the hi/lo split of a float64 vector for
+// float32 products.
 package par
 
 import (
@@ -33,4 +34,15 @@ func For(n, threads int, body func(lo, hi int)) {
 		}(lo, hi)
 	}
 	wg.Wait()
+}
+
+// SplitHiLo writes v as the sum of two float32 vectors hi + lo, so that a
+// float32 dictionary product with both recovers ⟨d, v⟩ to about float64
+// accuracy (the error is that of d's own float32 values).
+func SplitHiLo(v []float64, hi, lo []float32) {
+	for i, x := range v {
+		h := float32(x)
+		hi[i] = h
+		lo[i] = float32(x - float64(h))
+	}
 }
