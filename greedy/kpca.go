@@ -82,13 +82,17 @@ func (p *KPCA) Residuals() []float64 {
 
 // kpcaState is the greedy loop's state for both forms.
 type kpcaState struct {
-	e       *engine.Engine
-	m       int
-	k       engine.Matrix // K, read-only in the implicit form; K̂ in the explicit one
-	kdiag   []float64     // κ(x_j, x_j)
-	diag    []float64     // K̂_jj
-	nrm     []float64     // ‖d_j‖², implicit form
-	g       [][]float64   // the factor's columns g_s (length m each)
+	e     *engine.Engine
+	m     int
+	k     engine.Matrix // K, read-only in the implicit form; K̂ in the explicit one
+	kdiag []float64     // κ(x_j, x_j)
+	diag  []float64     // K̂_jj
+	nrm   []float64     // ‖d_j‖², implicit form
+	// The factor, m×steps row-major: f[j*steps+s] = g_s[j], so that the
+	// per-point sums over s read contiguous memory.
+	f       []float64
+	steps   int
+	ns      int // columns filled
 	chosen  []bool
 	tol     float64
 	vecs    backend.Matrix // 2×m hi/lo of g
@@ -144,7 +148,11 @@ func FitKPCA(e *engine.Engine, x backend.Matrix, cfg KPCAConfig) (*KPCA, error) 
 	if err != nil {
 		return nil, fmt.Errorf("sparse KPCA: %w", err)
 	}
+	if err := e.Reserve(fmt.Sprintf("the sparse KPCA factor (%d×%d float64)", m, cfg.Steps), int64(m)*int64(cfg.Steps)*8); err != nil {
+		return nil, fmt.Errorf("sparse KPCA: %w", err)
+	}
 	st := &kpcaState{e: e, m: m, k: K, tol: tol, chosen: make([]bool, m),
+		f: make([]float64, m*cfg.Steps), steps: cfg.Steps,
 		kdiag: make([]float64, m), diag: make([]float64, m),
 		vecs: backend.NewMatrix(2, m), prod: make([]float64, 2*m),
 		sq: make([]float64, m), elg: make([]float64, m), skip: make([]bool, m)}
@@ -195,7 +203,7 @@ func FitKPCA(e *engine.Engine, x backend.Matrix, cfg KPCAConfig) (*KPCA, error) 
 	if len(fit.Index) == 0 {
 		return nil, configErr("sparse KPCA: every κ(x_j, x_j) is 0: there is no point to choose")
 	}
-	fit.finish(x, st.g)
+	fit.finish(x, st.f, st.steps)
 	return fit, nil
 }
 
@@ -260,16 +268,15 @@ func (st *kpcaState) column(p int, explicit bool) ([]float64, float64) {
 	for j, v := range row {
 		g[j] = float64(v)
 	}
-	if !explicit {
-		for _, gs := range st.g {
-			c := gs[p]
-			if c == 0 {
-				continue
+	if !explicit && st.ns > 0 {
+		// d_p = K_p − G G_pᵀ.
+		ns, steps := st.ns, st.steps
+		gp := st.f[p*steps : p*steps+ns]
+		par.For(st.m, st.e.Threads(), func(lo, hi int) {
+			for j := lo; j < hi; j++ {
+				g[j] -= dot(st.f[j*steps:j*steps+ns], gp)
 			}
-			for j := range g {
-				g[j] -= c * gs[j]
-			}
-		}
+		})
 	}
 	piv := st.diag[p]
 	if explicit {
@@ -301,35 +308,61 @@ func (st *kpcaState) deflate(g []float64, explicit bool) error {
 		if err := st.e.RankUpdate(st.k, -1, u, u); err != nil {
 			return fmt.Errorf("sparse KPCA: deflation: %w", err)
 		}
-		st.g = append(st.g, g)
+		st.store(g)
 		return nil
 	}
 	par.SplitHiLo(g, st.vecs.Row(0), st.vecs.Row(1))
 	if err := st.e.DictProducts(st.prod, st.k, st.vecs); err != nil {
 		return fmt.Errorf("sparse KPCA: products with K: %w", err)
 	}
-	w := make([]float64, len(st.g))
+	ns, steps := st.ns, st.steps
 	var gg float64
 	for _, v := range g {
 		gg += v * v
 	}
-	for s, gs := range st.g {
-		w[s] = dot(gs, g)
+	// w = Gᵀg, summed per thread.
+	threads := max(1, min(st.e.Threads(), m))
+	parts := make([][]float64, threads)
+	chunk := (m + threads - 1) / threads
+	par.For(threads, threads, func(lo, hi int) {
+		for t := lo; t < hi; t++ {
+			acc := make([]float64, ns)
+			for j := t * chunk; j < min(m, (t+1)*chunk); j++ {
+				axpy(g[j], st.f[j*steps:j*steps+ns], acc)
+			}
+			parts[t] = acc
+		}
+	})
+	w := make([]float64, ns)
+	for _, acc := range parts {
+		for s, v := range acc {
+			w[s] += v
+		}
 	}
-	gsets := st.g
 	par.For(m, st.e.Threads(), func(lo, hi int) {
 		for j := lo; j < hi; j++ {
-			dg := st.prod[j] + st.prod[m+j]
-			for s, gs := range gsets {
-				dg -= gs[j] * w[s]
-			}
+			dg := st.prod[j] + st.prod[m+j] - dot(st.f[j*steps:j*steps+ns], w)
 			gj := g[j]
 			st.nrm[j] += gj * (gj*gg - 2*dg)
 			st.diag[j] -= gj * gj
 		}
 	})
-	st.g = append(st.g, g)
+	st.store(g)
 	return nil
+}
+
+// store appends g as the factor's next column.
+func (st *kpcaState) store(g []float64) {
+	for j, v := range g {
+		st.f[j*st.steps+st.ns] = v
+	}
+	st.ns++
+}
+
+func axpy(a float64, x, y []float64) {
+	for i, v := range x {
+		y[i] += a * v
+	}
 }
 
 func dot(a, b []float64) float64 {
@@ -345,19 +378,18 @@ func dot(a, b []float64) float64 {
 	return s0 + s1
 }
 
-// finish fills G, L and the centres from the factor's columns.
-func (p *KPCA) finish(x backend.Matrix, cols [][]float64) {
-	m, k := x.Rows, len(cols)
+// finish fills G, L and the centres from the factor (m×steps row-major,
+// the first len(p.Index) columns filled).
+func (p *KPCA) finish(x backend.Matrix, f []float64, steps int) {
+	m, k := x.Rows, len(p.Index)
 	p.G = mat.NewDense(m, k, nil)
-	for s, c := range cols {
-		for j, v := range c {
-			p.G.Set(j, s, v)
-		}
+	for j := range m {
+		copy(p.G.RawRowView(j), f[j*steps:j*steps+k])
 	}
 	p.L = mat.NewTriDense(k, mat.Lower, nil)
 	for r, i := range p.Index {
 		for s := 0; s <= r; s++ {
-			p.L.SetTri(r, s, cols[s][i])
+			p.L.SetTri(r, s, f[i*steps+s])
 		}
 	}
 	p.Centres = backend.NewMatrix(k, x.Cols)
