@@ -1,6 +1,7 @@
 package greedy
 
 import (
+	"bytes"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -246,5 +247,41 @@ func TestKFDABadInput(t *testing.T) {
 		if _, err := TrainKFDA(e, x, c.y, c.cfg); !errors.Is(err, ErrConfig) {
 			t.Errorf("%s: err = %v, want ErrConfig", name, err)
 		}
+	}
+}
+
+func TestKFDASaveLoad(t *testing.T) {
+	e := newEngine(t)
+	x, y := twoClass(80, 3, 9)
+	f, err := TrainKFDA(e, x, y, KFDAConfig{Kernel: engine.RBF(0.4), Steps: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := f.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	file := slices.Clone(buf.Bytes())
+	g, err := LoadKFDA(bytes.NewReader(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := f.Decision(e, x)
+	b, _ := g.Decision(e, x)
+	if !slices.Equal(a, b) {
+		t.Error("the loaded model decides differently")
+	}
+	var again bytes.Buffer
+	if err := g.Save(&again); err != nil || !bytes.Equal(again.Bytes(), file) {
+		t.Errorf("save → load → save is not a fixed point (err %v)", err)
+	}
+	// A flipped payload byte and a cut file are ErrCorrupt.
+	bad := slices.Clone(file)
+	bad[len(bad)/2] ^= 1
+	if _, err := LoadKFDA(bytes.NewReader(bad)); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("flipped byte: err = %v, want ErrCorrupt", err)
+	}
+	if _, err := LoadKFDA(bytes.NewReader(file[:len(file)-5])); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("truncated: err = %v, want ErrCorrupt", err)
 	}
 }

@@ -1,0 +1,145 @@
+package greedy
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit/internal/modelfile"
+)
+
+// The MP-KFDA model file is package modelfile's frame (magic, version,
+// payload length, JSON payload, SHA-256) around a kfdaFile.
+const (
+	kfdaMagic   = "PURSUIT-MPKFDA\n"
+	kfdaVersion = 1
+)
+
+// ErrCorrupt is wrapped by LoadKFDA's errors for damaged or truncated
+// files.
+var ErrCorrupt = modelfile.ErrCorrupt
+
+type fileKernel struct {
+	Kind   string  `json:"kind"`
+	Gamma  float64 `json:"gamma,omitempty"`
+	Coef0  float64 `json:"coef0,omitempty"`
+	Degree int     `json:"degree,omitempty"`
+}
+
+type kfdaFile struct {
+	Kernel  fileKernel `json:"kernel"`
+	Rows    int        `json:"rows"`
+	Cols    int        `json:"cols"`
+	Centres []float32  `json:"centres"` // row-major, Rows×Cols
+	Index   []int      `json:"index"`
+	Alpha   []float64  `json:"alpha"`
+	Bias    float64    `json:"bias"`
+	W       []float64  `json:"w"`
+	Scores  []float64  `json:"scores"`
+}
+
+// Check reports the first inconsistency of a model (shapes, non-finite
+// numbers, an invalid kernel), so that a loaded model cannot panic later.
+func (f *KFDA) Check() error {
+	k := len(f.Alpha)
+	switch {
+	case k == 0:
+		return fmt.Errorf("MP-KFDA model has no basis vectors")
+	case f.Centres.Rows != k || f.Centres.Cols < 1 || len(f.Centres.Data) < k*f.Centres.Cols:
+		return fmt.Errorf("MP-KFDA model has %d coefficients for %d×%d centres", k, f.Centres.Rows, f.Centres.Cols)
+	case len(f.Index) != k || len(f.W) != k || len(f.Scores) != k:
+		return fmt.Errorf("MP-KFDA model: %d indices, %d Fisher weights and %d scores for %d coefficients", len(f.Index), len(f.W), len(f.Scores), k)
+	}
+	if err := f.Kernel.Validate(); err != nil {
+		return fmt.Errorf("MP-KFDA model: %w", err)
+	}
+	for _, v := range [][]float64{f.Alpha, f.W, f.Scores, {f.Bias}} {
+		for _, x := range v {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return fmt.Errorf("MP-KFDA model holds a non-finite number %v", x)
+			}
+		}
+	}
+	for r := range k {
+		for _, v := range f.Centres.Row(r) {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				return fmt.Errorf("MP-KFDA model: centre %d holds %v", r, v)
+			}
+		}
+	}
+	return nil
+}
+
+// Save writes the model in a versioned, checksummed frame around a JSON
+// payload (numbers in shortest round-trip form: a loaded model decides
+// exactly as the saved one).
+func (f *KFDA) Save(w io.Writer) error {
+	if err := f.Check(); err != nil {
+		return fmt.Errorf("greedy: save: %w", err)
+	}
+	k := f.Kernel
+	fm := kfdaFile{
+		Kernel: fileKernel{Kind: k.Kind.String(), Gamma: k.Gamma, Coef0: k.Coef0, Degree: k.Degree},
+		Rows:   f.Centres.Rows, Cols: f.Centres.Cols,
+		Index: f.Index, Alpha: f.Alpha, Bias: f.Bias, W: f.W, Scores: f.Scores,
+	}
+	for r := range f.Centres.Rows {
+		fm.Centres = append(fm.Centres, f.Centres.Row(r)...)
+	}
+	payload, err := json.Marshal(&fm)
+	if err != nil {
+		return fmt.Errorf("greedy: save: encoding: %w", err)
+	}
+	if err := modelfile.Write(w, kfdaMagic, kfdaVersion, payload); err != nil {
+		return fmt.Errorf("greedy: save: %w", err)
+	}
+	return nil
+}
+
+// LoadKFDA reads a model written by KFDA.Save, to the end of r. A damaged or
+// truncated file gives an error wrapping ErrCorrupt; another kind of file
+// or version is refused with an error saying so.
+func LoadKFDA(r io.Reader) (*KFDA, error) {
+	_, payload, err := modelfile.Read(r, kfdaMagic, func(v uint32) error {
+		if v != kfdaVersion {
+			return fmt.Errorf("unsupported MP-KFDA model file version %d (this build reads version %d)", v, kfdaVersion)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("greedy: load: %w", err)
+	}
+	var fm kfdaFile
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&fm); err != nil {
+		return nil, fmt.Errorf("greedy: load: decoding the model: %w", err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("greedy: load: more than one JSON value in the payload")
+	}
+	var kind backend.KernelKind
+	for _, c := range []backend.KernelKind{backend.Linear, backend.Polynomial, backend.RBF, backend.Sigmoid} {
+		if c.String() == fm.Kernel.Kind {
+			kind = c
+		}
+	}
+	if kind == 0 {
+		return nil, fmt.Errorf("greedy: load: unknown kernel kind %q", fm.Kernel.Kind)
+	}
+	if fm.Rows < 1 || fm.Cols < 1 || len(fm.Centres) != fm.Rows*fm.Cols || fm.Rows > len(fm.Centres) {
+		return nil, fmt.Errorf("greedy: load: %d centre values for %d×%d centres", len(fm.Centres), fm.Rows, fm.Cols)
+	}
+	f := &KFDA{
+		Kernel:  backend.Kernel{Kind: kind, Gamma: fm.Kernel.Gamma, Coef0: fm.Kernel.Coef0, Degree: fm.Kernel.Degree},
+		Centres: backend.Matrix{Rows: fm.Rows, Cols: fm.Cols, Stride: fm.Cols, Data: fm.Centres},
+		Index:   fm.Index, Alpha: fm.Alpha, Bias: fm.Bias, W: fm.W, Scores: fm.Scores,
+	}
+	if err := f.Check(); err != nil {
+		return nil, fmt.Errorf("greedy: load: %w", err)
+	}
+	return f, nil
+}
