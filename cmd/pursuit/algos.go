@@ -124,6 +124,7 @@ func algorithms() []*algorithm {
 		{name: "skmp", pkg: "kmp", summary: "stochastic KMP: searches a random active set per step (--fit backfit, prefit or basic)", usesBasis: true, regression: true},
 		{name: "svm", pkg: "svm", summary: "support vector machine (C-SVC, or ε-SVR with --svr-epsilon), SMO", regression: true},
 		{name: "bpdn", pkg: "bpdn", summary: "Girosi's sparse approximation in the RKHS = ε-SVR (C = ∞ or a box), solved without SMO", regression: true, notInDemo: true},
+		{name: "mpkfda", pkg: "greedy", summary: "matching-pursuit kernel Fisher discriminant: Fisher-quotient basis, Fisher direction", regression: false},
 		{name: "slmc", pkg: "slmc", summary: "sparse large margin classifier: Nz learned expansion vectors", kernels: []string{"rbf"}},
 	}
 	for _, a := range all {

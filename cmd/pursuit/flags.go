@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -266,7 +267,7 @@ func algoFlags() map[string][]string {
 		}
 	}
 	return map[string][]string{
-		"basis":        kmpFamily,
+		"basis":        append(slices.Clone(kmpFamily), "mpkfda"),
 		"patience":     kmpFamily,
 		"curve":        kmpFamily, // train: only they record a learning curve
 		"grid-basis":   kmpFamily, // cv

@@ -28,6 +28,8 @@ func registerAlgorithms(all []*algorithm) {
 			a.train, a.load = trainSVM, loadSVM
 		case "bpdn":
 			a.train, a.load = trainBPDN, loadSVM
+		case "mpkfda":
+			a.train, a.load = trainMPKFDA, loadMPKFDA
 		case "slmc":
 			a.train, a.load = trainSLMC, loadSLMC
 		}
