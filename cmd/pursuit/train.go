@@ -11,6 +11,7 @@ import (
 type trainOptions struct {
 	dataFlags
 	modelFlags
+	boundFlags
 	model   string
 	plotDir string
 	curve   bool
@@ -21,6 +22,7 @@ func newTrainFlags() (*flag.FlagSet, *trainOptions) {
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	addDataFlags(fs, &o.dataFlags, true)
 	addModelFlags(fs, &o.modelFlags)
+	addBoundFlags(fs, &o.boundFlags)
 	fs.StringVar(&o.model, "model", "", "write the trained model to `FILE` (read it back with `pursuit predict --model FILE`; "+safeWriteHelp+")")
 	fs.StringVar(&o.plotDir, "plot", "", "write the learning curve and, for 2-D data, the decision surface as PNG files into `DIR`")
 	fs.BoolVar(&o.curve, "curve", false, "record the learning curve (training, validation and test error against the number of steps; KMP family) in the model, for the plot command")
@@ -77,6 +79,8 @@ type resultJSON struct {
 	// Stop says why SLMC's or SKFD's minimisation stopped.
 	Method string `json:"method,omitempty"`
 	Stop   string `json:"stop,omitempty"`
+	// Bound is --bound's bound for the trained model (bound.go).
+	Bound *boundJSON `json:"bound,omitempty"`
 }
 
 // num returns a pointer to v, or nil for NaN (JSON null).
@@ -101,6 +105,9 @@ func runTrain(ev *env, args []string) error {
 		return err
 	}
 	if err := o.dataFlags.implyRegression(&o.modelFlags); err != nil {
+		return err
+	}
+	if err := o.boundFlags.validate(set, o.algo, o.regression); err != nil {
 		return err
 	}
 	algo, _ := findAlgorithm(o.algo)
@@ -178,6 +185,11 @@ func runTrain(ev *env, args []string) error {
 		out.LabelColumn = &col
 	}
 	out.Method, out.Stop = modelMethod(m.models), stopSummary(m.models)
+	if o.bound {
+		if out.Bound, err = trainBound(e, algo.name, m, tr, &plan, &o.boundFlags); err != nil {
+			return err
+		}
+	}
 	if o.jsonOutput {
 		return printJSON(ev, out)
 	}
@@ -216,6 +228,9 @@ func runTrain(ev *env, args []string) error {
 	}
 	for _, p := range plots {
 		fmt.Fprintf(w, "plot       %s\n", p)
+	}
+	if out.Bound != nil {
+		fmt.Fprintf(w, "bound      %s\n", out.Bound.humanLine())
 	}
 	return nil
 }

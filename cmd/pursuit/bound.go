@@ -1,0 +1,171 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/pursuit-ml/pursuit/bound"
+	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/engine"
+)
+
+// boundFlags are train's --bound, --delta and --alpha.
+type boundFlags struct {
+	bound bool
+	delta float64
+	alpha float64
+}
+
+func addBoundFlags(fs *flag.FlagSet, b *boundFlags) {
+	fs.BoolVar(&b.bound, "bound", false, "report a generalisation bound for the trained model (Hussain et al. 2011: Theorem 4 for the KMP family and MP-KFDA, Theorem 2 for the SVM's support vectors)")
+	fs.Float64Var(&b.delta, "delta", 0.05, "--bound holds with probability at least 1 − `DELTA`")
+	fs.Float64Var(&b.alpha, "alpha", 0, "--bound for regression: bound the probability that |f(x) − y| > `ALPHA`")
+}
+
+// boundTheorem says which theorem bounds an algorithm's models, "" when
+// none does.
+func boundTheorem(algo string) string {
+	switch algo {
+	case "kmp", "kmp-backfit", "kmp-basic", "kmp-tanh", "skmp", "mpkfda":
+		return "Theorem 4"
+	case "svm":
+		return "Theorem 2"
+	}
+	return ""
+}
+
+func (b *boundFlags) validate(set map[string]bool, algo string, regression bool) error {
+	if !b.bound {
+		for _, f := range []string{"delta", "alpha"} {
+			if set[f] {
+				return fmt.Errorf("--%s applies only with --bound", f)
+			}
+		}
+		return nil
+	}
+	if boundTheorem(algo) == "" {
+		return fmt.Errorf("--bound does not apply to --algo %s: its basis is not a subset of the training points (the bounds cover kmp, kmp-backfit, kmp-basic, kmp-tanh, skmp, mpkfda and svm)", algo)
+	}
+	if !(b.delta > 0 && b.delta < 1) {
+		return fmt.Errorf("--delta %v: must be in (0, 1)", b.delta)
+	}
+	if regression && (!(b.alpha > 0) || math.IsInf(b.alpha, 0)) {
+		return fmt.Errorf("--alpha %v: --bound for regression needs the error threshold α > 0 (the bound is on P(|f(x) − y| > α))", b.alpha)
+	}
+	if !regression && set["alpha"] {
+		return fmt.Errorf("--alpha applies to regression; a classifier's bound is on its error rate")
+	}
+	return nil
+}
+
+// boundJSON is the bound object of train's JSON output.
+type boundJSON struct {
+	Theorem string   `json:"theorem"`
+	M       int      `json:"m"`
+	K       int      `json:"k"`
+	T       int      `json:"t"`
+	Delta   float64  `json:"delta"`
+	Alpha   *float64 `json:"alpha,omitempty"`
+	Value   float64  `json:"value"`
+	Trivial bool     `json:"trivial"`
+}
+
+// trainBound evaluates the bound for a trained binary classifier or
+// regressor: m training points, k = the training points its basis uses
+// (the compression set), t = its training errors outside them (sign
+// errors, or |f − y| > α for regression).
+func trainBound(e *engine.Engine, algo string, m *cliModel, tr *data.Dataset, plan *labelPlan, b *boundFlags) (*boundJSON, error) {
+	if len(m.models) != 1 || plan.models() != 1 || isMulti(m.models[0]) {
+		return nil, fmt.Errorf("--bound: the bounds are for one binary classifier or regressor; train one class against the rest with --positive LABEL")
+	}
+	f := m.models[0]
+	y := plan.targets(tr.Y, 0)
+	dec, err := f.Decision(e, tr.X)
+	if err != nil {
+		return nil, fmt.Errorf("--bound: training decisions: %w", err)
+	}
+	inBasis := compressionSet(tr.X, f.Basis())
+	k := 0
+	for _, in := range inBasis {
+		if in {
+			k++
+		}
+	}
+	if k < f.NBasis() {
+		k = f.NBasis() // a basis point not found among the rows still counts
+	}
+	t := 0
+	for i, v := range dec {
+		if inBasis[i] {
+			continue
+		}
+		wrong := v*y[i] <= 0
+		if plan.Task == taskRegression {
+			wrong = math.Abs(v-y[i]) > b.alpha
+		}
+		if wrong {
+			t++
+		}
+	}
+	out := &boundJSON{Theorem: boundTheorem(algo), M: tr.Len(), K: k, T: t, Delta: b.delta}
+	if plan.Task == taskRegression {
+		out.Alpha = &b.alpha
+	}
+	if out.Theorem == "Theorem 2" {
+		out.Value, err = bound.Compression(out.M, k, t, b.delta)
+	} else {
+		out.Value, err = bound.KMP(out.M, k, t, b.delta)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--bound: %w", err)
+	}
+	out.Trivial = bound.Trivial(out.Value)
+	return out, nil
+}
+
+// compressionSet marks the training rows that are basis vectors, each basis
+// vector matching one row (so duplicates of a basis point outside the basis
+// stay outside).
+func compressionSet(x, basis engine.Matrix) []bool {
+	rows := map[string][]int{}
+	key := func(r []float32) string {
+		var sb strings.Builder
+		for _, v := range r {
+			fmt.Fprintf(&sb, "%x,", math.Float32bits(v))
+		}
+		return sb.String()
+	}
+	for i := range x.Rows {
+		kk := key(x.Row(i))
+		rows[kk] = append(rows[kk], i)
+	}
+	in := make([]bool, x.Rows)
+	for r := range basis.Rows {
+		kk := key(basis.Row(r))
+		if list := rows[kk]; len(list) > 0 {
+			in[list[0]] = true
+			rows[kk] = list[1:]
+		}
+	}
+	return in
+}
+
+// humanLine is the bound's line in train's human output.
+func (bj *boundJSON) humanLine() string {
+	conf := fmt.Sprintf("with probability ≥ %s%%", trimFloat(100*(1-bj.Delta)))
+	what := "the true error is"
+	if bj.Alpha != nil {
+		what = fmt.Sprintf("P(|f(x) − y| > %s) is", trimFloat(*bj.Alpha))
+	}
+	s := fmt.Sprintf("%s, %s at most %.1f%% (%s, k = %d, t = %d)", conf, what, 100*bj.Value, bj.Theorem, bj.K, bj.T)
+	if bj.Trivial {
+		s += " — trivial, above 100%"
+	}
+	return s
+}
+
+func trimFloat(v float64) string {
+	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.4f", v), "0"), ".")
+}
