@@ -9,6 +9,8 @@
 //	go test ./bench -run '^$' -bench BenchmarkKMPPreFitStep -benchtime 20x # pre-fitting step vs bandwidth
 //	PURSUIT_SKMP=1 go test ./bench -run 'TestSKMP' -v -timeout 1h         # stochastic KMP at scale, USPS table
 //	PURSUIT_SLMC_USPS=1 go test ./bench -run 'TestSLMCUSPS' -v -timeout 3h # SLMC Table 1 (USPS), Example 2
+//	go test ./bench -run '^$' -bench BenchmarkSKPCAUSPS -benchtime 3x      # sparse KPCA, USPS k = 300, step vs bandwidth
+//	PURSUIT_MPKFDA=1 go test ./bench -run TestMPKFDAUSPS -v -timeout 30m   # MP-KFDA, USPS 8 vs rest against the SVM
 //
 // The SVM's comparison with LIBSVM's svm-train lives in package svm
 // (`go test ./svm -run '^$' -bench USPS -benchtime 1x`), the backends'
