@@ -178,7 +178,7 @@ func TestHussainFigure2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gamma := 0.05
+	gamma := 0.2
 	if s := os.Getenv("PURSUIT_HUSSAIN_GAMMA"); s != "" {
 		if gamma, err = strconv.ParseFloat(s, 64); err != nil {
 			t.Fatal(err)
