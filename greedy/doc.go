@@ -11,6 +11,12 @@
 //     the trace of the residual kernel matrix; Transform gives new points'
 //     features L⁻¹k_i(x) and residuals κ(x,x) − ‖z‖²; Residuals is the
 //     empirical term of Corollary 1.
+//   - Sparse kernel CCA (Algorithm 3): FitKCCA. Two views over the same
+//     rows; the pair whose deflated columns correlate most (in absolute
+//     value: a negative correlation is as good a direction) is chosen and
+//     each view deflated one-sidedly by its own column; regularised CCA on
+//     the centred k-dimensional Nyström projections gives the canonical
+//     directions (see KCCA for the centring and scaling).
 //   - MP-KFDA (Section V, after Diethe et al. 2009): TrainKFDA, a binary
 //     classifier that chooses the column maximising the Fisher quotient
 //     (d_jᵀy)²/(d_jᵀB d_j), deflates one-sidedly, and fits a regularised
