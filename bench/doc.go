@@ -11,6 +11,8 @@
 //	PURSUIT_SLMC_USPS=1 go test ./bench -run 'TestSLMCUSPS' -v -timeout 3h # SLMC Table 1 (USPS), Example 2
 //	go test ./bench -run '^$' -bench BenchmarkSKPCAUSPS -benchtime 3x      # sparse KPCA, USPS k = 300, step vs bandwidth
 //	PURSUIT_MPKFDA=1 go test ./bench -run TestMPKFDAUSPS -v -timeout 30m   # MP-KFDA, USPS 8 vs rest against the SVM
+//	PURSUIT_HUSSAIN=1 go test ./bench -run TestHussainFigure -v            # Hussain et al. Figures 2–5 (bounds vs k)
+//	PURSUIT_SKCCA=1 go test ./bench -run TestSKCCAUSPS -v -timeout 30m     # Figure 6: sparse vs full KCCA, USPS halves
 //
 // The SVM's comparison with LIBSVM's svm-train lives in package svm
 // (`go test ./svm -run '^$' -bench USPS -benchtime 1x`), the backends'

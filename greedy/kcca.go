@@ -331,7 +331,7 @@ func (f *KCCA) finish(kx, ky, x, y backend.Matrix, ridge float64) error {
 	}
 	f.LX, f.LY = lx, ly
 	f.MeanX, f.MeanY = centre(zx), centre(zy)
-	if f.WX, f.WY, f.Corr, err = cca(zx, zy, ridge); err != nil {
+	if f.WX, f.WY, f.Corr, err = CCA(zx, zy, ridge); err != nil {
 		return fmt.Errorf("sparse KCCA: %w", err)
 	}
 	k := len(f.Index)
@@ -343,12 +343,18 @@ func (f *KCCA) finish(kx, ky, x, y backend.Matrix, ridge float64) error {
 	return nil
 }
 
-// cca returns the canonical directions (columns of wx, wy, each of unit
-// variance on the data) and correlations of centred zx, zy: with
+// CCA solves regularised linear CCA for the centred rows of zx and zy (m×k
+// each, the same m): it returns the canonical directions (the columns of
+// wx, wy, scaled to unit regularised variance) and the correlations,
+// descending. With C = ZᵀZ/m, λ = ridge·trace(C)/k (per view),
 // C_xx + λ_x I = R_xᵀR_x (Cholesky) and likewise for y, the SVD
-// R_x⁻ᵀ C_xy R_y⁻¹ = U S Vᵀ gives w_x = R_x⁻¹U, w_y = R_y⁻¹V, ρ = S.
-func cca(zx, zy *mat.Dense, ridge float64) (*mat.Dense, *mat.Dense, []float64, error) {
+// R_x⁻ᵀ C_xy R_y⁻¹ = U S Vᵀ gives w_x = R_x⁻¹U, w_y = R_y⁻¹V, ρ = S. Full
+// kernel CCA is CCA on features Z with Z Zᵀ = K.
+func CCA(zx, zy *mat.Dense, ridge float64) (*mat.Dense, *mat.Dense, []float64, error) {
 	m, k := zx.Dims()
+	if r, c := zy.Dims(); r != m || c != k {
+		return nil, nil, nil, configErr("CCA: views of %d×%d and %d×%d features, want the same shape", m, k, r, c)
+	}
 	cov := func(a, b *mat.Dense) *mat.Dense {
 		var c mat.Dense
 		c.Mul(a.T(), b)
