@@ -27,8 +27,6 @@ import (
 	"strconv"
 	"testing"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/bound"
 	"github.com/pursuit-ml/pursuit/data"
@@ -78,54 +76,19 @@ func hussainSplit(t *testing.T, e *engine.Engine, kern engine.Kernel, tr, te bac
 		c.test[r] /= float64(te.Rows)
 	}
 	// Eigenvalues of K and of the centred K for Theorems 7 and 8.
-	Km, err := e.KernelMatrix(kern, tr, nil, tr, nil)
+	sp, err := greedy.KernelSpectrum(e, kern, tr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	S := mat.NewSymDense(m, nil)
-	diag := make([]float64, m)
-	for i := range m {
-		for j := i; j < m; j++ {
-			S.SetSym(i, j, (float64(Km.At(i, j))+float64(Km.At(j, i)))/2)
-		}
-		diag[i] = float64(Km.At(i, i))
-	}
-	var es mat.EigenSym
-	if !es.Factorize(S, false) {
-		t.Fatal("eigen-decomposition failed")
-	}
-	lam := es.Values(nil)
-	// Centred: (I − 11ᵀ/m) K (I − 11ᵀ/m).
-	rowMean := make([]float64, m)
-	var all float64
-	for i := range m {
-		for j := range m {
-			rowMean[i] += S.At(i, j)
-		}
-		all += rowMean[i]
-		rowMean[i] /= float64(m)
-	}
-	all /= float64(m * m)
-	C := mat.NewSymDense(m, nil)
-	for i := range m {
-		for j := i; j < m; j++ {
-			C.SetSym(i, j, (S.At(i, j)-rowMean[i]-rowMean[j]+all)/float64(m))
-		}
-	}
-	if !es.Factorize(C, false) {
-		t.Fatal("eigen-decomposition failed")
-	}
-	lamC := es.Values(nil)
-	lamN := make([]float64, m)
+	lam, diag := sp.Lambda, sp.Diag
+	lamN, lamC := make([]float64, m), make([]float64, m)
 	var r2 float64
 	for i := range m {
 		lamN[i] = lam[i] / float64(m)
+		lamC[i] = sp.Centred[i] / float64(m)
 		r2 = max(r2, diag[i])
 	}
-	lamCU := make([]float64, m)
-	for i := range m {
-		lamCU[i] = lamC[i] * float64(m)
-	}
+	lamCU := sp.Centred
 	c.th7, c.th8, c.th8u = make([]float64, K), make([]float64, K), make([]float64, K)
 	for k := 1; k <= K; k++ {
 		if c.th7[k-1], err = bound.GlobalPCA(k, lam, diag, r2, 0.05); err != nil {

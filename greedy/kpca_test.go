@@ -445,3 +445,58 @@ func TestKPCABadInput(t *testing.T) {
 		t.Errorf("zero points, linear kernel: err = %v, want ErrConfig", err)
 	}
 }
+
+// The spectrum's eigenvalues sum to the traces of K and of the centred K,
+// and the largest matches the Rayleigh quotient bound of a power iteration.
+func TestKernelSpectrum(t *testing.T) {
+	e := newEngine(t)
+	x, _ := twoClass(60, 3, 11)
+	kern := engine.RBF(0.3)
+	sp, err := KernelSpectrum(e, kern, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	K := kernel64(t, e, kern, x)
+	m := len(K)
+	var tr, trc, all float64
+	rows := make([]float64, m)
+	for i := range m {
+		tr += K[i][i]
+		for j := range m {
+			rows[i] += K[i][j]
+			all += K[i][j]
+		}
+	}
+	for i := range m {
+		trc += K[i][i] - 2*rows[i]/float64(m) + all/float64(m*m)
+	}
+	var s, sc float64
+	for i := range m {
+		s += sp.Lambda[i]
+		sc += sp.Centred[i]
+	}
+	if math.Abs(s-tr) > 1e-9*tr || math.Abs(sc-trc) > 1e-9*tr {
+		t.Errorf("eigenvalue sums %v, %v; traces %v, %v", s, sc, tr, trc)
+	}
+	v := make([]float64, m)
+	for i := range v {
+		v[i] = 1
+	}
+	var lam float64
+	for range 200 {
+		w := make([]float64, m)
+		for i := range m {
+			for j := range m {
+				w[i] += K[i][j] * v[j]
+			}
+		}
+		n := math.Sqrt(dot(w, w))
+		lam = n / math.Sqrt(dot(v, v))
+		for i := range w {
+			v[i] = w[i] / n
+		}
+	}
+	if top := sp.Lambda[m-1]; math.Abs(top-lam) > 1e-8*top {
+		t.Errorf("largest eigenvalue %v, power iteration %v", top, lam)
+	}
+}
