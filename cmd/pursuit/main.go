@@ -47,6 +47,7 @@ func commands() []*command {
 		predictCommand(),
 		cvCommand(),
 		plotCommand(),
+		subspaceCommand(),
 		demoCommand(),
 		infoCommand(),
 		equivCommand(),

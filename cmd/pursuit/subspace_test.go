@@ -1,0 +1,72 @@
+package main
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pursuit-ml/pursuit/bound"
+)
+
+func TestSubspace(t *testing.T) {
+	dir := t.TempDir()
+	train, test := moonsFiles(t, dir)
+	feat := filepath.Join(dir, "feat.csv")
+	r := mustRun(t, dir, "subspace", "--data", train, "--test", test, "--k", "12", "--gamma", "2", "--out", feat, "--plot", dir, "--log", "--json")
+	var out subspaceJSON
+	decodeJSON(t, r.stdout, &out)
+	if len(out.Curve) != 12 || len(out.Chosen) != 12 || out.M != 200 || out.NTest != 100 {
+		t.Fatalf("curve of %d, %d chosen, m = %d, %d test points; want 12, 12, 200, 100", len(out.Curve), len(out.Chosen), out.M, out.NTest)
+	}
+	var train1 []float64
+	for i, p := range out.Curve {
+		train1 = append(train1, p.TrainResidual)
+		if i > 0 && !(p.TrainResidual < out.Curve[i-1].TrainResidual*(1+1e-12)) {
+			t.Errorf("training residual rises at k = %d", p.K)
+		}
+		if p.TestResidual == nil || p.Theorem7 == nil || p.Theorem8 == nil {
+			t.Fatalf("k = %d: missing test residual or PCA bounds", p.K)
+		}
+		if !(p.Corollary1 < *p.Theorem7) {
+			t.Errorf("k = %d: Corollary 1 %.4f not below Theorem 7 %.4f", p.K, p.Corollary1, *p.Theorem7)
+		}
+	}
+	want, err := bound.SubspaceCurve(out.M, train1, 1, 0.05)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if math.Abs(want[i]-out.Curve[i].Corollary1) > 1e-12 {
+			t.Errorf("k = %d: Corollary 1 %v, formula %v", i+1, out.Curve[i].Corollary1, want[i])
+		}
+	}
+	b, err := os.ReadFile(feat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 300 || len(strings.Split(lines[0], ",")) != 13 || !strings.HasPrefix(lines[299], "test,") {
+		t.Errorf("features file: %d lines, first %q", len(lines), lines[0])
+	}
+	checkPNG(t, out.Plot)
+}
+
+func TestSubspaceBadInput(t *testing.T) {
+	dir := t.TempDir()
+	train, _ := moonsFiles(t, dir)
+	for _, c := range []struct {
+		want []string
+		args []string
+	}{
+		{[]string{"--kernel", "rbf"}, []string{"--kernel", "linear"}},
+		{[]string{"--k", "200"}, []string{"--k", "200"}},
+		{[]string{"--k", "at least 1"}, []string{"--k", "0"}},
+		{[]string{"--method", "skpca"}, []string{"--method", "pca"}},
+		{[]string{"--delta"}, []string{"--delta", "2"}},
+		{[]string{"--log", "--plot"}, []string{"--log"}},
+	} {
+		wantFail(t, dir, c.want, append([]string{"subspace", "--data", train}, c.args...)...)
+	}
+}
