@@ -92,7 +92,8 @@ type kpcaState struct {
 	// per-point sums over s read contiguous memory.
 	f       []float64
 	steps   int
-	ns      int // columns filled
+	ns      int       // columns filled
+	w       []float64 // Gᵀg for the newest g (implicit form)
 	chosen  []bool
 	tol     float64
 	vecs    backend.Matrix // 2×m hi/lo of g
@@ -268,15 +269,32 @@ func (st *kpcaState) column(p int, explicit bool) ([]float64, float64) {
 	for j, v := range row {
 		g[j] = float64(v)
 	}
-	if !explicit && st.ns > 0 {
-		// d_p = K_p − G G_pᵀ.
-		ns, steps := st.ns, st.steps
+	ns, steps := st.ns, st.steps
+	st.w = st.w[:0]
+	if !explicit && ns > 0 {
+		// d_p = K_p − G G_pᵀ, and in the same pass over G the sums
+		// Σ_j d_p[j] G_j for w = Gᵀg (deflate's corrections).
 		gp := st.f[p*steps : p*steps+ns]
-		par.For(st.m, st.e.Threads(), func(lo, hi int) {
-			for j := lo; j < hi; j++ {
-				g[j] -= dot(st.f[j*steps:j*steps+ns], gp)
+		threads := max(1, min(st.e.Threads(), st.m))
+		parts := make([][]float64, threads)
+		chunk := (st.m + threads - 1) / threads
+		par.For(threads, threads, func(lo, hi int) {
+			for t := lo; t < hi; t++ {
+				acc := make([]float64, ns)
+				for j := t * chunk; j < min(st.m, (t+1)*chunk); j++ {
+					fj := st.f[j*steps : j*steps+ns]
+					g[j] -= dot(fj, gp)
+					axpy(g[j], fj, acc)
+				}
+				parts[t] = acc
 			}
 		})
+		st.w = append(st.w, make([]float64, ns)...)
+		for _, acc := range parts {
+			for s, v := range acc {
+				st.w[s] += v
+			}
+		}
 	}
 	piv := st.diag[p]
 	if explicit {
@@ -288,7 +306,9 @@ func (st *kpcaState) column(p int, explicit bool) ([]float64, float64) {
 		g[j] *= s
 		score += g[j] * g[j]
 	}
-	// The chosen point's own residual is exactly 0 from now on.
+	for i := range st.w {
+		st.w[i] *= s
+	}
 	return g, score
 }
 
@@ -320,25 +340,7 @@ func (st *kpcaState) deflate(g []float64, explicit bool) error {
 	for _, v := range g {
 		gg += v * v
 	}
-	// w = Gᵀg, summed per thread.
-	threads := max(1, min(st.e.Threads(), m))
-	parts := make([][]float64, threads)
-	chunk := (m + threads - 1) / threads
-	par.For(threads, threads, func(lo, hi int) {
-		for t := lo; t < hi; t++ {
-			acc := make([]float64, ns)
-			for j := t * chunk; j < min(m, (t+1)*chunk); j++ {
-				axpy(g[j], st.f[j*steps:j*steps+ns], acc)
-			}
-			parts[t] = acc
-		}
-	})
-	w := make([]float64, ns)
-	for _, acc := range parts {
-		for s, v := range acc {
-			w[s] += v
-		}
-	}
+	w := st.w // Gᵀg, from column
 	par.For(m, st.e.Threads(), func(lo, hi int) {
 		for j := lo; j < hi; j++ {
 			dg := st.prod[j] + st.prod[m+j] - dot(st.f[j*steps:j*steps+ns], w)
