@@ -272,8 +272,12 @@ func (st *kccaState) deflate(p int) error {
 	return nil
 }
 
-// features returns the Nyström features K[:, i] L⁻ᵀ of the training rows
-// and L (L Lᵀ = K[i,i]).
+// nystromFeatures returns the Nyström features K[:, i] L⁻ᵀ of the training
+// rows and L (L Lᵀ = K[i,i]). Columns chosen by one-sided deflation are
+// independent as columns of K, yet K[i,i] can be numerically singular (its
+// condition number is about the square of theirs): then a jitter of
+// 1e-12, 1e-11, … up to 1e-6 times the mean diagonal is added until the
+// Cholesky factorisation succeeds.
 func nystromFeatures(K backend.Matrix, idx []int) (*mat.Dense, *mat.TriDense, error) {
 	m, k := K.Rows, len(idx)
 	kii := mat.NewSymDense(k, nil)
@@ -284,7 +288,22 @@ func nystromFeatures(K backend.Matrix, idx []int) (*mat.Dense, *mat.TriDense, er
 	}
 	var ch mat.Cholesky
 	if !ch.Factorize(kii) {
-		return nil, nil, fmt.Errorf("K[i,i] of the %d chosen points is not positive definite", k)
+		var mean float64
+		for a := range k {
+			mean += kii.At(a, a) / float64(k)
+		}
+		ok := false
+		for jitter := 1e-12; jitter <= 1e-6 && !ok; jitter *= 10 {
+			j := mat.NewSymDense(k, nil)
+			j.CopySym(kii)
+			for a := range k {
+				j.SetSym(a, a, j.At(a, a)+jitter*mean)
+			}
+			ok = ch.Factorize(j)
+		}
+		if !ok {
+			return nil, nil, fmt.Errorf("K[i,i] of the %d chosen points is not positive definite even with a jitter of 1e-6 of its mean diagonal", k)
+		}
 	}
 	L := mat.NewTriDense(k, mat.Lower, nil)
 	ch.LTo(L)

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/pursuit-ml/pursuit/backend"
@@ -348,26 +346,11 @@ func (st *kfdaState) deflate(p int) error {
 // fisherOnColumns fits the regularised Fisher direction on the Nyström
 // features of the chosen columns.
 func fisherOnColumns(K, x backend.Matrix, y []float64, idx []int, scores []float64, kern engine.Kernel, ridge, ap, an float64) (*KFDA, error) {
-	m, k := K.Rows, len(idx)
-	kii := mat.NewSymDense(k, nil)
-	for a, i := range idx {
-		for b, j := range idx[:a+1] {
-			kii.SetSym(a, b, float64(K.At(i, j)))
-		}
+	k := len(idx)
+	z, L, err := nystromFeatures(K, idx)
+	if err != nil {
+		return nil, fmt.Errorf("MP-KFDA: %w", err)
 	}
-	var ch mat.Cholesky
-	if !ch.Factorize(kii) {
-		return nil, fmt.Errorf("MP-KFDA: K[i,i] of the %d chosen points is not positive definite", k)
-	}
-	var L mat.TriDense
-	ch.LTo(&L)
-	z := mat.NewDense(m, k, nil)
-	for j := range m {
-		for r, i := range idx {
-			z.Set(j, r, float64(K.At(j, i)))
-		}
-	}
-	blas64.Trsm(blas.Right, blas.Trans, 1, L.RawTriangular(), z.RawMatrix())
 	w, bias, err := fisher(z, y, ridge, ap, an)
 	if err != nil {
 		return nil, err

@@ -119,3 +119,23 @@ func TestBoundUSPS(t *testing.T) {
 		t.Logf("Theorem 2 at the same k and t (not justified for KMP, whose coefficients use every label): %.4f", th2)
 	}
 }
+
+// pursuit bound on a saved model gives the bound train --bound printed.
+func TestBoundCommand(t *testing.T) {
+	dir := t.TempDir()
+	train, test := moonsFiles(t, dir)
+	model := filepath.Join(dir, "m.model")
+	for _, algo := range []string{"kmp", "svm", "mpkfda"} {
+		r := mustRun(t, dir, "train", "--data", train, "--algo", algo, "--bound", "--model", model, "--json", "--quiet")
+		var tr resultJSON
+		decodeJSON(t, r.stdout, &tr)
+		r = mustRun(t, dir, "bound", "--model", model, "--data", train, "--json")
+		var b boundJSON
+		decodeJSON(t, r.stdout, &b)
+		if tr.Bound == nil || b != *tr.Bound {
+			t.Errorf("%s: pursuit bound gave %+v, train --bound %+v", algo, b, tr.Bound)
+		}
+	}
+	wantFail(t, dir, []string{"--data", "trained on 200"}, "bound", "--model", model, "--data", test)
+	wantFail(t, dir, []string{"--delta"}, "bound", "--model", model, "--data", train, "--delta", "0")
+}

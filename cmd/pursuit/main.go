@@ -48,6 +48,7 @@ func commands() []*command {
 		cvCommand(),
 		plotCommand(),
 		subspaceCommand(),
+		boundCommand(),
 		demoCommand(),
 		infoCommand(),
 		equivCommand(),

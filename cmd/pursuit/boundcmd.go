@@ -1,0 +1,96 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+
+	"github.com/pursuit-ml/pursuit/data"
+)
+
+type boundCmdOptions struct {
+	model, data, format string
+	labelColumn         int
+	header              bool
+	backend             string
+	jsonOutput          bool
+	boundFlags
+}
+
+func boundCommand() *command {
+	return &command{
+		name:    "bound",
+		summary: "generalisation bound of a saved model, from its training data (Hussain et al. Theorems 2 and 4)",
+		usage:   "pursuit bound --model FILE --data TRAINING-FILE [--delta D] [--alpha A] [--json]",
+		examples: `# the bound train --bound prints, for a model saved earlier:
+pursuit train --data usps.train.gz --positive 8 --algo kmp --gamma 0.0078125 --basis 274 --model usps8.model
+pursuit bound --model usps8.model --data usps.train.gz`,
+		run: runBound,
+	}
+}
+
+func runBound(ev *env, args []string) error {
+	c := boundCommand()
+	o := &boundCmdOptions{}
+	fs := flag.NewFlagSet("bound", flag.ContinueOnError)
+	fs.StringVar(&o.model, "model", "", "model `FILE` written by `pursuit train --model`")
+	fs.StringVar(&o.data, "data", "", "the model's training data `FILE` (the bound counts its errors there)")
+	fs.StringVar(&o.format, "format", "auto", "data file format: auto, libsvm or csv")
+	fs.IntVar(&o.labelColumn, "label-column", 0, "CSV only: 0-based column holding the label")
+	fs.BoolVar(&o.header, "header", false, "CSV only: the first line is a header")
+	fs.StringVar(&o.backend, "backend", "", "backend: go, avx2, cuda or auto")
+	fs.BoolVar(&o.jsonOutput, "json", false, "print the bound as one JSON object")
+	addBoundFlags(fs, &o.boundFlags)
+	if err := parseFlags(ev, c, fs, args); err != nil {
+		return err
+	}
+	set := setFlags(fs)
+	switch {
+	case o.model == "":
+		return fmt.Errorf("missing --model FILE (written by `pursuit train --model FILE`)")
+	case o.data == "":
+		return fmt.Errorf("missing --data FILE (the data the model was trained on)")
+	}
+	m, err := loadModel(o.model)
+	if err != nil {
+		return err
+	}
+	o.bound = true
+	if err := o.boundFlags.validate(set, m.hdr.Algorithm, m.hdr.Labels.Task == taskRegression); err != nil {
+		return err
+	}
+	df := dataFlags{format: o.format, labelColumn: o.labelColumn, header: o.header, scale: "none"}
+	if err := df.validate(nil, false); err != nil {
+		return err
+	}
+	mf := modelFlags{backend: o.backend}
+	e, err := mf.newEngine()
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	ds, err := loadData(o.data, df.loadOptions(m.hdr.Dim))
+	if err != nil {
+		if errors.Is(err, data.ErrFeatureMismatch) {
+			return fmt.Errorf("%w (model %s was trained on %d features)", err, o.model, m.hdr.Dim)
+		}
+		return err
+	}
+	if n := m.hdr.Train.NTrain; n > 0 && n != ds.Len() {
+		return fmt.Errorf("--data %s has %d examples but %s was trained on %d: the bound needs the training data itself", o.data, ds.Len(), o.model, n)
+	}
+	if m.hdr.Scaler != nil {
+		if err := m.hdr.Scaler.Apply(ds.X); err != nil {
+			return fmt.Errorf("%s: %w", o.data, err)
+		}
+	}
+	b, err := trainBound(e, m.hdr.Algorithm, m, ds, &m.hdr.Labels, &o.boundFlags)
+	if err != nil {
+		return err
+	}
+	if o.jsonOutput {
+		return printJSON(ev, b)
+	}
+	fmt.Fprintf(ev.stdout, "%s (%s model, %d training examples): %s\n", o.model, m.hdr.Algorithm, b.M, b.humanLine())
+	return nil
+}
