@@ -151,14 +151,14 @@ func BenchScoredArgMax(b *testing.B, be backend.Backend, m int) {
 // throughput per busy core. work is per call, in units of 1e9.
 func loop(b *testing.B, work float64, unit string, op func() error) {
 	calls := 0
-	cpu0, cpuOK := cpuTime()
+	cpu0, cpuOK := CPUTime()
 	for b.Loop() {
 		calls++
 		if err := op(); err != nil {
 			b.Fatal(err)
 		}
 	}
-	cpu1, _ := cpuTime()
+	cpu1, _ := CPUTime()
 	b.ReportMetric(work*float64(calls)/b.Elapsed().Seconds(), unit+"/s")
 	if cpuOK && cpu1 > cpu0 {
 		b.ReportMetric(work*float64(calls)/(cpu1-cpu0).Seconds(), unit+"/cpu-s")

@@ -7,9 +7,9 @@ import (
 	"time"
 )
 
-// cpuTime returns the CPU time (user + system) used so far by the process,
+// CPUTime returns the CPU time (user + system) used so far by the process,
 // all threads together, and whether it is available.
-func cpuTime() (time.Duration, bool) {
+func CPUTime() (time.Duration, bool) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0, false
