@@ -133,6 +133,9 @@ func BenchmarkSKPCAUSPS(b *testing.B) {
 	} else {
 		msg += "; no bandwidth figure: " + st.src
 	}
+	if bestCPU < time.Duration(math.MaxInt64) {
+		msg += fmt.Sprintf("; fit CPU time %.2f s over %d threads = %.2f s per thread", bestCPU.Seconds(), e.Threads(), bestCPU.Seconds()/float64(e.Threads()))
+	}
 	b.Log(msg)
 	if st.limits != "" {
 		b.Logf("machine limits: %s", st.limits)
