@@ -138,10 +138,10 @@ func runSubspace(ev *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if tr, err = scaled(scaler, tr); err != nil {
+	if err := scaleInPlace(scaler, tr); err != nil {
 		return err
 	}
-	if te, err = scaled(scaler, te); err != nil {
+	if err := scaleInPlace(scaler, te); err != nil {
 		return err
 	}
 	kern, err := o.model.kernelFor(tr.Dim())
