@@ -22,7 +22,20 @@
 //     (d_jᵀy)²/(d_jᵀB d_j), deflates one-sidedly, and fits a regularised
 //     Fisher direction on the chosen columns.
 //
-// Every pass over an m×m kernel matrix goes through the engine
-// (DictProducts, RankUpdate, KernelBlock, ScoredArgMax); the small k×k
-// algebra is gonum's.
+// The m×m kernel matrix is computed once through the engine and kept
+// read-only (float32, within the engine's memory budget); every step's pass
+// over it is one engine DictProducts (the explicit KPCA oracle uses
+// RankUpdate), arg-maxes go through ScoredArgMax, new points through
+// KernelBlock. The once-per-fit squared column norms (and SKCCA's row-wise
+// ⟨K^x_j, K^y_j⟩) are summed in float64 in Go, as kmp does for its
+// dictionary; the O(mk) per-step updates of the factor are plain Go loops
+// split over the engine's threads, and the small k×k algebra is gonum's.
+// Random candidate subsets use kmp.Stochastic's size rule and the sampler
+// kmp uses (internal/activeset).
+//
+// Extensions beyond the paper, stated where they apply: SKCCA chooses by
+// |correlation|; MP-KFDA's Fisher direction is regularised by a ridge
+// relative to the trace of the within-class scatter; when K[i,i] of the
+// chosen points is numerically singular the Nyström features add a small
+// jitter (nystromFeatures).
 package greedy
