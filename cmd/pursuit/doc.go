@@ -13,6 +13,9 @@
 //	pursuit cv --data F [--folds K] [--grid-gamma ...] [--grid-c ...] [--grid-basis ...] [--json]
 //	pursuit plot --model M [--data F] [--test F] [--out DIR]
 //	pursuit equiv --data F [--epsilon E] [--c C] [--json]   # bpdn vs SMO ε-SVR certificate; exit 0 agree, 1 not
+//	pursuit train ... --bound [--delta D] [--alpha A]      # adds Hussain et al.'s bound for the trained model
+//	pursuit bound --model M --data TRAIN [--delta D]       # the same bound for a saved model
+//	pursuit subspace --data F [--test F] [--k K] [--plot DIR [--log]]  # sparse KPCA: residuals and bounds against k
 //
 // Every command has --help with its flags and examples. Data files are in
 // LIBSVM/svmlight format (or CSV with --format csv), optionally .gz or .bz2.
@@ -57,7 +60,8 @@
 // payload holds every one-vs-rest output), LIBSVM's text model for svm (one
 // payload per class for one-vs-rest; with --scale none it is usable as is by
 // LIBSVM's svm-predict), LIBSVM's epsilon_svr text model for bpdn (the same
-// adapter as svm), and slmc's versioned, checksummed file for slmc.
+// adapter as svm), slmc's versioned, checksummed file for slmc and greedy's
+// for mpkfda (one payload per class for one-vs-rest).
 //
 // pursuit predict also reads models written by LIBSVM's svm-train (a
 // two-class C-SVC or an ε-SVR with kernel type 0 to 3), applied to the data
