@@ -22,6 +22,9 @@ const subspaceMaxSpectrum = 4000
 type subspaceOptions struct {
 	dataFlags
 	model    modelFlags
+	dataY    string
+	testY    string
+	alpha    float64
 	method   string
 	k        int
 	delta    float64
@@ -37,7 +40,10 @@ func newSubspaceFlags() (*flag.FlagSet, *subspaceOptions) {
 	fs.StringVar(&o.test, "test", "", "test data `FILE`: its residual is reported at every k")
 	fs.StringVar(&o.format, "format", "auto", "data file format: auto, libsvm or csv")
 	fs.StringVar(&o.scale, "scale", "standard", "feature scaling fitted on the training data: standard, minmax or none")
-	fs.StringVar(&o.method, "method", "skpca", "subspace method: skpca (sparse kernel PCA, Hussain et al.'s Algorithm 2)")
+	fs.StringVar(&o.method, "method", "skpca", "subspace method: skpca (sparse kernel PCA, Algorithm 2) or skcca (sparse kernel CCA, Algorithm 3: views from --data and --data-y)")
+	fs.StringVar(&o.dataY, "data-y", "", "skcca: the second view's training data `FILE`, row i paired with row i of --data")
+	fs.StringVar(&o.testY, "test-y", "", "skcca: the second view's test data `FILE`, paired with --test")
+	fs.Float64Var(&o.alpha, "alpha", 0, "skcca: Theorem 9's bound on P(|f_x − f_y| > `ALPHA`) for the first direction")
 	fs.IntVar(&o.k, "k", 50, "number of training points to choose (the largest k of the curve)")
 	fs.Float64Var(&o.delta, "delta", 0.05, "the bounds hold with probability at least 1 − `DELTA`")
 	fs.StringVar(&o.out, "out", "", "write the k projected features of every training point (and --test point) as CSV to `FILE`")
@@ -56,11 +62,13 @@ func newSubspaceFlags() (*flag.FlagSet, *subspaceOptions) {
 func subspaceCommand() *command {
 	return &command{
 		name:    "subspace",
-		summary: "sparse kernel PCA: residuals and generalisation bounds against k (Hussain et al.)",
-		usage: `pursuit subspace --data FILE [--test FILE] [--method skpca] [--k K] [--gamma G | --sigma S]
+		summary: "sparse kernel PCA (residuals and bounds against k) or sparse kernel CCA (Hussain et al.)",
+		usage: `pursuit subspace --data FILE [--test FILE] [--method skpca|skcca --data-y FILE [--test-y FILE] [--alpha A]] [--k K] [--gamma G | --sigma S]
                          [--scale standard|minmax|none] [--delta D] [--out FEATURES.csv] [--plot DIR [--log]] [--json]`,
 		examples: `# Boston housing, the paper's Figure 2: Corollary 1 against Theorems 7 and 8 for k ≤ 150
-pursuit subspace --data boston.gz --k 150 --gamma 0.2 --plot plots --log`,
+pursuit subspace --data boston.gz --k 150 --gamma 0.2 --plot plots --log
+# sparse kernel CCA on two views of the same rows, Theorem 9 for the first direction:
+pursuit subspace --method skcca --data left.train --data-y right.train --test left.test --test-y right.test --k 100 --alpha 0.5`,
 		run: runSubspace,
 	}
 }
@@ -101,8 +109,30 @@ func runSubspace(ev *env, args []string) error {
 	if o.data == "" {
 		return fmt.Errorf("missing --data FILE (the training data)")
 	}
-	if o.method != "skpca" {
-		return fmt.Errorf("--method %q: want skpca (sparse kernel CCA is greedy.FitKCCA in the library; the command does not offer it yet)", o.method)
+	switch o.method {
+	case "skpca":
+		for _, f := range []string{"data-y", "test-y", "alpha"} {
+			if set[f] {
+				return fmt.Errorf("--%s applies to --method skcca", f)
+			}
+		}
+	case "skcca":
+		if o.dataY == "" {
+			return fmt.Errorf("--method skcca needs --data-y FILE, the second view of the --data rows")
+		}
+		if (o.test == "") != (o.testY == "") {
+			return fmt.Errorf("--method skcca: give --test and --test-y together (the two views of the test pairs)")
+		}
+		if set["alpha"] && (!(o.alpha > 0) || math.IsInf(o.alpha, 0)) {
+			return fmt.Errorf("--alpha %v: must be a finite number > 0", o.alpha)
+		}
+		for _, f := range []string{"plot", "log"} {
+			if set[f] {
+				return fmt.Errorf("--%s applies to --method skpca", f)
+			}
+		}
+	default:
+		return fmt.Errorf("--method %q: want skpca or skcca", o.method)
 	}
 	if o.k < 1 {
 		return fmt.Errorf("--k %d: must be at least 1", o.k)
@@ -111,13 +141,21 @@ func runSubspace(ev *env, args []string) error {
 		return fmt.Errorf("--delta %v: must be in (0, 1)", o.delta)
 	}
 	if o.model.kernel != "rbf" {
-		return fmt.Errorf("--kernel %s: the subspace bounds need κ(x,x) ≤ R for every x, which only rbf guarantees (R = 1)", o.model.kernel)
+		return fmt.Errorf("--kernel %s: subspace offers rbf (sparse KPCA's bounds need κ(x,x) ≤ R for every x, which rbf guarantees with R = 1)", o.model.kernel)
 	}
 	if set["log"] && o.plotDir == "" {
 		return fmt.Errorf("--log applies to --plot")
 	}
 	if err := o.dataFlags.validate(set, true); err != nil {
 		return err
+	}
+	if o.method == "skcca" {
+		e, err := o.model.newEngine()
+		if err != nil {
+			return err
+		}
+		defer e.Close()
+		return runSKCCA(ev, o, e)
 	}
 	tr, err := loadData(o.data, o.loadOptions(0))
 	if err != nil {

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/bound"
+	"github.com/pursuit-ml/pursuit/data"
 )
 
 func TestSubspace(t *testing.T) {
@@ -69,4 +71,52 @@ func TestSubspaceBadInput(t *testing.T) {
 	} {
 		wantFail(t, dir, c.want, append([]string{"subspace", "--data", train}, c.args...)...)
 	}
+}
+
+// skccaViews writes two views of the same moons points: x the points, y a
+// noisy non-linear image of them.
+func skccaViews(t *testing.T, dir string, n int, seed uint64, name string) (string, string) {
+	t.Helper()
+	x := twoMoons(n, 0.1, seed)
+	y := &data.Dataset{X: backend.NewMatrix(n, 1), Y: x.Y, Name: "y"}
+	for i := range n {
+		a, b := float64(x.X.At(i, 0)), float64(x.X.At(i, 1))
+		y.X.Set(i, 0, float32(a*a+b+0.05*math.Sin(float64(i)*7.3)))
+	}
+	px, py := filepath.Join(dir, name+".x"), filepath.Join(dir, name+".y")
+	writeData(t, px, x)
+	writeData(t, py, y)
+	return px, py
+}
+
+func TestSubspaceSKCCA(t *testing.T) {
+	dir := t.TempDir()
+	x, y := skccaViews(t, dir, 200, 1, "train")
+	tx, ty := skccaViews(t, dir, 100, 2, "test")
+	feat := filepath.Join(dir, "cca.csv")
+	r := mustRun(t, dir, "subspace", "--method", "skcca", "--data", x, "--data-y", y, "--test", tx, "--test-y", ty,
+		"--k", "20", "--gamma", "1", "--alpha", "0.5", "--out", feat, "--json")
+	var out skccaJSON
+	decodeJSON(t, r.stdout, &out)
+	if out.K != 20 || out.M != 200 || out.NTest != 100 || out.TestCorr == nil || out.Bound == nil {
+		t.Fatalf("skcca output %+v", out)
+	}
+	if !(out.TrainCorr[0] > 0.9) || !(*out.TestCorr > 0.9) {
+		t.Errorf("first canonical correlation %.3f (training), %.3f (test): want > 0.9 on these views", out.TrainCorr[0], *out.TestCorr)
+	}
+	if want, _ := bound.SKCCA(200, 20, out.Bound.T, 0.05); out.Bound.Value != want || out.Bound.Theorem != "Theorem 9" {
+		t.Errorf("bound %+v, Theorem 9 formula %v", *out.Bound, want)
+	}
+	b, err := os.ReadFile(feat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(strings.TrimSpace(string(b)), "\n"); len(lines) != 300 || len(strings.Split(lines[0], ",")) != 41 {
+		t.Errorf("features file: %d lines, first %q", len(lines), lines[0])
+	}
+	short, _ := skccaViews(t, dir, 150, 3, "short")
+	wantFail(t, dir, []string{"--data-y", "same pairs"}, "subspace", "--method", "skcca", "--data", short, "--data-y", y)
+	wantFail(t, dir, []string{"--data-y"}, "subspace", "--method", "skcca", "--data", x)
+	wantFail(t, dir, []string{"--alpha", "skcca"}, "subspace", "--data", x, "--alpha", "0.5")
+	wantFail(t, dir, []string{"--test-y"}, "subspace", "--method", "skcca", "--data", x, "--data-y", y, "--test", tx)
 }
