@@ -37,24 +37,6 @@ func halves(x backend.Matrix, n int) (backend.Matrix, backend.Matrix) {
 	return l, r
 }
 
-// corr returns the correlation of a and b.
-func corr(a, b []float64) float64 {
-	n := float64(len(a))
-	var ma, mb float64
-	for i := range a {
-		ma += a[i]
-		mb += b[i]
-	}
-	ma /= n
-	mb /= n
-	var sab, saa, sbb float64
-	for i := range a {
-		sab += (a[i] - ma) * (b[i] - mb)
-		saa += (a[i] - ma) * (a[i] - ma)
-		sbb += (b[i] - mb) * (b[i] - mb)
-	}
-	return sab / math.Sqrt(saa*sbb)
-}
 
 // fullFeatures returns Z = V Λ^{1/2} (eigenvalues above 1e-9 of the
 // largest) with Z Zᵀ = K for the training rows, and the map for new rows
@@ -181,7 +163,7 @@ func TestSKCCAUSPS(t *testing.T) {
 		var pl, pr mat.VecDense
 		pl.MulVec(ztl, wl.ColView(0))
 		pr.MulVec(ztr, wr.ColView(0))
-		c := math.Abs(corr(pl.RawVector().Data, pr.RawVector().Data))
+		c := math.Abs(greedy.Correlation(pl.RawVector().Data, pr.RawVector().Data))
 		t.Logf("full KCCA (%d features per view), ridge %g: training correlation %.4f, test %.4f", w, ridge, rho[0], c)
 		if c > bestFull {
 			bestFull, bestRidge = c, ridge
@@ -197,7 +179,7 @@ func TestSKCCAUSPS(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := math.Abs(corr(mat.Col(nil, 0, pl), mat.Col(nil, 0, pr)))
+		c := math.Abs(greedy.Correlation(mat.Col(nil, 0, pl), mat.Col(nil, 0, pr)))
 		t.Logf("SKCCA k = %d: training correlation %.4f, test %.4f (%.3f of full)", len(f.Index), f.Corr[0], c, c/bestFull)
 		if k == 100 && c < 0.9*bestFull {
 			t.Errorf("SKCCA at k = 100: test correlation %.4f below 0.9 × full KCCA's %.4f", c, bestFull)

@@ -476,3 +476,23 @@ func (f *KCCA) Transform(e *engine.Engine, x, y backend.Matrix, n int) (*mat.Den
 	}
 	return px, py, nil
 }
+
+// Correlation returns the Pearson correlation of a and b (equal lengths),
+// as used to score the canonical variates of new pairs.
+func Correlation(a, b []float64) float64 {
+	n := float64(len(a))
+	var ma, mb float64
+	for i := range a {
+		ma += a[i]
+		mb += b[i]
+	}
+	ma /= n
+	mb /= n
+	var sab, saa, sbb float64
+	for i := range a {
+		sab += (a[i] - ma) * (b[i] - mb)
+		saa += (a[i] - ma) * (a[i] - ma)
+		sbb += (b[i] - mb) * (b[i] - mb)
+	}
+	return sab / math.Sqrt(saa*sbb)
+}

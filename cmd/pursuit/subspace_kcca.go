@@ -119,7 +119,7 @@ func runSKCCA(ev *env, o *subspaceOptions, e *engine.Engine) error {
 		if qx, qy, err = f.Transform(e, ex.X, ey.X, 0); err != nil {
 			return err
 		}
-		c := math.Abs(corr(mat.Col(nil, 0, qx), mat.Col(nil, 0, qy)))
+		c := math.Abs(greedy.Correlation(mat.Col(nil, 0, qx), mat.Col(nil, 0, qy)))
 		out.TestCorr = &c
 	}
 	if o.out != "" {
@@ -162,21 +162,3 @@ func runSKCCA(ev *env, o *subspaceOptions, e *engine.Engine) error {
 	return nil
 }
 
-// corr is the correlation of a and b.
-func corr(a, b []float64) float64 {
-	n := float64(len(a))
-	var ma, mb float64
-	for i := range a {
-		ma += a[i]
-		mb += b[i]
-	}
-	ma /= n
-	mb /= n
-	var sab, saa, sbb float64
-	for i := range a {
-		sab += (a[i] - ma) * (b[i] - mb)
-		saa += (a[i] - ma) * (a[i] - ma)
-		sbb += (b[i] - mb) * (b[i] - mb)
-	}
-	return sab / math.Sqrt(saa*sbb)
-}
