@@ -37,7 +37,6 @@ func halves(x backend.Matrix, n int) (backend.Matrix, backend.Matrix) {
 	return l, r
 }
 
-
 // fullFeatures returns Z = V Λ^{1/2} (eigenvalues above 1e-9 of the
 // largest) with Z Zᵀ = K for the training rows, and the map for new rows
 // z(x) = Λ^{-1/2} Vᵀ k(x).

@@ -161,4 +161,3 @@ func runSKCCA(ev *env, o *subspaceOptions, e *engine.Engine) error {
 	}
 	return nil
 }
-
