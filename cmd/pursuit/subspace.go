@@ -363,12 +363,19 @@ func subspacePlot(dir, data string, curve []subspacePoint, logScale bool) (strin
 			series[i].Y = append(series[i].Y, ys[i])
 		}
 	}
+	bestK := curve[0].K
+	best := curve[0].Corollary1
+	for _, p := range curve {
+		if p.Corollary1 < best {
+			best, bestK = p.Corollary1, p.K
+		}
+	}
 	yLabel := "expected squared residual"
 	if logScale {
 		yLabel = "log10 of the expected squared residual"
 	}
 	path := filepath.Join(dir, "subspace-skpca.png")
-	if err := plot.LearningCurve(path, "sparse kernel PCA on "+filepath.Base(data), "k (basis vectors)", yLabel, series, math.NaN()); err != nil {
+	if err := plot.LearningCurve(path, "sparse kernel PCA on "+filepath.Base(data), "k (basis vectors)", yLabel, series, float64(bestK), "Corollary 1 smallest"); err != nil {
 		return "", err
 	}
 	return path, nil
