@@ -71,6 +71,16 @@ func TestBoundFlag(t *testing.T) {
 	if want, _ := bound.KMP(out.Bound.M, out.Bound.K, out.Bound.T, 0.05); out.Bound.Value != want {
 		t.Errorf("regression bound %v, formula %v", out.Bound.Value, want)
 	}
+	// bpdn (ε-SVR): Theorem 2 over its support vectors.
+	r = mustRun(t, dir, "train", "--data", reg, "--algo", "bpdn", "--epsilon", "0.1", "--c", "10", "--bound", "--alpha", "0.2", "--json", "--quiet")
+	var sv resultJSON
+	decodeJSON(t, r.stdout, &sv)
+	if sv.Bound == nil || sv.Bound.Theorem != "Theorem 2" || sv.Bound.K != sv.NBasis {
+		t.Fatalf("bpdn bound %+v with %d support vectors", sv.Bound, sv.NBasis)
+	}
+	if want, _ := bound.Compression(sv.Bound.M, sv.Bound.K, sv.Bound.T, 0.05); sv.Bound.Value != want {
+		t.Errorf("bpdn bound %v, Theorem 2 formula %v", sv.Bound.Value, want)
+	}
 }
 
 func TestBoundBadInput(t *testing.T) {

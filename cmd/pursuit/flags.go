@@ -283,6 +283,9 @@ func algoFlags() map[string][]string {
 		"fit":          {"skmp"}, // deterministic KMP names its fit in the algorithm: kmp, kmp-backfit, kmp-basic
 		"nz":           {"slmc"},
 		"nz-frac":      {"slmc"},
+		"bound":        boundAlgos(), // train (bound.go)
+		"delta":        boundAlgos(),
+		"alpha":        boundAlgos(),
 	}
 }
 
