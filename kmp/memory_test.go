@@ -36,7 +36,8 @@ func TestTrainDoesNotCopyTheData(t *testing.T) {
 	got := after.TotalAlloc - before.TotalAlloc
 	copyBytes := uint64(len(x.Data)+len(xv.Data)) * 4
 	t.Logf("training allocated %d B; one copy of the training and validation data is %d B", got, copyBytes)
-	if got > copyBytes/4 {
+	if got > copyBytes/4 && !raceEnabled { // under -race sync.Pool drops buffers at random
+
 		t.Errorf("training allocated %d B, more than a quarter of the %d B of its data: it copies the data", got, copyBytes)
 	}
 	// The model does not depend on the caller's matrix afterwards: a

@@ -1,0 +1,5 @@
+//go:build !race
+
+package kmp
+
+const raceEnabled = false
