@@ -1,6 +1,10 @@
 package engine
 
-import "github.com/pursuit-ml/pursuit/backend"
+import (
+	"fmt"
+
+	"github.com/pursuit-ml/pursuit/backend"
+)
 
 // The hot operations, as the algorithms reach them. Each forwards to the
 // chosen backend with the same contract as the backend.Backend method of the
@@ -49,3 +53,72 @@ type Ops interface {
 
 var _ Ops = (*Engine)(nil)
 var _ Ops = backend.Backend(nil)
+
+// dictSetRows returns how many rows of a dictionary with cols columns
+// DictProductsSets takes at a time: a multiple of 16 (so that the CPU
+// backends split and tile each block as they split and tile the whole
+// dictionary, and a set's products come out bit for bit as from one
+// DictProducts call over the whole of it), at most 256, and as many as fit
+// in 8 MiB, so that a block stays in the cores' L2/L3 caches while every
+// set is applied to it (256 rows × 7291 float32 columns: 7.1 MiB).
+func dictSetRows(cols int) int {
+	return max(16, min(256, (8<<20)/(4*max(cols, 1))&^15))
+}
+
+// DictProductsSets computes the products of dict with several sets of
+// vectors in one pass over dict: dst[s][j·dict.Rows+i] = ⟨d_i, v_j⟩ for row
+// v_j of sets[s]. It takes dict in blocks of rows and, while a block is in
+// cache, calls DictProducts on it once per set, so that the dictionary is
+// read from memory once for all sets (a pass with ten sets of four vectors
+// moves about as many bytes from memory as a pass with one set), and each
+// set's products are, bit for bit, those that DictProductsSets computes
+// for that set alone: the calls for one set do not depend on the others.
+// The accuracy is DictProducts'. (On the CPU backends, for sets of two or
+// four vectors, the products are also bit for bit those of one
+// DictProducts call over the whole dictionary; the engine's tests check
+// it.)
+func (e *Engine) DictProductsSets(dst [][]float64, dict Matrix, sets []Matrix) error {
+	if len(dst) != len(sets) {
+		return fmt.Errorf("engine: DictProductsSets: %d destinations for %d vector sets: %w", len(dst), len(sets), backend.ErrShape)
+	}
+	if err := dict.Validate(); err != nil {
+		return fmt.Errorf("engine: DictProductsSets: dictionary: %w", err)
+	}
+	most := 0
+	for s, v := range sets {
+		if err := backend.CheckDictProducts(dst[s], dict, v); err != nil {
+			return fmt.Errorf("engine: DictProductsSets: set %d: %w", s, err)
+		}
+		most = max(most, v.Rows)
+	}
+	return e.dictProductsSets(dst, dict, sets, most, dictSetRows(dict.Cols))
+}
+
+// dictProductsSets is DictProductsSets with nb rows per block, for sets of
+// at most most vectors, the arguments checked.
+func (e *Engine) dictProductsSets(dst [][]float64, dict Matrix, sets []Matrix, most, nb int) error {
+	m := dict.Rows
+	if m == 0 || most == 0 {
+		return nil
+	}
+	nb = min(nb, m)
+	scratch := make([]float64, nb*most)
+	for r0 := 0; r0 < m; r0 += nb {
+		r1 := min(r0+nb, m)
+		rows := r1 - r0
+		block := dict.Slice(r0, r1, 0, dict.Cols)
+		for s, v := range sets {
+			if v.Rows == 0 {
+				continue
+			}
+			out := scratch[:rows*v.Rows]
+			if err := e.be.DictProducts(out, block, v); err != nil {
+				return fmt.Errorf("engine: DictProductsSets: set %d, rows %d–%d: %w", s, r0, r1, err)
+			}
+			for j := range v.Rows {
+				copy(dst[s][j*m+r0:j*m+r1], out[j*rows:(j+1)*rows])
+			}
+		}
+	}
+	return nil
+}

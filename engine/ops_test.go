@@ -1,0 +1,119 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/pursuit-ml/pursuit/backend"
+)
+
+// cpuEngines returns an engine per CPU backend that opens here.
+func cpuEngines(t *testing.T) []*Engine {
+	t.Helper()
+	var out []*Engine
+	for _, name := range []string{BackendGo, BackendAVX2} {
+		e, err := New(WithBackend(name), WithThreads(2), env(nil))
+		if err != nil {
+			t.Logf("backend %s: %v", name, err)
+			continue
+		}
+		out = append(out, e)
+	}
+	if len(out) == 0 {
+		t.Fatal("no CPU backend opens")
+	}
+	return out
+}
+
+func randMatrix(rng *rand.Rand, rows, cols int) Matrix {
+	m := backend.NewMatrix(rows, cols)
+	for i := range m.Data {
+		m.Data[i] = float32(rng.NormFloat64())
+	}
+	return m
+}
+
+// TestDictProductsSets checks every product against a float64 reference
+// (DictProducts' tolerance: float32 runs of at most 32 products), each set
+// against the same set alone and against one DictProducts call over the
+// whole dictionary, bit for bit, on sizes that leave partial row blocks.
+func TestDictProductsSets(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 14))
+	for _, e := range cpuEngines(t) {
+		for _, c := range []struct{ m, cols int }{{37, 45}, {517, 1001}, {300, 40000}, {1, 8}} {
+			name := fmt.Sprintf("%s/%dx%d", e.BackendName(), c.m, c.cols)
+			dict := randMatrix(rng, c.m, c.cols)
+			sizes := []int{4, 2, 4, 0, 4, 2}
+			sets := make([]Matrix, len(sizes))
+			dst := make([][]float64, len(sizes))
+			for s, k := range sizes {
+				sets[s] = randMatrix(rng, k, c.cols)
+				dst[s] = make([]float64, k*c.m)
+			}
+			if err := e.DictProductsSets(dst, dict, sets); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			for s, v := range sets {
+				for j := range v.Rows {
+					for i := range c.m {
+						var want, abs float64
+						for q, x := range dict.Row(i) {
+							p := float64(x) * float64(v.Row(j)[q])
+							want += p
+							abs += math.Abs(p)
+						}
+						tol := (32*0x1p-24 + float64(c.cols)*0x1p-52) * abs
+						if got := dst[s][j*c.m+i]; math.Abs(got-want) > tol {
+							t.Fatalf("%s set %d: <d_%d, v_%d> = %v, want %v ± %.2g", name, s, i, j, got, want, tol)
+						}
+					}
+				}
+				alone := [][]float64{make([]float64, v.Rows*c.m)}
+				if err := e.DictProductsSets(alone, dict, []Matrix{v}); err != nil {
+					t.Fatal(err)
+				}
+				whole := make([]float64, v.Rows*c.m)
+				if err := e.DictProducts(whole, dict, v); err != nil {
+					t.Fatal(err)
+				}
+				for i := range whole {
+					if dst[s][i] != alone[0][i] {
+						t.Fatalf("%s set %d: product %d is %v among the sets, %v alone", name, s, i, dst[s][i], alone[0][i])
+					}
+					if dst[s][i] != whole[i] {
+						t.Fatalf("%s set %d: product %d is %v from row blocks, %v from one DictProducts call", name, s, i, dst[s][i], whole[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestDictProductsSetsErrors(t *testing.T) {
+	e, err := New(WithBackend(BackendGo), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dict := backend.NewMatrix(5, 3)
+	for _, c := range []struct {
+		name string
+		dst  [][]float64
+		sets []Matrix
+	}{
+		{"fewer destinations", [][]float64{make([]float64, 10)}, []Matrix{backend.NewMatrix(2, 3), backend.NewMatrix(2, 3)}},
+		{"short destination", [][]float64{make([]float64, 9)}, []Matrix{backend.NewMatrix(2, 3)}},
+		{"vector length", [][]float64{make([]float64, 10)}, []Matrix{backend.NewMatrix(2, 4)}},
+	} {
+		err := e.DictProductsSets(c.dst, dict, c.sets)
+		if !errors.Is(err, backend.ErrShape) {
+			t.Errorf("%s: got %v, want an error wrapping backend.ErrShape", c.name, err)
+		}
+	}
+	// No sets, or empty ones, are no work and no error.
+	if err := e.DictProductsSets(nil, dict, nil); err != nil {
+		t.Errorf("no sets: %v", err)
+	}
+}
