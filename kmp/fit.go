@@ -24,6 +24,7 @@ type problem struct {
 	val    *valSet   // nil without validation
 	valY   []float64 // validation targets for this output
 	output int
+	batch  *lockstep // not nil: the dictionary passes are shared with the other outputs
 }
 
 // valSet evaluates dictionary atoms at the validation points, caching them

@@ -1,6 +1,7 @@
 package kmp
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/pursuit-ml/pursuit/backend"
@@ -14,11 +15,16 @@ import (
 // every atom every step; StochasticSearch a random active set. The fitters
 // (fitSquared, fitGeneral) are the same for all three.
 type searcher struct {
-	dc   *dictionary
-	be   engine.Ops
-	size int   // atoms searched per step (the length of next's result)
-	all  []int // every atom, in order (full search)
-	smp  *sampler
+	dc *dictionary
+	e  *engine.Engine
+	be engine.Ops
+	// batch, when not nil, makes the in-memory passes over the shared
+	// dictionary together with the other outputs' (lockstep.go).
+	batch  *lockstep
+	output int
+	size   int   // atoms searched per step (the length of next's result)
+	all    []int // every atom, in order (full search)
+	smp    *sampler
 	// running: every atom is searched every step (in memory or Streamed),
 	// so per-atom state such as pre-fitting's ‖d_k⊥‖² can be kept up to
 	// date across steps.
@@ -36,7 +42,7 @@ type searcher struct {
 func newSearcher(p *problem) *searcher {
 	dc := p.dict
 	m := len(dc.atoms)
-	s := &searcher{dc: dc, be: p.e, size: m, d: dc.d, running: true}
+	s := &searcher{dc: dc, e: p.e, be: p.e, batch: p.batch, output: p.output, size: m, d: dc.d, running: true}
 	if st := dc.stream; st != nil {
 		s.running = st.plan.Mode == Streamed
 		if st.plan.Mode == StochasticSearch && st.plan.ActiveSet < m {
@@ -115,10 +121,25 @@ func (s *searcher) scan(cand []int, vecs backend.Matrix, each func(b0, nb int, p
 	}
 	st := dc.stream
 	if st == nil {
-		// In memory: one pass over the whole (possibly deflated) matrix.
+		// In memory: one pass over the whole matrix, shared with the other
+		// outputs' (lockstep) or this output's own (DictProductsSets with
+		// one set: the same products as in the shared pass). Explicit
+		// deflation's working copy is this output's alone.
 		m := s.d.Rows
 		s.prod = grow(s.prod, vecs.Rows*m)
-		if err := s.be.DictProducts(s.prod, s.d, vecs); err != nil {
+		var err error
+		switch shared := sameMatrix(s.d, dc.d); {
+		case shared && s.batch != nil:
+			err = s.batch.products(s.output, s.prod[:vecs.Rows*m], vecs)
+		case shared:
+			err = s.e.DictProductsSets([][]float64{s.prod[:vecs.Rows*m]}, s.d, []backend.Matrix{vecs})
+		default:
+			err = s.be.DictProducts(s.prod, s.d, vecs)
+		}
+		if err != nil {
+			if errors.Is(err, errStopped) {
+				return err
+			}
 			return fmt.Errorf("kmp: dictionary products: %w", err)
 		}
 		block(0, m, s.prod, dc.nrm2)
@@ -139,4 +160,10 @@ func (s *searcher) row64(k int, dst []float64) error {
 	}
 	s.dc.row64(k, dst)
 	return nil
+}
+
+// sameMatrix reports whether a and b are views of the same elements.
+func sameMatrix(a, b backend.Matrix) bool {
+	return a.Rows == b.Rows && a.Cols == b.Cols && a.Stride == b.Stride &&
+		len(a.Data) == len(b.Data) && (len(a.Data) == 0 || &a.Data[0] == &b.Data[0])
 }

@@ -188,18 +188,35 @@ func train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, forceOVR
 		outClasses = classes
 	}
 
+	// The outputs train side by side (one dictionary pass per step for all
+	// of them) where they can, else one after the other; either way each
+	// output's expansion is the one it gets alone.
 	results := make([]*result, len(targets))
+	probs := make([]*problem, len(targets))
 	for o, t := range targets {
 		// Classification outputs see ±1 targets; their error is sign(f) ≠ y.
-		p := &problem{e: e, cfg: &cfg, dict: dict, y: t.y, val: vs, valY: t.valY, output: o}
-		r, err := p.fit()
-		if err != nil {
-			if len(targets) > 1 {
-				return nil, fmt.Errorf("kmp: class %v: %w", outClasses[o], err)
-			}
-			return nil, err
+		probs[o] = &problem{e: e, cfg: &cfg, dict: dict, y: t.y, val: vs, valY: t.valY, output: o}
+	}
+	fit := func(o int) error {
+		var err error
+		results[o], err = probs[o].fit()
+		return err
+	}
+	errs := make([]error, len(probs))
+	if ls := newLockstep(e, &cfg, dict, len(probs), l); ls != nil {
+		for _, p := range probs {
+			p.batch = ls
 		}
-		results[o] = r
+		errs = ls.run(len(probs), fit)
+	} else {
+		for o := range probs {
+			if errs[o] = fit(o); errs[o] != nil {
+				break
+			}
+		}
+	}
+	if err := firstError(errs, outClasses); err != nil {
+		return nil, err
 	}
 	m := assemble(&cfg, dict.atoms, tr.x, trIdx, scaler, outClasses, results, true)
 	m.origin = newOrigin(dict.atoms, tr.x, trIdx, results)

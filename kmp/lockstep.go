@@ -1,0 +1,137 @@
+package kmp
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit/engine"
+)
+
+// lockstep trains the outputs of one-vs-rest (or any several outputs on
+// one in-memory dictionary) step by step together, so that each step makes
+// one pass over the dictionary for all of them instead of one per output:
+// the pass is memory-bound with one output's vectors (the four float32
+// halves of [R, q] for pre-fitting) and, with every output's vectors
+// applied to a block of rows while it is in cache
+// (engine.DictProductsSets), costs little more than one.
+//
+// Each output's fitter runs unchanged on its own goroutine, but only one of
+// them runs at any moment: a fitter runs until its search needs the
+// products (searcher.scan calls products), then the next one runs; when all
+// that are still training wait, run makes the pass and resumes them in
+// order. So the fitters share the engine, the validation cache and the
+// Progress callback as the sequential loop did, and every output computes
+// exactly what it computes alone: its products are those of
+// DictProductsSets for its own vectors, whatever the other outputs'.
+// Outputs that stop (patience, exhaustion, a fitted target) leave the
+// batch.
+type lockstep struct {
+	e     *engine.Engine
+	d     backend.Matrix // the shared dictionary
+	yield chan *stepRequest
+}
+
+// stepRequest is one output's wait for its products.
+type stepRequest struct {
+	output int
+	dst    []float64
+	vecs   backend.Matrix
+	err    error
+	resume chan struct{}
+}
+
+// errStopped ends the fitters still waiting for products after another
+// output failed.
+var errStopped = errors.New("kmp: stopped after another output failed")
+
+// newLockstep returns a lockstep for n outputs on dict, or nil where the
+// outputs train one after the other: a single output, a dictionary
+// computed on the fly (its blocks are recomputed per pass anyway), or a
+// memory budget too small for every output's basis at once.
+func newLockstep(e *engine.Engine, cfg *Config, dict *dictionary, n, l int) *lockstep {
+	if n < 2 || dict.stream != nil {
+		return nil
+	}
+	if cfg.N > 0 && cfg.Loss == Squared {
+		// Each output reserves its N×l float64 basis when it starts; side
+		// by side they need n of them.
+		basis := int64(min(cfg.N, len(dict.atoms), l)) * int64(l) * 8
+		if e.Reserve("the one-vs-rest bases side by side", int64(n)*basis) != nil {
+			return nil
+		}
+	}
+	return &lockstep{e: e, d: dict.d, yield: make(chan *stepRequest)}
+}
+
+// products is called from an output's fitter: it hands over the output's
+// vectors and waits for their products with the dictionary (dst as
+// DictProducts').
+func (ls *lockstep) products(output int, dst []float64, vecs backend.Matrix) error {
+	r := &stepRequest{output: output, dst: dst, vecs: vecs, resume: make(chan struct{})}
+	ls.yield <- r
+	<-r.resume
+	return r.err
+}
+
+// run calls fit(o) for every output o, each on its own goroutine and one
+// at a time as described above, and returns their errors.
+func (ls *lockstep) run(n int, fit func(o int) error) []error {
+	errs := make([]error, n)
+	var waiting []*stepRequest
+	failed := false
+	// wait lets the running fitter go on until it asks for products (it is
+	// queued) or returns.
+	wait := func() {
+		if r := <-ls.yield; r != nil {
+			waiting = append(waiting, r)
+		}
+	}
+	for o := range n {
+		go func() {
+			errs[o] = fit(o)
+			if errs[o] != nil {
+				failed = true // read by run only after this send
+			}
+			ls.yield <- nil
+		}()
+		wait()
+	}
+	for len(waiting) > 0 {
+		batch := waiting
+		waiting = nil
+		var err error
+		if failed {
+			err = errStopped
+		} else {
+			dst := make([][]float64, len(batch))
+			sets := make([]backend.Matrix, len(batch))
+			for i, r := range batch {
+				dst[i], sets[i] = r.dst, r.vecs
+			}
+			if err = ls.e.DictProductsSets(dst, ls.d, sets); err != nil {
+				err = fmt.Errorf("kmp: dictionary products: %w", err)
+			}
+		}
+		for _, r := range batch {
+			r.err = err
+			close(r.resume)
+			wait()
+		}
+	}
+	return errs
+}
+
+// firstError returns the error of the first output that failed on its own
+// (not stopped because another failed), with the output's class.
+func firstError(errs []error, classes []float64) error {
+	for o, err := range errs {
+		if err != nil && !errors.Is(err, errStopped) {
+			if len(errs) > 1 && o < len(classes) {
+				return fmt.Errorf("kmp: class %v: %w", classes[o], err)
+			}
+			return err
+		}
+	}
+	return nil
+}
