@@ -214,7 +214,7 @@ type Step struct {
 	TrainErr  float64       `json:"train_err"`  // training error rate (classification) or MSE (regression)
 	ValLoss   float64       `json:"val_loss"`   // mean validation loss; NaN without validation
 	ValErr    float64       `json:"val_err"`    // validation error rate or MSE; NaN without validation
-	Elapsed   time.Duration `json:"elapsed"`    // since training of this output started
+	Elapsed   time.Duration `json:"elapsed"`    // since training of this output started (outputs in lock-step share the clock)
 }
 
 // StopReason says why the training of an output ended before its step

@@ -19,7 +19,10 @@
 // engine's memory budget is instead recomputed block by block every step
 // (Streamed), and Config.Stochastic searches a random active set of
 // functions per step (stochastic KMP, Popovici, Bengio & Thiran 2005);
-// PlanTraining says which mode runs. Only the search differs between the
+// PlanTraining says which mode runs. Several outputs (one-vs-rest) on an
+// in-memory dictionary train in lock-step, one pass per step for all of
+// them (lockstep.go), and each chooses exactly what it chooses alone. Only
+// the search differs between the
 // modes (search.go): the same fitters (fit.go for the squared loss,
 // general.go for the others) update the expansion. The package never
 // touches a backend implementation directly, so it runs on every backend
