@@ -153,8 +153,12 @@ func kmpTrainer(variant kmp.Variant, loss kmp.Loss, stochastic bool) (trainFunc,
 	bin := func(e *engine.Engine, p *trainParams, x engine.Matrix, y []float64, xVal engine.Matrix, yVal []float64) (fitted, error) {
 		return run(e, p, x, y, nil, xVal, yVal, false)
 	}
-	ovr := func(e *engine.Engine, p *trainParams, x engine.Matrix, y, classes []float64, xVal engine.Matrix, yVal []float64) (multiFitted, error) {
-		return run(e, p, x, y, classes, xVal, yVal, true)
+	ovr := func(e *engine.Engine, p *trainParams, x engine.Matrix, y, classes []float64, xVal engine.Matrix, yVal []float64) ([]fitted, error) {
+		f, err := run(e, p, x, y, classes, xVal, yVal, true)
+		if err != nil {
+			return nil, err
+		}
+		return []fitted{f}, nil
 	}
 	return bin, ovr
 }

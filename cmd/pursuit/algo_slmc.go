@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/slmc"
@@ -114,6 +115,27 @@ func trainSLMC(e *engine.Engine, p *trainParams, x engine.Matrix, y []float64, _
 		return &slmcFitted{m: m}, nil
 	}
 	return nil, fmt.Errorf("--method %q: want one of %v", method, slmcMethods)
+}
+
+// trainSLMCOneVsRest trains one model per class with slmc.TrainOneVsRest,
+// each as trainSLMC trains a binary one.
+func trainSLMCOneVsRest(e *engine.Engine, p *trainParams, x engine.Matrix, y, classes []float64, xVal engine.Matrix, _ []float64) ([]fitted, error) {
+	var fs []fitted
+	o, err := slmc.TrainOneVsRest(y, func(t []float64) (*slmc.Model, error) {
+		f, err := trainSLMC(e, p, x, t, xVal, nil)
+		if err != nil {
+			return nil, err
+		}
+		fs = append(fs, f)
+		return f.(*slmcFitted).m, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Equal(o.Classes, classes) {
+		return nil, fmt.Errorf("slmc one-vs-rest trained classes %v, want %v", o.Classes, classes)
+	}
+	return fs, nil
 }
 
 func loadSLMC(r io.Reader) (fitted, error) {

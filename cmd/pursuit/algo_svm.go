@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/svm"
@@ -35,6 +36,29 @@ func trainSVM(e *engine.Engine, p *trainParams, x engine.Matrix, y []float64, _ 
 		return nil, err
 	}
 	return newSVMFitted(m)
+}
+
+// trainSVMOneVsRest trains one C-SVC per class with svm.TrainOneVsRest (the
+// machines share one kernel-row cache); each machine is its own payload, a
+// binary LIBSVM model.
+func trainSVMOneVsRest(e *engine.Engine, p *trainParams, x engine.Matrix, y, classes []float64, _ engine.Matrix, _ []float64) ([]fitted, error) {
+	if p.progress != nil {
+		p.progress(progressUpdate{Step: 0, Total: 1, Metric: "smo", Value: nan(), ValErr: nan()})
+	}
+	o, err := svm.TrainOneVsRest(e, x, y, svmParams(p))
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Equal(o.Classes, classes) {
+		return nil, fmt.Errorf("svm one-vs-rest trained classes %v, want %v", o.Classes, classes)
+	}
+	fs := make([]fitted, len(o.Machines))
+	for c, m := range o.Machines {
+		if fs[c], err = newSVMFitted(m); err != nil {
+			return nil, err
+		}
+	}
+	return fs, nil
 }
 
 func newSVMFitted(m *svm.Model) (*svmFitted, error) {

@@ -91,9 +91,12 @@ type curver interface {
 	Curve() []curvePoint
 }
 
-// trainOVRFunc trains a one-vs-rest model on the labels y directly; its
-// outputs must follow classes (the distinct labels in increasing order).
-type trainOVRFunc func(e *engine.Engine, p *trainParams, x engine.Matrix, y, classes []float64, xVal engine.Matrix, yVal []float64) (multiFitted, error)
+// trainOVRFunc trains a one-vs-rest model on the labels y with the
+// algorithm package's own multi-class training; the outputs of the models
+// it returns, in order, must follow classes (the distinct labels in
+// increasing order): one multi-output model (the KMP family) or one binary
+// model per class.
+type trainOVRFunc func(e *engine.Engine, p *trainParams, x engine.Matrix, y, classes []float64, xVal engine.Matrix, yVal []float64) ([]fitted, error)
 
 // trainFunc trains one binary classifier (y in {−1, +1}) or regressor on x;
 // xVal/yVal is the validation set (0 rows when there is none).
@@ -104,8 +107,8 @@ type algorithm struct {
 	name       string
 	summary    string
 	pkg        string       // the package that provides it, for messages
-	train      trainFunc    // nil when this build does not have it yet
-	trainOVR   trainOVRFunc // optional native one-vs-rest
+	train      trainFunc    // binary or regression; nil when this build does not have it yet
+	trainOVR   trainOVRFunc // one-vs-rest; nil when the algorithm has none
 	load       func(r io.Reader) (fitted, error)
 	regression bool // can fit real-valued targets
 	kernels    []string

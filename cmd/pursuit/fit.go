@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/pursuit-ml/pursuit/data"
@@ -45,9 +44,12 @@ func fit(e *engine.Engine, algo *algorithm, p *trainParams, plan labelPlan, tr, 
 		xVal = val.X
 	}
 	start := time.Now()
-	nm := plan.models()
-	if plan.Task == taskOneVsRest && algo.trainOVR != nil {
-		pk := *p
+	pk := *p
+	if plan.Task == taskOneVsRest {
+		if algo.trainOVR == nil {
+			return nil, fmt.Errorf("--algo %s has no one-vs-rest training (use --positive LABEL for one class against the rest)", algo.name)
+		}
+		nm := plan.models()
 		if bar != nil {
 			bar.setLabel(fmt.Sprintf("train %s one-vs-rest (%d classes)", algo.name, nm))
 			pk.progress = bar.Update
@@ -56,47 +58,34 @@ func fit(e *engine.Engine, algo *algorithm, p *trainParams, plan labelPlan, tr, 
 		if val != nil {
 			yVal = val.Y
 		}
-		f, err := algo.trainOVR(e, &pk, tr.X, tr.Y, plan.Classes, xVal, yVal)
+		fs, err := algo.trainOVR(e, &pk, tr.X, tr.Y, plan.Classes, xVal, yVal)
 		if err != nil {
 			return nil, fmt.Errorf("%s one-vs-rest: %w", algo.name, err)
 		}
-		if f.Outputs() != nm {
-			return nil, fmt.Errorf("%s one-vs-rest: %d outputs for %d classes", algo.name, f.Outputs(), nm)
+		if got := outputsOf(fs); got != nm {
+			return nil, fmt.Errorf("%s one-vs-rest: %d outputs for %d classes (does every class have training examples?)", algo.name, got, nm)
 		}
-		m.models = append(m.models, f)
-		nm = 0
-	}
-	for k := range nm {
-		t := plan.targets(tr.Y, k)
+		m.models = fs
+	} else {
+		t := plan.targets(tr.Y, 0)
 		var tVal []float64
 		if val != nil {
-			tVal = plan.targets(val.Y, k)
+			tVal = plan.targets(val.Y, 0)
 		}
 		if plan.Task != taskRegression {
 			if err := data.CheckBinary(t); err != nil {
-				return nil, fmt.Errorf("model for class %s: %w", formatLabel(plan.Classes[k]), err)
+				return nil, fmt.Errorf("model for class %s: %w", formatLabel(plan.Classes[0]), err)
 			}
 		}
-		pk := *p
 		if bar != nil {
-			label := fmt.Sprintf("train %s", algo.name)
-			if nm > 1 {
-				label = fmt.Sprintf("train %s %s vs rest (%d/%d)", algo.name, formatLabel(plan.Classes[k]), k+1, nm)
-			}
-			bar.setLabel(label)
+			bar.setLabel("train " + algo.name)
 			pk.progress = bar.Update
 		}
 		f, err := algo.train(e, &pk, tr.X, t, xVal, tVal)
 		if err != nil {
-			if nm > 1 {
-				return nil, fmt.Errorf("%s, class %s vs rest: %w", algo.name, formatLabel(plan.Classes[k]), err)
-			}
-			if strings.HasPrefix(err.Error(), algo.pkg+":") {
-				return nil, err // the package already says who it is
-			}
-			return nil, fmt.Errorf("%s: %w", algo.name, err)
+			return nil, fmt.Errorf("train %s: %w", algo.name, err)
 		}
-		m.models = append(m.models, f)
+		m.models = []fitted{f}
 	}
 	bar.Done()
 	res := &fitResult{model: m, trainSeconds: time.Since(start).Seconds(), valErr: math.NaN(), testErr: math.NaN()}
@@ -120,6 +109,19 @@ func fit(e *engine.Engine, algo *algorithm, p *trainParams, plan labelPlan, tr, 
 		res.nTest = test.Len()
 	}
 	return res, nil
+}
+
+// outputsOf is the number of outputs of the models fs.
+func outputsOf(fs []fitted) int {
+	n := 0
+	for _, f := range fs {
+		if mf, ok := f.(multiFitted); ok {
+			n += mf.Outputs()
+		} else {
+			n++
+		}
+	}
+	return n
 }
 
 // evaluate predicts ds (scaled) with m and returns the error rate (or MSE)

@@ -340,15 +340,7 @@ func parseModel(raw []byte) (*cliModel, error) {
 	if len(body) != 0 {
 		return nil, fmt.Errorf("%d unexpected bytes after the last model (corrupted or concatenated file)", len(body))
 	}
-	outputs := 0
-	for _, f := range m.models {
-		if mf, ok := f.(multiFitted); ok {
-			outputs += mf.Outputs()
-		} else {
-			outputs++
-		}
-	}
-	if want := m.hdr.Labels.models(); outputs != want {
+	if outputs, want := outputsOf(m.models), m.hdr.Labels.models(); outputs != want {
 		return nil, fmt.Errorf("the models have %d outputs, the %s task needs %d", outputs, m.hdr.Labels.Task, want)
 	}
 	return &m, nil

@@ -37,7 +37,7 @@ func TestKMPPrefixDecisions(t *testing.T) {
 	for name, c := range map[string]struct {
 		f fitted
 		x *data.Dataset
-	}{"binary": {f1, test}, "one-vs-rest": {f2, blobs}} {
+	}{"binary": {f1, test}, "one-vs-rest": {f2[0], blobs}} {
 		kf := c.f.(*kmpFitted)
 		steps := kf.PrefixLen()
 		if name == "binary" && kf.KeptSteps() >= steps {

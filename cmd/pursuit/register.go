@@ -25,13 +25,13 @@ func registerAlgorithms(all []*algorithm) {
 			a.train, a.trainOVR = kmpTrainer(kmp.Auto, kmp.Squared, true)
 			a.load = loadKMP
 		case "svm":
-			a.train, a.load = trainSVM, loadSVM
+			a.train, a.trainOVR, a.load = trainSVM, trainSVMOneVsRest, loadSVM
 		case "bpdn":
 			a.train, a.load = trainBPDN, loadSVM
 		case "mpkfda":
 			a.train, a.load = trainMPKFDA, loadMPKFDA
 		case "slmc":
-			a.train, a.load = trainSLMC, loadSLMC
+			a.train, a.trainOVR, a.load = trainSLMC, trainSLMCOneVsRest, loadSLMC
 		}
 	}
 }
