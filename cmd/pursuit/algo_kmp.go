@@ -49,7 +49,6 @@ func parseSKMPFit(s string) (kmp.Variant, error) {
 type kmpFitted struct {
 	m     *kmp.Model
 	perm  []int // output order: perm[k] is the kmp output of the CLI's class k
-	fresh bool  // trained in this process: Truncate works (a loaded model keeps no path)
 	plan  string
 	// steps[o] is the number of steps of output o's curve within --basis
 	// (nil: all of them); the learning curve stops there.
@@ -144,7 +143,7 @@ func kmpTrainer(variant kmp.Variant, loss kmp.Loss, stochastic bool) (trainFunc,
 		if err != nil {
 			return nil, err
 		}
-		f.fresh, f.plan, f.steps = true, plan.String(), steps
+		f.plan, f.steps = plan.String(), steps
 		if stochastic {
 			f.plan += ", " + variant.String() + " fit"
 		}
@@ -299,14 +298,19 @@ func (f *kmpFitted) decisionAll(e *engine.Engine, x engine.Matrix, m *kmp.Model)
 	if err != nil {
 		return nil, err
 	}
+	return f.ordered(all), nil
+}
+
+// ordered puts kmp's outputs in the CLI's class order.
+func (f *kmpFitted) ordered(all [][]float64) [][]float64 {
 	if f.perm == nil {
-		return all, nil
+		return all
 	}
 	out := make([][]float64, len(f.perm))
 	for k, o := range f.perm {
 		out[k] = all[o]
 	}
-	return out, nil
+	return out
 }
 
 func (f *kmpFitted) NBasis() int            { return f.m.Size().SupportVectors }
@@ -315,7 +319,7 @@ func (f *kmpFitted) Save(w io.Writer) error { return f.m.Save(w) }
 
 // CanPrefix reports whether the model can predict as if stopped early: a
 // model trained in this process (kmp keeps the path in memory only).
-func (f *kmpFitted) CanPrefix() bool { return f.fresh }
+func (f *kmpFitted) CanPrefix() bool { return f.m.CanTruncate() }
 
 // PrefixLen is the number of steps training ran within --basis (the
 // longest output).
@@ -341,92 +345,18 @@ func (f *kmpFitted) RepicksAtoms() bool { return f.m.Variant == kmp.Basic }
 func (f *kmpFitted) KeptSteps() int { return f.m.Outputs[0].Steps }
 
 // PrefixSizes returns the support-vector count after each n of ns steps.
-func (f *kmpFitted) PrefixSizes(ns []int) ([]int, error) {
-	out := make([]int, len(ns))
-	for i, n := range ns {
-		t, err := f.m.Truncate(n)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = t.Size().SupportVectors
-	}
-	return out, nil
-}
+func (f *kmpFitted) PrefixSizes(ns []int) ([]int, error) { return f.m.PrefixSizes(ns) }
 
-// PrefixDecisions returns every output as if training had stopped after
-// n steps, for each n of ns. The kernel between x and all the support
-// vectors is computed once; each truncated model (kmp's Truncate) then only
-// combines its columns.
+// PrefixDecisions returns every output (in the CLI's class order) as if
+// training had stopped after n steps, for each n of ns (kmp's one-pass
+// PrefixDecisions).
 func (f *kmpFitted) PrefixDecisions(e *engine.Engine, x engine.Matrix, ns []int) ([][][]float64, error) {
-	m := f.m
-	out := make([][][]float64, len(ns))
-	if len(m.Kernels) != 1 || m.Custom != nil || (m.Scaler != nil && m.Scaler.Mode != "none") {
-		// Not a model the CLI trains; predict each truncation in full.
-		for i, n := range ns {
-			t, err := m.Truncate(n)
-			if err != nil {
-				return nil, err
-			}
-			if out[i], err = f.decisionAll(e, x, t); err != nil {
-				return nil, err
-			}
-		}
-		return out, nil
-	}
-	// The truncations, and the union of their support vectors (with early
-	// stopping, steps past the kept one use vectors the model dropped).
-	ts := make([]*kmp.Model, len(ns))
-	col := map[int]int{}
-	var union []float32
-	for i, n := range ns {
-		t, err := m.Truncate(n)
-		if err != nil {
-			return nil, err
-		}
-		ts[i] = t
-		for j, r := range t.SupportIndex {
-			if _, ok := col[r]; !ok {
-				col[r] = len(col)
-				union = append(union, t.Support.Row(j)...)
-			}
-		}
-	}
-	sv, err := backend.MatrixFrom(len(col), x.Cols, union)
+	out, err := f.m.PrefixDecisions(e, x, ns)
 	if err != nil {
 		return nil, err
 	}
-	k, err := e.KernelMatrix(m.Kernels[0], x, nil, sv, nil)
-	if err != nil {
-		return nil, err
-	}
-	for i, t := range ts {
-		cols := make([]int, len(t.SupportIndex))
-		for j, r := range t.SupportIndex {
-			cols[j] = col[r]
-		}
-		all := make([][]float64, len(t.Outputs))
-		for o, op := range t.Outputs {
-			d := make([]float64, x.Rows)
-			for r := range x.Rows {
-				row := k.Row(r)
-				s := op.Bias
-				for j, c := range op.Coef {
-					if c != 0 {
-						s += c * float64(row[cols[j]])
-					}
-				}
-				d[r] = s
-			}
-			all[o] = d
-		}
-		if f.perm != nil {
-			p := make([][]float64, len(f.perm))
-			for c, o := range f.perm {
-				p[c] = all[o]
-			}
-			all = p
-		}
-		out[i] = all
+	for i := range out {
+		out[i] = f.ordered(out[i])
 	}
 	return out, nil
 }

@@ -9,10 +9,10 @@ import (
 	"github.com/pursuit-ml/pursuit/kmp"
 )
 
-// TestKMPPrefixDecisions checks the learning-curve fast path (one kernel
-// block, truncated coefficients) against predicting each truncated model in
-// full, for a binary model with early stopping (steps past the kept one)
-// and a one-vs-rest model.
+// TestKMPPrefixDecisions checks the adapter's prefix decisions (kmp's
+// PrefixDecisions, tested in package kmp, put in the CLI's class order)
+// against predicting each truncated model in full, for a binary model with
+// early stopping (steps past the kept one) and a one-vs-rest model.
 func TestKMPPrefixDecisions(t *testing.T) {
 	e, err := engine.New(engine.WithBackend("go"))
 	if err != nil {
