@@ -13,6 +13,7 @@ import (
 
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/internal/modelfile"
 )
 
 // smoothRegression is n noiseless samples of a smooth function of two
@@ -70,17 +71,21 @@ func TestBPDNTrainPredict(t *testing.T) {
 			t.Errorf("example %d: prediction %v, target %v: outside the ε-tube", i, p, ds.Y[i])
 		}
 	}
-	// The payload after the frame's two header lines is a LIBSVM model.
+	// The payload after the header line inside the frame is a LIBSVM model.
 	raw, err := os.ReadFile(model)
 	if err != nil {
 		t.Fatal(err)
 	}
-	parts := bytes.SplitN(raw, []byte("\n"), 3)
-	if len(parts) != 3 || !bytes.HasPrefix(parts[2], []byte("svm_type epsilon_svr\n")) {
+	_, body, err := modelfile.Read(bytes.NewReader(raw), modelMagic, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := bytes.SplitN(body, []byte("\n"), 2)
+	if len(parts) != 2 || !bytes.HasPrefix(parts[1], []byte("svm_type epsilon_svr\n")) {
 		t.Fatalf("the model's payload is not a LIBSVM epsilon_svr model:\n%.200s", raw)
 	}
 	libModel := filepath.Join(dir, "s.libsvm")
-	if err := os.WriteFile(libModel, parts[2], 0o644); err != nil {
+	if err := os.WriteFile(libModel, parts[1], 0o644); err != nil {
 		t.Fatal(err)
 	}
 	rawPred := filepath.Join(dir, "raw.pred")

@@ -46,22 +46,26 @@
 //
 // # Model files
 //
-// One format wraps every algorithm's own model:
+// One format wraps every algorithm's own model: the project's model frame
+// (internal/modelfile: the magic "PURSUIT-MODEL\n", format version 2, the
+// length, and a SHA-256 of the whole, so truncation and corruption are
+// detected) around
 //
-//	PURSUIT-MODEL 1 <header length> <header CRC-32, hex>\n
 //	<header: one line of JSON>\n
 //	<payload 1><payload 2>...
 //
 // The header names the algorithm, the task (binary, one-vs-rest or
 // regression) and class labels, the feature count, the feature scaling, the
-// kernel, the training figures and learning curve, and the length and CRC-32
-// of each payload, so truncation and corruption are detected. The payloads
+// kernel, the training figures and learning curve, and the length of each
+// payload. Version 1 files (a text first line "PURSUIT-MODEL 1 <header
+// length> <header CRC-32>" and a CRC-32 per payload) are still read. The payloads
 // are the algorithms' own formats: kmp's versioned, checksummed file (one
 // payload holds every one-vs-rest output), LIBSVM's text model for svm (one
-// payload per class for one-vs-rest; with --scale none it is usable as is by
-// LIBSVM's svm-predict), LIBSVM's epsilon_svr text model for bpdn (the same
-// adapter as svm), slmc's versioned, checksummed file for slmc and greedy's
-// for mpkfda (one payload per class for one-vs-rest).
+// payload per class for one-vs-rest, trained by svm.TrainOneVsRest; with
+// --scale none, cut out of the file by its length in the header, it is
+// usable as is by LIBSVM's svm-predict), LIBSVM's epsilon_svr text model for
+// bpdn (the same adapter as svm), slmc's versioned, checksummed file for slmc
+// and greedy's for mpkfda (one payload per class for one-vs-rest).
 //
 // pursuit predict also reads models written by LIBSVM's svm-train (a
 // two-class C-SVC or an ε-SVR with kernel type 0 to 3), applied to the data

@@ -76,7 +76,7 @@ func isModelFile(t *testing.T, path string) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return bytes.HasPrefix(raw, []byte(modelMagic+" "))
+	return bytes.HasPrefix(raw, []byte(modelMagic)) || bytes.HasPrefix(raw, []byte(modelMagicV1))
 }
 
 // TestModelSaveFollowsSymlinks saves models through relative, absolute,

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/internal/modelfile"
 )
 
 // FuzzParseModel: parseModel (the reader behind `pursuit predict --model`)
@@ -25,9 +28,21 @@ import (
 // gives decisions without error.
 func FuzzParseModel(f *testing.F) {
 	// Seeds: testdata/fuzz/FuzzParseModel (model files written by
-	// `pursuit train` in TestWriteFuzzSeeds), and a few edge cases.
+	// `pursuit train` in TestWriteFuzzSeeds), the version 1 files of
+	// testdata/modelv1, and a few edge cases.
+	v1, err := filepath.Glob(filepath.Join("testdata", "modelv1", "*.model"))
+	if err != nil || len(v1) == 0 {
+		f.Fatalf("no version 1 model files (%v)", err)
+	}
+	for _, p := range v1 {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
 	for _, s := range []string{
-		"", "PURSUIT-MODEL 1 0 00000000\n\n", "PURSUIT-MODEL 1 -5 0\n", "PURSUIT-MODEL 1 99999999999999999999 0\n",
+		"", "PURSUIT-MODEL\n", "PURSUIT-MODEL 1 0 00000000\n\n", "PURSUIT-MODEL 1 -5 0\n", "PURSUIT-MODEL 1 99999999999999999999 0\n",
 		"svm_type c_svc\nkernel_type rbf\ngamma 0.5\nnr_class 2\ntotal_sv 2\nrho 0.1\nlabel 1 -1\nnr_sv 1 1\nSV\n1 1:0.5 3:1\n-1 2:0.25\n",
 		"svm_type epsilon_svr\nkernel_type linear\nnr_class 2\ntotal_sv 1\nrho 0\nSV\n1 1:1\n",
 	} {
@@ -55,17 +70,37 @@ func FuzzParseModel(f *testing.F) {
 	})
 }
 
-// fixChecksums returns in with the header's length and CRC-32 and the
-// payloads' CRC-32s recomputed (the header re-encoded), or nil when in has
-// no header to fix.
+// fixChecksums returns in with its checksums recomputed so that the
+// fuzzer's mutations reach the header's checks and the algorithms' readers:
+// for a version 2 file, the modelfile frame around whatever lies between
+// its header and the last 32 bytes (the SHA-256); for a version 1 file, the
+// header's length and CRC-32 and the payloads' CRC-32s (the header
+// re-encoded). It returns nil when in has no frame to fix.
 func fixChecksums(in []byte) []byte {
-	nl := bytes.IndexByte(in, '\n')
-	if nl < 0 || !bytes.HasPrefix(in, []byte(modelMagic+" ")) {
+	if bytes.HasPrefix(in, []byte(modelMagicV1)) {
+		return fixChecksumsV1(in)
+	}
+	const frameHeader = len(modelMagic) + 12 // magic, version, length
+	if !bytes.HasPrefix(in, []byte(modelMagic)) || len(in) < frameHeader+sha256.Size {
 		return nil
 	}
+	var b bytes.Buffer
+	version := binary.LittleEndian.Uint32(in[len(modelMagic):])
+	if modelfile.Write(&b, modelMagic, version, in[frameHeader:len(in)-sha256.Size]) != nil {
+		return nil
+	}
+	return b.Bytes()
+}
+
+// fixChecksumsV1 is fixChecksums for a version 1 file.
+func fixChecksumsV1(in []byte) []byte {
+	nl := bytes.IndexByte(in, '\n')
 	var ver, hlen int
 	var hcrc uint32
-	if _, err := fmt.Sscanf(string(in[:nl]), modelMagic+" %d %d %x", &ver, &hlen, &hcrc); err != nil {
+	if nl < 0 {
+		return nil
+	}
+	if _, err := fmt.Sscanf(string(in[:nl]), "PURSUIT-MODEL %d %d %x", &ver, &hlen, &hcrc); err != nil {
 		return nil
 	}
 	// The header ends at the next newline (JSON escapes its own); its
@@ -92,7 +127,7 @@ func fixChecksums(in []byte) []byte {
 		return nil
 	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s %d %d %08x\n", modelMagic, ver, len(hdr), crc32.ChecksumIEEE(hdr))
+	fmt.Fprintf(&b, "PURSUIT-MODEL %d %d %08x\n", ver, len(hdr), crc32.ChecksumIEEE(hdr))
 	b.Write(hdr)
 	b.WriteByte('\n')
 	b.Write(rest[hlen+1:])
@@ -246,7 +281,7 @@ func TestFixChecksums(t *testing.T) {
 		}
 		file := []byte(q)
 		if !bytes.HasPrefix(file, []byte(modelMagic)) {
-			continue
+			t.Fatalf("%s: not a version %d model file", s, modelVersion)
 		}
 		if got := fixChecksums(file); !bytes.Equal(got, file) {
 			t.Fatalf("%s: the repair changed a valid file", s)

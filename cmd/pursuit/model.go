@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -14,26 +13,30 @@ import (
 
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/internal/modelfile"
 	"github.com/pursuit-ml/pursuit/internal/safefile"
 	"github.com/pursuit-ml/pursuit/svm"
 )
 
 // The CLI's model file wraps each algorithm's own saved model so that one
-// `pursuit predict` reads them all. Layout:
+// `pursuit predict` reads them all. It is an internal/modelfile frame (magic
+// "PURSUIT-MODEL\n", version 2, SHA-256 of the whole) around
 //
-//	PURSUIT-MODEL 1 <header length> <header CRC-32, hex>\n
 //	<header: one JSON object (modelHeader)>\n
 //	<payload 1><payload 2>...
 //
 // The header names the algorithm, the task and class labels, the feature
 // count, the feature scaling (applied to data before the algorithm sees it),
 // the kernel, training figures and the learning curve, and the byte length
-// and CRC-32 of each payload. Each payload is one binary model in its
-// algorithm's own Save format (one per class for one-vs-rest). A truncated
-// or corrupted file is detected by the lengths and checksums.
+// of each payload. Each payload is one model in its algorithm's own Save
+// format (one per class for one-vs-rest, or one with every output). Version
+// 1 files ("PURSUIT-MODEL 1 <header length> <header CRC-32>\n", the header,
+// then the payloads, each with a CRC-32 in the header) are still read.
 const (
-	modelMagic   = "PURSUIT-MODEL"
-	modelVersion = 1
+	modelMagic   = "PURSUIT-MODEL\n"
+	modelVersion = 2
+	// modelMagicV1 starts a version 1 file.
+	modelMagicV1 = "PURSUIT-MODEL 1 "
 )
 
 // modelHeader is the JSON header of a model file.
@@ -97,7 +100,7 @@ func (v *jsonNum) UnmarshalJSON(b []byte) error {
 
 type payload struct {
 	Bytes int64  `json:"bytes"`
-	CRC32 uint32 `json:"crc32"`
+	CRC32 uint32 `json:"crc32,omitempty"` // version 1 files only
 }
 
 // cliModel is a trained model as the CLI holds it.
@@ -189,6 +192,7 @@ func (m *cliModel) nBasis() int {
 
 // write writes the model file to w and returns its size in bytes.
 func (m *cliModel) write(w io.Writer) (int64, error) {
+	var body bytes.Buffer
 	var pay [][]byte
 	m.hdr.Payloads = m.hdr.Payloads[:0]
 	for k, f := range m.models {
@@ -197,21 +201,19 @@ func (m *cliModel) write(w io.Writer) (int64, error) {
 			return 0, fmt.Errorf("save %s model %d: %w", m.hdr.Algorithm, k+1, err)
 		}
 		pay = append(pay, b.Bytes())
-		m.hdr.Payloads = append(m.hdr.Payloads, payload{Bytes: int64(b.Len()), CRC32: crc32.ChecksumIEEE(b.Bytes())})
+		m.hdr.Payloads = append(m.hdr.Payloads, payload{Bytes: int64(b.Len())})
 	}
 	hdr, err := json.Marshal(&m.hdr)
 	if err != nil {
 		return 0, fmt.Errorf("save model header: %w", err)
 	}
-	cw := &countWriter{w: w}
-	bw := bufio.NewWriter(cw)
-	fmt.Fprintf(bw, "%s %d %d %08x\n", modelMagic, modelVersion, len(hdr), crc32.ChecksumIEEE(hdr))
-	bw.Write(hdr)
-	bw.WriteByte('\n')
+	body.Write(hdr)
+	body.WriteByte('\n')
 	for _, p := range pay {
-		bw.Write(p)
+		body.Write(p)
 	}
-	if err := bw.Flush(); err != nil {
+	cw := &countWriter{w: w}
+	if err := modelfile.Write(cw, modelMagic, modelVersion, body.Bytes()); err != nil {
 		return cw.n, fmt.Errorf("save model: %w", err)
 	}
 	return cw.n, nil
@@ -274,17 +276,45 @@ func parseModel(raw []byte) (*cliModel, error) {
 	if bytes.HasPrefix(raw, []byte("svm_type")) {
 		return libsvmModel(raw)
 	}
-	nl := bytes.IndexByte(raw, '\n')
-	if nl < 0 || !bytes.HasPrefix(raw, []byte(modelMagic+" ")) {
-		return nil, fmt.Errorf("%w (it does not start with %q)", errNotModel, modelMagic)
+	if bytes.HasPrefix(raw, []byte(modelMagicV1)) {
+		return parseModelV1(raw)
 	}
+	_, body, err := modelfile.Read(bytes.NewReader(raw), modelMagic, func(v uint32) error {
+		if v != modelVersion {
+			return fmt.Errorf("model file version %d, this pursuit reads versions 1 and %d", v, modelVersion)
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, modelfile.ErrMagic):
+		return nil, fmt.Errorf("%w (it does not start with %q)", errNotModel, strings.TrimSpace(modelMagic))
+	case errors.Is(err, modelfile.ErrCorrupt):
+		return nil, fmt.Errorf("the file is truncated or corrupted: %w", err)
+	case err != nil:
+		return nil, err
+	}
+	nl := bytes.IndexByte(body, '\n')
+	if nl < 0 {
+		return nil, fmt.Errorf("the header is not valid: no end of line after it")
+	}
+	m, err := parseHeader(body[:nl])
+	if err != nil {
+		return nil, err
+	}
+	if err := m.loadPayloads(body[nl+1:], false); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// parseModelV1 reads a version 1 file: a text first line with the header's
+// length and CRC-32, and a CRC-32 per payload in the header.
+func parseModelV1(raw []byte) (*cliModel, error) {
+	nl := bytes.IndexByte(raw, '\n')
 	var ver, hlen int
 	var hcrc uint32
-	if _, err := fmt.Sscanf(string(raw[:nl]), modelMagic+" %d %d %x", &ver, &hlen, &hcrc); err != nil {
-		return nil, fmt.Errorf("%w: bad first line %q", errNotModel, shorten(string(raw[:nl]), 60))
-	}
-	if ver != modelVersion {
-		return nil, fmt.Errorf("model file version %d, this pursuit reads version %d", ver, modelVersion)
+	if _, err := fmt.Sscanf(string(raw[:max(nl, 0)]), "PURSUIT-MODEL %d %d %x", &ver, &hlen, &hcrc); err != nil || nl < 0 {
+		return nil, fmt.Errorf("%w: bad first line %q", errNotModel, shorten(string(raw[:max(nl, 0)]), 60))
 	}
 	rest := raw[nl+1:]
 	if hlen < 0 || len(rest) < hlen+1 {
@@ -294,6 +324,18 @@ func parseModel(raw []byte) (*cliModel, error) {
 	if crc32.ChecksumIEEE(hdrBytes) != hcrc || rest[hlen] != '\n' {
 		return nil, fmt.Errorf("the header is corrupted (checksum mismatch)")
 	}
+	m, err := parseHeader(hdrBytes)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.loadPayloads(rest[hlen+1:], true); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// parseHeader decodes and checks a model file's JSON header.
+func parseHeader(hdrBytes []byte) (*cliModel, error) {
 	var m cliModel
 	dec := json.NewDecoder(bytes.NewReader(hdrBytes))
 	dec.DisallowUnknownFields()
@@ -317,33 +359,38 @@ func parseModel(raw []byte) (*cliModel, error) {
 	if len(m.hdr.Payloads) == 0 || len(m.hdr.Payloads) > m.hdr.Labels.models() {
 		return nil, fmt.Errorf("the header lists %d models for a %s task with %d outputs", len(m.hdr.Payloads), m.hdr.Labels.Task, m.hdr.Labels.models())
 	}
+	return &m, nil
+}
+
+// loadPayloads reads the models of the file body after the header; v1
+// checks each payload's CRC-32.
+func (m *cliModel) loadPayloads(body []byte, v1 bool) error {
 	algo, err := lookupLoader(m.hdr.Algorithm)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	body := rest[hlen+1:]
 	for k, p := range m.hdr.Payloads {
 		if p.Bytes < 0 || int64(len(body)) < p.Bytes {
-			return nil, fmt.Errorf("the file is truncated (model %d of %d needs %d bytes, %d remain)", k+1, len(m.hdr.Payloads), p.Bytes, len(body))
+			return fmt.Errorf("the file is truncated (model %d of %d needs %d bytes, %d remain)", k+1, len(m.hdr.Payloads), p.Bytes, len(body))
 		}
 		b := body[:p.Bytes]
 		body = body[p.Bytes:]
-		if crc32.ChecksumIEEE(b) != p.CRC32 {
-			return nil, fmt.Errorf("model %d of %d is corrupted (checksum mismatch)", k+1, len(m.hdr.Payloads))
+		if v1 && crc32.ChecksumIEEE(b) != p.CRC32 {
+			return fmt.Errorf("model %d of %d is corrupted (checksum mismatch)", k+1, len(m.hdr.Payloads))
 		}
 		f, err := algo.load(bytes.NewReader(b))
 		if err != nil {
-			return nil, fmt.Errorf("model %d of %d (%s): %w", k+1, len(m.hdr.Payloads), m.hdr.Algorithm, err)
+			return fmt.Errorf("model %d of %d (%s): %w", k+1, len(m.hdr.Payloads), m.hdr.Algorithm, err)
 		}
 		m.models = append(m.models, f)
 	}
 	if len(body) != 0 {
-		return nil, fmt.Errorf("%d unexpected bytes after the last model (corrupted or concatenated file)", len(body))
+		return fmt.Errorf("%d unexpected bytes after the last model (corrupted or concatenated file)", len(body))
 	}
 	if outputs, want := outputsOf(m.models), m.hdr.Labels.models(); outputs != want {
-		return nil, fmt.Errorf("the models have %d outputs, the %s task needs %d", outputs, m.hdr.Labels.Task, want)
+		return fmt.Errorf("the models have %d outputs, the %s task needs %d", outputs, m.hdr.Labels.Task, want)
 	}
-	return &m, nil
+	return nil
 }
 
 // libsvmModel reads a model file written by LIBSVM's svm-train (or

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit/engine"
+)
+
+// TestModelV1Fixtures: the version 1 model files in testdata/modelv1 (one
+// per algorithm family and task, written by pursuit before the modelfile
+// frame) still load, and predict what they predicted when they were
+// written (NAME.want.json, recorded then with the version 1 reader); saved
+// again they are version 2 files that predict the same.
+func TestModelV1Fixtures(t *testing.T) {
+	e, err := engine.New(engine.WithBackend("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	files, err := filepath.Glob(filepath.Join("testdata", "modelv1", "*.model"))
+	if err != nil || len(files) < 7 {
+		t.Fatalf("%d version 1 model files (%v), want 7", len(files), err)
+	}
+	for _, path := range files {
+		name := strings.TrimSuffix(filepath.Base(path), ".model")
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(raw, []byte(modelMagicV1)) {
+			t.Fatalf("%s: not a version 1 file", name)
+		}
+		if got := fixChecksums(raw); !bytes.Equal(got, raw) {
+			t.Fatalf("%s: the fuzzer's repair changed a valid version 1 file", name)
+		}
+		wantRaw, err := os.ReadFile(filepath.Join("testdata", "modelv1", name+".want.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want struct {
+			Decisions [][]float64 `json:"decisions"`
+			Labels    []float64   `json:"labels"`
+		}
+		if err := json.Unmarshal(wantRaw, &want); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		m, err := parseModel(raw)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		x := backend.NewMatrix(5, m.hdr.Dim)
+		for i := range x.Rows {
+			for j := range x.Cols {
+				x.Set(i, j, float32(math.Sin(float64(5*i+j))))
+			}
+		}
+		check := func(what string, m *cliModel) {
+			t.Helper()
+			d, err := m.decisions(e, x)
+			if err != nil {
+				t.Fatalf("%s %s: %v", name, what, err)
+			}
+			if len(d) != len(want.Decisions) {
+				t.Fatalf("%s %s: %d outputs, want %d", name, what, len(d), len(want.Decisions))
+			}
+			for o := range d {
+				for i := range d[o] {
+					if d[o][i] != want.Decisions[o][i] {
+						t.Fatalf("%s %s: output %d row %d: %v, written %v", name, what, o, i, d[o][i], want.Decisions[o][i])
+					}
+				}
+			}
+			for i, l := range m.hdr.Labels.decide(d) {
+				if l != want.Labels[i] {
+					t.Fatalf("%s %s: row %d label %v, written %v", name, what, i, l, want.Labels[i])
+				}
+			}
+		}
+		check("version 1", m)
+		var b bytes.Buffer
+		if _, err := m.write(&b); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(b.Bytes(), []byte(modelMagic)) {
+			t.Fatalf("%s: saved again, it starts %q", name, b.Bytes()[:20])
+		}
+		m2, err := parseModel(b.Bytes())
+		if err != nil {
+			t.Fatalf("%s saved as version %d: %v", name, modelVersion, err)
+		}
+		check("saved as version 2", m2)
+	}
+}
