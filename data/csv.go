@@ -86,14 +86,14 @@ func ReadCSV(r io.Reader, name string, opts ...Option) (*Dataset, error) {
 			f = strings.TrimSpace(f) // spaces inside quotes too
 			ln, col := cr.FieldPos(j)
 			if j == labelCol {
-				y, err := parseCSVLabel(f, o.header)
+				y, err := parseCSVLabel(f, &o)
 				if err != nil {
 					return nil, &ParseError{File: name, Line: ln, Token: shortToken([]byte(f)), Err: fmt.Errorf("column %d: %w", col, err)}
 				}
 				ys = append(ys, y)
 				continue
 			}
-			v, err := parseCSVValue(f, o.header)
+			v, err := parseCSVValue(f, &o)
 			if err != nil {
 				return nil, &ParseError{File: name, Line: ln, Token: shortToken([]byte(f)), Err: fmt.Errorf("column %d: %w", col, err)}
 			}
@@ -113,28 +113,28 @@ func ReadCSV(r io.Reader, name string, opts ...Option) (*Dataset, error) {
 // csvHint guesses why field f is not a number: a LIBSVM line read as CSV
 // (index:value pairs), or a header line when none was declared; "" when
 // neither applies.
-func csvHint(f string, header bool) string {
+func csvHint(f string, o *options) string {
 	switch {
 	case strings.Contains(f, ":"):
-		return " (a LIBSVM line? read the file with WithFormat(FormatLibSVM))"
-	case !header:
-		return " (a header line? use WithHeader(true))"
+		return " (a LIBSVM line? read the file with " + o.libsvmName + ")"
+	case !o.header:
+		return " (a header line? use " + o.headerName + ")"
 	}
 	return ""
 }
 
-func parseCSVLabel(f string, header bool) (float64, error) {
+func parseCSVLabel(f string, o *options) (float64, error) {
 	if f == "" {
 		return 0, fmt.Errorf("%w: empty label", ErrSyntax)
 	}
 	y, err := parseLabel([]byte(f))
 	if err != nil && errors.Is(err, ErrSyntax) {
-		return 0, fmt.Errorf("%w: label is not a number%s", ErrSyntax, csvHint(f, header))
+		return 0, fmt.Errorf("%w: label is not a number%s", ErrSyntax, csvHint(f, o))
 	}
 	return y, err
 }
 
-func parseCSVValue(f string, header bool) (float32, error) {
+func parseCSVValue(f string, o *options) (float32, error) {
 	if f == "" {
 		return 0, fmt.Errorf("%w: empty value (missing values are not supported)", ErrSyntax)
 	}
@@ -143,7 +143,7 @@ func parseCSVValue(f string, header bool) (float32, error) {
 		if isRangeErr(err) {
 			return 0, fmt.Errorf("%w: value overflows float32", ErrNotFinite)
 		}
-		return 0, fmt.Errorf("%w: value is not a number%s", ErrSyntax, csvHint(f, header))
+		return 0, fmt.Errorf("%w: value is not a number%s", ErrSyntax, csvHint(f, o))
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, fmt.Errorf("%w: value is %v", ErrNotFinite, v)

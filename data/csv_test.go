@@ -58,6 +58,8 @@ func TestReadCSVErrors(t *testing.T) {
 		{"Inf label", "inf,2\n", nil, ErrNotFinite, []string{`f.csv:1: token "inf"`, "label is +Inf"}},
 		{"overflow", "1,1e40\n", nil, ErrNotFinite, []string{`f.csv:1: token "1e40"`, "overflows float32"}},
 		{"header not skipped", "y,x1\n1,2\n", nil, ErrSyntax, []string{`f.csv:1: token "y"`, "WithHeader(true)"}},
+		{"header hint named", "y,x1\n1,2\n", []Option{WithHintNames("--header", "--format libsvm")}, ErrSyntax, []string{"a header line? use --header)"}},
+		{"LIBSVM hint named", "1 1:0.5 2:1\n", []Option{WithHintNames("--header", "--format libsvm")}, ErrSyntax, []string{"read the file with --format libsvm)"}},
 		{"text value", "1,2\n1,abc\n", nil, ErrSyntax, []string{`f.csv:2: token "abc"`, "not a number"}},
 		{"LIBSVM as CSV", "1 1:0.5 2:1\n-1 1:2\n", []Option{WithHeader(true)}, ErrSyntax, []string{"f.csv:2:", "a LIBSVM line?", "WithFormat(FormatLibSVM)"}},
 		{"missing ?", "1,?\n", nil, ErrSyntax, []string{`f.csv:1: token "?"`}},

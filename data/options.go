@@ -32,16 +32,25 @@ type options struct {
 	format    Format
 	badOption error
 	linesHint int // CSV: Load's count of the file's lines, an upper bound on its records
+	// How error messages name the options they suggest (WithHintNames).
+	headerName, libsvmName string
 }
 
 func buildOptions(opts []Option) options {
-	o := options{memLimit: DefaultMemoryLimit}
+	o := options{memLimit: DefaultMemoryLimit, headerName: "WithHeader(true)", libsvmName: "WithFormat(FormatLibSVM)"}
 	for _, f := range opts {
 		if f != nil {
 			f(&o)
 		}
 	}
 	return o
+}
+
+// WithHintNames sets how error messages name the options they suggest, for
+// a caller whose users set them otherwise (a command's flags): header for
+// WithHeader(true), libsvm for WithFormat(FormatLibSVM).
+func WithHintNames(header, libsvm string) Option {
+	return func(o *options) { o.headerName, o.libsvmName = header, libsvm }
 }
 
 // WithDim forces the feature count to d, as at prediction time when a model

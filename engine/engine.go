@@ -35,6 +35,8 @@ type options struct {
 	budget  int64
 	env     func(string) string
 	comm    comm.Comm
+	// How messages name WithBackend and WithMemoryBudget.
+	backendName, budgetName string
 }
 
 // Option configures New.
@@ -55,6 +57,12 @@ func WithMemoryBudget(bytes int64) Option { return func(o *options) { o.budget =
 // WithComm sets the communicator of a run across processes (package
 // engine/comm); without it the engine is a single process (comm.Single).
 func WithComm(c comm.Comm) Option { return func(o *options) { o.comm = c } }
+// WithSettingNames sets how the engine's messages name the WithBackend and
+// WithMemoryBudget options, for a caller whose users set them otherwise
+// (a command's flags: "--backend", "--mem-budget").
+func WithSettingNames(backend, budget string) Option {
+	return func(o *options) { o.backendName, o.budgetName = backend, budget }
+}
 
 // withEnv replaces os.Getenv, for tests.
 func withEnv(getenv func(string) string) Option { return func(o *options) { o.env = getenv } }
@@ -70,13 +78,16 @@ type Engine struct {
 	budget  int64
 	held    atomic.Int64 // bytes charged by Hold and not yet released
 	comm    comm.Comm
+	// raiseBudget is how budget errors tell the user to raise the budget
+	// (WithSettingNames).
+	raiseBudget string
 }
 
 // New creates an engine, choosing the backend: the one named by WithBackend,
 // else by PURSUIT_BACKEND, else the fastest available (cuda, avx2, go in that
 // order). Naming a backend that cannot run here is an error saying why.
 func New(opts ...Option) (*Engine, error) {
-	o := options{budget: DefaultMemoryBudget, env: os.Getenv}
+	o := options{budget: DefaultMemoryBudget, env: os.Getenv, backendName: "the WithBackend option", budgetName: "WithMemoryBudget"}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -86,7 +97,7 @@ func New(opts ...Option) (*Engine, error) {
 	if o.budget <= 0 {
 		return nil, fmt.Errorf("engine: memory budget must be positive, got %d bytes", o.budget)
 	}
-	name, source := o.backend, "the WithBackend option"
+	name, source := o.backend, o.backendName
 	if name == "" {
 		name, source = strings.TrimSpace(o.env(EnvBackend)), EnvBackend
 	}
@@ -94,7 +105,7 @@ func New(opts ...Option) (*Engine, error) {
 	if o.comm == nil {
 		o.comm = &comm.Single{}
 	}
-	e := &Engine{threads: o.threads, budget: o.budget, comm: o.comm}
+	e := &Engine{threads: o.threads, budget: o.budget, comm: o.comm, raiseBudget: o.budgetName}
 	switch name {
 	case "", "auto":
 		be, reason := autoChoose(o.threads)
@@ -172,8 +183,8 @@ var ErrBudget = errors.New("memory budget exceeded")
 // message instead of an out-of-memory kill.
 func (e *Engine) Reserve(what string, bytes int64) error {
 	if avail := e.Available(); bytes < 0 || bytes > avail {
-		return fmt.Errorf("%s needs %s but the memory budget is %s%s (raise it with WithMemoryBudget / --mem-budget, or use a mode that computes blocks on the fly): %w",
-			what, FormatBytes(bytes), FormatBytes(e.budget), e.heldNote(avail), ErrBudget)
+		return fmt.Errorf("%s needs %s but the memory budget is %s%s (raise it with %s, or use a mode that computes blocks on the fly): %w",
+			what, FormatBytes(bytes), FormatBytes(e.budget), e.heldNote(avail), e.raiseBudget, ErrBudget)
 	}
 	return nil
 }
@@ -193,8 +204,8 @@ func (e *Engine) Hold(what string, bytes int64) error {
 	for {
 		held := e.held.Load()
 		if bytes < 0 || bytes > e.budget-held {
-			return fmt.Errorf("%s needs %s but the memory budget is %s%s (raise it with WithMemoryBudget / --mem-budget): %w",
-				what, FormatBytes(bytes), FormatBytes(e.budget), e.heldNote(e.budget-held), ErrBudget)
+			return fmt.Errorf("%s needs %s but the memory budget is %s%s (raise it with %s): %w",
+				what, FormatBytes(bytes), FormatBytes(e.budget), e.heldNote(e.budget-held), e.raiseBudget, ErrBudget)
 		}
 		if e.held.CompareAndSwap(held, held+bytes) {
 			return nil

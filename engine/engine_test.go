@@ -91,6 +91,19 @@ func TestReserve(t *testing.T) {
 	if _, err := New(WithMemoryBudget(-1), env(nil)); err == nil {
 		t.Fatal("negative budget accepted")
 	}
+	if !strings.Contains(err.Error(), "raise it with WithMemoryBudget") {
+		t.Fatalf("the default message does not name WithMemoryBudget: %v", err)
+	}
+	// A command names its flag instead, in Reserve's and Hold's errors.
+	named, err := New(WithBackend("go"), WithMemoryBudget(1<<20), WithSettingNames("--backend", "--mem-budget"), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range []error{named.Reserve("a block", 4e6), named.Hold("the data", 4e6)} {
+		if !errors.Is(err, ErrBudget) || !strings.Contains(err.Error(), "raise it with --mem-budget") || strings.Contains(err.Error(), "WithMemoryBudget") {
+			t.Fatalf("with WithSettingNames: %v", err)
+		}
+	}
 }
 
 // TestHold checks that held bytes (loaded data) shrink what Reserve and

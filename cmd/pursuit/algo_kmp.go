@@ -47,9 +47,9 @@ func parseSKMPFit(s string) (kmp.Variant, error) {
 // one-vs-rest). Its payload is kmp's own versioned, checksummed format. The
 // CLI scales the data itself, so the kmp model holds no scaler.
 type kmpFitted struct {
-	m     *kmp.Model
-	perm  []int // output order: perm[k] is the kmp output of the CLI's class k
-	plan  string
+	m    *kmp.Model
+	perm []int // output order: perm[k] is the kmp output of the CLI's class k
+	plan string
 	// steps[o] is the number of steps of output o's curve within --basis
 	// (nil: all of them); the learning curve stops there.
 	steps []int

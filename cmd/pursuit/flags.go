@@ -412,7 +412,7 @@ func (m *modelFlags) newEngine() (*engine.Engine, error) {
 		}
 		opts = append(opts, engine.WithMemoryBudget(b))
 	}
-	e, err := engine.New(opts...)
+	e, err := engine.New(append(opts, engineNames())...)
 	if err != nil {
 		return nil, err
 	}
@@ -444,3 +444,7 @@ func (m *modelFlags) params(dim int, d *dataFlags, earlyStop bool) (*trainParams
 		seed:       m.seed,
 	}, nil
 }
+
+// engineNames makes the engine's messages name the flags that set its
+// options.
+func engineNames() engine.Option { return engine.WithSettingNames("--backend", "--mem-budget") }

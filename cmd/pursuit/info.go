@@ -73,7 +73,7 @@ func runInfo(ev *env, args []string) error {
 	for _, a := range algorithms() {
 		rep.Algorithms = append(rep.Algorithms, algoInfo{Name: a.name, Available: a.train != nil, Summary: a.summary})
 	}
-	var opts []engine.Option
+	opts := []engine.Option{engineNames()}
 	if o.backend != "" {
 		opts = append(opts, engine.WithBackend(o.backend))
 	}

@@ -114,25 +114,12 @@ func run(ev *env, args []string) (code int) {
 	case errors.Is(err, errHelp):
 		return exitOK
 	}
+	fmt.Fprintf(ev.stderr, "%s: %s\n", name, oneLine(err.Error()))
 	var st interface{ ExitCode() int }
 	if errors.As(err, &st) {
-		fmt.Fprintf(ev.stderr, "%s: %s\n", name, oneLine(err.Error()))
 		return st.ExitCode()
 	}
-	fmt.Fprintf(ev.stderr, "%s: %s\n", name, flagNames().Replace(oneLine(err.Error())))
 	return exitError
-}
-
-// flagNames rewrites the library options that error messages suggest into
-// the command's flags.
-func flagNames() *strings.Replacer {
-	return strings.NewReplacer(
-		"use WithHeader(true)", "use --header",
-		"with WithFormat(FormatLibSVM)", "with --format libsvm",
-		"requested by the WithBackend option", "requested by --backend",
-		"WithMemoryBudget / --mem-budget", "--mem-budget",
-		"WithMemoryBudget", "--mem-budget",
-	)
 }
 
 // oneLine folds a message onto one line.

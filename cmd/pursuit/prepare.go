@@ -15,7 +15,7 @@ func nan() float64 { return math.NaN() }
 // loadOptions returns the data options of the flags, forcing dim features
 // when dim > 0 (test and prediction data must match the model).
 func (d *dataFlags) loadOptions(dim int) []data.Option {
-	var opts []data.Option
+	opts := []data.Option{data.WithHintNames("--header", "--format libsvm")}
 	switch d.format {
 	case "libsvm":
 		opts = append(opts, data.WithFormat(data.FormatLibSVM))
