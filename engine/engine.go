@@ -57,6 +57,7 @@ func WithMemoryBudget(bytes int64) Option { return func(o *options) { o.budget =
 // WithComm sets the communicator of a run across processes (package
 // engine/comm); without it the engine is a single process (comm.Single).
 func WithComm(c comm.Comm) Option { return func(o *options) { o.comm = c } }
+
 // WithSettingNames sets how the engine's messages name the WithBackend and
 // WithMemoryBudget options, for a caller whose users set them otherwise
 // (a command's flags: "--backend", "--mem-budget").
