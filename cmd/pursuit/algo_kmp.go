@@ -135,9 +135,9 @@ func kmpTrainer(variant kmp.Variant, loss kmp.Loss, stochastic bool) (trainFunc,
 		if err != nil {
 			return nil, err
 		}
-		m, steps, err := kmpCapBasis(m, kmpBasis(p, x.Rows, xVal.Rows > 0), p.regression)
+		m, steps, err := m.CapKernelFunctions(kmpBasis(p, x.Rows, xVal.Rows > 0))
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("--basis: %w", err)
 		}
 		f, err := newKMPFitted(m, classes)
 		if err != nil {
@@ -162,33 +162,6 @@ func kmpTrainer(variant kmp.Variant, loss kmp.Loss, stochastic bool) (trainFunc,
 	return bin, ovr
 }
 
-// kmpKernelFunctions returns, for each step of curve, the number of
-// distinct kernel functions in the expansion after it (the bias, an atom
-// with no support point, not counted).
-func kmpKernelFunctions(curve []kmp.Step) []int {
-	out := make([]int, len(curve))
-	bias := 0
-	for i, s := range curve {
-		if s.Support < 0 && s.Kernel != kmp.CustomKernelIndex {
-			bias = 1 // the constant function was chosen by this step
-		}
-		out[i] = s.Basis - bias
-	}
-	return out
-}
-
-// kmpStepsWithin is the number of steps of curve that training with
-// --basis basis keeps: at most basis+1 (kmpConfig's N), and no more than
-// give basis kernel functions.
-func kmpStepsWithin(curve []kmp.Step, basis int) int {
-	fns := kmpKernelFunctions(curve)
-	s := 0
-	for s < len(fns) && s <= basis && fns[s] <= basis {
-		s++
-	}
-	return s
-}
-
 // StepsForBasis is the number of steps after which the (single-output)
 // model is the model trained with --basis n ≤ its own; ok is false for a
 // model with several outputs.
@@ -196,52 +169,7 @@ func (f *kmpFitted) StepsForBasis(n int) (steps int, ok bool) {
 	if len(f.m.Outputs) != 1 {
 		return 0, false
 	}
-	return kmpStepsWithin(f.m.Outputs[0].Curve, n), true
-}
-
-// kmpCapBasis cuts a freshly trained model back to at most basis kernel
-// functions per output. It returns the model (m itself when nothing had to
-// change) and, per output, the number of steps within the limit. When
-// early stopping kept a step past the limit, the best step within it is
-// kept instead, by kmp's rule: the lowest validation error, the earliest
-// on ties (for regression, ties go to the lower validation loss).
-func kmpCapBasis(m *kmp.Model, basis int, regression bool) (*kmp.Model, []int, error) {
-	steps := make([]int, len(m.Outputs))
-	keep := make([]int, len(m.Outputs))
-	cut := false
-	for o, out := range m.Outputs {
-		s := kmpStepsWithin(out.Curve, basis)
-		steps[o], keep[o] = s, out.Steps
-		if out.Steps <= s {
-			continue
-		}
-		cut = true
-		if math.IsNaN(out.Curve[0].ValErr) { // no validation: the last step
-			keep[o] = s
-			continue
-		}
-		best := 0
-		for i := range s {
-			c := out.Curve[i]
-			if best == 0 {
-				best = i + 1
-				continue
-			}
-			b := out.Curve[best-1]
-			if c.ValErr < b.ValErr || (regression && c.ValErr == b.ValErr && c.ValLoss < b.ValLoss) {
-				best = i + 1
-			}
-		}
-		keep[o] = best
-	}
-	if !cut {
-		return m, steps, nil
-	}
-	t, err := m.Truncate(keep...)
-	if err != nil {
-		return nil, nil, fmt.Errorf("kmp: keeping --basis %d kernel functions: %w", basis, err)
-	}
-	return t, steps, nil
+	return kmp.StepsWithin(f.m.Outputs[0].Curve, n), true
 }
 
 // newKMPFitted wraps m; classes, when not nil, are the CLI's one-vs-rest
