@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/greedy"
@@ -16,25 +17,55 @@ const mpkfdaDefaultBasis = 100
 // payload in the CLI's model file is greedy's own framed format.
 type mpkfdaFitted struct{ m *greedy.KFDA }
 
-func trainMPKFDA(e *engine.Engine, p *trainParams, x engine.Matrix, y []float64, _ engine.Matrix, _ []float64) (fitted, error) {
+// mpkfdaConfig maps the flags to greedy's configuration.
+func mpkfdaConfig(p *trainParams, rows int) (greedy.KFDAConfig, error) {
 	if p.regression {
-		return nil, fmt.Errorf("--algo mpkfda is a classifier; it cannot fit real-valued targets")
+		return greedy.KFDAConfig{}, fmt.Errorf("--algo mpkfda is a classifier; it cannot fit real-valued targets")
 	}
 	k := p.basis
 	if k == 0 {
-		k = min(mpkfdaDefaultBasis, x.Rows)
+		k = min(mpkfdaDefaultBasis, rows)
 	}
-	if k > x.Rows {
-		return nil, fmt.Errorf("--basis %d is more than the %d training examples", k, x.Rows)
+	if k > rows {
+		return greedy.KFDAConfig{}, fmt.Errorf("--basis %d is more than the %d training examples", k, rows)
 	}
 	if p.progress != nil {
 		p.progress(progressUpdate{Step: 0, Total: 1, Metric: "mp-kfda", Value: nan(), ValErr: nan()})
 	}
-	m, err := greedy.TrainKFDA(e, x, y, greedy.KFDAConfig{Kernel: p.kernel, Steps: k, Seed: uint64(p.seed)})
+	return greedy.KFDAConfig{Kernel: p.kernel, Steps: k, Seed: uint64(p.seed)}, nil
+}
+
+func trainMPKFDA(e *engine.Engine, p *trainParams, x engine.Matrix, y []float64, _ engine.Matrix, _ []float64) (fitted, error) {
+	cfg, err := mpkfdaConfig(p, x.Rows)
+	if err != nil {
+		return nil, err
+	}
+	m, err := greedy.TrainKFDA(e, x, y, cfg)
 	if err != nil {
 		return nil, err
 	}
 	return &mpkfdaFitted{m: m}, nil
+}
+
+// trainMPKFDAOneVsRest trains one discriminant per class with
+// greedy.TrainKFDAOneVsRest; each is its own payload.
+func trainMPKFDAOneVsRest(e *engine.Engine, p *trainParams, x engine.Matrix, y, classes []float64, _ engine.Matrix, _ []float64) ([]fitted, error) {
+	cfg, err := mpkfdaConfig(p, x.Rows)
+	if err != nil {
+		return nil, err
+	}
+	o, err := greedy.TrainKFDAOneVsRest(e, x, y, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Equal(o.Classes, classes) {
+		return nil, fmt.Errorf("mpkfda one-vs-rest trained classes %v, want %v", o.Classes, classes)
+	}
+	fs := make([]fitted, len(o.Models))
+	for c, m := range o.Models {
+		fs[c] = &mpkfdaFitted{m: m}
+	}
+	return fs, nil
 }
 
 func loadMPKFDA(r io.Reader) (fitted, error) {

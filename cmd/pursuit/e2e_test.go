@@ -347,13 +347,13 @@ func TestMultiClass(t *testing.T) {
 	writeData(t, train, tr)
 	writeData(t, test, te)
 	wantFail(t, dir, []string{"3 classes", "--one-vs-rest"}, "train", "--data", train, "--algo", "svm")
-	for _, algo := range []string{"svm", "kmp"} {
+	for _, algo := range []string{"svm", "kmp", "mpkfda"} {
 		if _, err := findAlgorithm(algo); err != nil {
 			continue
 		}
 		model := filepath.Join(dir, algo+".model")
 		extra := []string{"--gamma", "2"}
-		if algo == "kmp" {
+		if algo == "kmp" || algo == "mpkfda" {
 			extra = append(extra, "--basis", "15")
 		}
 		r := mustRun(t, dir, append([]string{"train", "--algo", algo, "--data", train, "--test", test, "--one-vs-rest", "--model", model, "--json", "--plot", dir, "--quiet"}, extra...)...)

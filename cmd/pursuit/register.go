@@ -29,7 +29,7 @@ func registerAlgorithms(all []*algorithm) {
 		case "bpdn":
 			a.train, a.load = trainBPDN, loadSVM
 		case "mpkfda":
-			a.train, a.load = trainMPKFDA, loadMPKFDA
+			a.train, a.trainOVR, a.load = trainMPKFDA, trainMPKFDAOneVsRest, loadMPKFDA
 		case "slmc":
 			a.train, a.trainOVR, a.load = trainSLMC, trainSLMCOneVsRest, loadSLMC
 		}
