@@ -1,8 +1,6 @@
 package greedy
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -22,23 +20,16 @@ const (
 // files.
 var ErrCorrupt = modelfile.ErrCorrupt
 
-type fileKernel struct {
-	Kind   string  `json:"kind"`
-	Gamma  float64 `json:"gamma,omitempty"`
-	Coef0  float64 `json:"coef0,omitempty"`
-	Degree int     `json:"degree,omitempty"`
-}
-
 type kfdaFile struct {
-	Kernel  fileKernel `json:"kernel"`
-	Rows    int        `json:"rows"`
-	Cols    int        `json:"cols"`
-	Centres []float32  `json:"centres"` // row-major, Rows×Cols
-	Index   []int      `json:"index"`
-	Alpha   []float64  `json:"alpha"`
-	Bias    float64    `json:"bias"`
-	W       []float64  `json:"w"`
-	Scores  []float64  `json:"scores"`
+	Kernel  modelfile.Kernel `json:"kernel"`
+	Rows    int              `json:"rows"`
+	Cols    int              `json:"cols"`
+	Centres []float32        `json:"centres"` // row-major, Rows×Cols
+	Index   []int            `json:"index"`
+	Alpha   []float64        `json:"alpha"`
+	Bias    float64          `json:"bias"`
+	W       []float64        `json:"w"`
+	Scores  []float64        `json:"scores"`
 }
 
 // Check reports the first inconsistency of a model (shapes, non-finite
@@ -82,18 +73,14 @@ func (f *KFDA) Save(w io.Writer) error {
 	}
 	k := f.Kernel
 	fm := kfdaFile{
-		Kernel: fileKernel{Kind: k.Kind.String(), Gamma: k.Gamma, Coef0: k.Coef0, Degree: k.Degree},
+		Kernel: modelfile.KernelOf(k),
 		Rows:   f.Centres.Rows, Cols: f.Centres.Cols,
 		Index: f.Index, Alpha: f.Alpha, Bias: f.Bias, W: f.W, Scores: f.Scores,
 	}
 	for r := range f.Centres.Rows {
 		fm.Centres = append(fm.Centres, f.Centres.Row(r)...)
 	}
-	payload, err := json.Marshal(&fm)
-	if err != nil {
-		return fmt.Errorf("greedy: save: encoding: %w", err)
-	}
-	if err := modelfile.Write(w, kfdaMagic, kfdaVersion, payload); err != nil {
+	if err := modelfile.WriteJSON(w, kfdaMagic, kfdaVersion, &fm); err != nil {
 		return fmt.Errorf("greedy: save: %w", err)
 	}
 	return nil
@@ -113,28 +100,18 @@ func LoadKFDA(r io.Reader) (*KFDA, error) {
 		return nil, fmt.Errorf("greedy: load: %w", err)
 	}
 	var fm kfdaFile
-	dec := json.NewDecoder(bytes.NewReader(payload))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&fm); err != nil {
-		return nil, fmt.Errorf("greedy: load: decoding the model: %w", err)
+	if err := modelfile.DecodeJSON(payload, &fm); err != nil {
+		return nil, fmt.Errorf("greedy: load: %w", err)
 	}
-	if dec.More() {
-		return nil, fmt.Errorf("greedy: load: more than one JSON value in the payload")
-	}
-	var kind backend.KernelKind
-	for _, c := range []backend.KernelKind{backend.Linear, backend.Polynomial, backend.RBF, backend.Sigmoid} {
-		if c.String() == fm.Kernel.Kind {
-			kind = c
-		}
-	}
-	if kind == 0 {
-		return nil, fmt.Errorf("greedy: load: unknown kernel kind %q", fm.Kernel.Kind)
+	kernel, err := fm.Kernel.Kernel()
+	if err != nil {
+		return nil, fmt.Errorf("greedy: load: %w", err)
 	}
 	if fm.Rows < 1 || fm.Cols < 1 || len(fm.Centres) != fm.Rows*fm.Cols || fm.Rows > len(fm.Centres) {
 		return nil, fmt.Errorf("greedy: load: %d centre values for %d×%d centres", len(fm.Centres), fm.Rows, fm.Cols)
 	}
 	f := &KFDA{
-		Kernel:  backend.Kernel{Kind: kind, Gamma: fm.Kernel.Gamma, Coef0: fm.Kernel.Coef0, Degree: fm.Kernel.Degree},
+		Kernel:  kernel,
 		Centres: backend.Matrix{Rows: fm.Rows, Cols: fm.Cols, Stride: fm.Cols, Data: fm.Centres},
 		Index:   fm.Index, Alpha: fm.Alpha, Bias: fm.Bias, W: fm.W, Scores: fm.Scores,
 	}

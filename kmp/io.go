@@ -1,8 +1,6 @@
 package kmp
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -31,13 +29,6 @@ var ErrCorrupt = modelfile.ErrCorrupt
 // file at all (another kind of file: wrong magic).
 var ErrNotModel = modelfile.ErrMagic
 
-type fileKernel struct {
-	Kind   string  `json:"kind"`
-	Gamma  float64 `json:"gamma,omitempty"`
-	Coef0  float64 `json:"coef0,omitempty"`
-	Degree int     `json:"degree,omitempty"`
-}
-
 type fileStep struct {
 	Step      int      `json:"step"`
 	Basis     int      `json:"basis"`
@@ -62,20 +53,20 @@ type fileOutput struct {
 }
 
 type fileModel struct {
-	Task          string       `json:"task"`
-	Loss          string       `json:"loss"`
-	Variant       string       `json:"variant"`
-	Classes       []float64    `json:"classes,omitempty"`
-	Kernels       []fileKernel `json:"kernels"`
-	CustomKernel  string       `json:"custom_kernel,omitempty"`
-	HasCustom     bool         `json:"has_custom,omitempty"`
-	Scaler        *data.Scaler `json:"scaler,omitempty"`
-	Rows          int          `json:"support_rows"`
-	Cols          int          `json:"support_cols"`
-	Support       []float32    `json:"support"`
-	SupportIndex  []int        `json:"support_index"`
-	SupportKernel []int        `json:"support_kernel"`
-	Outputs       []fileOutput `json:"outputs"`
+	Task          string             `json:"task"`
+	Loss          string             `json:"loss"`
+	Variant       string             `json:"variant"`
+	Classes       []float64          `json:"classes,omitempty"`
+	Kernels       []modelfile.Kernel `json:"kernels"`
+	CustomKernel  string             `json:"custom_kernel,omitempty"`
+	HasCustom     bool               `json:"has_custom,omitempty"`
+	Scaler        *data.Scaler       `json:"scaler,omitempty"`
+	Rows          int                `json:"support_rows"`
+	Cols          int                `json:"support_cols"`
+	Support       []float32          `json:"support"`
+	SupportIndex  []int              `json:"support_index"`
+	SupportKernel []int              `json:"support_kernel"`
+	Outputs       []fileOutput       `json:"outputs"`
 }
 
 func optF(v float64) *float64 {
@@ -104,7 +95,7 @@ func (m *Model) Save(w io.Writer) error {
 		SupportIndex: m.SupportIndex, SupportKernel: m.SupportKernel,
 	}
 	for _, k := range m.Kernels {
-		fm.Kernels = append(fm.Kernels, fileKernel{Kind: k.Kind.String(), Gamma: k.Gamma, Coef0: k.Coef0, Degree: k.Degree})
+		fm.Kernels = append(fm.Kernels, modelfile.KernelOf(k))
 	}
 	if m.Custom != nil {
 		fm.HasCustom, fm.CustomKernel = true, m.Custom.Name
@@ -124,11 +115,7 @@ func (m *Model) Save(w io.Writer) error {
 		}
 		fm.Outputs = append(fm.Outputs, fo)
 	}
-	payload, err := json.Marshal(&fm)
-	if err != nil {
-		return fmt.Errorf("kmp: save: encoding: %w", err)
-	}
-	if err := modelfile.Write(w, fileMagic, fileVersion, payload); err != nil {
+	if err := modelfile.WriteJSON(w, fileMagic, fileVersion, &fm); err != nil {
 		return fmt.Errorf("kmp: save: %w", err)
 	}
 	return nil
@@ -167,13 +154,8 @@ func Load(r io.Reader, opts ...LoadOption) (*Model, error) {
 		return nil, fmt.Errorf("kmp: load: %w", err)
 	}
 	var fm fileModel
-	dec := json.NewDecoder(bytes.NewReader(payload))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&fm); err != nil {
-		return nil, fmt.Errorf("kmp: load: decoding: %w", err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("kmp: load: more than one JSON value in the payload")
+	if err := modelfile.DecodeJSON(payload, &fm); err != nil {
+		return nil, fmt.Errorf("kmp: load: %w", err)
 	}
 	return fromFile(&fm, &lo)
 }
@@ -195,17 +177,12 @@ func fromFile(fm *fileModel, lo *loadOptions) (*Model, error) {
 	if m.Variant, err = ParseVariant(fm.Variant); err != nil {
 		return nil, fmt.Errorf("kmp: load: %w", err)
 	}
-	for i, k := range fm.Kernels {
-		var kind backend.KernelKind
-		for _, c := range []backend.KernelKind{backend.Linear, backend.Polynomial, backend.RBF, backend.Sigmoid} {
-			if c.String() == k.Kind {
-				kind = c
-			}
+	for i, fk := range fm.Kernels {
+		k, err := fk.Kernel()
+		if err != nil {
+			return nil, fmt.Errorf("kmp: load: kernel %d: %w", i, err)
 		}
-		if kind == 0 {
-			return nil, fmt.Errorf("kmp: load: kernel %d has unknown kind %q", i, k.Kind)
-		}
-		m.Kernels = append(m.Kernels, backend.Kernel{Kind: kind, Gamma: k.Gamma, Coef0: k.Coef0, Degree: k.Degree})
+		m.Kernels = append(m.Kernels, k)
 	}
 	if fm.HasCustom {
 		m.Custom = &CustomKernel{Name: fm.CustomKernel, Func: lo.custom[fm.CustomKernel]}

@@ -1,8 +1,6 @@
 package slmc
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -21,21 +19,14 @@ const (
 // ErrCorrupt is wrapped by Load's errors for damaged or truncated files.
 var ErrCorrupt = modelfile.ErrCorrupt
 
-type fileKernel struct {
-	Kind   string  `json:"kind"`
-	Gamma  float64 `json:"gamma,omitempty"`
-	Coef0  float64 `json:"coef0,omitempty"`
-	Degree int     `json:"degree,omitempty"`
-}
-
 type fileModel struct {
-	Method string     `json:"method"`
-	Kernel fileKernel `json:"kernel"`
-	Rows   int        `json:"rows"`
-	Cols   int        `json:"cols"`
-	XV     []float32  `json:"xv"` // row-major, Rows×Cols
-	Beta   []float64  `json:"beta"`
-	Bias   float64    `json:"bias"`
+	Method string           `json:"method"`
+	Kernel modelfile.Kernel `json:"kernel"`
+	Rows   int              `json:"rows"`
+	Cols   int              `json:"cols"`
+	XV     []float32        `json:"xv"` // row-major, Rows×Cols
+	Beta   []float64        `json:"beta"`
+	Bias   float64          `json:"bias"`
 }
 
 // Save writes the model in a versioned, checksummed binary frame around a
@@ -48,7 +39,7 @@ func (m *Model) Save(w io.Writer) error {
 	k := m.Kernel
 	fm := fileModel{
 		Method: m.Method,
-		Kernel: fileKernel{Kind: k.Kind.String(), Gamma: k.Gamma, Coef0: k.Coef0, Degree: k.Degree},
+		Kernel: modelfile.KernelOf(k),
 		Rows:   m.XV.Rows, Cols: m.XV.Cols,
 		XV:   make([]float32, 0, m.XV.Rows*m.XV.Cols),
 		Beta: m.Beta, Bias: m.Bias,
@@ -59,11 +50,7 @@ func (m *Model) Save(w io.Writer) error {
 	for i := range m.XV.Rows {
 		fm.XV = append(fm.XV, m.XV.Row(i)...)
 	}
-	payload, err := json.Marshal(&fm)
-	if err != nil { // non-finite expansion vectors
-		return fmt.Errorf("slmc: save: encoding: %w", err)
-	}
-	if err := modelfile.Write(w, fileMagic, fileVersion, payload); err != nil {
+	if err := modelfile.WriteJSON(w, fileMagic, fileVersion, &fm); err != nil { // non-finite expansion vectors fail to encode
 		return fmt.Errorf("slmc: save: %w", err)
 	}
 	return nil
@@ -83,26 +70,16 @@ func Load(r io.Reader) (*Model, error) {
 		return nil, fmt.Errorf("slmc: load: %w", err)
 	}
 	var fm fileModel
-	dec := json.NewDecoder(bytes.NewReader(payload))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&fm); err != nil {
-		return nil, fmt.Errorf("slmc: load: decoding the model: %w", err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("slmc: load: more than one JSON value in the payload")
+	if err := modelfile.DecodeJSON(payload, &fm); err != nil {
+		return nil, fmt.Errorf("slmc: load: %w", err)
 	}
 	return fm.model()
 }
 
 func (fm *fileModel) model() (*Model, error) {
-	var kind backend.KernelKind
-	for _, c := range []backend.KernelKind{backend.Linear, backend.Polynomial, backend.RBF, backend.Sigmoid} {
-		if c.String() == fm.Kernel.Kind {
-			kind = c
-		}
-	}
-	if kind == 0 {
-		return nil, fmt.Errorf("slmc: load: unknown kernel kind %q", fm.Kernel.Kind)
+	kernel, err := fm.Kernel.Kernel()
+	if err != nil {
+		return nil, fmt.Errorf("slmc: load: %w", err)
 	}
 	if fm.Method == "" {
 		return nil, fmt.Errorf("slmc: load: the model names no method")
@@ -122,7 +99,7 @@ func (fm *fileModel) model() (*Model, error) {
 	}
 	m := &Model{
 		Method: fm.Method,
-		Kernel: backend.Kernel{Kind: kind, Gamma: fm.Kernel.Gamma, Coef0: fm.Kernel.Coef0, Degree: fm.Kernel.Degree},
+		Kernel: kernel,
 		XV:     xv, Beta: fm.Beta, Bias: fm.Bias,
 	}
 	if m.Beta == nil {

@@ -1,0 +1,60 @@
+package modelfile
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/pursuit-ml/pursuit/backend"
+)
+
+// WriteJSON encodes v as JSON and writes it as one frame. Encoding errors
+// (a non-finite number, say) are returned before anything is written.
+func WriteJSON(w io.Writer, magic string, version uint32, v any) error {
+	payload, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encoding: %w", err)
+	}
+	return Write(w, magic, version, payload)
+}
+
+// DecodeJSON decodes a frame's payload into v strictly: a field v does not
+// have, a malformed value or a second JSON value after the first is an
+// error.
+func DecodeJSON(payload []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("decoding the model: %w", err)
+	}
+	if dec.More() {
+		return fmt.Errorf("more than one JSON value in the payload")
+	}
+	return nil
+}
+
+// Kernel is a kernel function as the model files store it: the kind by
+// name ("linear", "poly", "rbf", "sigmoid") and its parameters.
+type Kernel struct {
+	Kind   string  `json:"kind"`
+	Gamma  float64 `json:"gamma,omitempty"`
+	Coef0  float64 `json:"coef0,omitempty"`
+	Degree int     `json:"degree,omitempty"`
+}
+
+// KernelOf is k as stored.
+func KernelOf(k backend.Kernel) Kernel {
+	return Kernel{Kind: k.Kind.String(), Gamma: k.Gamma, Coef0: k.Coef0, Degree: k.Degree}
+}
+
+// Kernel returns the stored kernel, or an error for a kind it does not know.
+// The parameters are not validated here (backend.Kernel.Validate does).
+func (k Kernel) Kernel() (backend.Kernel, error) {
+	for _, c := range []backend.KernelKind{backend.Linear, backend.Polynomial, backend.RBF, backend.Sigmoid} {
+		if c.String() == k.Kind {
+			return backend.Kernel{Kind: c, Gamma: k.Gamma, Coef0: k.Coef0, Degree: k.Degree}, nil
+		}
+	}
+	return backend.Kernel{}, fmt.Errorf("unknown kernel kind %q", k.Kind)
+}
