@@ -8,7 +8,6 @@ import (
 
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/engine"
-	"github.com/pursuit-ml/pursuit/internal/activeset"
 	"github.com/pursuit-ml/pursuit/internal/par"
 	"github.com/pursuit-ml/pursuit/kmp"
 )
@@ -117,21 +116,7 @@ func TrainKFDA(e *engine.Engine, x backend.Matrix, y []float64, cfg KFDAConfig) 
 	if err != nil {
 		return nil, err
 	}
-	var smp *activeset.Sampler
-	size := m
-	if cfg.Stochastic != nil {
-		s, err := cfg.Stochastic.Size()
-		if err != nil {
-			return nil, fmt.Errorf("MP-KFDA: %w", err)
-		}
-		size = min(s, m)
-		smp = activeset.New(m, cfg.Seed, 0x6d706b666461) // "mpkfda"
-	}
-	norms, err := e.SqNorms(x)
-	if err != nil {
-		return nil, fmt.Errorf("MP-KFDA: %w", err)
-	}
-	K, err := e.KernelMatrix(cfg.Kernel, x, norms, x, norms)
+	smp, size, K, err := prepareSearch(e, cfg.Kernel, x, cfg.Stochastic, cfg.Seed, 0x6d706b666461) // "mpkfda"
 	if err != nil {
 		return nil, fmt.Errorf("MP-KFDA: %w", err)
 	}

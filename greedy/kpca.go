@@ -131,21 +131,7 @@ func FitKPCA(e *engine.Engine, x backend.Matrix, cfg KPCAConfig) (*KPCA, error) 
 	if !(tol > 0 && tol < 1) {
 		return nil, configErr("sparse KPCA: tolerance %v, want 0 < tol < 1", tol)
 	}
-	var smp *activeset.Sampler
-	size := m
-	if cfg.Stochastic != nil {
-		s, err := cfg.Stochastic.Size()
-		if err != nil {
-			return nil, fmt.Errorf("sparse KPCA: %w", err)
-		}
-		size = min(s, m)
-		smp = activeset.New(m, cfg.Seed, 0x736b706361) // "skpca"
-	}
-	norms, err := e.SqNorms(x)
-	if err != nil {
-		return nil, fmt.Errorf("sparse KPCA: %w", err)
-	}
-	K, err := e.KernelMatrix(cfg.Kernel, x, norms, x, norms)
+	smp, size, K, err := prepareSearch(e, cfg.Kernel, x, cfg.Stochastic, cfg.Seed, 0x736b706361) // "skpca"
 	if err != nil {
 		return nil, fmt.Errorf("sparse KPCA: %w", err)
 	}
@@ -435,4 +421,31 @@ func (p *KPCA) Transform(e *engine.Engine, xs backend.Matrix) (*mat.Dense, []flo
 		resid[i] = p.Kernel.Eval(xs.Row(i), xs.Row(i)) - s
 	}
 	return z, resid, nil
+}
+
+// prepareSearch is the common start of the greedy fits over the m rows of
+// x: the full kernel matrix K(x, x) within the engine's budget and, when
+// stochastic is not nil, the candidate sampler (seeded by seed and a salt
+// per method, so the methods draw different subsets) with the active-set
+// size; without it every row is a candidate (smp nil, size m).
+func prepareSearch(e *engine.Engine, k engine.Kernel, x engine.Matrix, stochastic *kmp.Stochastic, seed, salt uint64) (smp *activeset.Sampler, size int, K engine.Matrix, err error) {
+	m := x.Rows
+	size = m
+	if stochastic != nil {
+		s, err := stochastic.Size()
+		if err != nil {
+			return nil, 0, engine.Matrix{}, err
+		}
+		size = min(s, m)
+		smp = activeset.New(m, seed, salt)
+	}
+	norms, err := e.SqNorms(x)
+	if err != nil {
+		return nil, 0, engine.Matrix{}, err
+	}
+	K, err = e.KernelMatrix(k, x, norms, x, norms)
+	if err != nil {
+		return nil, 0, engine.Matrix{}, err
+	}
+	return smp, size, K, nil
 }

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
-
-	"github.com/pursuit-ml/pursuit/data"
 )
 
 type boundCmdOptions struct {
@@ -69,11 +66,8 @@ func runBound(ev *env, args []string) error {
 		return err
 	}
 	defer e.Close()
-	ds, err := loadData(o.data, df.loadOptions(m.hdr.Dim))
+	ds, err := loadForModel(o.data, &df, m, o.model)
 	if err != nil {
-		if errors.Is(err, data.ErrFeatureMismatch) {
-			return fmt.Errorf("%w (model %s was trained on %d features)", err, o.model, m.hdr.Dim)
-		}
 		return err
 	}
 	if n := m.hdr.Train.NTrain; n > 0 && n != ds.Len() {

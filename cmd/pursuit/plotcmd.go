@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"path/filepath"
@@ -73,10 +72,7 @@ func runPlot(ev *env, args []string) error {
 	defer e.Close()
 	var raw *data.Dataset
 	if o.data != "" {
-		if raw, err = loadData(o.data, df.loadOptions(m.hdr.Dim)); err != nil {
-			if errors.Is(err, data.ErrFeatureMismatch) {
-				return fmt.Errorf("%w (model %s was trained on %d features)", err, o.model, m.hdr.Dim)
-			}
+		if raw, err = loadForModel(o.data, &df, m, o.model); err != nil {
 			return err
 		}
 	}

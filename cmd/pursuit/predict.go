@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,7 +10,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/internal/safefile"
 )
 
@@ -91,11 +89,8 @@ func runPredict(ev *env, args []string) error {
 		return err
 	}
 	defer e.Close()
-	ds, err := loadData(o.data, df.loadOptions(m.hdr.Dim))
+	ds, err := loadForModel(o.data, &df, m, o.model)
 	if err != nil {
-		if errors.Is(err, data.ErrFeatureMismatch) {
-			return fmt.Errorf("%w (model %s was trained on %d features)", err, o.model, m.hdr.Dim)
-		}
 		return err
 	}
 	if m.hdr.Scaler != nil {

@@ -83,6 +83,17 @@ func loadData(path string, opts []data.Option) (*data.Dataset, error) {
 	return ds, nil
 }
 
+// loadForModel reads the data a saved model is applied to (predict, plot,
+// bound): padded to the model's features, and refused, naming the model,
+// when it has more.
+func loadForModel(path string, df *dataFlags, m *cliModel, modelPath string) (*data.Dataset, error) {
+	ds, err := loadData(path, df.loadOptions(m.hdr.Dim))
+	if errors.Is(err, data.ErrFeatureMismatch) {
+		return nil, fmt.Errorf("%w (model %s was trained on %d features)", err, modelPath, m.hdr.Dim)
+	}
+	return ds, err
+}
+
 // budgetError restates the data package's memory-limit error (a
 // *data.LimitError) in terms of the flag that sets the limit (none: the
 // command's fixed limit); other errors are returned as they are.
