@@ -1,39 +1,83 @@
-// Package par holds small helpers the algorithm packages share: a loop
-// split over goroutines and the hi/lo split of a float64 vector for
-// float32 products.
 package par
 
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
-// For splits [0, n) into contiguous chunks run on up to threads goroutines
-// (GOMAXPROCS when threads ≤ 0) and waits for them.
+// Tasks runs body(s, t) for every task t in [0, n) on up to workers
+// goroutines, the calling one included (workers ≤ 1: the calling one only).
+// setup, if not nil, is called once per goroutine before its first task and
+// its result is passed to every body call of that goroutine; done, if not
+// nil, receives it afterwards.
+func Tasks[S any](n, workers int, setup func() S, done func(S), body func(s S, t int)) {
+	if n <= 0 {
+		return
+	}
+	workers = max(min(workers, n), 1)
+	var next atomic.Int64
+	work := func() {
+		var s S
+		if setup != nil {
+			s = setup()
+		}
+		for {
+			t := int(next.Add(1) - 1)
+			if t >= n {
+				break
+			}
+			body(s, t)
+		}
+		if done != nil {
+			done(s)
+		}
+	}
+	if workers == 1 {
+		work()
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Add(workers - 1)
+	for range workers - 1 {
+		go func() {
+			defer wg.Done()
+			work()
+		}()
+	}
+	work()
+	wg.Wait()
+}
+
+// Chunks splits [0, n) into pieces of chunk elements (the last shorter) and
+// runs body(s, lo, hi) for each on up to workers goroutines, with setup and
+// done as in Tasks.
+func Chunks[S any](n, chunk, workers int, setup func() S, done func(S), body func(s S, lo, hi int)) {
+	if n <= 0 {
+		return
+	}
+	chunk = max(chunk, 1)
+	Tasks((n+chunk-1)/chunk, workers, setup, done, func(s S, t int) {
+		body(s, t*chunk, min((t+1)*chunk, n))
+	})
+}
+
+// ChunkLen returns the length, a multiple of grain, of the pieces that cut
+// [0, n) into about perWorker pieces for each of workers goroutines.
+func ChunkLen(n, workers, perWorker, grain int) int {
+	grain = max(grain, 1)
+	parts := max(workers*perWorker, 1)
+	c := (n + parts - 1) / parts
+	return max((c+grain-1)/grain*grain, grain)
+}
+
+// For splits [0, n) into contiguous chunks, one per thread, run on up to
+// threads goroutines (GOMAXPROCS when threads ≤ 0), and waits for them.
 func For(n, threads int, body func(lo, hi int)) {
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	if threads > n {
-		threads = n
-	}
-	if threads <= 1 {
-		if n > 0 {
-			body(0, n)
-		}
-		return
-	}
-	var wg sync.WaitGroup
-	chunk := (n + threads - 1) / threads
-	for lo := 0; lo < n; lo += chunk {
-		hi := min(lo+chunk, n)
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			body(lo, hi)
-		}(lo, hi)
-	}
-	wg.Wait()
+	Chunks(n, ChunkLen(n, threads, 1, 1), threads, nil, nil, func(_ struct{}, lo, hi int) { body(lo, hi) })
 }
 
 // SplitHiLo writes v as the sum of two float32 vectors hi + lo, so that a

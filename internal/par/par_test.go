@@ -36,3 +36,51 @@ func TestSplitHiLo(t *testing.T) {
 		}
 	}
 }
+
+// TestChunksCoverOnce checks that every index is visited exactly once for
+// any split, and that setup and done run once per goroutine that ran.
+func TestChunksCoverOnce(t *testing.T) {
+	for _, n := range []int{0, 1, 7, 64, 1000} {
+		for _, workers := range []int{0, 1, 2, 3, 16} {
+			for _, chunk := range []int{0, 1, 5, 64} {
+				seen := make([]atomic.Int32, n)
+				var setups, dones atomic.Int32
+				Chunks(n, chunk, workers, func() int { setups.Add(1); return 0 }, func(int) { dones.Add(1) },
+					func(_ int, lo, hi int) {
+						for i := lo; i < hi; i++ {
+							seen[i].Add(1)
+						}
+					})
+				for i := range seen {
+					if c := seen[i].Load(); c != 1 {
+						t.Fatalf("n=%d workers=%d chunk=%d: index %d visited %d times", n, workers, chunk, i, c)
+					}
+				}
+				if setups.Load() != dones.Load() || (n > 0 && setups.Load() == 0) || int(setups.Load()) > max(workers, 1) {
+					t.Fatalf("n=%d workers=%d: %d setups, %d dones", n, workers, setups.Load(), dones.Load())
+				}
+			}
+		}
+	}
+}
+
+func TestForPieces(t *testing.T) {
+	for _, n := range []int{1, 5, 100} {
+		for _, w := range []int{1, 2, 7} {
+			var pieces atomic.Int32
+			For(n, w, func(lo, hi int) { pieces.Add(1) })
+			if p := int(pieces.Load()); p > w || p < 1 {
+				t.Errorf("For(%d, %d): %d pieces, want 1 to %d", n, w, p, w)
+			}
+		}
+	}
+}
+
+func TestChunkLen(t *testing.T) {
+	if got := ChunkLen(1000, 2, 8, 16); got%16 != 0 || got < 16 || (1000+got-1)/got > 16 {
+		t.Errorf("ChunkLen(1000, 2, 8, 16) = %d", got)
+	}
+	if got := ChunkLen(3, 4, 8, 8); got != 8 {
+		t.Errorf("ChunkLen(3, 4, 8, 8) = %d, want 8 (the grain)", got)
+	}
+}

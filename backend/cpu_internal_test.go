@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -37,16 +38,6 @@ func TestExpNeg(t *testing.T) {
 	t.Logf("worst relative error on [-87, 0]: %.3g", worst)
 }
 
-func TestPowInt(t *testing.T) {
-	for _, x := range []float64{-2.5, -1, 0, 0.3, 1, 7} {
-		for n := 1; n <= 9; n++ {
-			if got, want := powInt(x, n), math.Pow(x, float64(n)); math.Abs(got-want) > 1e-14*math.Abs(want) {
-				t.Errorf("powInt(%v, %d) = %v, want %v", x, n, got, want)
-			}
-		}
-	}
-}
-
 func BenchmarkExpNeg(b *testing.B) {
 	s := 0.0
 	for i := 0; b.Loop(); i++ {
@@ -61,4 +52,27 @@ func BenchmarkMathExp(b *testing.B) {
 		s += math.Exp(-float64(i&1023) * 0.01)
 	}
 	_ = s
+}
+
+func TestDictGroups(t *testing.T) {
+	for _, mg := range []int{4, 8} {
+		for k := 1; k <= 20; k++ {
+			next := 0
+			for _, g := range dictGroups(k, mg) {
+				if g[0] != next || g[1] > mg || g[1]&(g[1]-1) != 0 {
+					t.Fatalf("k=%d: bad group %v", k, g)
+				}
+				next += g[1]
+			}
+			if next != k {
+				t.Fatalf("k=%d: groups %v cover %d", k, dictGroups(k, mg), next)
+			}
+		}
+	}
+	if got := fmt.Sprint(dictGroups(15, 4)); got != "[[0 4] [4 4] [8 4] [12 2] [14 1]]" {
+		t.Errorf("dictGroups(15, 4) = %v", got)
+	}
+	if got := fmt.Sprint(dictGroups(15, 8)); got != "[[0 8] [8 4] [12 2] [14 1]]" {
+		t.Errorf("dictGroups(15, 8) = %v", got)
+	}
 }

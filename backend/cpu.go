@@ -1,0 +1,624 @@
+package backend
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/pursuit-ml/pursuit/internal/f32"
+	"github.com/pursuit-ml/pursuit/internal/par"
+)
+
+// CPU is the one blocked CPU driver: kernel blocks and gathers (a BLIS-style
+// blocked GEMM with the kernel transform applied to each tile while it is in
+// cache), dictionary products, rank updates, squared norms and prepared
+// (packed-once) operands, run on one worker pool (internal/par) and fed by a
+// table of inner loops, CPUKernels. NewGo is this driver with the pure-Go
+// kernels (GoKernels); package asm is the same driver with assembly ones.
+//
+// A CPU holds no mutable state besides its buffer pools, so it is safe for
+// concurrent use by several goroutines.
+type CPU struct {
+	name     string
+	threads  int
+	k        CPUKernels
+	gemmWS   sync.Pool // *gemmWorkspace, one per worker goroutine
+	prodPool sync.Pool // *fewRowsScratch
+}
+
+// NewCPU returns the driver named name running the kernels k on up to
+// threads goroutines per call (threads ≤ 0: 1).
+func NewCPU(name string, threads int, k CPUKernels) *CPU {
+	return &CPU{name: name, threads: max(threads, 1), k: k}
+}
+
+var _ Backend = (*CPU)(nil)
+var _ Preparer = (*CPU)(nil)
+
+// Name returns the name given to NewCPU.
+func (b *CPU) Name() string { return b.name }
+
+// Threads returns the number of goroutines one operation uses at most.
+func (b *CPU) Threads() int { return b.threads }
+
+// Kernels returns the kernel table the driver runs.
+func (b *CPU) Kernels() CPUKernels { return b.k }
+
+// Work thresholds below which an operation runs on the calling goroutine
+// only: starting goroutines costs about a microsecond each.
+const (
+	minParallelFlops = 1 << 17 // multiply-adds for kernel blocks
+	minParallelElems = 1 << 15 // matrix elements for streaming operations
+)
+
+// workers returns how many goroutines an operation of the given size
+// deserves: 1 below threshold, else b.threads.
+func (b *CPU) workers(size, threshold int) int {
+	if size < threshold {
+		return 1
+	}
+	return b.threads
+}
+
+// rows runs body over [0, n) cut into about eight pieces per worker (a
+// multiple of grain long), with per-goroutine scratch from setup.
+func rows[S any](b *CPU, n, grain, size, threshold int, setup func() S, body func(s S, lo, hi int)) {
+	w := b.workers(size, threshold)
+	par.Chunks(n, par.ChunkLen(n, w, 8, grain), w, setup, nil, body)
+}
+
+// SqNorms writes ‖x_i‖² of each row of x into dst[:x.Rows], summed with
+// float64 partial sums and rounded to float32.
+func (b *CPU) SqNorms(dst []float32, x Matrix) error {
+	if err := CheckSqNorms(dst, x); err != nil {
+		return err
+	}
+	rows(b, x.Rows, 16, x.Rows*x.Cols, minParallelElems, nil, func(_ struct{}, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			dst[i] = float32(b.k.SqNorm(x.Row(i)))
+		}
+	})
+	return nil
+}
+
+// dictGroups splits k vectors into groups of at most maxGroup (a power of
+// two) that the dot kernels take: 8, 4, 2, 1.
+func dictGroups(k, maxGroup int) [][2]int {
+	var g [][2]int
+	for start := 0; start < k; {
+		size := maxGroup
+		for size > k-start {
+			size /= 2
+		}
+		g = append(g, [2]int{start, size})
+		start += size
+	}
+	return g
+}
+
+// DictProducts works on blocks of dictRowBlock rows × dictColChunk columns:
+// the block's piece of each vector (4 KiB) stays in L1 while all the rows
+// of the block use it, so the kernels read the vectors from L1 and only the
+// dictionary from memory, once.
+const (
+	dictRowBlock = 16
+	dictColChunk = 1024
+)
+
+// DictProducts sets dst[j·dict.Rows+i] = <d_i, v_j> in one pass over dict.
+// Each row d_i is multiplied with all vectors while it is in cache (groups of
+// up to CPUKernels.MaxGroup vectors). Partial sums are float32 runs of at
+// most 32 products per lane, added into float64.
+func (b *CPU) DictProducts(dst []float64, dict, vecs Matrix) error {
+	if err := CheckDictProducts(dst, dict, vecs); err != nil {
+		return err
+	}
+	l, k := dict.Rows, vecs.Rows
+	if l == 0 || k == 0 {
+		return nil
+	}
+	if dict.Cols == 0 {
+		clear(dst[:l*k])
+		return nil
+	}
+	groups := dictGroups(k, b.k.MaxGroup)
+	n := dict.Cols
+	n8 := n &^ 7
+	// acc[dictRowBlock·4·g0 + 4(r·g+j) + lane] for group (g0, g), block
+	// row r and vector g0+j.
+	rows(b, l, dictRowBlock, l*n*k, minParallelElems,
+		func() []float64 { return make([]float64, dictRowBlock*4*k) },
+		func(acc []float64, lo, hi int) {
+			for i0 := lo; i0 < hi; i0 += dictRowBlock {
+				rb := min(dictRowBlock, hi-i0)
+				clear(acc)
+				for c0 := 0; c0 < n8; c0 += dictColChunk {
+					cn := min(dictColChunk, n8-c0)
+					for _, g := range groups {
+						v := vecs.Data[g[0]*vecs.Stride+c0:]
+						base := dictRowBlock * 4 * g[0]
+						rpc := b.k.RowsPerCall(g[1])
+						for r0 := 0; r0 < rb; r0 += rpc {
+							nr := min(rpc, rb-r0)
+							x := dict.Data[(i0+r0)*dict.Stride+c0:]
+							b.k.DotRows(acc[base+4*r0*g[1]:], x, dict.Stride, nr, cn, v, vecs.Stride, g[1])
+						}
+					}
+				}
+				for _, g := range groups {
+					base := dictRowBlock * 4 * g[0]
+					for r := 0; r < rb; r++ {
+						x := dict.Row(i0 + r)
+						for j := 0; j < g[1]; j++ {
+							a := acc[base+4*(r*g[1]+j):]
+							s := (a[0] + a[1]) + (a[2] + a[3])
+							vj := vecs.Row(g[0] + j)
+							for c := n8; c < n; c++ {
+								s += float64(x[c]) * float64(vj[c])
+							}
+							dst[(g[0]+j)*l+i0+r] = s
+						}
+					}
+				}
+			}
+		})
+	return nil
+}
+
+// RankUpdate applies d ← d + alpha·Σ_t u_t v_tᵀ four rows at a time: row i
+// of d gets Σ_t (alpha·u_t[i]) v_t in one load and one store, for any k.
+func (b *CPU) RankUpdate(d Matrix, alpha float32, u, v Matrix) error {
+	if err := CheckRankUpdate(d, u, v); err != nil {
+		return err
+	}
+	k := u.Rows
+	if k == 0 || d.Rows == 0 || d.Cols == 0 || alpha == 0 {
+		return nil
+	}
+	rows(b, d.Rows, 8, d.Rows*d.Cols*k, minParallelElems,
+		func() []float32 { return make([]float32, 4*k) },
+		func(c []float32, lo, hi int) {
+			i := lo
+			for ; i+4 <= hi; i += 4 {
+				for t := 0; t < k; t++ {
+					for r := 0; r < 4; r++ {
+						c[4*t+r] = alpha * u.At(t, i+r)
+					}
+				}
+				b.k.Axpy4(d.Data[i*d.Stride:], d.Stride, d.Cols, c, v.Data, v.Stride)
+			}
+			for ; i < hi; i++ {
+				for t := 0; t < k; t++ {
+					c[t] = alpha * u.At(t, i)
+				}
+				b.k.Axpys(d.Row(i), c[:k], v.Data, v.Stride)
+			}
+		})
+	return nil
+}
+
+// ScoredArgMax returns the index k maximising |s_k|/sqrt(n_k) over the
+// eligible candidates (see Backend), with the table's ArgMax kernel.
+func (b *CPU) ScoredArgMax(s, n []float64, skip []bool) (int, float64) {
+	m := min(len(s), len(n))
+	s, n = s[:m], n[:m]
+	if skip == nil || len(skip) >= m {
+		if skip != nil {
+			skip = skip[:m]
+		}
+		return b.k.ArgMax(s, n, skip)
+	}
+	// skip covers a prefix only: the rest has no skipping.
+	ls := len(skip)
+	k1, s1 := b.k.ArgMax(s[:ls], n[:ls], skip)
+	k2, s2 := b.k.ArgMax(s[ls:], n[ls:], nil)
+	if k2 >= 0 && (k1 < 0 || s2 > s1) {
+		return ls + k2, s2
+	}
+	return k1, s1
+}
+
+// gemmWorkspace holds one worker's packing buffers.
+type gemmWorkspace struct {
+	ap, bp []float32 // packed A (mc×kc) and B (kc×nc) blocks
+	an, bn []float32 // squared norms of the packed rows, zero padded
+	tile   []float32 // mr×nr scratch for edge tiles
+}
+
+func (b *CPU) workspace() *gemmWorkspace {
+	if ws, ok := b.gemmWS.Get().(*gemmWorkspace); ok {
+		return ws
+	}
+	k := &b.k
+	return &gemmWorkspace{
+		ap:   make([]float32, k.MC*k.KC),
+		bp:   make([]float32, k.NC*k.KC),
+		an:   make([]float32, k.MC),
+		bn:   make([]float32, k.NC),
+		tile: make([]float32, k.MR*k.NR),
+	}
+}
+
+// kernelOp is one kernel-block computation: dst[r][j] = k(a_row(r), b_j),
+// where row(r) is idx[r] (gather) or r.
+type kernelOp struct {
+	k      Kernel
+	dst    Matrix
+	a      Matrix
+	idx    []int     // nil: identity
+	an     []float32 // RBF only: ‖a_row(r)‖², indexed by r (dst row)
+	b      Matrix
+	bn     []float32    // RBF only: ‖b_j‖²
+	bp     *cpuPrepared // b packed once, nil to pack it per block
+	negGam float32
+}
+
+func (op *kernelOp) row(r int) int {
+	if op.idx != nil {
+		return op.idx[r]
+	}
+	return r
+}
+
+// KernelBlock writes dst[i][j] = k(a_i, b_j).
+func (b *CPU) KernelBlock(dst Matrix, k Kernel, a Matrix, aNorms []float32, bm Matrix, bNorms []float32) error {
+	if err := CheckKernelBlock(dst, k, a, aNorms, bm, bNorms); err != nil {
+		return err
+	}
+	return b.kernelBlock(&kernelOp{k: k, dst: dst, a: a, b: bm}, aNorms, bNorms)
+}
+
+// KernelGather writes dst[r][j] = k(a_{idx[r]}, b_j).
+func (b *CPU) KernelGather(dst Matrix, k Kernel, a Matrix, aNorms []float32, idx []int, bm Matrix, bNorms []float32) error {
+	if err := CheckKernelGather(dst, k, a, aNorms, idx, bm, bNorms); err != nil {
+		return err
+	}
+	return b.kernelBlock(&kernelOp{k: k, dst: dst, a: a, idx: idx, b: bm}, aNorms, bNorms)
+}
+
+// KernelBlockPrepared is KernelBlock with b packed once; see Preparer.
+func (b *CPU) KernelBlockPrepared(dst Matrix, k Kernel, a Matrix, aNorms []float32, bp Prepared) error {
+	p, err := b.prepared("KernelBlock", bp)
+	if err != nil {
+		return err
+	}
+	if err := CheckKernelBlock(dst, k, a, aNorms, p.M, nil); err != nil {
+		return err
+	}
+	return b.kernelBlock(&kernelOp{k: k, dst: dst, a: a, b: p.M, bp: p}, aNorms, p.SqNorms)
+}
+
+// KernelGatherPrepared is KernelGather with b packed once; see Preparer.
+func (b *CPU) KernelGatherPrepared(dst Matrix, k Kernel, a Matrix, aNorms []float32, idx []int, bp Prepared) error {
+	p, err := b.prepared("KernelGather", bp)
+	if err != nil {
+		return err
+	}
+	if err := CheckKernelGather(dst, k, a, aNorms, idx, p.M, nil); err != nil {
+		return err
+	}
+	return b.kernelBlock(&kernelOp{k: k, dst: dst, a: a, idx: idx, b: p.M, bp: p}, aNorms, p.SqNorms)
+}
+
+// norms returns the squared norms of the rows of x selected by idx (all
+// rows when idx is nil), taken from given when it is not nil.
+func (b *CPU) norms(given []float32, x Matrix, idx []int) []float32 {
+	if idx == nil {
+		if given != nil {
+			return given[:x.Rows]
+		}
+		out := make([]float32, x.Rows)
+		_ = b.SqNorms(out, x) // x was validated by the caller
+		return out
+	}
+	out := make([]float32, len(idx))
+	for r, i := range idx {
+		if given != nil {
+			out[r] = given[i]
+		} else {
+			out[r] = float32(b.k.SqNorm(x.Row(i)))
+		}
+	}
+	return out
+}
+
+// cpuPrepared is a matrix packed once into the panels packB makes of a
+// block: for each KC-long slice pc of the features, the panels of NR rows
+// of all of its rows (the rows padded with zeros to npan·NR), each kc×NR
+// with kc = min(KC, cols−pc). Slice pc thus starts at npan·NR·pc, and the
+// panel of rows [j, j+NR) (j a multiple of NR) at (j/NR)·kc·NR within it.
+// bn holds the squared norms padded with zeros to npan·NR.
+type cpuPrepared struct {
+	PreparedBase
+	owner  *CPU
+	packed []float32
+	bn     []float32
+}
+
+// Prepare packs m once into the micro-kernel's panel layout; see Preparer.
+func (b *CPU) Prepare(m Matrix) (Prepared, error) {
+	if err := m.Validate(); err != nil {
+		return nil, shapeErr("Prepare", "b: %v", err)
+	}
+	nr, kcb := b.k.NR, b.k.KC
+	npan := (m.Rows + nr - 1) / nr
+	p := &cpuPrepared{owner: b, packed: make([]float32, npan*nr*m.Cols), bn: make([]float32, npan*nr)}
+	_ = b.SqNorms(p.bn, m) // validated above
+	p.M, p.SqNorms = m, p.bn[:m.Rows:m.Rows]
+	for pc := 0; pc < m.Cols; pc += kcb {
+		kc := min(kcb, m.Cols-pc)
+		slice := p.packed[npan*nr*pc:]
+		rows(b, npan, 1, m.Rows*kc, minParallelElems, nil, func(_ struct{}, lo, hi int) {
+			j0 := lo * nr
+			b.packB(slice[lo*kc*nr:], m, j0, min(hi*nr, m.Rows)-j0, pc, kc)
+		})
+	}
+	return p, nil
+}
+
+// Release drops the packed copy.
+func (p *cpuPrepared) Release() error {
+	if p.MarkReleased() {
+		p.packed, p.bn = nil, nil
+	}
+	return nil
+}
+
+func (b *CPU) prepared(op string, h Prepared) (*cpuPrepared, error) {
+	return CheckPrepared(op, h, func(p *cpuPrepared) bool { return p.owner == b })
+}
+
+// kernelBlock fills in the norms an RBF block needs and runs the blocked
+// GEMM with the kernel transform on every tile, split over threads along
+// the larger of the two output dimensions.
+func (b *CPU) kernelBlock(op *kernelOp, aNorms, bNorms []float32) error {
+	if op.k.Kind == RBF {
+		op.an = b.norms(aNorms, op.a, op.idx)
+		op.bn = b.norms(bNorms, op.b, nil)
+	}
+	n, m, d := op.dst.Rows, op.dst.Cols, op.a.Cols
+	if n == 0 || m == 0 {
+		return nil
+	}
+	op.negGam = float32(-op.k.Gamma)
+	if d == 0 {
+		for r := 0; r < n; r++ {
+			for j := 0; j < m; j++ {
+				var sq float64
+				if op.k.Kind == RBF {
+					sq = float64(op.an[r]) + float64(op.bn[j])
+				}
+				op.dst.Set(r, j, float32(op.k.FromDot(0, sq)))
+			}
+		}
+		return nil
+	}
+	if n <= fewRowsMax && m >= 4*fewRowsMax {
+		b.kernelFewRows(op)
+		return nil
+	}
+	w := b.workers(n*m*d, minParallelFlops)
+	if n >= m {
+		c := par.ChunkLen(n, w, 4, b.k.MR)
+		par.Chunks(n, c, w, nil, nil, func(_ struct{}, lo, hi int) { b.gemmRegion(op, lo, hi, 0, m) })
+	} else {
+		c := par.ChunkLen(m, w, 4, b.k.NR)
+		par.Chunks(m, c, w, nil, nil, func(_ struct{}, lo, hi int) { b.gemmRegion(op, 0, n, lo, hi) })
+	}
+	return nil
+}
+
+// fewRowsMax is the largest number of rows of a for which kernelFewRows is
+// used: below it the GEMM's packing of b (a full extra pass over b) and its
+// tiles waste more than the streaming dot kernels lose.
+const fewRowsMax = 8
+
+// fewRowsScratch holds kernelFewRows' inner products and copied rows.
+type fewRowsScratch struct {
+	prod []float64
+	vecs []float32
+}
+
+// kernelFewRows computes a kernel block with few rows of a (an SMO kernel
+// row, a stochastic-KMP batch) as one streaming pass over b with the
+// DictProducts kernels, then applies the transform row by row.
+func (b *CPU) kernelFewRows(op *kernelOp) {
+	n, m, d := op.dst.Rows, op.dst.Cols, op.a.Cols
+	sc, _ := b.prodPool.Get().(*fewRowsScratch)
+	if sc == nil {
+		sc = new(fewRowsScratch)
+	}
+	if cap(sc.prod) < n*m {
+		sc.prod = make([]float64, n*m)
+	}
+	if cap(sc.vecs) < n*d {
+		sc.vecs = make([]float32, n*d)
+	}
+	defer b.prodPool.Put(sc)
+	prod := sc.prod[:n*m]
+	vecs := Matrix{Rows: n, Cols: d, Stride: d, Data: sc.vecs[:n*d]}
+	for r := 0; r < n; r++ {
+		copy(vecs.Row(r), op.a.Row(op.row(r)))
+	}
+	_ = b.DictProducts(prod, op.b, vecs) // shapes checked by the caller
+	g, c0 := op.k.Gamma, op.k.Coef0
+	for r := 0; r < n; r++ {
+		row, p := op.dst.Row(r), prod[r*m:(r+1)*m]
+		switch op.k.Kind {
+		case Linear:
+			for j, t := range p {
+				row[j] = float32(t)
+			}
+		case RBF:
+			an := float64(op.an[r])
+			for j, t := range p {
+				row[j] = float32(-g * max(an+float64(op.bn[j])-2*t, 0))
+			}
+			b.k.Exp(row, row)
+		case Polynomial:
+			for j, t := range p {
+				row[j] = float32(f32.PowInt(g*t+c0, op.k.Degree))
+			}
+		case Sigmoid:
+			for j, t := range p {
+				row[j] = float32(math.Tanh(g*t + c0))
+			}
+		}
+	}
+}
+
+// gemmRegion computes dst rows [r0, r1) × columns [c0, c1).
+func (b *CPU) gemmRegion(op *kernelOp, r0, r1, c0, c1 int) {
+	ws := b.workspace()
+	defer b.gemmWS.Put(ws)
+	d := op.a.Cols
+	k := &b.k
+	mr, nr := k.MR, k.NR
+	rbf := op.k.Kind == RBF
+	for jc := c0; jc < c1; jc += k.NC {
+		ncur := min(k.NC, c1-jc)
+		npan := (ncur + nr - 1) / nr
+		for pc := 0; pc < d; pc += k.KC {
+			kcur := min(k.KC, d-pc)
+			first, last := pc == 0, pc+kcur == d
+			bp, bn := ws.bp, ws.bn
+			if op.bp != nil {
+				// packed once (see cpuPrepared); jc is a multiple of nr
+				q := op.bp
+				bp = q.packed[len(q.bn)*pc+jc*kcur:]
+				bn = q.bn[jc:]
+			} else {
+				b.packB(ws.bp, op.b, jc, ncur, pc, kcur)
+				if last && rbf {
+					clear(ws.bn[:npan*nr])
+					copy(ws.bn, op.bn[jc:jc+ncur])
+				}
+			}
+			for ic := r0; ic < r1; ic += k.MC {
+				mcur := min(k.MC, r1-ic)
+				mpan := (mcur + mr - 1) / mr
+				packA(ws.ap, mr, op, ic, mcur, pc, kcur)
+				if last && rbf {
+					clear(ws.an[:mpan*mr])
+					copy(ws.an, op.an[ic:ic+mcur])
+				}
+				for jp := 0; jp < npan; jp++ {
+					bpan := bp[jp*kcur*nr : (jp+1)*kcur*nr]
+					j0 := jc + jp*nr
+					nj := min(nr, jc+ncur-j0)
+					for ip := 0; ip < mpan; ip++ {
+						apan := ws.ap[ip*kcur*mr : (ip+1)*kcur*mr]
+						i0 := ic + ip*mr
+						ni := min(mr, ic+mcur-i0)
+						b.tile(op, ws, apan, bpan, kcur, i0, ni, j0, nj, first, last,
+							ws.an[ip*mr:ip*mr+mr], bn[jp*nr:jp*nr+nr])
+					}
+				}
+			}
+		}
+	}
+}
+
+// tile runs the micro-kernel for the ni×nj output tile at (i0, j0), through
+// the scratch tile when it is not a full mr×nr, and applies the kernel
+// transform after the last block of p.
+func (b *CPU) tile(op *kernelOp, ws *gemmWorkspace, apan, bpan []float32, kc, i0, ni, j0, nj int, first, last bool, an, bn []float32) {
+	dst := op.dst
+	mr, nr := b.k.MR, b.k.NR
+	if ni == mr && nj == nr {
+		c := dst.Data[i0*dst.Stride+j0:]
+		b.k.Gemm(kc, apan, bpan, c, dst.Stride, !first)
+		if last {
+			b.transform(op, c, dst.Stride, mr, nr, an, bn)
+		}
+		return
+	}
+	t := ws.tile
+	clear(t)
+	if !first {
+		for i := 0; i < ni; i++ {
+			copy(t[i*nr:i*nr+nj], dst.Data[(i0+i)*dst.Stride+j0:])
+		}
+	}
+	b.k.Gemm(kc, apan, bpan, t, nr, !first)
+	if last {
+		b.transform(op, t, nr, ni, nj, an, bn)
+	}
+	for i := 0; i < ni; i++ {
+		copy(dst.Data[(i0+i)*dst.Stride+j0:(i0+i)*dst.Stride+j0+nj], t[i*nr:i*nr+nj])
+	}
+}
+
+// transform applies the kernel function to the inner products of a tile
+// (ni valid rows, nj valid columns; RBF and poly process all NR columns).
+func (b *CPU) transform(op *kernelOp, c []float32, ldc, ni, nj int, an, bn []float32) {
+	switch op.k.Kind {
+	case Linear:
+	case RBF:
+		b.k.RBF(c, ldc, ni, b.k.NR, an, bn, op.negGam)
+	case Polynomial:
+		b.k.Poly(c, ldc, ni, b.k.NR, float32(op.k.Gamma), float32(op.k.Coef0), op.k.Degree)
+	case Sigmoid:
+		g, c0 := op.k.Gamma, op.k.Coef0
+		for i := 0; i < ni; i++ {
+			row := c[i*ldc : i*ldc+nj]
+			for j, t := range row {
+				row[j] = float32(math.Tanh(g*float64(t) + c0))
+			}
+		}
+	}
+}
+
+// packB copies rows [j0, j0+ncur) × columns [pc, pc+kc) of m into panels
+// of NR rows, each stored p-major (NR consecutive values per p), zero
+// padded. Groups of 8 rows go through the transposing Pack8 kernel.
+func (b *CPU) packB(bp []float32, m Matrix, j0, ncur, pc, kc int) {
+	nr := b.k.NR
+	for jp := 0; jp*nr < ncur; jp++ {
+		pan := bp[jp*kc*nr : (jp+1)*kc*nr]
+		jj := 0
+		for ; jj+8 <= nr && jp*nr+jj+8 <= ncur; jj += 8 {
+			j := j0 + jp*nr + jj
+			b.k.Pack8(pan[jj:], nr, m.Data[j*m.Stride+pc:], m.Stride, kc)
+		}
+		for ; jj < nr; jj++ {
+			j := jp*nr + jj
+			if j >= ncur {
+				for p := 0; p < kc; p++ {
+					pan[p*nr+jj] = 0
+				}
+				continue
+			}
+			row := m.Data[(j0+j)*m.Stride+pc : (j0+j)*m.Stride+pc+kc]
+			for p, v := range row {
+				pan[p*nr+jj] = v
+			}
+		}
+	}
+}
+
+// packA copies dst rows [i0, i0+mcur) (rows op.row(r) of a) × columns
+// [pc, pc+kc) into panels of mr rows stored p-major, zero padded.
+func packA(ap []float32, mr int, op *kernelOp, i0, mcur, pc, kc int) {
+	a := op.a
+	for ip := 0; ip*mr < mcur; ip++ {
+		pan := ap[ip*kc*mr : (ip+1)*kc*mr]
+		for ii := 0; ii < mr; ii++ {
+			r := ip*mr + ii
+			if r >= mcur {
+				for p := 0; p < kc; p++ {
+					pan[p*mr+ii] = 0
+				}
+				continue
+			}
+			src := op.row(i0 + r)
+			row := a.Data[src*a.Stride+pc : src*a.Stride+pc+kc]
+			for p, v := range row {
+				pan[p*mr+ii] = v
+			}
+		}
+	}
+}
+
+// String describes the driver, e.g. "go (2 threads)".
+func (b *CPU) String() string { return fmt.Sprintf("%s (%d threads)", b.name, b.threads) }
