@@ -1,7 +1,10 @@
 // Package asm is Pursuit's AVX2/FMA backend: a backend.Backend (Name
-// "avx2") whose inner loops run in hand-written amd64 assembly (Plan 9
-// syntax, a comment per block) while blocking, packing and threading stay in
-// Go. The engine selects it when Available reports true.
+// "avx2") that is the one CPU driver of package backend (backend.CPU:
+// blocking, packing, threading, prepared operands) fed with a table of
+// hand-written amd64 assembly kernels (Plan 9 syntax, a comment per block).
+// This package holds only the .s files, their Go stubs and wrappers, the
+// kernel table and the options. The engine selects it when Available reports
+// true.
 //
 // What runs in assembly:
 //
@@ -22,7 +25,7 @@
 //     accumulators (AVX2), or 12×32 tiles with 24 zmm accumulators where the
 //     CPU has AVX-512F — on packed panels (kc = 256, mc = 144, nc = 1024;
 //     B panels through an AVX2 8×8 transposing copy, pack_amd64.s), threads
-//     splitting the longer output dimension. Right
+//     splitting the longer output dimension into chunks. Right
 //     after a tile's last block it is transformed while in L1: RBF
 //     exp(−γ·max(‖a‖²+‖b‖²−2a·b, 0)) with a vectorised exp (exp_amd64.s,
 //     exp512_amd64.s) and the polynomial (γ a·b + c0)^p (poly_amd64.s).
@@ -59,9 +62,9 @@
 // without the purego tag) and the CPU reports AVX2 and FMA3
 // (klauspost/cpuid). Options mask features the way klauspost/reedsolomon
 // does: WithAVX2(false) or WithFMA(false) run the same blocking and
-// threading code with the pure-Go twin of every kernel (how the tests
-// exercise both paths on one machine, and what the purego build runs in
-// tests); WithAVX512(false) keeps to AVX2 where AVX-512F kernels exist
+// threading code with the pure-Go kernel table (backend.GoKernels, the
+// pure-Go backend's; how the tests exercise both paths on one machine, and
+// what the purego build runs in tests); WithAVX512(false) keeps to AVX2 where AVX-512F kernels exist
 // (GEMM, RBF transform, 4- and 8-vector dictionary products). WithThreads
 // sets the goroutines per operation.
 package asm

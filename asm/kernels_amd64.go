@@ -11,16 +11,46 @@ const asmBuilt = true
 // kernels where they exist (GEMM 12×32 tiles instead of 6×16, RBF and exp,
 // 4- and 8-vector dot products).
 func asmKernels(avx512 bool) kernels {
-	k := kernels{dots: dotsAsm, dotRows: dotRowsAsm, maxGroup: 4, rowsPerCall: rowsPerCall,
-		axpys: axpysAsm, axpy4: axpy4Asm,
-		gemm: gemm6x16Asm, mr: 6, nr: 16, rbf: rbfAsm, poly: polyAsm, exp: expAsm,
-		argmax: argmaxAsm, pack8: pack8Asm}
+	k := kernels{Dots: dotsAsm, SqNorm: sqNormAsm, DotRows: dotRowsAsm, MaxGroup: 4, RowsPerCall: rowsPerCall,
+		Axpys: axpysAsm, Axpy4: axpy4Asm,
+		Gemm: gemm6x16Asm, MR: 6, NR: 16, KC: kcBlock, MC: mcBlock, NC: ncBlock,
+		RBF: rbfAsm, Poly: polyAsm, Exp: expAsm, ArgMax: argmaxAsm, Pack8: pack8Asm}
 	if avx512 {
-		k.gemm, k.mr, k.nr = gemm12x32Asm, 12, 32
-		k.rbf, k.exp = rbf512Asm, exp512Asm
-		k.dotRows, k.maxGroup, k.rowsPerCall = dotRows512Asm, 8, rowsPerCall512
+		k.Gemm, k.MR, k.NR = gemm12x32Asm, 12, 32
+		k.RBF, k.Exp = rbf512Asm, exp512Asm
+		k.DotRows, k.MaxGroup, k.RowsPerCall = dotRows512Asm, 8, rowsPerCall512
 	}
 	return k
+}
+
+// Cache blocking of the kernel-block GEMM (BLIS order): a kc×nr panel of B
+// (16 or 32 KiB) stays in L1 while mc×kc of A (144 KiB) streams from L2,
+// and the packed kc×nc block of B (1 MiB) lives in L2. mcBlock is a
+// multiple of both tile heights (6, 12) and ncBlock of both widths (16, 32).
+const (
+	kcBlock = 256
+	mcBlock = 144
+	ncBlock = 1024
+)
+
+// rowsPerCall is how many dictionary rows one dotRowsAsm call streams for a
+// group of k vectors (the shapes the AVX2 assembly has multi-row kernels
+// for).
+func rowsPerCall(k int) int {
+	switch k {
+	case 1, 2:
+		return 4
+	case 4:
+		return 2
+	}
+	return 1
+}
+
+// sqNormAsm returns ‖x‖² with float64 partial sums.
+func sqNormAsm(x []float32) float64 {
+	var out [1]float64
+	dotsAsm(out[:], x, x, 0, 1)
+	return out[0]
 }
 
 func dotsAsm(out []float64, x, v []float32, vs, k int) {

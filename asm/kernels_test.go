@@ -1,8 +1,6 @@
 package asm
 
 import (
-	"fmt"
-
 	"github.com/klauspost/cpuid/v2"
 	"math"
 	"math/rand/v2"
@@ -55,7 +53,7 @@ func TestDots(t *testing.T) {
 				x := randSlice(rng, off+n)[off:]
 				v := randSlice(rng, off+(k-1)*vs+n)[off:]
 				out := make([]float64, k)
-				ks.dots(out, x, v, vs, k)
+				ks.Dots(out, x, v, vs, k)
 				for j := 0; j < k; j++ {
 					var want, s float64
 					for i := 0; i < n; i++ {
@@ -86,7 +84,7 @@ func TestAxpys(t *testing.T) {
 				d0 := append([]float32(nil), d...)
 				c := randSlice(rng, k)
 				v := randSlice(rng, off+(k-1)*vs+n)[off:]
-				ks.axpys(d, c, v, vs)
+				ks.Axpys(d, c, v, vs)
 				for i := 0; i < n; i++ {
 					want, s := float64(d0[i]), math.Abs(float64(d0[i]))
 					for t := 0; t < k; t++ {
@@ -112,7 +110,7 @@ func TestAxpys(t *testing.T) {
 func TestGemmTile(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 3))
 	for name, ks := range kernelSets(t) {
-		mr, nr := ks.mr, ks.nr
+		mr, nr := ks.MR, ks.NR
 		for _, kc := range []int{1, 2, 3, 4, 5, 7, 8, 9, 33, 256} {
 			for _, acc := range []bool{false, true} {
 				ldc := nr + rng.IntN(5)
@@ -120,7 +118,7 @@ func TestGemmTile(t *testing.T) {
 				bp := randSlice(rng, kc*nr)
 				c := randSlice(rng, mr*ldc)
 				c0 := append([]float32(nil), c...)
-				ks.gemm(kc, ap, bp, c, ldc, acc)
+				ks.Gemm(kc, ap, bp, c, ldc, acc)
 				for i := 0; i < mr; i++ {
 					for j := 0; j < ldc; j++ {
 						at := i*ldc + j
@@ -152,7 +150,7 @@ func TestGemmTile(t *testing.T) {
 func TestRBFTile(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 4))
 	for name, ks := range kernelSets(t) {
-		mr, nr := ks.mr, ks.nr
+		mr, nr := ks.MR, ks.NR
 		for rows := 0; rows <= mr; rows++ {
 			ldc := nr + 3
 			c := make([]float32, max(rows*ldc, 1))
@@ -169,7 +167,7 @@ func TestRBFTile(t *testing.T) {
 			}
 			c0 := append([]float32(nil), c...)
 			const gamma = 0.7
-			ks.rbf(c, ldc, rows, nr, an, bn, -gamma)
+			ks.RBF(c, ldc, rows, nr, an, bn, -gamma)
 			for i := 0; i < rows; i++ {
 				for j := 0; j < ldc; j++ {
 					got, at := c[i*ldc+j], i*ldc+j
@@ -225,7 +223,7 @@ func TestExpAccuracy(t *testing.T) {
 		var worst float64
 		var worstX float32
 		check := func() {
-			k.exp(dst[:len(src)], src)
+			k.Exp(dst[:len(src)], src)
 			for i, x := range src {
 				got := float64(dst[i])
 				switch {
@@ -260,33 +258,10 @@ func TestExpAccuracy(t *testing.T) {
 		// NaN propagates.
 		nan := []float32{float32(math.NaN())}
 		out := []float32{0}
-		k.exp(out, nan)
+		k.Exp(out, nan)
 		if !math.IsNaN(float64(out[0])) {
 			t.Errorf("%s exp(NaN) = %v, want NaN", name, out[0])
 		}
-	}
-}
-
-func TestDictGroups(t *testing.T) {
-	for _, mg := range []int{4, 8} {
-		for k := 0; k <= 20; k++ {
-			next := 0
-			for _, g := range dictGroups(k, mg) {
-				if g[0] != next || g[1] > mg || (g[1] != 1 && g[1] != 2 && g[1] != 4 && g[1] != 8) {
-					t.Fatalf("k=%d: bad group %v", k, g)
-				}
-				next += g[1]
-			}
-			if next != k {
-				t.Fatalf("k=%d: groups %v cover %d", k, dictGroups(k, mg), next)
-			}
-		}
-	}
-	if got := fmt.Sprint(dictGroups(15, 4)); got != "[[0 4] [4 4] [8 4] [12 2] [14 1]]" {
-		t.Errorf("dictGroups(15, 4) = %v", got)
-	}
-	if got := fmt.Sprint(dictGroups(15, 8)); got != "[[0 8] [8 4] [12 2] [14 1]]" {
-		t.Errorf("dictGroups(15, 8) = %v", got)
 	}
 }
 
@@ -296,7 +271,7 @@ func TestDotRows(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 7))
 	for name, ks := range kernelSets(t) {
 		for _, k := range []int{1, 2, 4, 8} {
-			if k > ks.maxGroup {
+			if k > ks.MaxGroup {
 				continue
 			}
 			for _, rows := range []int{1, 2, 3, 4} {
@@ -308,7 +283,7 @@ func TestDotRows(t *testing.T) {
 					x := randSlice(rng, rows*xs+n)
 					v := randSlice(rng, k*vs+n)
 					acc := make([]float64, 4*rows*k)
-					ks.dotRows(acc, x, xs, rows, n, v, vs, k)
+					ks.DotRows(acc, x, xs, rows, n, v, vs, k)
 					for r := 0; r < rows; r++ {
 						for j := 0; j < k; j++ {
 							var want, s float64
@@ -341,7 +316,7 @@ func TestAxpy4(t *testing.T) {
 				c := randSlice(rng, 4*k)
 				vs := n + rng.IntN(3)
 				v := randSlice(rng, (k-1)*vs+n+1)
-				ks.axpy4(buf, ds, n, c, v, vs)
+				ks.Axpy4(buf, ds, n, c, v, vs)
 				for p := range buf {
 					r, i := p/ds, p%ds
 					want, s := float64(d0[p]), math.Abs(float64(d0[p]))
@@ -370,7 +345,7 @@ func TestPolyTile(t *testing.T) {
 				c := randSlice(rng, max(rows*ldc, 1))
 				c0 := append([]float32(nil), c...)
 				const gamma, coef0 = 0.75, 0.5
-				ks.poly(c, ldc, rows, cols, gamma, coef0, deg)
+				ks.Poly(c, ldc, rows, cols, gamma, coef0, deg)
 				for p := range c {
 					i, j := p/ldc, p%ldc
 					if i >= rows || j >= cols {
@@ -399,7 +374,7 @@ func TestPack8(t *testing.T) {
 			src := randSlice(rng, 7*ss+kc+1)
 			dst := randSlice(rng, max(kc, 1)*ds)
 			dst0 := append([]float32(nil), dst...)
-			ks.pack8(dst, ds, src, ss, kc)
+			ks.Pack8(dst, ds, src, ss, kc)
 			for q := range dst {
 				p, r := q/ds, q%ds
 				want := dst0[q]

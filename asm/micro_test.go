@@ -22,7 +22,7 @@ func BenchmarkMicro(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/dots/k=%d/n=%d", name, k, n), func(b *testing.B) {
 				c0 := cpuTime()
 				for b.Loop() {
-					ks.dots(out, x, v, n, k)
+					ks.Dots(out, x, v, n, k)
 				}
 				b.ReportMetric(float64(4*n*b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
 				b.ReportMetric(float64(4*n*b.N)/(cpuTime()-c0).Seconds()/1e9, "GB/cpu-s")
@@ -30,19 +30,19 @@ func BenchmarkMicro(b *testing.B) {
 		}
 		for _, k := range []int{1, 2, 4} {
 			const n = 1024
-			rows := rowsPerCall(k)
+			rows := ks.RowsPerCall(k)
 			x := make([]float32, rows*n)
 			v := make([]float32, k*n)
 			acc := make([]float64, 4*rows*k)
 			b.Run(fmt.Sprintf("%s/dotRows/rows=%d/k=%d/n=%d", name, rows, k, n), func(b *testing.B) {
 				c0 := cpuTime()
 				for b.Loop() {
-					ks.dotRows(acc, x, n, rows, n, v, n, k)
+					ks.DotRows(acc, x, n, rows, n, v, n, k)
 				}
 				b.ReportMetric(float64(4*rows*n*b.N)/(cpuTime()-c0).Seconds()/1e9, "GB/cpu-s")
 			})
 		}
-		mr, nr := ks.mr, ks.nr
+		mr, nr := ks.MR, ks.NR
 		b.Run(fmt.Sprintf("%s/gemm%dx%d/kc=256", name, mr, nr), func(b *testing.B) {
 			const kc = 256
 			ap := make([]float32, kc*mr)
@@ -50,7 +50,7 @@ func BenchmarkMicro(b *testing.B) {
 			c := make([]float32, mr*nr)
 			c0 := cpuTime()
 			for b.Loop() {
-				ks.gemm(kc, ap, bp, c, nr, true)
+				ks.Gemm(kc, ap, bp, c, nr, true)
 			}
 			b.ReportMetric(float64(2*kc*mr*nr*b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 			b.ReportMetric(float64(2*kc*mr*nr*b.N)/(cpuTime()-c0).Seconds()/1e9, "GFLOP/cpu-s")
@@ -61,7 +61,7 @@ func BenchmarkMicro(b *testing.B) {
 			bn := make([]float32, nr)
 			c0 := cpuTime()
 			for b.Loop() {
-				ks.rbf(c, nr, mr, nr, an, bn, -0.5)
+				ks.RBF(c, nr, mr, nr, an, bn, -0.5)
 			}
 			b.ReportMetric(float64(mr*nr*b.N)/b.Elapsed().Seconds()/1e9, "Gexp/s")
 			b.ReportMetric(float64(mr*nr*b.N)/(cpuTime()-c0).Seconds()/1e9, "Gexp/cpu-s")

@@ -25,7 +25,7 @@ func WithThreads(n int) Option { return func(o *options) { o.threads = n } }
 
 // WithAVX2 enables (the default, when the CPU has it) or disables the AVX2
 // assembly kernels. Disabling masks the feature: the backend then runs the
-// pure-Go twin of every kernel with the same blocking and threading.
+// pure-Go kernels (backend.GoKernels) in the same driver.
 // Enabling cannot add a feature the CPU lacks.
 func WithAVX2(enabled bool) Option { return func(o *options) { o.avx2 = enabled } }
 
@@ -73,7 +73,7 @@ func New(opts ...Option) (backend.Backend, error) {
 
 // newBackend builds the backend on any build and CPU: the assembly kernels
 // are used only when built in, present on the CPU and not masked by options.
-// Tests use it to run the pure-Go twins under the purego tag as well.
+// Tests use it to run the pure-Go kernels under the purego tag as well.
 func newBackend(opts ...Option) *Backend {
 	o := options{threads: 0, avx2: true, fma: true, avx512: true}
 	for _, opt := range opts {
@@ -84,12 +84,12 @@ func newBackend(opts ...Option) *Backend {
 	}
 	useAsm := asmBuilt && o.avx2 && o.fma &&
 		cpuid.CPU.Supports(cpuid.AVX2) && cpuid.CPU.Supports(cpuid.FMA3)
-	b := &Backend{threads: o.threads, asm: useAsm}
+	b := &Backend{asm: useAsm}
+	k := goKernels()
 	if useAsm {
 		b.avx512 = o.avx512 && cpuid.CPU.Supports(cpuid.AVX512F)
-		b.k = asmKernels(b.avx512)
-	} else {
-		b.k = goKernels()
+		k = asmKernels(b.avx512)
 	}
+	b.CPU = backend.NewCPU("avx2", o.threads, k)
 	return b
 }
