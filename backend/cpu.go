@@ -5,7 +5,6 @@ import (
 	"math"
 	"sync"
 
-	"github.com/pursuit-ml/pursuit/internal/f32"
 	"github.com/pursuit-ml/pursuit/internal/par"
 )
 
@@ -151,12 +150,13 @@ func (b *CPU) DictProducts(dst []float64, dict, vecs Matrix) error {
 						x := dict.Row(i0 + r)
 						for j := 0; j < g[1]; j++ {
 							a := acc[base+4*(r*g[1]+j):]
-							s := (a[0] + a[1]) + (a[2] + a[3])
+							// the last n mod 8 products: one more float32 run
 							vj := vecs.Row(g[0] + j)
+							var t float32
 							for c := n8; c < n; c++ {
-								s += float64(x[c]) * float64(vj[c])
+								t += x[c] * vj[c]
 							}
-							dst[(g[0]+j)*l+i0+r] = s
+							dst[(g[0]+j)*l+i0+r] = (a[0] + a[1]) + (a[2] + a[3]) + float64(t)
 						}
 					}
 				}
@@ -415,8 +415,9 @@ const fewRowsMax = 8
 
 // fewRowsScratch holds kernelFewRows' inner products and copied rows.
 type fewRowsScratch struct {
-	prod []float64
-	vecs []float32
+	prod     []float64
+	vecs     []float32
+	tail, bn [fewRowsMax * 16]float32 // the last m mod 16 columns
 }
 
 // kernelFewRows computes a kernel block with few rows of a (an SMO kernel
@@ -441,28 +442,34 @@ func (b *CPU) kernelFewRows(op *kernelOp) {
 		copy(vecs.Row(r), op.a.Row(op.row(r)))
 	}
 	_ = b.DictProducts(prod, op.b, vecs) // shapes checked by the caller
-	g, c0 := op.k.Gamma, op.k.Coef0
 	for r := 0; r < n; r++ {
-		row, p := op.dst.Row(r), prod[r*m:(r+1)*m]
-		switch op.k.Kind {
-		case Linear:
-			for j, t := range p {
-				row[j] = float32(t)
-			}
-		case RBF:
-			an := float64(op.an[r])
-			for j, t := range p {
-				row[j] = float32(-g * max(an+float64(op.bn[j])-2*t, 0))
-			}
-			b.k.Exp(row, row)
-		case Polynomial:
-			for j, t := range p {
-				row[j] = float32(f32.PowInt(g*t+c0, op.k.Degree))
-			}
-		case Sigmoid:
-			for j, t := range p {
-				row[j] = float32(math.Tanh(g*t + c0))
-			}
+		row := op.dst.Row(r)
+		for j, t := range prod[r*m : (r+1)*m] {
+			row[j] = float32(t)
+		}
+	}
+	// The transform kernels take widths that are multiples of 16: the
+	// rest goes through a zero-padded 16-column scratch tile, so that every
+	// path applies the same transform to the same float32 products.
+	m16 := m &^ 15
+	if m16 > 0 {
+		b.transform(op, op.dst.Data, op.dst.Stride, n, m16, m16, op.an, op.bn)
+	}
+	if m16 < m {
+		t := sc.tail[:n*16]
+		clear(t)
+		for r := 0; r < n; r++ {
+			copy(t[r*16:], op.dst.Row(r)[m16:])
+		}
+		var bn []float32
+		if op.bn != nil {
+			bn = sc.bn[:16]
+			clear(bn)
+			copy(bn, op.bn[m16:])
+		}
+		b.transform(op, t, 16, n, m-m16, 16, op.an, bn)
+		for r := 0; r < n; r++ {
+			copy(op.dst.Row(r)[m16:], t[r*16:r*16+m-m16])
 		}
 	}
 }
@@ -529,7 +536,7 @@ func (b *CPU) tile(op *kernelOp, ws *gemmWorkspace, apan, bpan []float32, kc, i0
 		c := dst.Data[i0*dst.Stride+j0:]
 		b.k.Gemm(kc, apan, bpan, c, dst.Stride, !first)
 		if last {
-			b.transform(op, c, dst.Stride, mr, nr, an, bn)
+			b.transform(op, c, dst.Stride, mr, nr, nr, an, bn)
 		}
 		return
 	}
@@ -542,7 +549,7 @@ func (b *CPU) tile(op *kernelOp, ws *gemmWorkspace, apan, bpan []float32, kc, i0
 	}
 	b.k.Gemm(kc, apan, bpan, t, nr, !first)
 	if last {
-		b.transform(op, t, nr, ni, nj, an, bn)
+		b.transform(op, t, nr, ni, nj, nr, an, bn)
 	}
 	for i := 0; i < ni; i++ {
 		copy(dst.Data[(i0+i)*dst.Stride+j0:(i0+i)*dst.Stride+j0+nj], t[i*nr:i*nr+nj])
@@ -550,14 +557,15 @@ func (b *CPU) tile(op *kernelOp, ws *gemmWorkspace, apan, bpan []float32, kc, i0
 }
 
 // transform applies the kernel function to the inner products of a tile
-// (ni valid rows, nj valid columns; RBF and poly process all NR columns).
-func (b *CPU) transform(op *kernelOp, c []float32, ldc, ni, nj int, an, bn []float32) {
+// (ni valid rows, nj valid columns; RBF and poly process all cols columns,
+// a multiple of 16 or NR).
+func (b *CPU) transform(op *kernelOp, c []float32, ldc, ni, nj, cols int, an, bn []float32) {
 	switch op.k.Kind {
 	case Linear:
 	case RBF:
-		b.k.RBF(c, ldc, ni, b.k.NR, an, bn, op.negGam)
+		b.k.RBF(c, ldc, ni, cols, an, bn, op.negGam)
 	case Polynomial:
-		b.k.Poly(c, ldc, ni, b.k.NR, float32(op.k.Gamma), float32(op.k.Coef0), op.k.Degree)
+		b.k.Poly(c, ldc, ni, cols, float32(op.k.Gamma), float32(op.k.Coef0), op.k.Degree)
 	case Sigmoid:
 		g, c0 := op.k.Gamma, op.k.Coef0
 		for i := 0; i < ni; i++ {

@@ -38,10 +38,10 @@ type CPUKernels struct {
 	// block of B lives in L2 (or L3). MC is a multiple of MR, NC of NR.
 	KC, MC, NC int
 	// RBF replaces each value t of the rows×cols tile c (stride ldc; cols
-	// = NR) by exp(negGamma·max(an[i]+bn[j]−2t, 0)).
+	// NR or a multiple of 16) by exp(negGamma·max(an[i]+bn[j]−2t, 0)).
 	RBF func(c []float32, ldc, rows, cols int, an, bn []float32, negGamma float32)
-	// Poly replaces each value t of the rows×cols tile c (stride ldc) by
-	// (gamma·t + coef0)^degree.
+	// Poly replaces each value t of the rows×cols tile c (stride ldc; cols
+	// as for RBF) by (gamma·t + coef0)^degree.
 	Poly func(c []float32, ldc, rows, cols int, gamma, coef0 float32, degree int)
 	// ArgMax is ScoredArgMax for len(s) == len(n) and skip nil or of the
 	// same length.

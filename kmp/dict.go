@@ -9,6 +9,7 @@ import (
 
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/internal/f32"
 	"github.com/pursuit-ml/pursuit/internal/par"
 )
 
@@ -193,27 +194,12 @@ func rowSqNorms64To(out []float64, d backend.Matrix, threads int) {
 	})
 }
 
-// addSqNorms adds the float64 squared norms of the rows of d to out, with
-// four independent accumulators so that the loop is not bound by the
-// latency of one chain of additions.
+// addSqNorms adds the float64 squared norms of the rows of d to out
+// (f32.SqNorm: four independent accumulators).
 func addSqNorms(d backend.Matrix, threads int, out []float64) {
 	parallelFor(d.Rows, threads, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			r := d.Row(i)
-			var s0, s1, s2, s3 float64
-			j := 0
-			for ; j+4 <= len(r); j += 4 {
-				a, b, c, e := float64(r[j]), float64(r[j+1]), float64(r[j+2]), float64(r[j+3])
-				s0 += a * a
-				s1 += b * b
-				s2 += c * c
-				s3 += e * e
-			}
-			for ; j < len(r); j++ {
-				a := float64(r[j])
-				s0 += a * a
-			}
-			out[i] += (s0 + s1) + (s2 + s3)
+			out[i] += f32.SqNorm(d.Row(i))
 		}
 	})
 }
