@@ -145,7 +145,9 @@ d2done:
 	RET
 
 // func dot4AVX(x, v *float32, vs, n int, acc *float64)
-// v_0…v_3 = DI, R8, R9, R10.
+// v_0…v_3 = DI, R8, R9, R10. With the roles swapped (x a vector, v four
+// dictionary rows xs apart) it is also the 4-rows × 1-vector kernel, which
+// is why it prefetches the four v streams PFDIST bytes ahead.
 TEXT ·dot4AVX(SB), NOSPLIT, $0-40
 	MOVQ x+0(FP), SI
 	MOVQ v+8(FP), DI
@@ -177,6 +179,10 @@ d4loop16:
 	LEAQ        64(AX), DX
 	CMPQ        DX, BX
 	JGT         d4loop8
+	PREFETCHT0  PFDIST(DI)(AX*1)
+	PREFETCHT0  PFDIST(R8)(AX*1)
+	PREFETCHT0  PFDIST(R9)(AX*1)
+	PREFETCHT0  PFDIST(R10)(AX*1)
 	VMOVUPS     (SI)(AX*1), Y8
 	VMOVUPS     32(SI)(AX*1), Y9
 	VFMADD231PS (DI)(AX*1), Y8, Y0
@@ -220,83 +226,6 @@ d4done:
 // Multi-row kernels: several dictionary rows are streamed at once (more
 // memory streams in flight than one row gives), each vector element loaded
 // once feeding every row. The acc layout is acc[((r·k)+j)·4 + lane].
-
-// func dot4r1AVX(x *float32, xs int, v *float32, n int, acc *float64)
-// Rows x_0…x_3 = SI, R8, R9, R10 (xs apart); v = DI.
-TEXT ·dot4r1AVX(SB), NOSPLIT, $0-40
-	MOVQ x+0(FP), SI
-	MOVQ xs+8(FP), DX
-	MOVQ v+16(FP), DI
-	MOVQ n+24(FP), CX
-	SHLQ $2, DX
-	LEAQ (SI)(DX*1), R8
-	LEAQ (R8)(DX*1), R9
-	LEAQ (R9)(DX*1), R10
-	SHLQ $2, CX
-	XORQ AX, AX
-
-r41chunk:
-	CMPQ AX, CX
-	JGE  r41done
-	CHUNK
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
-
-r41loop16:
-	// 16 elements: Y0…Y3 (rows 0…3) take the first 8, Y4…Y7 the next 8.
-	// Rows are prefetched PFDIST bytes ahead (one line per row per step).
-	LEAQ        64(AX), DX
-	CMPQ        DX, BX
-	JGT         r41loop8
-	PREFETCHT0  PFDIST(SI)(AX*1)
-	PREFETCHT0  PFDIST(R8)(AX*1)
-	PREFETCHT0  PFDIST(R9)(AX*1)
-	PREFETCHT0  PFDIST(R10)(AX*1)
-	VMOVUPS     (DI)(AX*1), Y8
-	VMOVUPS     32(DI)(AX*1), Y9
-	VFMADD231PS (SI)(AX*1), Y8, Y0
-	VFMADD231PS (R8)(AX*1), Y8, Y1
-	VFMADD231PS (R9)(AX*1), Y8, Y2
-	VFMADD231PS (R10)(AX*1), Y8, Y3
-	VFMADD231PS 32(SI)(AX*1), Y9, Y4
-	VFMADD231PS 32(R8)(AX*1), Y9, Y5
-	VFMADD231PS 32(R9)(AX*1), Y9, Y6
-	VFMADD231PS 32(R10)(AX*1), Y9, Y7
-	MOVQ        DX, AX
-	JMP         r41loop16
-
-r41loop8:
-	CMPQ        AX, BX
-	JGE         r41flush
-	VMOVUPS     (DI)(AX*1), Y8
-	VFMADD231PS (SI)(AX*1), Y8, Y0
-	VFMADD231PS (R8)(AX*1), Y8, Y1
-	VFMADD231PS (R9)(AX*1), Y8, Y2
-	VFMADD231PS (R10)(AX*1), Y8, Y3
-	ADDQ        $32, AX
-	JMP         r41loop8
-
-r41flush:
-	VADDPS Y4, Y0, Y0
-	VADDPS Y5, Y1, Y1
-	VADDPS Y6, Y2, Y2
-	VADDPS Y7, Y3, Y3
-	MOVQ   acc+32(FP), BX
-	FLUSH(Y0, X0, 0)
-	FLUSH(Y1, X1, 32)
-	FLUSH(Y2, X2, 64)
-	FLUSH(Y3, X3, 96)
-	JMP    r41chunk
-
-r41done:
-	VZEROUPPER
-	RET
 
 // func dot4r2AVX(x *float32, xs int, v *float32, vs, n int, acc *float64)
 // Rows x_0…x_3 = SI, R8, R9, R10; v_0 = DI, v_1 = R11.

@@ -89,7 +89,7 @@ func dotRowsAsm(acc []float64, x []float32, xs, rows, n int, v []float32, vs, k 
 	_ = acc[4*rows*k-1]
 	switch {
 	case rows == 4 && k == 1:
-		dot4r1AVX(&x[0], xs, &v[0], n, &acc[0])
+		dot4AVX(&v[0], &x[0], xs, n, &acc[0]) // roles swapped: 4 rows, 1 vector
 	case rows == 4 && k == 2:
 		dot4r2AVX(&x[0], xs, &v[0], vs, n, &acc[0])
 	case rows == 2 && k == 4:
@@ -257,21 +257,6 @@ func rbf512Asm(c []float32, ldc, rows, cols int, an, bn []float32, negGamma floa
 	}
 }
 
-func exp512Asm(dst, src []float32) {
-	n := len(src)
-	n16 := n &^ 15
-	if n16 > 0 {
-		_ = dst[n-1]
-		expAVX512(&dst[0], &src[0], n16)
-	}
-	if n > n16 {
-		var in, out [16]float32
-		copy(in[:], src[n16:])
-		expAVX512(&out[0], &in[0], 16)
-		copy(dst[n16:n], out[:])
-	}
-}
-
 func argmaxAsm(s, n []float64, skip []bool) (int, float64) {
 	m := len(s)
 	m4 := m &^ 3
@@ -325,17 +310,30 @@ func pack8Asm(dst []float32, ds int, src []float32, ss, kc int) {
 	}
 }
 
-func expAsm(dst, src []float32) {
+func expAsm(dst, src []float32)    { expWidth(dst, src, 8) }
+func exp512Asm(dst, src []float32) { expWidth(dst, src, 16) }
+
+// expWidth runs the exp kernel that takes w (8: AVX2, 16: AVX-512F)
+// elements at a time, the last len(src) mod w through a padded copy.
+func expWidth(dst, src []float32, w int) {
 	n := len(src)
-	n8 := n &^ 7
-	if n8 > 0 {
+	nw := n &^ (w - 1)
+	if nw > 0 {
 		_ = dst[n-1]
-		expAVX(&dst[0], &src[0], n8)
+		expN(&dst[0], &src[0], nw, w)
 	}
-	if n > n8 {
-		var in, out [8]float32
-		copy(in[:], src[n8:])
-		expAVX(&out[0], &in[0], 8)
-		copy(dst[n8:n], out[:])
+	if n > nw {
+		var in, out [16]float32
+		copy(in[:], src[nw:])
+		expN(&out[0], &in[0], w, w)
+		copy(dst[nw:n], out[:])
+	}
+}
+
+func expN(dst, src *float32, n, w int) {
+	if w == 16 {
+		expAVX512(dst, src, n)
+	} else {
+		expAVX(dst, src, n)
 	}
 }

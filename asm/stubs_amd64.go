@@ -12,7 +12,8 @@ package asm
 func dot1AVX(x, v *float32, n int, acc *float64)
 
 // dot2AVX and dot4AVX do the same for 2 and 4 vectors v_j at
-// v + j·vs (vs in elements), adding into acc[4j : 4j+4].
+// v + j·vs (vs in elements), adding into acc[4j : 4j+4]; dot4AVX prefetches
+// the v_j ahead.
 //
 //go:noescape
 func dot2AVX(x, v *float32, vs, n int, acc *float64)
@@ -20,13 +21,11 @@ func dot2AVX(x, v *float32, vs, n int, acc *float64)
 //go:noescape
 func dot4AVX(x, v *float32, vs, n int, acc *float64)
 
-// dot4r1AVX, dot4r2AVX and dot2r4AVX take 4, 4 and 2 rows x_r = x + r·xs
-// and 1, 2 and 4 vectors v_j = v + j·vs, adding the lane sums of <x_r, v_j>
-// into acc[4(r·k+j) : 4(r·k+j)+4].
+// dot4r2AVX and dot2r4AVX take 4 and 2 rows x_r = x + r·xs and 2 and 4
+// vectors v_j = v + j·vs, adding the lane sums of <x_r, v_j> into
+// acc[4(r·k+j) : 4(r·k+j)+4]. (4 rows × 1 vector is dot4AVX with the roles
+// swapped.)
 //
-//go:noescape
-func dot4r1AVX(x *float32, xs int, v *float32, n int, acc *float64)
-
 //go:noescape
 func dot4r2AVX(x *float32, xs int, v *float32, vs, n int, acc *float64)
 
