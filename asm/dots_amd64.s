@@ -2,7 +2,8 @@
 
 #include "textflag.h"
 
-// Dot products of dictionary rows with k = 1, 2 or 4 vectors.
+// Dot products of dictionary rows with k = 1, 2 or 4 vectors (single rows:
+// k = 1 and 4; several rows: 4×2 and 2×4).
 //
 // Register use shared by the single-row functions (the multi-row ones below
 // keep AX, BX, CX and the accumulators the same way):
@@ -85,62 +86,6 @@ d1flush:
 	JMP    d1chunk
 
 d1done:
-	VZEROUPPER
-	RET
-
-// func dot2AVX(x, v *float32, vs, n int, acc *float64)
-// v_0 = DI, v_1 = R8.
-TEXT ·dot2AVX(SB), NOSPLIT, $0-40
-	MOVQ x+0(FP), SI
-	MOVQ v+8(FP), DI
-	MOVQ vs+16(FP), R8
-	MOVQ n+24(FP), CX
-	SHLQ $2, R8
-	ADDQ DI, R8
-	SHLQ $2, CX
-	XORQ AX, AX
-
-d2chunk:
-	CMPQ AX, CX
-	JGE  d2done
-	CHUNK
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-
-d2loop16:
-	// 16 elements per step: Y0,Y1 for v_0 and Y2,Y3 for v_1.
-	LEAQ        64(AX), DX
-	CMPQ        DX, BX
-	JGT         d2loop8
-	VMOVUPS     (SI)(AX*1), Y4
-	VMOVUPS     32(SI)(AX*1), Y5
-	VFMADD231PS (DI)(AX*1), Y4, Y0
-	VFMADD231PS 32(DI)(AX*1), Y5, Y1
-	VFMADD231PS (R8)(AX*1), Y4, Y2
-	VFMADD231PS 32(R8)(AX*1), Y5, Y3
-	MOVQ        DX, AX
-	JMP         d2loop16
-
-d2loop8:
-	CMPQ        AX, BX
-	JGE         d2flush
-	VMOVUPS     (SI)(AX*1), Y4
-	VFMADD231PS (DI)(AX*1), Y4, Y0
-	VFMADD231PS (R8)(AX*1), Y4, Y2
-	ADDQ        $32, AX
-	JMP         d2loop8
-
-d2flush:
-	VADDPS Y1, Y0, Y0
-	VADDPS Y3, Y2, Y2
-	MOVQ   acc+32(FP), BX
-	FLUSH(Y0, X0, 0)
-	FLUSH(Y2, X2, 32)
-	JMP    d2chunk
-
-d2done:
 	VZEROUPPER
 	RET
 

@@ -11,7 +11,7 @@ const asmBuilt = true
 // kernels where they exist (GEMM 12×32 tiles instead of 6×16, RBF and exp,
 // 4- and 8-vector dot products).
 func asmKernels(avx512 bool) kernels {
-	k := kernels{Dots: dotsAsm, SqNorm: sqNormAsm, DotRows: dotRowsAsm, MaxGroup: 4, RowsPerCall: rowsPerCall,
+	k := kernels{SqNorm: sqNormAsm, DotRows: dotRowsAsm, MaxGroup: 4, RowsPerCall: rowsPerCall,
 		Axpys: axpysAsm, Axpy4: axpy4Asm,
 		Gemm: gemm6x16Asm, MR: 6, NR: 16, KC: kcBlock, MC: mcBlock, NC: ncBlock,
 		RBF: rbfAsm, Poly: polyAsm, Exp: expAsm, ArgMax: argmaxAsm, Pack8: pack8Asm}
@@ -48,36 +48,17 @@ func rowsPerCall(k int) int {
 
 // sqNormAsm returns ‖x‖² with float64 partial sums.
 func sqNormAsm(x []float32) float64 {
-	var out [1]float64
-	dotsAsm(out[:], x, x, 0, 1)
-	return out[0]
-}
-
-func dotsAsm(out []float64, x, v []float32, vs, k int) {
 	n := len(x)
 	n8 := n &^ 7
-	var acc [16]float64
+	var acc [4]float64
 	if n8 > 0 {
-		_ = v[(k-1)*vs+n-1] // bounds check once for the assembly
-		switch k {
-		case 1:
-			dot1AVX(&x[0], &v[0], n8, &acc[0])
-		case 2:
-			dot2AVX(&x[0], &v[0], vs, n8, &acc[0])
-		case 4:
-			dot4AVX(&x[0], &v[0], vs, n8, &acc[0])
-		default:
-			panic("asm: dots called with unsupported k") // internal invariant
-		}
+		dot1AVX(&x[0], &x[0], n8, &acc[0])
 	}
-	for j := 0; j < k; j++ {
-		s := (acc[4*j] + acc[4*j+1]) + (acc[4*j+2] + acc[4*j+3])
-		vj := v[j*vs:]
-		for i := n8; i < n; i++ {
-			s += float64(x[i]) * float64(vj[i])
-		}
-		out[j] = s
+	s := (acc[0] + acc[1]) + (acc[2] + acc[3])
+	for _, v := range x[n8:] {
+		s += float64(v) * float64(v)
 	}
+	return s
 }
 
 func dotRowsAsm(acc []float64, x []float32, xs, rows, n int, v []float32, vs, k int) {
@@ -101,7 +82,8 @@ func dotRowsAsm(acc []float64, x []float32, xs, rows, n int, v []float32, vs, k 
 			case 1:
 				dot1AVX(xr, &v[0], n, a)
 			case 2:
-				dot2AVX(xr, &v[0], vs, n, a)
+				dot1AVX(xr, &v[0], n, a)
+				dot1AVX(xr, &v[vs], n, &acc[4*r*k+4])
 			case 4:
 				dot4AVX(xr, &v[0], vs, n, a)
 			default:
@@ -222,13 +204,27 @@ func gemm12x32Asm(kc int, ap, bp, c []float32, ldc int, accumulate bool) {
 }
 
 func rbfAsm(c []float32, ldc, rows, cols int, an, bn []float32, negGamma float32) {
+	rbfWidth(c, ldc, rows, cols, an, bn, negGamma, false)
+}
+
+func rbf512Asm(c []float32, ldc, rows, cols int, an, bn []float32, negGamma float32) {
+	rbfWidth(c, ldc, rows, cols, an, bn, negGamma, true)
+}
+
+// rbfWidth runs the AVX-512 RBF kernel on 32-column pieces when avx512 is
+// set, and the AVX2 one on the (remaining) 16-column pieces.
+func rbfWidth(c []float32, ldc, rows, cols int, an, bn []float32, negGamma float32, avx512 bool) {
 	if rows == 0 {
 		return
 	}
 	_ = c[(rows-1)*ldc+cols-1]
 	_ = an[rows-1]
 	_ = bn[cols-1]
-	for j := 0; j < cols; j += 16 {
+	j := 0
+	for ; avx512 && j+32 <= cols; j += 32 {
+		rbfAVX512(&c[j], ldc, rows, &an[0], &bn[j], negGamma)
+	}
+	for ; j < cols; j += 16 {
 		rbfAVX(&c[j], ldc, rows, &an[0], &bn[j], negGamma)
 	}
 }
@@ -239,22 +235,6 @@ func polyAsm(c []float32, ldc, rows, cols int, gamma, coef0 float32, degree int)
 	}
 	_ = c[(rows-1)*ldc+cols-1]
 	polyAVX(&c[0], ldc, rows, cols, gamma, coef0, degree)
-}
-
-func rbf512Asm(c []float32, ldc, rows, cols int, an, bn []float32, negGamma float32) {
-	if rows == 0 {
-		return
-	}
-	_ = c[(rows-1)*ldc+cols-1]
-	_ = an[rows-1]
-	_ = bn[cols-1]
-	j := 0
-	for ; j+32 <= cols; j += 32 {
-		rbfAVX512(&c[j], ldc, rows, &an[0], &bn[j], negGamma)
-	}
-	if j < cols {
-		rbfAVX(&c[j], ldc, rows, &an[0], &bn[j], negGamma)
-	}
 }
 
 func argmaxAsm(s, n []float64, skip []bool) (int, float64) {

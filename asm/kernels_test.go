@@ -43,29 +43,19 @@ func testLengths() []int {
 	return append(ns, 255, 256, 257, 263, 511, 512, 1000, 1031, 4099)
 }
 
-func TestDots(t *testing.T) {
+func TestSqNorm(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	for name, ks := range kernelSets(t) {
-		for _, k := range []int{1, 2, 4} {
-			for _, n := range testLengths() {
-				off := rng.IntN(7)
-				vs := n + rng.IntN(5)
-				x := randSlice(rng, off+n)[off:]
-				v := randSlice(rng, off+(k-1)*vs+n)[off:]
-				out := make([]float64, k)
-				ks.Dots(out, x, v, vs, k)
-				for j := 0; j < k; j++ {
-					var want, s float64
-					for i := 0; i < n; i++ {
-						p := float64(x[i]) * float64(v[j*vs+i])
-						want += p
-						s += math.Abs(p)
-					}
-					// float32 runs of ≤ 32 products, then float64.
-					if tol := 40*0x1p-24*s + 1e-30; math.Abs(out[j]-want) > tol {
-						t.Errorf("%s dots k=%d n=%d j=%d: got %v want %v (tol %.3g)", name, k, n, j, out[j], want, tol)
-					}
-				}
+		for _, n := range testLengths() {
+			off := rng.IntN(7)
+			x := randSlice(rng, off+n)[off:]
+			var want float64
+			for _, v := range x {
+				want += float64(v) * float64(v)
+			}
+			// float32 runs of ≤ 32 products, then float64.
+			if got, tol := ks.SqNorm(x), 40*0x1p-24*want+1e-30; math.Abs(got-want) > tol {
+				t.Errorf("%s SqNorm n=%d: got %v want %v (tol %.3g)", name, n, got, want, tol)
 			}
 		}
 	}

@@ -11,13 +11,9 @@ package asm
 //go:noescape
 func dot1AVX(x, v *float32, n int, acc *float64)
 
-// dot2AVX and dot4AVX do the same for 2 and 4 vectors v_j at
-// v + j·vs (vs in elements), adding into acc[4j : 4j+4]; dot4AVX prefetches
-// the v_j ahead.
+// dot4AVX does the same for 4 vectors v_j at v + j·vs (vs in elements),
+// adding into acc[4j : 4j+4]; it prefetches the v_j ahead.
 //
-//go:noescape
-func dot2AVX(x, v *float32, vs, n int, acc *float64)
-
 //go:noescape
 func dot4AVX(x, v *float32, vs, n int, acc *float64)
 

@@ -370,7 +370,9 @@ func (b *CPU) prepared(op string, h Prepared) (*cpuPrepared, error) {
 
 // kernelBlock fills in the norms an RBF block needs and runs the blocked
 // GEMM with the kernel transform on every tile, split over threads along
-// the larger of the two output dimensions.
+// the larger of the two output dimensions into one region per thread (each
+// region packs all of the other operand once, so more regions cost more
+// packing).
 func (b *CPU) kernelBlock(op *kernelOp, aNorms, bNorms []float32) error {
 	if op.k.Kind == RBF {
 		op.an = b.norms(aNorms, op.a, op.idx)
@@ -399,10 +401,10 @@ func (b *CPU) kernelBlock(op *kernelOp, aNorms, bNorms []float32) error {
 	}
 	w := b.workers(n*m*d, minParallelFlops)
 	if n >= m {
-		c := par.ChunkLen(n, w, 4, b.k.MR)
+		c := par.ChunkLen(n, w, 1, b.k.MR)
 		par.Chunks(n, c, w, nil, nil, func(_ struct{}, lo, hi int) { b.gemmRegion(op, lo, hi, 0, m) })
 	} else {
-		c := par.ChunkLen(m, w, 4, b.k.NR)
+		c := par.ChunkLen(m, w, 1, b.k.NR)
 		par.Chunks(m, c, w, nil, nil, func(_ struct{}, lo, hi int) { b.gemmRegion(op, 0, n, lo, hi) })
 	}
 	return nil

@@ -10,9 +10,6 @@ import (
 // returns the pure-Go set, package asm the assembly one. The blocking,
 // packing layout and threading around them are the driver's.
 type CPUKernels struct {
-	// Dots sets out[j] = Σ_i x[i]·v[j·vs+i] for j < k, k ∈ {1, 2, 4},
-	// i < len(x), with float64 partial sums.
-	Dots func(out []float64, x, v []float32, vs, k int)
 	// SqNorm returns ‖x‖² with float64 partial sums.
 	SqNorm func(x []float32) float64
 	// MaxGroup is the most vectors DotRows takes at once (4 or 8), and
@@ -61,12 +58,12 @@ const ExpUnderflowBound = -87.3365478515625
 // GoKernels returns the pure-Go kernel table: a 2×4 register-tiled GEMM
 // micro-kernel (accumulators in local variables, unrolled four times along
 // the features, no bounds checks in its loop) on 64×256×256 blocks, the
-// 8-, 4- and 2×4-row dot kernels (float32 runs of 32 products added into
+// 8×1- and 2×4-row dot kernels (float32 runs of 32 products added into
 // float64), axpys over up to four vectors per pass, and a float64 exp
 // accurate to 1e-8 relative for the RBF transform.
 func GoKernels() CPUKernels {
 	return CPUKernels{
-		Dots: dotsGo, SqNorm: f32.SqNorm, MaxGroup: 4, RowsPerCall: rowsPerCallGo, DotRows: dotRowsGo,
+		SqNorm: f32.SqNorm, MaxGroup: 4, RowsPerCall: rowsPerCallGo, DotRows: dotRowsGo,
 		Axpys: axpysGo, Axpy4: axpy4Go,
 		Gemm: gemm2x4Go, MR: gemmMR, NR: gemmNR, KC: 256, MC: 64, NC: 256,
 		RBF: rbfGo, Poly: polyGo, ArgMax: ScoredArgMaxRef, Pack8: pack8Go, Exp: expGo,
@@ -83,22 +80,6 @@ const (
 	gemmMR = 2 // rows of A per micro-kernel
 	gemmNR = 4 // rows of B per micro-kernel
 )
-
-func dotsGo(out []float64, x, v []float32, vs, k int) {
-	for j := 0; j < k; j++ {
-		vj := v[j*vs : j*vs+len(x)]
-		var s0, s1 float64
-		i := 0
-		for ; i+1 < len(x); i += 2 {
-			s0 += float64(x[i]) * float64(vj[i])
-			s1 += float64(x[i+1]) * float64(vj[i+1])
-		}
-		if i < len(x) {
-			s0 += float64(x[i]) * float64(vj[i])
-		}
-		out[j] = s0 + s1
-	}
-}
 
 func rowsPerCallGo(k int) int {
 	switch k {
@@ -119,7 +100,6 @@ func dotRowsGo(acc []float64, x []float32, xs, rows, n int, v []float32, vs, k i
 	xr := func(r int) []float32 { return x[r*xs : r*xs+n] }
 	vr := func(j int) []float32 { return v[j*vs : j*vs+n] }
 	var s [8]float64
-	r := 0
 	switch {
 	case k == 1 && rows == 8:
 		dot8x1(xr(0), xr(1), xr(2), xr(3), xr(4), xr(5), xr(6), xr(7), vr(0), &s)
@@ -127,13 +107,6 @@ func dotRowsGo(acc []float64, x []float32, xs, rows, n int, v []float32, vs, k i
 			acc[4*q] += s[q]
 		}
 		return
-	case k == 1 && rows >= 4:
-		s0, s1, s2, s3 := dot4x1(xr(0), xr(1), xr(2), xr(3), vr(0))
-		acc[0] += s0
-		acc[4] += s1
-		acc[8] += s2
-		acc[12] += s3
-		r = 4
 	case k == 2 && rows == 4:
 		// four rows against two vectors is dot2x4 with the roles swapped:
 		// s[j*4+r] = <x_r, v_j>
@@ -150,19 +123,9 @@ func dotRowsGo(acc []float64, x []float32, xs, rows, n int, v []float32, vs, k i
 		}
 		return
 	}
-	for ; r < rows; r++ {
-		switch k {
-		case 4:
-			s0, s1, s2, s3 := dot4x1(vr(0), vr(1), vr(2), vr(3), xr(r))
-			a := acc[4*r*k:]
-			a[0] += s0
-			a[4] += s1
-			a[8] += s2
-			a[12] += s3
-		default:
-			for j := range k {
-				acc[4*(r*k+j)] += dot1(xr(r), vr(j))
-			}
+	for r := range rows { // the other shapes (block tails): row by row
+		for j := range k {
+			acc[4*(r*k+j)] += dot1(xr(r), vr(j))
 		}
 	}
 }
@@ -199,45 +162,6 @@ func dot8x1(d0, d1, d2, d3, d4, d5, d6, d7, v []float32, s *[8]float64) {
 		s[6] += float64(a6)
 		s[7] += float64(a7)
 	}
-}
-
-// dot4x1 returns the inner products of four rows with v: float32 sums over
-// runs of dictRun elements (two interleaved accumulators per row) added into
-// float64.
-func dot4x1(d0, d1, d2, d3, v []float32) (s0, s1, s2, s3 float64) {
-	n := len(v)
-	d0, d1, d2, d3 = d0[:n], d1[:n], d2[:n], d3[:n]
-	for p0 := 0; p0 < n; p0 += dictRun {
-		p1 := p0 + dictRun
-		if p1 > n {
-			p1 = n
-		}
-		var a0, a1, a2, a3, b0, b1, b2, b3 float32
-		i := p0
-		for ; i+1 < p1; i += 2 {
-			y0, y1 := v[i], v[i+1]
-			a0 += d0[i] * y0
-			a1 += d1[i] * y0
-			a2 += d2[i] * y0
-			a3 += d3[i] * y0
-			b0 += d0[i+1] * y1
-			b1 += d1[i+1] * y1
-			b2 += d2[i+1] * y1
-			b3 += d3[i+1] * y1
-		}
-		if i < p1 {
-			y0 := v[i]
-			a0 += d0[i] * y0
-			a1 += d1[i] * y0
-			a2 += d2[i] * y0
-			a3 += d3[i] * y0
-		}
-		s0 += float64(a0) + float64(b0)
-		s1 += float64(a1) + float64(b1)
-		s2 += float64(a2) + float64(b2)
-		s3 += float64(a3) + float64(b3)
-	}
-	return
 }
 
 // dot2x4 sets s[r*4+j] = <d_r, v_j> for two rows and four vectors.

@@ -9,6 +9,16 @@
 // assembly in package asm, or CUDA in package cuda) and the algorithms in
 // packages kmp, svm and slmc call them through the engine.
 //
+// # One CPU driver
+//
+// CPU is the one blocked driver of both CPU backends: BLIS-order cache
+// blocking of kernel blocks and gathers with the transform applied per tile,
+// dictionary products in blocks of 16 rows × 1024 features, rank updates
+// four rows at a time, and prepared (packed-once) operands, all on one
+// worker pool (internal/par). It is fed by a table of inner loops,
+// CPUKernels: NewGo is the driver with GoKernels, package asm the same
+// driver with its assembly table.
+//
 // # Optional capabilities
 //
 // A backend may do some things better than the interface lets it; such
