@@ -10,137 +10,54 @@
 // c0…c6 interpolate e^r at the Chebyshev points of [−ln2/2, ln2/2]
 // (rounded to float32: c0 = c1 = 1, c2 = 0.5).
 
+// SPLAT8 defines the read-only symbol sym: eight float32 (or int32) lanes,
+// each holding the 32-bit pattern v.
+#define SPLAT8(sym, v) \
+	DATA sym+0(SB)/4, v;  \
+	DATA sym+4(SB)/4, v;  \
+	DATA sym+8(SB)/4, v;  \
+	DATA sym+12(SB)/4, v; \
+	DATA sym+16(SB)/4, v; \
+	DATA sym+20(SB)/4, v; \
+	DATA sym+24(SB)/4, v; \
+	DATA sym+28(SB)/4, v; \
+	GLOBL sym(SB), RODATA|NOPTR, $32
+
 // -87.33655: below this exp(x) returns 0
-DATA expUnderflow<>+0(SB)/4, $0xc2aeac50
-DATA expUnderflow<>+4(SB)/4, $0xc2aeac50
-DATA expUnderflow<>+8(SB)/4, $0xc2aeac50
-DATA expUnderflow<>+12(SB)/4, $0xc2aeac50
-DATA expUnderflow<>+16(SB)/4, $0xc2aeac50
-DATA expUnderflow<>+20(SB)/4, $0xc2aeac50
-DATA expUnderflow<>+24(SB)/4, $0xc2aeac50
-DATA expUnderflow<>+28(SB)/4, $0xc2aeac50
-GLOBL expUnderflow<>(SB), RODATA|NOPTR, $32
+SPLAT8(expUnderflow<>, $0xc2aeac50)
 
 // -88: inputs are clamped here before the integer conversion
-DATA expClamp<>+0(SB)/4, $0xc2b00000
-DATA expClamp<>+4(SB)/4, $0xc2b00000
-DATA expClamp<>+8(SB)/4, $0xc2b00000
-DATA expClamp<>+12(SB)/4, $0xc2b00000
-DATA expClamp<>+16(SB)/4, $0xc2b00000
-DATA expClamp<>+20(SB)/4, $0xc2b00000
-DATA expClamp<>+24(SB)/4, $0xc2b00000
-DATA expClamp<>+28(SB)/4, $0xc2b00000
-GLOBL expClamp<>(SB), RODATA|NOPTR, $32
+SPLAT8(expClamp<>, $0xc2b00000)
 
 // log2(e)
-DATA expLog2e<>+0(SB)/4, $0x3fb8aa3b
-DATA expLog2e<>+4(SB)/4, $0x3fb8aa3b
-DATA expLog2e<>+8(SB)/4, $0x3fb8aa3b
-DATA expLog2e<>+12(SB)/4, $0x3fb8aa3b
-DATA expLog2e<>+16(SB)/4, $0x3fb8aa3b
-DATA expLog2e<>+20(SB)/4, $0x3fb8aa3b
-DATA expLog2e<>+24(SB)/4, $0x3fb8aa3b
-DATA expLog2e<>+28(SB)/4, $0x3fb8aa3b
-GLOBL expLog2e<>(SB), RODATA|NOPTR, $32
+SPLAT8(expLog2e<>, $0x3fb8aa3b)
 
 // ln2 high part, 0.693359375 (few bits, so n·ln2hi is exact)
-DATA expLn2Hi<>+0(SB)/4, $0x3f318000
-DATA expLn2Hi<>+4(SB)/4, $0x3f318000
-DATA expLn2Hi<>+8(SB)/4, $0x3f318000
-DATA expLn2Hi<>+12(SB)/4, $0x3f318000
-DATA expLn2Hi<>+16(SB)/4, $0x3f318000
-DATA expLn2Hi<>+20(SB)/4, $0x3f318000
-DATA expLn2Hi<>+24(SB)/4, $0x3f318000
-DATA expLn2Hi<>+28(SB)/4, $0x3f318000
-GLOBL expLn2Hi<>(SB), RODATA|NOPTR, $32
+SPLAT8(expLn2Hi<>, $0x3f318000)
 
 // ln2 low part, ln2 − ln2hi
-DATA expLn2Lo<>+0(SB)/4, $0xb95e8083
-DATA expLn2Lo<>+4(SB)/4, $0xb95e8083
-DATA expLn2Lo<>+8(SB)/4, $0xb95e8083
-DATA expLn2Lo<>+12(SB)/4, $0xb95e8083
-DATA expLn2Lo<>+16(SB)/4, $0xb95e8083
-DATA expLn2Lo<>+20(SB)/4, $0xb95e8083
-DATA expLn2Lo<>+24(SB)/4, $0xb95e8083
-DATA expLn2Lo<>+28(SB)/4, $0xb95e8083
-GLOBL expLn2Lo<>(SB), RODATA|NOPTR, $32
+SPLAT8(expLn2Lo<>, $0xb95e8083)
 
 // c6 = 0.0013941108
-DATA expC6<>+0(SB)/4, $0x3ab6ba99
-DATA expC6<>+4(SB)/4, $0x3ab6ba99
-DATA expC6<>+8(SB)/4, $0x3ab6ba99
-DATA expC6<>+12(SB)/4, $0x3ab6ba99
-DATA expC6<>+16(SB)/4, $0x3ab6ba99
-DATA expC6<>+20(SB)/4, $0x3ab6ba99
-DATA expC6<>+24(SB)/4, $0x3ab6ba99
-DATA expC6<>+28(SB)/4, $0x3ab6ba99
-GLOBL expC6<>(SB), RODATA|NOPTR, $32
+SPLAT8(expC6<>, $0x3ab6ba99)
 
 // c5 = 0.008375126
-DATA expC5<>+0(SB)/4, $0x3c0937d3
-DATA expC5<>+4(SB)/4, $0x3c0937d3
-DATA expC5<>+8(SB)/4, $0x3c0937d3
-DATA expC5<>+12(SB)/4, $0x3c0937d3
-DATA expC5<>+16(SB)/4, $0x3c0937d3
-DATA expC5<>+20(SB)/4, $0x3c0937d3
-DATA expC5<>+24(SB)/4, $0x3c0937d3
-DATA expC5<>+28(SB)/4, $0x3c0937d3
-GLOBL expC5<>(SB), RODATA|NOPTR, $32
+SPLAT8(expC5<>, $0x3c0937d3)
 
 // c4 = 0.04166635
-DATA expC4<>+0(SB)/4, $0x3d2aaa56
-DATA expC4<>+4(SB)/4, $0x3d2aaa56
-DATA expC4<>+8(SB)/4, $0x3d2aaa56
-DATA expC4<>+12(SB)/4, $0x3d2aaa56
-DATA expC4<>+16(SB)/4, $0x3d2aaa56
-DATA expC4<>+20(SB)/4, $0x3d2aaa56
-DATA expC4<>+24(SB)/4, $0x3d2aaa56
-DATA expC4<>+28(SB)/4, $0x3d2aaa56
-GLOBL expC4<>(SB), RODATA|NOPTR, $32
+SPLAT8(expC4<>, $0x3d2aaa56)
 
 // c3 = 0.16666415
-DATA expC3<>+0(SB)/4, $0x3e2aaa02
-DATA expC3<>+4(SB)/4, $0x3e2aaa02
-DATA expC3<>+8(SB)/4, $0x3e2aaa02
-DATA expC3<>+12(SB)/4, $0x3e2aaa02
-DATA expC3<>+16(SB)/4, $0x3e2aaa02
-DATA expC3<>+20(SB)/4, $0x3e2aaa02
-DATA expC3<>+24(SB)/4, $0x3e2aaa02
-DATA expC3<>+28(SB)/4, $0x3e2aaa02
-GLOBL expC3<>(SB), RODATA|NOPTR, $32
+SPLAT8(expC3<>, $0x3e2aaa02)
 
 // c2 = 0.5
-DATA expC2<>+0(SB)/4, $0x3f000000
-DATA expC2<>+4(SB)/4, $0x3f000000
-DATA expC2<>+8(SB)/4, $0x3f000000
-DATA expC2<>+12(SB)/4, $0x3f000000
-DATA expC2<>+16(SB)/4, $0x3f000000
-DATA expC2<>+20(SB)/4, $0x3f000000
-DATA expC2<>+24(SB)/4, $0x3f000000
-DATA expC2<>+28(SB)/4, $0x3f000000
-GLOBL expC2<>(SB), RODATA|NOPTR, $32
+SPLAT8(expC2<>, $0x3f000000)
 
 // c1 = 1
-DATA expC1<>+0(SB)/4, $0x3f800000
-DATA expC1<>+4(SB)/4, $0x3f800000
-DATA expC1<>+8(SB)/4, $0x3f800000
-DATA expC1<>+12(SB)/4, $0x3f800000
-DATA expC1<>+16(SB)/4, $0x3f800000
-DATA expC1<>+20(SB)/4, $0x3f800000
-DATA expC1<>+24(SB)/4, $0x3f800000
-DATA expC1<>+28(SB)/4, $0x3f800000
-GLOBL expC1<>(SB), RODATA|NOPTR, $32
+SPLAT8(expC1<>, $0x3f800000)
 
 // 127, the float32 exponent bias (int32 lanes)
-DATA expBias<>+0(SB)/4, $0x0000007f
-DATA expBias<>+4(SB)/4, $0x0000007f
-DATA expBias<>+8(SB)/4, $0x0000007f
-DATA expBias<>+12(SB)/4, $0x0000007f
-DATA expBias<>+16(SB)/4, $0x0000007f
-DATA expBias<>+20(SB)/4, $0x0000007f
-DATA expBias<>+24(SB)/4, $0x0000007f
-DATA expBias<>+28(SB)/4, $0x0000007f
-GLOBL expBias<>(SB), RODATA|NOPTR, $32
+SPLAT8(expBias<>, $0x0000007f)
 
 // EXP replaces X by exp(X). M, N and P are scratch; Y11 must hold expClamp.
 #define EXP(X, M, N, P) \
