@@ -7,72 +7,28 @@
 // allows: n is rounded by adding 1.5·2²³ (the float add rounds to nearest
 // even) and p·2ⁿ is one VSCALEFPS, which also handles NaN.
 
-// -87.33655: below this exp(x) returns 0
-DATA e5Underflow<>+0(SB)/4, $0xc2aeac50
-GLOBL e5Underflow<>(SB), RODATA|NOPTR, $4
-
-// -88: inputs are clamped here (NaN kept)
-DATA e5Clamp<>+0(SB)/4, $0xc2b00000
-GLOBL e5Clamp<>(SB), RODATA|NOPTR, $4
-
-// log2(e)
-DATA e5Log2e<>+0(SB)/4, $0x3fb8aa3b
-GLOBL e5Log2e<>(SB), RODATA|NOPTR, $4
-
 // 1.5·2^23: adding it rounds to an integer
 DATA e5Magic<>+0(SB)/4, $0x4b400000
 GLOBL e5Magic<>(SB), RODATA|NOPTR, $4
 
-// ln2 high part, 0.693359375
-DATA e5Ln2Hi<>+0(SB)/4, $0x3f318000
-GLOBL e5Ln2Hi<>(SB), RODATA|NOPTR, $4
-
-// ln2 low part
-DATA e5Ln2Lo<>+0(SB)/4, $0xb95e8083
-GLOBL e5Ln2Lo<>(SB), RODATA|NOPTR, $4
-
-// c6
-DATA e5C6<>+0(SB)/4, $0x3ab6ba99
-GLOBL e5C6<>(SB), RODATA|NOPTR, $4
-
-// c5
-DATA e5C5<>+0(SB)/4, $0x3c0937d3
-GLOBL e5C5<>(SB), RODATA|NOPTR, $4
-
-// c4
-DATA e5C4<>+0(SB)/4, $0x3d2aaa56
-GLOBL e5C4<>(SB), RODATA|NOPTR, $4
-
-// c3
-DATA e5C3<>+0(SB)/4, $0x3e2aaa02
-GLOBL e5C3<>(SB), RODATA|NOPTR, $4
-
-// c2 = 0.5
-DATA e5C2<>+0(SB)/4, $0x3f000000
-GLOBL e5C2<>(SB), RODATA|NOPTR, $4
-
-// c1 = c0 = 1
-DATA e5One<>+0(SB)/4, $0x3f800000
-GLOBL e5One<>(SB), RODATA|NOPTR, $4
-
-// -2
+// -2 (the other constants are exp_amd64.s's)
 DATA e5Minus2<>+0(SB)/4, $0xc0000000
 GLOBL e5Minus2<>(SB), RODATA|NOPTR, $4
 
 // LOADCONSTS broadcasts the constants into Z16…Z28 (Z29 = 0).
 #define LOADCONSTS \
-	VBROADCASTSS e5Underflow<>(SB), Z16; \
-	VBROADCASTSS e5Clamp<>(SB), Z17;     \
-	VBROADCASTSS e5Log2e<>(SB), Z18;     \
+	VBROADCASTSS ·expUnderflow(SB), Z16; \
+	VBROADCASTSS ·expClamp(SB), Z17;     \
+	VBROADCASTSS ·expLog2e(SB), Z18;     \
 	VBROADCASTSS e5Magic<>(SB), Z19;     \
-	VBROADCASTSS e5Ln2Hi<>(SB), Z20;     \
-	VBROADCASTSS e5Ln2Lo<>(SB), Z21;     \
-	VBROADCASTSS e5C6<>(SB), Z22;        \
-	VBROADCASTSS e5C5<>(SB), Z23;        \
-	VBROADCASTSS e5C4<>(SB), Z24;        \
-	VBROADCASTSS e5C3<>(SB), Z25;        \
-	VBROADCASTSS e5C2<>(SB), Z26;        \
-	VBROADCASTSS e5One<>(SB), Z27;       \
+	VBROADCASTSS ·expLn2Hi(SB), Z20;     \
+	VBROADCASTSS ·expLn2Lo(SB), Z21;     \
+	VBROADCASTSS ·expC6(SB), Z22;        \
+	VBROADCASTSS ·expC5(SB), Z23;        \
+	VBROADCASTSS ·expC4(SB), Z24;        \
+	VBROADCASTSS ·expC3(SB), Z25;        \
+	VBROADCASTSS ·expC2(SB), Z26;        \
+	VBROADCASTSS ·expC1(SB), Z27;       \
 	VBROADCASTSS e5Minus2<>(SB), Z28;    \
 	VPXORD       Z29, Z29, Z29
 

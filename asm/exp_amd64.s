@@ -10,6 +10,7 @@
 // c0…c6 interpolate e^r at the Chebyshev points of [−ln2/2, ln2/2]
 // (rounded to float32: c0 = c1 = 1, c2 = 0.5).
 
+// The constants are package symbols: exp512_amd64.s broadcasts them too.
 // SPLAT8 defines the read-only symbol sym: eight float32 (or int32) lanes,
 // each holding the 32-bit pattern v.
 #define SPLAT8(sym, v) \
@@ -24,58 +25,58 @@
 	GLOBL sym(SB), RODATA|NOPTR, $32
 
 // -87.33655: below this exp(x) returns 0
-SPLAT8(expUnderflow<>, $0xc2aeac50)
+SPLAT8(·expUnderflow, $0xc2aeac50)
 
 // -88: inputs are clamped here before the integer conversion
-SPLAT8(expClamp<>, $0xc2b00000)
+SPLAT8(·expClamp, $0xc2b00000)
 
 // log2(e)
-SPLAT8(expLog2e<>, $0x3fb8aa3b)
+SPLAT8(·expLog2e, $0x3fb8aa3b)
 
 // ln2 high part, 0.693359375 (few bits, so n·ln2hi is exact)
-SPLAT8(expLn2Hi<>, $0x3f318000)
+SPLAT8(·expLn2Hi, $0x3f318000)
 
 // ln2 low part, ln2 − ln2hi
-SPLAT8(expLn2Lo<>, $0xb95e8083)
+SPLAT8(·expLn2Lo, $0xb95e8083)
 
 // c6 = 0.0013941108
-SPLAT8(expC6<>, $0x3ab6ba99)
+SPLAT8(·expC6, $0x3ab6ba99)
 
 // c5 = 0.008375126
-SPLAT8(expC5<>, $0x3c0937d3)
+SPLAT8(·expC5, $0x3c0937d3)
 
 // c4 = 0.04166635
-SPLAT8(expC4<>, $0x3d2aaa56)
+SPLAT8(·expC4, $0x3d2aaa56)
 
 // c3 = 0.16666415
-SPLAT8(expC3<>, $0x3e2aaa02)
+SPLAT8(·expC3, $0x3e2aaa02)
 
 // c2 = 0.5
-SPLAT8(expC2<>, $0x3f000000)
+SPLAT8(·expC2, $0x3f000000)
 
 // c1 = 1
-SPLAT8(expC1<>, $0x3f800000)
+SPLAT8(·expC1, $0x3f800000)
 
 // 127, the float32 exponent bias (int32 lanes)
-SPLAT8(expBias<>, $0x0000007f)
+SPLAT8(·expBias, $0x0000007f)
 
 // EXP replaces X by exp(X). M, N and P are scratch; Y11 must hold expClamp.
 #define EXP(X, M, N, P) \
-	VCMPPS       $1, expUnderflow<>(SB), X, M; \
+	VCMPPS       $1, ·expUnderflow(SB), X, M; \
 	VMAXPS       X, Y11, X;                    \
-	VMULPS       expLog2e<>(SB), X, N;         \
+	VMULPS       ·expLog2e(SB), X, N;         \
 	VROUNDPS     $0, N, N;                     \
-	VFNMADD231PS expLn2Hi<>(SB), N, X;         \
-	VFNMADD231PS expLn2Lo<>(SB), N, X;         \
-	VMOVUPS      expC6<>(SB), P;               \
-	VFMADD213PS  expC5<>(SB), X, P;            \
-	VFMADD213PS  expC4<>(SB), X, P;            \
-	VFMADD213PS  expC3<>(SB), X, P;            \
-	VFMADD213PS  expC2<>(SB), X, P;            \
-	VFMADD213PS  expC1<>(SB), X, P;            \
-	VFMADD213PS  expC1<>(SB), X, P;            \
+	VFNMADD231PS ·expLn2Hi(SB), N, X;         \
+	VFNMADD231PS ·expLn2Lo(SB), N, X;         \
+	VMOVUPS      ·expC6(SB), P;               \
+	VFMADD213PS  ·expC5(SB), X, P;            \
+	VFMADD213PS  ·expC4(SB), X, P;            \
+	VFMADD213PS  ·expC3(SB), X, P;            \
+	VFMADD213PS  ·expC2(SB), X, P;            \
+	VFMADD213PS  ·expC1(SB), X, P;            \
+	VFMADD213PS  ·expC1(SB), X, P;            \
 	VCVTPS2DQ    N, N;                         \
-	VPADDD       expBias<>(SB), N, N;          \
+	VPADDD       ·expBias(SB), N, N;          \
 	VPSLLD       $23, N, N;                    \
 	VMULPS       N, P, X;                      \
 	VANDNPS      X, M, X
@@ -91,7 +92,7 @@ TEXT ·expAVX(SB), NOSPLIT, $0-24
 	MOVQ    dst+0(FP), DI
 	MOVQ    src+8(FP), SI
 	MOVQ    n+16(FP), CX
-	VMOVUPS expClamp<>(SB), Y11
+	VMOVUPS ·expClamp(SB), Y11
 
 eloop:
 	// 8 values per step.
@@ -125,7 +126,7 @@ TEXT ·rbfAVX(SB), NOSPLIT, $0-44
 	VMOVUPS      (DX), Y13
 	VMOVUPS      32(DX), Y14
 	VXORPS       Y12, Y12, Y12
-	VMOVUPS      expClamp<>(SB), Y11
+	VMOVUPS      ·expClamp(SB), Y11
 
 rrow:
 	TESTQ        CX, CX
