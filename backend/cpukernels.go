@@ -289,24 +289,23 @@ func axpysGo(d, c, v []float32, vs int) {
 	n := len(d)
 	k := len(c)
 	for t := 0; t < k; {
-		vt := func(q int) []float32 { return v[(t+q)*vs : (t+q)*vs+n] }
 		switch k - t {
 		case 1:
-			c0, v0 := c[t], vt(0)
+			c0, v0 := c[t], v[t*vs:][:n]
 			for j, x := range v0 {
 				d[j] += c0 * x
 			}
 			t++
 		case 2, 3:
 			c0, c1 := c[t], c[t+1]
-			v0, v1 := vt(0), vt(1)
+			v0, v1 := v[t*vs:][:n], v[(t+1)*vs:][:n]
 			for j, x := range v0 {
 				d[j] += c0*x + c1*v1[j]
 			}
 			t += 2
 		default:
 			c0, c1, c2, c3 := c[t], c[t+1], c[t+2], c[t+3]
-			v0, v1, v2, v3 := vt(0), vt(1), vt(2), vt(3)
+			v0, v1, v2, v3 := v[t*vs:][:n], v[(t+1)*vs:][:n], v[(t+2)*vs:][:n], v[(t+3)*vs:][:n]
 			for j, x := range v0 {
 				d[j] += (c0*x + c1*v1[j]) + (c2*v2[j] + c3*v3[j])
 			}
