@@ -306,8 +306,15 @@ func axpysGo(d, c, v []float32, vs int) {
 		default:
 			c0, c1, c2, c3 := c[t], c[t+1], c[t+2], c[t+3]
 			v0, v1, v2, v3 := v[t*vs:][:n], v[(t+1)*vs:][:n], v[(t+2)*vs:][:n], v[(t+3)*vs:][:n]
-			for j, x := range v0 {
-				d[j] += (c0*x + c1*v1[j]) + (c2*v2[j] + c3*v3[j])
+			j := 0
+			for ; j+2 <= n; j += 2 { // two elements a step: less loop overhead
+				e, f := d[j:j+2:j+2], v0[j:j+2:j+2]
+				g, h, q := v1[j:j+2:j+2], v2[j:j+2:j+2], v3[j:j+2:j+2]
+				e[0] += (c0*f[0] + c1*g[0]) + (c2*h[0] + c3*q[0])
+				e[1] += (c0*f[1] + c1*g[1]) + (c2*h[1] + c3*q[1])
+			}
+			for ; j < n; j++ {
+				d[j] += (c0*v0[j] + c1*v1[j]) + (c2*v2[j] + c3*v3[j])
 			}
 			t += 4
 		}
