@@ -22,14 +22,16 @@ import (
 //	                     slices: every call copies its operands over the bus
 //	BenchmarkGoAll       the same set on the pure-Go backend, all cores, for
 //	                     the ratio on the same machine
-//	BenchmarkResident    device-resident kernel blocks (GFLOP/s and the
-//	                     fraction of the device's FP32 peak), dictionary
-//	                     passes and rank-1 updates (GB/s and the fraction of
-//	                     the measured device copy bandwidth)
+//	BenchmarkResident    kernel blocks gathered into resident blocks against
+//	                     a prepared X (GFLOP/s and the fraction of the
+//	                     device's FP32 peak) and products of resident blocks
+//	                     (GB/s and the fraction of the measured device copy
+//	                     bandwidth)
 //	BenchmarkDeviceLimits the denominators: FP32 peak from the device
 //	                     attributes, copy bandwidth measured with cuMemcpyDtoD
-//	BenchmarkStochasticKMP200k  end-to-end stochastic KMP steps at l = 200000,
-//	                     resident CUDA against the pure-Go backend on all cores
+//	BenchmarkStochasticKMP200k (e2e_test.go) stochastic KMP steps at
+//	                     l = 200000 through the engine, CUDA against the
+//	                     pure-Go backend on all cores
 
 func BenchmarkCUDA(b *testing.B) { backendtest.Bench(b, openB(b)) }
 
@@ -78,17 +80,17 @@ func deviceLimits(b *testing.B, be *Backend) (peak, bw float64) {
 	}
 
 	const bytes = 1 << 30
-	src, err := be.Alloc(1, bytes/4)
+	src, err := be.NewBlock(1, bytes/4)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer src.Free()
-	dst, err := be.Alloc(1, bytes/4)
+	defer src.Release()
+	dst, err := be.NewBlock(1, bytes/4)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer dst.Free()
-	s, d := src.(*devMatrix), dst.(*devMatrix)
+	defer dst.Release()
+	s, d := src.(*cudaBlock).m, dst.(*cudaBlock).m
 	const reps = 10
 	var elapsed time.Duration
 	err = be.do(func() error {
@@ -126,17 +128,38 @@ func BenchmarkDeviceLimits(b *testing.B) {
 	b.Logf("%s: FP32 peak %.0f GFLOP/s (attributes), device copy %.0f GB/s (measured)", be.Device(), peak, bw)
 }
 
-func uploadRand(b *testing.B, be *Backend, rng *rand.Rand, rows, cols int) Buffer {
-	b.Helper()
+func randHost(rng *rand.Rand, rows, cols int) backend.Matrix {
 	m := backend.NewMatrix(rows, cols)
 	for i := range m.Data {
 		m.Data[i] = float32(2*rng.Float64() - 1)
 	}
-	buf, err := be.Upload(m)
+	return m
+}
+
+// residentBlock prepares x (rows×cols, random) and gathers the block of
+// its rows idx into a resident block.
+func residentBlock(b *testing.B, be *Backend, k backend.Kernel, x backend.Matrix, idx []int) (backend.Prepared, backend.Block) {
+	b.Helper()
+	p, err := be.Prepare(x)
 	if err != nil {
 		b.Fatal(err)
 	}
-	return buf
+	blk, err := be.NewBlock(len(idx), x.Rows)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := be.KernelGatherBlock(blk, k, x, nil, idx, p); err != nil {
+		b.Fatal(err)
+	}
+	return p, blk
+}
+
+func allRows(n int) []int {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	return idx
 }
 
 func BenchmarkResident(b *testing.B) {
@@ -146,23 +169,16 @@ func BenchmarkResident(b *testing.B) {
 	rbf := backend.Kernel{Kind: backend.RBF, Gamma: 1.0 / 256}
 
 	for _, n := range []int{4096, 16384} {
-		b.Run(fmt.Sprintf("KernelBlockOn/rbf/%dx%dx256", n, n), func(b *testing.B) {
-			x := uploadRand(b, be, rng, n, 256)
-			defer x.Free()
-			xn, _ := be.Alloc(1, n)
-			defer xn.Free()
-			if err := be.SqNormsOn(xn, x); err != nil {
-				b.Fatal(err)
-			}
-			dst, err := be.Alloc(n, n)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer dst.Free()
+		b.Run(fmt.Sprintf("KernelGatherBlock/rbf/%dx%dx256", n, n), func(b *testing.B) {
+			x := randHost(rng, n, 256)
+			idx := allRows(n)
+			p, blk := residentBlock(b, be, rbf, x, idx)
+			defer p.Release()
+			defer blk.Release()
 			calls := 0
 			for b.Loop() {
 				calls++
-				if err := be.KernelBlockOn(dst, rbf, x, xn, x, xn); err != nil {
+				if err := be.KernelGatherBlock(blk, rbf, x, nil, idx, p); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -171,20 +187,20 @@ func BenchmarkResident(b *testing.B) {
 			b.ReportMetric(g/peak, "of-peak")
 		})
 	}
-	b.Run("KernelGatherOn/rbf/rows=228/200000x64", func(b *testing.B) {
+	b.Run("KernelGatherBlock/rbf/rows=228/200000x64", func(b *testing.B) {
 		const l, s = 200000, 228
-		x := uploadRand(b, be, rng, l, 64)
-		defer x.Free()
-		dst, _ := be.Alloc(s, l)
-		defer dst.Free()
+		x := randHost(rng, l, 64)
 		idx := make([]int, s)
 		for i := range idx {
 			idx[i] = rng.IntN(l)
 		}
+		p, blk := residentBlock(b, be, rbf, x, idx)
+		defer p.Release()
+		defer blk.Release()
 		calls := 0
 		for b.Loop() {
 			calls++
-			if err := be.KernelGatherOn(dst, rbf, x, nil, idx, x, nil); err != nil {
+			if err := be.KernelGatherBlock(blk, rbf, x, nil, idx, p); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -192,19 +208,21 @@ func BenchmarkResident(b *testing.B) {
 		b.ReportMetric(g, "GFLOP/s")
 		b.ReportMetric(g/peak, "of-peak")
 	})
+	// BlockProducts includes copying the k vectors up and the products
+	// back, as a stochastic-KMP step does.
 	for _, shape := range [][2]int{{8192, 8192}, {228, 200000}} {
 		for _, k := range []int{1, 2, 8} {
-			b.Run(fmt.Sprintf("DictProductsOn/%dx%d/k=%d", shape[0], shape[1], k), func(b *testing.B) {
-				dict := uploadRand(b, be, rng, shape[0], shape[1])
-				defer dict.Free()
-				vecs := uploadRand(b, be, rng, k, shape[1])
-				defer vecs.Free()
-				out, _ := be.AllocF64(k * shape[0])
-				defer out.Free()
+			b.Run(fmt.Sprintf("BlockProducts/%dx%d/k=%d", shape[0], shape[1], k), func(b *testing.B) {
+				x := randHost(rng, shape[1], 1)
+				p, blk := residentBlock(b, be, backend.Kernel{Kind: backend.Linear}, x, allRows(shape[0]))
+				defer p.Release()
+				defer blk.Release()
+				vecs := randHost(rng, k, shape[1])
+				out := make([]float64, k*shape[0])
 				calls := 0
 				for b.Loop() {
 					calls++
-					if err := be.DictProductsOn(out, dict, vecs); err != nil {
+					if err := be.BlockProducts(out, blk, vecs); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -214,60 +232,4 @@ func BenchmarkResident(b *testing.B) {
 			})
 		}
 	}
-	b.Run("RankUpdateOn/8192x8192/k=1", func(b *testing.B) {
-		d := uploadRand(b, be, rng, 8192, 8192)
-		defer d.Free()
-		u := uploadRand(b, be, rng, 1, 8192)
-		defer u.Free()
-		v := uploadRand(b, be, rng, 1, 8192)
-		defer v.Free()
-		alpha := float32(-1)
-		calls := 0
-		for b.Loop() {
-			calls++
-			if err := be.RankUpdateOn(d, alpha, u, v); err != nil {
-				b.Fatal(err)
-			}
-			alpha = -alpha
-		}
-		gb := 8 * 8192 * 8192 * float64(calls) / b.Elapsed().Seconds() / 1e9
-		b.ReportMetric(gb, "GB/s")
-		b.ReportMetric(gb/bw, "of-copy-bw")
-	})
-}
-
-// BenchmarkStochasticKMP200k times steps of the end-to-end stochastic KMP
-// of e2e_test.go at l = 200000 (d = 64, s = 228, RBF) with the kernel rows
-// resident on the GPU, and the same steps on the pure-Go backend over all
-// cores, and reports both and the speed-up. Run with -benchtime 1x.
-func BenchmarkStochasticKMP200k(b *testing.B) {
-	be := openB(b)
-	const l, d, s, steps = 200000, 64, 228, 10
-	x, y := skmpData(l, d, 3)
-	k := backend.Kernel{Kind: backend.RBF, Gamma: 1.0 / d}
-	var gpuStep, cpuStep time.Duration
-	for b.Loop() {
-		ops, err := newResidentOps(be, k, x, s)
-		if err != nil {
-			b.Fatal(err)
-		}
-		t0 := time.Now()
-		if _, err := stochasticKMP(ops, y, steps, s, 1); err != nil {
-			b.Fatal(err)
-		}
-		gpuStep = time.Since(t0) / steps
-
-		goOps, err := newHostOps(backend.NewGo(runtime.NumCPU()), k, x, s)
-		if err != nil {
-			b.Fatal(err)
-		}
-		t0 = time.Now()
-		if _, err := stochasticKMP(goOps, y, steps, s, 1); err != nil {
-			b.Fatal(err)
-		}
-		cpuStep = time.Since(t0) / steps
-	}
-	b.ReportMetric(float64(gpuStep.Microseconds())/1e3, "ms/step-cuda")
-	b.ReportMetric(float64(cpuStep.Microseconds())/1e3, "ms/step-go")
-	b.ReportMetric(float64(cpuStep)/float64(gpuStep), "speedup")
 }

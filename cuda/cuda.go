@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	cu "gorgonia.org/cu"
 
@@ -107,7 +108,8 @@ func describe(ordinal int) (deviceInfo, error) {
 	return d, nil
 }
 
-// Backend is the CUDA implementation of backend.Backend and of Resident.
+// Backend is the CUDA implementation of backend.Backend, backend.Preparer
+// and backend.ResidentBlock.
 // All driver calls run on one goroutine locked to an OS thread, which owns
 // the CUDA context; methods may be called from any goroutine (they are
 // serialised). Close releases the device memory and the context.
@@ -118,6 +120,9 @@ type Backend struct {
 	jobs chan job
 	done chan struct{}
 
+	// Bytes copied to and from the device (Traffic).
+	sentBytes, receivedBytes atomic.Int64
+
 	mu     sync.Mutex // guards closed and the scratch state below
 	closed bool
 
@@ -126,10 +131,9 @@ type Backend struct {
 	mod     cu.Module
 	fn      functions
 	scratch map[slot]*devMem
-	live    map[*devMatrix]struct{} // buffers handed out, freed on Close
+	live    map[*devMatrix]struct{} // prepared operands and resident blocks, freed on Close
 	stage   []float32               // host staging for strided copies
 	stageI  []int64
-	stageB  []byte
 	stage64 []float64
 }
 
@@ -143,8 +147,8 @@ type job struct {
 }
 
 var (
-	_ backend.Backend = (*Backend)(nil)
-	_ Resident        = (*Backend)(nil)
+	_ backend.Backend       = (*Backend)(nil)
+	_ backend.ResidentBlock = (*Backend)(nil)
 )
 
 // errClosed is returned by every method after Close.

@@ -11,7 +11,6 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/pursuit-ml/pursuit/backend"
@@ -109,206 +108,169 @@ func TestLargerShapes(t *testing.T) {
 	}
 }
 
-// TestResident checks every *On operation against the host-slice methods of
-// the pure-Go backend, and the buffer bookkeeping.
-func TestResident(t *testing.T) {
+// TestResidentBlock checks the prepared gathers and the resident kernel
+// block against the pure-Go backend, the bytes they move, and the errors of
+// unusable handles.
+func TestResidentBlock(t *testing.T) {
 	be := open(t)
 	ref := backend.NewGo(0)
 	rng := rand.New(rand.NewPCG(8, 8))
 	const l, d, s = 1000, 37, 59
 	x := randMatrix(rng, l, d)
-	xd, err := be.Upload(x)
+	k := backend.Kernel{Kind: backend.RBF, Gamma: 1.0 / d}
+	up0, down0 := be.Traffic()
+	p, err := be.Prepare(x)
 	if err != nil {
 		t.Fatal(err)
 	}
-	back := backend.NewMatrix(l, d)
-	if err := be.Read(back, xd); err != nil {
+	up, down := be.Traffic()
+	t.Logf("Prepare %d×%d: %d bytes to the device, %d back (the norms)", l, d, up-up0, down-down0)
+	if up-up0 != int64(l*d*4) || down-down0 != int64(l*4) {
+		t.Errorf("Prepare moved %d bytes up and %d down, want %d and %d", up-up0, down-down0, l*d*4, l*4)
+	}
+	xn := make([]float32, l)
+	if err := ref.SqNorms(xn, x); err != nil {
 		t.Fatal(err)
 	}
-	for i := range back.Data {
-		if back.Data[i] != x.Data[i] {
-			t.Fatalf("Upload/Read round trip differs at %d", i)
-		}
-	}
-
-	// SqNormsOn.
-	xn, err := be.Alloc(1, l)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := be.SqNormsOn(xn, xd); err != nil {
-		t.Fatal(err)
-	}
-	gotN, wantN := backend.NewMatrix(1, l), make([]float32, l)
-	if err := be.Read(gotN, xn); err != nil {
-		t.Fatal(err)
-	}
-	if err := ref.SqNorms(wantN, x); err != nil {
-		t.Fatal(err)
-	}
-	for i := range wantN {
-		if !closeTo(float64(gotN.Data[i]), float64(wantN[i]), 1e-5) {
-			t.Fatalf("SqNormsOn row %d: %v, want %v", i, gotN.Data[i], wantN[i])
-		}
-	}
-
-	// KernelGatherOn, with and without norms.
 	idx := make([]int, s)
 	for i := range idx {
 		idx[i] = rng.IntN(l)
 	}
-	k := backend.Kernel{Kind: backend.RBF, Gamma: 1.0 / d}
-	dict, err := be.Alloc(s, l)
-	if err != nil {
-		t.Fatal(err)
-	}
 	want := backend.NewMatrix(s, l)
-	if err := ref.KernelGather(want, k, x, nil, idx, x, nil); err != nil {
+	if err := ref.KernelGather(want, k, x, xn, idx, x, xn); err != nil {
 		t.Fatal(err)
 	}
-	for _, norms := range []Buffer{nil, xn} {
-		if err := be.KernelGatherOn(dict, k, xd, norms, idx, xd, norms); err != nil {
-			t.Fatal(err)
-		}
-		got := backend.NewMatrix(s, l)
-		if err := be.Read(got, dict); err != nil {
-			t.Fatal(err)
-		}
-		for i := range got.Data {
+	check := func(name string, got backend.Matrix) {
+		t.Helper()
+		for i := range want.Data {
 			if !closeTo(float64(got.Data[i]), float64(want.Data[i]), 1e-5) {
-				t.Fatalf("KernelGatherOn (norms given: %v) element %d: %v, want %v", norms != nil, i, got.Data[i], want.Data[i])
+				t.Fatalf("%s element %d: %v, want %v", name, i, got.Data[i], want.Data[i])
 			}
 		}
 	}
 
-	// KernelBlockOn.
-	z := randMatrix(rng, 77, d)
-	zd, err := be.Upload(z)
-	if err != nil {
-		t.Fatal(err)
-	}
-	blk, err := be.Alloc(l, 77)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := be.KernelBlockOn(blk, k, xd, nil, zd, nil); err != nil {
-		t.Fatal(err)
-	}
-	gotB, wantB := backend.NewMatrix(l, 77), backend.NewMatrix(l, 77)
-	if err := be.Read(gotB, blk); err != nil {
-		t.Fatal(err)
-	}
-	if err := ref.KernelBlock(wantB, k, x, nil, z, nil); err != nil {
-		t.Fatal(err)
-	}
-	for i := range gotB.Data {
-		if !closeTo(float64(gotB.Data[i]), float64(wantB.Data[i]), 1e-5) {
-			t.Fatalf("KernelBlockOn element %d: %v, want %v", i, gotB.Data[i], wantB.Data[i])
+	// An SMO batch of kernel rows: only the indices go up and the rows come
+	// back, with the norms given or not.
+	for _, norms := range [][]float32{nil, p.Norms(), xn} {
+		got := backend.NewMatrix(s, l)
+		up0, down0 = be.Traffic()
+		if err := be.KernelGatherPrepared(got, k, x, norms, idx, p); err != nil {
+			t.Fatal(err)
+		}
+		up, down = be.Traffic()
+		check("KernelGatherPrepared", got)
+		t.Logf("SMO kernel-row batch of %d rows at l = %d (norms given: %v): %d bytes to the device, %d back (the rows are %d bytes)",
+			s, l, norms != nil, up-up0, down-down0, s*l*4)
+		if up-up0 != int64(8*s) || down-down0 != int64(4*s*l) {
+			t.Errorf("KernelGatherPrepared moved %d bytes up and %d down, want %d (indices) and %d (rows)", up-up0, down-down0, 8*s, 4*s*l)
 		}
 	}
+	// a other than the prepared matrix: the gathered rows go up.
+	xc := backend.NewMatrix(l, d)
+	copy(xc.Data, x.Data)
+	got := backend.NewMatrix(s, l)
+	up0, _ = be.Traffic()
+	if err := be.KernelGatherPrepared(got, k, xc, xn, idx, p); err != nil {
+		t.Fatal(err)
+	}
+	up, _ = be.Traffic()
+	check("KernelGatherPrepared (a copy of x)", got)
+	if up-up0 != int64(s*d*4+s*4) {
+		t.Errorf("KernelGatherPrepared of a copy moved %d bytes up, want %d (the gathered rows and norms)", up-up0, s*d*4+s*4)
+	}
 
-	// DictProductsOn with 10 vectors (two passes) and ScoredArgMaxOn.
-	vecs := randMatrix(rng, 10, l)
-	vd, err := be.Upload(vecs)
+	// The resident block: gathered, reduced and read on the device.
+	blk, err := be.NewBlock(s, l)
 	if err != nil {
 		t.Fatal(err)
 	}
-	prod, err := be.AllocF64(10 * s)
-	if err != nil {
+	up0, down0 = be.Traffic()
+	if err := be.KernelGatherBlock(blk, k, x, xn, idx, p); err != nil {
 		t.Fatal(err)
 	}
-	if err := be.DictProductsOn(prod, dict, vd); err != nil {
+	up, down = be.Traffic()
+	if up-up0 != int64(8*s) || down != down0 {
+		t.Errorf("KernelGatherBlock moved %d bytes up and %d down, want %d and 0", up-up0, down-down0, 8*s)
+	}
+	got = backend.NewMatrix(s, l)
+	if err := be.ReadBlock(got.Slice(0, s-1, 0, l), blk, 0); err != nil {
 		t.Fatal(err)
 	}
-	gotP, wantP := make([]float64, 10*s), make([]float64, 10*s)
-	if err := be.ReadF64(gotP, prod); err != nil {
+	if err := be.ReadBlock(got.Slice(s-1, s, 0, l), blk, s-1); err != nil {
 		t.Fatal(err)
 	}
+	check("KernelGatherBlock + ReadBlock", got)
+	vecs := randMatrix(rng, 10, l) // more than one pass of 8 vectors
+	wantP := make([]float64, 10*s)
 	if err := ref.DictProducts(wantP, want, vecs); err != nil {
 		t.Fatal(err)
 	}
-	for i := range gotP {
-		if math.Abs(gotP[i]-wantP[i]) > 1e-5*float64(l) {
-			t.Fatalf("DictProductsOn element %d: %v, want %v", i, gotP[i], wantP[i])
-		}
-	}
-	n := make([]float64, s)
-	skip := make([]bool, s)
-	for i := range n {
-		n[i] = 0.5 + rng.Float64()
-		skip[i] = i%4 == 0
-	}
-	n[3] = 0
-	nd, err := be.AllocF64(s)
-	if err != nil {
+	gotP := make([]float64, 10*s)
+	if err := be.BlockProducts(gotP, blk, vecs); err != nil {
 		t.Fatal(err)
 	}
-	if err := be.WriteF64(nd, n); err != nil {
+	for i := range wantP {
+		if !closeTo(gotP[i], wantP[i], 1e-4) {
+			t.Fatalf("BlockProducts %d: %v, want %v", i, gotP[i], wantP[i])
+		}
+	}
+	wantN, gotN := make([]float32, s), make([]float32, s)
+	if err := ref.SqNorms(wantN, want); err != nil {
 		t.Fatal(err)
 	}
-	for _, sk := range [][]bool{nil, skip, skip[:10]} {
-		gi, gs, err := be.ScoredArgMaxOn(prod, nd, sk)
-		if err != nil {
-			t.Fatal(err)
-		}
-		wi, ws := backend.ScoredArgMaxRef(gotP[:s], n, sk)
-		if gi != wi || math.Abs(gs-ws) > 1e-12*math.Abs(ws) {
-			t.Fatalf("ScoredArgMaxOn (skip %d): (%d, %v), want (%d, %v)", len(sk), gi, gs, wi, ws)
+	if err := be.BlockSqNorms(gotN, blk); err != nil {
+		t.Fatal(err)
+	}
+	for i := range wantN {
+		if !closeTo(float64(gotN[i]), float64(wantN[i]), 1e-5) {
+			t.Fatalf("BlockSqNorms %d: %v, want %v", i, gotN[i], wantN[i])
 		}
 	}
 
-	// RankUpdateOn: dict ← dict − u vᵀ with u of length s, v of length l.
-	u, v := randMatrix(rng, 2, s), randMatrix(rng, 2, l)
-	ud, _ := be.Upload(u)
-	vd2, _ := be.Upload(v)
-	if err := be.RankUpdateOn(dict, -1, ud, vd2); err != nil {
-		t.Fatal(err)
-	}
-	if err := ref.RankUpdate(want, -1, u, v); err != nil {
-		t.Fatal(err)
-	}
-	got := backend.NewMatrix(s, l)
-	if err := be.Read(got, dict); err != nil {
-		t.Fatal(err)
-	}
-	for i := range got.Data {
-		if !closeTo(float64(got.Data[i]), float64(want.Data[i]), 1e-5) {
-			t.Fatalf("RankUpdateOn element %d: %v, want %v", i, got.Data[i], want.Data[i])
+	// Errors.
+	for _, c := range []struct {
+		name   string
+		target error
+		err    error
+	}{
+		{"KernelGatherBlock idx out of range", backend.ErrShape, be.KernelGatherBlock(blk, k, x, nil, append(idx[:s-1:s-1], l), p)},
+		{"KernelGatherBlock wrong rows", backend.ErrShape, be.KernelGatherBlock(blk, k, x, nil, idx[:3], p)},
+		{"KernelGatherBlock features", backend.ErrShape, be.KernelGatherBlock(blk, k, backend.NewMatrix(l, d+1), nil, idx, p)},
+		{"BlockProducts lengths", backend.ErrShape, be.BlockProducts(gotP, blk, backend.NewMatrix(1, l+1))},
+		{"BlockProducts dst", backend.ErrShape, be.BlockProducts(gotP[:5], blk, vecs)},
+		{"BlockSqNorms dst", backend.ErrShape, be.BlockSqNorms(gotN[:5], blk)},
+		{"ReadBlock rows", backend.ErrShape, be.ReadBlock(got, blk, 1)},
+		{"BlockProducts foreign block", backend.ErrPrepared, be.BlockProducts(gotP, nil, vecs)},
+	} {
+		if !errors.Is(c.err, c.target) {
+			t.Errorf("%s: got %v, want an error wrapping %v", c.name, c.err, c.target)
 		}
 	}
-
-	// Errors, not panics.
-	if err := be.RankUpdateOn(dict, 1, vd2, ud); !errors.Is(err, backend.ErrShape) {
-		t.Errorf("RankUpdateOn with swapped u, v: got %v, want ErrShape", err)
+	if err := blk.Release(); err != nil {
+		t.Fatal(err)
 	}
-	if err := be.DictProductsOn(prod, dict, zd); !errors.Is(err, backend.ErrShape) {
-		t.Errorf("DictProductsOn with mismatched lengths: got %v, want ErrShape", err)
+	if err := blk.Release(); err != nil {
+		t.Errorf("second Release: %v", err)
 	}
-	if err := be.DictProductsOn(dict, dict, vd); err == nil || !strings.Contains(err.Error(), "float64") {
-		t.Errorf("DictProductsOn into a float32 buffer: got %v", err)
+	if err := be.BlockSqNorms(gotN, blk); !errors.Is(err, backend.ErrPrepared) {
+		t.Errorf("released block: got %v, want ErrPrepared", err)
 	}
-	if err := be.KernelGatherOn(dict, k, xd, nil, []int{0, l}, xd, nil); !errors.Is(err, backend.ErrShape) {
-		t.Errorf("KernelGatherOn with an index out of range: got %v, want ErrShape", err)
+	if err := p.Release(); err != nil {
+		t.Fatal(err)
 	}
 	other := open(t)
-	foreign, err := other.Alloc(1, 1)
+	op, err := other.Prepare(x)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := be.SqNormsOn(foreign, xd); err == nil || !strings.Contains(err.Error(), "not a buffer of this backend") {
-		t.Errorf("foreign buffer: got %v", err)
-	}
-	if err := zd.Free(); err != nil {
-		t.Fatal(err)
-	}
-	if err := zd.Free(); err != nil {
-		t.Errorf("second Free: %v", err)
-	}
-	if err := be.KernelBlockOn(blk, k, xd, nil, zd, nil); err == nil || !strings.Contains(err.Error(), "freed") {
-		t.Errorf("freed buffer: got %v", err)
+	if err := be.KernelGatherPrepared(got, k, x, nil, idx, op); !errors.Is(err, backend.ErrPrepared) {
+		t.Errorf("handle of another backend: got %v, want ErrPrepared", err)
 	}
 	if err := other.Close(); err != nil {
 		t.Fatal(err)
+	}
+	if err := op.Release(); err != nil {
+		t.Errorf("Release after Close: %v", err)
 	}
 	if err := other.SqNorms(make([]float32, 1), backend.NewMatrix(1, 1)); !errors.Is(err, errClosed) {
 		t.Errorf("use after Close: got %v", err)

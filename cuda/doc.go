@@ -9,8 +9,8 @@
 //
 // The default build (no tag) is the CPU build. It neither imports
 // gorgonia.org/cu nor needs cgo, a toolkit or a driver; in it this package
-// holds only the Resident and Buffer types, and the engine reports that the
-// binary was built without -tags cuda. Use it everywhere without an NVIDIA
+// holds no backend, and the engine reports that the binary was built
+// without -tags cuda. Use it everywhere without an NVIDIA
 // GPU.
 //
 // `go build -tags cuda` makes a GPU binary. It is a cgo binary linked against
@@ -80,27 +80,27 @@
 // Close), runs the kernels and copies the result back. ScoredArgMax on host
 // slices runs on the host, where the O(M) scan is cheaper than the copy.
 //
-// Algorithms that call repeatedly on the same data should keep it on the
-// device through the optional Resident interface, found by type assertion
-// (it is declared in every build, so code using it compiles in the CPU build
-// too, where no backend implements it):
+// Algorithms that call repeatedly on the same data keep it on the device
+// through the optional capabilities package backend declares, which the
+// engine uses when the backend has them (algorithms never name this
+// package):
 //
-//	if r, ok := be.(cuda.Resident); ok {
-//		x, _ := r.Upload(X)          // once: the l×d data
-//		xn, _ := r.Alloc(1, l)       // once: its squared norms
-//		_ = r.SqNormsOn(xn, x)
-//		dict, _ := r.Alloc(s, l)     // once: kernel rows of the s candidates
-//		vecs, _ := r.Alloc(2, l)     // once: residual and newest basis vector
-//		prod, _ := r.AllocF64(2 * s) // once
-//		// per step: s indices, two l-vectors and 2s numbers cross the bus
-//		_ = r.KernelGatherOn(dict, k, x, xn, idx, x, xn)
-//		_ = r.Write(vecs, rq)
-//		_ = r.DictProductsOn(prod, dict, vecs)
-//		_ = r.ReadF64(p, prod)
-//	}
+//   - backend.Preparer: Prepare uploads X and its norms once;
+//     KernelGatherPrepared ships only the indices when a is X itself (an
+//     SMO batch of kernel rows: 8 bytes per row up, the rows down), or only
+//     the gathered rows a[idx] otherwise.
+//   - backend.ResidentBlock: KernelGatherBlock leaves the gathered block on
+//     the device, where BlockProducts and BlockSqNorms reduce it: a
+//     stochastic-KMP step (package kmp, through engine.GatherBlock) sends
+//     s indices and its vectors and receives the products and norms, never
+//     the s×l kernel values.
 //
-// Buffers are packed row-major float32 matrices (or float64 vectors from
-// AllocF64); Close frees all of them with the context. All driver calls run
-// on one goroutine locked to an OS thread, which owns the CUDA context, so a
-// Backend may be used from any goroutine; calls are serialised.
+// Traffic counts the bytes every copy moves each way; the tagged tests print
+// them.
+//
+// Prepared matrices and blocks are packed row-major float32 matrices in
+// device memory; Release frees one, and Close frees all of them with the
+// context. All driver calls run on one goroutine locked to an OS thread,
+// which owns the CUDA context, so a Backend may be used from any goroutine;
+// calls are serialised.
 package cuda

@@ -17,57 +17,37 @@ type devMem struct {
 	bytes int64
 }
 
-// devMatrix is the Buffer implementation: a float32 matrix with leading
-// dimension ld (elements), or a float64 vector (rows 1, ld = cols).
+// devMatrix is a float32 matrix in device memory with leading dimension ld
+// (elements): a scratch view, or memory owned by a prepared operand or a
+// resident block (listed in Backend.live and freed on Close).
 type devMatrix struct {
 	owner      *Backend
 	mem        devMem
 	rows, cols int
 	ld         int
-	f64        bool
 	freed      bool
 	scratch    bool // a view of a scratch slot, not handed to users
 }
 
-func (m *devMatrix) Rows() int     { return m.rows }
-func (m *devMatrix) Cols() int     { return m.cols }
-func (m *devMatrix) Float64() bool { return m.f64 }
-
-// Free releases the buffer's device memory.
-func (m *devMatrix) Free() error {
+// free releases the matrix's device memory (worker thread); freeing twice
+// is a no-op.
+func (m *devMatrix) free() error {
 	if m.freed || m.scratch {
 		return nil
 	}
-	b := m.owner
-	err := b.do(func() error {
-		if m.freed {
-			return nil
-		}
-		m.freed = true
-		delete(b.live, m)
-		if m.mem.ptr == 0 {
-			return nil
-		}
-		err := cu.MemFree(m.mem.ptr)
-		m.mem.ptr = 0
-		return err
-	})
-	if err == errClosed {
-		return nil // Close freed it
+	m.freed = true
+	delete(m.owner.live, m)
+	if m.mem.ptr == 0 {
+		return nil
 	}
-	if err != nil {
-		return fmt.Errorf("cuda: freeing a %d×%d buffer: %w", m.rows, m.cols, err)
-	}
-	return nil
+	err := cu.MemFree(m.mem.ptr)
+	m.mem.ptr = 0
+	return err
 }
 
 // at returns the device address of element (i, j).
 func (m *devMatrix) at(i, j int) cu.DevicePtr {
-	es := 4
-	if m.f64 {
-		es = 8
-	}
-	return m.mem.ptr + cu.DevicePtr((i*m.ld+j)*es)
+	return m.mem.ptr + cu.DevicePtr((i*m.ld+j)*4)
 }
 
 // slot names a scratch allocation reused by the host-slice methods.
@@ -149,7 +129,7 @@ func (b *Backend) uploadTo(mem devMem, m backend.Matrix, allowStride bool) (int,
 	}
 	span, cheap := hostSpan(m)
 	if allowStride && cheap {
-		if err := cu.MemcpyHtoD(mem.ptr, unsafe.Pointer(&span[0]), int64(len(span))*4); err != nil {
+		if err := b.toDevice(mem.ptr, unsafe.Pointer(&span[0]), int64(len(span))*4); err != nil {
 			return 0, fmt.Errorf("cuda: copying %d floats to the device: %w", len(span), err)
 		}
 		ld := m.Stride
@@ -168,7 +148,7 @@ func (b *Backend) uploadTo(mem devMem, m backend.Matrix, allowStride bool) (int,
 		}
 		src = b.stage[:m.Rows*m.Cols]
 	}
-	if err := cu.MemcpyHtoD(mem.ptr, unsafe.Pointer(&src[0]), int64(len(src))*4); err != nil {
+	if err := b.toDevice(mem.ptr, unsafe.Pointer(&src[0]), int64(len(src))*4); err != nil {
 		return 0, fmt.Errorf("cuda: copying %d floats to the device: %w", len(src), err)
 	}
 	return m.Cols, nil
@@ -225,14 +205,14 @@ func (b *Backend) download(dst backend.Matrix, src *devMatrix) error {
 	}
 	if src.ld == dst.Cols && dst.Stride == dst.Cols {
 		n := dst.Rows * dst.Cols
-		if err := cu.MemcpyDtoH(unsafe.Pointer(&dst.Data[0]), src.mem.ptr, int64(n)*4); err != nil {
+		if err := b.fromDevice(unsafe.Pointer(&dst.Data[0]), src.mem.ptr, int64(n)*4); err != nil {
 			return fmt.Errorf("cuda: copying %d floats from the device: %w", n, err)
 		}
 		return nil
 	}
 	n := (dst.Rows-1)*src.ld + dst.Cols
 	b.stage = grow(b.stage, n)
-	if err := cu.MemcpyDtoH(unsafe.Pointer(&b.stage[0]), src.mem.ptr, int64(n)*4); err != nil {
+	if err := b.fromDevice(unsafe.Pointer(&b.stage[0]), src.mem.ptr, int64(n)*4); err != nil {
 		return fmt.Errorf("cuda: copying %d floats from the device: %w", n, err)
 	}
 	for i := 0; i < dst.Rows; i++ {
@@ -254,7 +234,7 @@ func (b *Backend) uploadIdx(idx []int) (cu.DevicePtr, error) {
 	for i, v := range idx {
 		b.stageI[i] = int64(v)
 	}
-	if err := cu.MemcpyHtoD(mem.ptr, unsafe.Pointer(&b.stageI[0]), int64(len(idx))*8); err != nil {
+	if err := b.toDevice(mem.ptr, unsafe.Pointer(&b.stageI[0]), int64(len(idx))*8); err != nil {
 		return 0, fmt.Errorf("cuda: copying %d indices to the device: %w", len(idx), err)
 	}
 	return mem.ptr, nil
@@ -274,160 +254,23 @@ func growI(s []int64, n int) []int64 {
 	return make([]int64, n, n+n/4)
 }
 
-// ---- Resident buffer management ------------------------------------------
-
-// newBuffer allocates a zeroed buffer handed out to the caller.
-func (b *Backend) newBuffer(rows, cols int, f64 bool, what string) (*devMatrix, error) {
-	if rows < 0 || cols < 0 {
-		return nil, fmt.Errorf("cuda: %s: negative shape %d×%d", what, rows, cols)
-	}
-	es := int64(4)
-	if f64 {
-		es = 8
-	}
-	m := &devMatrix{owner: b, rows: rows, cols: cols, ld: max(cols, 1), f64: f64}
-	err := b.do(func() error {
-		mem, err := b.alloc(int64(rows)*int64(cols)*es, what)
-		if err != nil {
-			return err
-		}
-		if err := cu.MemsetD8(mem.ptr, 0, mem.bytes); err != nil {
-			_ = cu.MemFree(mem.ptr)
-			return fmt.Errorf("cuda: %s: zeroing: %w", what, err)
-		}
-		m.mem = mem
-		b.live[m] = struct{}{}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return m, nil
+// toDevice copies n bytes from the host to the device, counting them
+// (worker thread).
+func (b *Backend) toDevice(dst cu.DevicePtr, src unsafe.Pointer, n int64) error {
+	b.sentBytes.Add(n)
+	return cu.MemcpyHtoD(dst, src, n)
 }
 
-// Alloc allocates a zeroed rows×cols float32 device matrix.
-func (b *Backend) Alloc(rows, cols int) (Buffer, error) {
-	return b.newBuffer(rows, cols, false, fmt.Sprintf("Alloc %d×%d", rows, cols))
+// fromDevice copies n bytes from the device to the host, counting them
+// (worker thread).
+func (b *Backend) fromDevice(dst unsafe.Pointer, src cu.DevicePtr, n int64) error {
+	b.receivedBytes.Add(n)
+	return cu.MemcpyDtoH(dst, src, n)
 }
 
-// AllocF64 allocates a zeroed float64 device vector of length n.
-func (b *Backend) AllocF64(n int) (Buffer, error) {
-	return b.newBuffer(1, n, true, fmt.Sprintf("AllocF64 %d", n))
-}
-
-// Upload copies m into a new device matrix.
-func (b *Backend) Upload(m backend.Matrix) (Buffer, error) {
-	if err := m.Validate(); err != nil {
-		return nil, fmt.Errorf("cuda: Upload: %w: %v", backend.ErrShape, err)
-	}
-	d, err := b.newBuffer(m.Rows, m.Cols, false, fmt.Sprintf("Upload %d×%d", m.Rows, m.Cols))
-	if err != nil {
-		return nil, err
-	}
-	if err := b.Write(d, m); err != nil {
-		_ = d.Free()
-		return nil, err
-	}
-	return d, nil
-}
-
-// buffer checks that x is a live buffer of this backend with the wanted
-// element type; nil is allowed when optional is set (returns nil).
-func (b *Backend) buffer(op, name string, x Buffer, f64, optional bool) (*devMatrix, error) {
-	if x == nil {
-		if optional {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("cuda: %s: %s is nil", op, name)
-	}
-	m, ok := x.(*devMatrix)
-	if !ok || m == nil || m.owner != b {
-		return nil, fmt.Errorf("cuda: %s: %s is not a buffer of this backend", op, name)
-	}
-	if m.freed {
-		return nil, fmt.Errorf("cuda: %s: %s was freed", op, name)
-	}
-	if m.f64 != f64 {
-		want := "float32"
-		if f64 {
-			want = "float64"
-		}
-		return nil, fmt.Errorf("cuda: %s: %s must be a %s buffer", op, name, want)
-	}
-	return m, nil
-}
-
-// Write copies the host matrix m into dst (same shape).
-func (b *Backend) Write(dst Buffer, m backend.Matrix) error {
-	d, err := b.buffer("Write", "dst", dst, false, false)
-	if err != nil {
-		return err
-	}
-	if err := m.Validate(); err != nil {
-		return fmt.Errorf("cuda: Write: %w: %v", backend.ErrShape, err)
-	}
-	if m.Rows != d.rows || m.Cols != d.cols {
-		return fmt.Errorf("cuda: Write: %w: host matrix is %d×%d, device buffer %d×%d",
-			backend.ErrShape, m.Rows, m.Cols, d.rows, d.cols)
-	}
-	return b.do(func() error {
-		_, err := b.uploadTo(d.mem, m, false) // packed: ld == cols
-		return err
-	})
-}
-
-// Read copies the device matrix src into the host matrix dst (same shape).
-func (b *Backend) Read(dst backend.Matrix, src Buffer) error {
-	s, err := b.buffer("Read", "src", src, false, false)
-	if err != nil {
-		return err
-	}
-	if err := dst.Validate(); err != nil {
-		return fmt.Errorf("cuda: Read: %w: %v", backend.ErrShape, err)
-	}
-	if dst.Rows != s.rows || dst.Cols != s.cols {
-		return fmt.Errorf("cuda: Read: %w: host matrix is %d×%d, device buffer %d×%d",
-			backend.ErrShape, dst.Rows, dst.Cols, s.rows, s.cols)
-	}
-	return b.do(func() error { return b.download(dst, s) })
-}
-
-// WriteF64 copies src into the float64 vector dst.
-func (b *Backend) WriteF64(dst Buffer, src []float64) error {
-	d, err := b.buffer("WriteF64", "dst", dst, true, false)
-	if err != nil {
-		return err
-	}
-	if len(src) > d.cols {
-		return fmt.Errorf("cuda: WriteF64: %w: %d values for a vector of %d", backend.ErrShape, len(src), d.cols)
-	}
-	if len(src) == 0 {
-		return nil
-	}
-	return b.do(func() error {
-		if err := cu.MemcpyHtoD(d.mem.ptr, unsafe.Pointer(&src[0]), int64(len(src))*8); err != nil {
-			return fmt.Errorf("cuda: WriteF64: %w", err)
-		}
-		return nil
-	})
-}
-
-// ReadF64 copies the first len(dst) elements of the float64 vector src.
-func (b *Backend) ReadF64(dst []float64, src Buffer) error {
-	s, err := b.buffer("ReadF64", "src", src, true, false)
-	if err != nil {
-		return err
-	}
-	if len(dst) > s.cols {
-		return fmt.Errorf("cuda: ReadF64: %w: %d values wanted from a vector of %d", backend.ErrShape, len(dst), s.cols)
-	}
-	if len(dst) == 0 {
-		return nil
-	}
-	return b.do(func() error {
-		if err := cu.MemcpyDtoH(unsafe.Pointer(&dst[0]), s.mem.ptr, int64(len(dst))*8); err != nil {
-			return fmt.Errorf("cuda: ReadF64: %w", err)
-		}
-		return nil
-	})
+// Traffic returns the bytes copied host→device and device→host since the
+// backend was opened: what crossed the bus (PCIe or NVLink) for the caller's
+// data, the measure the residency of prepared operands and blocks reduces.
+func (b *Backend) Traffic() (toDevice, fromDevice int64) {
+	return b.sentBytes.Load(), b.receivedBytes.Load()
 }

@@ -126,45 +126,12 @@ func (b *Backend) rankDev(d *devMatrix, alpha float32, u, v *devMatrix) error {
 	return b.launch(b.fn.rankUpdate, nameRankUpdate, ceilDiv(d.cols, ruBX), min(ceilDiv(d.rows, ruBY), maxGridY), ruBX, ruBY, p)
 }
 
-// argmaxDev runs the two-pass scored arg-max over m candidates.
-func (b *Backend) argmaxDev(s, n, skip cu.DevicePtr, m int) (int, float64, error) {
-	if m == 0 {
-		return -1, 0, nil
-	}
-	blocks := max(1, min(ceilDiv(m, amThreads), 4*b.info.sms, 1024))
-	ps, err := b.ensure(slotArgS, int64(blocks+1)*8)
-	if err != nil {
-		return 0, 0, err
-	}
-	pi, err := b.ensure(slotArgI, int64(blocks+1)*8)
-	if err != nil {
-		return 0, 0, err
-	}
-	p := argmaxPartialParams(uintptr(ps.ptr), uintptr(pi.ptr), uintptr(s), uintptr(n), uintptr(skip), m)
-	if err := b.launch(b.fn.argmaxPartial, nameArgmaxPartial, blocks, 1, amThreads, 1, p); err != nil {
-		return 0, 0, err
-	}
-	q := argmaxFinalParams(uintptr(ps.ptr+cu.DevicePtr(8*blocks)), uintptr(pi.ptr+cu.DevicePtr(8*blocks)), uintptr(ps.ptr), uintptr(pi.ptr), blocks)
-	if err := b.launch(b.fn.argmaxFinal, nameArgmaxFinal, 1, 1, amThreads, 1, q); err != nil {
-		return 0, 0, err
-	}
-	var score float64
-	var index int64
-	if err := cu.MemcpyDtoH(unsafe.Pointer(&score), ps.ptr+cu.DevicePtr(8*blocks), 8); err != nil {
-		return 0, 0, fmt.Errorf("cuda: ScoredArgMax: reading the result: %w", err)
-	}
-	if err := cu.MemcpyDtoH(unsafe.Pointer(&index), pi.ptr+cu.DevicePtr(8*blocks), 8); err != nil {
-		return 0, 0, fmt.Errorf("cuda: ScoredArgMax: reading the result: %w", err)
-	}
-	return int(index), score, nil
-}
-
 // ---- backend.Backend on host slices ----------------------------------------
 //
 // Each call copies its operands to reused scratch buffers on the device, runs
 // the kernels and copies the result back. That is right for one-off blocks;
-// algorithms that call repeatedly on the same data should keep it on the
-// device through the Resident methods.
+// algorithms that call repeatedly on the same data keep it on the device
+// through backend.Preparer and backend.ResidentBlock (prepared.go).
 
 // SqNorms writes ‖x_i‖² into dst[:x.Rows].
 func (b *Backend) SqNorms(dst []float32, x backend.Matrix) error {
@@ -192,7 +159,7 @@ func (b *Backend) SqNorms(dst []float32, x backend.Matrix) error {
 			if err := syncDevice("SqNorms"); err != nil {
 				return err
 			}
-			if err := cu.MemcpyDtoH(unsafe.Pointer(&dst[r0]), out.ptr, int64(r1-r0)*4); err != nil {
+			if err := b.fromDevice(unsafe.Pointer(&dst[r0]), out.ptr, int64(r1-r0)*4); err != nil {
 				return fmt.Errorf("cuda: SqNorms: copying the result: %w", err)
 			}
 		}
@@ -268,7 +235,14 @@ func (b *Backend) hostKernel(op string, dst backend.Matrix, k backend.Kernel, a 
 			bn = &devMatrix{owner: b, mem: mem, rows: 1, cols: bm.Rows, ld: max(bm.Rows, 1), scratch: true}
 		}
 	}
-	slab := b.slabRows(int64(a.Cols+bm.Rows)*4, a.Rows)
+	return b.kernelOnDeviceB(op, dst, k, a, aNorms, bd, bn)
+}
+
+// kernelOnDeviceB runs a kernel block whose b (and, for RBF, its norms bn)
+// is on the device: a and dst go through the device in slabs of rows
+// (worker thread).
+func (b *Backend) kernelOnDeviceB(op string, dst backend.Matrix, k backend.Kernel, a backend.Matrix, aNorms []float32, bd, bn *devMatrix) error {
+	slab := b.slabRows(int64(a.Cols+bd.rows)*4, a.Rows)
 	for r0 := 0; r0 < a.Rows; r0 += slab {
 		r1 := min(a.Rows, r0+slab)
 		as := a.Slice(r0, r1, 0, a.Cols)
@@ -282,7 +256,7 @@ func (b *Backend) hostKernel(op string, dst backend.Matrix, k backend.Kernel, a 
 				return err
 			}
 		}
-		cd, err := b.scratchOut(slotC, r1-r0, bm.Rows)
+		cd, err := b.scratchOut(slotC, r1-r0, bd.rows)
 		if err != nil {
 			return err
 		}
@@ -333,7 +307,7 @@ func (b *Backend) DictProducts(dst []float64, dict backend.Matrix, vecs backend.
 				return err
 			}
 			if r0 == 0 && r1 == dict.Rows {
-				if err := cu.MemcpyDtoH(unsafe.Pointer(&dst[0]), out.ptr, int64(m)*8); err != nil {
+				if err := b.fromDevice(unsafe.Pointer(&dst[0]), out.ptr, int64(m)*8); err != nil {
 					return fmt.Errorf("cuda: DictProducts: copying the result: %w", err)
 				}
 				break
@@ -342,7 +316,7 @@ func (b *Backend) DictProducts(dst []float64, dict backend.Matrix, vecs backend.
 				b.stage64 = make([]float64, m)
 			}
 			part := b.stage64[:m]
-			if err := cu.MemcpyDtoH(unsafe.Pointer(&part[0]), out.ptr, int64(m)*8); err != nil {
+			if err := b.fromDevice(unsafe.Pointer(&part[0]), out.ptr, int64(m)*8); err != nil {
 				return fmt.Errorf("cuda: DictProducts: copying the result: %w", err)
 			}
 			for j := range vecs.Rows {
@@ -393,227 +367,7 @@ func (b *Backend) RankUpdate(d backend.Matrix, alpha float32, u backend.Matrix, 
 }
 
 // ScoredArgMax scans on the host: copying two float64 vectors to the device
-// costs more than the O(M) scan itself. ScoredArgMaxOn runs it on the device
-// for vectors that are already there.
+// costs more than the O(M) scan itself.
 func (b *Backend) ScoredArgMax(s, n []float64, skip []bool) (int, float64) {
 	return backend.ScoredArgMaxRef(s, n, skip)
-}
-
-// ---- Resident operations ----------------------------------------------------
-
-func shapeErr(op, format string, args ...any) error {
-	return fmt.Errorf("cuda: %s: %w: %s", op, backend.ErrShape, fmt.Sprintf(format, args...))
-}
-
-// flatLen is the number of elements of a packed buffer.
-func flatLen(m *devMatrix) int { return m.rows * m.cols }
-
-// SqNormsOn writes ‖x_i‖² into the flat float32 buffer dst.
-func (b *Backend) SqNormsOn(dst, x Buffer) error {
-	const op = "SqNormsOn"
-	d, err := b.buffer(op, "dst", dst, false, false)
-	if err != nil {
-		return err
-	}
-	xm, err := b.buffer(op, "x", x, false, false)
-	if err != nil {
-		return err
-	}
-	if flatLen(d) < xm.rows {
-		return shapeErr(op, "dst has %d elements for %d rows", flatLen(d), xm.rows)
-	}
-	return b.do(func() error {
-		if err := b.sqNormsDev(d.mem.ptr, xm); err != nil {
-			return err
-		}
-		return syncDevice(op)
-	})
-}
-
-// residentKernelArgs validates the operands of KernelBlockOn/KernelGatherOn.
-func (b *Backend) residentKernelArgs(op string, dst Buffer, k backend.Kernel, a, aNorms, bb, bNorms Buffer, rows int) (d, am, an, bm, bn *devMatrix, err error) {
-	if err = k.Validate(); err != nil {
-		return nil, nil, nil, nil, nil, fmt.Errorf("cuda: %s: %w", op, err)
-	}
-	if d, err = b.buffer(op, "dst", dst, false, false); err != nil {
-		return
-	}
-	if am, err = b.buffer(op, "a", a, false, false); err != nil {
-		return
-	}
-	if bm, err = b.buffer(op, "b", bb, false, false); err != nil {
-		return
-	}
-	if an, err = b.buffer(op, "aNorms", aNorms, false, true); err != nil {
-		return
-	}
-	if bn, err = b.buffer(op, "bNorms", bNorms, false, true); err != nil {
-		return
-	}
-	switch {
-	case am.cols != bm.cols:
-		err = shapeErr(op, "a has %d features, b has %d", am.cols, bm.cols)
-	case d.rows != rows || d.cols != bm.rows:
-		err = shapeErr(op, "dst is %d×%d, want %d×%d", d.rows, d.cols, rows, bm.rows)
-	case an != nil && flatLen(an) < am.rows:
-		err = shapeErr(op, "aNorms has %d elements for %d rows", flatLen(an), am.rows)
-	case bn != nil && flatLen(bn) < bm.rows:
-		err = shapeErr(op, "bNorms has %d elements for %d rows", flatLen(bn), bm.rows)
-	}
-	return
-}
-
-// KernelBlockOn is KernelBlock on device operands.
-func (b *Backend) KernelBlockOn(dst Buffer, k backend.Kernel, a, aNorms, bb, bNorms Buffer) error {
-	const op = "KernelBlockOn"
-	if a == nil {
-		return fmt.Errorf("cuda: %s: a is nil", op)
-	}
-	d, am, an, bm, bn, err := b.residentKernelArgs(op, dst, k, a, aNorms, bb, bNorms, a.Rows())
-	if err != nil {
-		return err
-	}
-	return b.do(func() error {
-		if err := b.kernelBlockDev(d, k, am, an, 0, am.rows, bm, bn); err != nil {
-			return err
-		}
-		return syncDevice(op)
-	})
-}
-
-// KernelGatherOn is KernelGather on device operands.
-func (b *Backend) KernelGatherOn(dst Buffer, k backend.Kernel, a, aNorms Buffer, idx []int, bb, bNorms Buffer) error {
-	const op = "KernelGatherOn"
-	d, am, an, bm, bn, err := b.residentKernelArgs(op, dst, k, a, aNorms, bb, bNorms, len(idx))
-	if err != nil {
-		return err
-	}
-	for r, i := range idx {
-		if i < 0 || i >= am.rows {
-			return shapeErr(op, "idx[%d] = %d is outside [0, %d)", r, i, am.rows)
-		}
-	}
-	if len(idx) == 0 {
-		return nil
-	}
-	return b.do(func() error {
-		ip, err := b.uploadIdx(idx)
-		if err != nil {
-			return err
-		}
-		if err := b.kernelBlockDev(d, k, am, an, ip, len(idx), bm, bn); err != nil {
-			return err
-		}
-		return syncDevice(op)
-	})
-}
-
-// DictProductsOn writes <d_i, v_j> into the float64 vector dst.
-func (b *Backend) DictProductsOn(dst, dict, vecs Buffer) error {
-	const op = "DictProductsOn"
-	d, err := b.buffer(op, "dst", dst, true, false)
-	if err != nil {
-		return err
-	}
-	dm, err := b.buffer(op, "dict", dict, false, false)
-	if err != nil {
-		return err
-	}
-	vm, err := b.buffer(op, "vecs", vecs, false, false)
-	if err != nil {
-		return err
-	}
-	if dm.cols != vm.cols {
-		return shapeErr(op, "dict rows have length %d, vecs rows %d", dm.cols, vm.cols)
-	}
-	if d.cols < dm.rows*vm.rows {
-		return shapeErr(op, "dst has %d elements, want %d×%d", d.cols, vm.rows, dm.rows)
-	}
-	return b.do(func() error {
-		if err := b.dictDev(d.mem.ptr, dm, vm); err != nil {
-			return err
-		}
-		return syncDevice(op)
-	})
-}
-
-// RankUpdateOn applies d ← d + alpha·Σ_t u_t v_tᵀ on device operands.
-func (b *Backend) RankUpdateOn(d Buffer, alpha float32, u, v Buffer) error {
-	const op = "RankUpdateOn"
-	dm, err := b.buffer(op, "d", d, false, false)
-	if err != nil {
-		return err
-	}
-	um, err := b.buffer(op, "u", u, false, false)
-	if err != nil {
-		return err
-	}
-	vm, err := b.buffer(op, "v", v, false, false)
-	if err != nil {
-		return err
-	}
-	if um.rows != vm.rows {
-		return shapeErr(op, "u has %d vectors, v has %d", um.rows, vm.rows)
-	}
-	if um.cols != dm.rows || vm.cols != dm.cols {
-		return shapeErr(op, "u vectors have length %d and v vectors %d for a %d×%d matrix", um.cols, vm.cols, dm.rows, dm.cols)
-	}
-	if dm == um || dm == vm {
-		return shapeErr(op, "d must not alias u or v")
-	}
-	return b.do(func() error {
-		if err := b.rankDev(dm, alpha, um, vm); err != nil {
-			return err
-		}
-		return syncDevice(op)
-	})
-}
-
-// ScoredArgMaxOn runs the scored arg-max on float64 device vectors.
-func (b *Backend) ScoredArgMaxOn(s, n Buffer, skip []bool) (int, float64, error) {
-	const op = "ScoredArgMaxOn"
-	sm, err := b.buffer(op, "s", s, true, false)
-	if err != nil {
-		return 0, 0, err
-	}
-	nm, err := b.buffer(op, "n", n, true, false)
-	if err != nil {
-		return 0, 0, err
-	}
-	m := min(sm.cols, nm.cols)
-	var idx int
-	var score float64
-	err = b.do(func() error {
-		var sp cu.DevicePtr
-		if skip != nil && m > 0 {
-			mem, err := b.ensure(slotSkip, int64(m))
-			if err != nil {
-				return err
-			}
-			if cap(b.stageB) < m {
-				b.stageB = make([]byte, m)
-			}
-			bs := b.stageB[:m]
-			for k := range bs {
-				bs[k] = 0
-				if k < len(skip) && skip[k] {
-					bs[k] = 1
-				}
-			}
-			if err := cu.MemcpyHtoD(mem.ptr, unsafe.Pointer(&bs[0]), int64(m)); err != nil {
-				return fmt.Errorf("cuda: %s: copying skip: %w", op, err)
-			}
-			sp = mem.ptr
-		}
-		var err error
-		idx, score, err = b.argmaxDev(sm.mem.ptr, nm.mem.ptr, sp, m)
-		if err != nil {
-			return err
-		}
-		return syncDevice(op)
-	})
-	if err != nil {
-		return 0, 0, err
-	}
-	return idx, score, nil
 }

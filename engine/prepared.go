@@ -55,9 +55,9 @@ func (p *Prepared) Backed() bool { return p.h != nil }
 
 // Release frees the backend's prepared copy (device memory on a GPU). Using
 // the handle afterwards is an error wrapping backend.ErrPrepared; releasing
-// twice is a no-op.
+// twice, or a nil handle, is a no-op.
 func (p *Prepared) Release() error {
-	if p.h != nil {
+	if p != nil && p.h != nil {
 		return p.h.Release()
 	}
 	return nil

@@ -1,6 +1,7 @@
 package kmp
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -33,11 +34,23 @@ type dictionary struct {
 	held   int64          // bytes charged to the engine's budget (release when training ends)
 }
 
+// release gives back what the dictionary holds when training ends: its
+// share of the memory budget and, for a stream, the prepared data and the
+// resident kernel block (device memory on a GPU).
+func (dc *dictionary) release(e *engine.Engine) error {
+	e.Release(dc.held)
+	if st := dc.stream; st != nil {
+		return errors.Join(st.blk.Release(), st.tr.prep.Release())
+	}
+	return nil
+}
+
 // trainSet is the scaled training (or validation) data the dictionary's
 // functions are evaluated on.
 type trainSet struct {
 	x     backend.Matrix
 	norms []float32
+	prep  *engine.Prepared // x prepared by the engine (device-resident on a GPU), or nil
 }
 
 // dictAtoms lists the atoms: for each kernel (then the custom kernel) one per
@@ -133,7 +146,13 @@ func fillAtoms(e *engine.Engine, cfg *Config, atoms []atom, tr, pts trainSet, ds
 			for i := range centres {
 				centres[i] = atoms[r+i].center
 			}
-			if err := be.KernelGather(block, cfg.Kernels[a.kernel], tr.x, tr.norms, centres, pts.x, pts.norms); err != nil {
+			var err error
+			if pts.prep != nil {
+				err = be.KernelGatherPrepared(block, cfg.Kernels[a.kernel], tr.x, tr.norms, centres, pts.prep)
+			} else {
+				err = be.KernelGather(block, cfg.Kernels[a.kernel], tr.x, tr.norms, centres, pts.x, pts.norms)
+			}
+			if err != nil {
 				return fmt.Errorf("kmp: kernel %s block of %d functions at %d points: %w", cfg.Kernels[a.kernel], end-r, pts.x.Rows, err)
 			}
 		}

@@ -140,6 +140,15 @@ func newDictionary(e *engine.Engine, cfg *Config, atoms []atom, tr trainSet) (*d
 		return nil, fmt.Errorf("kmp: %w", err)
 	}
 	st := &streamer{e: e, cfg: cfg, plan: plan, tr: tr, chunk: plan.Chunk, one: backend.NewMatrix(1, tr.x.Rows)}
+	if plan.Mode == StochasticSearch && e.ResidentBlocks() {
+		// A device keeps X (prepared once) and each step's kernel block:
+		// only the sampled indices, the step's vectors and the products
+		// cross the bus (scanResident).
+		if st.tr.prep, err = e.Prepare(tr.x); err != nil {
+			return nil, fmt.Errorf("kmp: %w", err)
+		}
+		st.resident = st.tr.prep.Backed()
+	}
 	st.buf = make([]float32, plan.Block*st.chunk)
 	st.idx = make([]int, plan.Block)
 	dc := &dictionary{atoms: atoms, stream: st}
@@ -188,6 +197,12 @@ type streamer struct {
 	prod  []float64 // products of a block, summed over the chunks
 	part  []float64 // products of one chunk
 	nrm   []float64 // squared norms of a block
+	// resident: the block of each run of atoms is gathered over all points
+	// at once into blk, kept by the backend (scanResident).
+	resident bool
+	blk      *engine.Block
+	nrm32    []float32
+	host     backend.Matrix // constant and custom atoms of a resident scan
 }
 
 // scan evaluates the candidate atoms cand, plan.Block at a time, each block
@@ -196,6 +211,9 @@ type streamer struct {
 // v_j> for the rows v_j of vecs (length l), and, when norms is set,
 // nrm[i] = ‖d_{cand[b0+i]}‖².
 func (st *streamer) scan(dc *dictionary, cand []int, vecs backend.Matrix, norms bool, each func(b0, nb int, prod, nrm []float64)) error {
+	if st.resident {
+		return st.scanResident(dc, cand, vecs, norms, each)
+	}
 	be := st.e
 	n, l, k := len(cand), st.tr.x.Rows, vecs.Rows
 	threads := st.e.Threads()
@@ -251,6 +269,86 @@ func (st *streamer) row64(dc *dictionary, k int, dst []float64) error {
 	}
 	for j, v := range st.one.Row(0) {
 		dst[j] = float64(v)
+	}
+	return nil
+}
+
+// scanResident is scan for a backend that keeps kernel blocks resident (a
+// GPU): each run of atoms of one built-in kernel is gathered over all l
+// points at once against X prepared on the device, and only its products
+// with vecs and its squared norms come back (float32-rounded norms, as
+// SqNorms); constant and custom atoms are computed on the host.
+func (st *streamer) scanResident(dc *dictionary, cand []int, vecs backend.Matrix, norms bool, each func(b0, nb int, prod, nrm []float64)) error {
+	e, n, l, k := st.e, len(cand), st.tr.x.Rows, vecs.Rows
+	for b0 := 0; b0 < n; b0 += st.plan.Block {
+		b1 := min(b0+st.plan.Block, n)
+		nb := b1 - b0
+		st.ab = st.ab[:0]
+		for _, c := range cand[b0:b1] {
+			st.ab = append(st.ab, dc.atoms[c])
+		}
+		st.prod = grow(st.prod, k*nb)
+		st.part = grow(st.part, k*nb)
+		st.nrm = grow(st.nrm, nb)
+		prod, nrm := st.prod[:k*nb], st.nrm[:nb]
+		clear(nrm)
+		for r := 0; r < nb; {
+			a := st.ab[r]
+			end := r + 1
+			for end < nb && st.ab[end].kernel == a.kernel {
+				end++
+			}
+			nr := end - r
+			part := st.part[:k*nr]
+			if a.kernel >= 0 {
+				centres := st.idx[:nr]
+				for i := range centres {
+					centres[i] = st.ab[r+i].center
+				}
+				blk, err := e.GatherBlock(st.blk, st.cfg.Kernels[a.kernel], st.tr.x, st.tr.norms, centres, st.tr.prep)
+				st.blk = blk
+				if err != nil {
+					return fmt.Errorf("kmp: kernel %s block of %d functions at %d points: %w", st.cfg.Kernels[a.kernel], nr, l, err)
+				}
+				if k > 0 {
+					if err := e.BlockProducts(part, blk, vecs); err != nil {
+						return fmt.Errorf("kmp: dictionary products on a kernel block: %w", err)
+					}
+				}
+				if norms {
+					if cap(st.nrm32) < nr {
+						st.nrm32 = make([]float32, nr)
+					}
+					if err := e.BlockSqNorms(st.nrm32[:nr], blk); err != nil {
+						return fmt.Errorf("kmp: norms of a kernel block: %w", err)
+					}
+					for i, v := range st.nrm32[:nr] {
+						nrm[r+i] = float64(v)
+					}
+				}
+			} else {
+				if len(st.host.Data) < nr*l {
+					st.host = backend.NewMatrix(nr, l)
+				}
+				hm := backend.Matrix{Rows: nr, Cols: l, Stride: l, Data: st.host.Data[:nr*l]}
+				if err := fillAtoms(e, st.cfg, st.ab[r:end], st.tr, st.tr, hm, st.idx); err != nil {
+					return err
+				}
+				if k > 0 {
+					if err := e.DictProducts(part, hm, vecs); err != nil {
+						return fmt.Errorf("kmp: dictionary products: %w", err)
+					}
+				}
+				if norms {
+					addSqNorms(hm, e.Threads(), nrm[r:end])
+				}
+			}
+			for j := range k {
+				copy(prod[j*nb+r:j*nb+end], part[j*nr:(j+1)*nr])
+			}
+			r = end
+		}
+		each(b0, nb, prod, nrm)
 	}
 	return nil
 }

@@ -166,7 +166,7 @@ func train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, forceOVR
 	if err != nil {
 		return nil, err
 	}
-	defer e.Release(dict.held)
+	defer func() { _ = dict.release(e) }()
 	if vs != nil {
 		vs.atoms = atoms
 	}
