@@ -12,6 +12,7 @@ import (
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/kmp"
+	"github.com/pursuit-ml/pursuit/svm"
 )
 
 // End to end: stochastic KMP (Popovici, Bengio & Thiran: a random active set
@@ -105,7 +106,7 @@ func TestStochasticKMPEndToEnd(t *testing.T) {
 // bytes each way of every step after the first (X is uploaded before).
 func stepBytes(t *testing.T, l, s, steps int) (up, down []int64, before [2]int64) {
 	e := newEngine(t, "cuda")
-	x, y := skmpData(l, 4, 2)
+	x, y := skmpData(l, 2, 2)
 	var last [2]int64
 	cfg := kmp.Config{Variant: kmp.BackFit, Kernels: []backend.Kernel{{Kind: backend.RBF, Gamma: 1}}, N: steps, Seed: 3,
 		Progress: func(st kmp.Step) {
@@ -131,7 +132,7 @@ func stepBytes(t *testing.T, l, s, steps int) (up, down []int64, before [2]int64
 // the three l-vectors the residual and chosen row need (12·l bytes) a step
 // moves the same bytes at both sizes.
 func TestStochasticKMPStepBytes(t *testing.T) {
-	const s, steps = 59, 5
+	const s, steps = 59, 3
 	var blockBytes []int64
 	for _, l := range []int{20000, 200000} {
 		up, down, before := stepBytes(t, l, s, steps)
@@ -148,8 +149,8 @@ func TestStochasticKMPStepBytes(t *testing.T) {
 		if len(up) > 0 {
 			blockBytes = append(blockBytes, up[0]+down[0]-12*int64(l))
 		}
-		if before[0] < int64(l*4*4) {
-			t.Errorf("l = %d: %d bytes uploaded before the steps, less than X (%d)", l, before[0], l*4*4)
+		if before[0] < int64(l*2*4) {
+			t.Errorf("l = %d: %d bytes uploaded before the steps, less than X (%d)", l, before[0], l*2*4)
 		}
 	}
 	t.Logf("per step, besides the residual and the chosen row (12·l bytes): %v bytes at l = 20000 and 200000 (s = %d)", blockBytes, s)
@@ -181,4 +182,49 @@ func BenchmarkStochasticKMP200k(b *testing.B) {
 	b.ReportMetric(float64(gpuStep.Microseconds())/1e3, "ms/step-cuda")
 	b.ReportMetric(float64(cpuStep.Microseconds())/1e3, "ms/step-go")
 	b.ReportMetric(float64(cpuStep)/float64(gpuStep), "speedup")
+}
+
+// TestSMORowBatchBytes counts the bytes of SMO kernel-row batches through
+// svm's row source (X prepared once by the engine): each batch sends its
+// indices and receives exactly the rows it returns.
+func TestSMORowBatchBytes(t *testing.T) {
+	const l, d, batch = 3000, 8, 16
+	e := newEngine(t, "cuda")
+	x, _ := skmpData(l, d, 4)
+	k := backend.Kernel{Kind: backend.RBF, Gamma: 0.5}
+	up0, down0 := traffic(t, e)
+	rows, err := svm.NewEngineRows(e, x, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Release()
+	up1, down1 := traffic(t, e)
+	t.Logf("preparing X (%d×%d): %d bytes to the device, %d back", l, d, up1-up0, down1-down0)
+	ref := backend.NewGo(0)
+	rng := rand.New(rand.NewPCG(6, 6))
+	for b := range 3 {
+		idx := make([]int, batch)
+		for i := range idx {
+			idx[i] = rng.IntN(l)
+		}
+		dst := backend.NewMatrix(batch, l)
+		u0, d0 := traffic(t, e)
+		if err := rows.Rows(dst, idx); err != nil {
+			t.Fatal(err)
+		}
+		u1, d1 := traffic(t, e)
+		t.Logf("SMO batch %d of %d kernel rows at l = %d: %d bytes to the device, %d back (the rows: %d bytes)", b, batch, l, u1-u0, d1-d0, batch*l*4)
+		if u1-u0 != 8*batch || d1-d0 != int64(4*batch*l) {
+			t.Errorf("batch %d moved %d bytes up and %d down, want %d (indices) and %d (rows)", b, u1-u0, d1-d0, 8*batch, 4*batch*l)
+		}
+		want := backend.NewMatrix(batch, l)
+		if err := ref.KernelGather(want, k, x, nil, idx, x, nil); err != nil {
+			t.Fatal(err)
+		}
+		for i := range want.Data {
+			if math.Abs(float64(dst.Data[i]-want.Data[i])) > 1e-5 {
+				t.Fatalf("batch %d element %d: %v, go backend %v", b, i, dst.Data[i], want.Data[i])
+			}
+		}
+	}
 }
