@@ -3,6 +3,7 @@ package kmp
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/engine"
@@ -201,6 +202,7 @@ type streamer struct {
 	// at once into blk, kept by the backend (scanResident).
 	resident bool
 	blk      *engine.Block
+	blkAtoms []int // the atoms whose rows blk holds, in order
 	nrm32    []float32
 	host     backend.Matrix // constant and custom atoms of a resident scan
 }
@@ -263,6 +265,17 @@ func grow(s []float64, n int) []float64 {
 
 // row64 writes atom k of dc at the training points into dst as float64.
 func (st *streamer) row64(dc *dictionary, k int, dst []float64) error {
+	if r := slices.Index(st.blkAtoms, k); st.resident && r >= 0 {
+		// The atom was in the last resident block: read its row rather
+		// than compute it again.
+		if err := st.e.BlockRows(st.one, st.blk, r); err != nil {
+			return fmt.Errorf("kmp: reading a kernel row: %w", err)
+		}
+		for j, v := range st.one.Row(0) {
+			dst[j] = float64(v)
+		}
+		return nil
+	}
 	st.ab = append(st.ab[:0], dc.atoms[k])
 	if err := fillAtoms(st.e, st.cfg, st.ab, st.tr, st.tr, st.one, st.idx); err != nil {
 		return err
@@ -305,11 +318,13 @@ func (st *streamer) scanResident(dc *dictionary, cand []int, vecs backend.Matrix
 				for i := range centres {
 					centres[i] = st.ab[r+i].center
 				}
+				st.blkAtoms = st.blkAtoms[:0]
 				blk, err := e.GatherBlock(st.blk, st.cfg.Kernels[a.kernel], st.tr.x, st.tr.norms, centres, st.tr.prep)
 				st.blk = blk
 				if err != nil {
 					return fmt.Errorf("kmp: kernel %s block of %d functions at %d points: %w", st.cfg.Kernels[a.kernel], nr, l, err)
 				}
+				st.blkAtoms = append(st.blkAtoms, cand[b0+r:b0+end]...)
 				if k > 0 {
 					if err := e.BlockProducts(part, blk, vecs); err != nil {
 						return fmt.Errorf("kmp: dictionary products on a kernel block: %w", err)
