@@ -126,11 +126,11 @@ func stepBytes(t *testing.T, l, s, steps int) (up, down []int64, before [2]int64
 
 // TestStochasticKMPStepBytes counts the bytes a stochastic-KMP step moves
 // over the bus at l = 20000 and l = 200000. Per step: up, the s sampled
-// indices, the residual as two float32 vectors and the chosen atom's index;
-// down, 2s products, s norms and the chosen atom's kernel row (the host
-// fitter projects it). The kernel block (s×l) never crosses, so apart from
-// the three l-vectors the residual and chosen row need (12·l bytes) a step
-// moves the same bytes at both sizes.
+// indices and the residual as two float32 vectors; down, 2s products, s
+// norms and the chosen atom's kernel row, read from the resident block (the
+// host fitter projects it). The kernel block (s×l) never crosses, so apart
+// from the three l-vectors of the residual and the chosen row (12·l bytes)
+// a step moves the same bytes at both sizes.
 func TestStochasticKMPStepBytes(t *testing.T) {
 	const s, steps = 59, 3
 	var blockBytes []int64
@@ -139,7 +139,7 @@ func TestStochasticKMPStepBytes(t *testing.T) {
 		for i := range up {
 			t.Logf("l = %6d, step %d: %7d bytes to the device, %7d back (X uploaded before: %d up, %d down)", l, i+2, up[i], down[i], before[0], before[1])
 		}
-		wantUp := int64(8*s + 2*4*l + 8)     // indices, residual hi/lo, chosen index
+		wantUp := int64(8*s + 2*4*l)         // indices, residual hi/lo
 		wantDown := int64(2*8*s + 4*s + 4*l) // products, norms, chosen row
 		for i := range up {
 			if up[i] != wantUp || down[i] != wantDown {
