@@ -9,6 +9,14 @@
 // environment variable (go, avx2 or cuda); naming a backend that cannot run
 // here is an error that says why, never a silent fallback.
 //
+// Residency: Prepare makes a data matrix ready once for many kernel blocks
+// (packed on the CPU, uploaded on a device: backend.Preparer), and
+// GatherBlock keeps a gathered kernel block where the backend computed it
+// (device memory with backend.ResidentBlock, a host matrix otherwise) for
+// BlockProducts and BlockSqNorms, so that on a GPU only indices, vectors and
+// products cross the bus. Algorithms use these methods and never name a
+// backend.
+//
 // Kernel specifications follow LIBSVM's conventions: RBF(γ) is
 // exp(−γ‖x−z‖²); RBFSigma(σ) is the form exp(−‖x−z‖²/σ²) used by the kernel
 // matching pursuit papers, i.e. γ = 1/σ².
