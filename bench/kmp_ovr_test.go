@@ -36,7 +36,7 @@ func TestKMPOneVsRestPass(t *testing.T) {
 	if os.Getenv("PURSUIT_KMP_OVR") == "" {
 		t.Skip("set PURSUIT_KMP_OVR=1 to run (takes minutes)")
 	}
-	train := kmpLoad(t, "usps", "usps.train.gz")
+	train := loadShared(t, "usps", "usps.train.gz")
 	e, err := engine.New()
 	if err != nil {
 		t.Fatal(err)

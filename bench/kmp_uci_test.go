@@ -114,7 +114,7 @@ func TestKMPUCI(t *testing.T) {
 			if only != "" && !strings.Contains(only, set.name) {
 				continue
 			}
-			d := kmpLoad(t, "uci", set.name+".gz")
+			d := loadShared(t, "uci", set.name+".gz")
 			k := []backend.Kernel{engine.RBFSigma(set.sigma)}
 			cfgs := []kmp.Config{
 				{Variant: kmp.PreFit, Kernels: k, Bias: true, Patience: patience},

@@ -41,9 +41,9 @@ func kmpRepro(t *testing.T) {
 	}
 }
 
-// kmpLoad loads dir/file from the shared datasets, skipping the test when
+// loadShared loads dir/file from the shared datasets, skipping the test when
 // it is not there.
-func kmpLoad(t testing.TB, dir, file string, opts ...data.Option) *data.Dataset {
+func loadShared(t testing.TB, dir, file string, opts ...data.Option) *data.Dataset {
 	t.Helper()
 	path, err := data.SharedFile(dir, file)
 	if err != nil {
@@ -74,8 +74,8 @@ func kmpDigits(t *testing.T) []int {
 
 func TestKMPUSPS(t *testing.T) {
 	kmpRepro(t)
-	train := kmpLoad(t, "usps", "usps.train.gz")
-	test := kmpLoad(t, "usps", "usps.test.gz")
+	train := loadShared(t, "usps", "usps.train.gz")
+	test := loadShared(t, "usps", "usps.test.gz")
 	e, err := engine.New()
 	if err != nil {
 		t.Fatal(err)

@@ -22,22 +22,8 @@ func TestMPKFDAUSPS(t *testing.T) {
 	if os.Getenv("PURSUIT_MPKFDA") == "" {
 		t.Skip("set PURSUIT_MPKFDA=1 to run the USPS MP-KFDA reproduction")
 	}
-	trainPath, err := data.SharedFile("usps", "usps.train.gz")
-	if err != nil {
-		t.Skip(err)
-	}
-	testPath, err := data.SharedFile("usps", "usps.test.gz")
-	if err != nil {
-		t.Skip(err)
-	}
-	train, err := data.Load(trainPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	test, err := data.Load(testPath, data.WithDim(train.Dim()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	train := loadShared(t, "usps", "usps.train.gz")
+	test := loadShared(t, "usps", "usps.test.gz", data.WithDim(train.Dim()))
 	e, err := engine.New()
 	if err != nil {
 		t.Fatal(err)

@@ -112,22 +112,8 @@ func TestSKCCAUSPS(t *testing.T) {
 	if os.Getenv("PURSUIT_SKCCA") == "" {
 		t.Skip("set PURSUIT_SKCCA=1 to run the sparse KCCA reproduction on USPS halves")
 	}
-	trainPath, err := data.SharedFile("usps", "usps.train.gz")
-	if err != nil {
-		t.Skip(err)
-	}
-	testPath, err := data.SharedFile("usps", "usps.test.gz")
-	if err != nil {
-		t.Skip(err)
-	}
-	train, err := data.Load(trainPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	test, err := data.Load(testPath, data.WithDim(train.Dim()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	train := loadShared(t, "usps", "usps.train.gz")
+	test := loadShared(t, "usps", "usps.test.gz", data.WithDim(train.Dim()))
 	e, err := engine.New()
 	if err != nil {
 		t.Fatal(err)

@@ -317,8 +317,8 @@ func TestSKMP50k(t *testing.T) {
 
 func TestSKMPUSPS(t *testing.T) {
 	skmpSkip(t)
-	train := kmpLoad(t, "usps", "usps.train.gz", data.WithDim(256))
-	test := kmpLoad(t, "usps", "usps.test.gz", data.WithDim(256))
+	train := loadShared(t, "usps", "usps.train.gz", data.WithDim(256))
+	test := loadShared(t, "usps", "usps.test.gz", data.WithDim(256))
 	ytr, yte := signsOf(train.Y, 8), signsOf(test.Y, 8)
 	seeds := 10
 	if v := os.Getenv("PURSUIT_SKMP_SEEDS"); v != "" {
