@@ -7,9 +7,7 @@ import (
 	"time"
 
 	"github.com/pursuit-ml/pursuit/data"
-	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/slmc"
-	"github.com/pursuit-ml/pursuit/svm"
 )
 
 // TestRSUSPS is the reduced-set part of the paper's Table 1 on USPS
@@ -23,7 +21,6 @@ func TestRSUSPS(t *testing.T) {
 	slmcSkip(t)
 	train, test := slmcUSPS(t)
 	e := slmcEngine(t)
-	k := engine.RBF(slmcGamma)
 	dd, _ := data.Dedup(train)
 	ratios := []float64{0.05, 0.10}
 	methods := []string{"RS", "MRS"}
@@ -36,20 +33,8 @@ func TestRSUSPS(t *testing.T) {
 	}
 	dec["SVM"] = map[float64][]float64{}
 	for dgt := 0.0; dgt <= 9; dgt++ {
-		y, err := data.BinaryLabels(dd.Y, dgt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t0 := time.Now()
-		m, err := svm.Train(e, dd.X, y, svm.Params{Kernel: k, C: slmcC})
-		if err != nil {
-			t.Fatal(err)
-		}
-		exp, err := slmc.FromSVM(m, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		secs["SVM"] += time.Since(t0).Seconds()
+		y, exp, svmSecs := slmcDigitSVM(t, e, dd, dgt)
+		secs["SVM"] += svmSecs
 		put := func(name string, m *slmc.Model) {
 			f, err := m.Decision(e, test.X)
 			if err != nil {
