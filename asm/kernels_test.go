@@ -1,10 +1,11 @@
 package asm
 
 import (
-	"github.com/klauspost/cpuid/v2"
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/klauspost/cpuid/v2"
 )
 
 // Tests of the individual kernels (assembly and Go twin) against float64

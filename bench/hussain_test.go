@@ -44,7 +44,7 @@ type hussainCurves struct {
 
 // hussainSplit fits sparse KPCA on tr with k = 1..K and evaluates the
 // residuals and the three bounds.
-func hussainSplit(t *testing.T, e *engine.Engine, kern engine.Kernel, tr, te backend.Matrix, K int) hussainCurves {
+func hussainSplit(t *testing.T, e *engine.Engine, kern backend.Kernel, tr, te backend.Matrix, K int) hussainCurves {
 	t.Helper()
 	m := tr.Rows
 	fit, err := greedy.FitKPCA(e, tr, greedy.KPCAConfig{Kernel: kern, Steps: K})
@@ -151,7 +151,7 @@ func TestHussainFigure2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kern := engine.RBF(gamma)
+	kern := backend.NewRBF(gamma)
 	const splits = 10
 	var avg hussainCurves
 	for s := range splits {
@@ -220,7 +220,7 @@ func TestHussainFigure3(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := hussainSplit(t, e, engine.Linear(), toy(1), toy(2), hussainK)
+	c := hussainSplit(t, e, backend.NewLinear(), toy(1), toy(2), hussainK)
 	reportHussain(t, "toy: 1000 points, 450 dimensions, 50 with 100× the variance, unit rows, linear kernel", c)
 	t.Logf("minimum of Corollary 1 at k = %d (paper 46), Theorem 7 at k = %d (paper 29), Theorem 8 at k = %d (K/m) or %d (K; paper 150)", argmin(c.cor1)+1, argmin(c.th7)+1, argmin(c.th8)+1, argmin(c.th8u)+1)
 }

@@ -43,7 +43,7 @@ func TestKMPOneVsRestPass(t *testing.T) {
 	}
 	defer e.Close()
 	cfg := kmp.Config{Variant: kmp.PreFit, Task: kmp.Classification,
-		Kernels: []backend.Kernel{engine.RBF(1.0 / 128)}, N: 275, Bias: true}
+		Kernels: []backend.Kernel{backend.NewRBF(1.0 / 128)}, N: 275, Bias: true}
 	t.Logf("backend %s (%s); train %d×%d; %d steps per class", e.BackendName(), e.Reason(), train.Len(), train.Dim(), cfg.N)
 
 	// Ten separate binary runs.

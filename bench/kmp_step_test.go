@@ -106,7 +106,7 @@ func BenchmarkKMPPreFitStep(b *testing.B) {
 			b.Fatal(err)
 		}
 		st.l = train.Len()
-		k := engine.RBF(1.0 / 128)
+		k := backend.NewRBF(1.0 / 128)
 		// A pre-fitting run: the step time is the fastest of the curve's
 		// per-step times from step 10 on (the least disturbed by the other
 		// jobs of a shared machine; later steps cost a little more as the

@@ -115,7 +115,7 @@ func TestKMPUCI(t *testing.T) {
 				continue
 			}
 			d := loadShared(t, "uci", set.name+".gz")
-			k := []backend.Kernel{engine.RBFSigma(set.sigma)}
+			k := []backend.Kernel{backend.NewRBFSigma(set.sigma)}
 			cfgs := []kmp.Config{
 				{Variant: kmp.PreFit, Kernels: k, Bias: true, Patience: patience},
 				{Loss: kmp.Tanh, Variant: kmp.BackFit, Kernels: k, Bias: true, RefitEvery: 1, N: 100, Patience: patience},

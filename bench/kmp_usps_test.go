@@ -104,7 +104,7 @@ func TestKMPUSPS(t *testing.T) {
 			nSteps++
 		}
 		m0, err := kmp.Train(e, train.X, y, kmp.Config{
-			Variant: kmp.PreFit, Kernels: []backend.Kernel{engine.RBF(1.0 / 128)}, N: nSteps, Bias: bias,
+			Variant: kmp.PreFit, Kernels: []backend.Kernel{backend.NewRBF(1.0 / 128)}, N: nSteps, Bias: bias,
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -95,7 +95,7 @@ func TestShardedStepWorld(t *testing.T) {
 	l, steps := envInt(t, "PURSUIT_SHARDED_L", 200_000), envInt(t, "PURSUIT_SHARDED_STEPS", 8)
 	const d, s = 54, 228
 	x, y := skmpSynthetic(l, d, 1)
-	k := engine.RBF(1.0 / d)
+	k := backend.NewRBF(1.0 / d)
 	cfg := kmp.ShardedBasic{Kernel: k, N: steps, ActiveSet: s, Seed: 3}
 	if ranks := envInt(t, "PURSUIT_SHARDED_RANKS", 1); w.Size() == 1 && ranks > 1 {
 		// In-process ranks (goroutines), for comparison with MPI.

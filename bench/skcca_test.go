@@ -40,7 +40,7 @@ func halves(x backend.Matrix, n int) (backend.Matrix, backend.Matrix) {
 // fullFeatures returns Z = V Λ^{1/2} (eigenvalues above 1e-9 of the
 // largest) with Z Zᵀ = K for the training rows, and the map for new rows
 // z(x) = Λ^{-1/2} Vᵀ k(x).
-func fullFeatures(t *testing.T, e *engine.Engine, kern engine.Kernel, tr, te backend.Matrix) (*mat.Dense, *mat.Dense) {
+func fullFeatures(t *testing.T, e *engine.Engine, kern backend.Kernel, tr, te backend.Matrix) (*mat.Dense, *mat.Dense) {
 	K, err := e.KernelMatrix(kern, tr, nil, tr, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +121,7 @@ func TestSKCCAUSPS(t *testing.T) {
 	const m = 1000
 	xl, xr := halves(train.X, m)
 	tl, tr := halves(test.X, test.Len())
-	kern := engine.RBF(1.0 / 64)
+	kern := backend.NewRBF(1.0 / 64)
 	// Full ridge KCCA.
 	zl, ztl := fullFeatures(t, e, kern, xl, tl)
 	zr, ztr := fullFeatures(t, e, kern, xr, tr)

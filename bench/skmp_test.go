@@ -158,7 +158,7 @@ func TestSKMPScaling(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("backend %s (%s), %d threads, GOMAXPROCS %d, load average %s at start", e.BackendName(), e.Reason(), e.Threads(), runtime.GOMAXPROCS(0), loadAvg())
-	k := []backend.Kernel{engine.RBF(gamma)}
+	k := []backend.Kernel{backend.NewRBF(gamma)}
 	type row struct {
 		l                       int
 		s59, s228, det, str     time.Duration
@@ -272,7 +272,7 @@ func TestSKMP50k(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := kmp.Config{Variant: kmp.Basic, Kernels: []backend.Kernel{engine.RBF(0.5)}, N: steps, Seed: 1,
+	cfg := kmp.Config{Variant: kmp.Basic, Kernels: []backend.Kernel{backend.NewRBF(0.5)}, N: steps, Seed: 1,
 		Stochastic: &kmp.Stochastic{Eps: 0.01, Q: 0.98}}
 	p, err := kmp.PlanTraining(e, l, cfg)
 	if err != nil {
@@ -335,7 +335,7 @@ func TestSKMPUSPS(t *testing.T) {
 	checkpoints := []int{200, 500, 1000}
 	// The test set is given as the validation set only to record its error
 	// along the learning curve (no patience: every run does all steps).
-	base := kmp.Config{Variant: kmp.Basic, Kernels: []backend.Kernel{engine.RBF(1.0 / 128)}, N: 1000, ValX: test.X, ValY: yte}
+	base := kmp.Config{Variant: kmp.Basic, Kernels: []backend.Kernel{backend.NewRBF(1.0 / 128)}, N: 1000, ValX: test.X, ValY: yte}
 	errsAt := func(m *kmp.Model) []float64 {
 		c := m.Outputs[0].Curve
 		out := make([]float64, len(checkpoints))
@@ -414,7 +414,7 @@ func TestKMP50kStreamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := kmp.Config{Variant: kmp.Basic, Kernels: []backend.Kernel{engine.RBF(0.5)}, N: steps}
+	cfg := kmp.Config{Variant: kmp.Basic, Kernels: []backend.Kernel{backend.NewRBF(0.5)}, N: steps}
 	p, err := kmp.PlanTraining(e, l, cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -46,7 +46,7 @@ var skpcaSetup struct {
 
 func BenchmarkSKPCAUSPS(b *testing.B) {
 	const steps = 300
-	kern := engine.RBF(1.0 / 128)
+	kern := backend.NewRBF(1.0 / 128)
 	st := &skpcaSetup
 	st.once.Do(func() {
 		path, err := data.SharedFile("usps", "usps.train.gz")

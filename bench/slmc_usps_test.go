@@ -119,7 +119,7 @@ func TestSLMCUSPS38(t *testing.T) {
 	e := slmcEngine(t)
 	xtr, ytr := slmcBinary(train, 3, 8)
 	xte, yte := slmcBinary(test, 3, 8)
-	k := engine.RBF(slmcGamma)
+	k := backend.NewRBF(slmcGamma)
 
 	start := time.Now()
 	m, err := svm.Train(e, xtr, ytr, svm.Params{Kernel: k, C: slmcC})
@@ -256,7 +256,7 @@ func TestSLMCUSPS(t *testing.T) {
 	slmcSkip(t)
 	train, test := slmcUSPS(t)
 	e := slmcEngine(t)
-	k := engine.RBF(slmcGamma)
+	k := backend.NewRBF(slmcGamma)
 	ratios := slmcEnvList(t, "PURSUIT_SLMC_RATIOS", "0.05,0.10")
 	digits := slmcEnvList(t, "PURSUIT_SLMC_DIGITS", "0,1,2,3,4,5,6,7,8,9")
 	out := slmcOut(t)
@@ -490,7 +490,7 @@ func TestSLMCUSPSTiming(t *testing.T) {
 	slmcSkip(t)
 	train, test := slmcUSPS(t)
 	e := slmcEngine(t)
-	k := engine.RBF(slmcGamma)
+	k := backend.NewRBF(slmcGamma)
 	dd, _ := data.Dedup(train)
 	dec := map[float64][]float64{}
 	var total, svmTotal float64
@@ -526,7 +526,7 @@ func slmcDigitSVM(t *testing.T, e *engine.Engine, dd *data.Dataset, dgt float64)
 		t.Fatal(err)
 	}
 	t0 := time.Now()
-	m, err := svm.Train(e, dd.X, y, svm.Params{Kernel: engine.RBF(slmcGamma), C: slmcC})
+	m, err := svm.Train(e, dd.X, y, svm.Params{Kernel: backend.NewRBF(slmcGamma), C: slmcC})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,10 @@ import (
 // symmetrised as (K + Kᵀ)/2 so that both solvers see one exactly symmetric
 // matrix. The n×n float64 matrix is reserved against the engine's memory
 // budget.
-func Gram(e *engine.Engine, x backend.Matrix, k engine.Kernel) ([]float64, error) {
+func Gram(e *engine.Engine, x backend.Matrix, k backend.Kernel) ([]float64, error) {
+	if err := e.RequireOneRank("bpdn.Gram"); err != nil {
+		return nil, err
+	}
 	if e == nil {
 		return nil, badInput("nil engine")
 	}
@@ -49,7 +52,10 @@ func Gram(e *engine.Engine, x backend.Matrix, k engine.Kernel) ([]float64, error
 // see them) and targets y under kernel k, and returns it as an ε-SVR model
 // in LIBSVM's layout (Coef[0] = a on the support, Rho[0] = −b), ready for
 // Model.Predict and Model.WriteLIBSVM, with the solution.
-func Train(e *engine.Engine, x backend.Matrix, y []float64, k engine.Kernel, p Params) (*svm.Model, *Solution, error) {
+func Train(e *engine.Engine, x backend.Matrix, y []float64, k backend.Kernel, p Params) (*svm.Model, *Solution, error) {
+	if err := e.RequireOneRank("bpdn.Train"); err != nil {
+		return nil, nil, err
+	}
 	if len(y) != x.Rows {
 		return nil, nil, badInput("%d targets for %d examples", len(y), x.Rows)
 	}
@@ -72,7 +78,7 @@ func Train(e *engine.Engine, x backend.Matrix, y []float64, k engine.Kernel, p P
 }
 
 // Model returns the solution as an ε-SVR model over the rows of x.
-func Model(x backend.Matrix, k engine.Kernel, sol *Solution) *svm.Model {
+func Model(x backend.Matrix, k backend.Kernel, sol *Solution) *svm.Model {
 	sv := backend.NewMatrix(len(sol.Support), x.Cols)
 	coef := make([]float64, len(sol.Support))
 	for r, i := range sol.Support {

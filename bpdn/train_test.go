@@ -28,7 +28,7 @@ func TestTrainEngine(t *testing.T) {
 		x.Set(i, 0, float32(xi[0]))
 		x.Set(i, 1, float32(xi[1]))
 	}
-	k := engine.RBF(testGamma)
+	k := backend.NewRBF(testGamma)
 	const eps = 0.05
 	m, sol, err := Train(e, x, p.y, k, Params{Epsilon: eps, C: inf})
 	if err != nil {

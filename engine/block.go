@@ -55,7 +55,7 @@ func (e *Engine) ResidentBlocks() bool {
 // len(idx)×b rows, reusing reuse (which may be nil, and is released when
 // its shape does not fit) and returning the block that holds the result.
 // With a resident backend and a = b's matrix, only idx crosses the bus.
-func (e *Engine) GatherBlock(reuse *Block, k Kernel, a Matrix, aNorms []float32, idx []int, b *Prepared) (*Block, error) {
+func (e *Engine) GatherBlock(reuse *Block, k backend.Kernel, a backend.Matrix, aNorms []float32, idx []int, b *Prepared) (*Block, error) {
 	if b == nil {
 		return reuse, fmt.Errorf("KernelGather: %w: b is nil", backend.ErrPrepared)
 	}
@@ -92,7 +92,7 @@ func (e *Engine) GatherBlock(reuse *Block, k Kernel, a Matrix, aNorms []float32,
 
 // BlockProducts writes dst[j*blk.Rows()+i] = ⟨blk_i, v_j⟩; see
 // backend.Backend.DictProducts.
-func (e *Engine) BlockProducts(dst []float64, blk *Block, vecs Matrix) error {
+func (e *Engine) BlockProducts(dst []float64, blk *Block, vecs backend.Matrix) error {
 	if blk == nil {
 		return fmt.Errorf("DictProducts: %w: block is nil", backend.ErrPrepared)
 	}
@@ -115,7 +115,7 @@ func (e *Engine) BlockSqNorms(dst []float32, blk *Block) error {
 }
 
 // BlockRows copies rows r0 … r0+dst.Rows−1 of blk into dst.
-func (e *Engine) BlockRows(dst Matrix, blk *Block, r0 int) error {
+func (e *Engine) BlockRows(dst backend.Matrix, blk *Block, r0 int) error {
 	if blk == nil {
 		return fmt.Errorf("ReadBlock: %w: block is nil", backend.ErrPrepared)
 	}

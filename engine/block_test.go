@@ -30,7 +30,7 @@ func TestGatherBlockHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Release()
-	k := RBF(0.3)
+	k := backend.NewRBF(0.3)
 	var blk *Block
 	for _, idx := range [][]int{{5, 199, 0, 5}, {7, 8, 9}, {1, 2, 3}} {
 		prev := blk

@@ -17,7 +17,8 @@
 // products cross the bus. Algorithms use these methods and never name a
 // backend.
 //
-// Kernel specifications follow LIBSVM's conventions: RBF(γ) is
-// exp(−γ‖x−z‖²); RBFSigma(σ) is the form exp(−‖x−z‖²/σ²) used by the kernel
+// Kernel specifications (backend.Kernel, made by backend.NewRBF and the
+// other constructors) follow LIBSVM's conventions: NewRBF(γ) is
+// exp(−γ‖x−z‖²); NewRBFSigma(σ) is the form exp(−‖x−z‖²/σ²) used by the kernel
 // matching pursuit papers, i.e. γ = 1/σ².
 package engine

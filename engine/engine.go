@@ -165,6 +165,21 @@ func (e *Engine) Reason() string { return e.reason }
 // (comm.Single unless WithComm gave another).
 func (e *Engine) Comm() comm.Comm { return e.comm }
 
+// RequireOneRank returns nil when the engine's communicator has one rank,
+// and otherwise an error wrapping comm.ErrNotDistributed that names method:
+// training functions that do not split their rows across ranks call it
+// first, so that a multi-rank run never trains each rank on its own shard
+// alone and returns a silently wrong model.
+func (e *Engine) RequireOneRank(method string) error {
+	if e == nil || e.comm == nil {
+		return nil // the caller reports the nil engine
+	}
+	if n := e.comm.Size(); n > 1 {
+		return fmt.Errorf("%s: %w (the run has %d ranks)", method, comm.ErrNotDistributed, n)
+	}
+	return nil
+}
+
 // Threads returns the number of CPU threads the CPU backends use.
 func (e *Engine) Threads() int { return e.threads }
 
@@ -240,7 +255,7 @@ func (e *Engine) Close() error {
 }
 
 // SqNorms returns the squared row norms of x.
-func (e *Engine) SqNorms(x Matrix) ([]float32, error) {
+func (e *Engine) SqNorms(x backend.Matrix) ([]float32, error) {
 	out := make([]float32, x.Rows)
 	if err := e.be.SqNorms(out, x); err != nil {
 		return nil, err
@@ -250,13 +265,13 @@ func (e *Engine) SqNorms(x Matrix) ([]float32, error) {
 
 // KernelMatrix allocates and fills K(a, b) (a.Rows×b.Rows) within the memory
 // budget. aNorms and bNorms may be nil.
-func (e *Engine) KernelMatrix(k Kernel, a Matrix, aNorms []float32, b Matrix, bNorms []float32) (Matrix, error) {
+func (e *Engine) KernelMatrix(k backend.Kernel, a backend.Matrix, aNorms []float32, b backend.Matrix, bNorms []float32) (backend.Matrix, error) {
 	if err := e.Reserve(fmt.Sprintf("a %d×%d kernel matrix", a.Rows, b.Rows), int64(a.Rows)*int64(b.Rows)*4); err != nil {
-		return Matrix{}, err
+		return backend.Matrix{}, err
 	}
 	dst := backend.NewMatrix(a.Rows, b.Rows)
 	if err := e.be.KernelBlock(dst, k, a, aNorms, b, bNorms); err != nil {
-		return Matrix{}, err
+		return backend.Matrix{}, err
 	}
 	return dst, nil
 }

@@ -13,25 +13,25 @@ import (
 // (for training across machines) communication around them.
 
 // KernelBlock writes dst[i][j] = k(a_i, b_j); see backend.Backend.KernelBlock.
-func (e *Engine) KernelBlock(dst Matrix, k Kernel, a Matrix, aNorms []float32, b Matrix, bNorms []float32) error {
+func (e *Engine) KernelBlock(dst backend.Matrix, k backend.Kernel, a backend.Matrix, aNorms []float32, b backend.Matrix, bNorms []float32) error {
 	return e.be.KernelBlock(dst, k, a, aNorms, b, bNorms)
 }
 
 // KernelGather writes dst[r][j] = k(a_{idx[r]}, b_j); see
 // backend.Backend.KernelGather.
-func (e *Engine) KernelGather(dst Matrix, k Kernel, a Matrix, aNorms []float32, idx []int, b Matrix, bNorms []float32) error {
+func (e *Engine) KernelGather(dst backend.Matrix, k backend.Kernel, a backend.Matrix, aNorms []float32, idx []int, b backend.Matrix, bNorms []float32) error {
 	return e.be.KernelGather(dst, k, a, aNorms, idx, b, bNorms)
 }
 
 // DictProducts computes every ⟨d_i, v_j⟩ in one pass over dict; see
 // backend.Backend.DictProducts.
-func (e *Engine) DictProducts(dst []float64, dict Matrix, vecs Matrix) error {
+func (e *Engine) DictProducts(dst []float64, dict backend.Matrix, vecs backend.Matrix) error {
 	return e.be.DictProducts(dst, dict, vecs)
 }
 
 // RankUpdate applies d ← d + alpha·Σ_t u_t v_tᵀ; see
 // backend.Backend.RankUpdate.
-func (e *Engine) RankUpdate(d Matrix, alpha float32, u Matrix, v Matrix) error {
+func (e *Engine) RankUpdate(d backend.Matrix, alpha float32, u backend.Matrix, v backend.Matrix) error {
 	return e.be.RankUpdate(d, alpha, u, v)
 }
 
@@ -44,10 +44,10 @@ func (e *Engine) ScoredArgMax(s, n []float64, skip []bool) (int, float64) {
 // Ops is the set of hot operations algorithms use; *Engine implements it.
 // Algorithms hold an Ops (or the *Engine) rather than a backend.Backend.
 type Ops interface {
-	KernelBlock(dst Matrix, k Kernel, a Matrix, aNorms []float32, b Matrix, bNorms []float32) error
-	KernelGather(dst Matrix, k Kernel, a Matrix, aNorms []float32, idx []int, b Matrix, bNorms []float32) error
-	DictProducts(dst []float64, dict Matrix, vecs Matrix) error
-	RankUpdate(d Matrix, alpha float32, u Matrix, v Matrix) error
+	KernelBlock(dst backend.Matrix, k backend.Kernel, a backend.Matrix, aNorms []float32, b backend.Matrix, bNorms []float32) error
+	KernelGather(dst backend.Matrix, k backend.Kernel, a backend.Matrix, aNorms []float32, idx []int, b backend.Matrix, bNorms []float32) error
+	DictProducts(dst []float64, dict backend.Matrix, vecs backend.Matrix) error
+	RankUpdate(d backend.Matrix, alpha float32, u backend.Matrix, v backend.Matrix) error
 	ScoredArgMax(s, n []float64, skip []bool) (int, float64)
 }
 
@@ -77,7 +77,7 @@ func dictSetRows(cols int) int {
 // four vectors, the products are also bit for bit those of one
 // DictProducts call over the whole dictionary; the engine's tests check
 // it.)
-func (e *Engine) DictProductsSets(dst [][]float64, dict Matrix, sets []Matrix) error {
+func (e *Engine) DictProductsSets(dst [][]float64, dict backend.Matrix, sets []backend.Matrix) error {
 	if len(dst) != len(sets) {
 		return fmt.Errorf("engine: DictProductsSets: %d destinations for %d vector sets: %w", len(dst), len(sets), backend.ErrShape)
 	}
@@ -96,7 +96,7 @@ func (e *Engine) DictProductsSets(dst [][]float64, dict Matrix, sets []Matrix) e
 
 // dictProductsSets is DictProductsSets with nb rows per block, for sets of
 // at most most vectors, the arguments checked.
-func (e *Engine) dictProductsSets(dst [][]float64, dict Matrix, sets []Matrix, most, nb int) error {
+func (e *Engine) dictProductsSets(dst [][]float64, dict backend.Matrix, sets []backend.Matrix, most, nb int) error {
 	m := dict.Rows
 	if m == 0 || most == 0 {
 		return nil

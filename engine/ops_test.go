@@ -28,7 +28,7 @@ func cpuEngines(t *testing.T) []*Engine {
 	return out
 }
 
-func randMatrix(rng *rand.Rand, rows, cols int) Matrix {
+func randMatrix(rng *rand.Rand, rows, cols int) backend.Matrix {
 	m := backend.NewMatrix(rows, cols)
 	for i := range m.Data {
 		m.Data[i] = float32(rng.NormFloat64())
@@ -47,7 +47,7 @@ func TestDictProductsSets(t *testing.T) {
 			name := fmt.Sprintf("%s/%dx%d", e.BackendName(), c.m, c.cols)
 			dict := randMatrix(rng, c.m, c.cols)
 			sizes := []int{4, 2, 4, 0, 4, 2}
-			sets := make([]Matrix, len(sizes))
+			sets := make([]backend.Matrix, len(sizes))
 			dst := make([][]float64, len(sizes))
 			for s, k := range sizes {
 				sets[s] = randMatrix(rng, k, c.cols)
@@ -72,7 +72,7 @@ func TestDictProductsSets(t *testing.T) {
 					}
 				}
 				alone := [][]float64{make([]float64, v.Rows*c.m)}
-				if err := e.DictProductsSets(alone, dict, []Matrix{v}); err != nil {
+				if err := e.DictProductsSets(alone, dict, []backend.Matrix{v}); err != nil {
 					t.Fatal(err)
 				}
 				whole := make([]float64, v.Rows*c.m)
@@ -101,11 +101,11 @@ func TestDictProductsSetsErrors(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		dst  [][]float64
-		sets []Matrix
+		sets []backend.Matrix
 	}{
-		{"fewer destinations", [][]float64{make([]float64, 10)}, []Matrix{backend.NewMatrix(2, 3), backend.NewMatrix(2, 3)}},
-		{"short destination", [][]float64{make([]float64, 9)}, []Matrix{backend.NewMatrix(2, 3)}},
-		{"vector length", [][]float64{make([]float64, 10)}, []Matrix{backend.NewMatrix(2, 4)}},
+		{"fewer destinations", [][]float64{make([]float64, 10)}, []backend.Matrix{backend.NewMatrix(2, 3), backend.NewMatrix(2, 3)}},
+		{"short destination", [][]float64{make([]float64, 9)}, []backend.Matrix{backend.NewMatrix(2, 3)}},
+		{"vector length", [][]float64{make([]float64, 10)}, []backend.Matrix{backend.NewMatrix(2, 4)}},
 	} {
 		err := e.DictProductsSets(c.dst, dict, c.sets)
 		if !errors.Is(err, backend.ErrShape) {

@@ -16,7 +16,7 @@ import (
 // of the engine that made it. The matrix must not change while the handle
 // is in use.
 type Prepared struct {
-	m     Matrix
+	m     backend.Matrix
 	norms []float32
 	h     backend.Prepared // nil when the backend lacks the capability
 }
@@ -25,7 +25,7 @@ type Prepared struct {
 // The backend's prepared copy counts against the memory budget; when it does
 // not fit, or the backend cannot prepare operands, the handle falls back to
 // the plain operations on b, with the same results.
-func (e *Engine) Prepare(b Matrix) (*Prepared, error) {
+func (e *Engine) Prepare(b backend.Matrix) (*Prepared, error) {
 	if err := b.Validate(); err != nil {
 		return nil, fmt.Errorf("engine: prepare: %w: %v", backend.ErrShape, err)
 	}
@@ -44,7 +44,7 @@ func (e *Engine) Prepare(b Matrix) (*Prepared, error) {
 }
 
 // Matrix returns the matrix the handle was made from.
-func (p *Prepared) Matrix() Matrix { return p.m }
+func (p *Prepared) Matrix() backend.Matrix { return p.m }
 
 // Norms returns the squared row norms, computed once. Do not modify them.
 func (p *Prepared) Norms() []float32 { return p.norms }
@@ -65,7 +65,7 @@ func (p *Prepared) Release() error {
 
 // KernelBlockPrepared writes dst[i][j] = k(a_i, b_j) for the prepared b;
 // see backend.Backend.KernelBlock.
-func (e *Engine) KernelBlockPrepared(dst Matrix, k Kernel, a Matrix, aNorms []float32, b *Prepared) error {
+func (e *Engine) KernelBlockPrepared(dst backend.Matrix, k backend.Kernel, a backend.Matrix, aNorms []float32, b *Prepared) error {
 	if b == nil {
 		return fmt.Errorf("KernelBlock: %w: b is nil", backend.ErrPrepared)
 	}
@@ -79,7 +79,7 @@ func (e *Engine) KernelBlockPrepared(dst Matrix, k Kernel, a Matrix, aNorms []fl
 
 // KernelGatherPrepared writes dst[r][j] = k(a_{idx[r]}, b_j) for the
 // prepared b; see backend.Backend.KernelGather.
-func (e *Engine) KernelGatherPrepared(dst Matrix, k Kernel, a Matrix, aNorms []float32, idx []int, b *Prepared) error {
+func (e *Engine) KernelGatherPrepared(dst backend.Matrix, k backend.Kernel, a backend.Matrix, aNorms []float32, idx []int, b *Prepared) error {
 	if b == nil {
 		return fmt.Errorf("KernelGather: %w: b is nil", backend.ErrPrepared)
 	}

@@ -20,7 +20,7 @@ func TestPreparedGather(t *testing.T) {
 		x.Data[i] = float32(rng.Float64()*2 - 1)
 	}
 	idx := []int{299, 0, 17, 17, 150, 3, 8, 9, 10, 11, 12, 13}
-	k := RBF(1.0 / 37)
+	k := backend.NewRBF(1.0 / 37)
 	for _, name := range []string{BackendGo, BackendAVX2} {
 		for _, budget := range []int64{DefaultMemoryBudget, 1024} {
 			e, err := New(WithBackend(name), WithThreads(2), WithMemoryBudget(budget), env(nil))
@@ -97,7 +97,7 @@ func TestPreparedForeign(t *testing.T) {
 		t.Fatal(err)
 	}
 	dst := backend.NewMatrix(2, 20)
-	if err := b.KernelGatherPrepared(dst, Linear(), x, nil, []int{0, 1}, p); !errors.Is(err, backend.ErrPrepared) {
+	if err := b.KernelGatherPrepared(dst, backend.NewLinear(), x, nil, []int{0, 1}, p); !errors.Is(err, backend.ErrPrepared) {
 		t.Errorf("another engine's handle: error %v, want one wrapping backend.ErrPrepared", err)
 	}
 	if _, err := a.Prepare(backend.Matrix{Rows: 2, Cols: 3, Stride: 3, Data: make([]float32, 4)}); !errors.Is(err, backend.ErrShape) {

@@ -30,7 +30,7 @@ func ExampleFitKPCA() {
 		panic(err)
 	}
 	x := points(200)
-	fit, err := greedy.FitKPCA(e, x, greedy.KPCAConfig{Kernel: engine.RBF(0.5), Steps: 12})
+	fit, err := greedy.FitKPCA(e, x, greedy.KPCAConfig{Kernel: backend.NewRBF(0.5), Steps: 12})
 	if err != nil {
 		panic(err)
 	}
@@ -76,7 +76,7 @@ func ExampleTrainKFDA() {
 			y[i] = 1
 		}
 	}
-	f, err := greedy.TrainKFDA(e, x, y, greedy.KFDAConfig{Kernel: engine.RBF(2), Steps: 15})
+	f, err := greedy.TrainKFDA(e, x, y, greedy.KFDAConfig{Kernel: backend.NewRBF(2), Steps: 15})
 	if err != nil {
 		panic(err)
 	}
@@ -113,7 +113,7 @@ func ExampleFitKCCA() {
 		x.Set(i, 1, float32(b))
 		y.Set(i, 0, float32(a*a+0.1*math.Sin(float64(i)*5.1)))
 	}
-	f, err := greedy.FitKCCA(e, x, y, greedy.KCCAConfig{KernelX: engine.RBF(1), KernelY: engine.RBF(1), Steps: 20})
+	f, err := greedy.FitKCCA(e, x, y, greedy.KCCAConfig{KernelX: backend.NewRBF(1), KernelY: backend.NewRBF(1), Steps: 20})
 	if err != nil {
 		panic(err)
 	}

@@ -18,7 +18,7 @@ const DefaultCCARidge = 1e-3
 
 // KCCAConfig configures sparse kernel CCA.
 type KCCAConfig struct {
-	KernelX, KernelY engine.Kernel
+	KernelX, KernelY backend.Kernel
 	// Steps is k, the number of paired training points chosen (1 ≤ k ≤ m).
 	Steps int
 	// Ridge regularises the final CCA on the k-dimensional projections:
@@ -40,7 +40,7 @@ type KCCAConfig struct {
 // Directions are scaled to unit variance on the training pairs, so a pair's
 // projections are standardised canonical variates.
 type KCCA struct {
-	KernelX, KernelY   engine.Kernel
+	KernelX, KernelY   backend.Kernel
 	Index              []int          // chosen pairs, in order of choice
 	CentresX, CentresY backend.Matrix // the chosen points of each view
 	LX, LY             *mat.TriDense  // Cholesky factors of K_x[i,i], K_y[i,i]
@@ -63,6 +63,9 @@ type KCCA struct {
 // ⟨K^y_j, q^x⟩ need the other view's direction), and updates the per-pair
 // sums in float64 in O(mk).
 func FitKCCA(e *engine.Engine, x, y backend.Matrix, cfg KCCAConfig) (*KCCA, error) {
+	if err := e.RequireOneRank("greedy.FitKCCA"); err != nil {
+		return nil, err
+	}
 	m := x.Rows
 	if y.Rows != m {
 		return nil, configErr("sparse KCCA: the views have %d and %d rows, want the same pairs", m, y.Rows)
@@ -70,7 +73,7 @@ func FitKCCA(e *engine.Engine, x, y backend.Matrix, cfg KCCAConfig) (*KCCA, erro
 	if cfg.Steps < 1 || cfg.Steps > m {
 		return nil, configErr("sparse KCCA: k = %d steps with m = %d pairs, want 1 ≤ k ≤ m", cfg.Steps, m)
 	}
-	for _, k := range []engine.Kernel{cfg.KernelX, cfg.KernelY} {
+	for _, k := range []backend.Kernel{cfg.KernelX, cfg.KernelY} {
 		if err := k.Validate(); err != nil {
 			return nil, fmt.Errorf("sparse KCCA: %w", err)
 		}
@@ -125,7 +128,7 @@ func FitKCCA(e *engine.Engine, x, y backend.Matrix, cfg KCCAConfig) (*KCCA, erro
 	return fit, nil
 }
 
-func kernelMatrix(e *engine.Engine, k engine.Kernel, x backend.Matrix) (backend.Matrix, error) {
+func kernelMatrix(e *engine.Engine, k backend.Kernel, x backend.Matrix) (backend.Matrix, error) {
 	norms, err := e.SqNorms(x)
 	if err != nil {
 		return backend.Matrix{}, err
@@ -441,7 +444,7 @@ func (f *KCCA) Transform(e *engine.Engine, x, y backend.Matrix, n int) (*mat.Den
 	if x.Rows == 0 {
 		return nil, nil, configErr("sparse KCCA: no pairs to transform")
 	}
-	proj := func(kern engine.Kernel, pts, centres backend.Matrix, L *mat.TriDense, mu []float64, w *mat.Dense, view string) (*mat.Dense, error) {
+	proj := func(kern backend.Kernel, pts, centres backend.Matrix, L *mat.TriDense, mu []float64, w *mat.Dense, view string) (*mat.Dense, error) {
 		if pts.Cols != centres.Cols {
 			return nil, configErr("sparse KCCA: view %s has %d features, the model %d", view, pts.Cols, centres.Cols)
 		}

@@ -11,7 +11,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/pursuit-ml/pursuit/backend"
-	"github.com/pursuit-ml/pursuit/engine"
 )
 
 // twoViews returns m pairs: x in 4-D, y a noisy non-linear image in 3-D.
@@ -167,7 +166,7 @@ func bruteCorr(t *testing.T, Kx, Ky [][]float64, idx []int, ridge float64) []flo
 func TestKCCABruteForce(t *testing.T) {
 	e := newEngine(t)
 	x, y := twoViews(80, 1)
-	kx, ky := engine.RBF(0.3), engine.RBF(0.5)
+	kx, ky := backend.NewRBF(0.3), backend.NewRBF(0.5)
 	Kx, Ky := kernel64(t, e, kx, x), kernel64(t, e, ky, y)
 	const k = 20
 	idx := algorithm3(Kx, Ky, k)
@@ -213,7 +212,7 @@ func TestKCCABruteForce(t *testing.T) {
 func TestKCCABadInput(t *testing.T) {
 	e := newEngine(t)
 	x, y := twoViews(30, 2)
-	k := engine.RBF(0.5)
+	k := backend.NewRBF(0.5)
 	for name, c := range map[string]struct {
 		x, y backend.Matrix
 		cfg  KCCAConfig

@@ -17,7 +17,7 @@ const DefaultRidge = 1e-3
 
 // KFDAConfig configures MP-KFDA.
 type KFDAConfig struct {
-	Kernel engine.Kernel
+	Kernel backend.Kernel
 	// Steps is k, the number of basis vectors (1 ≤ k ≤ m); fewer when no
 	// column is left with a usable quotient.
 	Steps int
@@ -37,7 +37,7 @@ type KFDAConfig struct {
 // KFDA is a trained MP-KFDA binary classifier: f(x) = Σ_r α_r κ(x, c_r) + b,
 // positive for the class labelled +1.
 type KFDA struct {
-	Kernel  engine.Kernel
+	Kernel  backend.Kernel
 	Index   []int          // chosen training rows, in order of choice
 	Centres backend.Matrix // the chosen points c_r, k×d
 	Alpha   []float64      // α = L⁻ᵀ w
@@ -87,6 +87,9 @@ func kfdaWeights(y []float64) (pos []bool, mp, mn int, ap, an float64, err error
 // ⟨K_j, q∘1₊⟩, and the per-column quantities (d_jᵀy, ‖d_j‖², the class
 // sums and squared sums of d_j) are updated in float64 in O(mk).
 func TrainKFDA(e *engine.Engine, x backend.Matrix, y []float64, cfg KFDAConfig) (*KFDA, error) {
+	if err := e.RequireOneRank("greedy.TrainKFDA"); err != nil {
+		return nil, err
+	}
 	m := x.Rows
 	if len(y) != m {
 		return nil, configErr("MP-KFDA: %d labels for %d rows", len(y), m)
@@ -330,7 +333,7 @@ func (st *kfdaState) deflate(p int) error {
 
 // fisherOnColumns fits the regularised Fisher direction on the Nyström
 // features of the chosen columns.
-func fisherOnColumns(K, x backend.Matrix, y []float64, idx []int, scores []float64, kern engine.Kernel, ridge, ap, an float64) (*KFDA, error) {
+func fisherOnColumns(K, x backend.Matrix, y []float64, idx []int, scores []float64, kern backend.Kernel, ridge, ap, an float64) (*KFDA, error) {
 	k := len(idx)
 	z, L, err := nystromFeatures(K, idx)
 	if err != nil {

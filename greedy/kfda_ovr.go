@@ -20,6 +20,9 @@ type KFDAOneVsRest struct {
 // label of y, classes in increasing order, each on "this class against the
 // rest".
 func TrainKFDAOneVsRest(e *engine.Engine, x backend.Matrix, y []float64, cfg KFDAConfig) (*KFDAOneVsRest, error) {
+	if err := e.RequireOneRank("greedy.TrainKFDAOneVsRest"); err != nil {
+		return nil, err
+	}
 	classes, targets := data.OneVsRest(y)
 	if len(classes) < 2 {
 		return nil, configErr("MP-KFDA one-vs-rest: the %d labels have %d distinct values, want at least two classes", len(y), len(classes))

@@ -6,7 +6,6 @@ import (
 
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/data"
-	"github.com/pursuit-ml/pursuit/engine"
 )
 
 // TestTrainKFDAOneVsRest: one discriminant per class in increasing label
@@ -25,7 +24,7 @@ func TestTrainKFDAOneVsRest(t *testing.T) {
 		x.Set(i, 0, float32(centres[c][0]+0.7*rng.NormFloat64()))
 		x.Set(i, 1, float32(centres[c][1]+0.7*rng.NormFloat64()))
 	}
-	cfg := KFDAConfig{Kernel: engine.RBF(0.5), Steps: 8, Seed: 1}
+	cfg := KFDAConfig{Kernel: backend.NewRBF(0.5), Steps: 8, Seed: 1}
 	o, err := TrainKFDAOneVsRest(e, x, y, cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -31,7 +31,7 @@ const DefaultTol = 1e-10
 
 // KPCAConfig configures sparse kernel PCA.
 type KPCAConfig struct {
-	Kernel engine.Kernel
+	Kernel backend.Kernel
 	// Steps is k, the number of training points to choose (1 ≤ k ≤ m). The
 	// fit stops early, with fewer, when every residual diagonal is below
 	// Tol (the span of the chosen points holds every training point).
@@ -56,7 +56,7 @@ type KPCAConfig struct {
 // approximation K[:,i] K[i,i]⁻¹ K[i,:], G's row j the features of
 // training point j).
 type KPCA struct {
-	Kernel  engine.Kernel
+	Kernel  backend.Kernel
 	Index   []int          // chosen training rows, in order of choice
 	Centres backend.Matrix // the chosen points, k×d
 	L       *mat.TriDense  // k×k, lower
@@ -84,10 +84,10 @@ func (p *KPCA) Residuals() []float64 {
 type kpcaState struct {
 	e     *engine.Engine
 	m     int
-	k     engine.Matrix // K, read-only in the implicit form; K̂ in the explicit one
-	kdiag []float64     // κ(x_j, x_j)
-	diag  []float64     // K̂_jj
-	nrm   []float64     // ‖d_j‖², implicit form
+	k     backend.Matrix // K, read-only in the implicit form; K̂ in the explicit one
+	kdiag []float64      // κ(x_j, x_j)
+	diag  []float64      // K̂_jj
+	nrm   []float64      // ‖d_j‖², implicit form
 	// The factor, m×steps row-major: f[j*steps+s] = g_s[j], so that the
 	// per-point sums over s read contiguous memory.
 	f       []float64
@@ -114,6 +114,9 @@ type kpcaState struct {
 // factor; products with K use a hi/lo float32 split of g, so everything
 // but K's own float32 rounding is float64.
 func FitKPCA(e *engine.Engine, x backend.Matrix, cfg KPCAConfig) (*KPCA, error) {
+	if err := e.RequireOneRank("greedy.FitKPCA"); err != nil {
+		return nil, err
+	}
 	m := x.Rows
 	if m == 0 {
 		return nil, configErr("sparse KPCA: no training points")
@@ -428,24 +431,24 @@ func (p *KPCA) Transform(e *engine.Engine, xs backend.Matrix) (*mat.Dense, []flo
 // stochastic is not nil, the candidate sampler (seeded by seed and a salt
 // per method, so the methods draw different subsets) with the active-set
 // size; without it every row is a candidate (smp nil, size m).
-func prepareSearch(e *engine.Engine, k engine.Kernel, x engine.Matrix, stochastic *kmp.Stochastic, seed, salt uint64) (smp *activeset.Sampler, size int, K engine.Matrix, err error) {
+func prepareSearch(e *engine.Engine, k backend.Kernel, x backend.Matrix, stochastic *kmp.Stochastic, seed, salt uint64) (smp *activeset.Sampler, size int, K backend.Matrix, err error) {
 	m := x.Rows
 	size = m
 	if stochastic != nil {
 		s, err := stochastic.Size()
 		if err != nil {
-			return nil, 0, engine.Matrix{}, err
+			return nil, 0, backend.Matrix{}, err
 		}
 		size = min(s, m)
 		smp = activeset.New(m, seed, salt)
 	}
 	norms, err := e.SqNorms(x)
 	if err != nil {
-		return nil, 0, engine.Matrix{}, err
+		return nil, 0, backend.Matrix{}, err
 	}
 	K, err = e.KernelMatrix(k, x, norms, x, norms)
 	if err != nil {
-		return nil, 0, engine.Matrix{}, err
+		return nil, 0, backend.Matrix{}, err
 	}
 	return smp, size, K, nil
 }

@@ -20,7 +20,10 @@ type Spectrum struct {
 // KernelSpectrum computes the kernel matrix of x through the engine and its
 // eigenvalues and those of the centred matrix with gonum (O(m³): for the
 // training sets of bound plots, a few thousand points).
-func KernelSpectrum(e *engine.Engine, kern engine.Kernel, x backend.Matrix) (*Spectrum, error) {
+func KernelSpectrum(e *engine.Engine, kern backend.Kernel, x backend.Matrix) (*Spectrum, error) {
+	if err := e.RequireOneRank("greedy.KernelSpectrum"); err != nil {
+		return nil, err
+	}
 	m := x.Rows
 	if m == 0 {
 		return nil, configErr("kernel spectrum: no points")

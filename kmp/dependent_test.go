@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/pursuit-ml/pursuit/backend"
-	"github.com/pursuit-ml/pursuit/engine"
 )
 
 // moonsData is the two interleaved half circles problem, labels ±1
@@ -85,7 +84,7 @@ func TestIdenticalRowsOneAtom(t *testing.T) {
 			y[i] = -1
 		}
 	}
-	kernels := map[string]backend.Kernel{"rbf": engine.RBF(0.5), "linear": engine.Linear()}
+	kernels := map[string]backend.Kernel{"rbf": backend.NewRBF(0.5), "linear": backend.NewLinear()}
 	for _, c := range dependentCases {
 		for kn, k := range kernels {
 			for _, bias := range []bool{false, true} {
@@ -148,7 +147,7 @@ func TestRepeatedRowsNoDuplicateSupport(t *testing.T) {
 	x0, y0 := moonsData(200, 0.15, 3)
 	x, y := repeatRows(x0, y0, 3)
 	for _, c := range dependentCases {
-		m, err := Train(e, x, y, Config{Variant: c.variant, Loss: c.loss, Kernels: []backend.Kernel{engine.RBF(4)}, Bias: true, N: 60})
+		m, err := Train(e, x, y, Config{Variant: c.variant, Loss: c.loss, Kernels: []backend.Kernel{backend.NewRBF(4)}, Bias: true, N: 60})
 		if err != nil {
 			t.Fatalf("%v: %v", c, err)
 		}

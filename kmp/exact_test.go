@@ -146,9 +146,9 @@ func TestPreFitIsGreedyLeastSquares(t *testing.T) {
 		name string
 		cfg  Config
 	}{
-		{"rbf", Config{Kernels: []backend.Kernel{engine.RBF(1.5)}}},
-		{"mixed+bias", Config{Kernels: []backend.Kernel{engine.RBF(0.5), engine.RBF(4), engine.Poly(0.7, 1, 2)}, Bias: true}},
-		{"subset", Config{Kernels: []backend.Kernel{engine.RBF(2)}, Candidates: 23, Seed: 5, Bias: true}},
+		{"rbf", Config{Kernels: []backend.Kernel{backend.NewRBF(1.5)}}},
+		{"mixed+bias", Config{Kernels: []backend.Kernel{backend.NewRBF(0.5), backend.NewRBF(4), backend.NewPoly(0.7, 1, 2)}, Bias: true}},
+		{"subset", Config{Kernels: []backend.Kernel{backend.NewRBF(2)}, Candidates: 23, Seed: 5, Bias: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			x, y := randomData(50, 3, 1)
@@ -230,7 +230,7 @@ func checkLSCoef(t *testing.T, m *Model, d *mat.Dense, basis []int, y []float64,
 func TestBackFitIsOMP(t *testing.T) {
 	e := goEngine(t)
 	x, y := randomData(60, 2, 3)
-	cfg := Config{Variant: BackFit, Task: Regression, N: 12, Kernels: []backend.Kernel{engine.RBF(1), engine.RBF(6)}, Bias: true}
+	cfg := Config{Variant: BackFit, Task: Regression, N: 12, Kernels: []backend.Kernel{backend.NewRBF(1), backend.NewRBF(6)}, Bias: true}
 	m, err := Train(e, x, y, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -299,7 +299,7 @@ func figure1(d *mat.Dense, y []float64, n int) ([]int, []float64) {
 func TestBasicMatchesFigure1(t *testing.T) {
 	e := goEngine(t)
 	x, y := randomData(45, 2, 4)
-	cfg := Config{Variant: Basic, Task: Regression, N: 40, Kernels: []backend.Kernel{engine.RBF(3)}}
+	cfg := Config{Variant: Basic, Task: Regression, N: 40, Kernels: []backend.Kernel{backend.NewRBF(3)}}
 	m, err := Train(e, x, y, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -342,7 +342,7 @@ func TestExplicitDeflationSameChoices(t *testing.T) {
 	e := goEngine(t)
 	x, y := circleData(120, 6)
 	for _, bias := range []bool{false, true} {
-		base := Config{Variant: PreFit, N: 25, Kernels: []backend.Kernel{engine.RBF(3), engine.RBF(12)}, Bias: bias}
+		base := Config{Variant: PreFit, N: 25, Kernels: []backend.Kernel{backend.NewRBF(3), backend.NewRBF(12)}, Bias: bias}
 		mi, err := Train(e, x, y, base)
 		if err != nil {
 			t.Fatal(err)
@@ -385,7 +385,7 @@ func TestDependentAtomsSkipped(t *testing.T) {
 		y[i] = y0[i%10]
 	}
 	for _, v := range []Variant{PreFit, BackFit} {
-		m, err := Train(e, x, y, Config{Variant: v, Task: Regression, N: 30, Kernels: []backend.Kernel{engine.RBF(1)}})
+		m, err := Train(e, x, y, Config{Variant: v, Task: Regression, N: 30, Kernels: []backend.Kernel{backend.NewRBF(1)}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -29,7 +29,7 @@ func ExampleTrainStochastic() {
 			y[i] = 1
 		}
 	}
-	cfg := kmp.Config{Variant: kmp.Basic, Kernels: []backend.Kernel{engine.RBF(4)}, Bias: true, N: 100, Seed: 7}
+	cfg := kmp.Config{Variant: kmp.Basic, Kernels: []backend.Kernel{backend.NewRBF(4)}, Bias: true, N: 100, Seed: 7}
 	sc := kmp.Stochastic{Eps: 0.05, Q: 0.95}
 	cfg.Stochastic = &sc
 	plan, err := kmp.PlanTraining(e, x.Rows, cfg)

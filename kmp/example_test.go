@@ -42,7 +42,7 @@ func ExampleTrain() {
 	x, y := ring(400)
 	m, err := kmp.Train(e, x, y, kmp.Config{
 		Variant: kmp.PreFit,
-		Kernels: []backend.Kernel{engine.RBF(4)},
+		Kernels: []backend.Kernel{backend.NewRBF(4)},
 		N:       12,
 		Bias:    true,
 	})
@@ -81,7 +81,7 @@ func ExampleTrainOneVsRest() {
 		y[i] = math.Min(y[i], 2)
 	}
 	m, err := kmp.TrainOneVsRest(e, x, y, kmp.Config{
-		Kernels:  []backend.Kernel{engine.RBF(2)},
+		Kernels:  []backend.Kernel{backend.NewRBF(2)},
 		ValFrac:  0.2,
 		Patience: 10,
 		Bias:     true,
@@ -104,7 +104,7 @@ func ExampleLoad() {
 		log.Fatal(err)
 	}
 	x, y := ring(100)
-	m, err := kmp.Train(e, x, y, kmp.Config{Kernels: []backend.Kernel{engine.RBF(4)}, N: 5})
+	m, err := kmp.Train(e, x, y, kmp.Config{Kernels: []backend.Kernel{backend.NewRBF(4)}, N: 5})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -196,7 +196,7 @@ func TestWriteFuzzSeeds(t *testing.T) {
 		ovr  bool
 		cfg  Config
 	}{
-		{"binary-backfit-scaled-val", yb, false, Config{Kernels: []backend.Kernel{engine.RBF(0.5), engine.RBF(2)}, N: 4, Bias: true,
+		{"binary-backfit-scaled-val", yb, false, Config{Kernels: []backend.Kernel{backend.NewRBF(0.5), backend.NewRBF(2)}, N: 4, Bias: true,
 			Scale: data.ScaleStandard, ValX: vx, ValY: func() []float64 {
 				v := make([]float64, len(vy))
 				for i := range vy {
@@ -208,7 +208,7 @@ func TestWriteFuzzSeeds(t *testing.T) {
 				return v
 			}()}},
 		{"three-class-ovr-poly", y, true, Config{Kernels: []backend.Kernel{{Kind: backend.Polynomial, Gamma: 0.5, Coef0: 1, Degree: 2}}, N: 3}},
-		{"regression-basic-linear", y, false, Config{Task: Regression, Variant: Basic, Kernels: []backend.Kernel{engine.Linear()}, N: 3, Bias: true}},
+		{"regression-basic-linear", y, false, Config{Task: Regression, Variant: Basic, Kernels: []backend.Kernel{backend.NewLinear()}, N: 3, Bias: true}},
 		{"binary-logistic-custom", yb, false, Config{Loss: Logistic, Kernels: []backend.Kernel{{Kind: backend.Sigmoid, Gamma: 0.2, Coef0: 0.1}},
 			Custom: &CustomKernel{Name: "l1", Func: func(a, b []float32) float64 {
 				var d float64

@@ -66,7 +66,7 @@ func TestOneVsRestLockstepMatchesBinary(t *testing.T) {
 			name := fmt.Sprintf("%s/%s/%s/explicit=%v/val=%v", e.BackendName(), c.variant, c.loss, c.deflation == Explicit, c.val)
 			t.Run(name, func(t *testing.T) {
 				cfg := Config{Variant: c.variant, Loss: c.loss, Task: Classification, Deflation: c.deflation,
-					Kernels: []backend.Kernel{engine.RBF(0.5)}, Bias: true, N: 30}
+					Kernels: []backend.Kernel{backend.NewRBF(0.5)}, Bias: true, N: 30}
 				if c.val {
 					cfg.ValX, cfg.ValY, cfg.Patience = vx, vy, 6
 				}

@@ -61,7 +61,7 @@ func TestDecisionReproducesTraining(t *testing.T) {
 	for _, cfg := range cases {
 		cfg.Scale = data.ScaleMinMax
 		if cfg.Custom == nil {
-			cfg.Kernels = []backend.Kernel{engine.RBF(2)}
+			cfg.Kernels = []backend.Kernel{backend.NewRBF(2)}
 		}
 		m, err := Train(e, x, y, cfg)
 		if err != nil {
@@ -93,7 +93,7 @@ func TestEarlyStopping(t *testing.T) {
 		{Loss: Tanh, Patience: 5, RefitEvery: 2},
 		{Variant: Basic, N: 60},
 	} {
-		cfg.Kernels = []backend.Kernel{engine.RBF(4)}
+		cfg.Kernels = []backend.Kernel{backend.NewRBF(4)}
 		cfg.ValX, cfg.ValY = vx, vy
 		m, err := Train(e, x, y, cfg)
 		if err != nil {
@@ -122,7 +122,7 @@ func TestEarlyStopping(t *testing.T) {
 		t.Logf("%v/%v: %d steps run, kept %d, val err %.3f", m.Variant, m.Loss, len(out.Curve), out.Steps, out.Curve[best].ValErr)
 	}
 	// ValFrac holds out a stratified part of the training data.
-	m, err := Train(e, x, y, Config{Kernels: []backend.Kernel{engine.RBF(4)}, ValFrac: 0.3, Patience: 5, Seed: 3})
+	m, err := Train(e, x, y, Config{Kernels: []backend.Kernel{backend.NewRBF(4)}, ValFrac: 0.3, Patience: 5, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestOneVsRest(t *testing.T) {
 	e := goEngine(t)
 	x, y := blobs(240, 1)
 	tx, ty := blobs(300, 2)
-	m, err := Train(e, x, y, Config{Kernels: []backend.Kernel{engine.RBF(0.5)}, N: 15, Bias: true})
+	m, err := Train(e, x, y, Config{Kernels: []backend.Kernel{backend.NewRBF(0.5)}, N: 15, Bias: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func TestOneVsRest(t *testing.T) {
 	for i := range y {
 		by[i] = float64(int(y[i]) % 2)
 	}
-	m2, err := TrainOneVsRest(e, x, by, Config{Kernels: []backend.Kernel{engine.RBF(0.5)}, N: 5})
+	m2, err := TrainOneVsRest(e, x, by, Config{Kernels: []backend.Kernel{backend.NewRBF(0.5)}, N: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +207,7 @@ func TestSaveLoad(t *testing.T) {
 	e := goEngine(t)
 	x, y := blobs(90, 4)
 	vx, vy := blobs(60, 5)
-	m, err := Train(e, x, y, Config{Kernels: []backend.Kernel{engine.RBF(0.5), engine.RBF(2)}, N: 6, Bias: true,
+	m, err := Train(e, x, y, Config{Kernels: []backend.Kernel{backend.NewRBF(0.5), backend.NewRBF(2)}, N: 6, Bias: true,
 		Scale: data.ScaleStandard, ValX: vx, ValY: vy})
 	if err != nil {
 		t.Fatal(err)
@@ -288,7 +288,7 @@ func TestSaveLoadCustomKernel(t *testing.T) {
 		}
 		return math.Exp(-2 * d)
 	}}
-	m, err := Train(e, x, y, Config{Custom: ck, Kernels: []backend.Kernel{engine.RBF(1)}, N: 8})
+	m, err := Train(e, x, y, Config{Custom: ck, Kernels: []backend.Kernel{backend.NewRBF(1)}, N: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +329,7 @@ func TestNonSquaredOptimality(t *testing.T) {
 	e := goEngine(t)
 	x, y := circleData(120, 14)
 	for _, loss := range []Loss{Logistic, Exponential, Tanh} {
-		cfg := Config{Loss: loss, Variant: BackFit, RefitEvery: 1, RefitIterations: 500, N: 6, Kernels: []backend.Kernel{engine.RBF(2)}}
+		cfg := Config{Loss: loss, Variant: BackFit, RefitEvery: 1, RefitIterations: 500, N: 6, Kernels: []backend.Kernel{backend.NewRBF(2)}}
 		m, err := Train(e, x, y, cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -353,7 +353,7 @@ func TestNonSquaredOptimality(t *testing.T) {
 		t.Logf("%v: max |∂L/∂α| = %.3g (scale %.3g)", loss, gmax, scale)
 	}
 	// Line search: basic MP with the logistic loss, one step.
-	cfg := Config{Loss: Logistic, Variant: Basic, N: 1, Kernels: []backend.Kernel{engine.RBF(2)}}
+	cfg := Config{Loss: Logistic, Variant: Basic, N: 1, Kernels: []backend.Kernel{backend.NewRBF(2)}}
 	m, err := Train(e, x, y, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -374,7 +374,7 @@ func TestNonSquaredOptimality(t *testing.T) {
 func TestBadInput(t *testing.T) {
 	e := goEngine(t)
 	x, y := circleData(20, 1)
-	k := []backend.Kernel{engine.RBF(1)}
+	k := []backend.Kernel{backend.NewRBF(1)}
 	nan := backend.NewMatrix(20, 2)
 	copy(nan.Data, x.Data)
 	nan.Data[7] = float32(math.NaN())
@@ -392,7 +392,7 @@ func TestBadInput(t *testing.T) {
 		{"prefit tanh", x, y, Config{Kernels: k, N: 3, Variant: PreFit, Loss: Tanh}, "squared loss"},
 		{"regression tanh", x, y, Config{Kernels: k, N: 3, Task: Regression, Loss: Tanh}, "regression"},
 		{"one class", x, make([]float64, 20), Config{Kernels: k, N: 3}, "two classes"},
-		{"bad gamma", x, y, Config{Kernels: []backend.Kernel{engine.RBF(-1)}, N: 3}, "gamma"},
+		{"bad gamma", x, y, Config{Kernels: []backend.Kernel{backend.NewRBF(-1)}, N: 3}, "gamma"},
 		{"val shape", x, y, Config{Kernels: k, ValX: backend.NewMatrix(3, 5), ValY: make([]float64, 3)}, "features"},
 		{"basic forever", x, y, Config{Kernels: k, Variant: Basic, ValX: x, ValY: y}, "Patience"},
 		{"budget", x, y, Config{Kernels: k, N: 3, Deflation: Explicit, Variant: PreFit}, ""},
@@ -435,7 +435,7 @@ func TestTruncate(t *testing.T) {
 		{Loss: Tanh, RefitEvery: 2},
 		{Loss: Logistic, Variant: Basic},
 	} {
-		cfg.Kernels = []backend.Kernel{engine.RBF(3)}
+		cfg.Kernels = []backend.Kernel{backend.NewRBF(3)}
 		long, short := cfg, cfg
 		long.N, short.N = 18, 7
 		ml, err := Train(e, x, y, long)
@@ -465,7 +465,7 @@ func TestTruncate(t *testing.T) {
 		}
 	}
 	xb, yb := blobs(90, 3)
-	m, err := Train(e, xb, yb, Config{Kernels: []backend.Kernel{engine.RBF(1)}, N: 10})
+	m, err := Train(e, xb, yb, Config{Kernels: []backend.Kernel{backend.NewRBF(1)}, N: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -505,7 +505,7 @@ func TestRegressionAndProgress(t *testing.T) {
 	x, y := randomData(200, 2, 31)
 	vx, vy := randomData(100, 2, 32)
 	var seen []Step
-	m, err := Train(e, x, y, Config{Task: Regression, Kernels: []backend.Kernel{engine.RBF(1)}, Bias: true,
+	m, err := Train(e, x, y, Config{Task: Regression, Kernels: []backend.Kernel{backend.NewRBF(1)}, Bias: true,
 		ValX: vx, ValY: vy, Patience: 10, Progress: func(s Step) { seen = append(seen, s) }})
 	if err != nil {
 		t.Fatal(err)
@@ -534,7 +534,7 @@ func TestRegressionAndProgress(t *testing.T) {
 	// One-vs-rest: Step.Output tells the classes apart.
 	xb, yb := blobs(60, 9)
 	outputs := map[int]int{}
-	if _, err := Train(e, xb, yb, Config{Kernels: []backend.Kernel{engine.RBF(1)}, N: 4, Progress: func(s Step) { outputs[s.Output]++ }}); err != nil {
+	if _, err := Train(e, xb, yb, Config{Kernels: []backend.Kernel{backend.NewRBF(1)}, N: 4, Progress: func(s Step) { outputs[s.Output]++ }}); err != nil {
 		t.Fatal(err)
 	}
 	if len(outputs) != 3 || outputs[0] != 4 || outputs[2] != 4 {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/data"
-	"github.com/pursuit-ml/pursuit/engine"
 )
 
 // TestPrefixDecisions checks the one-pass learning curve (one kernel block
@@ -31,9 +30,9 @@ func TestPrefixDecisions(t *testing.T) {
 		ovr  bool
 		test backend.Matrix
 	}{
-		{"binary, early stopping", tr, trY, Config{Variant: PreFit, Kernels: []backend.Kernel{engine.RBF(4)}, Bias: true, N: 40, ValX: val, ValY: valY, Patience: 5, Seed: 1}, false, test},
-		{"one-vs-rest", bx, by, Config{Variant: PreFit, Kernels: []backend.Kernel{engine.RBF(1)}, Bias: true, N: 13, Seed: 1}, true, bx},
-		{"scaled, two kernels", tr, trY, Config{Variant: BackFit, Kernels: []backend.Kernel{engine.RBF(4), engine.RBF(0.5)}, Bias: true, N: 15, Scale: data.ScaleStandard, Seed: 1}, false, test},
+		{"binary, early stopping", tr, trY, Config{Variant: PreFit, Kernels: []backend.Kernel{backend.NewRBF(4)}, Bias: true, N: 40, ValX: val, ValY: valY, Patience: 5, Seed: 1}, false, test},
+		{"one-vs-rest", bx, by, Config{Variant: PreFit, Kernels: []backend.Kernel{backend.NewRBF(1)}, Bias: true, N: 13, Seed: 1}, true, bx},
+		{"scaled, two kernels", tr, trY, Config{Variant: BackFit, Kernels: []backend.Kernel{backend.NewRBF(4), backend.NewRBF(0.5)}, Bias: true, N: 15, Scale: data.ScaleStandard, Seed: 1}, false, test},
 		{"basic, custom kernel", tr, trY, Config{Variant: Basic, Custom: &CustomKernel{Func: func(a, b []float32) float64 {
 			d := float64(a[0]-b[0])*float64(a[0]-b[0]) + float64(a[1]-b[1])*float64(a[1]-b[1])
 			return math.Exp(-2 * d)
@@ -109,7 +108,7 @@ func TestPrefixDecisions(t *testing.T) {
 		}
 	}
 	// A loaded model keeps no path.
-	m, err := Train(e, tr, trY, Config{Variant: PreFit, Kernels: []backend.Kernel{engine.RBF(4)}, N: 3})
+	m, err := Train(e, tr, trY, Config{Variant: PreFit, Kernels: []backend.Kernel{backend.NewRBF(4)}, N: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func TestScanResident(t *testing.T) {
 	for i := range x.Data {
 		x.Data[i] = float32(2*rng.Float64() - 1)
 	}
-	cfg := Config{Kernels: []backend.Kernel{engine.RBF(0.7), engine.Poly(0.3, 1, 2)}, Bias: true, N: 5, Stochastic: &Stochastic{ActiveSet: s}}
+	cfg := Config{Kernels: []backend.Kernel{backend.NewRBF(0.7), backend.NewPoly(0.3, 1, 2)}, Bias: true, N: 5, Stochastic: &Stochastic{ActiveSet: s}}
 	if err := cfg.resolve(); err != nil {
 		t.Fatal(err)
 	}

@@ -50,7 +50,7 @@ func TestShardedBasicMatchesSingleProcess(t *testing.T) {
 	const l, d, steps = 157, 5, 25
 	x, y := shardedProblem(l, d, 3)
 	xt, _ := shardedProblem(40, d, 4)
-	k := engine.RBF(0.7)
+	k := backend.NewRBF(0.7)
 	e, err := engine.New()
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +141,7 @@ func TestShardedBasicWorld(t *testing.T) {
 	const l, d, steps = 211, 4, 20
 	x, y := shardedProblem(l, d, 11)
 	xt, _ := shardedProblem(30, d, 12)
-	k := engine.RBF(1.3)
+	k := backend.NewRBF(1.3)
 	single, err := engine.New()
 	if err != nil {
 		t.Fatal(err)
@@ -191,13 +191,13 @@ func TestShardedBasicConfigMismatch(t *testing.T) {
 		want string
 	}{
 		{"rank 2 has another seed", func(r int) ShardedBasic {
-			return ShardedBasic{Kernel: engine.RBF(1), N: 5, ActiveSet: 7, Seed: uint64(1 + r/2)}
+			return ShardedBasic{Kernel: backend.NewRBF(1), N: 5, ActiveSet: 7, Seed: uint64(1 + r/2)}
 		}, func(int) []float64 { return y }, "rank 2's seed differs"},
 		{"rank 1 has another kernel width", func(r int) ShardedBasic {
-			return ShardedBasic{Kernel: engine.RBF(1 + float64(r%2)*1e-9), N: 5, ActiveSet: 7}
+			return ShardedBasic{Kernel: backend.NewRBF(1 + float64(r%2)*1e-9), N: 5, ActiveSet: 7}
 		}, func(int) []float64 { return y }, "rank 1's kernel differs"},
 		{"rank 2 has a NaN target", func(int) ShardedBasic {
-			return ShardedBasic{Kernel: engine.RBF(1), N: 5, ActiveSet: 7}
+			return ShardedBasic{Kernel: backend.NewRBF(1), N: 5, ActiveSet: 7}
 		}, func(int) []float64 { return bad }, "rank 2's input differs"},
 	}
 	for _, tc := range cases {

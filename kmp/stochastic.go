@@ -82,6 +82,9 @@ func (sc Stochastic) Size() (int, error) {
 // sc. It returns the same kind of Model, which predicts, saves and loads
 // like any other.
 func TrainStochastic(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, sc Stochastic) (*Model, error) {
+	if err := e.RequireOneRank("kmp.TrainStochastic"); err != nil {
+		return nil, err
+	}
 	cfg.Stochastic = &sc
 	return Train(e, x, y, cfg)
 }

@@ -36,6 +36,9 @@ func train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, forceOVR
 	if e == nil {
 		return nil, errors.New("kmp: nil engine")
 	}
+	if err := e.RequireOneRank("kmp.Train"); err != nil {
+		return nil, err
+	}
 	if err := x.Validate(); err != nil {
 		return nil, fmt.Errorf("kmp: training data: %w", err)
 	}

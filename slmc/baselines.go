@@ -106,6 +106,9 @@ func pickRows(x backend.Matrix, idx []int) backend.Matrix {
 // coefficients and bias from the SVM restricted to their span (eq. 45)
 // instead of the least-squares fit (eq. 47).
 func ModifiedRS(e *engine.Engine, x backend.Matrix, y []float64, rs *Model, c float64, opt FitOptions) (*Model, error) {
+	if err := e.RequireOneRank("slmc.ModifiedRS"); err != nil {
+		return nil, err
+	}
 	if err := rs.Validate(); err != nil {
 		return nil, err
 	}
@@ -120,6 +123,9 @@ func ModifiedRS(e *engine.Engine, x backend.Matrix, y []float64, rs *Model, c fl
 // ModifiedRSVM is the paper's MRSVM (§4.2): given expansion vectors (RSVM's
 // random training points, see RandomXV), coefficients and bias by eq. 45.
 func ModifiedRSVM(e *engine.Engine, x backend.Matrix, y []float64, k backend.Kernel, xv backend.Matrix, c float64, opt FitOptions) (*Model, error) {
+	if err := e.RequireOneRank("slmc.ModifiedRSVM"); err != nil {
+		return nil, err
+	}
 	m, err := FitCoefficients(e, x, y, k, xv, c, opt)
 	if err != nil {
 		return nil, fmt.Errorf("slmc: MRSVM: %w", err)
@@ -135,6 +141,9 @@ func ModifiedRSVM(e *engine.Engine, x backend.Matrix, y []float64, k backend.Ker
 // empirical kernel map ψ_z(x_i) = K(Z, x_i); β is its weight vector. Any
 // kernel is accepted.
 func ReducedSVM(e *engine.Engine, x backend.Matrix, y []float64, k backend.Kernel, xv backend.Matrix, c float64, opt FitOptions) (*Model, error) {
+	if err := e.RequireOneRank("slmc.ReducedSVM"); err != nil {
+		return nil, err
+	}
 	if err := k.Validate(); err != nil {
 		return nil, fmt.Errorf("slmc: RSVM: %w", err)
 	}

@@ -8,7 +8,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/pursuit-ml/pursuit/backend"
-	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/svm"
 )
 
@@ -31,7 +30,7 @@ func primal28(m *Model, x backend.Matrix, y []float64, c float64) float64 {
 // coefficients.
 func TestModifiedBeatOriginal(t *testing.T) {
 	x, y := ring(200, 61)
-	k := engine.RBF(1)
+	k := backend.NewRBF(1)
 	const c = 5.0
 	e := goEngine(t)
 	exp, _ := fullSVM(t, x, y, k, c)
@@ -93,7 +92,7 @@ func TestModifiedBeatOriginal(t *testing.T) {
 func TestFromSVM(t *testing.T) {
 	x, y := blobs(80, 3, 0.5, 71)
 	e := goEngine(t)
-	m, err := svm.Train(e, x, y, svm.Params{Kernel: engine.RBF(0.5), C: 1})
+	m, err := svm.Train(e, x, y, svm.Params{Kernel: backend.NewRBF(0.5), C: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +148,7 @@ func TestFromSVM(t *testing.T) {
 // central finite differences of W(Z) = −λmax.
 func TestSKFDGradientFD(t *testing.T) {
 	x, y := blobs(40, 3, 0.4, 81)
-	p, err := newProblem(nil, engine.RBF(0.3), x, y)
+	p, err := newProblem(nil, backend.NewRBF(0.3), x, y)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +187,7 @@ func TestSKFDGradientFD(t *testing.T) {
 func TestSKFDTrain(t *testing.T) {
 	x, y := ring(300, 91)
 	e := goEngine(t)
-	res, err := TrainSKFD(e, x, y, Config{Kernel: engine.RBF(1), C: 10, NumXV: 5, Init: InitKMeans, Seed: 1,
+	res, err := TrainSKFD(e, x, y, Config{Kernel: backend.NewRBF(1), C: 10, NumXV: 5, Init: InitKMeans, Seed: 1,
 		Optim: OptimOptions{MaxIter: 50}}, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -204,10 +203,10 @@ func TestSKFDTrain(t *testing.T) {
 	if len(res.KFDBeta) != 5 || res.Model.NumXV() != 5 {
 		t.Fatalf("got %d Fisher coefficients and %d XVs, want 5", len(res.KFDBeta), res.Model.NumXV())
 	}
-	if _, err := TrainSKFD(e, x, y, Config{Kernel: engine.Linear(), C: 1, NumXV: 3}, 0); err == nil {
+	if _, err := TrainSKFD(e, x, y, Config{Kernel: backend.NewLinear(), C: 1, NumXV: 3}, 0); err == nil {
 		t.Error("SKFD accepted a linear kernel")
 	}
-	if _, err := TrainSKFD(e, x, y, Config{Kernel: engine.RBF(1), C: 1, NumXV: 3}, math.Inf(1)); err == nil {
+	if _, err := TrainSKFD(e, x, y, Config{Kernel: backend.NewRBF(1), C: 1, NumXV: 3}, math.Inf(1)); err == nil {
 		t.Error("SKFD accepted mu = +Inf")
 	}
 }
@@ -217,7 +216,7 @@ func TestSKFDTrain(t *testing.T) {
 // coefficient fit accepts any positive semi-definite kernel).
 func TestFitCoefficientsPoly(t *testing.T) {
 	x, y := ring(80, 101)
-	k := engine.Poly(0.5, 1, 2)
+	k := backend.NewPoly(0.5, 1, 2)
 	exp, _ := fullSVM(t, x, y, k, 1)
 	e := goEngine(t)
 	fit, err := FitCoefficients(e, x, y, k, exp.Vectors, 1, FitOptions{Float64Kernels: true, Solver: SolverOptions{Tol: 1e-10}})

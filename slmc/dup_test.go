@@ -9,7 +9,6 @@ import (
 
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/data"
-	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/svm"
 )
 
@@ -19,7 +18,7 @@ import (
 // problem with every row kept.
 func TestMergedEqualsUnmerged(t *testing.T) {
 	ds := data.Coarse(60, 3)
-	k := engine.RBF(0.5)
+	k := backend.NewRBF(0.5)
 	const c = 50.0
 	full, err := newProblem(nil, k, ds.X, ds.Y)
 	if err != nil {
@@ -89,7 +88,7 @@ func TestMergedEqualsUnmerged(t *testing.T) {
 // at most 2 s).
 func TestSLMCDuplicateHeavy(t *testing.T) {
 	e := goEngine(t)
-	k := engine.RBF(0.5)
+	k := backend.NewRBF(0.5)
 	const c = 1e5
 	var worst float64
 	for seed := uint64(1); seed <= 4; seed++ {
@@ -139,6 +138,6 @@ func TestSLMCDuplicateHeavy(t *testing.T) {
 	t.Logf("slowest SLMC run: %.3fs", worst)
 }
 
-var rbf05 = engine.RBF(0.5)
+var rbf05 = backend.NewRBF(0.5)
 
 var _ = backend.Matrix{}

@@ -41,7 +41,7 @@ func ExampleTrain() {
 	}
 	x, y := disc(20)
 	res, err := slmc.Train(e, x, y, slmc.Config{
-		Kernel: engine.RBF(4),
+		Kernel: backend.NewRBF(4),
 		C:      10,
 		NumXV:  6,
 		Init:   slmc.InitKMeans,
@@ -76,7 +76,7 @@ func ExampleFromSVM() {
 		log.Fatal(err)
 	}
 	x, y := disc(20)
-	k := engine.RBF(4)
+	k := backend.NewRBF(4)
 	const c = 10
 	sm, err := svm.Train(e, x, y, svm.Params{Kernel: k, C: c})
 	if err != nil {
@@ -120,7 +120,7 @@ func ExampleLoad() {
 		log.Fatal(err)
 	}
 	x, y := disc(12)
-	res, err := slmc.Train(e, x, y, slmc.Config{Kernel: engine.RBF(4), C: 10, NumXV: 4, Seed: 1})
+	res, err := slmc.Train(e, x, y, slmc.Config{Kernel: backend.NewRBF(4), C: 10, NumXV: 4, Seed: 1})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -138,6 +138,9 @@ type FitOptions struct {
 // coefficients. Any kernel whose K(Z, Z) is positive semi-definite works;
 // eigen-directions of K(Z, Z) below 1e-9·λmax are dropped.
 func FitCoefficients(e *engine.Engine, x backend.Matrix, y []float64, k backend.Kernel, xv backend.Matrix, c float64, opt FitOptions) (*Model, error) {
+	if err := e.RequireOneRank("slmc.FitCoefficients"); err != nil {
+		return nil, err
+	}
 	if err := k.Validate(); err != nil {
 		return nil, fmt.Errorf("slmc: FitCoefficients: %w", err)
 	}

@@ -141,7 +141,7 @@ func TestWriteFuzzSeeds(t *testing.T) {
 		t.Fatal(err)
 	}
 	x, y := blobs(30, 2, 0.8, 21)
-	res, err := Train(e, x, y, Config{Kernel: engine.RBF(0.5), C: 5, NumXV: 3, Init: InitKMeans, Seed: 1})
+	res, err := Train(e, x, y, Config{Kernel: backend.NewRBF(0.5), C: 5, NumXV: 3, Init: InitKMeans, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestWriteFuzzSeeds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rsvm, err := ReducedSVM(e, x, y, engine.Poly(0.5, 1, 2), xv, 1, FitOptions{})
+	rsvm, err := ReducedSVM(e, x, y, backend.NewPoly(0.5, 1, 2), xv, 1, FitOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -146,6 +146,9 @@ type SKFDResult struct {
 // the SVM problem (37)–(39) on the final expansion vectors (eq. 45 with
 // cost cfg.C). mu is the regulariser of B̂ = B + μI (≤ 0: DefaultKFDMu).
 func TrainSKFD(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, mu float64) (*SKFDResult, error) {
+	if err := e.RequireOneRank("slmc.TrainSKFD"); err != nil {
+		return nil, err
+	}
 	const method = "SKFD"
 	if mu <= 0 {
 		mu = DefaultKFDMu

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/pursuit-ml/pursuit/backend"
-	"github.com/pursuit-ml/pursuit/engine"
 )
 
 // threeBlobs returns n points around three centres, labelled 3, 1 and 2 in
@@ -29,7 +28,7 @@ func threeBlobs(n int, seed uint64) (backend.Matrix, []float64) {
 func TestTrainOneVsRest(t *testing.T) {
 	x, y := threeBlobs(150, 5)
 	e := goEngine(t)
-	cfg := Config{Kernel: engine.RBF(0.5), C: 10, NumXV: 3, Seed: 2, Optim: OptimOptions{MaxIter: 40}}
+	cfg := Config{Kernel: backend.NewRBF(0.5), C: 10, NumXV: 3, Seed: 2, Optim: OptimOptions{MaxIter: 40}}
 	train := func(tg []float64) (*Model, error) {
 		r, err := Train(e, x, tg, cfg)
 		if err != nil {

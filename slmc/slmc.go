@@ -271,6 +271,9 @@ func (s *slmcW) trainError() float64 {
 // the exact SVM on the whitened map φ_z, and returns the classifier with
 // β = Kz⁻¹ΨYα (eq. 45) and the SVM's bias at the final Z.
 func Train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config) (*Result, error) {
+	if err := e.RequireOneRank("slmc.Train"); err != nil {
+		return nil, err
+	}
 	const method = "SLMC"
 	p, z0, dups, err := cfg.setup(method, e, x, y, true)
 	if err != nil {

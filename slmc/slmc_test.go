@@ -72,7 +72,7 @@ func decisionRef(m *Model, x backend.Matrix) []float64 {
 // ∇W vanishes, and SLMC started there keeps the SVM's decision function.
 func TestExample1(t *testing.T) {
 	x, y := blobs(60, 2, 0.6, 21)
-	k := engine.RBF(0.5)
+	k := backend.NewRBF(0.5)
 	const c = 2.0
 	exp, sol := fullSVM(t, x, y, k, c)
 	nsv := exp.Vectors.Rows
@@ -125,7 +125,7 @@ func TestExample1(t *testing.T) {
 // central finite differences.
 func TestGradientFD(t *testing.T) {
 	x, y := blobs(50, 3, 0.4, 31)
-	k := engine.RBF(0.3)
+	k := backend.NewRBF(0.3)
 	p, err := newProblem(nil, k, x, y)
 	if err != nil {
 		t.Fatal(err)
@@ -168,7 +168,7 @@ func TestGradientFD(t *testing.T) {
 // beats the one at the random initial XVs.
 func TestTrainDecreasesW(t *testing.T) {
 	x, y := ring(300, 41)
-	k := engine.RBF(1)
+	k := backend.NewRBF(1)
 	e := goEngine(t)
 	var seen []Progress
 	cfg := Config{Kernel: k, C: 10, NumXV: 4, Seed: 3,
@@ -246,10 +246,10 @@ func ring(n int, seed uint64) (backend.Matrix, []float64) {
 func TestTrainBadInput(t *testing.T) {
 	x, y := blobs(30, 2, 0.5, 51)
 	e := goEngine(t)
-	good := Config{Kernel: engine.RBF(1), C: 1, NumXV: 3}
+	good := Config{Kernel: backend.NewRBF(1), C: 1, NumXV: 3}
 	cases := map[string]func(c *Config){
-		"linear kernel":  func(c *Config) { c.Kernel = engine.Linear() },
-		"poly kernel":    func(c *Config) { c.Kernel = engine.Poly(1, 0, 2) },
+		"linear kernel":  func(c *Config) { c.Kernel = backend.NewLinear() },
+		"poly kernel":    func(c *Config) { c.Kernel = backend.NewPoly(1, 0, 2) },
 		"C = 0":          func(c *Config) { c.C = 0 },
 		"C = NaN":        func(c *Config) { c.C = math.NaN() },
 		"Nz = 0":         func(c *Config) { c.NumXV = 0 },
@@ -273,7 +273,7 @@ func TestTrainBadInput(t *testing.T) {
 		t.Error("nil engine accepted")
 	}
 	c := good
-	c.Kernel = engine.Sigmoid(1, 0)
+	c.Kernel = backend.NewSigmoid(1, 0)
 	if _, err := Train(e, x, y, c); !errors.Is(err, ErrKernel) {
 		t.Errorf("sigmoid kernel: error %v does not wrap ErrKernel", err)
 	}
@@ -282,7 +282,7 @@ func TestTrainBadInput(t *testing.T) {
 	copy(xd.Data[:60], x.Data)
 	copy(xd.Data[60:], x.Data)
 	yd := append(append([]float64(nil), y...), y...)
-	res, err := Train(e, xd, yd, Config{Kernel: engine.RBF(1), C: 1, NumXV: 3, Optim: OptimOptions{MaxIter: 3}})
+	res, err := Train(e, xd, yd, Config{Kernel: backend.NewRBF(1), C: 1, NumXV: 3, Optim: OptimOptions{MaxIter: 3}})
 	if err != nil {
 		t.Fatal(err)
 	}

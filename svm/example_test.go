@@ -62,7 +62,7 @@ func ExampleTrain() {
 		log.Fatal(err)
 	}
 	x, y := disc(20)
-	m, err := svm.Train(e, x, y, svm.Params{Kernel: engine.RBF(4), C: 100})
+	m, err := svm.Train(e, x, y, svm.Params{Kernel: backend.NewRBF(4), C: 100})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func ExampleTrain_multiclass() {
 	}
 	x, _ := disc(20)
 	y := thirds(x)
-	m, err := svm.Train(e, x, y, svm.Params{Kernel: engine.RBF(2), C: 10})
+	m, err := svm.Train(e, x, y, svm.Params{Kernel: backend.NewRBF(2), C: 10})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func ExampleTrainOneVsRest() {
 	}
 	x, _ := disc(20)
 	y := thirds(x)
-	m, err := svm.TrainOneVsRest(e, x, y, svm.Params{Kernel: engine.RBF(2), C: 10})
+	m, err := svm.TrainOneVsRest(e, x, y, svm.Params{Kernel: backend.NewRBF(2), C: 10})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func ExampleReadLIBSVMModel() {
 		log.Fatal(err)
 	}
 	x, y := disc(20)
-	m, err := svm.Train(e, x, y, svm.Params{Kernel: engine.RBF(4), C: 100})
+	m, err := svm.Train(e, x, y, svm.Params{Kernel: backend.NewRBF(4), C: 100})
 	if err != nil {
 		log.Fatal(err)
 	}

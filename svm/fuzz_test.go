@@ -166,10 +166,10 @@ func TestWriteFuzzSeeds(t *testing.T) {
 		labels []float64
 		p      Params
 	}{
-		{"binary-rbf", []float64{1, -1}, Params{Kernel: engine.RBF(0.5), C: 1}},
-		{"three-class-poly", []float64{3, 1, 2}, Params{Kernel: engine.Kernel{Kind: backend.Polynomial, Gamma: 0.5, Coef0: 1, Degree: 2}, C: 1}},
-		{"binary-sigmoid-prob", []float64{2, 7}, Params{Kernel: engine.Kernel{Kind: backend.Sigmoid, Gamma: 0.1, Coef0: -0.5}, C: 1, Probability: true}},
-		{"svr-linear", nil, Params{Type: EpsilonSVR, Kernel: engine.Linear(), C: 1, Epsilon: 0.1}},
+		{"binary-rbf", []float64{1, -1}, Params{Kernel: backend.NewRBF(0.5), C: 1}},
+		{"three-class-poly", []float64{3, 1, 2}, Params{Kernel: backend.Kernel{Kind: backend.Polynomial, Gamma: 0.5, Coef0: 1, Degree: 2}, C: 1}},
+		{"binary-sigmoid-prob", []float64{2, 7}, Params{Kernel: backend.Kernel{Kind: backend.Sigmoid, Gamma: 0.1, Coef0: -0.5}, C: 1, Probability: true}},
+		{"svr-linear", nil, Params{Type: EpsilonSVR, Kernel: backend.NewLinear(), C: 1, Epsilon: 0.1}},
 	}
 	for i, c := range cases {
 		labels := c.labels

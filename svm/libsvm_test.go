@@ -137,7 +137,7 @@ func testEngine(t testing.TB) *engine.Engine {
 	return e
 }
 
-func libsvmKernelArgs(k engine.Kernel) []string {
+func libsvmKernelArgs(k backend.Kernel) []string {
 	switch k.Kind {
 	case backend.Linear:
 		return []string{"-t", "0"}
@@ -338,25 +338,25 @@ func splitThirds(t testing.TB, d *data.Dataset) (*data.Dataset, *data.Dataset) {
 func TestLIBSVMSonar(t *testing.T) {
 	d := scaled(t, loadShared(t, "uci", "sonar.gz"))
 	tr, te := splitThirds(t, d)
-	compareLIBSVM(t, "sonar", tr.X, tr.Y, te.X, te.Y, Params{Kernel: engine.RBF(1.0 / 60), C: 10})
+	compareLIBSVM(t, "sonar", tr.X, tr.Y, te.X, te.Y, Params{Kernel: backend.NewRBF(1.0 / 60), C: 10})
 }
 
 func TestLIBSVMIonosphereWeighted(t *testing.T) {
 	d := scaled(t, loadShared(t, "uci", "ionosphere.gz"))
 	tr, te := splitThirds(t, d)
-	compareLIBSVM(t, "ionosphere", tr.X, tr.Y, te.X, te.Y, Params{Kernel: engine.RBF(0.05), C: 4, Weights: map[float64]float64{-1: 2.5}})
+	compareLIBSVM(t, "ionosphere", tr.X, tr.Y, te.X, te.Y, Params{Kernel: backend.NewRBF(0.05), C: 4, Weights: map[float64]float64{-1: 2.5}})
 }
 
 func TestLIBSVMPimaPoly(t *testing.T) {
 	d := scaled(t, loadShared(t, "uci", "pima.gz"))
 	tr, te := splitThirds(t, d)
-	compareLIBSVM(t, "pima poly", tr.X, tr.Y, te.X, te.Y, Params{Kernel: engine.Poly(0.2, 1, 3), C: 1})
+	compareLIBSVM(t, "pima poly", tr.X, tr.Y, te.X, te.Y, Params{Kernel: backend.NewPoly(0.2, 1, 3), C: 1})
 }
 
 func TestLIBSVMBostonSVR(t *testing.T) {
 	d := scaled(t, loadShared(t, "boston", "boston.gz"))
 	tr, te := splitThirds(t, d)
-	compareLIBSVM(t, "boston ε-SVR", tr.X, tr.Y, te.X, te.Y, Params{Type: EpsilonSVR, Kernel: engine.RBF(1.0 / 13), C: 10, Epsilon: 0.5})
+	compareLIBSVM(t, "boston ε-SVR", tr.X, tr.Y, te.X, te.Y, Params{Type: EpsilonSVR, Kernel: backend.NewRBF(1.0 / 13), C: 10, Epsilon: 0.5})
 }
 
 // The USPS comparisons with svm-train take 10-20 s; they run by default (the
@@ -377,7 +377,7 @@ func TestLIBSVMUSPSMulticlassSubset(t *testing.T) {
 		idx = append(idx, i)
 	}
 	sub := tr.Subset(idx)
-	compareLIBSVM(t, "USPS 10-class one-vs-one (1500 points)", sub.X, sub.Y, te.X, te.Y, Params{Kernel: engine.RBF(1.0 / 128), C: 10})
+	compareLIBSVM(t, "USPS 10-class one-vs-one (1500 points)", sub.X, sub.Y, te.X, te.Y, Params{Kernel: backend.NewRBF(1.0 / 128), C: 10})
 }
 
 func TestLIBSVMUSPS8VsRest(t *testing.T) {
@@ -392,5 +392,5 @@ func TestLIBSVMUSPS8VsRest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	compareLIBSVM(t, "USPS 8 vs rest", tr.X, ytr, te.X, yte, Params{Kernel: engine.RBF(1.0 / 128), C: 10})
+	compareLIBSVM(t, "USPS 8 vs rest", tr.X, ytr, te.X, yte, Params{Kernel: backend.NewRBF(1.0 / 128), C: 10})
 }

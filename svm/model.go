@@ -24,7 +24,7 @@ import (
 // α_s − α*_s) and bias b = −Rho[0]; see Binary.
 type Model struct {
 	Type    Type
-	Kernel  engine.Kernel
+	Kernel  backend.Kernel
 	Labels  []float64      // class labels in model order (nil for ε-SVR)
 	NumSV   []int          // support vectors per class (nil for ε-SVR)
 	SV      backend.Matrix // support vectors, one per row

@@ -30,6 +30,9 @@ type Classifier interface {
 // TrainMulticlass trains a C-SVC classifier with the given strategy: a
 // *Model for OneVsOne, a *OneVsRestModel for OneVsRest.
 func TrainMulticlass(e *engine.Engine, x backend.Matrix, y []float64, p Params, s Strategy) (Classifier, error) {
+	if err := e.RequireOneRank("svm.TrainMulticlass"); err != nil {
+		return nil, err
+	}
 	switch s {
 	case OneVsOne:
 		return Train(e, x, y, p)
@@ -62,6 +65,9 @@ func (o *OneVsRestModel) TotalSV() int {
 // others. Params.Weights apply to the positive class of each machine
 // (C·w[c] for class c, C·w[other] is not used: the rest has weight 1).
 func TrainOneVsRest(e *engine.Engine, x backend.Matrix, y []float64, p Params) (*OneVsRestModel, error) {
+	if err := e.RequireOneRank("svm.TrainOneVsRest"); err != nil {
+		return nil, err
+	}
 	if e == nil {
 		return nil, badInput("nil engine")
 	}

@@ -6,7 +6,6 @@ import (
 	"math"
 
 	"github.com/pursuit-ml/pursuit/backend"
-	"github.com/pursuit-ml/pursuit/engine"
 )
 
 // Type is the SVM formulation.
@@ -30,9 +29,9 @@ func (t Type) String() string {
 
 // Params are the training parameters, with LIBSVM's meanings.
 type Params struct {
-	Type   Type          // CSVC (the zero value) or EpsilonSVR
-	Kernel engine.Kernel // required; see engine.RBF, engine.Linear, …
-	C      float64       // cost, > 0 (LIBSVM's -c; LIBSVM's default is 1)
+	Type   Type           // CSVC (the zero value) or EpsilonSVR
+	Kernel backend.Kernel // required; see backend.NewRBF, backend.NewLinear, …
+	C      float64        // cost, > 0 (LIBSVM's -c; LIBSVM's default is 1)
 	// Epsilon is the ε-SVR tube half-width, ≥ 0 (LIBSVM's -p, whose
 	// default 0.1 is NOT applied here: zero means zero).
 	Epsilon float64
@@ -77,7 +76,7 @@ func (p Params) validate(x backend.Matrix, y []float64) error {
 		return badInput("unknown SVM type %d", int(p.Type))
 	}
 	if p.Kernel.Kind == 0 {
-		return badInput("no kernel given (set Params.Kernel, e.g. engine.RBF(gamma))")
+		return badInput("no kernel given (set Params.Kernel, e.g. backend.NewRBF(gamma))")
 	}
 	if err := p.Kernel.Validate(); err != nil {
 		return badInput("%v", err)

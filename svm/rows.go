@@ -46,12 +46,12 @@ type EngineRows struct {
 	e    *engine.Engine
 	x    backend.Matrix
 	xp   *engine.Prepared
-	k    engine.Kernel
+	k    backend.Kernel
 	diag []float64
 }
 
 // NewEngineRows returns the kernel-row source of the rows of x under kernel k.
-func NewEngineRows(e *engine.Engine, x backend.Matrix, k engine.Kernel) (*EngineRows, error) {
+func NewEngineRows(e *engine.Engine, x backend.Matrix, k backend.Kernel) (*EngineRows, error) {
 	if e == nil {
 		return nil, errors.New("svm: kernel rows: nil engine")
 	}

@@ -10,7 +10,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/pursuit-ml/pursuit/backend"
-	"github.com/pursuit-ml/pursuit/engine"
 )
 
 // randData returns n points in d dimensions with labels from a noisy
@@ -36,7 +35,7 @@ func randData(seed uint64, n, d int) (backend.Matrix, []float64) {
 }
 
 // gram64 computes the kernel matrix in float64 with the scalar reference.
-func gram64(k engine.Kernel, x backend.Matrix) []float64 {
+func gram64(k backend.Kernel, x backend.Matrix) []float64 {
 	n := x.Rows
 	g := make([]float64, n*n)
 	for i := range n {
@@ -148,7 +147,7 @@ func bruteForce(k []float64, l int, prob Problem) float64 {
 }
 
 func TestBruteForceCSVC(t *testing.T) {
-	kernels := []engine.Kernel{engine.RBF(0.3), engine.Linear(), engine.Poly(0.5, 1, 2)}
+	kernels := []backend.Kernel{backend.NewRBF(0.3), backend.NewLinear(), backend.NewPoly(0.5, 1, 2)}
 	for trial := range 6 {
 		x, y := randData(uint64(trial), 8, 3)
 		k := kernels[trial%3]
@@ -187,7 +186,7 @@ func TestBruteForceSVR(t *testing.T) {
 		for i := range z {
 			z[i] = float64(x.At(i, 0))*2 + math.Sin(float64(i))
 		}
-		k := engine.RBF(0.5)
+		k := backend.NewRBF(0.5)
 		g := gram64(k, x)
 		src, _ := NewGram64(5, g)
 		c, eps := 2.0, 0.1*float64(trial)
@@ -253,7 +252,7 @@ func kktGap(g []float64, y, alpha []float64, cPos, cNeg float64) float64 {
 func TestKKTEngineRows(t *testing.T) {
 	e := testEngine(t)
 	x, y := randData(3, 300, 6)
-	k := engine.RBF(0.2)
+	k := backend.NewRBF(0.2)
 	rows, err := NewEngineRows(e, x, k)
 	if err != nil {
 		t.Fatal(err)
@@ -281,7 +280,7 @@ func TestKKTEngineRows(t *testing.T) {
 
 func TestSolverVariantsAgree(t *testing.T) {
 	x, y := randData(4, 250, 5)
-	k := engine.RBF(0.3)
+	k := backend.NewRBF(0.3)
 	g32 := backend.NewMatrix(250, 250)
 	g := gram64(k, x)
 	for i := range g {
@@ -338,8 +337,8 @@ func TestFloat64SourcesAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g64, _ := NewGram64(n, gram64(engine.Linear(), x))
-	eng, err := NewEngineRows(e, x, engine.Linear())
+	g64, _ := NewGram64(n, gram64(backend.NewLinear(), x))
+	eng, err := NewEngineRows(e, x, backend.NewLinear())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,7 +360,7 @@ func TestFloat64SourcesAgree(t *testing.T) {
 	if d := relDiff(a.Obj, c.Obj); d > 1e-4 {
 		t.Errorf("Linear64 obj %.15g vs float32 engine rows %.15g", a.Obj, c.Obj)
 	}
-	if gap := kktGap(gram64(engine.Linear(), x), y, a.Alpha, 1, 1); gap > 1e-9 {
+	if gap := kktGap(gram64(backend.NewLinear(), x), y, a.Alpha, 1, 1); gap > 1e-9 {
 		t.Errorf("float64 path: KKT gap %g > 1e-9", gap)
 	}
 }
@@ -419,7 +418,7 @@ func TestWarmStart(t *testing.T) {
 func TestBadInput(t *testing.T) {
 	e := testEngine(t)
 	x, y := randData(7, 20, 3)
-	ok := Params{Kernel: engine.RBF(0.5), C: 1}
+	ok := Params{Kernel: backend.NewRBF(0.5), C: 1}
 	nan := backend.NewMatrix(20, 3)
 	copy(nan.Data, x.Data)
 	nan.Set(4, 1, float32(math.NaN()))
@@ -436,19 +435,19 @@ func TestBadInput(t *testing.T) {
 		p    Params
 		want string
 	}{
-		{"C = 0", x, y, Params{Kernel: engine.RBF(0.5)}, "C must be positive"},
-		{"C < 0", x, y, Params{Kernel: engine.RBF(0.5), C: -1}, "C must be positive"},
-		{"gamma = 0", x, y, Params{Kernel: engine.RBF(0), C: 1}, "gamma"},
-		{"gamma < 0", x, y, Params{Kernel: engine.RBF(-2), C: 1}, "gamma"},
+		{"C = 0", x, y, Params{Kernel: backend.NewRBF(0.5)}, "C must be positive"},
+		{"C < 0", x, y, Params{Kernel: backend.NewRBF(0.5), C: -1}, "C must be positive"},
+		{"gamma = 0", x, y, Params{Kernel: backend.NewRBF(0), C: 1}, "gamma"},
+		{"gamma < 0", x, y, Params{Kernel: backend.NewRBF(-2), C: 1}, "gamma"},
 		{"no kernel", x, y, Params{C: 1}, "no kernel"},
 		{"single class", x, ones, ok, "two classes"},
 		{"empty", backend.NewMatrix(0, 3), nil, ok, "empty"},
 		{"NaN feature", nan, y, ok, "not finite"},
 		{"NaN label", x, ynan, ok, "not finite"},
 		{"label count", x, y[:10], ok, "10 labels"},
-		{"negative epsilon", x, y, Params{Type: EpsilonSVR, Kernel: engine.RBF(1), C: 1, Epsilon: -1}, "epsilon"},
-		{"unknown weight", x, y, Params{Kernel: engine.RBF(1), C: 1, Weights: map[float64]float64{5: 2}}, "class 5"},
-		{"bad tolerance", x, y, Params{Kernel: engine.RBF(1), C: 1, Tol: -1}, "tolerance"},
+		{"negative epsilon", x, y, Params{Type: EpsilonSVR, Kernel: backend.NewRBF(1), C: 1, Epsilon: -1}, "epsilon"},
+		{"unknown weight", x, y, Params{Kernel: backend.NewRBF(1), C: 1, Weights: map[float64]float64{5: 2}}, "class 5"},
+		{"bad tolerance", x, y, Params{Kernel: backend.NewRBF(1), C: 1, Tol: -1}, "tolerance"},
 	}
 	for _, c := range cases {
 		_, err := Train(e, c.x, c.y, c.p)
@@ -479,7 +478,7 @@ func TestDuplicatedPoints(t *testing.T) {
 	}
 	copy(x.Row(120), x0.Row(0))
 	y[120] = -y0[0]
-	k := engine.RBF(0.5)
+	k := backend.NewRBF(0.5)
 	m, err := Train(e, x, y, Params{Kernel: k, C: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -550,7 +549,7 @@ func TestSigmoidTrain(t *testing.T) {
 
 func TestMaxIterAndSolveErrors(t *testing.T) {
 	x, y := randData(9, 100, 4)
-	src, _ := NewGram64(100, gram64(engine.RBF(0.3), x))
+	src, _ := NewGram64(100, gram64(backend.NewRBF(0.3), x))
 	sol, err := SolveCSVC(src, y, 10, 10, nil, Options{MaxIter: 5})
 	if err != nil {
 		t.Fatal(err)

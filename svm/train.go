@@ -14,6 +14,9 @@ import (
 // +1 first (as LIBSVM ≥ 3.18), so a binary ±1 model's decision value is
 // positive for +1.
 func Train(e *engine.Engine, x backend.Matrix, y []float64, p Params) (*Model, error) {
+	if err := e.RequireOneRank("svm.Train"); err != nil {
+		return nil, err
+	}
 	if e == nil {
 		return nil, badInput("nil engine")
 	}

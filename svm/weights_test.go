@@ -6,14 +6,13 @@ import (
 	"testing"
 
 	"github.com/pursuit-ml/pursuit/backend"
-	"github.com/pursuit-ml/pursuit/engine"
 )
 
 // TestInstanceWeightsBruteForce checks SolveCSVCWeighted against the
 // brute-force optimum of the dual with bounds cPos·w_i / cNeg·w_i.
 func TestInstanceWeightsBruteForce(t *testing.T) {
 	x, y := randData(31, 7, 2)
-	k := engine.RBF(0.7)
+	k := backend.NewRBF(0.7)
 	g := gram64(k, x)
 	w := []float64{0.3, 2.5, 1, 4, 0.7, 1.5, 3}
 	const cPos, cNeg = 1.5, 0.8
@@ -81,7 +80,7 @@ func TestInstanceWeightsEqualDuplicates(t *testing.T) {
 		w[i] = float64(mult[i])
 	}
 	xd, yd := repeatRows(x, y, mult)
-	k := engine.RBF(0.3)
+	k := backend.NewRBF(0.3)
 	xt, _ := randData(6, 30, 3)
 
 	// Binary, float64: the dual optimum, the bias and f on test points.

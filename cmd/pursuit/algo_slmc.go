@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/slmc"
 	"github.com/pursuit-ml/pursuit/svm"
@@ -27,7 +28,7 @@ type slmcFitted struct {
 	stop string // why the L-BFGS minimisation stopped (slmc, skfd)
 }
 
-func trainSLMC(e *engine.Engine, p *trainParams, x engine.Matrix, y []float64, _ engine.Matrix, _ []float64) (fitted, error) {
+func trainSLMC(e *engine.Engine, p *trainParams, x backend.Matrix, y []float64, _ backend.Matrix, _ []float64) (fitted, error) {
 	method := p.method
 	if method == "" {
 		method = "slmc"
@@ -119,7 +120,7 @@ func trainSLMC(e *engine.Engine, p *trainParams, x engine.Matrix, y []float64, _
 
 // trainSLMCOneVsRest trains one model per class with slmc.TrainOneVsRest,
 // each as trainSLMC trains a binary one.
-func trainSLMCOneVsRest(e *engine.Engine, p *trainParams, x engine.Matrix, y, classes []float64, xVal engine.Matrix, _ []float64) ([]fitted, error) {
+func trainSLMCOneVsRest(e *engine.Engine, p *trainParams, x backend.Matrix, y, classes []float64, xVal backend.Matrix, _ []float64) ([]fitted, error) {
 	var fs []fitted
 	o, err := slmc.TrainOneVsRest(y, func(t []float64) (*slmc.Model, error) {
 		f, err := trainSLMC(e, p, x, t, xVal, nil)
@@ -146,11 +147,11 @@ func loadSLMC(r io.Reader) (fitted, error) {
 	return &slmcFitted{m: m}, nil
 }
 
-func (f *slmcFitted) Decision(e *engine.Engine, x engine.Matrix) ([]float64, error) {
+func (f *slmcFitted) Decision(e *engine.Engine, x backend.Matrix) ([]float64, error) {
 	return f.m.Decision(e, x)
 }
-func (f *slmcFitted) NBasis() int          { return f.m.NumXV() }
-func (f *slmcFitted) Basis() engine.Matrix { return f.m.XV }
+func (f *slmcFitted) NBasis() int           { return f.m.NumXV() }
+func (f *slmcFitted) Basis() backend.Matrix { return f.m.XV }
 
 func (f *slmcFitted) Save(w io.Writer) error { return f.m.Save(w) }
 

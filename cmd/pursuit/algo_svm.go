@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/svm"
 )
@@ -27,7 +28,7 @@ func svmParams(p *trainParams) svm.Params {
 	return sp
 }
 
-func trainSVM(e *engine.Engine, p *trainParams, x engine.Matrix, y []float64, _ engine.Matrix, _ []float64) (fitted, error) {
+func trainSVM(e *engine.Engine, p *trainParams, x backend.Matrix, y []float64, _ backend.Matrix, _ []float64) (fitted, error) {
 	if p.progress != nil {
 		p.progress(progressUpdate{Step: 0, Total: 1, Metric: "smo", Value: nan(), ValErr: nan()})
 	}
@@ -41,7 +42,7 @@ func trainSVM(e *engine.Engine, p *trainParams, x engine.Matrix, y []float64, _ 
 // trainSVMOneVsRest trains one C-SVC per class with svm.TrainOneVsRest (the
 // machines share one kernel-row cache); each machine is its own payload, a
 // binary LIBSVM model.
-func trainSVMOneVsRest(e *engine.Engine, p *trainParams, x engine.Matrix, y, classes []float64, _ engine.Matrix, _ []float64) ([]fitted, error) {
+func trainSVMOneVsRest(e *engine.Engine, p *trainParams, x backend.Matrix, y, classes []float64, _ backend.Matrix, _ []float64) ([]fitted, error) {
 	if p.progress != nil {
 		p.progress(progressUpdate{Step: 0, Total: 1, Metric: "smo", Value: nan(), ValErr: nan()})
 	}
@@ -76,7 +77,7 @@ func loadSVM(r io.Reader) (fitted, error) {
 	return newSVMFitted(m)
 }
 
-func (f *svmFitted) Decision(e *engine.Engine, x engine.Matrix) ([]float64, error) {
+func (f *svmFitted) Decision(e *engine.Engine, x backend.Matrix) ([]float64, error) {
 	d, err := f.m.Decision(e, x)
 	if err != nil {
 		return nil, err
@@ -92,5 +93,5 @@ func (f *svmFitted) Decision(e *engine.Engine, x engine.Matrix) ([]float64, erro
 }
 
 func (f *svmFitted) NBasis() int            { return f.m.TotalSV() }
-func (f *svmFitted) Basis() engine.Matrix   { return f.m.SV }
+func (f *svmFitted) Basis() backend.Matrix  { return f.m.SV }
 func (f *svmFitted) Save(w io.Writer) error { return f.m.WriteLIBSVM(w) }

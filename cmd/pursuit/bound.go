@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/bound"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
@@ -142,7 +143,7 @@ func trainBound(e *engine.Engine, algo string, m *cliModel, tr *data.Dataset, pl
 // compressionSet marks the training rows that are basis vectors, each basis
 // vector matching one row (so duplicates of a basis point outside the basis
 // stay outside).
-func compressionSet(x, basis engine.Matrix) []bool {
+func compressionSet(x, basis backend.Matrix) []bool {
 	rows := map[string][]int{}
 	key := func(r []float32) string {
 		var sb strings.Builder

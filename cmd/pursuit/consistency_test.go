@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/kmp"
 )
@@ -237,7 +238,7 @@ func TestCurveAxis(t *testing.T) {
 		repick  bool
 	}{{kmp.PreFit, false}, {kmp.Basic, true}} {
 		bin, _ := kmpTrainer(c.variant, kmp.Squared, false)
-		f, err := bin(e, &trainParams{kernel: engine.RBF(4), basis: 12, seed: 1}, moons.X, moons.Y, engine.Matrix{}, nil)
+		f, err := bin(e, &trainParams{kernel: backend.NewRBF(4), basis: 12, seed: 1}, moons.X, moons.Y, backend.Matrix{}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

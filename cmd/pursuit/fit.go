@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 )
@@ -39,7 +40,7 @@ func fit(e *engine.Engine, algo *algorithm, p *trainParams, plan labelPlan, tr, 
 		return nil, fmt.Errorf("%s: %d training example(s) are too few to train a classifier", tr.Name, tr.Len())
 	}
 	m := &cliModel{hdr: modelHeader{Algorithm: algo.name, Labels: plan, Dim: tr.Dim(), Kernel: p.kernel.String()}}
-	var xVal engine.Matrix
+	var xVal backend.Matrix
 	if val != nil {
 		xVal = val.X
 	}

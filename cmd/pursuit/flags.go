@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/engine"
 )
 
@@ -384,14 +385,14 @@ func contains(list []string, s string) bool {
 }
 
 // kernelFor builds the kernel for data of dim features from the flags.
-func (m *modelFlags) kernelFor(dim int) (engine.Kernel, error) {
+func (m *modelFlags) kernelFor(dim int) (backend.Kernel, error) {
 	gamma := m.gamma
 	if m.sigma > 0 {
 		gamma = 1 / (m.sigma * m.sigma)
 	}
-	k, err := engine.ParseKernel(m.kernel, gamma, m.coef0, m.degree, dim)
+	k, err := backend.ParseKernel(m.kernel, gamma, m.coef0, m.degree, dim)
 	if err != nil {
-		return engine.Kernel{}, fmt.Errorf("kernel: %w", err)
+		return backend.Kernel{}, fmt.Errorf("kernel: %w", err)
 	}
 	return k, nil
 }

@@ -17,7 +17,7 @@ func TestSLMCPayload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &slmcFitted{m: &slmc.Model{Method: "slmc", Kernel: engine.RBF(2), XV: xv, Beta: []float64{0.75, -1.5}, Bias: 0.125}}
+	f := &slmcFitted{m: &slmc.Model{Method: "slmc", Kernel: backend.NewRBF(2), XV: xv, Beta: []float64{0.75, -1.5}, Bias: 0.125}}
 	var b bytes.Buffer
 	if err := f.Save(&b); err != nil {
 		t.Fatal(err)
@@ -40,7 +40,7 @@ func TestSLMCPayload(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range []interface {
-		Decision(*engine.Engine, engine.Matrix) ([]float64, error)
+		Decision(*engine.Engine, backend.Matrix) ([]float64, error)
 	}{g, direct} {
 		got, err := m.Decision(e, x)
 		if err != nil {

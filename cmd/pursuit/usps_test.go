@@ -75,7 +75,7 @@ func TestUSPSRoundTrip(t *testing.T) {
 	yTest, _ := data.BinaryLabels(test.Y, digit)
 	m, err := kmp.Train(e, sub.X, y, kmp.Config{
 		Variant: kmp.PreFit, Loss: kmp.Squared, Task: kmp.Classification,
-		Kernels: []backend.Kernel{engine.RBF(gamma)}, Bias: true, N: basis + 1, Seed: 1,
+		Kernels: []backend.Kernel{backend.NewRBF(gamma)}, Bias: true, N: basis + 1, Seed: 1,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -62,6 +62,9 @@ var (
 	ErrClosed = errors.New("communicator closed")
 	// ErrConfig: ranks were started with different configurations.
 	ErrConfig = errors.New("ranks see different configurations")
+	// ErrNotDistributed: the method does not split its training rows
+	// across ranks, so it cannot run with more than one.
+	ErrNotDistributed = errors.New("does not run across ranks")
 )
 
 // maxLocValue maps NaN to −Inf, the one ordering every implementation uses.
