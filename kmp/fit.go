@@ -214,10 +214,10 @@ func (p *problem) fitSquared() (*result, error) {
 		nrm   = search.nrm          // ‖d_k‖²
 		denom = make([]float64, ns) // ‖d_k‖² or ‖d_k⊥‖²
 		cskip = make([]bool, ns)
-		skip  = make([]bool, m)                 // chosen or numerically dependent
-		nperp []float64                         // full-search pre-fitting: ‖d_k⊥‖² of every atom
+		skip  = make([]bool, m)                       // chosen or numerically dependent
+		nperp []float64                               // full-search pre-fitting: ‖d_k⊥‖² of every atom
 		ob    = newOrthoBasis(l, p.e.Threads(), p.sh) // of the atoms in the expansion
-		cs    []float64                         // Qᵀy (back-fitting, pre-fitting)
+		cs    []float64                               // Qᵀy (back-fitting, pre-fitting)
 		atoms []int
 		coef  []float64
 		pos   = map[int]int{} // atom → position (basic MP)
@@ -543,7 +543,7 @@ func negligible(dr, rr, nrm, tol float64) bool {
 // back-fitting and pre-fitting also solve for their coefficients with it.
 type orthoBasis struct {
 	l, threads int
-	sh         *shard // the rank's rows of a sharded run (nil: all rows)
+	sh         *shard      // the rank's rows of a sharded run (nil: all rows)
 	qs         []float64   // the basis, row-major n×l
 	rcols      [][]float64 // column j of Rf, length j+1
 	v          []float64   // the last projected atom's orthogonal part

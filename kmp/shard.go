@@ -321,8 +321,8 @@ func gatherInts(c comm.Comm, v ...int) ([]int, error) {
 type centres struct {
 	sh   *shard
 	e    *engine.Engine
-	held int64 // bytes held against the budget (every candidate's point)
-	x  backend.Matrix // this rank's training rows (scaled)
+	held int64          // bytes held against the budget (every candidate's point)
+	x    backend.Matrix // this rank's training rows (scaled)
 	// all: pts holds every candidate point, gathered once, in candidate
 	// order (Streamed, InMemory); else the last fetch's points.
 	all  bool

@@ -1,0 +1,295 @@
+package kmp
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/engine/comm"
+)
+
+// shardedProblem is a small problem with a smooth target: regression
+// targets, and the same points labelled ±1 and with three classes.
+func shardedProblem(l, d int, seed uint64) (x backend.Matrix, reg, bin, three []float64) {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	x = backend.NewMatrix(l, d)
+	reg, bin, three = make([]float64, l), make([]float64, l), make([]float64, l)
+	for i := range l {
+		s := 0.0
+		for j := range d {
+			v := rng.Float64()*2 - 1
+			x.Row(i)[j] = float32(v)
+			s += v * float64(j+1)
+		}
+		reg[i] = math.Sin(s) + 0.1*rng.NormFloat64()
+		bin[i] = 1
+		if reg[i] < 0.1 {
+			bin[i] = -1
+		}
+		three[i] = float64(min(2, max(0, int(math.Floor(1.5*(reg[i]+1))))))
+	}
+	return x, reg, bin, three
+}
+
+// shardCase is one training configuration run on one process and on
+// several ranks.
+type shardCase struct {
+	name string
+	cfg  Config
+	ovr  bool // TrainOneVsRest
+	// y picks the targets from shardedProblem's.
+	y func(reg, bin, three []float64) []float64
+}
+
+func regTargets(reg, _, _ []float64) []float64     { return reg }
+func binTargets(_, bin, _ []float64) []float64     { return bin }
+func threeTargets(_, _, three []float64) []float64 { return three }
+
+// shardCases lists every variant × loss × task, each with deterministic
+// search (every training point a candidate) and stochastic search (active
+// sets of 9), and the options that change how the rows are used.
+func shardCases() []shardCase {
+	k := []backend.Kernel{backend.NewRBF(0.7)}
+	var cases []shardCase
+	for _, v := range []Variant{Basic, BackFit, PreFit} {
+		for _, loss := range []Loss{Squared, Tanh, Logistic, Exponential} {
+			if v == PreFit && loss != Squared {
+				continue
+			}
+			tasks := []struct {
+				name string
+				task Task
+				ovr  bool
+				y    func(reg, bin, three []float64) []float64
+			}{
+				{"binary", Classification, false, binTargets},
+				{"ovr3", Classification, true, threeTargets},
+			}
+			if loss == Squared {
+				tasks = append(tasks, struct {
+					name string
+					task Task
+					ovr  bool
+					y    func(reg, bin, three []float64) []float64
+				}{"regression", Regression, false, regTargets})
+			}
+			for _, tk := range tasks {
+				for _, st := range []*Stochastic{nil, {ActiveSet: 9}} {
+					search := "deterministic"
+					if st != nil {
+						search = "stochastic"
+					}
+					cases = append(cases, shardCase{
+						name: fmt.Sprintf("%v/%v/%s/%s", v, loss, tk.name, search),
+						cfg:  Config{Variant: v, Loss: loss, Task: tk.task, Kernels: k, N: 10, Seed: 5, Stochastic: st},
+						ovr:  tk.ovr, y: tk.y,
+					})
+				}
+			}
+		}
+	}
+	// Options: early stopping on a split-off validation part (stratified
+	// for classification), feature scaling, the bias and a second kernel,
+	// a random subset of candidates, a custom kernel, explicit deflation.
+	two := []backend.Kernel{backend.NewRBF(0.7), backend.NewRBF(3)}
+	custom := &CustomKernel{Name: "laplace", Func: func(a, b []float32) float64 {
+		s := 0.0
+		for i := range a {
+			s += math.Abs(float64(a[i] - b[i]))
+		}
+		return math.Exp(-s)
+	}}
+	more := []shardCase{
+		{"prefit/valfrac+patience/regression", Config{Variant: PreFit, Task: Regression, Kernels: k, ValFrac: 0.25, Patience: 3, Seed: 2}, false, regTargets},
+		{"backfit/tanh/valfrac+select-loss/ovr3", Config{Variant: BackFit, Loss: Tanh, Kernels: k, N: 12, ValFrac: 0.3, Select: SelectLoss, Seed: 3}, true, threeTargets},
+		{"basic/squared/valfrac+patience/binary/stochastic", Config{Variant: Basic, Kernels: k, N: 30, ValFrac: 0.2, Patience: 4, Seed: 4, Stochastic: &Stochastic{ActiveSet: 11}}, false, binTargets},
+		{"prefit/scale-standard/binary", Config{Variant: PreFit, Kernels: k, N: 8, Scale: data.ScaleStandard}, false, binTargets},
+		{"backfit/logistic/scale-minmax/binary/stochastic", Config{Variant: BackFit, Loss: Logistic, Kernels: k, N: 8, Scale: data.ScaleMinMax, Stochastic: &Stochastic{ActiveSet: 13}}, false, binTargets},
+		{"prefit/bias+two-kernels+candidates/regression", Config{Variant: PreFit, Task: Regression, Kernels: two, Bias: true, Candidates: 40, N: 10, Seed: 6}, false, regTargets},
+		{"basic/squared/bias+two-kernels/regression/stochastic", Config{Variant: Basic, Task: Regression, Kernels: two, Bias: true, N: 12, Seed: 7, Stochastic: &Stochastic{ActiveSet: 15}}, false, regTargets},
+		{"backfit/exponential/custom-kernel/binary", Config{Variant: BackFit, Loss: Exponential, Custom: custom, N: 6}, false, binTargets},
+		{"prefit/explicit-deflation/regression", Config{Variant: PreFit, Task: Regression, Kernels: k, N: 8, Deflation: Explicit}, false, regTargets},
+		{"prefit/active-set-covers-all/regression/stochastic", Config{Variant: PreFit, Task: Regression, Kernels: k, N: 8, Stochastic: &Stochastic{ActiveSet: 1000}}, false, regTargets},
+	}
+	return append(cases, more...)
+}
+
+// trainCase trains tc on x and y with engine e (single process, or one rank
+// whose rows x and y are).
+func trainCase(e *engine.Engine, x backend.Matrix, y []float64, tc shardCase) (*Model, error) {
+	if tc.ovr {
+		return TrainOneVsRest(e, x, y, tc.cfg)
+	}
+	if tc.cfg.Stochastic != nil {
+		cfg := tc.cfg
+		cfg.Stochastic = nil
+		return TrainStochastic(e, x, y, cfg, *tc.cfg.Stochastic)
+	}
+	return Train(e, x, y, tc.cfg)
+}
+
+// shardBounds returns uneven row ranges for n ranks over l rows: rank r
+// holds rows [b[r], b[r+1]); with 3 ranks one holds a single row, with 4
+// one holds none.
+func shardBounds(n, l int) []int {
+	switch n {
+	case 1:
+		return []int{0, l}
+	case 2:
+		return []int{0, 2 * l / 5, l}
+	case 3:
+		return []int{0, l / 3, l/3 + 1, l}
+	}
+	b := []int{0, l / 4, l / 2, l / 2}
+	for len(b) < n {
+		b = append(b, b[len(b)-1]+(l-b[len(b)-1])/2)
+	}
+	return append(b, l)
+}
+
+// trainShards trains tc on n in-process ranks, rank r holding rows
+// [bounds[r], bounds[r+1]) of x and y (and engine options opts), and
+// returns every rank's model.
+func trainShards(n int, bounds []int, x backend.Matrix, y []float64, tc shardCase, opts ...engine.Option) ([]*Model, error) {
+	models := make([]*Model, n)
+	var mu sync.Mutex
+	err := comm.Run(n, func(c comm.Comm) error {
+		e, err := engine.New(append([]engine.Option{engine.WithComm(c), engine.WithThreads(1)}, opts...)...)
+		if err != nil {
+			return err
+		}
+		r0, r1 := bounds[c.Rank()], bounds[c.Rank()+1]
+		m, err := trainCase(e, x.Slice(r0, r1, 0, x.Cols), y[r0:r1], tc)
+		mu.Lock()
+		models[c.Rank()] = m
+		mu.Unlock()
+		return err
+	})
+	return models, err
+}
+
+// stepAtoms lists, per output, the dictionary atom chosen at each step.
+func stepAtoms(m *Model) [][]int {
+	out := make([][]int, len(m.Outputs))
+	for o, op := range m.Outputs {
+		for _, s := range op.Curve {
+			out[o] = append(out[o], s.Atom)
+		}
+	}
+	return out
+}
+
+// sameModel compares a sharded model with the single-process one: the same
+// atom at every step of every output, the same kept step, stop reason and
+// support vectors (rows of the concatenated input), the curves' training
+// losses and error rates to 1e-6 relative, and residuals, validation losses
+// and decisions on xt to tol relative (decisions: to the largest |decision|
+// of the output).
+func sameModel(e *engine.Engine, got, want *Model, xt backend.Matrix, tol float64) error {
+	if ga, wa := stepAtoms(got), stepAtoms(want); fmt.Sprint(ga) != fmt.Sprint(wa) {
+		return fmt.Errorf("chose atoms %v, the single-process run %v", ga, wa)
+	}
+	if !slices.Equal(got.SupportIndex, want.SupportIndex) || !slices.Equal(got.SupportKernel, want.SupportKernel) {
+		return fmt.Errorf("support rows %v (kernels %v), single process %v (%v)", got.SupportIndex, got.SupportKernel, want.SupportIndex, want.SupportKernel)
+	}
+	if !slices.Equal(got.Support.Data, want.Support.Data) {
+		return errors.New("the support points differ from the single-process run's")
+	}
+	near := func(a, b, tol float64) bool {
+		return a == b || (math.IsNaN(a) && math.IsNaN(b)) || math.Abs(a-b) <= tol*math.Max(math.Abs(b), 1e-12)
+	}
+	for o, w := range want.Outputs {
+		g := got.Outputs[o]
+		if g.Steps != w.Steps || g.Stop != w.Stop {
+			return fmt.Errorf("output %d kept step %d (stop %q), single process %d (%q)", o, g.Steps, g.Stop, w.Steps, w.Stop)
+		}
+		for i, s := range w.Curve {
+			c := g.Curve[i]
+			if c.Support != s.Support || c.Basis != s.Basis || !near(c.Residual, s.Residual, tol) || !near(c.TrainLoss, s.TrainLoss, 1e-6) ||
+				!near(c.TrainErr, s.TrainErr, 1e-6) || !near(c.ValLoss, s.ValLoss, tol) || !near(c.ValErr, s.ValErr, 1e-6) {
+				return fmt.Errorf("output %d step %d: %+v, single process %+v", o, i+1, c, s)
+			}
+		}
+	}
+	gd, err := got.DecisionAll(e, xt)
+	if err != nil {
+		return err
+	}
+	wd, err := want.DecisionAll(e, xt)
+	if err != nil {
+		return err
+	}
+	for o := range wd {
+		scale := 0.0
+		for _, v := range wd[o] {
+			scale = math.Max(scale, math.Abs(v))
+		}
+		for i := range wd[o] {
+			if math.Abs(gd[o][i]-wd[o][i]) > tol*scale {
+				return fmt.Errorf("output %d decision %d = %v, single process %v", o, i, gd[o][i], wd[o][i])
+			}
+		}
+	}
+	return nil
+}
+
+// decisionTol is how closely a sharded model's decisions (and residual
+// norms) must match the single-process model's, relative to the largest
+// |decision|: 1e-6, except for back-fitting with a non-squared loss, whose
+// coefficients come from a conjugate-gradient refit that stops when the
+// loss changes by less than 1e-9 relative (general.go's refit): both runs
+// reach the same loss to that accuracy, but the coefficients along flat
+// directions of the loss are only determined to about its square root, so
+// the two paths (whose sums are added in another order) agree to 1e-4.
+func decisionTol(cfg Config) float64 {
+	if cfg.Variant == BackFit && cfg.Loss != Squared {
+		return 1e-4
+	}
+	return 1e-6
+}
+
+// TestShardedMatchesSingleProcess: every KMP variant, loss and task, with
+// deterministic and stochastic search and the options that change how rows
+// are used, trained on N = 1..4 in-process ranks (uneven shards: one rank
+// with one row at N = 3, one with none at N = 4), chooses the atoms of the
+// single-process run on the concatenated rows, and every rank's model
+// decides as it does to 1e-6 relative (decisionTol).
+func TestShardedMatchesSingleProcess(t *testing.T) {
+	const l, d = 90, 4
+	x, reg, bin, three := shardedProblem(l, d, 3)
+	xt, _, _, _ := shardedProblem(40, d, 4)
+	single, err := engine.New(engine.WithThreads(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range shardCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			y := tc.y(reg, bin, three)
+			ref, err := trainCase(single, x, y, tc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ref.Outputs[0].Curve) < 4 {
+				t.Fatalf("the single-process run took only %d steps: too few to compare", len(ref.Outputs[0].Curve))
+			}
+			for n := 1; n <= 4; n++ {
+				models, err := trainShards(n, shardBounds(n, l), x, y, tc)
+				if err != nil {
+					t.Fatalf("N=%d: %v", n, err)
+				}
+				for r, m := range models {
+					if err := sameModel(single, m, ref, xt, decisionTol(tc.cfg)); err != nil {
+						t.Fatalf("N=%d rank %d: %v", n, r, err)
+					}
+				}
+			}
+		})
+	}
+}
