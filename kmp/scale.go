@@ -142,7 +142,9 @@ func planMode(e *engine.Engine, cfg *Config, m, l int, noMemory bool) (Plan, err
 func newDictionary(e *engine.Engine, cfg *Config, dc *dictionary) (*dictionary, error) {
 	atoms, tr := dc.atoms, dc.tr
 	plan, err := planFor(e, cfg, len(atoms), tr.x.Rows)
-	if err = dc.sh.agree(err); err != nil {
+	if err = dc.sh.agree(err); errors.Is(err, errRankFailed) {
+		return nil, fmt.Errorf("kmp: %w", err)
+	} else if err != nil {
 		return nil, err
 	}
 	if dc.sh.sharded() && cfg.Stochastic == nil {
@@ -152,9 +154,11 @@ func newDictionary(e *engine.Engine, cfg *Config, dc *dictionary) (*dictionary, 
 		}
 		if plan.Mode == InMemory && slices.Contains(modes, int(Streamed)) {
 			plan, err = planMode(e, cfg, len(atoms), tr.x.Rows, true)
-			if err = dc.sh.agree(err); err != nil {
-				return nil, err
-			}
+		}
+		if err = dc.sh.agree(err); errors.Is(err, errRankFailed) { // every rank agrees
+			return nil, fmt.Errorf("kmp: %w", err)
+		} else if err != nil {
+			return nil, err
 		}
 	}
 	if plan.Mode == InMemory {

@@ -133,8 +133,8 @@ func together(err error) error {
 // holds here and not on another rank) everyone's: every rank returns an
 // error when any rank's err is not nil. A rank's own error is returned as
 // it is; the others get one naming the first failing rank, wrapping
-// engine.ErrBudget when that rank ran out of budget. On one rank it
-// returns err.
+// engine.ErrBudget when that rank ran out of budget (without a "kmp:"
+// prefix: callers wrap it). On one rank it returns err.
 func (s *shard) agree(err error) error {
 	if s == nil {
 		return err
@@ -159,9 +159,9 @@ func (s *shard) agree(err error) error {
 	for r, f := range flags {
 		switch f {
 		case 1:
-			return together(fmt.Errorf("kmp: rank %d of %d is over its memory budget: %w (%w)", r, len(flags), errRankFailed, engine.ErrBudget))
+			return together(fmt.Errorf("rank %d of %d is over its memory budget: %w (%w)", r, len(flags), errRankFailed, engine.ErrBudget))
 		case 2:
-			return together(fmt.Errorf("kmp: rank %d of %d failed: %w", r, len(flags), errRankFailed))
+			return together(fmt.Errorf("rank %d of %d failed: %w", r, len(flags), errRankFailed))
 		}
 	}
 	return nil

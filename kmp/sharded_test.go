@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -292,4 +294,163 @@ func TestShardedMatchesSingleProcess(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runRanks trains tc on n in-process ranks with per-rank engine options and
+// per-rank rows, returning every rank's model and error.
+func runRanks(n int, rank func(r int) (backend.Matrix, []float64, shardCase, []engine.Option)) ([]*Model, []error) {
+	models, errs := make([]*Model, n), make([]error, n)
+	comm.Run(n, func(c comm.Comm) error {
+		x, y, tc, opts := rank(c.Rank())
+		e, err := engine.New(append([]engine.Option{engine.WithComm(c), engine.WithThreads(1)}, opts...)...)
+		if err != nil {
+			errs[c.Rank()] = err
+			return err
+		}
+		models[c.Rank()], errs[c.Rank()] = trainCase(e, x, y, tc)
+		return errs[c.Rank()]
+	})
+	return models, errs
+}
+
+// TestShardedBudget: the memory budget counts each rank's share. A rank
+// whose share of the dictionary does not fit its budget makes every rank
+// stream it (the same model as in memory); a rank whose budget holds not
+// even a kernel block stops every rank with an error wrapping
+// engine.ErrBudget.
+func TestShardedBudget(t *testing.T) {
+	const l, d = 90, 4
+	x, reg, _, _ := shardedProblem(l, d, 8)
+	xt, _, _, _ := shardedProblem(30, d, 9)
+	tc := shardCase{cfg: Config{Variant: PreFit, Task: Regression, Kernels: []backend.Kernel{backend.NewRBF(0.7)}, N: 10}}
+	single, err := engine.New(engine.WithThreads(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := trainCase(single, x, reg, tc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bounds := shardBounds(2, l) // rank 1: 54 rows, a 90 × 54 float32 dictionary of 19.4 KB
+	for _, budget := range []int64{10 << 10, 100} {
+		models, errs := runRanks(2, func(r int) (backend.Matrix, []float64, shardCase, []engine.Option) {
+			var opts []engine.Option
+			if r == 1 {
+				opts = append(opts, engine.WithMemoryBudget(budget))
+			}
+			return x.Slice(bounds[r], bounds[r+1], 0, d), reg[bounds[r]:bounds[r+1]], tc, opts
+		})
+		for r := range 2 {
+			switch {
+			case budget > 100 && errs[r] != nil:
+				t.Fatalf("budget %d on rank 1: rank %d: %v", budget, r, errs[r])
+			case budget > 100:
+				if err := sameModel(single, models[r], ref, xt, 1e-6); err != nil {
+					t.Fatalf("streamed on every rank: rank %d: %v", r, err)
+				}
+			case !errors.Is(errs[r], engine.ErrBudget):
+				t.Fatalf("budget %d B on rank 1: rank %d: %v, want an error wrapping engine.ErrBudget", budget, r, errs[r])
+			default:
+				t.Logf("rank %d: %v", r, errs[r])
+			}
+		}
+	}
+}
+
+// TestShardedConfigMismatch: ranks started with different settings, rows of
+// different widths, or one rank with bad rows, all stop with comm.ErrConfig
+// naming what differs, instead of pairing collectives wrongly or leaving
+// the others waiting.
+func TestShardedConfigMismatch(t *testing.T) {
+	x, reg, _, _ := shardedProblem(60, 3, 5)
+	bad := slices.Clone(reg)
+	bad[45] = math.NaN()
+	base := Config{Variant: Basic, Task: Regression, Kernels: []backend.Kernel{backend.NewRBF(1)}, N: 5}
+	cases := []struct {
+		name string
+		rank func(r int) (backend.Matrix, []float64, Config)
+		want string
+	}{
+		{"rank 2 has another seed", func(r int) (backend.Matrix, []float64, Config) {
+			c := base
+			c.Seed = uint64(1 + r/2)
+			return x, reg, c
+		}, "rank 2's seed differs"},
+		{"rank 1 has another kernel width", func(r int) (backend.Matrix, []float64, Config) {
+			c := base
+			c.Kernels = []backend.Kernel{backend.NewRBF(1 + float64(r%2)*1e-9)}
+			return x, reg, c
+		}, "rank 1's kernel differs"},
+		{"rank 2 has a NaN target", func(r int) (backend.Matrix, []float64, Config) { return x, bad, base }, "rank 2's input differs"},
+		{"rank 1 has fewer features", func(r int) (backend.Matrix, []float64, Config) {
+			if r == 1 {
+				return x.Slice(0, x.Rows, 0, 2), reg, base
+			}
+			return x, reg, base
+		}, "rank 1's features differs"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, errs := runRanks(3, func(r int) (backend.Matrix, []float64, shardCase, []engine.Option) {
+				xr, yr, cfg := tc.rank(r)
+				return xr.Slice(20*r, 20*r+20, 0, xr.Cols), yr[20*r : 20*r+20], shardCase{cfg: cfg}, nil
+			})
+			t.Logf("rank 2 says: %v", errs[2])
+			for r, err := range errs {
+				if !errors.Is(err, comm.ErrConfig) || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("rank %d: %v; want ErrConfig saying %q", r, err, tc.want)
+				}
+			}
+		})
+	}
+}
+
+// TestShardedWorld trains a set of the configurations on comm.World: one
+// rank under plain go test, every rank of the job under mpirun
+// (scripts/mpi-check.sh runs the -tags mpi test binary with -np 2, 3 and
+// 4). Rank r of n takes an uneven contiguous share of the rows (growing
+// with r) and must build the single-process model.
+func TestShardedWorld(t *testing.T) {
+	c, err := comm.World()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const l, d = 90, 4
+	x, reg, bin, three := shardedProblem(l, d, 3)
+	xt, _, _, _ := shardedProblem(40, d, 4)
+	single, err := engine.New(engine.WithThreads(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, r := c.Size(), c.Rank()
+	bound := func(r int) int { return l * r * (r + 1) / (n * (n + 1)) }
+	r0, r1 := bound(r), bound(r+1)
+	e, err := engine.New(engine.WithComm(c), engine.WithThreads(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s: rows [%d, %d) of %d", c.Describe(), r0, r1, l)
+	for _, tc := range shardCases() {
+		y := tc.y(reg, bin, three)
+		ref, err := trainCase(single, x, y, tc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := trainCase(e, x.Slice(r0, r1, 0, d), y[r0:r1], tc)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if err := sameModel(single, m, ref, xt, decisionTol(tc.cfg)); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+	}
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	// Finalize MPI when the tests ran under mpirun (a no-op otherwise).
+	if c, err := comm.World(); err == nil {
+		c.Close()
+	}
+	os.Exit(code)
 }

@@ -125,7 +125,9 @@ func train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, forceOVR
 				}
 			}
 		}
-		if err := sh.agree(bad); err != nil {
+		if err := sh.agree(bad); errors.Is(err, errRankFailed) {
+			return nil, fmt.Errorf("kmp: bad validation labels: %w", err)
+		} else if err != nil {
 			return nil, err
 		}
 	}
