@@ -257,6 +257,21 @@ func decisionTol(cfg Config) float64 {
 	return 1e-6
 }
 
+// The problem the table tests train on: l rows of d features.
+const shardL, shardD = 90, 4
+
+// shardFixture returns the table tests' training rows and targets, test
+// rows, and a single-process engine.
+func shardFixture(t *testing.T) (x backend.Matrix, reg, bin, three []float64, xt backend.Matrix, single *engine.Engine) {
+	x, reg, bin, three = shardedProblem(shardL, shardD, 3)
+	xt, _, _, _ = shardedProblem(40, shardD, 4)
+	single, err := engine.New(engine.WithThreads(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x, reg, bin, three, xt, single
+}
+
 // TestShardedMatchesSingleProcess: every KMP variant, loss and task, with
 // deterministic and stochastic search and the options that change how rows
 // are used, trained on N = 1..4 in-process ranks (uneven shards: one rank
@@ -264,13 +279,8 @@ func decisionTol(cfg Config) float64 {
 // single-process run on the concatenated rows, and every rank's model
 // decides as it does to 1e-6 relative (decisionTol).
 func TestShardedMatchesSingleProcess(t *testing.T) {
-	const l, d = 90, 4
-	x, reg, bin, three := shardedProblem(l, d, 3)
-	xt, _, _, _ := shardedProblem(40, d, 4)
-	single, err := engine.New(engine.WithThreads(1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	const l, d = shardL, shardD
+	x, reg, bin, three, xt, single := shardFixture(t)
 	for _, tc := range shardCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			y := tc.y(reg, bin, three)
@@ -415,13 +425,8 @@ func TestShardedWorld(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const l, d = 90, 4
-	x, reg, bin, three := shardedProblem(l, d, 3)
-	xt, _, _, _ := shardedProblem(40, d, 4)
-	single, err := engine.New(engine.WithThreads(1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	const l, d = shardL, shardD
+	x, reg, bin, three, xt, single := shardFixture(t)
 	n, r := c.Size(), c.Rank()
 	bound := func(r int) int { return l * r * (r + 1) / (n * (n + 1)) }
 	r0, r1 := bound(r), bound(r+1)
