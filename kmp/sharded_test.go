@@ -220,6 +220,29 @@ func sameModel(e *engine.Engine, got, want *Model, xt backend.Matrix, tol float6
 			}
 		}
 	}
+	if err := sameDecisions(e, got, want, xt, tol); err != nil {
+		return err
+	}
+	// The models truncated to half their steps (Model.Truncate, from the
+	// recorded paths) decide alike too.
+	half := max(1, len(want.Outputs[0].Curve)/2)
+	gt, err := got.Truncate(half)
+	if err != nil {
+		return err
+	}
+	wt, err := want.Truncate(half)
+	if err != nil {
+		return err
+	}
+	if err := sameDecisions(e, gt, wt, xt, tol); err != nil {
+		return fmt.Errorf("truncated to %d steps: %w", half, err)
+	}
+	return nil
+}
+
+// sameDecisions compares two models' decisions on xt to tol relative to the
+// largest |decision| of each output of want.
+func sameDecisions(e *engine.Engine, got, want *Model, xt backend.Matrix, tol float64) error {
 	gd, err := got.DecisionAll(e, xt)
 	if err != nil {
 		return err
