@@ -194,15 +194,16 @@ func stepAtoms(m *Model) [][]int {
 // losses and error rates to 1e-6 relative, and residuals, validation losses
 // and decisions on xt to tol relative (decisions: to the largest |decision|
 // of the output).
-func sameModel(e *engine.Engine, got, want *Model, xt backend.Matrix, tol float64) error {
+// It returns the largest relative difference of the decisions.
+func sameModel(e *engine.Engine, got, want *Model, xt backend.Matrix, tol float64) (float64, error) {
 	if ga, wa := stepAtoms(got), stepAtoms(want); fmt.Sprint(ga) != fmt.Sprint(wa) {
-		return fmt.Errorf("chose atoms %v, the single-process run %v", ga, wa)
+		return 0, fmt.Errorf("chose atoms %v, the single-process run %v", ga, wa)
 	}
 	if !slices.Equal(got.SupportIndex, want.SupportIndex) || !slices.Equal(got.SupportKernel, want.SupportKernel) {
-		return fmt.Errorf("support rows %v (kernels %v), single process %v (%v)", got.SupportIndex, got.SupportKernel, want.SupportIndex, want.SupportKernel)
+		return 0, fmt.Errorf("support rows %v (kernels %v), single process %v (%v)", got.SupportIndex, got.SupportKernel, want.SupportIndex, want.SupportKernel)
 	}
 	if !slices.Equal(got.Support.Data, want.Support.Data) {
-		return errors.New("the support points differ from the single-process run's")
+		return 0, errors.New("the support points differ from the single-process run's")
 	}
 	near := func(a, b, tol float64) bool {
 		return a == b || (math.IsNaN(a) && math.IsNaN(b)) || math.Abs(a-b) <= tol*math.Max(math.Abs(b), 1e-12)
@@ -210,59 +211,64 @@ func sameModel(e *engine.Engine, got, want *Model, xt backend.Matrix, tol float6
 	for o, w := range want.Outputs {
 		g := got.Outputs[o]
 		if g.Steps != w.Steps || g.Stop != w.Stop {
-			return fmt.Errorf("output %d kept step %d (stop %q), single process %d (%q)", o, g.Steps, g.Stop, w.Steps, w.Stop)
+			return 0, fmt.Errorf("output %d kept step %d (stop %q), single process %d (%q)", o, g.Steps, g.Stop, w.Steps, w.Stop)
 		}
 		for i, s := range w.Curve {
 			c := g.Curve[i]
 			if c.Support != s.Support || c.Basis != s.Basis || !near(c.Residual, s.Residual, tol) || !near(c.TrainLoss, s.TrainLoss, 1e-6) ||
 				!near(c.TrainErr, s.TrainErr, 1e-6) || !near(c.ValLoss, s.ValLoss, tol) || !near(c.ValErr, s.ValErr, 1e-6) {
-				return fmt.Errorf("output %d step %d: %+v, single process %+v", o, i+1, c, s)
+				return 0, fmt.Errorf("output %d step %d: %+v, single process %+v", o, i+1, c, s)
 			}
 		}
 	}
-	if err := sameDecisions(e, got, want, xt, tol); err != nil {
-		return err
+	worst, err := sameDecisions(e, got, want, xt, tol)
+	if err != nil {
+		return 0, err
 	}
 	// The models truncated to half their steps (Model.Truncate, from the
 	// recorded paths) decide alike too.
 	half := max(1, len(want.Outputs[0].Curve)/2)
 	gt, err := got.Truncate(half)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	wt, err := want.Truncate(half)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	if err := sameDecisions(e, gt, wt, xt, tol); err != nil {
-		return fmt.Errorf("truncated to %d steps: %w", half, err)
+	if _, err := sameDecisions(e, gt, wt, xt, tol); err != nil {
+		return 0, fmt.Errorf("truncated to %d steps: %w", half, err)
 	}
-	return nil
+	return worst, nil
 }
 
 // sameDecisions compares two models' decisions on xt to tol relative to the
-// largest |decision| of each output of want.
-func sameDecisions(e *engine.Engine, got, want *Model, xt backend.Matrix, tol float64) error {
+// largest |decision| of each output of want, and returns the largest such
+// relative difference.
+func sameDecisions(e *engine.Engine, got, want *Model, xt backend.Matrix, tol float64) (float64, error) {
 	gd, err := got.DecisionAll(e, xt)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	wd, err := want.DecisionAll(e, xt)
 	if err != nil {
-		return err
+		return 0, err
 	}
+	worst := 0.0
 	for o := range wd {
 		scale := 0.0
 		for _, v := range wd[o] {
 			scale = math.Max(scale, math.Abs(v))
 		}
 		for i := range wd[o] {
-			if math.Abs(gd[o][i]-wd[o][i]) > tol*scale {
-				return fmt.Errorf("output %d decision %d = %v, single process %v", o, i, gd[o][i], wd[o][i])
+			diff := math.Abs(gd[o][i] - wd[o][i])
+			worst = math.Max(worst, diff/scale)
+			if diff > tol*scale {
+				return 0, fmt.Errorf("output %d decision %d = %v, single process %v", o, i, gd[o][i], wd[o][i])
 			}
 		}
 	}
-	return nil
+	return worst, nil
 }
 
 // decisionTol is how closely a sharded model's decisions (and residual
@@ -304,6 +310,7 @@ func shardFixture(t *testing.T) (x backend.Matrix, reg, bin, three []float64, xt
 func TestShardedMatchesSingleProcess(t *testing.T) {
 	const l, d = shardL, shardD
 	x, reg, bin, three, xt, single := shardFixture(t)
+	worst := map[float64]float64{} // tolerance → largest relative difference
 	for _, tc := range shardCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			y := tc.y(reg, bin, three)
@@ -320,12 +327,18 @@ func TestShardedMatchesSingleProcess(t *testing.T) {
 					t.Fatalf("N=%d: %v", n, err)
 				}
 				for r, m := range models {
-					if err := sameModel(single, m, ref, xt, decisionTol(tc.cfg)); err != nil {
+					tol := decisionTol(tc.cfg)
+					w, err := sameModel(single, m, ref, xt, tol)
+					if err != nil {
 						t.Fatalf("N=%d rank %d: %v", n, r, err)
 					}
+					worst[tol] = math.Max(worst[tol], w)
 				}
 			}
 		})
+	}
+	for tol, w := range worst {
+		t.Logf("cases held to %g: largest relative decision difference %.2g", tol, w)
 	}
 }
 
@@ -378,7 +391,7 @@ func TestShardedBudget(t *testing.T) {
 			case budget > 100 && errs[r] != nil:
 				t.Fatalf("budget %d on rank 1: rank %d: %v", budget, r, errs[r])
 			case budget > 100:
-				if err := sameModel(single, models[r], ref, xt, 1e-6); err != nil {
+				if _, err := sameModel(single, models[r], ref, xt, 1e-6); err != nil {
 					t.Fatalf("streamed on every rank: rank %d: %v", r, err)
 				}
 			case !errors.Is(errs[r], engine.ErrBudget):
@@ -468,7 +481,7 @@ func TestShardedWorld(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		if err := sameModel(single, m, ref, xt, decisionTol(tc.cfg)); err != nil {
+		if _, err := sameModel(single, m, ref, xt, decisionTol(tc.cfg)); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 	}
