@@ -357,6 +357,7 @@ func newCentres(e *engine.Engine, sh *shard, cfg *Config, x backend.Matrix, atom
 		return nil, err
 	}
 	cs.all = true
+	cs.send, cs.recv = nil, nil // the float64 transfer buffers
 	return cs, nil
 }
 

@@ -108,7 +108,11 @@ func shardCases() []shardCase {
 		}
 		return math.Exp(-s)
 	}}
+	// A validation set given by each rank's own rows (ValX, ValY).
+	vx, _, vbin, _ := shardedProblem(37, 4, 11)
+	valx := Config{Variant: BackFit, Loss: Logistic, Kernels: k, N: 15, ValX: vx, ValY: vbin, Patience: 4, Select: SelectErrorLoss, Seed: 8}
 	more := []shardCase{
+		{"backfit/logistic/valx+patience/binary", valx, false, binTargets},
 		{"prefit/valfrac+patience/regression", Config{Variant: PreFit, Task: Regression, Kernels: k, ValFrac: 0.25, Patience: 3, Seed: 2}, false, regTargets},
 		{"backfit/tanh/valfrac+select-loss/ovr3", Config{Variant: BackFit, Loss: Tanh, Kernels: k, N: 12, ValFrac: 0.3, Select: SelectLoss, Seed: 3}, true, threeTargets},
 		{"basic/squared/valfrac+patience/binary/stochastic", Config{Variant: Basic, Kernels: k, N: 30, ValFrac: 0.2, Patience: 4, Seed: 4, Stochastic: &Stochastic{ActiveSet: 11}}, false, binTargets},
@@ -156,6 +160,16 @@ func shardBounds(n, l int) []int {
 	return append(b, l)
 }
 
+// valShare gives rank r its share [b[r], b[r+1]) of tc's validation set
+// (ValX, ValY), if it has one.
+func valShare(tc shardCase, r int, b []int) shardCase {
+	if tc.cfg.ValX.Rows > 0 {
+		tc.cfg.ValX = tc.cfg.ValX.Slice(b[r], b[r+1], 0, tc.cfg.ValX.Cols)
+		tc.cfg.ValY = tc.cfg.ValY[b[r]:b[r+1]]
+	}
+	return tc
+}
+
 // trainShards trains tc on n in-process ranks, rank r holding rows
 // [bounds[r], bounds[r+1]) of x and y (and engine options opts), and
 // returns every rank's model.
@@ -168,7 +182,7 @@ func trainShards(n int, bounds []int, x backend.Matrix, y []float64, tc shardCas
 			return err
 		}
 		r0, r1 := bounds[c.Rank()], bounds[c.Rank()+1]
-		m, err := trainCase(e, x.Slice(r0, r1, 0, x.Cols), y[r0:r1], tc)
+		m, err := trainCase(e, x.Slice(r0, r1, 0, x.Cols), y[r0:r1], valShare(tc, c.Rank(), shardBounds(n, tc.cfg.ValX.Rows)))
 		mu.Lock()
 		models[c.Rank()] = m
 		mu.Unlock()
@@ -477,7 +491,11 @@ func TestShardedWorld(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := trainCase(e, x.Slice(r0, r1, 0, d), y[r0:r1], tc)
+		vb := make([]int, n+1) // the validation rows split alike
+		for i := range vb {
+			vb[i] = tc.cfg.ValX.Rows * i * (i + 1) / (n * (n + 1))
+		}
+		m, err := trainCase(e, x.Slice(r0, r1, 0, d), y[r0:r1], valShare(tc, r, vb))
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
