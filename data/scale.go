@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit/engine/comm"
 )
 
 // ScaleMode names a feature scaling.
@@ -48,85 +49,190 @@ type Scaler struct {
 // FitScaler computes the scaling of mode over the rows of x (the training
 // data). It fails on an unknown mode, an empty x or non-finite values.
 func FitScaler(mode ScaleMode, x backend.Matrix) (*Scaler, error) {
-	if err := x.Validate(); err != nil {
-		return nil, fmt.Errorf("fit %s scaler: %w", mode, err)
-	}
-	d := x.Cols
-	s := &Scaler{Mode: mode, Offset: make([]float64, d), Scale: make([]float64, d)}
-	switch mode {
-	case ScaleMinMax, ScaleStandard, ScaleNone:
-	default:
-		return nil, fmt.Errorf("fit scaler: unknown scaling %q (want minmax, standard or none)", string(mode))
+	if err := checkFit(mode, x); err != nil {
+		return nil, err
 	}
 	if x.Rows == 0 {
 		return nil, fmt.Errorf("fit %s scaler: no rows to fit on", mode)
 	}
-	for i := range x.Rows {
-		for j, v := range x.Row(i) {
-			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
-				return nil, fmt.Errorf("fit %s scaler: row %d feature %d is %v, not finite", mode, i+1, j+1, v)
-			}
-		}
-	}
+	d := x.Cols
+	s := &Scaler{Mode: mode, Offset: make([]float64, d), Scale: make([]float64, d)}
 	switch mode {
 	case ScaleNone:
 		for j := range s.Scale {
 			s.Scale[j] = 1
 		}
 	case ScaleMinMax:
-		lo, hi := make([]float64, d), make([]float64, d)
-		copy32to64(lo, x.Row(0))
-		copy32to64(hi, x.Row(0))
-		for i := 1; i < x.Rows; i++ {
-			for j, v := range x.Row(i) {
-				f := float64(v)
-				lo[j] = math.Min(lo[j], f)
-				hi[j] = math.Max(hi[j], f)
-			}
-		}
-		for j := range d {
-			if hi[j] > lo[j] {
-				s.Offset[j] = lo[j] + (hi[j]-lo[j])/2
-				s.Scale[j] = 2 / (hi[j] - lo[j])
-			} else {
-				s.Offset[j] = lo[j]
-			}
-		}
+		lo, hi := columnRange(x)
+		s.setMinMax(lo, hi)
 	case ScaleStandard:
 		// Two passes (mean, then squared deviations): exact enough in float64
 		// and free of the cancellation of the one-pass formula.
-		mean := s.Offset
-		for i := range x.Rows {
-			for j, v := range x.Row(i) {
-				mean[j] += float64(v)
-			}
-		}
+		mean := columnSums(x)
 		n := float64(x.Rows)
 		for j := range mean {
 			mean[j] /= n
 		}
-		ss := make([]float64, d)
-		for i := range x.Rows {
-			for j, v := range x.Row(i) {
-				dv := float64(v) - mean[j]
-				ss[j] += dv * dv
-			}
-		}
-		for j := range d {
-			// Treat a spread below float32 resolution of the mean as constant:
-			// it is rounding in the stored data, not signal.
-			sd := math.Sqrt(ss[j] / n)
-			if sd > 1e-7*math.Abs(mean[j]) && sd > 0 {
-				s.Scale[j] = 1 / sd
-			}
-		}
+		s.setStandard(mean, squaredDeviations(x, mean), n)
 	}
 	return s, nil
 }
 
-func copy32to64(dst []float64, src []float32) {
-	for j, v := range src {
-		dst[j] = float64(v)
+// FitScalerComm is FitScaler over the rows of every rank of c together: each
+// rank passes its own rows (none is allowed) with the same number of
+// features, and every rank gets the scaler of their concatenation (minmax
+// exactly; standard up to the order in which the ranks' sums are added). It
+// is a collective: every rank calls it, and every rank fails when one
+// rank's rows are invalid.
+func FitScalerComm(mode ScaleMode, x backend.Matrix, c comm.Comm) (*Scaler, error) {
+	if c.Size() == 1 {
+		return FitScaler(mode, x)
+	}
+	local := checkFit(mode, x)
+	// Every rank learns whether one failed, and the number of rows.
+	st := []float64{0, float64(x.Rows)}
+	if local != nil {
+		st[0] = 1
+	}
+	if err := c.AllreduceSum(st); err != nil {
+		return nil, fmt.Errorf("fit %s scaler: %w", mode, err)
+	}
+	switch {
+	case local != nil:
+		return nil, local
+	case st[0] > 0:
+		return nil, fmt.Errorf("fit %s scaler: the rows of %v other rank(s) are invalid", mode, st[0])
+	case st[1] == 0:
+		return nil, fmt.Errorf("fit %s scaler: no rows to fit on (on any rank)", mode)
+	}
+	d, n := x.Cols, st[1]
+	s := &Scaler{Mode: mode, Offset: make([]float64, d), Scale: make([]float64, d)}
+	switch mode {
+	case ScaleNone:
+		for j := range s.Scale {
+			s.Scale[j] = 1
+		}
+	case ScaleMinMax:
+		// Every rank's ranges (±Inf on a rank without rows), then the
+		// extremes: exactly the single-process range.
+		lo, hi := columnRange(x)
+		counts := make([]int, c.Size())
+		for r := range counts {
+			counts[r] = 2 * d
+		}
+		all := make([]float64, 2*d*c.Size())
+		if err := c.Allgatherv(append(lo, hi...), counts, all); err != nil {
+			return nil, fmt.Errorf("fit %s scaler: %w", mode, err)
+		}
+		for r := range c.Size() {
+			part := all[2*d*r:]
+			for j := range d {
+				lo[j] = math.Min(lo[j], part[j])
+				hi[j] = math.Max(hi[j], part[d+j])
+			}
+		}
+		s.setMinMax(lo, hi)
+	case ScaleStandard:
+		mean := columnSums(x)
+		if err := c.AllreduceSum(mean); err != nil {
+			return nil, fmt.Errorf("fit %s scaler: %w", mode, err)
+		}
+		for j := range mean {
+			mean[j] /= n
+		}
+		ss := squaredDeviations(x, mean)
+		if err := c.AllreduceSum(ss); err != nil {
+			return nil, fmt.Errorf("fit %s scaler: %w", mode, err)
+		}
+		s.setStandard(mean, ss, n)
+	}
+	return s, nil
+}
+
+// checkFit validates the mode and x (finite values) for fitting.
+func checkFit(mode ScaleMode, x backend.Matrix) error {
+	if err := x.Validate(); err != nil {
+		return fmt.Errorf("fit %s scaler: %w", mode, err)
+	}
+	switch mode {
+	case ScaleMinMax, ScaleStandard, ScaleNone:
+	default:
+		return fmt.Errorf("fit scaler: unknown scaling %q (want minmax, standard or none)", string(mode))
+	}
+	for i := range x.Rows {
+		for j, v := range x.Row(i) {
+			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+				return fmt.Errorf("fit %s scaler: row %d feature %d is %v, not finite", mode, i+1, j+1, v)
+			}
+		}
+	}
+	return nil
+}
+
+// columnRange returns each feature's smallest and largest value over the
+// rows of x (+Inf and −Inf without rows).
+func columnRange(x backend.Matrix) (lo, hi []float64) {
+	lo, hi = make([]float64, x.Cols), make([]float64, x.Cols)
+	for j := range lo {
+		lo[j], hi[j] = math.Inf(1), math.Inf(-1)
+	}
+	for i := range x.Rows {
+		for j, v := range x.Row(i) {
+			f := float64(v)
+			lo[j] = math.Min(lo[j], f)
+			hi[j] = math.Max(hi[j], f)
+		}
+	}
+	return lo, hi
+}
+
+// columnSums returns each feature's sum over the rows of x.
+func columnSums(x backend.Matrix) []float64 {
+	sum := make([]float64, x.Cols)
+	for i := range x.Rows {
+		for j, v := range x.Row(i) {
+			sum[j] += float64(v)
+		}
+	}
+	return sum
+}
+
+// squaredDeviations returns each feature's Σ (x − mean)² over the rows of x.
+func squaredDeviations(x backend.Matrix, mean []float64) []float64 {
+	ss := make([]float64, x.Cols)
+	for i := range x.Rows {
+		for j, v := range x.Row(i) {
+			dv := float64(v) - mean[j]
+			ss[j] += dv * dv
+		}
+	}
+	return ss
+}
+
+// setMinMax maps each feature's [lo, hi] onto [−1, 1] (a constant feature
+// gets Scale 0).
+func (s *Scaler) setMinMax(lo, hi []float64) {
+	for j := range lo {
+		if hi[j] > lo[j] {
+			s.Offset[j] = lo[j] + (hi[j]-lo[j])/2
+			s.Scale[j] = 2 / (hi[j] - lo[j])
+		} else {
+			s.Offset[j] = lo[j]
+		}
+	}
+}
+
+// setStandard sets mean 0 and standard deviation 1 from the means and the
+// sums of squared deviations over n rows.
+func (s *Scaler) setStandard(mean, ss []float64, n float64) {
+	copy(s.Offset, mean)
+	for j := range ss {
+		// Treat a spread below float32 resolution of the mean as constant:
+		// it is rounding in the stored data, not signal.
+		sd := math.Sqrt(ss[j] / n)
+		if sd > 1e-7*math.Abs(mean[j]) && sd > 0 {
+			s.Scale[j] = 1 / sd
+		}
 	}
 }
 

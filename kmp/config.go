@@ -318,6 +318,10 @@ type Config struct {
 
 	// Progress, if not nil, is called after every step.
 	Progress func(Step)
+
+	// valRows is the number of validation rows of every rank together in a
+	// sharded run (train sets it; 0: ValX.Rows).
+	valRows int
 }
 
 // resolve fills unset fields with their defaults and validates the rest.
@@ -371,13 +375,17 @@ func (c *Config) resolve() error {
 	if !(c.ValFrac >= 0 && c.ValFrac < 1) {
 		return fmt.Errorf("kmp: ValFrac must be in [0, 1), got %v", c.ValFrac)
 	}
-	if c.ValFrac > 0 && c.ValX.Rows > 0 {
+	valRows := c.ValX.Rows
+	if c.valRows > 0 {
+		valRows = c.valRows // every rank's (sharded)
+	}
+	if c.ValFrac > 0 && valRows > 0 {
 		return errors.New("kmp: give either a validation set or ValFrac, not both")
 	}
 	if c.ValX.Rows > 0 && len(c.ValY) != c.ValX.Rows {
 		return fmt.Errorf("kmp: validation set has %d rows but %d targets", c.ValX.Rows, len(c.ValY))
 	}
-	hasVal := c.ValFrac > 0 || c.ValX.Rows > 0
+	hasVal := c.ValFrac > 0 || valRows > 0
 	if c.N == 0 && !hasVal {
 		return errors.New("kmp: set the number of basis functions N, or a validation set (ValX/ValY or ValFrac) for early stopping")
 	}

@@ -32,6 +32,22 @@ type dictionary struct {
 	nrm2   []float64      // ‖d_k‖², float64
 	stream *streamer      // not nil: atoms computed on the fly, d unused (scale.go)
 	held   int64          // bytes charged to the engine's budget (release when training ends)
+	tr     trainSet       // the training points (this rank's, when sharded)
+	sh     *shard         // the rank's share of the rows (nil: one rank)
+	cs     *centres       // sharded: the atoms' centre points (else the rows of tr)
+}
+
+// fill writes dst[r][j] = atoms[r] evaluated at point j of pts (fillAtoms):
+// the atoms are the dictionary's, centred on training rows, which are the
+// rows of tr on one rank and the points cs fetched when sharded.
+func (dc *dictionary) fill(e *engine.Engine, cfg *Config, atoms []atom, pts trainSet, dst backend.Matrix, idx []int) error {
+	if dc.cs == nil {
+		return fillAtoms(e, cfg, atoms, dc.tr, pts, dst, idx)
+	}
+	if pts.x.Rows == 0 || len(atoms) == 0 {
+		return nil // a rank without points of this kind
+	}
+	return fillAtoms(e, cfg, dc.cs.local(atoms), dc.cs.pts, pts, dst, idx)
 }
 
 // release gives back what the dictionary holds when training ends: its
@@ -95,18 +111,22 @@ func chooseCandidates(l, m int, seed uint64) []int {
 // dictionary is held against the engine's memory budget, so that what the
 // fitters reserve next must fit beside it: e.Release(dict.held) after
 // training.
-func buildDictionary(e *engine.Engine, cfg *Config, atoms []atom, tr trainSet) (*dictionary, error) {
-	m, l := len(atoms), tr.x.Rows
+// When sharded, each rank holds the atoms at its own rows (M×l_r) and the
+// norms are summed over the ranks.
+func buildDictionary(e *engine.Engine, cfg *Config, dc *dictionary) (*dictionary, error) {
+	m, l := len(dc.atoms), dc.tr.x.Rows
 	held := int64(m) * int64(l) * 4
-	if err := e.Hold(fmt.Sprintf("the KMP dictionary (%d functions × %d training points, float32)", m, l), held); err != nil {
+	if err := holdAll(e, dc.sh, fmt.Sprintf("the KMP dictionary (%d functions × %d training points, float32)", m, l), held); err != nil {
 		return nil, fmt.Errorf("kmp: %w", err)
 	}
-	d := backend.NewMatrix(m, l)
-	if err := fillAtoms(e, cfg, atoms, tr, tr, d, nil); err != nil {
+	dc.d = backend.NewMatrix(m, l)
+	if err := dc.fill(e, cfg, dc.atoms, dc.tr, dc.d, nil); err != nil {
 		e.Release(held)
 		return nil, err
 	}
-	return &dictionary{atoms: atoms, d: d, nrm2: rowSqNorms64(d, e.Threads()), held: held}, nil
+	dc.nrm2, dc.held = rowSqNorms64(dc.d, e.Threads()), held
+	dc.sh.sum(dc.nrm2)
+	return dc, dc.sh.failed()
 }
 
 // fillAtoms writes dst[r][j] = atom_r evaluated at point j of pts, where the

@@ -37,4 +37,10 @@
 // and residual norm per step) and supports early stopping on a validation
 // set. Models predict through the engine, report their size, and are saved
 // in a versioned, checksummed file.
+//
+// With an engine whose communicator has several ranks (engine.WithComm,
+// under mpirun), Train, TrainOneVsRest and TrainStochastic split the
+// training rows across the ranks: each rank passes its own rows, every sum
+// over rows is all-reduced, and every rank returns the single-process model
+// of the concatenated rows (shard.go).
 package kmp

@@ -71,7 +71,7 @@ func denseDict(t testing.TB, e *engine.Engine, x backend.Matrix, cfg Config) ([]
 		t.Fatal(err)
 	}
 	atoms := dictAtoms(&cfg, chooseCandidates(x.Rows, cfg.Candidates, cfg.Seed))
-	dc, err := buildDictionary(e, &cfg, atoms, trainSet{x: x, norms: norms})
+	dc, err := buildDictionary(e, &cfg, &dictionary{atoms: atoms, tr: trainSet{x: x, norms: norms}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -435,8 +435,8 @@ func TestOrthogonalize(t *testing.T) {
 		d[i] = rng.NormFloat64()
 	}
 	for name, f := range map[string]func(v []float64) []float64{
-		"cgs2":   func(v []float64) []float64 { return cgs2(v, d, flat, l, 1) },
-		"cgs2x3": func(v []float64) []float64 { return cgs2(v, d, flat, l, 3) },
+		"cgs2":   func(v []float64) []float64 { return cgs2(v, d, flat, l, len(flat)/l, 1, nil) },
+		"cgs2x3": func(v []float64) []float64 { return cgs2(v, d, flat, l, len(flat)/l, 3, nil) },
 		"mgs2":   func(v []float64) []float64 { return orthogonalize(v, d, rows) },
 	} {
 		v := make([]float64, l)

@@ -25,6 +25,12 @@ type problem struct {
 	valY   []float64 // validation targets for this output
 	output int
 	batch  *lockstep // not nil: the dictionary passes are shared with the other outputs
+	// sh is the rank's share of the training rows (nil: one rank holds them
+	// all); y, valY and every vector over the points are this rank's part.
+	sh *shard
+	// n and nVal are the numbers of training and validation points of all
+	// ranks together.
+	n, nVal int
 }
 
 // valSet evaluates dictionary atoms at the validation points, caching them
@@ -32,10 +38,9 @@ type problem struct {
 type valSet struct {
 	e     *engine.Engine
 	cfg   *Config
-	tr    trainSet // centres
-	pts   trainSet // validation points
+	dict  *dictionary // the atoms and their centres
+	pts   trainSet    // validation points
 	cache map[int][]float64
-	atoms []atom
 }
 
 // row returns dictionary atom k evaluated at the validation points.
@@ -44,7 +49,7 @@ func (v *valSet) row(k int) ([]float64, error) {
 		return r, nil
 	}
 	dst := backend.NewMatrix(1, v.pts.x.Rows)
-	if err := fillAtoms(v.e, v.cfg, v.atoms[k:k+1], v.tr, v.pts, dst, nil); err != nil {
+	if err := v.dict.fill(v.e, v.cfg, v.dict.atoms[k:k+1], v.pts, dst, nil); err != nil {
 		return nil, fmt.Errorf("kmp: validation kernel values: %w", err)
 	}
 	r := make([]float64, dst.Cols)
@@ -90,18 +95,24 @@ func newTracker(p *problem) *tracker {
 func (t *tracker) record(step, k int, basis int, resid float64, fTrain, fVal []float64, atoms []int, coef []float64) bool {
 	p := t.p
 	a := p.dict.atoms[k]
+	// The sums over the points (every rank's, when sharded), then the means.
+	sums := []float64{lossSum(p.cfg.Loss, p.y, fTrain), errorSum(p.cfg.Task, p.y, fTrain), 0, 0}
+	if fVal != nil {
+		sums[2], sums[3] = lossSum(p.cfg.Loss, p.valY, fVal), errorSum(p.cfg.Task, p.valY, fVal)
+	}
+	p.sh.sum(sums)
 	s := Step{
 		Step: step, Basis: basis, Atom: k, Support: a.center, Kernel: a.kernel, Output: p.output,
 		Residual:  resid,
-		TrainLoss: meanLoss(p.cfg.Loss, p.y, fTrain),
-		TrainErr:  errorOf(p.cfg.Task, p.y, fTrain),
+		TrainLoss: meanOf(sums[0], p.n),
+		TrainErr:  meanOf(sums[1], p.n),
 		ValLoss:   math.NaN(), ValErr: math.NaN(),
 		Elapsed: time.Since(t.start),
 	}
 	improved := false
 	if fVal != nil {
-		s.ValLoss = meanLoss(p.cfg.Loss, p.valY, fVal)
-		s.ValErr = errorOf(p.cfg.Task, p.valY, fVal)
+		s.ValLoss = meanOf(sums[2], p.nVal)
+		s.ValErr = meanOf(sums[3], p.nVal)
 		switch p.cfg.Select {
 		case SelectLoss:
 			improved = s.ValLoss < t.bestLoss
@@ -184,7 +195,7 @@ func (p *problem) fitSquared() (*result, error) {
 		dprod []float64      // and its deflation products
 	)
 	if explicit {
-		if err := p.e.Reserve("the explicitly deflated copy of the KMP dictionary", int64(m)*int64(l)*4); err != nil {
+		if err := p.reserve("the explicitly deflated copy of the KMP dictionary", int64(m)*int64(l)*4); err != nil {
 			return nil, fmt.Errorf("kmp: %w", err)
 		}
 		dx = backend.NewMatrix(m, l)
@@ -203,10 +214,10 @@ func (p *problem) fitSquared() (*result, error) {
 		nrm   = search.nrm          // ‖d_k‖²
 		denom = make([]float64, ns) // ‖d_k‖² or ‖d_k⊥‖²
 		cskip = make([]bool, ns)
-		skip  = make([]bool, m)                 // chosen or numerically dependent
-		nperp []float64                         // full-search pre-fitting: ‖d_k⊥‖² of every atom
-		ob    = newOrthoBasis(l, p.e.Threads()) // of the atoms in the expansion
-		cs    []float64                         // Qᵀy (back-fitting, pre-fitting)
+		skip  = make([]bool, m)                       // chosen or numerically dependent
+		nperp []float64                               // full-search pre-fitting: ‖d_k⊥‖² of every atom
+		ob    = newOrthoBasis(l, p.e.Threads(), p.sh) // of the atoms in the expansion
+		cs    []float64                               // Qᵀy (back-fitting, pre-fitting)
 		atoms []int
 		coef  []float64
 		pos   = map[int]int{} // atom → position (basic MP)
@@ -218,6 +229,7 @@ func (p *problem) fitSquared() (*result, error) {
 		// basic MP's atom and coefficient increment per step (Model.Truncate)
 		stepAtoms []int
 		stepInc   []float64
+		dr        []float64 // basic MP: ⟨d, R⟩ and ‖R‖² for the chosen atom
 	)
 	if prefit && running {
 		nperp = append([]float64(nil), dc.nrm2...)
@@ -227,20 +239,24 @@ func (p *problem) fitSquared() (*result, error) {
 		fVal = make([]float64, len(p.valY))
 	}
 	tr := newTracker(p)
-	ynorm := floats.Norm(p.y, 2)
+	ynorm := p.sh.norm(p.y)
+	rnorm := ynorm // ‖R‖, kept up to date as R changes
 	limit := p.maxSteps()
 	if cfg.N > 0 && dc.stream == nil {
 		// In memory the orthonormal basis is the other large allocation
 		// (N×l float64): reserve it at once.
-		basisN = min(cfg.N, m, l)
-		if err := p.e.Reserve(fmt.Sprintf("the orthonormal basis of %d functions at %d training points (float64)", basisN, l), int64(basisN)*int64(l)*8); err != nil {
+		basisN = min(cfg.N, m, p.n)
+		if err := p.reserve(fmt.Sprintf("the orthonormal basis of %d functions at %d training points (float64)", basisN, l), int64(basisN)*int64(l)*8); err != nil {
 			return nil, fmt.Errorf("kmp: %w", err)
 		}
 		ob.reserve(basisN)
 	}
 
 	for step := 1; step <= limit; step++ {
-		if ynorm == 0 || floats.Norm(resid, 2) <= 1e-13*ynorm {
+		if err := p.sh.failed(); err != nil {
+			return nil, err
+		}
+		if ynorm == 0 || rnorm <= 1e-13*ynorm {
 			stop = StopFitted
 			break
 		}
@@ -249,6 +265,7 @@ func (p *problem) fitSquared() (*result, error) {
 		switch {
 		case explicit:
 			rowSqNorms64To(nperp, dx, p.e.Threads())
+			p.sh.sum(nperp)
 		case prefit && running && len(cs) > 0:
 			nv = 4
 		case prefit && !running:
@@ -318,7 +335,9 @@ func (p *problem) fitSquared() (*result, error) {
 				stop = StopExhausted
 				break
 			}
-			if negligible(dk, resid, nrm[gi], cfg.Tol) {
+			// ⟨d, R⟩ and ‖R‖² (summed over the ranks in one collective).
+			dr = p.sh.dots(dk, resid, resid, resid)
+			if negligible(dr[0], dr[1], nrm[gi], cfg.Tol) {
 				stop = StopOrthogonal
 				break
 			}
@@ -370,14 +389,14 @@ func (p *problem) fitSquared() (*result, error) {
 		}
 		g := cand[gi]
 		if _, in := pos[g]; !in {
-			search.accepted()
+			search.accepted(g)
 		}
 
 		// Update.
 		if variant == Basic {
 			// The coefficient from an exact float64 product with the chosen
 			// atom (the pass's products may carry float32 partial sums).
-			a := floats.Dot(dk, resid) / nrm[gi]
+			a := dr[0] / nrm[gi]
 			floats.AddScaled(resid, -a, dk)
 			stepAtoms, stepInc = append(stepAtoms, g), append(stepInc, a)
 			if i, ok := pos[g]; ok {
@@ -408,7 +427,7 @@ func (p *problem) fitSquared() (*result, error) {
 				vq = slices.Grow(vq, 2*(basisN-len(cs))*l)
 			}
 			q := ob.push()
-			c := floats.Dot(q, resid)
+			c := p.sh.dot(q, resid)
 			floats.AddScaled(resid, -c, q)
 			cs = append(cs, c)
 			atoms = append(atoms, g)
@@ -417,7 +436,7 @@ func (p *problem) fitSquared() (*result, error) {
 			switch {
 			case explicit:
 				nperp[g] = 0
-				if err := deflate(be, dx, q, dprod, vecs.Slice(0, 2, 0, l)); err != nil {
+				if err := deflate(be, p.sh, dx, q, dprod, vecs.Slice(0, 2, 0, l)); err != nil {
 					return nil, err
 				}
 			case prefit && running:
@@ -443,7 +462,8 @@ func (p *problem) fitSquared() (*result, error) {
 				}
 			}
 		}
-		resNorm := floats.Norm(resid, 2)
+		resNorm := p.sh.norm(resid)
+		rnorm = resNorm
 		floats.SubTo(fTrain, p.y, resid)
 		if fVal == nil && variant != Basic {
 			coef = coef[:0] // only the kept step's coefficients are needed
@@ -452,6 +472,9 @@ func (p *problem) fitSquared() (*result, error) {
 			stop = StopPatience
 			break
 		}
+	}
+	if err := p.sh.failed(); err != nil {
+		return nil, err
 	}
 	res := tr.result()
 	res.stop = stop
@@ -491,19 +514,25 @@ func (p *problem) growBasis(ob *orthoBasis, basisN *int, limit, step int, perPoi
 	}
 	l := len(p.y)
 	*basisN = min(max(64, 2**basisN), limit, len(p.dict.atoms))
-	if err := p.e.Reserve(fmt.Sprintf("the basis of %d chosen functions at %d points (float64)", *basisN, l), int64(*basisN)*int64(l)*8*perPoint); err != nil {
+	if err := p.reserve(fmt.Sprintf("the basis of %d chosen functions at %d points (float64)", *basisN, l), int64(*basisN)*int64(l)*8*perPoint); err != nil {
 		return fmt.Errorf("kmp: step %d: %w", step, err)
 	}
 	ob.reserve(*basisN)
 	return nil
 }
 
-// negligible reports whether atom d (squared norm nrm) is numerically
-// orthogonal to the residual r: ⟨d, r⟩² ≤ tol·‖d‖²·‖r‖². A matching pursuit
-// step along it would change nothing.
-func negligible(d, r []float64, nrm, tol float64) bool {
-	dr := floats.Dot(d, r)
-	return dr*dr <= tol*nrm*floats.Dot(r, r)
+// reserve is e.Reserve, agreed among the ranks (shard.agree): every rank
+// fails when one does.
+func (p *problem) reserve(what string, bytes int64) error {
+	return p.sh.agree(p.e.Reserve(what, bytes))
+}
+
+// negligible reports whether an atom d (squared norm nrm) is numerically
+// orthogonal to the residual r, given dr = ⟨d, r⟩ and rr = ‖r‖²:
+// ⟨d, r⟩² ≤ tol·‖d‖²·‖r‖². A matching pursuit step along it would change
+// nothing.
+func negligible(dr, rr, nrm, tol float64) bool {
+	return dr*dr <= tol*nrm*rr
 }
 
 // orthoBasis is the orthonormal basis Q of the atoms in an expansion
@@ -514,6 +543,7 @@ func negligible(d, r []float64, nrm, tol float64) bool {
 // back-fitting and pre-fitting also solve for their coefficients with it.
 type orthoBasis struct {
 	l, threads int
+	sh         *shard      // the rank's rows of a sharded run (nil: all rows)
 	qs         []float64   // the basis, row-major n×l
 	rcols      [][]float64 // column j of Rf, length j+1
 	v          []float64   // the last projected atom's orthogonal part
@@ -521,8 +551,8 @@ type orthoBasis struct {
 	nn         float64     // and ‖v‖²
 }
 
-func newOrthoBasis(l, threads int) *orthoBasis {
-	return &orthoBasis{l: l, threads: threads, v: make([]float64, l)}
+func newOrthoBasis(l, threads int, sh *shard) *orthoBasis {
+	return &orthoBasis{l: l, threads: threads, sh: sh, v: make([]float64, l)}
 }
 
 // size is the number of basis vectors n.
@@ -537,8 +567,8 @@ func (b *orthoBasis) reserve(n int) {
 // push, and returns its squared norm.
 func (b *orthoBasis) project(d []float64) float64 {
 	// Below ~1M multiply-adds a goroutine costs more than it saves.
-	b.rc = cgs2(b.v, d, b.qs, b.l, min(b.threads, len(b.qs)>>20))
-	b.nn = floats.Dot(b.v, b.v)
+	b.rc = cgs2(b.v, d, b.qs, b.l, b.size(), min(b.threads, len(b.qs)>>20), b.sh)
+	b.nn = b.sh.dot(b.v, b.v)
 	return b.nn
 }
 
@@ -564,11 +594,19 @@ func (b *orthoBasis) push() []float64 {
 
 // deflate applies D ← D − (D q) qᵀ to the explicit copy dx through the
 // backend's RankUpdate; prod (2·M) and vecs (2×l) are scratch.
-func deflate(be engine.Ops, dx backend.Matrix, q []float64, prod []float64, vecs backend.Matrix) error {
+func deflate(be engine.Ops, sh *shard, dx backend.Matrix, q []float64, prod []float64, vecs backend.Matrix) error {
 	m, l := dx.Rows, dx.Cols
-	splitHiLo(q, vecs.Row(0), vecs.Row(1))
-	if err := be.DictProducts(prod, dx, vecs); err != nil {
-		return fmt.Errorf("kmp: explicit deflation products: %w", err)
+	if l > 0 {
+		splitHiLo(q, vecs.Row(0), vecs.Row(1))
+		if err := be.DictProducts(prod, dx, vecs); err != nil {
+			return fmt.Errorf("kmp: explicit deflation products: %w", err)
+		}
+	} else {
+		clear(prod)
+	}
+	sh.sum(prod)
+	if l == 0 {
+		return sh.failed()
 	}
 	u := backend.NewMatrix(1, m)
 	for k := range m {
@@ -589,10 +627,9 @@ func deflate(be engine.Ops, dx backend.Matrix, q []float64, prod []float64, vecs
 // twice, and returns the projection coefficients Qᵀd, the new column of the
 // triangular factor (with room for its diagonal). Each pass is two
 // matrix–vector products through gonum's BLAS, split over threads by
-// column blocks of Q.
-func cgs2(v, d []float64, qs []float64, l, threads int) []float64 {
+// column blocks of Q. With sh (a sharded run) Q v is summed over the ranks.
+func cgs2(v, d []float64, qs []float64, l, n, threads int, sh *shard) []float64 {
 	copy(v, d)
-	n := len(qs) / l
 	rc := make([]float64, n, n+1)
 	if n == 0 {
 		return rc
@@ -621,6 +658,7 @@ func cgs2(v, d []float64, qs []float64, l, threads int) []float64 {
 		for t := 1; t < threads; t++ {
 			floats.Add(r, parts[t])
 		}
+		sh.sum(r)
 		// v −= Qᵀ r, block by block.
 		parallelFor(threads, threads, func(lo, hi int) {
 			for t := lo; t < hi; t++ {

@@ -42,7 +42,7 @@ func (p *problem) fitGeneral() (*result, error) {
 		coef  []float64
 		rows  [][]float64 // the chosen atoms at the training points
 		vrows [][]float64 // and at the validation points
-		ob    = newOrthoBasis(l, p.e.Threads())
+		ob    = newOrthoBasis(l, p.e.Threads(), p.sh)
 		pos   = map[int]int{}
 		fVal  []float64
 		rowsN int // chosen atoms checked against the budget so far
@@ -56,10 +56,14 @@ func (p *problem) fitGeneral() (*result, error) {
 		fVal = make([]float64, len(p.valY))
 	}
 	negGrad(cfg.Loss, p.y, f, g)
+	gnorm := p.sh.norm(g) // ‖g‖, kept up to date as g changes
 	tr := newTracker(p)
 	limit := p.maxSteps()
 	for step := 1; step <= limit; step++ {
-		if floats.Norm(g, 2) == 0 {
+		if err := p.sh.failed(); err != nil {
+			return nil, err
+		}
+		if gnorm == 0 {
 			stop = StopFitted
 			break
 		}
@@ -114,13 +118,15 @@ func (p *problem) fitGeneral() (*result, error) {
 			stop = StopExhausted
 			break
 		}
-		if !backfit && negligible(row, g, nrm[gi], cfg.Tol) {
-			stop = StopOrthogonal
-			break
+		if !backfit {
+			if dg := p.sh.dots(row, g, g, g); negligible(dg[0], dg[1], nrm[gi], cfg.Tol) {
+				stop = StopOrthogonal
+				break
+			}
 		}
 		k := cand[gi]
 		if !seen {
-			search.accepted()
+			search.accepted(k)
 		}
 		var vr []float64
 		if seen {
@@ -130,7 +136,7 @@ func (p *problem) fitGeneral() (*result, error) {
 				return nil, err
 			}
 		}
-		a := lineSearch(cfg.Loss, p.y, f, row, score[gi]/nrm[gi])
+		a := lineSearch(cfg.Loss, p.sh, p.y, f, row, score[gi]/nrm[gi])
 		floats.AddScaled(f, a, row)
 		if seen {
 			coef[pos[k]] += a
@@ -156,7 +162,7 @@ func (p *problem) fitGeneral() (*result, error) {
 			floats.AddScaled(fVal, a, vr)
 		}
 		if backfit && cfg.RefitEvery > 0 && step%cfg.RefitEvery == 0 {
-			refit(cfg.Loss, p.y, rows, coef, cfg.RefitIterations)
+			refit(cfg.Loss, p.sh, p.y, rows, coef, cfg.RefitIterations)
 			expand(f, rows, coef)
 			if fVal != nil {
 				expand(fVal, vrows, coef)
@@ -170,10 +176,14 @@ func (p *problem) fitGeneral() (*result, error) {
 			pa.atoms, pa.inc = append(pa.atoms, k), append(pa.inc, a)
 		}
 		negGrad(cfg.Loss, p.y, f, g)
-		if tr.record(step, k, len(atoms), floats.Norm(g, 2), f, fVal, atoms, coef) {
+		gnorm = p.sh.norm(g)
+		if tr.record(step, k, len(atoms), gnorm, f, fVal, atoms, coef) {
 			stop = StopPatience
 			break
 		}
+	}
+	if err := p.sh.failed(); err != nil {
+		return nil, err
 	}
 	res := tr.result()
 	res.stop = stop
@@ -203,13 +213,20 @@ func expand(f []float64, rows [][]float64, coef []float64) {
 
 // lineSearch returns argmin_a Σ L(y_i, f_i + a d_i), starting from a0, by
 // Newton's method (gonum/optimize); it returns 0 if no decrease is found.
-func lineSearch(loss Loss, y, f, d []float64, a0 float64) float64 {
+// With sh (a sharded run) the sums run over every rank's points: each
+// evaluation is one collective, and every rank takes the same path.
+func lineSearch(loss Loss, sh *shard, y, f, d []float64, a0 float64) float64 {
 	phi := func(a float64) (v, g, h float64) {
 		for i, t := range y {
 			z := f[i] + a*d[i]
 			v += lossValue(loss, t, z)
 			g += lossDeriv(loss, t, z) * d[i]
 			h += lossDeriv2(loss, t, z) * d[i] * d[i]
+		}
+		if sh.sharded() {
+			s := []float64{v, g, h}
+			sh.sum(s)
+			v, g, h = s[0], s[1], s[2]
 		}
 		return v, g, h
 	}
@@ -236,19 +253,18 @@ func lineSearch(loss Loss, y, f, d []float64, a0 float64) float64 {
 
 // refit re-optimises all coefficients by conjugate gradients on
 // Σ_i L(y_i, Σ_j coef_j rows_j[i]), in place; it keeps the old coefficients
-// if the optimiser does not improve on them.
-func refit(loss Loss, y []float64, rows [][]float64, coef []float64, iters int) {
+// if the optimiser does not improve on them. With sh (a sharded run) the
+// sums run over every rank's points (one collective per evaluation).
+func refit(loss Loss, sh *shard, y []float64, rows [][]float64, coef []float64, iters int) {
 	l := len(y)
 	f := make([]float64, l)
 	dl := make([]float64, l)
 	prob := optimize.Problem{
 		Func: func(x []float64) float64 {
 			expand(f, rows, x)
-			var v float64
-			for i, t := range y {
-				v += lossValue(loss, t, f[i])
-			}
-			return v
+			v := []float64{lossSum(loss, y, f)}
+			sh.sum(v)
+			return v[0]
 		},
 		Grad: func(grad, x []float64) {
 			expand(f, rows, x)
@@ -258,6 +274,7 @@ func refit(loss Loss, y []float64, rows [][]float64, coef []float64, iters int) 
 			for j, r := range rows {
 				grad[j] = floats.Dot(r, dl)
 			}
+			sh.sum(grad)
 		},
 	}
 	start := prob.Func(coef)

@@ -26,10 +26,16 @@ import (
 // DictProductsSets for its own vectors, whatever the other outputs'.
 // Outputs that stop (patience, exhaustion, a fitted target) leave the
 // batch.
+//
+// In a sharded run every output's partial products are summed over the
+// ranks in one collective per pass; the outputs run in the same order on
+// every rank, so their other collectives pair up too.
 type lockstep struct {
 	e     *engine.Engine
 	d     backend.Matrix // the shared dictionary
+	sh    *shard
 	yield chan *stepRequest
+	red   []float64
 }
 
 // stepRequest is one output's wait for its products.
@@ -49,19 +55,21 @@ var errStopped = errors.New("kmp: stopped after another output failed")
 // outputs train one after the other: a single output, a dictionary
 // computed on the fly (its blocks are recomputed per pass anyway), or a
 // memory budget too small for every output's basis at once.
-func newLockstep(e *engine.Engine, cfg *Config, dict *dictionary, n, l int) *lockstep {
+// l is the number of training points of this rank and lAll of all ranks
+// (the ranks agree on the choice).
+func newLockstep(e *engine.Engine, cfg *Config, dict *dictionary, n, l, lAll int) *lockstep {
 	if n < 2 || dict.stream != nil {
 		return nil
 	}
 	if cfg.N > 0 && cfg.Loss == Squared {
 		// Each output reserves its N×l float64 basis when it starts; side
 		// by side they need n of them.
-		basis := int64(min(cfg.N, len(dict.atoms), l)) * int64(l) * 8
-		if e.Reserve("the one-vs-rest bases side by side", int64(n)*basis) != nil {
+		basis := int64(min(cfg.N, len(dict.atoms), lAll)) * int64(l) * 8
+		if dict.sh.agree(e.Reserve("the one-vs-rest bases side by side", int64(n)*basis)) != nil {
 			return nil
 		}
 	}
-	return &lockstep{e: e, d: dict.d, yield: make(chan *stepRequest)}
+	return &lockstep{e: e, d: dict.d, sh: dict.sh, yield: make(chan *stepRequest)}
 }
 
 // products is called from an output's fitter: it hands over the output's
@@ -111,6 +119,8 @@ func (ls *lockstep) run(n int, fit func(o int) error) []error {
 			}
 			if err = ls.e.DictProductsSets(dst, ls.d, sets); err != nil {
 				err = fmt.Errorf("kmp: dictionary products: %w", err)
+			} else if ls.sh.sharded() {
+				err = ls.sum(dst)
 			}
 		}
 		for _, r := range batch {
@@ -120,6 +130,26 @@ func (ls *lockstep) run(n int, fit func(o int) error) []error {
 		}
 	}
 	return errs
+}
+
+// sum adds every rank's products of every output of the pass, in one
+// collective.
+func (ls *lockstep) sum(dst [][]float64) error {
+	n := 0
+	for _, d := range dst {
+		n += len(d)
+	}
+	ls.red = grow(ls.red, n)
+	buf := ls.red[:0]
+	for _, d := range dst {
+		buf = append(buf, d...)
+	}
+	ls.sh.sum(buf)
+	for _, d := range dst {
+		copy(d, buf)
+		buf = buf[len(d):]
+	}
+	return ls.sh.failed()
 }
 
 // firstError returns the error of the first output that failed on its own

@@ -66,13 +66,10 @@ func lossDeriv2(l Loss, y, f float64) float64 {
 	return 1
 }
 
-// errorOf returns the error measure: for classification the fraction of
-// sign(f) ≠ y (f = 0 counts as an error), for regression the mean squared
-// error.
-func errorOf(task Task, y, f []float64) float64 {
-	if len(y) == 0 {
-		return math.NaN()
-	}
+// errorSum returns the summed error measure: for classification the number
+// of points with sign(f) ≠ y (f = 0 counts as an error), for regression the
+// sum of squared errors. meanOf(errorSum, n) is the error rate or MSE.
+func errorSum(task Task, y, f []float64) float64 {
 	var s float64
 	for i, t := range y {
 		if task == Regression {
@@ -84,17 +81,22 @@ func errorOf(task Task, y, f []float64) float64 {
 			s++
 		}
 	}
-	return s / float64(len(y))
+	return s
 }
 
-// meanLoss returns the mean of L(y_i, f_i).
-func meanLoss(l Loss, y, f []float64) float64 {
-	if len(y) == 0 {
-		return math.NaN()
-	}
+// lossSum returns the sum of L(y_i, f_i).
+func lossSum(l Loss, y, f []float64) float64 {
 	var s float64
 	for i, t := range y {
 		s += lossValue(l, t, f[i])
 	}
-	return s / float64(len(y))
+	return s
+}
+
+// meanOf returns s/n, NaN for n = 0.
+func meanOf(s float64, n int) float64 {
+	if n == 0 {
+		return math.NaN()
+	}
+	return s / float64(n)
 }

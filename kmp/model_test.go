@@ -74,7 +74,7 @@ func TestDecisionReproducesTraining(t *testing.T) {
 		ys := data.Signs(y, 1)
 		out := m.Outputs[0]
 		want := out.Curve[out.Steps-1].TrainLoss
-		if got := meanLoss(cfg.Loss, ys, f); math.Abs(got-want) > 1e-5*(1+want) {
+		if got := meanOf(lossSum(cfg.Loss, ys, f), len(ys)); math.Abs(got-want) > 1e-5*(1+want) {
 			t.Errorf("%v/%v: decision gives training loss %.8g, curve says %.8g", m.Variant, cfg.Loss, got, want)
 		}
 		t.Logf("%v/%v custom=%v: %d steps, %d SV, train err %.3f", m.Variant, cfg.Loss, cfg.Custom != nil, out.Steps, m.Size().SupportVectors, out.Curve[out.Steps-1].TrainErr)
@@ -116,7 +116,7 @@ func TestEarlyStopping(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := errorOf(Classification, vy, f); math.Abs(got-out.Curve[best].ValErr) > 1e-12 {
+		if got := meanOf(errorSum(Classification, vy, f), len(vy)); math.Abs(got-out.Curve[best].ValErr) > 1e-12 {
 			t.Fatalf("%v: kept model's validation error %.4f, curve %.4f", m.Variant, got, out.Curve[best].ValErr)
 		}
 		t.Logf("%v/%v: %d steps run, kept %d, val err %.3f", m.Variant, m.Loss, len(out.Curve), out.Steps, out.Curve[best].ValErr)

@@ -37,11 +37,11 @@ func TestScanResident(t *testing.T) {
 	}
 	tr := trainSet{x: x, norms: norms}
 	atoms := dictAtoms(&cfg, chooseCandidates(l, 0, 1))
-	chunked, err := newDictionary(e, &cfg, atoms, tr)
+	chunked, err := newDictionary(e, &cfg, &dictionary{atoms: atoms, tr: tr})
 	if err != nil {
 		t.Fatal(err)
 	}
-	resident, err := newDictionary(e, &cfg, atoms, tr)
+	resident, err := newDictionary(e, &cfg, &dictionary{atoms: atoms, tr: tr})
 	if err != nil {
 		t.Fatal(err)
 	}

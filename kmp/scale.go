@@ -86,6 +86,13 @@ func PlanTraining(e *engine.Engine, l int, cfg Config) (Plan, error) {
 
 // planFor chooses the mode for m atoms at l points.
 func planFor(e *engine.Engine, cfg *Config, m, l int) (Plan, error) {
+	return planMode(e, cfg, m, l, false)
+}
+
+// planMode is planFor; with noMemory a deterministic search streams even
+// when the dictionary would fit in memory (a sharded run where another
+// rank's does not).
+func planMode(e *engine.Engine, cfg *Config, m, l int, noMemory bool) (Plan, error) {
 	p := Plan{Atoms: m, Points: l, ActiveSet: m, DictBytes: int64(m) * int64(l) * 4}
 	budget := e.Available()
 	var want int
@@ -98,7 +105,7 @@ func planFor(e *engine.Engine, cfg *Config, m, l int) (Plan, error) {
 		p.ActiveSet = min(s, m)
 		want = p.ActiveSet
 	} else {
-		if p.DictBytes <= budget && m > 0 {
+		if p.DictBytes <= budget && m > 0 && !noMemory {
 			p.Mode = InMemory
 			p.Block = m
 			p.WorkBytes = p.DictBytes
@@ -127,21 +134,44 @@ func planFor(e *engine.Engine, cfg *Config, m, l int) (Plan, error) {
 	return p, nil
 }
 
-// newDictionary builds the dictionary in the mode planFor chooses: in
+// newDictionary builds the dictionary dc (its atoms, training points and,
+// when sharded, shard and centres set) in the mode planFor chooses: in
 // memory (buildDictionary), or as a streamer that computes atoms on the fly.
-func newDictionary(e *engine.Engine, cfg *Config, atoms []atom, tr trainSet) (*dictionary, error) {
+// The ranks of a sharded run agree on the mode: every rank streams when one
+// rank's dictionary does not fit its budget.
+func newDictionary(e *engine.Engine, cfg *Config, dc *dictionary) (*dictionary, error) {
+	atoms, tr := dc.atoms, dc.tr
 	plan, err := planFor(e, cfg, len(atoms), tr.x.Rows)
-	if err != nil {
+	if err = dc.sh.agree(err); errors.Is(err, errRankFailed) {
+		return nil, fmt.Errorf("kmp: %w", err)
+	} else if err != nil {
 		return nil, err
 	}
-	if plan.Mode == InMemory {
-		return buildDictionary(e, cfg, atoms, tr)
+	if dc.sh.sharded() && cfg.Stochastic == nil {
+		modes, err := gatherInts(dc.sh.c, int(plan.Mode))
+		if err != nil {
+			return nil, fmt.Errorf("kmp: sharded training: %w", err)
+		}
+		if plan.Mode == InMemory && slices.Contains(modes, int(Streamed)) {
+			plan, err = planMode(e, cfg, len(atoms), tr.x.Rows, true)
+		}
+		if err = dc.sh.agree(err); errors.Is(err, errRankFailed) { // every rank agrees
+			return nil, fmt.Errorf("kmp: %w", err)
+		} else if err != nil {
+			return nil, err
+		}
 	}
-	if err := e.Reserve("the KMP kernel block ("+plan.String()+")", plan.WorkBytes); err != nil {
+	if plan.Mode == InMemory {
+		return buildDictionary(e, cfg, dc)
+	}
+	if err := dc.sh.agree(e.Reserve("the KMP kernel block ("+plan.String()+")", plan.WorkBytes)); err != nil {
 		return nil, fmt.Errorf("kmp: %w", err)
 	}
 	st := &streamer{e: e, cfg: cfg, plan: plan, tr: tr, chunk: plan.Chunk, one: backend.NewMatrix(1, tr.x.Rows)}
-	if plan.Mode == StochasticSearch && e.ResidentBlocks() {
+	// A device keeps the kernel blocks of the rank's own rows only: the
+	// centres of a sharded run are other ranks' rows, so it streams on the
+	// host.
+	if plan.Mode == StochasticSearch && e.ResidentBlocks() && !dc.sh.sharded() {
 		// A device keeps X (prepared once) and each step's kernel block:
 		// only the sampled indices, the step's vectors and the products
 		// cross the bus (scanResident).
@@ -152,7 +182,7 @@ func newDictionary(e *engine.Engine, cfg *Config, atoms []atom, tr trainSet) (*d
 	}
 	st.buf = make([]float32, plan.Block*st.chunk)
 	st.idx = make([]int, plan.Block)
-	dc := &dictionary{atoms: atoms, stream: st}
+	dc.stream = st
 	if plan.Mode == Streamed {
 		// The norms of all atoms, in one blocked pass.
 		dc.nrm2 = make([]float64, len(atoms))
@@ -165,8 +195,9 @@ func newDictionary(e *engine.Engine, cfg *Config, atoms []atom, tr trainSet) (*d
 		}); err != nil {
 			return nil, err
 		}
+		dc.sh.sum(dc.nrm2)
 	}
-	return dc, nil
+	return dc, dc.sh.failed()
 }
 
 // chunkBytes is the size of the kernel block the search computes at once:
@@ -236,7 +267,7 @@ func (st *streamer) scan(dc *dictionary, cand []int, vecs backend.Matrix, norms 
 			j1 := min(j0+st.chunk, l)
 			blk := backend.Matrix{Rows: nb, Cols: j1 - j0, Stride: j1 - j0, Data: st.buf[:nb*(j1-j0)]}
 			pts := trainSet{x: st.tr.x.Slice(j0, j1, 0, st.tr.x.Cols), norms: st.tr.norms[j0:j1]}
-			if err := fillAtoms(st.e, st.cfg, st.ab, st.tr, pts, blk, st.idx); err != nil {
+			if err := dc.fill(st.e, st.cfg, st.ab, pts, blk, st.idx); err != nil {
 				return err
 			}
 			if k > 0 {
@@ -277,7 +308,7 @@ func (st *streamer) row64(dc *dictionary, k int, dst []float64) error {
 		return nil
 	}
 	st.ab = append(st.ab[:0], dc.atoms[k])
-	if err := fillAtoms(st.e, st.cfg, st.ab, st.tr, st.tr, st.one, st.idx); err != nil {
+	if err := dc.fill(st.e, st.cfg, st.ab, st.tr, st.one, st.idx); err != nil {
 		return err
 	}
 	for j, v := range st.one.Row(0) {
@@ -346,7 +377,7 @@ func (st *streamer) scanResident(dc *dictionary, cand []int, vecs backend.Matrix
 					st.host = backend.NewMatrix(nr, l)
 				}
 				hm := backend.Matrix{Rows: nr, Cols: l, Stride: l, Data: st.host.Data[:nr*l]}
-				if err := fillAtoms(e, st.cfg, st.ab[r:end], st.tr, st.tr, hm, st.idx); err != nil {
+				if err := dc.fill(e, st.cfg, st.ab[r:end], st.tr, hm, st.idx); err != nil {
 					return err
 				}
 				if k > 0 {

@@ -37,6 +37,7 @@ type searcher struct {
 	// Stochastic search: atoms found dependent in a row since the last
 	// accepted one, and how many of them make it give up (canResample).
 	dependentRun, giveUp int
+	red                  []float64 // sharded stream: every block's products, reduced at once
 }
 
 func newSearcher(p *problem) *searcher {
@@ -86,8 +87,14 @@ func (s *searcher) drop(k int) {
 	s.dependentRun++
 }
 
-// accepted records that the step found a new atom for the expansion.
-func (s *searcher) accepted() { s.dependentRun = 0 }
+// accepted records that the step found a new atom k for the expansion (a
+// sharded run keeps its centre's point for the model).
+func (s *searcher) accepted(k int) {
+	s.dependentRun = 0
+	if cs := s.dc.cs; cs != nil {
+		cs.keep(s.dc.atoms[k])
+	}
+}
 
 // canResample says whether a step whose searched atoms all turned out
 // unusable may draw another active set: while atoms are left to draw and
@@ -108,8 +115,18 @@ func (s *searcher) canResample() bool {
 // vector scored), fills score and nrm, and calls each (if not nil), block by
 // block, with the block's offset b0 in cand, its size nb and prod[j*nb+i] =
 // <d_{cand[b0+i]}, v_j>. The slices are reused by the next block.
+//
+// In a sharded run the centres of cand are first gathered from their owners
+// (when they are not all held), and the products and norms are the sums of
+// every rank's, added by one collective: each is then called once, for all
+// of cand.
 func (s *searcher) scan(cand []int, vecs backend.Matrix, each func(b0, nb int, prod []float64)) error {
 	dc := s.dc
+	if dc.cs != nil {
+		if err := dc.cs.fetch(dc.atoms, cand); err != nil {
+			return err
+		}
+	}
 	block := func(b0, nb int, prod, bn []float64) {
 		for i := range nb {
 			s.score[b0+i] = prod[i] + prod[nb+i]
@@ -128,7 +145,8 @@ func (s *searcher) scan(cand []int, vecs backend.Matrix, each func(b0, nb int, p
 		m := s.d.Rows
 		s.prod = grow(s.prod, vecs.Rows*m)
 		var err error
-		switch shared := sameMatrix(s.d, dc.d); {
+		shared := sameMatrix(s.d, dc.d)
+		switch {
 		case shared && s.batch != nil:
 			err = s.batch.products(s.output, s.prod[:vecs.Rows*m], vecs)
 		case shared:
@@ -142,8 +160,17 @@ func (s *searcher) scan(cand []int, vecs backend.Matrix, each func(b0, nb int, p
 			}
 			return fmt.Errorf("kmp: dictionary products: %w", err)
 		}
+		if !(shared && s.batch != nil) { // the lock-step pass sums its own
+			dc.sh.sum(s.prod[:vecs.Rows*m])
+			if err := dc.sh.failed(); err != nil {
+				return err
+			}
+		}
 		block(0, m, s.prod, dc.nrm2)
 		return nil
+	}
+	if dc.sh.sharded() {
+		return s.scanSharded(cand, vecs, block)
 	}
 	return st.scan(dc, cand, vecs, !s.running, func(b0, nb int, prod, bn []float64) {
 		if s.running {
@@ -166,4 +193,42 @@ func (s *searcher) row64(k int, dst []float64) error {
 func sameMatrix(a, b backend.Matrix) bool {
 	return a.Rows == b.Rows && a.Cols == b.Cols && a.Stride == b.Stride &&
 		len(a.Data) == len(b.Data) && (len(a.Data) == 0 || &a.Data[0] == &b.Data[0])
+}
+
+// scanSharded is scan's stream for a sharded run: the blocks' partial
+// products (and, for a random active set, norms) over this rank's points go
+// into one buffer, one collective sums it over the ranks, and block is
+// called once for all of cand.
+func (s *searcher) scanSharded(cand []int, vecs backend.Matrix, block func(b0, nb int, prod, bn []float64)) error {
+	dc := s.dc
+	n, k := len(cand), vecs.Rows
+	norms := !s.running
+	size := k * n
+	if norms {
+		size += n
+	}
+	s.red = grow(s.red, size)
+	buf := s.red[:size]
+	clear(buf)
+	err := dc.stream.scan(dc, cand, vecs, norms, func(b0, nb int, prod, bn []float64) {
+		for j := range k {
+			copy(buf[j*n+b0:j*n+b0+nb], prod[j*nb:(j+1)*nb])
+		}
+		if norms {
+			copy(buf[k*n+b0:k*n+b0+nb], bn)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	dc.sh.sum(buf)
+	if err := dc.sh.failed(); err != nil {
+		return err
+	}
+	bn := dc.nrm2 // every atom in order, norms summed when the dictionary was set up
+	if norms {
+		bn = buf[k*n:]
+	}
+	block(0, n, buf[:k*n], bn)
+	return nil
 }

@@ -81,10 +81,11 @@ func (sc Stochastic) Size() (int, error) {
 // TrainStochastic is Train with stochastic search: cfg.Stochastic is set to
 // sc. It returns the same kind of Model, which predicts, saves and loads
 // like any other.
+//
+// Across several ranks it works as Train does: every rank draws the same
+// active sets, the sampled atoms' centres are gathered from the ranks that
+// hold them, and one collective sums the ranks' partial products.
 func TrainStochastic(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, sc Stochastic) (*Model, error) {
-	if err := e.RequireOneRank("kmp.TrainStochastic"); err != nil {
-		return nil, err
-	}
 	cfg.Stochastic = &sc
 	return Train(e, x, y, cfg)
 }

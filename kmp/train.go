@@ -19,12 +19,27 @@ import (
 // x and Config.ValX are read where they are, not copied, unless Scale or
 // ValFrac asks for scaled or split copies; the model keeps no reference to
 // them.
+//
+// Several ranks: when e.Comm() has more than one rank, every rank calls
+// Train with the same Config and its own rows: x and y (and ValX, ValY) are
+// this rank's part, possibly empty, and the training set is every rank's
+// rows concatenated in rank order. Every rank returns the same model, the
+// one a single process trains on the concatenated rows (the same atoms;
+// decisions equal up to the order in which sums over the rows are added).
+// SupportIndex and the curves' Support name rows of the concatenation. The
+// ValFrac split, the classes and Scale's statistics are taken over all
+// rows; the memory budget counts only this rank's share. Ranks started
+// with different settings or rows of different widths, or a rank with bad
+// input, stop every rank with an error (comm.ErrConfig); a Custom kernel
+// must be the same function on every rank (only its name is compared). See
+// shard.go for how a step is split.
 func Train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config) (*Model, error) {
 	return train(e, x, y, cfg, false)
 }
 
 // TrainOneVsRest fits one machine per class (target +1 for the class, −1
-// for the others) on one shared dictionary, even for two classes.
+// for the others) on one shared dictionary, even for two classes. Across
+// several ranks it works as Train does.
 func TrainOneVsRest(e *engine.Engine, x backend.Matrix, y []float64, cfg Config) (*Model, error) {
 	if cfg.Task != Classification {
 		return nil, errors.New("kmp: one-vs-rest needs a classification task")
@@ -32,75 +47,129 @@ func TrainOneVsRest(e *engine.Engine, x backend.Matrix, y []float64, cfg Config)
 	return train(e, x, y, cfg, true)
 }
 
-func train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, forceOVR bool) (*Model, error) {
-	if e == nil {
-		return nil, errors.New("kmp: nil engine")
-	}
-	if err := e.RequireOneRank("kmp.Train"); err != nil {
-		return nil, err
-	}
+// checkInput validates one rank's training rows and validation set.
+// allowEmpty admits a rank without training rows (sharded runs).
+func checkInput(x backend.Matrix, y []float64, cfg *Config, allowEmpty bool) error {
 	if err := x.Validate(); err != nil {
-		return nil, fmt.Errorf("kmp: training data: %w", err)
+		return fmt.Errorf("kmp: training data: %w", err)
 	}
-	if x.Rows == 0 || x.Cols == 0 {
-		return nil, fmt.Errorf("kmp: training data is empty (%d×%d)", x.Rows, x.Cols)
+	if (x.Rows == 0 && !allowEmpty) || x.Cols == 0 {
+		return fmt.Errorf("kmp: training data is empty (%d×%d)", x.Rows, x.Cols)
 	}
 	if len(y) != x.Rows {
-		return nil, fmt.Errorf("kmp: %d training rows but %d targets", x.Rows, len(y))
+		return fmt.Errorf("kmp: %d training rows but %d targets", x.Rows, len(y))
 	}
 	if err := checkFinite("training", x, y); err != nil {
-		return nil, err
+		return err
 	}
 	if cfg.ValX.Rows > 0 {
 		if err := cfg.ValX.Validate(); err != nil {
-			return nil, fmt.Errorf("kmp: validation data: %w", err)
+			return fmt.Errorf("kmp: validation data: %w", err)
 		}
 		if cfg.ValX.Cols != x.Cols {
-			return nil, fmt.Errorf("kmp: validation data has %d features, training data %d", cfg.ValX.Cols, x.Cols)
+			return fmt.Errorf("kmp: validation data has %d features, training data %d", cfg.ValX.Cols, x.Cols)
+		}
+		if len(cfg.ValY) != cfg.ValX.Rows {
+			return fmt.Errorf("kmp: validation set has %d rows but %d targets", cfg.ValX.Rows, len(cfg.ValY))
 		}
 		if err := checkFinite("validation", cfg.ValX, cfg.ValY); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if err := cfg.resolve(); err != nil {
+	return nil
+}
+
+func train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, forceOVR bool) (m *Model, err error) {
+	if e == nil {
+		return nil, errors.New("kmp: nil engine")
+	}
+	var sh *shard
+	if c := e.Comm(); c != nil && c.Size() > 1 {
+		if sh, err = startShard(c, x, y, &cfg); err != nil {
+			return nil, err
+		}
+		defer func() {
+			// An error of this rank alone would leave the others waiting in
+			// a collective: bring the group down with it. Errors the ranks
+			// agreed on (or met together) return on every rank.
+			var ag agreedError
+			if err != nil && sh.err == nil && !errors.As(err, &ag) {
+				c.Abort(err)
+			}
+		}()
+	} else if err := checkInput(x, y, &cfg, false); err != nil {
 		return nil, err
+	}
+	if err := cfg.resolve(); err != nil {
+		return nil, together(err)
 	}
 
 	// Classes and the split off validation part.
 	var classes []float64
 	if cfg.Task == Classification {
 		classes = distinct(y)
-		if len(classes) < 2 {
-			return nil, fmt.Errorf("kmp: classification needs at least two classes, the training labels have %d", len(classes))
+		if sh.sharded() {
+			if classes, err = sh.union(classes); err != nil {
+				return nil, err
+			}
 		}
+		if len(classes) < 2 {
+			return nil, together(fmt.Errorf("kmp: classification needs at least two classes, the training labels have %d", len(classes)))
+		}
+		var bad error
 		if cfg.ValX.Rows > 0 {
 			for i, v := range cfg.ValY {
 				if _, ok := slices.BinarySearch(classes, v); !ok {
-					return nil, fmt.Errorf("kmp: validation label %v (row %d) is not a training class", v, i)
+					bad = fmt.Errorf("kmp: validation label %v (row %d) is not a training class", v, i)
+					break
 				}
 			}
 		}
+		if err := sh.agree(bad); errors.Is(err, errRankFailed) {
+			return nil, fmt.Errorf("kmp: bad validation labels: %w", err)
+		} else if err != nil {
+			return nil, err
+		}
 	}
+	// The rows of the training part (local indices into x) and, for the
+	// model, what they are in the caller's (every rank's concatenated) rows.
 	trIdx := make([]int, x.Rows)
 	for i := range trIdx {
 		trIdx[i] = i
 	}
 	valX, valY := cfg.ValX, cfg.ValY
 	if cfg.ValFrac > 0 {
+		n := x.Rows
 		var labels []float64
 		if cfg.Task == Classification {
 			labels = y
 		}
-		if err := data.CheckSplit(x.Rows, []float64{1 - cfg.ValFrac, cfg.ValFrac}, labels); err != nil {
-			return nil, fmt.Errorf("kmp: validation split: %w", err)
+		if sh.sharded() {
+			// The split is drawn over every rank's rows, alike on each.
+			n = sh.rows()
+			if labels != nil {
+				if labels, err = sh.gatherAll(y, sh.inRows()); err != nil {
+					return nil, err
+				}
+			}
 		}
-		parts := data.Split(x.Rows, []float64{1 - cfg.ValFrac, cfg.ValFrac}, cfg.Seed, labels)
+		if err := data.CheckSplit(n, []float64{1 - cfg.ValFrac, cfg.ValFrac}, labels); err != nil {
+			return nil, together(fmt.Errorf("kmp: validation split: %w", err))
+		}
+		parts := data.Split(n, []float64{1 - cfg.ValFrac, cfg.ValFrac}, cfg.Seed, labels)
 		trIdx = parts[0]
 		slices.Sort(trIdx)
 		vi := parts[1]
 		slices.Sort(vi)
 		if len(trIdx) == 0 || len(vi) == 0 {
-			return nil, fmt.Errorf("kmp: ValFrac %v leaves %d training and %d validation rows", cfg.ValFrac, len(trIdx), len(vi))
+			return nil, together(fmt.Errorf("kmp: ValFrac %v leaves %d training and %d validation rows", cfg.ValFrac, len(trIdx), len(vi)))
+		}
+		if sh.sharded() {
+			// This rank's rows of either part, as local indices.
+			sh.orig = trIdx
+			vi, _ = sh.localPart(vi)
+			trIdx, sh.offset = sh.localPart(trIdx)
+			cfg.valRows = len(parts[1])
 		}
 		valX = backend.NewMatrix(len(vi), x.Cols)
 		valY = make([]float64, len(vi))
@@ -114,6 +183,10 @@ func train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, forceOVR
 	// when there is nothing to scale or split, else copies (scaled in place).
 	// Nothing keeps them after training (assemble copies the rows it needs).
 	l := len(trIdx)
+	lAll, nVal := l, valX.Rows
+	if sh.sharded() {
+		lAll, nVal = sh.rows(), cfg.valRows
+	}
 	scale := cfg.Scale != data.ScaleNone
 	xt := x
 	if scale || cfg.ValFrac > 0 {
@@ -128,8 +201,12 @@ func train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, forceOVR
 	}
 	var scaler *data.Scaler
 	if scale {
-		var err error
-		if scaler, err = data.FitScaler(cfg.Scale, xt); err != nil {
+		if sh.sharded() {
+			scaler, err = data.FitScalerComm(cfg.Scale, xt, sh.c)
+		} else {
+			scaler, err = data.FitScaler(cfg.Scale, xt)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("kmp: %w", err)
 		}
 		if err := scaler.Apply(xt); err != nil {
@@ -137,16 +214,18 @@ func train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, forceOVR
 		}
 	}
 	tr := trainSet{x: xt}
-	var err error
 	if tr.norms, err = e.SqNorms(xt); err != nil {
 		return nil, fmt.Errorf("kmp: %w", err)
 	}
 	var vs *valSet
-	if valX.Rows > 0 {
+	if nVal > 0 {
 		xv := valX // a copy already when split off by ValFrac
+		if xv.Rows == 0 {
+			xv = backend.NewMatrix(0, x.Cols) // a rank without validation rows
+		}
 		if scaler != nil {
 			if cfg.ValFrac == 0 {
-				xv = backend.NewMatrix(valX.Rows, valX.Cols)
+				xv = backend.NewMatrix(valX.Rows, x.Cols)
 				for i := range valX.Rows {
 					copy(xv.Row(i), valX.Row(i))
 				}
@@ -159,19 +238,26 @@ func train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, forceOVR
 		if pts.norms, err = e.SqNorms(xv); err != nil {
 			return nil, fmt.Errorf("kmp: %w", err)
 		}
-		vs = &valSet{e: e, cfg: &cfg, tr: tr, pts: pts, cache: map[int][]float64{}}
+		vs = &valSet{e: e, cfg: &cfg, pts: pts, cache: map[int][]float64{}}
 	}
 
 	// The dictionary, shared by all outputs.
-	cands := chooseCandidates(l, cfg.Candidates, cfg.Seed)
+	cands := chooseCandidates(lAll, cfg.Candidates, cfg.Seed)
 	atoms := dictAtoms(&cfg, cands)
-	dict, err := newDictionary(e, &cfg, atoms, tr) // in memory, streamed or stochastic (scale.go)
+	dc := &dictionary{atoms: atoms, tr: tr, sh: sh}
+	if sh.sharded() {
+		if dc.cs, err = newCentres(e, sh, &cfg, tr.x, atoms, len(cands)); err != nil {
+			return nil, err
+		}
+		defer e.Release(dc.cs.held)
+	}
+	dict, err := newDictionary(e, &cfg, dc) // in memory, streamed or stochastic (scale.go)
 	if err != nil {
 		return nil, err
 	}
 	defer func() { _ = dict.release(e) }()
 	if vs != nil {
-		vs.atoms = atoms
+		vs.dict = dict
 	}
 
 	// Targets per output.
@@ -198,7 +284,7 @@ func train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, forceOVR
 	probs := make([]*problem, len(targets))
 	for o, t := range targets {
 		// Classification outputs see ±1 targets; their error is sign(f) ≠ y.
-		probs[o] = &problem{e: e, cfg: &cfg, dict: dict, y: t.y, val: vs, valY: t.valY, output: o}
+		probs[o] = &problem{e: e, cfg: &cfg, dict: dict, y: t.y, val: vs, valY: t.valY, output: o, sh: sh, n: lAll, nVal: nVal}
 	}
 	fit := func(o int) error {
 		var err error
@@ -206,7 +292,7 @@ func train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, forceOVR
 		return err
 	}
 	errs := make([]error, len(probs))
-	if ls := newLockstep(e, &cfg, dict, len(probs), l); ls != nil {
+	if ls := newLockstep(e, &cfg, dict, len(probs), l, lAll); ls != nil {
 		for _, p := range probs {
 			p.batch = ls
 		}
@@ -221,8 +307,21 @@ func train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, forceOVR
 	if err := firstError(errs, outClasses); err != nil {
 		return nil, err
 	}
-	m := assemble(&cfg, dict.atoms, tr.x, trIdx, scaler, outClasses, results, true)
-	m.origin = newOrigin(dict.atoms, tr.x, trIdx, results)
+	mx, mIdx, mAtoms := tr.x, trIdx, dict.atoms
+	if sh.sharded() {
+		// The chosen centres, which every rank kept, and their rows in the
+		// concatenated input.
+		mx, mIdx, mAtoms = dict.cs.modelRows(dict.atoms)
+		for _, r := range results {
+			for i := range r.curve {
+				if c := r.curve[i].Support; c >= 0 {
+					r.curve[i].Support = sh.origRow(c)
+				}
+			}
+		}
+	}
+	m = assemble(&cfg, mAtoms, mx, mIdx, scaler, outClasses, results, !sh.sharded())
+	m.origin = newOrigin(mAtoms, mx, mIdx, results)
 	return m, nil
 }
 

@@ -11,7 +11,7 @@
 #   3. the test binaries of the packages with MPI-aware tests (those whose
 #      tests call comm.World; by convention such tests have World in their
 #      name), built with -tags mpi, run their World tests under mpirun
-#      -np 2 and -np 3 (uneven shards) and alone (a -tags mpi binary
+#      -np 2, -np 3 and -np 4 (uneven shards) and alone (a -tags mpi binary
 #      started without mpirun is one rank).
 #
 # Usage: bash scripts/mpi-check.sh      (prints each step and its time)
@@ -69,10 +69,11 @@ run() { # run NP PKG: the package's World tests on NP ranks (0: no mpirun)
 	echo "ok: $p, $([ "$np" = 0 ] && echo "alone (one rank)" || echo "mpirun -np $np"): $(grep -c '^--- PASS' "$WORK/log") test results passed"
 }
 for p in "${PKGS[@]}"; do
-	step "$p alone, then under mpirun -np 2 and -np 3"
+	step "$p alone, then under mpirun -np 2, -np 3 and -np 4"
 	run 0 "$p"
 	run 2 "$p"
 	run 3 "$p"
+	run 4 "$p"
 done
 step "./engine/comm under mpirun -np 2 with every call handed to the MPI thread (PURSUIT_MPI_FUNNELED=1)"
 PURSUIT_MPI_FUNNELED=1 run 2 ./engine/comm
