@@ -123,12 +123,14 @@ type shard struct {
 	vars  []int // own variable → variable of the whole problem (increasing)
 	nVars int   // variables of the whole problem
 
-	e     *engine.Engine
-	k     backend.Kernel
-	x     backend.Matrix // own points, in layout order (0 rows on an empty shard)
-	rows  *EngineRows    // nil on an empty shard
-	diag  []float64      // K(x, x) of the own points
-	norms []float32      // ‖x‖² of the own points (as the engine prepared them)
+	e      *engine.Engine
+	k      backend.Kernel
+	cols   []int          // own point → its column in x and in the cached rows
+	colKey []int          // column → key (−1: padding)
+	x      backend.Matrix // the own points at their columns, zero rows between (see alignedColumns)
+	rows   *EngineRows    // nil on an empty shard
+	diag   []float64      // K(x, x) of every column
+	norms  []float32      // ‖x‖² of every column (as the engine prepared them)
 
 	vi, vj pick    // the working set chosen by the last selectWSSharded
 	kij    float64 // K(x_i, x_j), from the owner of j
@@ -158,14 +160,32 @@ type pick struct {
 const recWidth = 12
 
 // newShard prepares this rank's points x (in the layout's order) for the
-// kernel k. vars maps its variables to the whole problem's nVars.
+// kernel k. vars maps its variables to the whole problem's nVars; the
+// problem's Index maps them to columns (sh.cols).
 func newShard(e *engine.Engine, lay *shardLayout, x backend.Matrix, k backend.Kernel, vars []int, nVars int) (*shard, error) {
 	sh := &shard{c: e.Comm(), lay: lay, vars: vars, nVars: nVars, e: e, k: k, x: x}
 	if x.Rows != len(lay.keys) {
 		return nil, fmt.Errorf("svm: shard of %d points for %d keys", x.Rows, len(lay.keys))
 	}
-	if x.Rows > 0 {
-		rows, err := NewEngineRows(e, x, k)
+	var width int
+	sh.cols, width = alignedColumns(lay.keys, lay.total())
+	sh.colKey = make([]int, width)
+	for c := range sh.colKey {
+		sh.colKey[c] = -1
+	}
+	padded := width != x.Rows
+	for p, c := range sh.cols {
+		sh.colKey[c] = lay.keys[p]
+		padded = padded || c != p
+	}
+	if padded {
+		sh.x = backend.NewMatrix(width, x.Cols)
+		for p, c := range sh.cols {
+			copy(sh.x.Row(c), x.Row(p))
+		}
+	}
+	if width > 0 {
+		rows, err := NewEngineRows(e, sh.x, k)
 		if err != nil {
 			return nil, err
 		}
@@ -173,6 +193,50 @@ func newShard(e *engine.Engine, lay *shardLayout, x backend.Matrix, k backend.Ke
 	}
 	sh.counts = make([]int, lay.size)
 	return sh, nil
+}
+
+// Constants of the CPU driver's kernel blocks (backend.CPU) that the
+// columns of a shard follow: a block of at most fewRows rows of a against
+// at least 4·fewRows columns is computed by streaming dictionary products,
+// over the columns in blocks of dictBlock, whose float32 partial sums
+// depend on a column's place in its block and on the block's length; every
+// other block by the blocked GEMM, which computes each entry alike wherever
+// it sits.
+const (
+	dictBlock = 16
+	fewRows   = 8
+)
+
+// alignedColumns places a rank's own keys (increasing, of l in all) at
+// columns where the CPU driver computes their kernel values exactly as in
+// one process's rows over all l points: each key sits at the same place of
+// a block of dictBlock columns as in the whole row, in a block of the same
+// length (the whole row's last block may be short: it ends the shard's
+// columns too), the blocks in key order with zero columns for the keys of
+// other ranks; and the row is at least 4·fewRows columns long exactly when
+// the whole row is (zero blocks in front make it so). It returns each key's
+// column and the number of columns.
+func alignedColumns(keys []int, l int) ([]int, int) {
+	if len(keys) == 0 {
+		return nil, 0
+	}
+	cols := make([]int, len(keys))
+	slot, last := -1, -1
+	for p, k := range keys {
+		if b := k / dictBlock; b != last {
+			slot, last = slot+1, b
+		}
+		cols[p] = slot*dictBlock + k%dictBlock
+	}
+	width := slot*dictBlock + min(dictBlock, l-last*dictBlock)
+	if l >= 4*fewRows && width < 4*fewRows {
+		shift := (4*fewRows - width + dictBlock - 1) / dictBlock * dictBlock
+		for p := range cols {
+			cols[p] += shift
+		}
+		width += shift
+	}
+	return cols, width
 }
 
 // release frees the engine's prepared copy of the own points.
@@ -187,7 +251,7 @@ func (sh *shard) release() error {
 // cache of the whole problem under budget, each holding the row's part at
 // the own points.
 func (sh *shard) newCache(budget int64) *rowCache[float32] {
-	w := len(sh.lay.keys)
+	w := len(sh.colKey)
 	return newRowCacheWidth(sh.lay.total(), w, budget, 4, max(chunkBytes/(max(w, 1)*4), 16), sh.fill)
 }
 
@@ -204,8 +268,9 @@ func (sh *shard) fill(dst []float32, batch []int) error {
 		r, p := sh.lay.owner(k)
 		sh.counts[r] += w
 		if r == sh.lay.rank {
-			sh.send = append(sh.send, float64(sh.norms[p]))
-			for _, v := range sh.x.Row(p) {
+			c := sh.cols[p]
+			sh.send = append(sh.send, float64(sh.norms[c]))
+			for _, v := range sh.x.Row(c) {
 				sh.send = append(sh.send, float64(v))
 			}
 		}
@@ -214,7 +279,7 @@ func (sh *shard) fill(dst []float32, batch []int) error {
 	if err := sh.c.Allgatherv(sh.send, sh.counts, recv); err != nil {
 		return fmt.Errorf("svm: gathering the points of kernel rows: %w", err)
 	}
-	lp := len(sh.lay.keys)
+	lp := len(sh.colKey)
 	if lp == 0 {
 		return nil
 	}

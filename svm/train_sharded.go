@@ -217,12 +217,16 @@ func svFrom(m *Model, recs [][]float64, nc, d int) {
 
 // reserveShardCache checks the rank's part of the kernel-row cache
 // against the engine's memory budget.
-func reserveShardCache(e *engine.Engine, p Params, lay *shardLayout) error {
+func reserveShardCache(e *engine.Engine, p Params, sh *shard) error {
 	o, _ := p.options().withDefaults()
-	l := int64(lay.total())
+	l := int64(sh.lay.total())
 	slots := min(max(int64(o.CacheMB*(1<<20))/(l*4), 2), l)
-	return e.Reserve("this rank's part of the SVM kernel-row cache", slots*int64(len(lay.keys))*4)
+	return e.Reserve("this rank's part of the SVM kernel-row cache", slots*int64(len(sh.colKey))*4)
 }
+
+// ownIndex returns the problem's Index for C-SVC variables that are the
+// own points: each point's column.
+func (sh *shard) ownIndex() []int { return append([]int(nil), sh.cols...) }
 
 // trainSharded is Train across ranks.
 func trainSharded(e *engine.Engine, x backend.Matrix, y []float64, p Params) (*Model, error) {
@@ -242,24 +246,26 @@ func trainSVRSharded(e *engine.Engine, st *shardStart, x backend.Matrix, y []flo
 	lp, l := x.Rows, st.l
 	// Variables α_i of the whole problem are 0…l−1, α*_i are l…2l−1.
 	vars := make([]int, 2*lp)
-	prob := Problem{Y: make([]float64, 2*lp), P: make([]float64, 2*lp), C: make([]float64, 2*lp), Index: make([]int, 2*lp)}
 	for i := range lp {
 		vars[i], vars[lp+i] = lay.keys[i], l+lay.keys[i]
-		prob.Y[i], prob.Y[i+lp] = 1, -1
-		prob.P[i], prob.P[i+lp] = p.Epsilon-y[i], p.Epsilon+y[i]
-		prob.C[i], prob.C[i+lp] = p.C, p.C
-		if p.InstanceWeights != nil {
-			prob.C[i], prob.C[i+lp] = p.C*p.InstanceWeights[i], p.C*p.InstanceWeights[i]
-		}
-		prob.Index[i], prob.Index[i+lp] = i, i
 	}
 	sh, err := newShard(e, lay, x, p.Kernel, vars, 2*l)
 	if err != nil {
 		return nil, err
 	}
 	defer func() { _ = sh.release() }()
-	if err := reserveShardCache(e, p, lay); err != nil {
+	if err := reserveShardCache(e, p, sh); err != nil {
 		return nil, err
+	}
+	prob := Problem{Y: make([]float64, 2*lp), P: make([]float64, 2*lp), C: make([]float64, 2*lp), Index: make([]int, 2*lp)}
+	for i := range lp {
+		prob.Y[i], prob.Y[i+lp] = 1, -1
+		prob.P[i], prob.P[i+lp] = p.Epsilon-y[i], p.Epsilon+y[i]
+		prob.C[i], prob.C[i+lp] = p.C, p.C
+		if p.InstanceWeights != nil {
+			prob.C[i], prob.C[i+lp] = p.C*p.InstanceWeights[i], p.C*p.InstanceWeights[i]
+		}
+		prob.Index[i], prob.Index[i+lp] = sh.cols[i], sh.cols[i]
 	}
 	o, _ := p.options().withDefaults()
 	sol, err := runSharded(sh, sh.newCache(int64(o.CacheMB*(1<<20))), prob, p.options())
@@ -374,11 +380,13 @@ func trainBinarySharded(e *engine.Engine, lay *shardLayout, x backend.Matrix, y 
 		return fit, err
 	}
 	defer func() { _ = sh.release() }()
-	if err := reserveShardCache(e, p, lay); err != nil {
+	if err := reserveShardCache(e, p, sh); err != nil {
 		return fit, err
 	}
 	o, _ := p.options().withDefaults()
-	sol, err := runSharded(sh, sh.newCache(int64(o.CacheMB*(1<<20))), csvcProblem(y, cPos, cNeg, p.InstanceWeights), p.options())
+	prob := csvcProblem(y, cPos, cNeg, p.InstanceWeights)
+	prob.Index = sh.ownIndex()
+	sol, err := runSharded(sh, sh.newCache(int64(o.CacheMB*(1<<20))), prob, p.options())
 	if err != nil {
 		return fit, err
 	}
@@ -436,7 +444,7 @@ func trainOneVsRestSharded(e *engine.Engine, x backend.Matrix, y []float64, p Pa
 		return nil, err
 	}
 	defer func() { _ = sh.release() }()
-	if err := reserveShardCache(e, p, lay); err != nil {
+	if err := reserveShardCache(e, p, sh); err != nil {
 		return nil, err
 	}
 	o, _ := p.options().withDefaults()
@@ -451,7 +459,9 @@ func trainOneVsRestSharded(e *engine.Engine, x backend.Matrix, y []float64, p Pa
 		if w, ok := p.Weights[cl]; ok {
 			cPos *= w
 		}
-		sol, err := runSharded(sh, cache, csvcProblem(yc, cPos, p.C, p.InstanceWeights), p.options())
+		prob := csvcProblem(yc, cPos, p.C, p.InstanceWeights)
+		prob.Index = sh.ownIndex()
+		sol, err := runSharded(sh, cache, prob, p.options())
 		if err != nil {
 			return nil, fmt.Errorf("svm: one-vs-rest machine for class %v: %w", cl, err)
 		}
