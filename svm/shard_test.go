@@ -98,18 +98,26 @@ func close6(what string, got, want []float64) error {
 // shardBounds are uneven row ranges for n ranks of l rows: with three
 // ranks one holds a single row, with four one holds none.
 func shardBounds(n, l int) []int {
-	return map[int][]int{1: {0, l}, 2: {0, 70, l}, 3: {0, 50, 51, l}, 4: {0, 60, 100, 100, l}}[n]
+	return map[int][]int{1: {0, l}, 2: {0, l * 7 / 19, l}, 3: {0, l * 5 / 19, l*5/19 + 1, l}, 4: {0, l * 6 / 19, l * 10 / 19, l * 10 / 19, l}}[n]
 }
 
-// runRanks trains on n in-process ranks, rank r on rows [b[r], b[r+1]),
-// and returns every rank's result.
-func runRanks[M any](t *testing.T, n int, x backend.Matrix, train func(e *engine.Engine, x backend.Matrix, lo, hi int) (M, error)) []M {
+// newEngine returns an engine on backend be ("" for the default choice).
+func newEngine(be string, opts ...engine.Option) (*engine.Engine, error) {
+	if be != "" {
+		opts = append(opts, engine.WithBackend(be))
+	}
+	return engine.New(opts...)
+}
+
+// runRanks trains on n in-process ranks with the given backend ("" for the
+// default), rank r on rows [b[r], b[r+1]), and returns every rank's result.
+func runRanks[M any](t *testing.T, n int, be string, x backend.Matrix, train func(e *engine.Engine, x backend.Matrix, lo, hi int) (M, error)) []M {
 	t.Helper()
 	b := shardBounds(n, x.Rows)
 	out := make([]M, n)
 	var mu sync.Mutex
 	err := comm.Run(n, func(c comm.Comm) error {
-		e, err := engine.New(engine.WithComm(c))
+		e, err := newEngine(be, engine.WithComm(c))
 		if err != nil {
 			return err
 		}
@@ -238,43 +246,55 @@ func identical(got, want *Model) error {
 // shards (one of a single row, one empty), Train chooses the one-process
 // support vectors and gives its coefficients, offsets and decisions to
 // 1e-6 relative, for two-class and three-class C-SVC and ε-SVR, on every
-// rank.
+// rank. On the CPU backends (the pure-Go kernels and the default choice)
+// the models are in fact bit-identical, statistics included: the ranks take
+// the one-process run's every step.
 func TestShardedMatchesOneProcess(t *testing.T) {
 	const l = 190
 	x, y3, z := shardData(l, 5, 3, 7)
 	_, y2, _ := shardData(l, 5, 2, 7)
 	xt, _, _ := shardData(50, 5, 2, 8)
-	e := testEngine(t)
+	tiny, tinyY, _ := shardData(25, 3, 2, 9) // shorter than a streaming kernel row
 	cases := []struct {
 		name string
+		x    backend.Matrix
 		y    []float64
 		p    Params
 	}{
-		{"binary", y2, Params{Kernel: backend.NewRBF(0.4), C: 3}},
-		{"three classes, weighted, small cache", y3, Params{Kernel: backend.NewRBF(0.4), C: 1, CacheMB: 0.02, Weights: map[float64]float64{2: 1.5}}},
-		{"ε-SVR", z, Params{Type: EpsilonSVR, Kernel: backend.NewRBF(0.2), C: 1, Epsilon: 0.05}},
+		{"binary", x, y2, Params{Kernel: backend.NewRBF(0.4), C: 3}},
+		{"three classes, weighted, small cache", x, y3, Params{Kernel: backend.NewRBF(0.4), C: 1, CacheMB: 0.02, Weights: map[float64]float64{2: 1.5}}},
+		{"ε-SVR", x, z, Params{Type: EpsilonSVR, Kernel: backend.NewRBF(0.2), C: 1, Epsilon: 0.05}},
+		{"25 points, linear", tiny, tinyY, Params{Kernel: backend.NewLinear(), C: 1}},
 	}
-	for _, tc := range cases {
-		want, err := Train(e, x, tc.y, tc.p)
+	for _, be := range []string{"go", ""} {
+		e, err := newEngine(be)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for n := 1; n <= 4; n++ {
-			t.Run(fmt.Sprintf("%s/N=%d", tc.name, n), func(t *testing.T) {
-				models := runRanks(t, n, x, func(e *engine.Engine, xs backend.Matrix, lo, hi int) (*Model, error) {
-					return Train(e, xs, tc.y[lo:hi], tc.p)
+		for _, tc := range cases {
+			want, err := Train(e, tc.x, tc.y, tc.p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for n := 1; n <= 4; n++ {
+				t.Run(fmt.Sprintf("%s/%s/N=%d", e.BackendName(), tc.name, n), func(t *testing.T) {
+					models := runRanks(t, n, be, tc.x, func(e *engine.Engine, xs backend.Matrix, lo, hi int) (*Model, error) {
+						return Train(e, xs, tc.y[lo:hi], tc.p)
+					})
+					xt := xt
+					if tc.x.Cols != xt.Cols {
+						xt = tc.x
+					}
+					for r, m := range models {
+						if err := sameSVM(e, m, want, xt); err != nil {
+							t.Fatalf("rank %d of %d: %v", r, n, err)
+						}
+						if err := identical(m, want); err != nil {
+							t.Fatalf("rank %d of %d: not bit-identical to the one-process model: %v", r, n, err)
+						}
+					}
 				})
-				for r, m := range models {
-					if err := sameSVM(e, m, want, xt); err != nil {
-						t.Fatalf("rank %d of %d: %v", r, n, err)
-					}
-					if err := identical(m, models[0]); err != nil {
-						t.Fatalf("rank %d's model differs from rank 0's: %v", r, err)
-					}
-				}
-				t.Logf("iterations %v, one process %v; bit-identical to one process: %v",
-					iterations(models[0]), iterations(want), identical(models[0], want) == nil)
-			})
+			}
 		}
 	}
 }
@@ -299,7 +319,7 @@ func TestShardedOneVsRestMatchesOneProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := runRanks(t, 3, x, func(e *engine.Engine, xs backend.Matrix, lo, hi int) (Classifier, error) {
+	got := runRanks(t, 3, "", x, func(e *engine.Engine, xs backend.Matrix, lo, hi int) (Classifier, error) {
 		return TrainMulticlass(e, xs, y[lo:hi], p, OneVsRest)
 	})
 	for r, g := range got {
@@ -310,6 +330,9 @@ func TestShardedOneVsRestMatchesOneProcess(t *testing.T) {
 		for c := range want.Machines {
 			if err := sameSVM(e, o.Machines[c], want.Machines[c], xt); err != nil {
 				t.Fatalf("rank %d, machine for class %v: %v", r, want.Classes[c], err)
+			}
+			if err := identical(o.Machines[c], want.Machines[c]); err != nil {
+				t.Fatalf("rank %d, machine for class %v: not bit-identical: %v", r, want.Classes[c], err)
 			}
 		}
 	}
@@ -354,6 +377,9 @@ func TestTrainWorld(t *testing.T) {
 		}
 		if err := sameSVM(single, got, want, xt); err != nil {
 			t.Fatalf("%s, %s, rows [%d, %d): %v", tc.name, c.Describe(), r0, r1, err)
+		}
+		if err := identical(got, want); err != nil {
+			t.Fatalf("%s, %s, rows [%d, %d): not bit-identical to the one-process model: %v", tc.name, c.Describe(), r0, r1, err)
 		}
 		t.Logf("%s, %s: rows [%d, %d) of %d, %d support vectors, iterations %v (one process %v)",
 			tc.name, c.Describe(), r0, r1, l, got.TotalSV(), iterations(got), iterations(want))
