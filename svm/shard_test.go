@@ -394,3 +394,85 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(code)
 }
+
+// countingComm counts a rank's collectives and the float64 values it
+// receives.
+type countingComm struct {
+	comm.Comm
+	calls, values int
+}
+
+func (c *countingComm) Allgatherv(send []float64, counts []int, recv []float64) error {
+	c.calls++
+	c.values += len(recv)
+	return c.Comm.Allgatherv(send, counts, recv)
+}
+
+func (c *countingComm) AllreduceSum(buf []float64) error {
+	c.calls++
+	c.values += len(buf)
+	return c.Comm.AllreduceSum(buf)
+}
+
+func (c *countingComm) AllreduceMaxLoc(v float64, i int) (float64, int, error) {
+	c.calls++
+	c.values += 2
+	return c.Comm.AllreduceMaxLoc(v, i)
+}
+
+func (c *countingComm) BcastBytes(buf []byte, root int) error {
+	c.calls++
+	c.values += (len(buf) + 7) / 8
+	return c.Comm.BcastBytes(buf, root)
+}
+
+func (c *countingComm) BcastFloat64(buf []float64, root int) error {
+	c.calls++
+	c.values += len(buf)
+	return c.Comm.BcastFloat64(buf, root)
+}
+
+// TestShardedCommunication checks the solver's communication against its
+// cost model on 3 ranks: two collectives per iteration, each receiving one
+// record of recWidth values per rank, plus, per batch of kernel rows, the
+// prefetch exchange (on a miss) and the batch's points, plus a few
+// collectives at the start, at shrinking and at the end.
+func TestShardedCommunication(t *testing.T) {
+	x, y, _ := shardData(190, 5, 2, 7)
+	p := Params{Kernel: backend.NewRBF(0.4), C: 3, CacheMB: 0.03}
+	const n = 3
+	counts := make([]*countingComm, n)
+	models := make([]*Model, n)
+	b := shardBounds(n, x.Rows)
+	err := comm.Run(n, func(c comm.Comm) error {
+		cc := &countingComm{Comm: c}
+		counts[c.Rank()] = cc
+		e, err := engine.New(engine.WithComm(cc))
+		if err != nil {
+			return err
+		}
+		lo, hi := b[c.Rank()], b[c.Rank()+1]
+		models[c.Rank()], err = Train(e, x.Slice(lo, hi, 0, x.Cols), y[lo:hi], p)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := models[0].Stats[0]
+	iters, batches := st.Iter, st.CacheMisses
+	loads := st.RowsComputed // at most one batch per row
+	cc := counts[0]
+	t.Logf("%d iterations, %d misses, %d rows computed: %d collectives (%.2f per iteration), %d float64 received (%.1f per iteration)",
+		iters, batches, loads, cc.calls, float64(cc.calls)/float64(iters), cc.values, float64(cc.values)/float64(iters))
+	if min := 2 * iters; cc.calls < min || cc.calls > min+2*loads+40 {
+		t.Errorf("%d collectives for %d iterations and %d rows computed, want between %d and %d", cc.calls, iters, loads, min, min+2*loads+40)
+	}
+	if perIter := 2 * recWidth * n * iters; cc.values < perIter {
+		t.Errorf("%d values received, fewer than the %d of the working-set records", cc.values, perIter)
+	}
+	for r, c := range counts {
+		if c.calls != cc.calls || c.values != cc.values {
+			t.Errorf("rank %d made %d collectives receiving %d values, rank 0 %d and %d", r, c.calls, c.values, cc.calls, cc.values)
+		}
+	}
+}
