@@ -31,7 +31,9 @@ import (
 //     owner's K_ij) gives every rank j, the gap and everything the
 //     two-variable update needs. Every rank computes the same new α_i, α_j
 //     and updates its own gradient from its parts of rows i and j. Two
-//     collectives, 2·12·8·N bytes received per rank, per iteration.
+//     collectives, 2·12·8·N bytes received per rank, per iteration. (An
+//     AllreduceMaxLoc would find the winner alone and take a Bcast from
+//     its owner besides: four collectives per iteration instead of two.)
 //   - kernel rows: every rank keeps the same cache (the slot count of a
 //     one-process cache of the whole problem, the same LRU order, the same
 //     prefetch choices: the ranks' best uncached violators are merged by
@@ -54,17 +56,16 @@ import (
 // gradient entries compared are each computed on one rank by the
 // one-process arithmetic from the same kernel values, and the sums that
 // are taken across ranks (ρ, the objective, the reconstructed gradient) are
-// added in the one-process order. So the ranks reproduce the one-process
-// run step for step whenever their kernel rows are bit-identical to the
-// one process's: rows computed in batches of more than eight (the
-// blocked-GEMM path of the CPU backends, which computes each entry alike
-// wherever it sits in the block) always are; single rows and small batches
-// take the streaming path, whose float32 partial sums depend on the row's
-// position in the data block, so there an entry may differ by rounding
-// (about 1e-7 relative) and a later choice between two candidates within
-// that rounding of each other may differ. The model then still agrees to
-// the solver's tolerance; the tests check the support vectors and the
-// decision values on data without such near ties.
+// added in the one-process order. The kernel values are the same bits as
+// in one process because every batch of rows is the one process's batch
+// and each rank's points sit at columns where the CPU driver computes them
+// as it does in the whole row (alignedColumns). So on the CPU backends the
+// ranks take the one-process run's every step, and two candidates tied
+// within rounding are resolved exactly as one process resolves them: the
+// values compared are bit-identical. (A backend whose kernel values depend
+// on a block's shape in other ways, such as a GPU library's, may differ in
+// the last bits; a near tie can then go the other way, and the model agrees
+// to the solver's tolerance only.)
 
 // shardLayout says which rank holds which kernel points of a problem split
 // across ranks. The points of the whole problem (its cache keys) form
@@ -529,30 +530,6 @@ func (sh *shard) noneShrunk(inactive int) (bool, error) {
 	return buf[0] == 0, nil
 }
 
-// gather concatenates every rank's records (width values each, any
-// number per rank) in rank order.
-func (sh *shard) gather(send []float64, width int) ([]float64, error) {
-	ones := make([]int, sh.lay.size)
-	for r := range ones {
-		ones[r] = 1
-	}
-	n := make([]float64, sh.lay.size)
-	if err := sh.c.Allgatherv([]float64{float64(len(send))}, ones, n); err != nil {
-		return nil, err
-	}
-	counts := make([]int, sh.lay.size)
-	total := 0
-	for r, v := range n {
-		counts[r] = int(v)
-		total += counts[r]
-	}
-	all := make([]float64, total)
-	if err := sh.c.Allgatherv(send, counts, all); err != nil {
-		return nil, err
-	}
-	return all, nil
-}
-
 // gatherFree returns every rank's free variables' kernel points and
 // weights y_a α_a, in the whole problem's variable order; vars, keys and
 // ws are this rank's (vars in whole-problem numbering).
@@ -561,7 +538,7 @@ func (sh *shard) gatherFree(vars, keys []int, ws []float64) ([]int, []float64, e
 	for t := range keys {
 		send = append(send, float64(vars[t]), float64(keys[t]), ws[t])
 	}
-	all, err := sh.gather(send, 3)
+	all, err := gatherv(sh.c, send)
 	if err != nil {
 		return nil, nil, fmt.Errorf("svm: gathering the free variables: %w", err)
 	}
@@ -624,7 +601,7 @@ func (s *smo[T]) finishSharded() (float64, float64, int, int, error) {
 	if err := sh.c.AllreduceSum(counts); err != nil {
 		return fail(err)
 	}
-	all, err := sh.gather(send, 3)
+	all, err := gatherv(sh.c, send)
 	if err != nil {
 		return fail(err)
 	}
