@@ -2,6 +2,7 @@ package svm
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -64,5 +65,34 @@ func TestShardedRefusesAndMismatches(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestShardedBudgetAgreed: a rank whose memory budget cannot hold its part
+// of the kernel-row cache makes every rank stop (no rank is left waiting
+// in the solver): it returns its own budget error, the others one naming
+// it, all wrapping engine.ErrBudget.
+func TestShardedBudgetAgreed(t *testing.T) {
+	x, y, _ := shardData(120, 3, 3, 5)
+	errs := make([]error, 3)
+	_ = comm.Run(3, func(c comm.Comm) error {
+		opts := []engine.Option{engine.WithComm(c)}
+		if c.Rank() == 1 {
+			opts = append(opts, engine.WithMemoryBudget(20<<10))
+		}
+		e, err := engine.New(opts...)
+		if err != nil {
+			return err
+		}
+		_, errs[c.Rank()] = Train(e, x.Slice(40*c.Rank(), 40*c.Rank()+40, 0, 3), y[40*c.Rank():40*c.Rank()+40], Params{Kernel: backend.NewRBF(1), C: 1})
+		return nil
+	})
+	for r, err := range errs {
+		if !errors.Is(err, engine.ErrBudget) {
+			t.Errorf("rank %d: got %v, want an error wrapping engine.ErrBudget", r, err)
+		}
+		if r != 1 && !strings.Contains(fmt.Sprint(err), "rank 1 of 3 is over its memory budget") {
+			t.Errorf("rank %d: got %v, want it to name rank 1", r, err)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package svm
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -224,6 +225,63 @@ func reserveShardCache(e *engine.Engine, p Params, sh *shard) error {
 	return e.Reserve("this rank's part of the SVM kernel-row cache", slots*int64(len(sh.colKey))*4)
 }
 
+// openShard makes this rank's shard of a problem (newShard) and checks its
+// memory (the problem's own rows x(), pairRows bytes when they are a
+// gathered copy, and the rank's part of the row cache) against the engine's budget,
+// as one collective: when any rank fails, every rank returns an error (its
+// own, or one naming the failing rank), so none waits for the others in
+// the solver.
+func openShard(e *engine.Engine, p Params, lay *shardLayout, x func() backend.Matrix, vars []int, nVars int, pairRows int64) (*shard, error) {
+	var sh *shard
+	var err error
+	if pairRows > 0 {
+		err = e.Reserve("the training rows of a class pair", pairRows)
+	}
+	if err == nil {
+		sh, err = newShard(e, lay, x(), p.Kernel, vars, nVars)
+	}
+	if err == nil {
+		err = reserveShardCache(e, p, sh)
+	}
+	if err = agreed(e.Comm(), err); err != nil && sh != nil {
+		_ = sh.release()
+	}
+	return sh, err
+}
+
+// errRankFailed is wrapped by the error the other ranks return when one
+// rank fails where the ranks agree on failures (agreed).
+var errRankFailed = errors.New("another rank failed")
+
+// agreed is a collective that makes a rank's own failure every rank's:
+// each rank returns err when it is not nil, and otherwise an error naming
+// the first failing rank (wrapping engine.ErrBudget when that rank was
+// over its memory budget) or nil when no rank failed.
+func agreed(c comm.Comm, err error) error {
+	flags := make([]float64, c.Size())
+	switch {
+	case errors.Is(err, engine.ErrBudget):
+		flags[c.Rank()] = 1
+	case err != nil:
+		flags[c.Rank()] = 2
+	}
+	if e := c.AllreduceSum(flags); e != nil {
+		return errors.Join(err, fmt.Errorf("svm: agreeing on failures: %w", e))
+	}
+	if err != nil {
+		return err
+	}
+	for r, f := range flags {
+		switch f {
+		case 1:
+			return fmt.Errorf("svm: rank %d of %d is over its memory budget: %w (%w)", r, len(flags), errRankFailed, engine.ErrBudget)
+		case 2:
+			return fmt.Errorf("svm: rank %d of %d failed: %w", r, len(flags), errRankFailed)
+		}
+	}
+	return nil
+}
+
 // ownIndex returns the problem's Index for C-SVC variables that are the
 // own points: each point's column.
 func (sh *shard) ownIndex() []int { return append([]int(nil), sh.cols...) }
@@ -249,14 +307,11 @@ func trainSVRSharded(e *engine.Engine, st *shardStart, x backend.Matrix, y []flo
 	for i := range lp {
 		vars[i], vars[lp+i] = lay.keys[i], l+lay.keys[i]
 	}
-	sh, err := newShard(e, lay, x, p.Kernel, vars, 2*l)
+	sh, err := openShard(e, p, lay, func() backend.Matrix { return x }, vars, 2*l, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer func() { _ = sh.release() }()
-	if err := reserveShardCache(e, p, sh); err != nil {
-		return nil, err
-	}
 	prob := Problem{Y: make([]float64, 2*lp), P: make([]float64, 2*lp), C: make([]float64, 2*lp), Index: make([]int, 2*lp)}
 	for i := range lp {
 		prob.Y[i], prob.Y[i+lp] = 1, -1
@@ -325,15 +380,12 @@ func trainOVOSharded(e *engine.Engine, st *shardStart, x backend.Matrix, y []flo
 					sy[t] = 1
 				}
 			}
-			if err := e.Reserve("the training rows of a class pair", int64(len(idx))*int64(x.Cols)*4); err != nil {
-				return nil, err
-			}
 			q := p
 			if p.InstanceWeights != nil {
 				q.InstanceWeights = pickFloats(p.InstanceWeights, idx)
 			}
 			lay := newShardLayout(c.Rank(), c.Size(), [][]int{counts[i], counts[j]})
-			fit, err := trainBinarySharded(e, lay, gatherRows(x, idx), sy, cs[i], cs[j], q)
+			fit, err := trainBinarySharded(e, lay, x, idx, sy, cs[i], cs[j], q)
 			if err != nil {
 				return nil, fmt.Errorf("svm: training classes %v vs %v: %w", labels[i], labels[j], err)
 			}
@@ -371,18 +423,16 @@ func trainOVOSharded(e *engine.Engine, st *shardStart, x backend.Matrix, y []flo
 	return m, nil
 }
 
-// trainBinarySharded solves one ±1 problem split across ranks: x and y
-// are this rank's points of the problem, in the layout's order.
-func trainBinarySharded(e *engine.Engine, lay *shardLayout, x backend.Matrix, y []float64, cPos, cNeg float64, p Params) (binaryFit, error) {
+// trainBinarySharded solves one ±1 problem split across ranks: rows idx of
+// x, with labels y, are this rank's points of the problem, in the layout's
+// order.
+func trainBinarySharded(e *engine.Engine, lay *shardLayout, x backend.Matrix, idx []int, y []float64, cPos, cNeg float64, p Params) (binaryFit, error) {
 	var fit binaryFit
-	sh, err := newShard(e, lay, x, p.Kernel, append([]int(nil), lay.keys...), lay.total())
+	sh, err := openShard(e, p, lay, func() backend.Matrix { return gatherRows(x, idx) }, append([]int(nil), lay.keys...), lay.total(), int64(len(idx))*int64(x.Cols)*4)
 	if err != nil {
 		return fit, err
 	}
 	defer func() { _ = sh.release() }()
-	if err := reserveShardCache(e, p, sh); err != nil {
-		return fit, err
-	}
 	o, _ := p.options().withDefaults()
 	prob := csvcProblem(y, cPos, cNeg, p.InstanceWeights)
 	prob.Index = sh.ownIndex()
@@ -439,14 +489,11 @@ func trainOneVsRestSharded(e *engine.Engine, x backend.Matrix, y []float64, p Pa
 		return nil, err
 	}
 	lay := newShardLayout(c.Rank(), c.Size(), [][]int{st.counts})
-	sh, err := newShard(e, lay, x, p.Kernel, append([]int(nil), lay.keys...), st.l)
+	sh, err := openShard(e, p, lay, func() backend.Matrix { return x }, append([]int(nil), lay.keys...), st.l, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer func() { _ = sh.release() }()
-	if err := reserveShardCache(e, p, sh); err != nil {
-		return nil, err
-	}
 	o, _ := p.options().withDefaults()
 	cache := sh.newCache(int64(o.CacheMB * (1 << 20)))
 	out := &OneVsRestModel{Classes: classes}
