@@ -9,13 +9,15 @@ import (
 // real is the element type of cached kernel rows.
 type real interface{ ~float32 | ~float64 }
 
-// rowCache is an LRU cache of full kernel rows (length l) in fixed-size
-// slots. The slots live in chunks of consecutive slots, each allocated when
+// rowCache is an LRU cache of kernel rows in fixed-size slots, keyed by
+// kernel point (l keys); a row holds w values (w = l in one process; on a
+// rank of a sharded solver, the row's part at the rank's own points). The slots live in chunks of consecutive slots, each allocated when
 // a row is first stored in it, so that a problem whose rows fit a small part
 // of the budget never allocates (and clears) the rest. Rows are computed by
 // fill, in batches.
 type rowCache[T real] struct {
-	l       int
+	l       int // keys
+	w       int // values per row
 	slots   int
 	chunk   int     // slots per chunk
 	chunks  [][]T   // chunk q holds slots [q·chunk, (q+1)·chunk); nil until used
@@ -25,7 +27,7 @@ type rowCache[T real] struct {
 	next    []int32
 	head    int32
 	tail    int32
-	fill    func(dst []T, idx []int) error // writes len(idx) rows of length l into dst
+	fill    func(dst []T, idx []int) error // writes len(idx) rows of length w into dst
 	tmp     []T
 	idxBuf  []int
 	victims []int32
@@ -45,6 +47,14 @@ func newRowCache[T real](l int, budget int64, elemSize int, fill func(dst []T, i
 // newRowCacheChunked is newRowCache with chunks of the given number of
 // slots.
 func newRowCacheChunked[T real](l int, budget int64, elemSize, chunk int, fill func(dst []T, idx []int) error) *rowCache[T] {
+	return newRowCacheWidth(l, l, budget, elemSize, chunk, fill)
+}
+
+// newRowCacheWidth makes a cache of l keys whose rows hold w values, with
+// as many slots as full rows of l values fit in budget (the slot count of a
+// one-process cache of the same l and budget, so that every rank of a
+// sharded solver makes the same choices as one process would).
+func newRowCacheWidth[T real](l, w int, budget int64, elemSize, chunk int, fill func(dst []T, idx []int) error) *rowCache[T] {
 	slots := int(budget / int64(l*elemSize))
 	if slots < 2 {
 		slots = 2
@@ -57,7 +67,7 @@ func newRowCacheChunked[T real](l int, budget int64, elemSize, chunk int, fill f
 	}
 	chunk = min(max(chunk, 1), slots)
 	c := &rowCache[T]{
-		l: l, slots: slots, chunk: chunk, chunks: make([][]T, (slots+chunk-1)/chunk),
+		l: l, w: w, slots: slots, chunk: chunk, chunks: make([][]T, (slots+chunk-1)/chunk),
 		slotOf: make([]int32, l), owner: make([]int32, slots),
 		prev: make([]int32, slots), next: make([]int32, slots), fill: fill,
 	}
@@ -98,8 +108,8 @@ func (c *rowCache[T]) touch(s int32) {
 // row returns the storage of slot s, which must have been stored in (its
 // chunk allocated by load).
 func (c *rowCache[T]) row(s int32) []T {
-	off := int(s) % c.chunk * c.l
-	return c.chunks[int(s)/c.chunk][off : off+c.l : off+c.l]
+	off := int(s) % c.chunk * c.w
+	return c.chunks[int(s)/c.chunk][off : off+c.w : off+c.w]
 }
 
 // slotRange returns the storage of the n slots from lo on, which must lie in
@@ -107,10 +117,10 @@ func (c *rowCache[T]) row(s int32) []T {
 func (c *rowCache[T]) slotRange(lo int32, n int) []T {
 	q := int(lo) / c.chunk
 	if c.chunks[q] == nil {
-		c.chunks[q] = make([]T, min(c.chunk, c.slots-q*c.chunk)*c.l)
+		c.chunks[q] = make([]T, min(c.chunk, c.slots-q*c.chunk)*c.w)
 	}
-	off := int(lo) % c.chunk * c.l
-	return c.chunks[q][off : off+n*c.l]
+	off := int(lo) % c.chunk * c.w
+	return c.chunks[q][off : off+n*c.w]
 }
 
 // get returns row k, computing it (with the extra rows in prefetch, which
@@ -165,10 +175,10 @@ func (c *rowCache[T]) load(batch []int) error {
 		for _, s := range victims {
 			c.slotRange(s, 1)
 		}
-		if cap(c.tmp) < n*c.l {
-			c.tmp = make([]T, n*c.l)
+		if cap(c.tmp) < n*c.w {
+			c.tmp = make([]T, n*c.w)
 		}
-		buf = c.tmp[:n*c.l]
+		buf = c.tmp[:n*c.w]
 	}
 	// Free the victims before the fill may overwrite them: after a failed
 	// fill they are empty slots at the tail of the LRU list.
@@ -190,7 +200,7 @@ func (c *rowCache[T]) load(batch []int) error {
 		if direct {
 			s = lo + int32(r)
 		} else {
-			copy(c.row(s), buf[r*c.l:(r+1)*c.l])
+			copy(c.row(s), buf[r*c.w:(r+1)*c.w])
 		}
 		c.owner[s] = int32(batch[r])
 		c.slotOf[batch[r]] = s

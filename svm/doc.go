@@ -23,6 +23,15 @@
 //     rows are solved in float64 throughout, for tight tolerances; float32
 //     sources use float32 rows like LIBSVM.
 //
+// Across ranks (an engine whose communicator, engine.WithComm, has more than
+// one rank), Train, TrainOneVsRest and TrainMulticlass take each rank's own
+// rows and return on every rank the model one process trains on all of
+// them: each rank holds the solver's variables and the kernel-row cache's
+// columns of its rows, the working set is chosen from one record per rank
+// exchanged twice per iteration, and the ranks reproduce the one-process
+// run step for step (shard.go says how, and how ties are broken).
+// Probability estimates are not available across ranks.
+//
 // Conventions follow LIBSVM: the dual is min ½αᵀQα + pᵀα subject to
 // yᵀα = 0 and 0 ≤ α_i ≤ C_i, Q_ij = y_i y_j K(x_i, x_j); Solution.Obj is that
 // minimum (LIBSVM's "obj"), so the maximisation form W(α) = Σα − ½αᵀQα of

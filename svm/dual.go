@@ -178,7 +178,7 @@ func runSMO[T real](c *rowCache[T], prob Problem, diag, alpha []float64, o Optio
 		n: n, kidx: prob.Index, y: prob.Y, p: prob.P, c: prob.C,
 		qd: make([]float64, n), alpha: alpha, g: make([]float64, n), gbar: make([]float64, n),
 		status: make([]uint8, n), active: make([]int32, n), inAct: make([]bool, n),
-		cache: c, batch: o.Batch, eps: o.Tol, shrinking: !o.NoShrinking, maxIter: maxIter,
+		cache: c, batch: o.Batch, eps: o.Tol, shrinking: !o.NoShrinking, maxIter: maxIter, nAll: n,
 	}
 	for a := range n {
 		s.qd[a] = diag[s.ki(a)]

@@ -30,9 +30,6 @@ type Classifier interface {
 // TrainMulticlass trains a C-SVC classifier with the given strategy: a
 // *Model for OneVsOne, a *OneVsRestModel for OneVsRest.
 func TrainMulticlass(e *engine.Engine, x backend.Matrix, y []float64, p Params, s Strategy) (Classifier, error) {
-	if err := e.RequireOneRank("svm.TrainMulticlass"); err != nil {
-		return nil, err
-	}
 	switch s {
 	case OneVsOne:
 		return Train(e, x, y, p)
@@ -64,12 +61,13 @@ func (o *OneVsRestModel) TotalSV() int {
 // Params.CacheMB, so a kernel row computed for one machine serves the
 // others. Params.Weights apply to the positive class of each machine
 // (C·w[c] for class c, C·w[other] is not used: the rest has weight 1).
+// Across ranks it takes each rank's rows as Train does.
 func TrainOneVsRest(e *engine.Engine, x backend.Matrix, y []float64, p Params) (*OneVsRestModel, error) {
-	if err := e.RequireOneRank("svm.TrainOneVsRest"); err != nil {
-		return nil, err
-	}
 	if e == nil {
 		return nil, badInput("nil engine")
+	}
+	if isSharded(e) {
+		return trainOneVsRestSharded(e, x, y, p)
 	}
 	if p.Type != CSVC {
 		return nil, badInput("one-vs-rest needs C-SVC, got %v", p.Type)

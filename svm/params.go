@@ -72,6 +72,14 @@ func badInput(format string, args ...any) error {
 
 // validate checks the parameters and the training data.
 func (p Params) validate(x backend.Matrix, y []float64) error {
+	if err := p.validateParams(); err != nil {
+		return err
+	}
+	return p.validateData(x, y, false)
+}
+
+// validateParams checks the parameters.
+func (p Params) validateParams() error {
 	if p.Type != CSVC && p.Type != EpsilonSVR {
 		return badInput("unknown SVM type %d", int(p.Type))
 	}
@@ -98,6 +106,13 @@ func (p Params) validate(x backend.Matrix, y []float64) error {
 			return badInput("weight %v for class %v must be positive and finite", w, lab)
 		}
 	}
+	return nil
+}
+
+// validateData checks the training data (and the instance weights, one per
+// row). A rank's shard of a training set split across ranks may have no
+// rows (shard set): it is then a 0×d matrix.
+func (p Params) validateData(x backend.Matrix, y []float64, shard bool) error {
 	if err := x.Validate(); err != nil {
 		return badInput("data matrix: %v", err)
 	}
@@ -111,7 +126,7 @@ func (p Params) validate(x backend.Matrix, y []float64) error {
 			}
 		}
 	}
-	if x.Rows == 0 || x.Cols == 0 {
+	if x.Cols == 0 || (x.Rows == 0 && !shard) {
 		return badInput("empty training data (%d×%d)", x.Rows, x.Cols)
 	}
 	if len(y) != x.Rows {
@@ -130,4 +145,11 @@ func (p Params) validate(x backend.Matrix, y []float64) error {
 		}
 	}
 	return nil
+}
+
+// digest describes every parameter that ranks training together must
+// share (all but the per-row InstanceWeights, whose presence counts).
+func (p Params) digest() string {
+	return fmt.Sprintf("type %v, kernel %#v, C %v, epsilon %v, class weights %v, instance weights given %v, probability %v, seed %v, tolerance %v, cache %v MB, no shrinking %v, max iterations %v, batch %v",
+		p.Type, p.Kernel, p.C, p.Epsilon, p.Weights, p.InstanceWeights != nil, p.Probability, p.Seed, p.Tol, p.CacheMB, p.NoShrinking, p.MaxIter, p.Batch)
 }

@@ -2,6 +2,9 @@ package svm
 
 import (
 	"errors"
+	"fmt"
+	"math"
+	"strings"
 	"testing"
 
 	"github.com/pursuit-ml/pursuit/backend"
@@ -9,30 +12,87 @@ import (
 	"github.com/pursuit-ml/pursuit/engine/comm"
 )
 
-// TestRefusesSeveralRanks: the training functions that do not split their
-// rows across ranks refuse a multi-rank engine instead of training each
-// rank on its own rows alone.
-func TestRefusesSeveralRanks(t *testing.T) {
-	x := backend.NewMatrix(4, 2)
-	y := []float64{1, -1, 1, -1}
+// TestShardedRefusesAndMismatches: probability estimates refuse with
+// comm.ErrNotDistributed on every rank; ranks with different parameters,
+// or one rank with a bad row, stop together with comm.ErrConfig; a
+// training set whose shards are all empty is bad input.
+func TestShardedRefusesAndMismatches(t *testing.T) {
+	x, y, _ := shardData(40, 3, 2, 3)
 	k := backend.NewRBF(1)
-	err := comm.Run(2, func(c comm.Comm) error {
-		e, err := engine.New(engine.WithBackend("go"), engine.WithComm(c))
+	bad := append([]float64(nil), y...)
+	bad[30] = math.NaN()
+	cases := []struct {
+		name string
+		call func(e *engine.Engine, r int) error
+		is   error
+		want string
+	}{
+		{"probability", func(e *engine.Engine, r int) error {
+			_, err := Train(e, x.Slice(10*r, 10*r+10, 0, 3), y[10*r:10*r+10], Params{Kernel: k, C: 1, Probability: true})
+			return err
+		}, comm.ErrNotDistributed, "probability"},
+		{"one-vs-rest probability", func(e *engine.Engine, r int) error {
+			_, err := TrainOneVsRest(e, x.Slice(10*r, 10*r+10, 0, 3), y[10*r:10*r+10], Params{Kernel: k, C: 1, Probability: true})
+			return err
+		}, comm.ErrNotDistributed, "probability"},
+		{"rank 2 has another C", func(e *engine.Engine, r int) error {
+			_, err := Train(e, x.Slice(10*r, 10*r+10, 0, 3), y[10*r:10*r+10], Params{Kernel: k, C: 1 + float64(r/2)})
+			return err
+		}, comm.ErrConfig, "rank 2's SVM parameters differ"},
+		{"rank 3 has a NaN label", func(e *engine.Engine, r int) error {
+			_, err := Train(e, x.Slice(10*r, 10*r+10, 0, 3), bad[10*r:10*r+10], Params{Kernel: k, C: 1})
+			return err
+		}, comm.ErrConfig, "rank 3's input differs"},
+		{"every shard empty", func(e *engine.Engine, r int) error {
+			_, err := Train(e, backend.NewMatrix(0, 3), nil, Params{Kernel: k, C: 1})
+			return err
+		}, ErrBadInput, "every rank's shard is empty"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			errs := make([]error, 4)
+			_ = comm.Run(4, func(c comm.Comm) error {
+				e, err := engine.New(engine.WithComm(c))
+				if err != nil {
+					return err
+				}
+				errs[c.Rank()] = tc.call(e, c.Rank())
+				return nil
+			})
+			for r, err := range errs {
+				if !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("rank %d: got %v, want an error wrapping %v that says %q", r, err, tc.is, tc.want)
+				}
+			}
+		})
+	}
+}
+
+// TestShardedBudgetAgreed: a rank whose memory budget cannot hold its part
+// of the kernel-row cache makes every rank stop (no rank is left waiting
+// in the solver): it returns its own budget error, the others one naming
+// it, all wrapping engine.ErrBudget.
+func TestShardedBudgetAgreed(t *testing.T) {
+	x, y, _ := shardData(120, 3, 3, 5)
+	errs := make([]error, 3)
+	_ = comm.Run(3, func(c comm.Comm) error {
+		opts := []engine.Option{engine.WithComm(c)}
+		if c.Rank() == 1 {
+			opts = append(opts, engine.WithMemoryBudget(20<<10))
+		}
+		e, err := engine.New(opts...)
 		if err != nil {
 			return err
 		}
-		for name, call := range map[string]func() error{
-			"Train":           func() error { _, err := Train(e, x, y, Params{Kernel: k, C: 1}); return err },
-			"TrainOneVsRest":  func() error { _, err := TrainOneVsRest(e, x, y, Params{Kernel: k, C: 1}); return err },
-			"TrainMulticlass": func() error { _, err := TrainMulticlass(e, x, y, Params{Kernel: k, C: 1}, OneVsOne); return err },
-		} {
-			if err := call(); !errors.Is(err, comm.ErrNotDistributed) {
-				t.Errorf("%s with 2 ranks: got %v, want an error wrapping comm.ErrNotDistributed", name, err)
-			}
-		}
+		_, errs[c.Rank()] = Train(e, x.Slice(40*c.Rank(), 40*c.Rank()+40, 0, 3), y[40*c.Rank():40*c.Rank()+40], Params{Kernel: backend.NewRBF(1), C: 1})
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
+	for r, err := range errs {
+		if !errors.Is(err, engine.ErrBudget) {
+			t.Errorf("rank %d: got %v, want an error wrapping engine.ErrBudget", r, err)
+		}
+		if r != 1 && !strings.Contains(fmt.Sprint(err), "rank 1 of 3 is over its memory budget") {
+			t.Errorf("rank %d: got %v, want it to name rank 1", r, err)
+		}
 	}
 }

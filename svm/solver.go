@@ -45,11 +45,20 @@ type smo[T real] struct {
 	pre    []int // prefetch buffer
 	topUp  []cand
 	topLow []cand
+
+	// sh is this rank's part of a problem split across ranks (shard.go);
+	// nil in one process. With it, the variables above are this rank's
+	// own, and nAll counts those of the whole problem.
+	sh   *shard
+	nAll int
 }
 
+// cand is a prefetch candidate: its score, kernel point and (global)
+// variable.
 type cand struct {
 	v float64
 	k int
+	a int
 }
 
 func (s *smo[T]) ki(a int) int {
@@ -59,15 +68,34 @@ func (s *smo[T]) ki(a int) int {
 	return s.kidx[a]
 }
 
-func (s *smo[T]) setStatus(a int) {
-	switch {
-	case s.alpha[a] >= s.c[a]:
-		s.status[a] = atUpper
-	case s.alpha[a] <= 0:
-		s.status[a] = atLower
-	default:
-		s.status[a] = free
+// key returns the cache key of variable a's kernel point: the point itself
+// in one process, its index in the whole problem on a rank of a sharded one.
+func (s *smo[T]) key(a int) int {
+	if s.sh != nil {
+		return s.sh.colKey[s.ki(a)]
 	}
+	return s.ki(a)
+}
+
+// global returns variable a's index in the whole problem.
+func (s *smo[T]) global(a int) int {
+	if s.sh != nil {
+		return s.sh.vars[a]
+	}
+	return a
+}
+
+func (s *smo[T]) setStatus(a int) { s.status[a] = statusOf(s.alpha[a], s.c[a]) }
+
+// statusOf returns the bound status of a variable α with upper bound c.
+func statusOf(alpha, c float64) uint8 {
+	switch {
+	case alpha >= c:
+		return atUpper
+	case alpha <= 0:
+		return atLower
+	}
+	return free
 }
 
 func (s *smo[T]) inUp(a int) bool {
@@ -86,37 +114,49 @@ func (s *smo[T]) inLow(a int) bool {
 
 // row returns the kernel row of variable a's point, computing it together
 // with the rows most likely needed next when it is not cached.
-func (s *smo[T]) row(a int) ([]T, error) {
-	k := s.ki(a)
+func (s *smo[T]) row(a int) ([]T, error) { return s.rowKey(s.key(a)) }
+
+// rowKey returns the kernel row of the point with cache key k.
+func (s *smo[T]) rowKey(k int) ([]T, error) {
 	if s.cache.has(k) {
 		return s.cache.get(k, nil)
 	}
-	return s.cache.get(k, s.prefetch(k))
+	pre, err := s.prefetch(k)
+	if err != nil {
+		return nil, err
+	}
+	return s.cache.get(k, pre)
 }
 
 // prefetch lists up to batch−1 uncached kernel points whose variables
 // violate the optimality conditions most, half by the I_up side and half by
-// the I_low side.
-func (s *smo[T]) prefetch(k int) []int {
+// the I_low side (on a sharded problem, over every rank's variables).
+func (s *smo[T]) prefetch(k int) ([]int, error) {
 	want := s.batch - 1
 	if want <= 0 {
-		return nil
+		return nil, nil
 	}
 	half := (want + 1) / 2
 	s.topUp = s.topUp[:0]
 	s.topLow = s.topLow[:0]
 	for _, a32 := range s.active {
 		a := int(a32)
-		kk := s.ki(a)
+		kk := s.key(a)
 		if kk == k || s.cache.has(kk) {
 			continue
 		}
 		yg := s.y[a] * s.g[a]
 		if s.inUp(a) {
-			s.topUp = pushTop(s.topUp, cand{-yg, kk}, half)
+			s.topUp = pushTop(s.topUp, cand{-yg, kk, a}, half)
 		}
 		if s.inLow(a) {
-			s.topLow = pushTop(s.topLow, cand{yg, kk}, half)
+			s.topLow = pushTop(s.topLow, cand{yg, kk, a}, half)
+		}
+	}
+	if s.sh != nil {
+		var err error
+		if s.topUp, s.topLow, err = s.sh.mergeTop(s.topUp, s.topLow, half); err != nil {
+			return nil, err
 		}
 	}
 	s.pre = s.pre[:0]
@@ -136,7 +176,7 @@ func (s *smo[T]) prefetch(k int) []int {
 			s.pre = append(s.pre, s.topLow[i].k)
 		}
 	}
-	return s.pre
+	return s.pre, nil
 }
 
 // pushTop keeps the m largest candidates in decreasing order.
@@ -156,7 +196,32 @@ func pushTop(top []cand, c cand, m int) []cand {
 // selectWS chooses the working set by Fan, Chen & Lin's second-order rule.
 // It returns done when the maximal violation is below eps.
 func (s *smo[T]) selectWS() (int, int, bool, error) {
-	gmax, gmax2 := math.Inf(-1), math.Inf(-1)
+	if s.sh != nil {
+		return s.selectWSSharded()
+	}
+	gmax, imax := s.maxUp()
+	jmin, gmax2 := -1, math.Inf(-1)
+	if imax >= 0 {
+		qi, err := s.row(imax)
+		if err != nil {
+			return 0, 0, false, err
+		}
+		jmin, _, gmax2 = s.pickJ(gmax, s.qd[imax], qi)
+	} else {
+		// No I_up candidate: the gap is still needed for reporting.
+		gmax2 = s.maxLow()
+	}
+	s.gap = gmax + gmax2
+	if imax < 0 || jmin < 0 || s.gap < s.eps {
+		return 0, 0, true, nil
+	}
+	return imax, jmin, false, nil
+}
+
+// maxUp returns max over the active I_up of −y_a G_a and the last variable
+// (in active order) attaining it, −1 when I_up is empty.
+func (s *smo[T]) maxUp() (float64, int) {
+	gmax := math.Inf(-1)
 	imax := -1
 	for _, a32 := range s.active {
 		a := int(a32)
@@ -168,74 +233,77 @@ func (s *smo[T]) selectWS() (int, int, bool, error) {
 			gmax, imax = s.g[a], a
 		}
 	}
-	var qi []T
-	if imax >= 0 {
-		var err error
-		if qi, err = s.row(imax); err != nil {
-			return 0, 0, false, err
+	return gmax, imax
+}
+
+// maxLow returns max over the active I_low of y_a G_a.
+func (s *smo[T]) maxLow() float64 {
+	gmax2 := math.Inf(-1)
+	for _, a32 := range s.active {
+		a := int(a32)
+		if s.inLow(a) && s.y[a]*s.g[a] >= gmax2 {
+			gmax2 = s.y[a] * s.g[a]
 		}
 	}
+	return gmax2
+}
+
+// pickJ returns, for the chosen i (with gmax = −y_i G_i, Q_ii = qdi and
+// kernel row qi), the active variable j minimising the second-order
+// objective −diff²/quad (the last in active order among equal values, −1
+// when none has diff > 0), that minimum, and max over the active I_low of
+// y_a G_a.
+func (s *smo[T]) pickJ(gmax, qdi float64, qi []T) (int, float64, float64) {
 	jmin := -1
 	objMin := math.Inf(1)
-	if imax >= 0 {
-		qdi := s.qd[imax]
-		for _, a32 := range s.active {
-			a := int(a32)
-			if s.y[a] > 0 {
-				if s.status[a] == atLower {
-					continue
+	gmax2 := math.Inf(-1)
+	for _, a32 := range s.active {
+		a := int(a32)
+		if s.y[a] > 0 {
+			if s.status[a] == atLower {
+				continue
+			}
+			if s.g[a] >= gmax2 {
+				gmax2 = s.g[a]
+			}
+			diff := gmax + s.g[a]
+			if diff > 0 {
+				quad := qdi + s.qd[a] - 2*float64(qi[s.ki(a)])
+				if quad <= 0 {
+					quad = tau
 				}
-				if s.g[a] >= gmax2 {
-					gmax2 = s.g[a]
+				if o := -diff * diff / quad; o <= objMin {
+					objMin, jmin = o, a
 				}
-				diff := gmax + s.g[a]
-				if diff > 0 {
-					quad := qdi + s.qd[a] - 2*float64(qi[s.ki(a)])
-					if quad <= 0 {
-						quad = tau
-					}
-					if o := -diff * diff / quad; o <= objMin {
-						objMin, jmin = o, a
-					}
+			}
+		} else {
+			if s.status[a] == atUpper {
+				continue
+			}
+			if -s.g[a] >= gmax2 {
+				gmax2 = -s.g[a]
+			}
+			diff := gmax - s.g[a]
+			if diff > 0 {
+				quad := qdi + s.qd[a] - 2*float64(qi[s.ki(a)])
+				if quad <= 0 {
+					quad = tau
 				}
-			} else {
-				if s.status[a] == atUpper {
-					continue
-				}
-				if -s.g[a] >= gmax2 {
-					gmax2 = -s.g[a]
-				}
-				diff := gmax - s.g[a]
-				if diff > 0 {
-					quad := qdi + s.qd[a] - 2*float64(qi[s.ki(a)])
-					if quad <= 0 {
-						quad = tau
-					}
-					if o := -diff * diff / quad; o <= objMin {
-						objMin, jmin = o, a
-					}
+				if o := -diff * diff / quad; o <= objMin {
+					objMin, jmin = o, a
 				}
 			}
 		}
-	} else {
-		// No I_up candidate: the gap is still needed for reporting.
-		for _, a32 := range s.active {
-			a := int(a32)
-			if s.inLow(a) && s.y[a]*s.g[a] >= gmax2 {
-				gmax2 = s.y[a] * s.g[a]
-			}
-		}
 	}
-	s.gap = gmax + gmax2
-	if imax < 0 || jmin < 0 || s.gap < s.eps {
-		return 0, 0, true, nil
-	}
-	return imax, jmin, false, nil
+	return jmin, objMin, gmax2
 }
 
 // update optimises the two-variable subproblem on (i, j) and updates the
 // gradient over the active set and G-bar over all variables.
 func (s *smo[T]) update(i, j int) error {
+	if s.sh != nil {
+		return s.updateSharded()
+	}
 	qi, err := s.row(i)
 	if err != nil {
 		return err
@@ -253,13 +321,31 @@ func (s *smo[T]) update(i, j int) error {
 	ci, cj := s.c[i], s.c[j]
 	oldI, oldJ := s.alpha[i], s.alpha[j]
 	kij := float64(qi[s.ki(j)])
-	quad := s.qd[i] + s.qd[j] - 2*kij
+	ai, aj := pairStep(s.y[i], s.y[j], s.g[i], s.g[j], oldI, oldJ, ci, cj, s.qd[i]+s.qd[j]-2*kij)
+	s.alpha[i], s.alpha[j] = ai, aj
+	s.addPair(qi, qj, s.y[i]*(ai-oldI), s.y[j]*(aj-oldJ))
+	ui, uj := s.status[i] == atUpper, s.status[j] == atUpper
+	s.setStatus(i)
+	s.setStatus(j)
+	if ui != (s.status[i] == atUpper) {
+		s.addGbar(qi, s.y[i]*ci, ui)
+	}
+	if uj != (s.status[j] == atUpper) {
+		s.addGbar(qj, s.y[j]*cj, uj)
+	}
+	return nil
+}
+
+// pairStep solves the two-variable subproblem on (i, j): labels yi, yj,
+// gradients gi, gj, current values ai, aj, bounds ci, cj and curvature
+// quad = Q_ii + Q_jj − 2 K_ij (tau when not positive). It returns the new
+// α_i, α_j.
+func pairStep(yi, yj, gi, gj, ai, aj, ci, cj, quad float64) (float64, float64) {
 	if quad <= 0 {
 		quad = tau
 	}
-	ai, aj := oldI, oldJ
-	if s.y[i] != s.y[j] {
-		delta := (-s.g[i] - s.g[j]) / quad
+	if yi != yj {
+		delta := (-gi - gj) / quad
 		diff := ai - aj
 		ai += delta
 		aj += delta
@@ -277,51 +363,44 @@ func (s *smo[T]) update(i, j int) error {
 		} else if aj > cj {
 			aj, ai = cj, cj+diff
 		}
-	} else {
-		delta := (s.g[i] - s.g[j]) / quad
-		sum := ai + aj
-		ai -= delta
-		aj += delta
-		if sum > ci {
-			if ai > ci {
-				ai, aj = ci, sum-ci
-			}
-		} else if aj < 0 {
-			aj, ai = 0, sum
-		}
-		if sum > cj {
-			if aj > cj {
-				aj, ai = cj, sum-cj
-			}
-		} else if ai < 0 {
-			ai, aj = 0, sum
-		}
+		return ai, aj
 	}
-	s.alpha[i], s.alpha[j] = ai, aj
-	wi := s.y[i] * (ai - oldI)
-	wj := s.y[j] * (aj - oldJ)
+	delta := (gi - gj) / quad
+	sum := ai + aj
+	ai -= delta
+	aj += delta
+	if sum > ci {
+		if ai > ci {
+			ai, aj = ci, sum-ci
+		}
+	} else if aj < 0 {
+		aj, ai = 0, sum
+	}
+	if sum > cj {
+		if aj > cj {
+			aj, ai = cj, sum-cj
+		}
+	} else if ai < 0 {
+		ai, aj = 0, sum
+	}
+	return ai, aj
+}
+
+// addPair adds y_a (wi K_ia + wj K_ja) to the gradient of every active
+// variable a, from the kernel rows qi and qj.
+func (s *smo[T]) addPair(qi, qj []T, wi, wj float64) {
 	if s.kidx == nil {
 		for _, a32 := range s.active {
 			a := int(a32)
 			s.g[a] += s.y[a] * (wi*float64(qi[a]) + wj*float64(qj[a]))
 		}
-	} else {
-		for _, a32 := range s.active {
-			a := int(a32)
-			k := s.kidx[a]
-			s.g[a] += s.y[a] * (wi*float64(qi[k]) + wj*float64(qj[k]))
-		}
+		return
 	}
-	ui, uj := s.status[i] == atUpper, s.status[j] == atUpper
-	s.setStatus(i)
-	s.setStatus(j)
-	if ui != (s.status[i] == atUpper) {
-		s.addGbar(qi, s.y[i]*ci, ui)
+	for _, a32 := range s.active {
+		a := int(a32)
+		k := s.kidx[a]
+		s.g[a] += s.y[a] * (wi*float64(qi[k]) + wj*float64(qj[k]))
 	}
-	if uj != (s.status[j] == atUpper) {
-		s.addGbar(qj, s.y[j]*cj, uj)
-	}
-	return nil
 }
 
 // addGbar adds (or, when remove, subtracts) w·y_a·K_row[a] to G-bar.
@@ -351,23 +430,11 @@ func (s *smo[T]) beShrunk(a int, gmax1, gmax2 float64) bool {
 }
 
 func (s *smo[T]) shrink() error {
-	gmax1, gmax2 := math.Inf(-1), math.Inf(-1)
-	for _, a32 := range s.active {
-		a := int(a32)
-		if s.y[a] > 0 {
-			if s.status[a] != atUpper && -s.g[a] >= gmax1 {
-				gmax1 = -s.g[a]
-			}
-			if s.status[a] != atLower && s.g[a] >= gmax2 {
-				gmax2 = s.g[a]
-			}
-		} else {
-			if s.status[a] != atUpper && -s.g[a] >= gmax2 {
-				gmax2 = -s.g[a]
-			}
-			if s.status[a] != atLower && s.g[a] >= gmax1 {
-				gmax1 = s.g[a]
-			}
+	gmax1, gmax2 := s.shrinkBounds()
+	if s.sh != nil {
+		var err error
+		if gmax1, gmax2, err = s.sh.maxPair(gmax1, gmax2); err != nil {
+			return err
 		}
 	}
 	if !s.unshrink && gmax1+gmax2 <= s.eps*10 {
@@ -388,11 +455,44 @@ func (s *smo[T]) shrink() error {
 	return nil
 }
 
+// shrinkBounds returns LIBSVM's Gmax1 = max over the active I_up of
+// −y_a G_a and Gmax2 = max over the active I_low of y_a G_a.
+func (s *smo[T]) shrinkBounds() (float64, float64) {
+	gmax1, gmax2 := math.Inf(-1), math.Inf(-1)
+	for _, a32 := range s.active {
+		a := int(a32)
+		if s.y[a] > 0 {
+			if s.status[a] != atUpper && -s.g[a] >= gmax1 {
+				gmax1 = -s.g[a]
+			}
+			if s.status[a] != atLower && s.g[a] >= gmax2 {
+				gmax2 = s.g[a]
+			}
+		} else {
+			if s.status[a] != atUpper && -s.g[a] >= gmax2 {
+				gmax2 = -s.g[a]
+			}
+			if s.status[a] != atLower && s.g[a] >= gmax1 {
+				gmax1 = s.g[a]
+			}
+		}
+	}
+	return gmax1, gmax2
+}
+
+// allActive reports whether no variable is shrunk (on any rank).
+func (s *smo[T]) allActive() (bool, error) {
+	if s.sh != nil {
+		return s.sh.noneShrunk(s.n - len(s.active))
+	}
+	return len(s.active) == s.n, nil
+}
+
 // reconstruct recomputes the gradient of the inactive variables from G-bar
 // and the free variables, and makes every variable active.
 func (s *smo[T]) reconstruct() error {
-	if len(s.active) == s.n {
-		return nil
+	if all, err := s.allActive(); err != nil || all {
+		return err
 	}
 	var inactive []int
 	for a := range s.n {
@@ -401,15 +501,26 @@ func (s *smo[T]) reconstruct() error {
 			s.g[a] = s.gbar[a] + s.p[a]
 		}
 	}
-	var frees []int
+	// The free variables' kernel points and weights y_a α_a, in variable
+	// order (of the whole problem on a sharded one).
+	var vars, keys []int
+	var ws []float64
 	for a := range s.n {
 		if s.status[a] == free {
-			frees = append(frees, a)
+			vars = append(vars, s.global(a))
+			keys = append(keys, s.key(a))
+			ws = append(ws, s.y[a]*s.alpha[a])
+		}
+	}
+	if s.sh != nil {
+		var err error
+		if keys, ws, err = s.sh.gatherFree(vars, keys, ws); err != nil {
+			return err
 		}
 	}
 	// Bring the free rows in by batches and apply them.
-	err := s.eachRow(frees, func(a int, row []T) {
-		w := s.y[a] * s.alpha[a]
+	err := s.eachRow(len(keys), func(t int) int { return keys[t] }, func(t int, row []T) {
+		w := ws[t]
 		for _, b := range inactive {
 			s.g[b] += s.y[b] * w * float64(row[s.ki(b)])
 		}
@@ -449,6 +560,7 @@ func containsInt(s []int, v int) bool {
 }
 
 // initGradient sets G = Qα + p and G-bar from a (possibly non-zero) start.
+// A sharded problem starts from α = 0 (runSharded), where no row is needed.
 func (s *smo[T]) initGradient() error {
 	copy(s.g, s.p)
 	for a := range s.gbar {
@@ -460,7 +572,8 @@ func (s *smo[T]) initGradient() error {
 			nz = append(nz, a)
 		}
 	}
-	return s.eachRow(nz, func(a int, row []T) {
+	return s.eachRow(len(nz), func(t int) int { return s.key(nz[t]) }, func(t int, row []T) {
+		a := nz[t]
 		w := s.y[a] * s.alpha[a]
 		for b := range s.n {
 			s.g[b] += s.y[b] * w * float64(row[s.ki(b)])
@@ -474,15 +587,15 @@ func (s *smo[T]) initGradient() error {
 	})
 }
 
-// eachRow calls fn with the kernel row of every variable in vars, in order,
-// first loading the rows missing from the cache in batches of up to
-// batchLimit through one engine call each.
-func (s *smo[T]) eachRow(vars []int, fn func(a int, row []T)) error {
-	for start := 0; start < len(vars); {
+// eachRow calls fn(t, row) with the kernel row of the point with cache key
+// keyOf(t), for t < n in order, first loading the rows missing from the
+// cache in batches of up to batchLimit through one engine call each.
+func (s *smo[T]) eachRow(n int, keyOf func(t int) int, fn func(t int, row []T)) error {
+	for start := 0; start < n; {
 		var miss []int
 		end := start
-		for end < len(vars) && len(miss) < s.batchLimit() {
-			k := s.ki(vars[end])
+		for end < n && len(miss) < s.batchLimit() {
+			k := keyOf(end)
 			if !s.cache.has(k) && !containsInt(miss, k) {
 				miss = append(miss, k)
 			}
@@ -493,12 +606,12 @@ func (s *smo[T]) eachRow(vars []int, fn func(a int, row []T)) error {
 				return err
 			}
 		}
-		for _, a := range vars[start:end] {
-			row, err := s.cache.get(s.ki(a), nil)
+		for t := start; t < end; t++ {
+			row, err := s.cache.get(keyOf(t), nil)
 			if err != nil {
 				return err
 			}
-			fn(a, row)
+			fn(t, row)
 		}
 		start = end
 	}
@@ -510,11 +623,11 @@ func (s *smo[T]) run() error {
 	if err := s.initGradient(); err != nil {
 		return err
 	}
-	counter := min(s.n, 1000) + 1
+	counter := min(s.nAll, 1000) + 1
 	for s.iter < s.maxIter {
 		counter--
 		if counter == 0 {
-			counter = min(s.n, 1000)
+			counter = min(s.nAll, 1000)
 			if s.shrinking {
 				if err := s.shrink(); err != nil {
 					return err
@@ -526,7 +639,11 @@ func (s *smo[T]) run() error {
 			return err
 		}
 		if done {
-			if len(s.active) < s.n {
+			all, err := s.allActive()
+			if err != nil {
+				return err
+			}
+			if !all {
 				if err := s.reconstruct(); err != nil {
 					return err
 				}

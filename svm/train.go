@@ -13,12 +13,23 @@ import (
 // order follows first appearance in y, except that labels −1/+1 always put
 // +1 first (as LIBSVM ≥ 3.18), so a binary ±1 model's decision value is
 // positive for +1.
+//
+// Across ranks (an engine whose communicator has more than one rank), x and
+// y are this rank's rows (a 0×d matrix on a rank without rows) and the
+// training set is the ranks' rows concatenated in rank order: every rank
+// returns the same model, the one one process trains on that set (SVIndex
+// counts in it). The ranks first compare their parameters and the validity
+// of their rows, and stop together with an error wrapping comm.ErrConfig
+// when they differ. Params.InstanceWeights, when used, holds the weights of
+// the rank's own rows (non-nil on every rank, empty on an empty shard).
+// Probability estimates are not available across ranks (an error wrapping
+// comm.ErrNotDistributed).
 func Train(e *engine.Engine, x backend.Matrix, y []float64, p Params) (*Model, error) {
-	if err := e.RequireOneRank("svm.Train"); err != nil {
-		return nil, err
-	}
 	if e == nil {
 		return nil, badInput("nil engine")
+	}
+	if isSharded(e) {
+		return trainSharded(e, x, y, p)
 	}
 	if err := p.validate(x, y); err != nil {
 		return nil, err
