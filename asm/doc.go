@@ -1,11 +1,13 @@
 // Package asm is Pursuit's AVX2/FMA backend: a backend.Backend (Name
 // "avx2") that is the one CPU driver of package backend (backend.CPU:
 // blocking, packing, threading, prepared operands) fed with a table of
-// amd64 assembly kernels. The AVX2 / AVX-512 twins and variants (dots, sgemm,
-// exp, axpy) are generated with avo by asm/_gen (`go generate ./asm`, its own
-// module; CI checks the committed files with scripts/asm-gen.sh); pack,
-// argmax and poly are hand-written. This package holds only the .s files,
-// their Go stubs and wrappers, the kernel table and the options. The engine selects it when Available reports
+// amd64 assembly kernels, generated with avo by asm/_gen (`go generate
+// ./asm`; a module of its own, so avo is no dependency of pursuit): one
+// template per family instantiates the AVX2 / AVX-512 twins, the k-variants
+// and the role swaps, and CI checks that the committed FAMILY_amd64.s and
+// their Go declarations FAMILY_amd64.go regenerate byte for byte
+// (scripts/asm-gen.sh). This package holds only those generated files, the
+// wrappers, the kernel table and the options. The engine selects it when Available reports
 // true.
 //
 // What runs in assembly:

@@ -1,4 +1,4 @@
-// Command _gen writes the AVX2 / AVX-512 kernels of package asm with avo
+// Command _gen writes the assembly kernels of package asm with avo
 // (github.com/mmcloughlin/avo): for each family below, FAMILY_amd64.s and
 // its Go declarations FAMILY_amd64.go. Run it through `go generate ./asm`
 // (it writes into asm/) or `go -C asm/_gen run . DIR`; scripts/asm-gen.sh
@@ -38,7 +38,8 @@ func main() {
 	families := []struct {
 		name  string
 		build func(gen)
-	}{{"dots", gen.dots}, {"sgemm", gen.sgemm}, {"exp", gen.exp}, {"axpy", gen.axpy}}
+	}{{"dots", gen.dots}, {"sgemm", gen.sgemm}, {"exp", gen.exp}, {"axpy", gen.axpy},
+		{"pack", gen.pack}, {"poly", gen.poly}, {"argmax", gen.argmax}}
 	for _, f := range families {
 		g := gen{build.NewContext()}
 		g.ConstraintExpr("amd64,!purego")
@@ -733,4 +734,172 @@ func (g gen) axpyPass(d []Register, umax, u int, setup func(), update func(Label
 		g.ADDQ(U8(32), RAX)
 	}
 	g.JMP(lbl("pass%d", u))
+}
+
+// pack emits pack8AVX, the transposing copy that packs GEMM panels: each
+// 8×8 block is loaded (rows 0…3 from SI, 4…7 from R10, at 0, ss, 2ss and
+// 3ss = R9 bytes), transposed in registers (unpack pairs of rows, shuffle
+// 64-bit pairs into groups of four, join the 128-bit halves) and stored as
+// 8 rows of dst, ds = R11 bytes apart. CX counts the blocks.
+func (g gen) pack() {
+	g.text("pack8AVX", "(dst *float32, ds int, src *float32, ss, kc int)",
+		"pack8AVX sets dst[p·ds+r] = src[r·ss+p] for r < 8 and p < kc (a multiple", "of 8).")
+	g.args(RDI, R11, RSI, R8, RCX)
+	g.SHLQ(U8(2), R11)
+	g.SHLQ(U8(2), R8)
+	g.LEAQ(Mem{Base: R8, Index: R8, Scale: 2}, R9)
+	g.LEAQ(Mem{Base: RSI, Index: R8, Scale: 4}, R10)
+	g.SHRQ(U8(3), RCX)
+	g.Label("block")
+	g.TESTQ(RCX, RCX)
+	g.JZ(lbl("done"))
+	for i, b := range []Register{RSI, R10} {
+		g.VMOVUPS(Mem{Base: b}, y(4*i))
+		g.VMOVUPS(Mem{Base: b, Index: R8, Scale: 1}, y(4*i+1))
+		g.VMOVUPS(Mem{Base: b, Index: R8, Scale: 2}, y(4*i+2))
+		g.VMOVUPS(Mem{Base: b, Index: R9, Scale: 1}, y(4*i+3))
+	}
+	for i := 0; i < 8; i += 2 {
+		g.VUNPCKLPS(y(i+1), y(i), y(8+i))
+		g.VUNPCKHPS(y(i+1), y(i), y(9+i))
+	}
+	for q := 0; q < 4; q++ {
+		a := 8 + 4*(q/2) + q%2
+		g.VSHUFPS(U8(0x44), y(a+2), y(a), y(2*q))
+		g.VSHUFPS(U8(0xee), y(a+2), y(a), y(2*q+1))
+	}
+	for i, imm := range []uint8{0x20, 0x20, 0x20, 0x20, 0x31, 0x31, 0x31, 0x31} {
+		g.VPERM2F128(U8(imm), y(4+i%4), y(i%4), y(8+i))
+	}
+	g.MOVQ(RDI, RDX)
+	for i := 8; i < 16; i++ {
+		g.VMOVUPS(y(i), Mem{Base: RDX})
+		g.ADDQ(R11, RDX)
+	}
+	g.MOVQ(RDX, RDI)
+	g.ADDQ(U8(32), RSI)
+	g.ADDQ(U8(32), R10)
+	g.DECQ(RCX)
+	g.JMP(lbl("block"))
+	g.done()
+}
+
+// poly emits polyAVX: (γt + c0)^degree by degree−1 multiplications in
+// float32, 8 values at a time.
+//
+//	DI c row   R8 ldc·4   CX rows left   DX cols·4   AX byte offset in the row
+//	R9 degree−1   R10 multiplications left   Y14 γ   Y15 c0
+func (g gen) poly() {
+	g.text("polyAVX", "(c *float32, ldc, rows, cols int, gamma, coef0 float32, degree int)",
+		"polyAVX replaces each value t of the rows×cols tile c (stride ldc, cols a",
+		"multiple of 8) by (gamma·t + coef0)^degree, degree ≥ 1.")
+	g.args(RDI, R8, RCX, RDX)
+	g.VBROADCASTSS(g.param("gamma"), Y14)
+	g.VBROADCASTSS(g.param("coef0"), Y15)
+	g.MOVQ(g.param("degree"), R9)
+	g.SHLQ(U8(2), R8)
+	g.SHLQ(U8(2), RDX)
+	g.DECQ(R9)
+	g.Label("row")
+	g.TESTQ(RCX, RCX)
+	g.JZ(lbl("done"))
+	g.XORQ(RAX, RAX)
+	g.Label("col")
+	g.CMPQ(RAX, RDX)
+	g.JGE(lbl("next"))
+	g.VMOVUPS(Y15, Y1)
+	g.VFMADD231PS(at(RDI, 0, RAX), Y14, Y1)
+	g.VMOVUPS(Y1, Y0)
+	g.MOVQ(R9, R10)
+	g.Label("pow")
+	g.TESTQ(R10, R10)
+	g.JZ(lbl("store"))
+	g.VMULPS(Y1, Y0, Y0)
+	g.DECQ(R10)
+	g.JMP(lbl("pow"))
+	g.Label("store")
+	g.VMOVUPS(Y0, at(RDI, 0, RAX))
+	g.ADDQ(U8(32), RAX)
+	g.JMP(lbl("col"))
+	g.Label("next")
+	g.ADDQ(R8, RDI)
+	g.DECQ(RCX)
+	g.JMP(lbl("row"))
+	g.done()
+}
+
+// argmax emits scoredArgMaxAVX. Per lane l (candidates k ≡ l mod 4) it
+// keeps the largest |s_k|/sqrt(n_k) over eligible k (n_k > 0, score not NaN,
+// skip nil or !skip[k]) and its smallest index; the score is computed as in
+// backend.ScoredArgMaxRef (sqrt, then divide: correctly rounded, so the
+// values are identical).
+//
+//	SI s   DI n   DX skip (0: none)   CX m   AX k
+//	Y8 best indices   Y9 best scores   Y10 4s   Y11 current indices
+//	Y12 −1   Y13 |·| mask   Y14 zero
+func (g gen) argmax() {
+	lanes := map[string][4]uint64{
+		"Abs":      {1<<63 - 1, 1<<63 - 1, 1<<63 - 1, 1<<63 - 1},
+		"Four":     {4, 4, 4, 4},
+		"Iota":     {0, 1, 2, 3},
+		"MinusOne": {0xbff0000000000000, 0xbff0000000000000, 0xbff0000000000000, 0xbff0000000000000}, // −1.0
+	}
+	mem := map[string]Mem{}
+	for _, k := range []string{"Abs", "Four", "Iota", "MinusOne"} {
+		mem[k] = g.StaticGlobal("am" + k)
+		g.DataAttributes(attr.RODATA | attr.NOPTR)
+		for i, v := range lanes[k] {
+			g.AddDatum(8*i, U64(v))
+		}
+	}
+	g.text("scoredArgMaxAVX", "(s, n *float64, skip *bool, m int, best *float64, bestIdx *int64)",
+		"scoredArgMaxAVX computes per-lane (k mod 4) best scores and indices for",
+		"ScoredArgMax over k < m (a multiple of 4); skip may be nil. A lane with",
+		"no eligible candidate gets best −1.")
+	g.args(RSI, RDI, RDX, RCX)
+	g.VMOVUPD(mem["MinusOne"], Y12)
+	g.VMOVUPD(mem["Abs"], Y13)
+	g.VXORPD(Y14, Y14, Y14)
+	g.VMOVDQU(mem["Four"], Y10)
+	g.VMOVDQU(mem["Iota"], Y11)
+	g.VMOVUPD(Y12, Y9)
+	g.VPXOR(Y8, Y8, Y8)
+	g.XORQ(RAX, RAX)
+	g.Label("loop")
+	g.CMPQ(RAX, RCX)
+	g.JGE(lbl("done"))
+	// Score = |s|/sqrt(n); eligible where n > 0, the score is not NaN and,
+	// with a skip slice, skip[k] is false.
+	g.VMOVUPD(Mem{Base: RSI, Index: RAX, Scale: 8}, Y0)
+	g.VMOVUPD(Mem{Base: RDI, Index: RAX, Scale: 8}, Y1)
+	g.VANDPD(Y13, Y0, Y0)
+	g.VSQRTPD(Y1, Y2)
+	g.VDIVPD(Y2, Y0, Y0)
+	g.VCMPPD(U8(0x1e), Y14, Y1, Y3)
+	g.VCMPPD(U8(7), Y0, Y0, Y4)
+	g.VANDPD(Y4, Y3, Y3)
+	g.TESTQ(RDX, RDX)
+	g.JZ(lbl("noskip"))
+	g.MOVL(at(RDX, 0, RAX), R8L)
+	g.VMOVD(R8L, X5)
+	g.VPMOVZXBQ(X5, Y5)
+	g.VPCMPEQQ(Y14, Y5, Y5)
+	g.VANDPD(Y5, Y3, Y3)
+	// Ineligible lanes score −1; keep the strictly larger score per lane
+	// (so ties keep the earlier, smaller index).
+	g.Label("noskip")
+	g.VBLENDVPD(Y3, Y0, Y12, Y0)
+	g.VCMPPD(U8(0x1e), Y9, Y0, Y6)
+	g.VBLENDVPD(Y6, Y0, Y9, Y9)
+	g.VBLENDVPD(Y6, Y11, Y8, Y8)
+	g.VPADDQ(Y10, Y11, Y11)
+	g.ADDQ(U8(4), RAX)
+	g.JMP(lbl("loop"))
+	g.Label("done")
+	g.MOVQ(g.param("best"), R8)
+	g.MOVQ(g.param("bestIdx"), R9)
+	g.VMOVUPD(Y9, Mem{Base: R8})
+	g.VMOVDQU(Y8, Mem{Base: R9})
+	g.VZEROUPPER()
+	g.RET()
 }
