@@ -7,8 +7,8 @@
 // and the role swaps, and CI checks that the committed FAMILY_amd64.s and
 // their Go declarations FAMILY_amd64.go regenerate byte for byte
 // (scripts/asm-gen.sh). This package holds only those generated files, the
-// wrappers, the kernel table and the options. The engine selects it when Available reports
-// true.
+// wrappers, the kernel table and the options. The engine selects it when
+// Available reports true.
 //
 // What runs in assembly:
 //
