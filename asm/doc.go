@@ -1,18 +1,22 @@
 // Package asm is Pursuit's AVX2/FMA backend: a backend.Backend (Name
 // "avx2") that is the one CPU driver of package backend (backend.CPU:
 // blocking, packing, threading, prepared operands) fed with a table of
-// hand-written amd64 assembly kernels (Plan 9 syntax, a comment per block).
-// This package holds only the .s files, their Go stubs and wrappers, the
-// kernel table and the options. The engine selects it when Available reports
-// true.
+// amd64 assembly kernels, generated with avo by asm/_gen (`go generate
+// ./asm`; a module of its own, so avo is no dependency of pursuit): one
+// template per family instantiates the AVX2 / AVX-512 twins, the k-variants
+// and the role swaps, and CI checks that the committed FAMILY_amd64.s and
+// their Go declarations FAMILY_amd64.go regenerate byte for byte
+// (scripts/asm-gen.sh). This package holds only those generated files, the
+// wrappers, the kernel table and the options. The engine selects it when
+// Available reports true.
 //
 // What runs in assembly:
 //
 //   - DictProducts and SqNorms (dots_amd64.s): the dictionary is processed
 //     in blocks of 16 rows × 1024 columns so that the vectors' pieces stay in
 //     L1; kernels stream 4 rows against 1 or 2 vectors, or 2 rows against 4
-//     vectors (with AVX-512F: 4 rows × 4 vectors and 2 rows × 8 vectors in
-//     dots512_amd64.s), prefetching the rows ahead, with fused multiply-adds
+//     vectors (with AVX-512F: 4 rows × 4 vectors and 2 rows × 8 vectors),
+//     prefetching the rows ahead, with fused multiply-adds
 //     into independent float32 accumulators that are widened and added into
 //     float64 every 256 elements (so every float32 run is at most 32
 //     products long). Other k are grouped (with AVX2 8 = 4 + 4; 7 = 4 + 2 +
@@ -20,15 +24,15 @@
 //     once.
 //   - RankUpdate (axpy_amd64.s): four rows of d at a time get
 //     Σ_t (α u_t[i]) v_t in one load and one store, for any k.
-//   - KernelBlock and KernelGather (sgemm_amd64.s, sgemm512_amd64.s): a
+//   - KernelBlock and KernelGather (sgemm_amd64.s): a
 //     register-blocked SGEMM micro-kernel — 6×16 tiles with 12 ymm
 //     accumulators (AVX2), or 12×32 tiles with 24 zmm accumulators where the
 //     CPU has AVX-512F — on packed panels (kc = 256, mc = 144, nc = 1024;
 //     B panels through an AVX2 8×8 transposing copy, pack_amd64.s), threads
 //     splitting the longer output dimension into chunks. Right
 //     after a tile's last block it is transformed while in L1: RBF
-//     exp(−γ·max(‖a‖²+‖b‖²−2a·b, 0)) with a vectorised exp (exp_amd64.s,
-//     exp512_amd64.s) and the polynomial (γ a·b + c0)^p (poly_amd64.s).
+//     exp(−γ·max(‖a‖²+‖b‖²−2a·b, 0)) with a vectorised exp (exp_amd64.s)
+//     and the polynomial (γ a·b + c0)^p (poly_amd64.s).
 //     The sigmoid's tanh is applied in Go (float64 math.Tanh) on the tile,
 //     which makes sigmoid blocks slower than the others. Blocks with at most
 //     8 rows (kernel rows for SMO or stochastic KMP) skip the GEMM and use
@@ -68,3 +72,5 @@
 // (GEMM, RBF transform, 4- and 8-vector dictionary products). WithThreads
 // sets the goroutines per operation.
 package asm
+
+//go:generate go -C _gen run . ..
