@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -258,4 +260,132 @@ func runCLI(t *testing.T, args ...string) rankResult {
 	var so, se bytes.Buffer
 	code := run(&env{stdout: &so, stderr: &se}, args)
 	return rankResult{code, so.String(), se.String()}
+}
+
+// TestShardedPipelineAcrossRanks runs train's steps before and after the
+// training function on 1 to 4 in-process ranks, each with its block of the
+// training and test rows: the feature count, the label plan and the
+// min-max scaling equal the single-process ones exactly, and the training
+// and test errors of a model trained in one process, evaluated on the
+// ranks' blocks and reduced, equal its single-process errors.
+func TestShardedPipelineAcrossRanks(t *testing.T) {
+	dir := t.TempDir()
+	trPath, tePath := filepath.Join(dir, "tr.svm"), filepath.Join(dir, "te.svm")
+	noisy := func(n int, seed uint64) *data.Dataset { // three classes, overlapping
+		ds := data.TwoMoons(n, 0.4, seed)
+		for i := 0; i < n; i += 3 {
+			ds.Y[i] = 3
+		}
+		return ds
+	}
+	writeData(t, trPath, noisy(61, 5))
+	writeData(t, tePath, noisy(37, 6))
+	fs, o := newTrainFlags()
+	if err := fs.Parse([]string{"--data", trPath, "--test", tePath, "--one-vs-rest", "--algo", "kmp", "--basis", "6", "--gamma", "1"}); err != nil {
+		t.Fatal(err)
+	}
+	algo, _ := findAlgorithm(o.algo)
+	e, err := o.newEngine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, test, plan, err := o.loadTrainTest(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := prepare(e, &o.dataFlags, o.seed, &plan, all, test, true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := o.modelFlags.params(all.Dim(), &o.dataFlags, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := fit(e, algo, p, plan, pr.tr, nil, pr.test, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.IsNaN(res.trainErr) || math.IsNaN(res.testErr) || res.testErr == 0 {
+		t.Fatalf("single process: train error %v, test error %v (want a non-zero test error to compare)", res.trainErr, res.testErr)
+	}
+	for _, n := range []int{1, 2, 3, 4} {
+		err := comm.Run(n, func(c comm.Comm) error {
+			e, err := o.newEngineOn(c)
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			a, te, pl, err := o.loadTrainTest(e)
+			if err != nil {
+				return err
+			}
+			if lo, hi := data.ShardRange(61, c.Rank(), n); a.Len() != hi-lo || a.Dim() != all.Dim() {
+				return fmt.Errorf("block %d×%d, want %d×%d", a.Len(), a.Dim(), hi-lo, all.Dim())
+			}
+			if fmt.Sprint(pl) != fmt.Sprint(plan) {
+				return fmt.Errorf("plan %v, want %v", pl, plan)
+			}
+			q, err := prepare(e, &o.dataFlags, o.seed, &pl, a, te, true, false)
+			if err != nil {
+				return err
+			}
+			if fmt.Sprint(q.scaler) != fmt.Sprint(pr.scaler) {
+				return fmt.Errorf("scaler %v, want %v", q.scaler, pr.scaler)
+			}
+			trErr, _, err := evaluate(e, res.model, q.tr)
+			if err != nil {
+				return err
+			}
+			teErr, _, err := evaluate(e, res.model, q.test)
+			if err != nil {
+				return err
+			}
+			if trErr != res.trainErr || teErr != res.testErr {
+				return fmt.Errorf("errors %v %v, single process %v %v", trErr, teErr, res.trainErr, res.testErr)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Errorf("%d ranks: %v", n, err)
+		}
+	}
+}
+
+// TestPlanLabelsAcrossRanks: the classes are every rank's labels together,
+// even where a rank's block lacks a class or is empty; a single class
+// overall, an absent --positive label and a bad regression target on one
+// rank fail every rank.
+func TestPlanLabelsAcrossRanks(t *testing.T) {
+	blocks := [][]float64{{1, 1}, {}, {3, 1}, {2}}
+	cases := []struct {
+		d       dataFlags
+		blocks  [][]float64
+		want    string // the plan, or "" for an error on every rank
+		wantErr string
+	}{
+		{dataFlags{oneVsRest: true}, blocks, "{one-vs-rest [1 2 3] <nil>}", ""},
+		{dataFlags{positive: "2"}, blocks, "binary", ""},
+		{dataFlags{positive: "5"}, blocks, "", "no example has the positive label 5"},
+		{dataFlags{}, [][]float64{{4}, {4, 4}, {}}, "", "every training example is labelled 4"},
+		{dataFlags{regression: true}, [][]float64{{0.5}, {math.MaxFloat64}, {}}, "", "another rank"},
+	}
+	for _, tc := range cases {
+		errs := make([]error, len(tc.blocks))
+		plans := make([]labelPlan, len(tc.blocks))
+		comm.Run(len(tc.blocks), func(c comm.Comm) error {
+			plans[c.Rank()], errs[c.Rank()] = planLabelsOn(c, tc.blocks[c.Rank()], &tc.d)
+			return nil
+		})
+		for r := range tc.blocks {
+			switch {
+			case tc.want != "" && (errs[r] != nil || !strings.Contains(fmt.Sprint(plans[r]), tc.want)):
+				t.Errorf("%+v rank %d: plan %v err %v, want %s", tc.d, r, plans[r], errs[r], tc.want)
+			case tc.want == "" && errs[r] == nil:
+				t.Errorf("%+v rank %d: no error", tc.d, r)
+			}
+		}
+		if tc.wantErr != "" && (errs[0] == nil || !strings.Contains(errs[0].Error(), tc.wantErr)) {
+			t.Errorf("%+v rank 0: err %v, want %q", tc.d, errs[0], tc.wantErr)
+		}
+	}
 }
