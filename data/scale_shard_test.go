@@ -9,11 +9,11 @@ import (
 	"github.com/pursuit-ml/pursuit/engine/comm"
 )
 
-// TestFitScalerShards splits 23 rows over 1 to 5 in-process ranks (blocks as
+// TestFitScalerComm splits 23 rows over 1 to 5 in-process ranks (blocks as
 // WithShard cuts them; with 5 ranks some hold 4 rows, and a 30-rank split of
 // 3 rows leaves most ranks empty): every rank gets FitScaler's scaling of
 // all the rows, exactly for min-max and to 1e-12 for standard scaling.
-func TestFitScalerShards(t *testing.T) {
+func TestFitScalerComm(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, n := range []int{23, 3} {
 		x := backend.NewMatrix(n, 6)
@@ -32,7 +32,7 @@ func TestFitScalerShards(t *testing.T) {
 				got := make([]*Scaler, size)
 				err := comm.Run(size, func(c comm.Comm) error {
 					lo, hi := ShardRange(n, c.Rank(), size)
-					s, err := FitScalerShards(mode, x.Slice(lo, hi, 0, x.Cols), c)
+					s, err := FitScalerComm(mode, x.Slice(lo, hi, 0, x.Cols), c)
 					got[c.Rank()] = s
 					return err
 				})
@@ -63,16 +63,16 @@ func closeTo(a, b, tol float64) bool {
 	return a == b || math.Abs(a-b) <= tol*math.Max(math.Abs(a), math.Abs(b))
 }
 
-// TestFitScalerShardsErrors: a non-finite value on one rank, or no rows on
+// TestFitScalerCommErrors: a non-finite value on one rank, or no rows on
 // any, fails every rank.
-func TestFitScalerShardsErrors(t *testing.T) {
+func TestFitScalerCommErrors(t *testing.T) {
 	errs := make([]error, 3)
 	comm.Run(3, func(c comm.Comm) error {
 		x := backend.NewMatrix(2, 2)
 		if c.Rank() == 1 {
 			x.Data[3] = float32(math.Inf(1))
 		}
-		_, errs[c.Rank()] = FitScalerShards(ScaleMinMax, x, c)
+		_, errs[c.Rank()] = FitScalerComm(ScaleMinMax, x, c)
 		return nil
 	})
 	for r, err := range errs {
@@ -81,7 +81,7 @@ func TestFitScalerShardsErrors(t *testing.T) {
 		}
 	}
 	comm.Run(2, func(c comm.Comm) error {
-		_, errs[c.Rank()] = FitScalerShards(ScaleStandard, backend.NewMatrix(0, 2), c)
+		_, errs[c.Rank()] = FitScalerComm(ScaleStandard, backend.NewMatrix(0, 2), c)
 		return nil
 	})
 	for r, err := range errs[:2] {

@@ -262,7 +262,7 @@ func fitScalerOn(e *engine.Engine, mode string, ds *data.Dataset) (*data.Scaler,
 	if err != nil {
 		return nil, fmt.Errorf("--scale: %w", err)
 	}
-	s, err := data.FitScalerShards(m, ds.X, c)
+	s, err := data.FitScalerComm(m, ds.X, c)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ds.Name, err)
 	}

@@ -41,8 +41,6 @@ var readmeNotRun = map[string]string{
 	"go build -tags cuda ./cmd/pursuit":           "needs the CUDA toolkit (the line above)",
 	"bash scripts/gpu-check.sh":                   "needs an NVIDIA GPU",
 	"apt-get install openmpi-bin libopenmpi-dev":  "installs system packages as root",
-	"go test -tags mpi -c -o kmp.test ./kmp":      "needs Open MPI's headers (libopenmpi-dev)",
-	"go build -tags mpi":                          "needs Open MPI's headers (libopenmpi-dev)",
 	"go build -tags mpi -o pursuit ./cmd/pursuit": "needs Open MPI's headers (libopenmpi-dev)",
 	"bash scripts/mpi-check.sh":                   "needs Open MPI; CI runs it",
 }
