@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/engine/comm"
 	"github.com/pursuit-ml/pursuit/kmp"
+	"github.com/pursuit-ml/pursuit/svm"
 )
 
 // rankResult is what one in-process rank of a command printed and returned.
@@ -69,66 +71,127 @@ func quietOthers(t *testing.T, res []rankResult) {
 	}
 }
 
-// TestTrainAcrossRanks runs `pursuit train --algo kmp` on 2 and 3
-// in-process ranks. While kmp.Train does not split its rows across ranks
-// (it returns comm.ErrNotDistributed on a multi-rank engine), every rank
-// stops with status 2 and rank 0 alone prints one line saying so; once it
-// does, every rank succeeds, rank 0 alone prints and writes the model, and
-// the model predicts as the single-process one does.
+// TestTrainAcrossRanks runs `pursuit train` on 2 and 3 in-process ranks
+// for kmp (binary and one-vs-rest), skmp and svm. While an algorithm's
+// training function does not split its rows across ranks (it returns
+// comm.ErrNotDistributed on a multi-rank engine), every rank stops with
+// status 2 and rank 0 alone prints one line saying so; once it does, every
+// rank succeeds, rank 0 alone prints and writes the model, and the model's
+// predicted labels equal the single-process model's and its decisions agree
+// to 1e-6 of their largest magnitude.
 func TestTrainAcrossRanks(t *testing.T) {
-	path := rankData(t)
 	dir := t.TempDir()
-	single := filepath.Join(dir, "single.model")
-	args := []string{"train", "--data", path, "--algo", "kmp", "--gamma", "2", "--basis", "8", "--json", "--progress", "off"}
-	one := runCLI(t, append(args, "--model", single)...)
-	if one.code != 0 {
-		t.Fatalf("single process: %d %s", one.code, one.stderr)
+	binary, multi := rankData(t), filepath.Join(dir, "three.svm")
+	writeData(t, multi, threeClass(61))
+	cases := []struct {
+		name    string
+		args    []string
+		sharded func(e *engine.Engine) error // the training function, on a tiny problem
+	}{
+		{"kmp", []string{"--data", binary, "--algo", "kmp", "--gamma", "2", "--basis", "8"}, probeKMP},
+		{"kmp one-vs-rest", []string{"--data", multi, "--algo", "kmp", "--one-vs-rest", "--basis", "6"}, probeKMP},
+		{"skmp", []string{"--data", binary, "--algo", "skmp", "--gamma", "2", "--basis", "6", "--active-set", "9"}, probeKMP},
+		{"svm", []string{"--data", binary, "--algo", "svm", "--gamma", "2", "--c", "10"}, probeSVM},
 	}
-	sharded := kmpShards(t)
-	for _, n := range []int{2, 3} {
-		model := filepath.Join(dir, "ranks.model")
-		os.Remove(model)
-		res := runOnRanks(t, n, same(append(args, "--model", model)...))
-		quietOthers(t, res)
-		if !sharded {
-			for r, x := range res {
-				if x.code != exitError {
-					t.Errorf("%d ranks: rank %d exit %d, want %d", n, r, x.code, exitError)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			single := filepath.Join(dir, "single.model")
+			args := append([]string{"train", "--progress", "off", "--json"}, tc.args...)
+			one := runCLI(t, append(args, "--model", single)...)
+			if one.code != 0 {
+				t.Fatalf("single process: %d %s", one.code, one.stderr)
+			}
+			sharded := shards(t, tc.sharded)
+			dataFile := tc.args[1]
+			for _, n := range []int{2, 3} {
+				model := filepath.Join(dir, "ranks.model")
+				os.Remove(model)
+				res := runOnRanks(t, n, same(append(args, "--model", model)...))
+				quietOthers(t, res)
+				if !sharded {
+					for r, x := range res {
+						if x.code != exitError {
+							t.Errorf("%d ranks: rank %d exit %d, want %d", n, r, x.code, exitError)
+						}
+					}
+					msg := res[0].stderr
+					if strings.Count(msg, "\n") != 1 || !strings.Contains(msg, "does not split its training rows across ranks") || !strings.Contains(msg, "without mpirun") {
+						t.Errorf("%d ranks: rank 0's stderr %q, want one line saying the algorithm does not train across ranks", n, msg)
+					}
+					if _, err := os.Stat(model); err == nil {
+						t.Errorf("%d ranks: a model was written although training failed", n)
+					}
+					continue
 				}
+				for r, x := range res {
+					if x.code != 0 {
+						t.Fatalf("%d ranks: rank %d exit %d: %s", n, r, x.code, x.stderr)
+					}
+				}
+				var got, want resultJSON
+				if err := json.Unmarshal([]byte(res[0].stdout), &got); err != nil {
+					t.Fatal(err)
+				}
+				json.Unmarshal([]byte(one.stdout), &want)
+				if got.NTrain != 61 || got.NTrain != want.NTrain || got.NBasis != want.NBasis || *got.TrainError != *want.TrainError {
+					t.Errorf("%d ranks: n_train %d n_basis %d train error %v, single process %d %d %v", n, got.NTrain, got.NBasis, *got.TrainError, want.NTrain, want.NBasis, *want.TrainError)
+				}
+				samePredictions(t, dir, dataFile, single, model)
 			}
-			msg := res[0].stderr
-			if strings.Count(msg, "\n") != 1 || !strings.Contains(msg, "--algo kmp does not split its training rows across ranks") || !strings.Contains(msg, "without mpirun") {
-				t.Errorf("%d ranks: rank 0's stderr %q, want one line saying kmp does not train across ranks", n, msg)
-			}
-			if _, err := os.Stat(model); err == nil {
-				t.Errorf("%d ranks: a model was written although training failed", n)
-			}
-			continue
-		}
-		for r, x := range res {
-			if x.code != 0 {
-				t.Fatalf("%d ranks: rank %d exit %d: %s", n, r, x.code, x.stderr)
-			}
-		}
-		var got, want resultJSON
-		if err := json.Unmarshal([]byte(res[0].stdout), &got); err != nil {
-			t.Fatal(err)
-		}
-		json.Unmarshal([]byte(one.stdout), &want)
-		if got.NTrain != 61 || got.NTrain != want.NTrain || got.NBasis != want.NBasis {
-			t.Errorf("%d ranks: n_train %d n_basis %d, single process %d %d", n, got.NTrain, got.NBasis, want.NTrain, want.NBasis)
-		}
-		a := runCLI(t, "predict", "--model", single, "--data", path, "--json")
-		b := runCLI(t, "predict", "--model", model, "--data", path, "--json")
-		if a.code != 0 || b.code != 0 || a.stdout != b.stdout {
-			t.Errorf("%d ranks: predictions differ from the single process's:\n%s\n%s", n, a.stdout+a.stderr, b.stdout+b.stderr)
-		}
+		})
 	}
 }
 
-// kmpShards reports whether kmp.Train trains across ranks (false while it
-// refuses a multi-rank engine with comm.ErrNotDistributed).
-func kmpShards(t *testing.T) bool {
+// samePredictions checks that models a and b predict the same labels on
+// the data file and that their decisions agree to 1e-6 of the largest.
+func samePredictions(t *testing.T, dir, dataFile, a, b string) {
+	t.Helper()
+	var outs [2][][]float64
+	for i, m := range []string{a, b} {
+		out := filepath.Join(dir, fmt.Sprintf("pred%d", i))
+		if r := runCLI(t, "predict", "--model", m, "--data", dataFile, "--out", out, "--decision", "--quiet"); r.code != 0 {
+			t.Fatalf("predict %s: %s", m, r.stderr)
+		}
+		raw, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+			var row []float64
+			for _, f := range strings.Fields(line) {
+				v, err := strconv.ParseFloat(f, 64)
+				if err != nil {
+					t.Fatalf("predict --out %s: %v", out, err)
+				}
+				row = append(row, v)
+			}
+			outs[i] = append(outs[i], row)
+		}
+	}
+	if len(outs[0]) != len(outs[1]) || len(outs[0]) == 0 {
+		t.Fatalf("%d and %d predictions", len(outs[0]), len(outs[1]))
+	}
+	scale, worst := 0.0, 0.0
+	for i := range outs[0] {
+		if len(outs[0][i]) < 2 || len(outs[0][i]) != len(outs[1][i]) {
+			t.Fatalf("row %d: %v and %v", i+1, outs[0][i], outs[1][i])
+		}
+		if outs[0][i][0] != outs[1][i][0] {
+			t.Errorf("row %d: label %v across ranks, %v in one process", i+1, outs[1][i][0], outs[0][i][0])
+		}
+		for k := 1; k < len(outs[0][i]); k++ {
+			scale = math.Max(scale, math.Abs(outs[0][i][k]))
+			worst = math.Max(worst, math.Abs(outs[0][i][k]-outs[1][i][k]))
+		}
+	}
+	if worst > 1e-6*scale {
+		t.Errorf("decisions differ by up to %.3g (largest decision %.3g)", worst, scale)
+	}
+}
+
+// shards reports whether the training function train trains across ranks
+// (false while it refuses a multi-rank engine with comm.ErrNotDistributed).
+func shards(t *testing.T, train func(e *engine.Engine) error) bool {
 	t.Helper()
 	var refused bool
 	err := comm.Run(2, func(c comm.Comm) error {
@@ -137,9 +200,7 @@ func kmpShards(t *testing.T) bool {
 			return err
 		}
 		defer e.Close()
-		x := backend.NewMatrix(2, 1)
-		x.Data[0], x.Data[1] = 0, 1
-		_, err = kmp.Train(e, x, []float64{-1, 1}, kmp.Config{Kernels: []backend.Kernel{backend.NewRBF(1)}, N: 1})
+		err = train(e)
 		if errors.Is(err, comm.ErrNotDistributed) {
 			refused = true
 			return nil
@@ -150,6 +211,25 @@ func kmpShards(t *testing.T) bool {
 		t.Fatal(err)
 	}
 	return !refused
+}
+
+// tinyShard is rank r's row of a two-row problem.
+func tinyShard(e *engine.Engine) (backend.Matrix, []float64) {
+	x := backend.NewMatrix(1, 1)
+	x.Data[0] = float32(e.Comm().Rank())
+	return x, []float64{float64(2*e.Comm().Rank() - 1)}
+}
+
+func probeKMP(e *engine.Engine) error {
+	x, y := tinyShard(e)
+	_, err := kmp.Train(e, x, y, kmp.Config{Kernels: []backend.Kernel{backend.NewRBF(1)}, N: 1})
+	return err
+}
+
+func probeSVM(e *engine.Engine) error {
+	x, y := tinyShard(e)
+	_, err := svm.Train(e, x, y, svm.Params{Kernel: backend.NewRBF(1), C: 1})
+	return err
 }
 
 // TestCVAcrossRanks: `pursuit cv` on 2 and 3 in-process ranks prints, on
