@@ -222,7 +222,7 @@ func runTrain(ev *env, args []string) error {
 	}
 	fmt.Fprintf(w, "data       %s: %d examples, %d features, %s\n", o.data, nAll, all.Dim(), describeTask(&plan))
 	if world.Size() > 1 {
-		fmt.Fprintf(w, "ranks      %d (%s), each holding a block of about %d examples\n", world.Size(), world.Describe(), nAll/world.Size())
+		fmt.Fprintf(w, "ranks      %d, each holding a block of about %d examples; this is %s\n", world.Size(), nAll/world.Size(), world.Describe())
 	}
 	if lc := describeLabelColumn(o.data, o.format, o.labelColumn, all.Dim()); lc != "" {
 		fmt.Fprintf(w, "           %s\n", lc)
