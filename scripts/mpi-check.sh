@@ -105,40 +105,44 @@ mkdir -p "$D/r0" "$D/r1"
 # 301 two-class rows of 3 features (uneven blocks over 2 and 3 ranks).
 awk 'BEGIN { srand(7); for (i = 0; i < 301; i++) { y = (i % 2) ? 1 : -1;
 	printf "%d 1:%.4f 2:%.4f 3:%.4f\n", y, y * 0.3 + 2 * rand() - 1, 2 * rand() - 1, -y * 0.2 + 2 * rand() - 1 } }' >"$D/data.svm"
-TRAIN=(train --data data.svm --algo kmp --gamma 1 --basis 12 --progress off)
+TRAIN=(train --data data.svm --progress off)
 
-step "pursuit train, the -tags mpi binary without mpirun: one rank"
-(cd "$D" && "$PUR" "${TRAIN[@]}" --model one.model) >"$WORK/log" 2>&1 || { cat "$WORK/log"; fail "pursuit train without mpirun failed"; }
-grep -q '^saved ' "$WORK/log" || { cat "$WORK/log"; fail "pursuit train without mpirun saved no model"; }
-(cd "$D" && "$PUR" predict --model one.model --data data.svm --out one.pred --decision) >/dev/null 2>&1 || fail "pursuit predict failed"
-echo "ok: $(grep '^train ' "$WORK/log")"
-
-for np in 2 3; do
-	step "pursuit train under mpirun -np $np"
-	rm -f "$D/ranks.model"
-	set +e
-	(cd "$D" && "${MPIRUN[@]}" -np $np "$PUR" "${TRAIN[@]}" --model ranks.model) >"$WORK/log" 2>&1
-	rc=$?
-	set -e
-	[ $rc != 124 ] || { cat "$WORK/log"; fail "pursuit train under mpirun -np $np hung"; }
-	if [ $rc = 0 ]; then
-		# kmp trains across ranks: rank 0 alone prints and saves, and the
-		# model predicts as the single-process one does.
-		[ "$(grep -c '^saved ' "$WORK/log")" = 1 ] || { cat "$WORK/log"; fail "-np $np: want one 'saved' line (rank 0's)"; }
-		(cd "$D" && "$PUR" predict --model ranks.model --data data.svm --out ranks.pred --decision) >/dev/null 2>&1 || fail "predict with the -np $np model failed"
-		# The same labels, and decisions within 1e-6 of the largest.
-		cmp=$(paste "$D/one.pred" "$D/ranks.pred" | awk '{ if ($1 != $3) bad++; d = $2 - $4; if (d < 0) d = -d; if (d > worst) worst = d;
-			a = $2 < 0 ? -$2 : $2; if (a > big) big = a } END { printf "%d %d %g %g", NR, bad, worst, big; exit !(NR == 301 && bad == 0 && worst <= 1e-6 * big) }') ||
-			fail "-np $np: the model's predictions differ from the single-process model's (rows, label differences, largest decision difference, largest decision: $cmp)"
-		echo "ok: -np $np trained one model: on all 301 rows the same labels as the single-process model's, decisions within $(echo "$cmp" | cut -d' ' -f3) (largest $(echo "$cmp" | cut -d' ' -f4))"
-	else
-		# kmp does not train across ranks yet: one clear line, status 2.
-		[ "$(grep -c '^pursuit train: ' "$WORK/log")" = 1 ] && grep -q 'does not split its training rows across ranks' "$WORK/log" ||
-			{ cat "$WORK/log"; fail "-np $np: pursuit train failed (status $rc) without the one line saying kmp does not train across ranks"; }
-		[ ! -e "$D/ranks.model" ] || fail "-np $np: a model was written although training failed"
-		echo "ok: -np $np stopped with status $rc and one line: $(grep '^pursuit train: ' "$WORK/log")"
-	fi
+for algo in "kmp --gamma 1 --basis 12" "svm --gamma 1 --c 10"; do
+	# shellcheck disable=SC2206
+	ALGO=(--algo $algo)
+	step "pursuit train --algo ${ALGO[1]}, the -tags mpi binary without mpirun: one rank"
+	(cd "$D" && "$PUR" "${TRAIN[@]}" "${ALGO[@]}" --model one.model) >"$WORK/log" 2>&1 || { cat "$WORK/log"; fail "pursuit train without mpirun failed"; }
+	grep -q '^saved ' "$WORK/log" || { cat "$WORK/log"; fail "pursuit train without mpirun saved no model"; }
+	(cd "$D" && "$PUR" predict --model one.model --data data.svm --out one.pred --decision) >/dev/null 2>&1 || fail "pursuit predict failed"
+	echo "ok: $(grep '^train ' "$WORK/log")"
+	for np in 2 3; do
+		step "pursuit train --algo ${ALGO[1]} under mpirun -np $np"
+		rm -f "$D/ranks.model"
+		set +e
+		(cd "$D" && "${MPIRUN[@]}" -np $np "$PUR" "${TRAIN[@]}" "${ALGO[@]}" --model ranks.model) >"$WORK/log" 2>&1
+		rc=$?
+		set -e
+		[ $rc != 124 ] || { cat "$WORK/log"; fail "pursuit train under mpirun -np $np hung"; }
+		if [ $rc = 0 ]; then
+			# It trains across ranks: rank 0 alone prints and saves, and the
+			# model predicts as the single-process one does.
+			[ "$(grep -c '^saved ' "$WORK/log")" = 1 ] || { cat "$WORK/log"; fail "-np $np: want one 'saved' line (rank 0's)"; }
+			(cd "$D" && "$PUR" predict --model ranks.model --data data.svm --out ranks.pred --decision) >/dev/null 2>&1 || fail "predict with the -np $np model failed"
+			# The same labels, and decisions within 1e-6 of the largest.
+			cmp=$(paste "$D/one.pred" "$D/ranks.pred" | awk '{ if ($1 != $3) bad++; d = $2 - $4; if (d < 0) d = -d; if (d > worst) worst = d;
+				a = $2 < 0 ? -$2 : $2; if (a > big) big = a } END { printf "%d %d %g %g", NR, bad, worst, big; exit !(NR == 301 && bad == 0 && worst <= 1e-6 * big) }') ||
+				fail "-np $np: the model's predictions differ from the single-process model's (rows, label differences, largest decision difference, largest decision: $cmp)"
+			echo "ok: -np $np trained one model: on all 301 rows the same labels as the single-process model's, decisions within $(echo "$cmp" | cut -d' ' -f3) (largest $(echo "$cmp" | cut -d' ' -f4))"
+		else
+			# It does not train across ranks yet: one clear line, status 2.
+			[ "$(grep -c '^pursuit train: ' "$WORK/log")" = 1 ] && grep -q 'does not split its training rows across ranks' "$WORK/log" ||
+				{ cat "$WORK/log"; fail "-np $np: pursuit train failed (status $rc) without the one line saying ${ALGO[1]} does not train across ranks"; }
+			[ ! -e "$D/ranks.model" ] || fail "-np $np: a model was written although training failed"
+			echo "ok: -np $np stopped with status $rc and one line: $(grep '^pursuit train: ' "$WORK/log")"
+		fi
+	done
 done
+TRAIN+=(--algo kmp)
 
 step "ranks given different data files or flags stop before training"
 cp "$D/data.svm" "$D/r0/data.svm"
