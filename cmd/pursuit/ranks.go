@@ -153,6 +153,16 @@ func runRanks(ev *env, args []string) int {
 	if err == nil && len(args) == 0 {
 		return run(&env{stdout: quiet.stdout, stderr: quiet.stderr}, args)
 	}
+	return reportRanks(ev, name, err)
+}
+
+// reportRanks reports the outcome err of command name on this rank of
+// ev.comm and returns the exit status: an agreed error is printed where
+// agree said (status 2); any other error is printed with the rank, and the
+// job is aborted (the other ranks may be waiting in a collective).
+func reportRanks(ev *env, name string, err error) int {
+	c := ev.comm
+	rank, size := c.Rank(), c.Size()
 	var ag *agreedError
 	switch {
 	case err == nil, errors.Is(err, errHelp):

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -467,5 +468,70 @@ func TestPlanLabelsAcrossRanks(t *testing.T) {
 		if tc.wantErr != "" && (errs[0] == nil || !strings.Contains(errs[0].Error(), tc.wantErr)) {
 			t.Errorf("%+v rank 0: err %v, want %q", tc.d, errs[0], tc.wantErr)
 		}
+	}
+}
+
+// TestReportRanks: an error only one rank met is printed with its rank and
+// aborts the group, so a rank waiting in a collective is released (under
+// MPI, MPI_Abort stops the job); agreed errors are printed where agree
+// said, with status 2 and no abort.
+func TestReportRanks(t *testing.T) {
+	ranks, err := comm.NewGroup(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var se0, se1 bytes.Buffer
+	var code1 int
+	var waitErr error
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		waitErr = ranks[0].Barrier() // rank 0 waits for rank 1, which fails instead
+	}()
+	go func() {
+		defer wg.Done()
+		code1 = reportRanks(&env{stdout: io.Discard, stderr: &se1, comm: ranks[1]}, "pursuit train", errors.New("boom"))
+	}()
+	wg.Wait()
+	if code1 != exitError || se1.String() != "pursuit train: rank 1 of 2: boom\n" {
+		t.Errorf("rank 1: exit %d, stderr %q", code1, se1.String())
+	}
+	if !errors.Is(waitErr, comm.ErrAborted) {
+		t.Errorf("rank 0's collective returned %v, want ErrAborted", waitErr)
+	}
+
+	ranks, _ = comm.NewGroup(2)
+	codes := make([]int, 2)
+	bufs := []*bytes.Buffer{&se0, &se1}
+	se0.Reset()
+	se1.Reset()
+	wg.Add(2)
+	for r := range 2 {
+		go func() {
+			defer wg.Done()
+			var e error
+			if r == 1 {
+				e = errors.New("bad line")
+			}
+			codes[r] = reportRanks(&env{stdout: io.Discard, stderr: bufs[r], comm: ranks[r]}, "pursuit train", agree(ranks[r], e))
+		}()
+	}
+	wg.Wait()
+	if codes[0] != exitError || codes[1] != exitError {
+		t.Errorf("agreed error: exits %v", codes)
+	}
+	if se1.String() != "pursuit train: rank 1 of 2: bad line\n" || !strings.Contains(se0.String(), "rank 1 of 2 stopped the job") {
+		t.Errorf("agreed error: stderr %q and %q", se0.String(), se1.String())
+	}
+	// Nothing was aborted: the ranks still talk.
+	wg.Add(2)
+	errs := make([]error, 2)
+	for r := range 2 {
+		go func() { defer wg.Done(); errs[r] = ranks[r].Barrier() }()
+	}
+	wg.Wait()
+	if errs[0] != nil || errs[1] != nil {
+		t.Errorf("after an agreed error: %v", errs)
 	}
 }
