@@ -107,7 +107,7 @@ awk 'BEGIN { srand(7); for (i = 0; i < 301; i++) { y = (i % 2) ? 1 : -1;
 	printf "%d 1:%.4f 2:%.4f 3:%.4f\n", y, y * 0.3 + 2 * rand() - 1, 2 * rand() - 1, -y * 0.2 + 2 * rand() - 1 } }' >"$D/data.svm"
 TRAIN=(train --data data.svm --progress off)
 
-for algo in "kmp --gamma 1 --basis 12" "svm --gamma 1 --c 10"; do
+for algo in "kmp --gamma 1 --basis 12" "svm --gamma 1 --c 10" "slmc --gamma 1 --nz 5"; do
 	# shellcheck disable=SC2206
 	ALGO=(--algo $algo)
 	step "pursuit train --algo ${ALGO[1]}, the -tags mpi binary without mpirun: one rank"

@@ -19,6 +19,7 @@ import (
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/engine/comm"
 	"github.com/pursuit-ml/pursuit/kmp"
+	"github.com/pursuit-ml/pursuit/slmc"
 	"github.com/pursuit-ml/pursuit/svm"
 )
 
@@ -93,6 +94,7 @@ func TestTrainAcrossRanks(t *testing.T) {
 		{"kmp one-vs-rest", []string{"--data", multi, "--algo", "kmp", "--one-vs-rest", "--basis", "6"}, probeKMP},
 		{"skmp", []string{"--data", binary, "--algo", "skmp", "--gamma", "2", "--basis", "6", "--active-set", "9"}, probeKMP},
 		{"svm", []string{"--data", binary, "--algo", "svm", "--gamma", "2", "--c", "10"}, probeSVM},
+		{"slmc", []string{"--data", binary, "--algo", "slmc", "--gamma", "2", "--nz", "5"}, probeSLMC},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -224,6 +226,14 @@ func tinyShard(e *engine.Engine) (backend.Matrix, []float64) {
 func probeKMP(e *engine.Engine) error {
 	x, y := tinyShard(e)
 	_, err := kmp.Train(e, x, y, kmp.Config{Kernels: []backend.Kernel{backend.NewRBF(1)}, N: 1})
+	return err
+}
+
+// probeSLMC: slmc.Train refuses a multi-rank engine (it does not split
+// its rows), whatever its arguments.
+func probeSLMC(e *engine.Engine) error {
+	x, y := tinyShard(e)
+	_, err := slmc.Train(e, x, y, slmc.Config{})
 	return err
 }
 
