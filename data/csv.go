@@ -26,11 +26,11 @@ func ReadCSV(r io.Reader, name string, opts ...Option) (*Dataset, error) {
 	if o.badOption != nil {
 		return nil, &ParseError{File: name, Err: o.badOption}
 	}
-	cr := csv.NewReader(skipBOM(r))
-	cr.FieldsPerRecord = -1 // checked below, with a better message
-	cr.ReuseRecord = true
-	cr.Comment = '#'
-	cr.TrimLeadingSpace = true
+	if err := errShardStream(&o); err != nil {
+		return nil, &ParseError{File: name, Err: err}
+	}
+	cr := newCSVReader(r)
+	record := 0 // data records seen (the header not counted)
 
 	var (
 		ys       []float64
@@ -73,6 +73,15 @@ func ReadCSV(r io.Reader, name string, opts ...Option) (*Dataset, error) {
 			header = false
 			continue
 		}
+		if o.rowHi >= 0 { // Load's shard: the records [rowLo, rowHi) only
+			if record >= o.rowHi {
+				break
+			}
+			record++
+			if record <= o.rowLo {
+				continue
+			}
+		}
 		if err := checkDense(len(ys)+1, nfields-1, o.memLimit); err != nil {
 			return nil, &ParseError{File: name, Line: line, Err: err}
 		}
@@ -100,6 +109,9 @@ func ReadCSV(r io.Reader, name string, opts ...Option) (*Dataset, error) {
 			xs = append(xs, v)
 		}
 	}
+	if len(ys) == 0 && nfields > 0 && o.rowHi >= 0 {
+		return &Dataset{X: backend.NewMatrix(0, nfields-1), Y: []float64{}, Name: name}, nil // an empty shard
+	}
 	if len(ys) == 0 {
 		return nil, &ParseError{File: name, Err: fmt.Errorf("%w: the file holds no data records", ErrNoExamples)}
 	}
@@ -108,6 +120,42 @@ func ReadCSV(r io.Reader, name string, opts ...Option) (*Dataset, error) {
 		return nil, &ParseError{File: name, Err: err}
 	}
 	return &Dataset{X: x, Y: ys, Name: name}, nil
+}
+
+// newCSVReader is the CSV reader of ReadCSV and of Load's counting pass.
+func newCSVReader(r io.Reader) *csv.Reader {
+	cr := csv.NewReader(skipBOM(r))
+	cr.FieldsPerRecord = -1 // checked by ReadCSV, with a better message
+	cr.ReuseRecord = true
+	cr.Comment = '#'
+	cr.TrimLeadingSpace = true
+	return cr
+}
+
+// countCSVRecords is Load's first pass over CSV text for a shard: the number
+// of data records (the header, if any, not counted). Malformed records are
+// counted too: the second pass reports them.
+func countCSVRecords(r io.Reader, header bool) (int, error) {
+	cr := newCSVReader(r)
+	n := 0
+	for {
+		_, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		var pe *csv.ParseError
+		if err != nil && !errors.As(err, &pe) {
+			return 0, err
+		}
+		if err != nil && !errors.Is(pe.Err, csv.ErrFieldCount) {
+			return 0, err
+		}
+		n++
+	}
+	if header && n > 0 {
+		n--
+	}
+	return n, nil
 }
 
 // csvHint guesses why field f is not a number: a LIBSVM line read as CSV

@@ -115,6 +115,11 @@ type libsvmRows struct {
 	dense bool
 	x     backend.Matrix
 	n     int
+
+	// Shard (dense only): skip example lines before parsing, and stop once
+	// x is full instead of reading on to check that the file ends there.
+	skip         int
+	stopWhenFull bool
 }
 
 // errChanged reports a file whose second reading disagrees with its first.
@@ -138,6 +143,9 @@ func ReadLibSVM(r io.Reader, name string, opts ...Option) (*Dataset, error) {
 	o := buildOptions(opts)
 	if o.badOption != nil {
 		return nil, &ParseError{File: name, Err: o.badOption}
+	}
+	if err := errShardStream(&o); err != nil {
+		return nil, &ParseError{File: name, Err: err}
 	}
 	var sp libsvmRows
 	if err := sp.read(r, name, &o); err != nil {
@@ -187,10 +195,33 @@ func (sp *libsvmRows) read(r io.Reader, name string, o *options) error {
 		if err != nil {
 			return &ParseError{File: name, Line: lr.line, Err: err}
 		}
+		if sp.skip > 0 {
+			if len(exampleText(line)) > 0 {
+				sp.skip--
+			}
+			continue
+		}
 		if err := sp.parseLine(line, name, lr.line, o, maxIndex); err != nil {
 			return err
 		}
+		if sp.stopWhenFull && sp.n == sp.x.Rows {
+			return nil
+		}
 	}
+}
+
+// exampleText returns line without its comment and trailing white space:
+// empty for a blank or comment-only line, which holds no example. Both of
+// Load's passes count examples by it.
+func exampleText(line []byte) []byte {
+	if i := bytes.IndexByte(line, '#'); i >= 0 {
+		line = line[:i]
+	}
+	end := len(line)
+	for end > 0 && isSpace(line[end-1]) {
+		end--
+	}
+	return line[:end]
 }
 
 // loadLibSVM reads the LIBSVM file f in two passes: the first counts the
@@ -213,8 +244,14 @@ func loadLibSVM(f *os.File, name string, o *options) (*Dataset, error) {
 	if o.dim > 0 {
 		d = o.dim
 	}
-	if err := checkDense(rows, d, o.memLimit); err != nil {
+	lo, hi := o.keepRange(rows)
+	n := hi - lo
+	if err := checkDense(n, d, o.memLimit); err != nil {
 		return nil, &ParseError{File: name, Err: err}
+	}
+	dn := libsvmRows{dense: true, x: backend.NewMatrix(n, d), y: make([]float64, n), skip: lo, stopWhenFull: o.sharded()}
+	if n == 0 {
+		return &Dataset{X: dn.x, Y: dn.y, Name: name}, nil
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("load %s: %w", name, err)
@@ -222,12 +259,11 @@ func loadLibSVM(f *os.File, name string, o *options) (*Dataset, error) {
 	if r, err = decompress(f, name); err != nil {
 		return nil, err
 	}
-	dn := libsvmRows{dense: true, x: backend.NewMatrix(rows, d), y: make([]float64, rows)}
 	if err := dn.read(r, name, o); err != nil {
 		return nil, err
 	}
-	if dn.n != rows {
-		return nil, &ParseError{File: name, Err: fmt.Errorf("%w: %d examples, then %d", errChanged, rows, dn.n)}
+	if dn.n != n {
+		return nil, &ParseError{File: name, Err: fmt.Errorf("%w: %d examples, then %d", errChanged, rows, lo+dn.n)}
 	}
 	return &Dataset{X: dn.x, Y: dn.y, Name: name}, nil
 }
@@ -247,13 +283,8 @@ func scanLibSVMShape(r io.Reader, maxLine int64, maxIndex int) (rows, maxIdx, li
 		if err != nil {
 			return 0, 0, lr.line, err
 		}
-		if i := bytes.IndexByte(b, '#'); i >= 0 {
-			b = b[:i]
-		}
+		b = exampleText(b)
 		end := len(b)
-		for end > 0 && isSpace(b[end-1]) {
-			end--
-		}
 		begin := end
 		for begin > 0 && !isSpace(b[begin-1]) {
 			begin--

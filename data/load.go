@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/bzip2"
 	"compress/gzip"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -31,6 +32,11 @@ func Load(path string, opts ...Option) (*Dataset, error) {
 	defer f.Close()
 	o := buildOptions(opts)
 	format := ResolveFormat(path, o.format)
+	if o.sharded() && o.badOption == nil {
+		if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+			return nil, &ParseError{File: path, Err: fmt.Errorf("WithShard needs a regular file, read twice (rows are counted first), not a pipe or device")}
+		}
+	}
 	if format == FormatLibSVM && o.badOption == nil {
 		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
 			return loadLibSVM(f, path, &o)
@@ -59,18 +65,36 @@ func loadCSV(f *os.File, name string, o *options) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	lines, err := countLines(r)
-	if err != nil {
-		return nil, &ParseError{File: name, Err: fmt.Errorf("reading: %w", err)}
+	oo := *o
+	if o.sharded() {
+		// The exact number of records, so that each rank keeps its block.
+		records, err := countCSVRecords(r, o.header)
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				return nil, &ParseError{File: name, Line: pe.Line, Err: fmt.Errorf("%w: %v", ErrSyntax, pe.Err)}
+			}
+			return nil, &ParseError{File: name, Err: fmt.Errorf("reading: %w", err)}
+		}
+		if records == 0 {
+			return nil, &ParseError{File: name, Err: fmt.Errorf("%w: the file holds no data records", ErrNoExamples)}
+		}
+		oo.rowLo, oo.rowHi = o.keepRange(records)
+		oo.linesHint = max(oo.rowHi-oo.rowLo, 1)
+	} else {
+		lines, err := countLines(r)
+		if err != nil {
+			return nil, &ParseError{File: name, Err: fmt.Errorf("reading: %w", err)}
+		}
+		oo.linesHint = lines
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("load %s: %w", name, err)
 	}
-	if r, err = decompress(f, name); err != nil {
+	r, err = decompress(f, name)
+	if err != nil {
 		return nil, err
 	}
-	oo := *o
-	oo.linesHint = lines
 	return ReadCSV(r, name, func(p *options) { *p = oo })
 }
 

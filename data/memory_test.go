@@ -215,3 +215,103 @@ func TestLoadRefusesOverLimitBeforeAllocating(t *testing.T) {
 		t.Errorf("refusing allocated %d B", got)
 	}
 }
+
+// TestLoadShardAllocatesItsBlockOnly loads rank 1's block of 4 of a
+// 4000×300 file (LIBSVM, gzip-compressed LIBSVM and CSV): the bytes
+// allocated, beyond a one-row load's, are at most the block's dense matrix
+// and labels (a quarter of the file's) plus 64 KiB (CSV: plus the text of
+// the records encoding/csv reads, which is garbage at once), and the matrix
+// holds exactly the block.
+func TestLoadShardAllocatesItsBlockOnly(t *testing.T) {
+	dir := t.TempDir()
+	const n, d, ranks = 4000, 300, 4
+	lo, hi := ShardRange(n, 1, ranks)
+	block := hi - lo
+	for _, name := range []string{"dense.svm", "dense.svm.gz", "dense.csv"} {
+		t.Run(name, func(t *testing.T) {
+			path, small := filepath.Join(dir, name), filepath.Join(dir, "one-"+name)
+			var y []float64
+			var x [][]float32
+			if strings.HasSuffix(name, ".csv") {
+				y, x = writeDenseCSV(t, path, n, d)
+				writeDenseCSV(t, small, 1, d)
+			} else {
+				y, x = writeDenseLibSVM(t, path, n, d)
+				writeDenseLibSVM(t, small, 1, d)
+			}
+			var ds *Dataset
+			var err error
+			base := allocated(func() { _, err = Load(small, WithShard(0, 1)) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := allocated(func() { ds, err = Load(path, WithShard(1, ranks)) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ds.Len() != block || ds.Dim() != d {
+				t.Fatalf("block %d×%d, want %d×%d", ds.Len(), ds.Dim(), block, d)
+			}
+			for i := range block {
+				if ds.Y[i] != y[lo+i] || ds.X.At(i, d-1) != x[lo+i][d-1] || ds.X.At(i, 0) != x[lo+i][0] {
+					t.Fatalf("row %d of the block is not row %d of the file", i, lo+i)
+				}
+			}
+			dense, whole := uint64(block*d*4+block*8), uint64(n*d*4+n*8)
+			slack := uint64(64 << 10)
+			if strings.HasSuffix(name, ".csv") {
+				// encoding/csv makes a string of every record it reads, garbage
+				// at once: the counting pass reads all of them, the second pass
+				// those up to the block's end.
+				st, _ := os.Stat(path)
+				slack += 2 * uint64(st.Size())
+			}
+			// What stays: the live heap with the block held.
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			held, err := Load(path, WithShard(1, ranks))
+			if err != nil {
+				t.Fatal(err)
+			}
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			live := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+			runtime.KeepAlive(held)
+			t.Logf("rank 1 of %d: live heap after the load %d B (%.2f× the block)", ranks, live, float64(live)/float64(dense))
+			if live > int64(dense)+64<<10 {
+				t.Errorf("rank 1's block of %d keeps %d B live; the block is %d B", ranks, live, dense)
+			}
+			t.Logf("rank 1 of %d: allocated %d B beyond a one-row load; the block's matrix and labels are %d B, the whole file's %d B (%.2f× the block, %.2f× the whole)",
+				ranks, got-base, dense, whole, float64(got-base)/float64(dense), float64(got-base)/float64(whole))
+			if got > base+dense+slack {
+				t.Errorf("loading rank 1's block of %d allocated %d B beyond a one-row load; the block is %d B (the whole file %d B)", ranks, got-base, dense, whole)
+			}
+			if cap(ds.X.Data) != block*d {
+				t.Errorf("matrix capacity %d, want exactly the block's %d", cap(ds.X.Data), block*d)
+			}
+		})
+	}
+}
+
+// writeDenseCSV writes n rows of d features (label first) and returns them.
+func writeDenseCSV(t *testing.T, path string, n, d int) ([]float64, [][]float32) {
+	t.Helper()
+	var b strings.Builder
+	y := make([]float64, n)
+	x := make([][]float32, n)
+	for i := range n {
+		y[i] = float64(2*(i%2) - 1)
+		x[i] = make([]float32, d)
+		fmt.Fprintf(&b, "%g", y[i])
+		for j := range d {
+			x[i][j] = float32((i*j)%97) + 0.5
+			fmt.Fprintf(&b, ",%g", x[i][j])
+		}
+		b.WriteString("\n")
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return y, x
+}

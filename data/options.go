@@ -32,12 +32,17 @@ type options struct {
 	format    Format
 	badOption error
 	linesHint int // CSV: Load's count of the file's lines, an upper bound on its records
+	// WithShard: this rank's share of the rows (shardSize 0: all of them).
+	shardRank, shardSize int
+	// The example rows [rowLo, rowHi) to keep, in file order, when Load
+	// resolved a shard (rowHi < 0: every row).
+	rowLo, rowHi int
 	// How error messages name the options they suggest (WithHintNames).
 	headerName, libsvmName string
 }
 
 func buildOptions(opts []Option) options {
-	o := options{memLimit: DefaultMemoryLimit, headerName: "WithHeader(true)", libsvmName: "WithFormat(FormatLibSVM)"}
+	o := options{rowHi: -1, memLimit: DefaultMemoryLimit, headerName: "WithHeader(true)", libsvmName: "WithFormat(FormatLibSVM)"}
 	for _, f := range opts {
 		if f != nil {
 			f(&o)
@@ -99,4 +104,52 @@ func WithFormat(f Format) Option {
 			o.badOption = fmt.Errorf("WithFormat(%q): unknown format (want %q or %q)", string(f), FormatLibSVM, FormatCSV)
 		}
 	}
+}
+
+// WithShard makes Load keep only rank's contiguous block of the examples when
+// the file's l examples are split over size ranks: rows [rank·l/size,
+// (rank+1)·l/size) in file order, so that the blocks of ranks 0, 1, …,
+// size−1 concatenated are the file. Load reads the file twice: the first
+// pass counts the examples (and, for LIBSVM, finds the largest feature
+// index over the whole file, so every rank gets the same feature count);
+// the second parses only the block, stops after it, and allocates only
+// the block's rows (the memory limit applies to them). A rank's block may
+// be empty (more ranks than examples); a file without examples is still an
+// error. Lines outside the block are not parsed, so an error in them is
+// reported by the rank that owns them. It needs a regular file (a pipe
+// cannot be read twice) and Load: the stream readers ReadLibSVM and ReadCSV
+// refuse it.
+func WithShard(rank, size int) Option {
+	return func(o *options) {
+		if size < 1 || rank < 0 || rank >= size {
+			o.badOption = fmt.Errorf("WithShard(%d, %d): want 0 ≤ rank < size", rank, size)
+			return
+		}
+		o.shardRank, o.shardSize = rank, size
+	}
+}
+
+// ShardRange returns the rows [lo, hi) that rank of size keeps of n
+// examples under WithShard.
+func ShardRange(n, rank, size int) (lo, hi int) {
+	return int(int64(n) * int64(rank) / int64(size)), int(int64(n) * int64(rank+1) / int64(size))
+}
+
+// sharded reports whether a shard was asked for (with size > 1 or not).
+func (o *options) sharded() bool { return o.shardSize > 0 }
+
+// keepRange returns the rows of n examples to keep.
+func (o *options) keepRange(n int) (lo, hi int) {
+	if !o.sharded() {
+		return 0, n
+	}
+	return ShardRange(n, o.shardRank, o.shardSize)
+}
+
+// errShardStream is returned when a shard is asked of a stream.
+func errShardStream(o *options) error {
+	if o.sharded() && o.rowHi < 0 {
+		return fmt.Errorf("WithShard needs Load on a regular file (the rows are counted in a first pass, so the file is read twice), not a stream")
+	}
+	return nil
 }

@@ -12,7 +12,14 @@
 #      tests call comm.World; by convention such tests have World in their
 #      name), built with -tags mpi, run their World tests under mpirun
 #      -np 2, -np 3 and -np 4 (uneven shards) and alone (a -tags mpi binary
-#      started without mpirun is one rank).
+#      started without mpirun is one rank);
+#   4. the pursuit command built with -tags mpi: train alone (one rank) and
+#      under mpirun -np 2 and 3 (the model predicts as the single-process
+#      one, or, for an algorithm that does not train across ranks, one clear
+#      line and status 2); ranks given different data files or flags stop
+#      with the error naming them; a bad line in one rank's block stops the
+#      job with that rank's error; cv under -np 2 and 3 prints the
+#      single-process figures.
 #
 # Usage: bash scripts/mpi-check.sh      (prints each step and its time)
 set -euo pipefail
@@ -88,5 +95,91 @@ set -e
 [ $rc != 0 ] && [ $rc != 124 ] || { cat "$WORK/log"; fail "expected mpirun to stop the job with an error when a rank aborts (status $rc; 124 = hung)"; }
 grep -q 'rank-abort-test: this rank fails on purpose' "$WORK/log" || { cat "$WORK/log"; fail "the aborting rank's error is not in the job's output"; }
 echo "ok: mpirun stopped all 3 ranks with status $rc and the aborting rank's error"
+
+# The pursuit command across ranks: a -tags mpi binary under mpirun.
+PUR="$WORK/pursuit"
+go build -tags mpi -o "$PUR" ./cmd/pursuit
+MPIRUN=(timeout 300 mpirun --allow-run-as-root --oversubscribe)
+D="$WORK/cli"
+mkdir -p "$D/r0" "$D/r1"
+# 301 two-class rows of 3 features (uneven blocks over 2 and 3 ranks).
+awk 'BEGIN { srand(7); for (i = 0; i < 301; i++) { y = (i % 2) ? 1 : -1;
+	printf "%d 1:%.4f 2:%.4f 3:%.4f\n", y, y * 0.3 + 2 * rand() - 1, 2 * rand() - 1, -y * 0.2 + 2 * rand() - 1 } }' >"$D/data.svm"
+TRAIN=(train --data data.svm --progress off)
+
+for algo in "kmp --gamma 1 --basis 12" "svm --gamma 1 --c 10" "slmc --gamma 1 --nz 5"; do
+	# shellcheck disable=SC2206
+	ALGO=(--algo $algo)
+	step "pursuit train --algo ${ALGO[1]}, the -tags mpi binary without mpirun: one rank"
+	(cd "$D" && "$PUR" "${TRAIN[@]}" "${ALGO[@]}" --model one.model) >"$WORK/log" 2>&1 || { cat "$WORK/log"; fail "pursuit train without mpirun failed"; }
+	grep -q '^saved ' "$WORK/log" || { cat "$WORK/log"; fail "pursuit train without mpirun saved no model"; }
+	(cd "$D" && "$PUR" predict --model one.model --data data.svm --out one.pred --decision) >/dev/null 2>&1 || fail "pursuit predict failed"
+	echo "ok: $(grep '^train ' "$WORK/log")"
+	for np in 2 3; do
+		step "pursuit train --algo ${ALGO[1]} under mpirun -np $np"
+		rm -f "$D/ranks.model"
+		set +e
+		(cd "$D" && "${MPIRUN[@]}" -np $np "$PUR" "${TRAIN[@]}" "${ALGO[@]}" --model ranks.model) >"$WORK/log" 2>&1
+		rc=$?
+		set -e
+		[ $rc != 124 ] || { cat "$WORK/log"; fail "pursuit train under mpirun -np $np hung"; }
+		if [ $rc = 0 ]; then
+			# It trains across ranks: rank 0 alone prints and saves, and the
+			# model predicts as the single-process one does.
+			[ "$(grep -c '^saved ' "$WORK/log")" = 1 ] || { cat "$WORK/log"; fail "-np $np: want one 'saved' line (rank 0's)"; }
+			(cd "$D" && "$PUR" predict --model ranks.model --data data.svm --out ranks.pred --decision) >/dev/null 2>&1 || fail "predict with the -np $np model failed"
+			# The same labels, and decisions within 1e-6 of the largest.
+			cmp=$(paste "$D/one.pred" "$D/ranks.pred" | awk '{ if ($1 != $3) bad++; d = $2 - $4; if (d < 0) d = -d; if (d > worst) worst = d;
+				a = $2 < 0 ? -$2 : $2; if (a > big) big = a } END { printf "%d %d %g %g", NR, bad, worst, big; exit !(NR == 301 && bad == 0 && worst <= 1e-6 * big) }') ||
+				fail "-np $np: the model's predictions differ from the single-process model's (rows, label differences, largest decision difference, largest decision: $cmp)"
+			echo "ok: -np $np trained one model: on all 301 rows the same labels as the single-process model's, decisions within $(echo "$cmp" | cut -d' ' -f3) (largest $(echo "$cmp" | cut -d' ' -f4))"
+		else
+			# It does not train across ranks yet: one clear line, status 2.
+			[ "$(grep -c '^pursuit train: ' "$WORK/log")" = 1 ] && grep -q 'does not split its training rows across ranks' "$WORK/log" ||
+				{ cat "$WORK/log"; fail "-np $np: pursuit train failed (status $rc) without the one line saying ${ALGO[1]} does not train across ranks"; }
+			[ ! -e "$D/ranks.model" ] || fail "-np $np: a model was written although training failed"
+			echo "ok: -np $np stopped with status $rc and one line: $(grep '^pursuit train: ' "$WORK/log")"
+		fi
+	done
+done
+TRAIN+=(--algo kmp)
+
+step "ranks given different data files or flags stop before training"
+cp "$D/data.svm" "$D/r0/data.svm"
+head -300 "$D/data.svm" >"$D/r1/data.svm"
+printf '#!/bin/sh\ncd "%s/r$OMPI_COMM_WORLD_RANK" && exec "%s" "$@"\n' "$D" "$PUR" >"$D/cdrank.sh"
+printf '#!/bin/sh\nexec "%s" "$@" --seed "$OMPI_COMM_WORLD_RANK"\n' "$PUR" >"$D/seedrank.sh"
+chmod +x "$D/cdrank.sh" "$D/seedrank.sh"
+for c in "cdrank.sh:rank 1's --data data.svm differs" "seedrank.sh:rank 1's command line differs"; do
+	set +e
+	(cd "$D" && "${MPIRUN[@]}" -np 2 "$D/${c%%:*}" "${TRAIN[@]}") >"$WORK/log" 2>&1
+	rc=$?
+	set -e
+	[ $rc != 0 ] && [ $rc != 124 ] && grep -q "${c#*:}" "$WORK/log" && grep -q 'ranks were not started alike' "$WORK/log" ||
+		{ cat "$WORK/log"; fail "${c%%:*}: want a stop (status $rc; 124 = hung) with the error naming what differs"; }
+	echo "ok: ${c%%:*}: status $rc, $(grep -o "${c#*:}[^;]*" "$WORK/log" | head -1)"
+done
+
+step "a bad line in rank 1's block stops the job with that rank's error"
+cp "$D/data.svm" "$D/bad.svm"
+echo "1 0:3" >>"$D/bad.svm"
+set +e
+(cd "$D" && "${MPIRUN[@]}" -np 2 "$PUR" train --data bad.svm) >"$WORK/log" 2>&1
+rc=$?
+set -e
+[ $rc != 0 ] && [ $rc != 124 ] && grep -q '^pursuit train: rank 1 of 2: bad.svm:302' "$WORK/log" ||
+	{ cat "$WORK/log"; fail "want rank 1's error naming bad.svm:302 (status $rc)"; }
+echo "ok: status $rc, $(grep '^pursuit train: rank 1' "$WORK/log")"
+
+CV=(cv --data data.svm --algo kmp --grid-gamma 0.5,2 --grid-basis 4,8 --folds 4 --json --progress off)
+(cd "$D" && "$PUR" "${CV[@]}") >"$WORK/cv1" 2>"$WORK/log" || { cat "$WORK/log"; fail "pursuit cv failed"; }
+for np in 2 3; do
+	step "pursuit cv under mpirun -np $np equals the single-process cv"
+	(cd "$D" && "${MPIRUN[@]}" -np $np "$PUR" "${CV[@]}") >"$WORK/cvn" 2>"$WORK/log" || { cat "$WORK/log"; fail "pursuit cv under mpirun -np $np failed"; }
+	[ "$(wc -l <"$WORK/cvn")" = 1 ] || { cat "$WORK/cvn"; fail "-np $np: want one JSON line (rank 0's)"; }
+	noTime() { sed -E 's/"train_seconds":[^,}]*//g' "$1"; }
+	[ "$(noTime "$WORK/cv1")" = "$(noTime "$WORK/cvn")" ] || { cat "$WORK/cv1" "$WORK/cvn"; fail "-np $np: cv differs from the single-process cv"; }
+	echo "ok: -np $np: the same grid figures (cv error $(grep -o '"cv_error":[^,]*' "$WORK/cvn" | head -1))"
+done
 
 step "done: MPI check passed"

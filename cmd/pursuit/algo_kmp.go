@@ -121,7 +121,11 @@ func kmpTrainer(variant kmp.Variant, loss kmp.Loss, stochastic bool) (trainFunc,
 				variant = v
 			}
 		}
-		cfg := kmpConfig(variant, loss, stochastic, p, x.Rows, xVal, yVal)
+		n := x.Rows
+		if p.nTrain > 0 {
+			n = p.nTrain // across ranks: the default --basis counts every rank's rows
+		}
+		cfg := kmpConfig(variant, loss, stochastic, p, n, xVal, yVal)
 		plan, err := kmp.PlanTraining(e, x.Rows, cfg)
 		if err != nil {
 			return nil, err
@@ -135,7 +139,7 @@ func kmpTrainer(variant kmp.Variant, loss kmp.Loss, stochastic bool) (trainFunc,
 		if err != nil {
 			return nil, err
 		}
-		m, steps, err := m.CapKernelFunctions(kmpBasis(p, x.Rows, xVal.Rows > 0))
+		m, steps, err := m.CapKernelFunctions(kmpBasis(p, n, xVal.Rows > 0))
 		if err != nil {
 			return nil, fmt.Errorf("--basis: %w", err)
 		}

@@ -29,6 +29,10 @@ type trainParams struct {
 	method     string  // --algo slmc: slmc, rs, mrs, rsvm, mrsvm or skfd
 	seed       int64
 	progress   func(progressUpdate)
+	// nTrain is the number of training examples of every rank together
+	// when training across ranks (each rank passes its own rows); 0 in one
+	// process, where it is the rows passed.
+	nTrain int
 }
 
 // fitted is one trained binary classifier (decision > 0 means the positive

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -45,7 +46,11 @@ func cvCommand() *command {
 		examples: `# choose γ and C of an SVM by 5-fold cross-validation:
 pursuit cv --data sonar.gz --algo svm --grid-gamma 0.01,0.03,0.1 --grid-c 1,10,100
 # choose the number of KMP basis functions, then test the best on a separate file:
-pursuit cv --data train.txt --test test.txt --algo kmp --gamma 0.5 --grid-basis 10,20,50,100 --json`,
+pursuit cv --data train.txt --test test.txt --algo kmp --gamma 0.5 --grid-basis 10,20,50,100 --json
+# across 4 MPI ranks (a binary built with -tags mpi): every rank loads all of --data and trains its
+# share of the (setting, fold) trainings in one process; rank 0 gathers the figures and prints them
+# (and retrains with the best setting for --test or --model):
+mpirun -np 4 pursuit cv --data sonar.gz --algo svm --grid-gamma 0.01,0.03,0.1 --grid-c 1,10,100`,
 		run:       runCV,
 		flagNotes: algoFlagsHelp,
 	}
@@ -108,56 +113,67 @@ func runCV(ev *env, args []string) error {
 	c := cvCommand()
 	fs, o := newCVFlags()
 	if err := parseFlags(ev, c, fs, args); err != nil {
-		return err
+		if errors.Is(err, errHelp) {
+			return err
+		}
+		return ev.together(err)
 	}
 	set := setFlags(fs)
-	if err := o.dataFlags.validate(set, true); err != nil {
+	var gammas, cs, ns, epsList []float64
+	err := func() (err error) {
+		if err := o.dataFlags.validate(set, true); err != nil {
+			return err
+		}
+		if err := o.modelFlags.validate(set); err != nil {
+			return err
+		}
+		if err := o.dataFlags.implyRegression(&o.modelFlags); err != nil {
+			return err
+		}
+		if o.folds < 2 {
+			return fmt.Errorf("--folds %d: need at least 2", o.folds)
+		}
+		if gammas, err = parseList("grid-gamma", o.gridGamma, false); err != nil {
+			return err
+		}
+		if cs, err = parseList("grid-c", o.gridC, false); err != nil {
+			return err
+		}
+		if ns, err = parseList("grid-basis", o.gridN, true); err != nil {
+			return err
+		}
+		if epsList, err = parseEpsGrid(o.gridEps, o.algo, &o.modelFlags); err != nil {
+			return err
+		}
+		if len(gammas) > 0 && (set["gamma"] || set["sigma"]) {
+			return fmt.Errorf("give --grid-gamma or --gamma/--sigma, not both")
+		}
+		if len(gammas) > 0 && o.kernel == "linear" {
+			return fmt.Errorf("--grid-gamma: the linear kernel has no γ")
+		}
+		// --grid-c and --grid-basis are in algoFlags' table, checked by validate.
+		return nil
+	}()
+	if err := ev.together(err); err != nil {
 		return err
 	}
-	if err := o.modelFlags.validate(set); err != nil {
-		return err
-	}
-	if err := o.dataFlags.implyRegression(&o.modelFlags); err != nil {
-		return err
-	}
-	if o.folds < 2 {
-		return fmt.Errorf("--folds %d: need at least 2", o.folds)
-	}
-	gammas, err := parseList("grid-gamma", o.gridGamma, false)
-	if err != nil {
-		return err
-	}
-	cs, err := parseList("grid-c", o.gridC, false)
-	if err != nil {
-		return err
-	}
-	ns, err := parseList("grid-basis", o.gridN, true)
-	if err != nil {
-		return err
-	}
-	epsList, err := parseEpsGrid(o.gridEps, o.algo, &o.modelFlags)
-	if err != nil {
+	if err := checkConfig(ev.world(), dataEntries(&o.dataFlags)); err != nil {
 		return err
 	}
 	algo, _ := findAlgorithm(o.algo)
-	if len(gammas) > 0 && (set["gamma"] || set["sigma"]) {
-		return fmt.Errorf("give --grid-gamma or --gamma/--sigma, not both")
-	}
-	if len(gammas) > 0 && o.kernel == "linear" {
-		return fmt.Errorf("--grid-gamma: the linear kernel has no γ")
-	}
-	// --grid-c and --grid-basis are in algoFlags' table, checked by validate.
+	// Across ranks, every rank loads all the data and trains its share of
+	// the (setting, fold) trainings in one process.
 	e, err := o.newEngine()
-	if err != nil {
+	if err := ev.together(err); err != nil {
 		return err
 	}
 	defer e.Close()
 	all, test, plan, err := o.loadTrainTest(e)
-	if err != nil {
-		return err
+	if err == nil && all.Len() < 2*o.folds {
+		err = fmt.Errorf("%s: %d examples are too few for %d folds", o.data, all.Len(), o.folds)
 	}
-	if all.Len() < 2*o.folds {
-		return fmt.Errorf("%s: %d examples are too few for %d folds", o.data, all.Len(), o.folds)
+	if err := ev.together(err); err != nil {
+		return err
 	}
 	var strat []float64
 	if plan.Task != taskRegression {
@@ -186,16 +202,13 @@ func runCV(ev *env, args []string) error {
 			}
 		}
 	}
-	bar := newProgress(ev, "cv "+algo.name, o.progress, o.quiet)
-	defer bar.Close()
-	total := len(grid) * o.folds
-	done := 0
-	start := time.Now()
-	// Settings that differ only in N are consecutive. For the KMP family
-	// without early stopping, one training with the largest N per fold
-	// serves them all: the model after n steps is the model trained with
-	// N = n (kmp's Truncate), so the grid over N costs one training.
+	// The grid's groups: settings that differ only in N are consecutive.
+	// For the KMP family without early stopping, one training with the
+	// largest N per fold serves a group: the model after n steps is the
+	// model trained with N = n (kmp's Truncate), so the grid over N costs
+	// one training.
 	truncate := algo.usesBasis && len(ns) > 1 && o.valFrac == 0
+	var groups []cvGroup
 	for gi := 0; gi < len(grid); {
 		gj := gi + 1
 		for gj < len(grid) && sameFloat(grid[gj].gamma, grid[gi].gamma) && grid[gj].c == grid[gi].c && sameFloat(grid[gj].eps, grid[gi].eps) {
@@ -230,66 +243,84 @@ func runCV(ev *env, args []string) error {
 			}
 			maxN = max(maxN, s.basis)
 		}
+		groups = append(groups, cvGroup{settings: group, mf: mf, maxN: maxN})
+	}
+	// The trainings: one per group and fold, spread over the ranks (item w
+	// to rank w mod size); each gives cvFigures values per setting.
+	world := ev.world()
+	rank, size := world.Rank(), world.Size()
+	type item struct{ g, f int }
+	var items []item
+	total := 0
+	for g := range groups {
+		for f := range folds {
+			if len(items)%size == rank {
+				total += len(groups[g].settings)
+			}
+			items = append(items, item{g, f})
+		}
+	}
+	bar := newProgress(ev, "cv "+algo.name, o.progress, o.quiet)
+	defer bar.Close()
+	done := 0
+	start := time.Now()
+	figures := make([][]float64, len(items)) // figures[w]: cvFigures values per setting
+	var sendBuf []float64
+	var failed error
+	for w, it := range items {
+		if w%size != rank {
+			continue
+		}
+		grp := &groups[it.g]
+		figures[w], failed = cvTrainFold(e, algo, grp, &o.dataFlags, plan, all, folds, it.f, truncate)
+		if failed != nil {
+			break
+		}
+		sendBuf = append(sendBuf, figures[w]...)
+		done += len(grp.settings)
+		bar.Update(progressUpdate{Step: done, Total: total, Metric: "cv error", Value: figures[w][cvFigures*(len(grp.settings)-1)], ValErr: math.NaN()})
+	}
+	if err := ev.together(failed); err != nil {
+		return err
+	}
+	if size > 1 {
+		// Every rank's figures, in rank order, each rank's in item order.
+		counts := make([]int, size)
+		for w, it := range items {
+			counts[w%size] += cvFigures * len(groups[it.g].settings)
+		}
+		n := 0
+		for _, c := range counts {
+			n += c
+		}
+		recv := make([]float64, n)
+		if err := world.Allgatherv(sendBuf, counts, recv); err != nil {
+			return err
+		}
+		off := make([]int, size)
+		for r := 1; r < size; r++ {
+			off[r] = off[r-1] + counts[r-1]
+		}
+		for w, it := range items {
+			k := cvFigures * len(groups[it.g].settings)
+			figures[w] = recv[off[w%size] : off[w%size]+k]
+			off[w%size] += k
+		}
+	}
+	// The figures summed in (setting, fold) order, as in one process.
+	for g := range groups {
+		group := groups[g].settings
 		errs := make([][]float64, len(group))
 		for f := range folds {
-			var trIdx []int
-			for g, fold := range folds {
-				if g != f {
-					trIdx = append(trIdx, fold...)
-				}
-			}
-			// The fold's copies, charged to the memory budget while in use.
-			foldBytes := int64(all.Len()) * int64(all.Dim()*4+8)
-			if err := e.Hold(fmt.Sprintf("the copies of fold %d/%d", f+1, o.folds), foldBytes); err != nil {
-				return err
-			}
-			trSet, teSet := all.Subset(trIdx), all.Subset(folds[f])
-			if truncate {
-				mf.basis = maxN
-				res, err := fitSplit(e, algo, &mf, &o.dataFlags, plan, trSet, teSet, nil)
-				if err != nil {
-					return fmt.Errorf("%s fold %d/%d: %w", describeSetting(group[len(group)-1].pt), f+1, o.folds, err)
-				}
-				steps, ok := basisSteps(res.model, group)
-				var teErr, trErr []float64
-				var sizes []int
-				if ok {
-					teErr, trErr, sizes, ok, err = prefixErrors(e, res, steps)
-				}
-				e.Release(res.held)
-				if err != nil {
-					return fmt.Errorf("%s fold %d/%d: %w", describeSetting(group[len(group)-1].pt), f+1, o.folds, err)
-				}
-				if ok {
-					for k := range group {
-						s := &group[k]
-						errs[k] = append(errs[k], teErr[k])
-						s.pt.TrainError += trErr[k] / float64(o.folds)
-						s.pt.NBasis += float64(sizes[k]) / float64(o.folds)
-						s.pt.TrainSeconds += res.trainSeconds // one training shared by the group
-					}
-					done += len(group)
-					bar.Update(progressUpdate{Step: done, Total: total, Metric: "cv error", Value: mean(errs[len(group)-1]), ValErr: math.NaN()})
-					e.Release(foldBytes)
-					continue
-				}
-			}
+			fig := figures[g*len(folds)+f]
 			for k := range group {
 				s := &group[k]
-				mf.basis = s.basis
-				res, err := fitSplit(e, algo, &mf, &o.dataFlags, plan, trSet, teSet, nil)
-				if err != nil {
-					return fmt.Errorf("%s fold %d/%d: %w", describeSetting(s.pt), f+1, o.folds, err)
-				}
-				errs[k] = append(errs[k], res.testErr)
-				s.pt.TrainError += res.trainErr / float64(o.folds)
-				s.pt.NBasis += float64(res.model.nBasis()) / float64(o.folds)
-				s.pt.TrainSeconds += res.trainSeconds
-				e.Release(res.held)
-				done++
-				bar.Update(progressUpdate{Step: done, Total: total, Metric: "cv error", Value: mean(errs[k]), ValErr: math.NaN()})
+				v := fig[cvFigures*k : cvFigures*(k+1)]
+				errs[k] = append(errs[k], v[0])
+				s.pt.TrainError += v[1] / float64(o.folds)
+				s.pt.NBasis += v[2] / float64(o.folds)
+				s.pt.TrainSeconds += v[3]
 			}
-			e.Release(foldBytes)
 		}
 		for k := range group {
 			group[k].pt.CVError, group[k].pt.CVStd = mean(errs[k]), stddev(errs[k])
@@ -312,34 +343,13 @@ func runCV(ev *env, args []string) error {
 		TrainError: num(grid[best].pt.TrainError), TestError: nil, TrainSeconds: time.Since(start).Seconds(),
 	}
 	// Retrain on all the data with the best setting when a test set or a
-	// model file is asked for.
-	if test != nil || o.model != "" {
-		mf := o.modelFlags
-		b := grid[best]
-		if !math.IsNaN(b.gamma) {
-			mf.gamma, mf.sigma = b.gamma, 0
-		}
-		mf.c, mf.basis = b.c, b.basis
-		setEps(&mf, b.eps)
-		res, err := fitSplit(e, algo, &mf, &o.dataFlags, plan, all, test, nil)
-		if err != nil {
-			return fmt.Errorf("retraining with the best setting: %w", err)
-		}
-		out.Kernel = res.model.hdr.Kernel
-		out.NBasis = res.model.nBasis()
-		out.TrainError = num(res.trainErr)
-		if test != nil {
-			out.NTest, out.TestError, out.PredictSeconds = test.Len(), num(res.testErr), res.predictSeconds
-		}
-		res.model.hdr.Train.Data = filepath.Base(o.data)
-		if o.model != "" {
-			if out.ModelBytes, err = res.model.save(o.model); err != nil {
-				return err
-			}
-			out.Model = o.model
-		} else if out.ModelBytes, err = res.model.size(); err != nil {
-			return err
-		}
+	// model file is asked for (rank 0 alone, across ranks).
+	var err2 error
+	if (test != nil || o.model != "") && rank == 0 {
+		err2 = cvRetrain(e, algo, &o.modelFlags, &o.dataFlags, plan, all, test, grid[best], o.model, &out)
+	}
+	if err := ev.together(err2); err != nil {
+		return err
 	}
 	if o.jsonOutput {
 		return printJSON(ev, out)
@@ -507,4 +517,102 @@ func stddev(v []float64) float64 {
 		s += (x - m) * (x - m)
 	}
 	return math.Sqrt(s / float64(len(v)-1))
+}
+
+// cvFigures is the number of figures a fold's training gives per setting:
+// the test-fold error, the training error, the basis size and the seconds.
+const cvFigures = 4
+
+// cvGroup is a run of grid settings that differ only in --basis, and the
+// flags they share.
+type cvGroup struct {
+	settings []cvSetting
+	mf       modelFlags
+	maxN     int
+}
+
+// cvTrainFold trains the settings of grp on every fold of all but fold f
+// and tests on fold f: cvFigures figures per setting.
+func cvTrainFold(e *engine.Engine, algo *algorithm, grp *cvGroup, df *dataFlags, plan labelPlan, all *data.Dataset, folds [][]int, f int, truncate bool) ([]float64, error) {
+	group, mf, nf := grp.settings, grp.mf, len(folds)
+	var trIdx []int
+	for g, fold := range folds {
+		if g != f {
+			trIdx = append(trIdx, fold...)
+		}
+	}
+	// The fold's copies, charged to the memory budget while in use.
+	foldBytes := int64(all.Len()) * int64(all.Dim()*4+8)
+	if err := e.Hold(fmt.Sprintf("the copies of fold %d/%d", f+1, nf), foldBytes); err != nil {
+		return nil, err
+	}
+	defer e.Release(foldBytes)
+	trSet, teSet := all.Subset(trIdx), all.Subset(folds[f])
+	out := make([]float64, 0, cvFigures*len(group))
+	if truncate {
+		mf.basis = grp.maxN
+		res, err := fitSplit(e, algo, &mf, df, plan, trSet, teSet, nil)
+		if err != nil {
+			return nil, fmt.Errorf("%s fold %d/%d: %w", describeSetting(group[len(group)-1].pt), f+1, nf, err)
+		}
+		steps, ok := basisSteps(res.model, group)
+		var teErr, trErr []float64
+		var sizes []int
+		if ok {
+			teErr, trErr, sizes, ok, err = prefixErrors(e, res, steps)
+		}
+		e.Release(res.held)
+		if err != nil {
+			return nil, fmt.Errorf("%s fold %d/%d: %w", describeSetting(group[len(group)-1].pt), f+1, nf, err)
+		}
+		if ok {
+			for k := range group {
+				// One training shared by the group: its time for each.
+				out = append(out, teErr[k], trErr[k], float64(sizes[k]), res.trainSeconds)
+			}
+			return out, nil
+		}
+	}
+	for k := range group {
+		s := &group[k]
+		mf.basis = s.basis
+		res, err := fitSplit(e, algo, &mf, df, plan, trSet, teSet, nil)
+		if err != nil {
+			return nil, fmt.Errorf("%s fold %d/%d: %w", describeSetting(s.pt), f+1, nf, err)
+		}
+		out = append(out, res.testErr, res.trainErr, float64(res.model.nBasis()), res.trainSeconds)
+		e.Release(res.held)
+	}
+	return out, nil
+}
+
+// cvRetrain trains on all the data with the best setting b, tests on test
+// (may be nil), writes the model to path when given, and fills out.
+func cvRetrain(e *engine.Engine, algo *algorithm, flags *modelFlags, df *dataFlags, plan labelPlan, all, test *data.Dataset, b cvSetting, path string, out *cvJSON) error {
+	mf := *flags
+	if !math.IsNaN(b.gamma) {
+		mf.gamma, mf.sigma = b.gamma, 0
+	}
+	mf.c, mf.basis = b.c, b.basis
+	setEps(&mf, b.eps)
+	res, err := fitSplit(e, algo, &mf, df, plan, all, test, nil)
+	if err != nil {
+		return fmt.Errorf("retraining with the best setting: %w", err)
+	}
+	out.Kernel = res.model.hdr.Kernel
+	out.NBasis = res.model.nBasis()
+	out.TrainError = num(res.trainErr)
+	if test != nil {
+		out.NTest, out.TestError, out.PredictSeconds = test.Len(), num(res.testErr), res.predictSeconds
+	}
+	res.model.hdr.Train.Data = filepath.Base(df.data)
+	if path != "" {
+		if out.ModelBytes, err = res.model.save(path); err != nil {
+			return err
+		}
+		out.Model = path
+	} else if out.ModelBytes, err = res.model.size(); err != nil {
+		return err
+	}
+	return nil
 }

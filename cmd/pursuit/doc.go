@@ -75,4 +75,19 @@
 // --basis N asks the KMP family for N kernel basis functions; the bias is
 // not one of them. A flag that applies to some algorithms only (train
 // --help lists them) is refused with the others.
+//
+// # Across ranks (MPI)
+//
+// Built with -tags mpi and started by mpirun or srun, train and cv run on
+// every rank (ranks.go says how). train: each rank loads only its block of
+// the rows of --data and --test (data.WithShard), the label plan, the
+// scaling and the error rates are computed over every rank's rows, and the
+// training function gets the rank's rows on an engine that holds the
+// communicator; an algorithm whose training function does not split its
+// rows (comm.ErrNotDistributed) stops every rank with one line. cv: every
+// rank loads all the data and trains its share of the (grid setting, fold)
+// trainings in one process; the figures are gathered, so rank 0 prints the
+// single-process table. Before anything else the ranks compare their
+// command lines and data files (comm.CheckConfig). Rank 0 alone writes and
+// prints; the other commands refuse to run on several ranks.
 package main

@@ -36,8 +36,13 @@ func fit(e *engine.Engine, algo *algorithm, p *trainParams, plan labelPlan, tr, 
 	if plan.Task == taskRegression && !algo.regression {
 		return nil, fmt.Errorf("--algo %s does not fit real-valued targets (use one of the classifiers' data, or kmp / svm for regression)", algo.name)
 	}
-	if plan.Task != taskRegression && tr.Len() < 2 {
-		return nil, fmt.Errorf("%s: %d training example(s) are too few to train a classifier", tr.Name, tr.Len())
+	nTrain := tr.Len()
+	if p.nTrain > 0 {
+		nTrain = p.nTrain // across ranks: every rank's rows
+	}
+	multi := e.Comm().Size() > 1
+	if plan.Task != taskRegression && nTrain < 2 {
+		return nil, fmt.Errorf("%s: %d training example(s) are too few to train a classifier", tr.Name, nTrain)
 	}
 	m := &cliModel{hdr: modelHeader{Algorithm: algo.name, Labels: plan, Dim: tr.Dim(), Kernel: p.kernel.String()}}
 	var xVal backend.Matrix
@@ -61,7 +66,7 @@ func fit(e *engine.Engine, algo *algorithm, p *trainParams, plan labelPlan, tr, 
 		}
 		fs, err := algo.trainOVR(e, &pk, tr.X, tr.Y, plan.Classes, xVal, yVal)
 		if err != nil {
-			return nil, fmt.Errorf("%s one-vs-rest: %w", algo.name, err)
+			return nil, notDistributed(e, algo.name, fmt.Errorf("%s one-vs-rest: %w", algo.name, err))
 		}
 		if got := outputsOf(fs); got != nm {
 			return nil, fmt.Errorf("%s one-vs-rest: %d outputs for %d classes (does every class have training examples?)", algo.name, got, nm)
@@ -73,7 +78,7 @@ func fit(e *engine.Engine, algo *algorithm, p *trainParams, plan labelPlan, tr, 
 		if val != nil {
 			tVal = plan.targets(val.Y, 0)
 		}
-		if plan.Task != taskRegression {
+		if plan.Task != taskRegression && !multi { // across ranks, the plan saw every rank's labels
 			if err := data.CheckBinary(t); err != nil {
 				return nil, fmt.Errorf("model for class %s: %w", formatLabel(plan.Classes[0]), err)
 			}
@@ -84,7 +89,7 @@ func fit(e *engine.Engine, algo *algorithm, p *trainParams, plan labelPlan, tr, 
 		}
 		f, err := algo.train(e, &pk, tr.X, t, xVal, tVal)
 		if err != nil {
-			return nil, fmt.Errorf("train %s: %w", algo.name, err)
+			return nil, notDistributed(e, algo.name, fmt.Errorf("train %s: %w", algo.name, err))
 		}
 		m.models = []fitted{f}
 	}
@@ -108,6 +113,11 @@ func fit(e *engine.Engine, algo *algorithm, p *trainParams, plan labelPlan, tr, 
 		}
 		res.predictSeconds = time.Since(t0).Seconds()
 		res.nTest = test.Len()
+		if multi {
+			if res.nTest, err = globalCount(e.Comm(), test.Len()); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return res, nil
 }
@@ -126,14 +136,29 @@ func outputsOf(fs []fitted) int {
 }
 
 // evaluate predicts ds (scaled) with m and returns the error rate (or MSE)
-// and the predictions.
+// and the predictions. Across ranks (e's communicator), ds is this rank's
+// rows, and the rate is over every rank's rows (a collective).
 func evaluate(e *engine.Engine, m *cliModel, ds *data.Dataset) (float64, []float64, error) {
-	dec, err := m.decisions(e, ds.X)
-	if err != nil {
-		return 0, nil, fmt.Errorf("%s: %w", ds.Name, err)
+	var pred []float64
+	if ds.Len() > 0 || e.Comm().Size() == 1 {
+		dec, err := m.decisions(e, ds.X)
+		if err != nil {
+			return 0, nil, fmt.Errorf("%s: %w", ds.Name, err)
+		}
+		pred = m.hdr.Labels.decide(dec)
 	}
-	pred := m.hdr.Labels.decide(dec)
-	return m.hdr.Labels.errorRate(pred, m.hdr.Labels.truth(ds.Y)), pred, nil
+	lp := &m.hdr.Labels
+	if c := e.Comm(); c.Size() > 1 {
+		sum := []float64{lp.errorSum(pred, lp.truth(ds.Y)), float64(len(pred))}
+		if err := c.AllreduceSum(sum); err != nil {
+			return 0, nil, err
+		}
+		if sum[1] == 0 {
+			return math.NaN(), pred, nil
+		}
+		return sum[0] / sum[1], pred, nil
+	}
+	return lp.errorRate(pred, lp.truth(ds.Y)), pred, nil
 }
 
 // learningCurve returns the learning curve of m: evaluated with its first

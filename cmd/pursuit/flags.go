@@ -11,6 +11,7 @@ import (
 
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/engine/comm"
 )
 
 // dataFlags name the input files and how labels become targets.
@@ -397,9 +398,18 @@ func (m *modelFlags) kernelFor(dim int) (backend.Kernel, error) {
 	return k, nil
 }
 
-// newEngine opens the engine the flags ask for.
+// newEngine opens the engine the flags ask for, on a single process.
 func (m *modelFlags) newEngine() (*engine.Engine, error) {
+	return m.newEngineOn(nil)
+}
+
+// newEngineOn opens the engine the flags ask for, training across the
+// ranks of c (nil: a single process).
+func (m *modelFlags) newEngineOn(c comm.Comm) (*engine.Engine, error) {
 	var opts []engine.Option
+	if c != nil {
+		opts = append(opts, engine.WithComm(c))
+	}
 	if m.backend != "" {
 		opts = append(opts, engine.WithBackend(m.backend))
 	}

@@ -138,6 +138,12 @@ func (p *labelPlan) errorRate(pred, truth []float64) float64 {
 	if len(pred) == 0 {
 		return math.NaN()
 	}
+	return p.errorSum(pred, truth) / float64(len(pred))
+}
+
+// errorSum is the number of errors (classification) or the sum of squared
+// errors (regression) of pred.
+func (p *labelPlan) errorSum(pred, truth []float64) float64 {
 	var s float64
 	for i := range pred {
 		if p.Task == taskRegression {
@@ -147,7 +153,7 @@ func (p *labelPlan) errorRate(pred, truth []float64) float64 {
 			s++
 		}
 	}
-	return s / float64(len(pred))
+	return s
 }
 
 // foreignLabels counts the labels of y that are none of the plan's

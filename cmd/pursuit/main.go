@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/pursuit-ml/pursuit/engine/comm"
 )
 
 // version is the version of the pursuit command and library it is built
@@ -27,6 +29,9 @@ const (
 type env struct {
 	stdout, stderr io.Writer
 	stderrTTY      bool
+	// comm is the group of ranks the command runs on (runRanks); nil is a
+	// single process.
+	comm comm.Comm
 }
 
 // command is one subcommand.
@@ -56,8 +61,20 @@ func commands() []*command {
 }
 
 func main() {
-	ev := &env{stdout: os.Stdout, stderr: os.Stderr, stderrTTY: isTerminal(os.Stderr)}
-	os.Exit(run(ev, os.Args[1:]))
+	// The processes launched together by mpirun or srun (a binary built
+	// with -tags mpi); one process otherwise.
+	world, err := comm.World()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "pursuit: starting MPI: %s\n", oneLine(err.Error()))
+		os.Exit(exitError)
+	}
+	ev := &env{stdout: os.Stdout, stderr: os.Stderr, stderrTTY: isTerminal(os.Stderr), comm: world}
+	code := run(ev, os.Args[1:])
+	if err := world.Close(); err != nil {
+		fmt.Fprintf(os.Stderr, "pursuit: %s\n", oneLine(err.Error()))
+		code = max(code, exitError)
+	}
+	os.Exit(code)
 }
 
 // isTerminal reports whether f is a character device (a terminal).
@@ -72,6 +89,9 @@ var errHelp = flag.ErrHelp
 
 // run executes the command line args and returns the exit status.
 func run(ev *env, args []string) (code int) {
+	if ev.comm != nil && ev.comm.Size() > 1 {
+		return runRanks(ev, args)
+	}
 	name := "pursuit"
 	defer func() {
 		// Last resort: every input problem is validated and reported as an
@@ -120,6 +140,17 @@ func run(ev *env, args []string) (code int) {
 		return st.ExitCode()
 	}
 	return exitError
+}
+
+// execCommand runs c with args; a panic (a bug) becomes an error, so that
+// a rank of a group reports it like any other.
+func execCommand(ev *env, c *command, args []string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error: %v (this is a bug; please report it with the command line)", oneLine(fmt.Sprint(r)))
+		}
+	}()
+	return c.run(ev, args)
 }
 
 // oneLine folds a message onto one line.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/engine/comm"
 )
 
 func nan() float64 { return math.NaN() }
@@ -120,14 +121,20 @@ func budgetError(err error, flag string) error {
 }
 
 // loadWithin loads path within what e's memory budget leaves and charges
-// the loaded data to it.
+// the loaded data to it. Across ranks (e's communicator has several), each
+// rank loads its block of the examples (data.WithShard), which may be
+// empty.
 func loadWithin(e *engine.Engine, path string, opts []data.Option) (*data.Dataset, error) {
 	opts = append(opts, data.WithMemoryLimit(max(e.Available(), 1)))
+	c := e.Comm()
+	if c.Size() > 1 {
+		opts = append(opts, data.WithShard(c.Rank(), c.Size()))
+	}
 	ds, err := data.Load(path, opts...)
 	if err != nil {
 		return nil, budgetError(err, "--mem-budget")
 	}
-	if ds.Len() == 0 {
+	if ds.Len() == 0 && c.Size() == 1 {
 		return nil, fmt.Errorf("%s: no examples", path)
 	}
 	if err := e.Hold("the data of "+path, ds.Bytes()); err != nil {
@@ -186,7 +193,7 @@ func prepare(e *engine.Engine, df *dataFlags, seed int64, plan *labelPlan, ds, t
 		p.held += p.tr.Bytes()
 		p.raw = p.tr.Subset(identity(p.tr.Len()))
 	}
-	if p.scaler, err = fitScaler(df.scale, p.tr); err != nil {
+	if p.scaler, err = fitScalerOn(e, df.scale, p.tr); err != nil {
 		return nil, err
 	}
 	// The training and validation parts are the rows of ds: one pass.
@@ -244,6 +251,24 @@ func fitScaler(mode string, ds *data.Dataset) (*data.Scaler, error) {
 	return s, nil
 }
 
+// fitScalerOn fits the scaling of the flags on ds: across ranks, on every
+// rank's rows of it together (a collective).
+func fitScalerOn(e *engine.Engine, mode string, ds *data.Dataset) (*data.Scaler, error) {
+	c := e.Comm()
+	if c.Size() == 1 {
+		return fitScaler(mode, ds)
+	}
+	m, err := data.ParseScaleMode(mode)
+	if err != nil {
+		return nil, fmt.Errorf("--scale: %w", err)
+	}
+	s, err := data.FitScalerComm(m, ds.X, c)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ds.Name, err)
+	}
+	return s, nil
+}
+
 // scaleInPlace scales ds (nothing for a nil ds).
 func scaleInPlace(s *data.Scaler, ds *data.Dataset) error {
 	if ds == nil {
@@ -262,19 +287,92 @@ func scaleInPlace(s *data.Scaler, ds *data.Dataset) error {
 // then bounded by the budget: the Go heap's limit is set from it.
 func (d *dataFlags) loadTrainTest(e *engine.Engine) (all, test *data.Dataset, plan labelPlan, err error) {
 	limitHeap(e.MemoryBudget())
-	if all, err = loadWithin(e, d.data, d.loadOptions(0)); err != nil {
+	c := e.Comm() // across ranks, each loads its block; they agree on the outcome
+	all, err = loadWithin(e, d.data, d.loadOptions(0))
+	if err = agreeOn(c, err); err != nil {
 		return nil, nil, labelPlan{}, err
 	}
-	if d.test != "" {
-		if test, err = loadWithin(e, d.test, d.loadOptions(all.Dim())); err != nil {
-			if errors.Is(err, engine.ErrBudget) {
-				return nil, nil, labelPlan{}, err
-			}
-			return nil, nil, labelPlan{}, fmt.Errorf("%w (the test data must have the training data's %d features)", err, all.Dim())
+	if c.Size() > 1 {
+		n, err := globalCount(c, all.Len())
+		if err == nil && n == 0 {
+			err = fmt.Errorf("%s: no examples", d.data)
+		}
+		if err != nil {
+			return nil, nil, labelPlan{}, err
 		}
 	}
-	if plan, err = planLabels(all.Y, d); err != nil {
+	if d.test != "" {
+		test, err = loadWithin(e, d.test, d.loadOptions(all.Dim()))
+		if err != nil && !errors.Is(err, engine.ErrBudget) {
+			err = fmt.Errorf("%w (the test data must have the training data's %d features)", err, all.Dim())
+		}
+		if err = agreeOn(c, err); err != nil {
+			return nil, nil, labelPlan{}, err
+		}
+	}
+	if plan, err = planLabelsOn(c, all.Y, d); err != nil {
 		return nil, nil, labelPlan{}, fmt.Errorf("%s: %w", d.data, err)
 	}
 	return all, test, plan, nil
+}
+
+// planLabelsOn is planLabels on the labels of every rank: each rank passes
+// its own (a collective across ranks). Regression targets are checked on
+// each rank; classes are the union of the ranks' distinct labels, gathered.
+func planLabelsOn(c comm.Comm, y []float64, d *dataFlags) (labelPlan, error) {
+	if c.Size() == 1 {
+		return planLabels(y, d)
+	}
+	if d.regression {
+		var err error
+		if len(y) > 0 {
+			err = data.CheckTargets(y)
+		}
+		if err := agree(c, err); err != nil {
+			return labelPlan{}, err
+		}
+		return labelPlan{Task: taskRegression}, nil
+	}
+	cls, err := gatherDistinct(c, distinct(y))
+	if err != nil {
+		return labelPlan{}, err
+	}
+	if len(cls) == 1 {
+		return labelPlan{}, fmt.Errorf("every training example is labelled %v: a classifier needs at least two classes", cls[0])
+	}
+	// planLabels' decisions depend on the set of labels only.
+	return planLabels(cls, d)
+}
+
+// gatherDistinct returns, on every rank, the distinct values of all ranks'
+// values (each rank's already distinct), in increasing order.
+func gatherDistinct(c comm.Comm, mine []float64) ([]float64, error) {
+	size := c.Size()
+	ones, counts := make([]int, size), make([]int, size)
+	for r := range ones {
+		ones[r] = 1
+	}
+	n := make([]float64, size)
+	if err := c.Allgatherv([]float64{float64(len(mine))}, ones, n); err != nil {
+		return nil, err
+	}
+	total := 0
+	for r, v := range n {
+		counts[r] = int(v)
+		total += counts[r]
+	}
+	all := make([]float64, total)
+	if err := c.Allgatherv(mine, counts, all); err != nil {
+		return nil, err
+	}
+	return distinct(all), nil
+}
+
+// globalCount is n summed over the ranks of c.
+func globalCount(c comm.Comm, n int) (int, error) {
+	buf := []float64{float64(n)}
+	if err := c.AllreduceSum(buf); err != nil {
+		return 0, err
+	}
+	return int(buf[0]), nil
 }

@@ -34,16 +34,15 @@ import (
 // readmeNotRun lists the command-like inline code of the README that the
 // test does not run, each with the reason.
 var readmeNotRun = map[string]string{
-	"bash .ci/run":                               "CI's entry point: installs packages as root, then runs every check",
-	"go vet":                                     "names one of CI's checks",
-	"go generate":                                "regenerates the CUDA kernels' PTX; needs the CUDA toolkit",
-	`eval "$(bash scripts/cuda-toolkit.sh)"`:     "downloads about 1 GB of CUDA toolkit packages",
-	"go build -tags cuda ./cmd/pursuit":          "needs the CUDA toolkit (the line above)",
-	"bash scripts/gpu-check.sh":                  "needs an NVIDIA GPU",
-	"apt-get install openmpi-bin libopenmpi-dev": "installs system packages as root",
-	"go test -tags mpi -c -o kmp.test ./kmp":     "needs Open MPI's headers (libopenmpi-dev)",
-	"go build -tags mpi":                         "needs Open MPI's headers (libopenmpi-dev)",
-	"bash scripts/mpi-check.sh":                  "needs Open MPI; CI runs it",
+	"bash .ci/run":                                "CI's entry point: installs packages as root, then runs every check",
+	"go vet":                                      "names one of CI's checks",
+	"go generate":                                 "regenerates the CUDA kernels' PTX; needs the CUDA toolkit",
+	`eval "$(bash scripts/cuda-toolkit.sh)"`:      "downloads about 1 GB of CUDA toolkit packages",
+	"go build -tags cuda ./cmd/pursuit":           "needs the CUDA toolkit (the line above)",
+	"bash scripts/gpu-check.sh":                   "needs an NVIDIA GPU",
+	"apt-get install openmpi-bin libopenmpi-dev":  "installs system packages as root",
+	"go build -tags mpi -o pursuit ./cmd/pursuit": "needs Open MPI's headers (libopenmpi-dev)",
+	"bash scripts/mpi-check.sh":                   "needs Open MPI; CI runs it",
 }
 
 // readmeCommandWords are the first words that make inline code look like a

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -41,7 +42,12 @@ pursuit train --data usps.train.gz --test usps.test.gz --positive 8 --algo kmp -
 # early stopping on 20% of the training data held out for validation:
 pursuit train --data sonar.gz --algo kmp --sigma 2 --val-frac 0.2 --patience 20
 # an SVM on all ten digits, one classifier per class, machine-readable results:
-pursuit train --data usps.train.gz --test usps.test.gz --one-vs-rest --algo svm --gamma 0.0078125 --c 10 --json`,
+pursuit train --data usps.train.gz --test usps.test.gz --one-vs-rest --algo svm --gamma 0.0078125 --c 10 --json
+# across 4 MPI ranks (a binary built with -tags mpi; srun under Slurm): each rank reads only its
+# block of the rows of --data (and --test); rank 0 writes the model and prints. The algorithms that
+# do not split their rows across ranks stop with an error saying so; --val-frac, --plot, --curve
+# and --bound are refused across ranks:
+mpirun -np 4 pursuit train --data big.svm --algo kmp --gamma 0.5 --basis 200 --model big.model`,
 		run:       runTrain,
 		flagNotes: algoFlagsHelp,
 	}
@@ -95,41 +101,55 @@ func runTrain(ev *env, args []string) error {
 	c := trainCommand()
 	fs, o := newTrainFlags()
 	if err := parseFlags(ev, c, fs, args); err != nil {
-		return err
+		if errors.Is(err, errHelp) {
+			return err
+		}
+		return ev.together(err)
 	}
 	set := setFlags(fs)
-	if err := o.dataFlags.validate(set, true); err != nil {
+	world := ev.world()
+	err := o.validate(set)
+	if err == nil && world.Size() > 1 {
+		err = refuseAcrossRanks(set, world.Size(), "val-frac", "plot", "curve", "bound")
+	}
+	if err := ev.together(err); err != nil {
 		return err
 	}
-	if err := o.modelFlags.validate(set); err != nil {
-		return err
-	}
-	if err := o.dataFlags.implyRegression(&o.modelFlags); err != nil {
-		return err
-	}
-	if err := o.boundFlags.validate(set, o.algo, o.regression); err != nil {
+	if err := checkConfig(world, dataEntries(&o.dataFlags)); err != nil {
 		return err
 	}
 	algo, _ := findAlgorithm(o.algo)
-	e, err := o.newEngine()
-	if err != nil {
+	e, err := o.newEngineOn(world)
+	if err := ev.together(err); err != nil {
 		return err
 	}
 	defer e.Close()
 
 	all, test, plan, err := o.loadTrainTest(e)
-	if err != nil {
+	if err := ev.together(err); err != nil {
 		return err
 	}
 	// The loaded sets are the working sets: split and scaled in place.
 	pr, err := prepare(e, &o.dataFlags, o.seed, &plan, all, test, true, o.plotDir != "" && all.Dim() == 2)
-	if err != nil {
+	if err := ev.together(err); err != nil {
 		return err
 	}
 	tr, val, test, scaler := pr.tr, pr.val, pr.test, pr.scaler
+	// Across ranks, each holds its block of the rows: the counts printed and
+	// stored are every rank's together.
+	nAll, nTr := all.Len(), tr.Len()
+	if world.Size() > 1 {
+		if nAll, err = globalCount(world, all.Len()); err != nil {
+			return err
+		}
+		nTr = nAll // no validation part across ranks
+	}
 	p, err := o.modelFlags.params(all.Dim(), &o.dataFlags, val != nil)
-	if err != nil {
+	if err := ev.together(err); err != nil {
 		return err
+	}
+	if world.Size() > 1 {
+		p.nTrain = nTr
 	}
 	bar := newProgress(ev, "train "+algo.name, o.progress, o.quiet)
 	defer bar.Close()
@@ -140,7 +160,7 @@ func runTrain(ev *env, args []string) error {
 	m := res.model
 	m.hdr.Scaler = scaler
 	m.hdr.Train = trainSummary{
-		Data: filepath.Base(o.data), NTrain: tr.Len(), TrainError: res.trainErr,
+		Data: filepath.Base(o.data), NTrain: nTr, TrainError: res.trainErr,
 		TrainSeconds: res.trainSeconds, Backend: e.BackendName(), Seed: o.seed, Version: version,
 	}
 	if val != nil {
@@ -152,11 +172,12 @@ func runTrain(ev *env, args []string) error {
 		}
 	}
 	var size int64
-	if o.model != "" {
-		if size, err = m.save(o.model); err != nil {
-			return err
-		}
-	} else if size, err = m.size(); err != nil {
+	if o.model != "" && world.Rank() == 0 { // rank 0 writes the model
+		size, err = m.save(o.model)
+	} else {
+		size, err = m.size()
+	}
+	if err := ev.together(err); err != nil {
 		return err
 	}
 	var plots []string
@@ -167,7 +188,7 @@ func runTrain(ev *env, args []string) error {
 	}
 	out := resultJSON{
 		Algorithm: algo.name, Backend: e.BackendName(), Task: plan.Task, Kernel: m.hdr.Kernel,
-		NTrain: tr.Len(), NTest: res.nTest, NBasis: m.hdr.NBasis,
+		NTrain: nTr, NTest: res.nTest, NBasis: m.hdr.NBasis,
 		TrainError: num(res.trainErr), ValError: num(res.valErr), TestError: num(res.testErr),
 		TrainSeconds: res.trainSeconds, PredictSeconds: res.predictSeconds, ModelBytes: size,
 		Model: o.model, Plots: plots,
@@ -199,7 +220,10 @@ func runTrain(ev *env, args []string) error {
 	} else {
 		fmt.Fprintf(w, "algorithm  %s, kernel %s, backend %s\n", algo.name, m.hdr.Kernel, e.BackendName())
 	}
-	fmt.Fprintf(w, "data       %s: %d examples, %d features, %s\n", o.data, all.Len(), all.Dim(), describeTask(&plan))
+	fmt.Fprintf(w, "data       %s: %d examples, %d features, %s\n", o.data, nAll, all.Dim(), describeTask(&plan))
+	if world.Size() > 1 {
+		fmt.Fprintf(w, "ranks      %d, each holding a block of about %d examples; this is %s\n", world.Size(), nAll/world.Size(), world.Describe())
+	}
 	if lc := describeLabelColumn(o.data, o.format, o.labelColumn, all.Dim()); lc != "" {
 		fmt.Fprintf(w, "           %s\n", lc)
 	}
@@ -214,12 +238,12 @@ func runTrain(ev *env, args []string) error {
 	if out.Stop != "" {
 		fmt.Fprintf(w, "stopped    %s\n", out.Stop)
 	}
-	fmt.Fprintf(w, "train      %s on %d examples, %.3g s\n", errText(&plan, res.trainErr, tr.Len()), tr.Len(), res.trainSeconds)
+	fmt.Fprintf(w, "train      %s on %d examples, %.3g s\n", errText(&plan, res.trainErr, nTr), nTr, res.trainSeconds)
 	if val != nil {
 		fmt.Fprintf(w, "validation %s on %d examples\n", errText(&plan, res.valErr, val.Len()), val.Len())
 	}
 	if test != nil {
-		fmt.Fprintf(w, "test       %s on %d examples, predicted in %.3g s\n", errText(&plan, res.testErr, test.Len()), test.Len(), res.predictSeconds)
+		fmt.Fprintf(w, "test       %s on %d examples, predicted in %.3g s\n", errText(&plan, res.testErr, res.nTest), res.nTest, res.predictSeconds)
 	}
 	if o.model != "" {
 		fmt.Fprintf(w, "saved      %s (%s)\n", o.model, humanSize(size))

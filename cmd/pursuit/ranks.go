@@ -1,0 +1,256 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/engine/comm"
+)
+
+// Running across ranks. `mpirun -np N pursuit train ...` (a binary built
+// with -tags mpi) starts N processes; comm.World connects them. Every rank
+// runs the same command: train splits the training rows into blocks, one per
+// rank (data.WithShard), and trains one model together with them; cv spreads
+// its (grid setting, fold) trainings over the ranks. Rank 0 alone writes
+// files and prints; the other ranks print only their own errors.
+//
+// Errors. Where every rank reaches the same point (the checks before
+// training, the end of loading, saving), the ranks agree on the outcome
+// (agree, a collective): every rank stops with exit status 2, each failing
+// rank's error is printed once (rank 0's, and another rank's when it
+// differs), and no MPI job is aborted. An error that only some ranks meet
+// elsewhere (inside training, where the others wait in a collective) is
+// printed by its rank, which then aborts the job (comm.Abort).
+
+// multiRankCommands are the commands that run across ranks.
+var multiRankCommands = []string{"train", "cv"}
+
+// agreedError is an error every rank of the group knows about: each returns
+// one and stops, so nothing is aborted. print says whether this rank prints
+// it (ranks whose own message adds nothing stay quiet).
+type agreedError struct {
+	err   error
+	print bool
+}
+
+func (a *agreedError) Error() string { return a.err.Error() }
+func (a *agreedError) Unwrap() error { return a.err }
+
+// errPeerFailed is the agreed error of a rank that did not fail itself.
+var errPeerFailed = errors.New("another rank failed")
+
+// world returns the communicator of the command: the launcher's world
+// (main), an in-process rank (tests), or a single process.
+func (ev *env) world() comm.Comm {
+	if ev.comm == nil {
+		return &comm.Single{}
+	}
+	return ev.comm
+}
+
+// together is the check every rank makes at the same point of a command:
+// in one process it returns err; across ranks it is a collective (agree)
+// that stops every rank when any failed.
+func (ev *env) together(err error) error { return agreeOn(ev.world(), err) }
+
+// agreeOn is agree across the ranks of c, err itself in a single process.
+// An error the ranks agreed on already passes through: every rank holds
+// one, so none takes part in a collective.
+func agreeOn(c comm.Comm, err error) error {
+	var ag *agreedError
+	if c.Size() == 1 || errors.As(err, &ag) {
+		return err
+	}
+	return agree(c, err)
+}
+
+// agree is a collective: each rank passes its outcome (nil or its error)
+// and learns whether any rank failed. It returns nil when none did, else an
+// *agreedError on every rank: a failing rank's own error (printed by rank 0,
+// and by another rank when its message differs from rank 0's), or, on a
+// rank that did not fail, errPeerFailed (rank 0 prints which ranks failed).
+func agree(c comm.Comm, err error) error {
+	mine := 0.0
+	if err != nil {
+		mine = messageDigest(err)
+	}
+	size := c.Size()
+	counts := make([]int, size)
+	for r := range counts {
+		counts[r] = 1
+	}
+	all := make([]float64, size)
+	if e := c.Allgatherv([]float64{mine}, counts, all); e != nil {
+		return e
+	}
+	var failed []string
+	for r, v := range all {
+		if v != 0 {
+			failed = append(failed, fmt.Sprint(r))
+		}
+	}
+	switch {
+	case len(failed) == 0:
+		return nil
+	case err != nil:
+		return &agreedError{err: err, print: c.Rank() == 0 || all[0] != mine}
+	case c.Rank() == 0:
+		return &agreedError{err: fmt.Errorf("%w: rank %s of %d stopped the job (its error is printed by it)", errPeerFailed, strings.Join(failed, ", "), size), print: true}
+	}
+	return &agreedError{err: errPeerFailed}
+}
+
+// messageDigest is a non-zero number that identifies err's message: 48 bits
+// of its SHA-256, exact in a float64.
+func messageDigest(err error) float64 {
+	h := sha256.Sum256([]byte(oneLine(err.Error())))
+	return float64(binary.BigEndian.Uint64(h[:8])>>16) + 1
+}
+
+// checkConfig makes sure every rank was started alike (comm.CheckConfig):
+// its error, the same on every rank, is printed by rank 0 alone (its
+// message names the ranks that differ).
+func checkConfig(c comm.Comm, entries []comm.Entry) error {
+	if c.Size() == 1 {
+		return nil
+	}
+	if err := comm.CheckConfig(c, entries); err != nil {
+		return &agreedError{err: err, print: c.Rank() == 0}
+	}
+	return nil
+}
+
+// runRanks runs the command line args on one rank of a group of several:
+// it makes sure every rank has the same command line, runs the command
+// (its output discarded on ranks other than 0) and reports the outcome.
+func runRanks(ev *env, args []string) int {
+	c := ev.comm
+	rank, size := c.Rank(), c.Size()
+	quiet := ev
+	if rank != 0 {
+		quiet = &env{stdout: io.Discard, stderr: io.Discard, comm: c}
+	}
+	name := "pursuit"
+	err := checkConfig(c, []comm.Entry{comm.Setting("command line", commandLine(args))})
+	if err == nil && len(args) > 0 {
+		switch cmd := findCommand(args[0]); {
+		case cmd != nil && contains(multiRankCommands, cmd.name):
+			name = "pursuit " + cmd.name
+			err = execCommand(quiet, cmd, args[1:])
+		case cmd != nil:
+			name = "pursuit " + cmd.name
+			err = &agreedError{err: fmt.Errorf("pursuit %s runs in one process, and this job has %d ranks: start it without mpirun or srun (only %s run across ranks)",
+				cmd.name, size, strings.Join(multiRankCommands, " and ")), print: rank == 0}
+		default: // help, version and mistakes: rank 0 answers
+			return run(&env{stdout: quiet.stdout, stderr: quiet.stderr}, args)
+		}
+	}
+	if err == nil && len(args) == 0 {
+		return run(&env{stdout: quiet.stdout, stderr: quiet.stderr}, args)
+	}
+	return reportRanks(ev, name, err)
+}
+
+// reportRanks reports the outcome err of command name on this rank of
+// ev.comm and returns the exit status: an agreed error is printed where
+// agree said (status 2); any other error is printed with the rank, and the
+// job is aborted (the other ranks may be waiting in a collective).
+func reportRanks(ev *env, name string, err error) int {
+	c := ev.comm
+	rank, size := c.Rank(), c.Size()
+	var ag *agreedError
+	switch {
+	case err == nil, errors.Is(err, errHelp):
+		return exitOK
+	case errors.As(err, &ag):
+		if ag.print {
+			where := ""
+			if rank != 0 {
+				where = fmt.Sprintf("rank %d of %d: ", rank, size)
+			}
+			fmt.Fprintf(ev.stderr, "%s: %s%s\n", name, where, oneLine(err.Error()))
+		}
+		return exitError
+	}
+	// This rank failed where the others may wait for it in a collective:
+	// its error, then the whole job is stopped.
+	fmt.Fprintf(ev.stderr, "%s: rank %d of %d: %s\n", name, rank, size, oneLine(err.Error()))
+	c.Abort(fmt.Errorf("%s failed on rank %d (its error is above)", name, rank))
+	return exitError
+}
+
+// notDistributed turns a training function's refusal to run across ranks
+// (comm.ErrNotDistributed, met by every rank before any collective) into
+// one agreed error that says what to do; other errors are returned as
+// they are.
+func notDistributed(e *engine.Engine, algo string, err error) error {
+	c := e.Comm()
+	if c.Size() == 1 || !errors.Is(err, comm.ErrNotDistributed) {
+		return err
+	}
+	return agree(c, fmt.Errorf("--algo %s does not split its training rows across ranks, so it cannot train on this job's %d ranks: start it in one process, without mpirun or srun (%w)", algo, c.Size(), err))
+}
+
+// validate checks train's flags (those that do not depend on the data).
+func (o *trainOptions) validate(set map[string]bool) error {
+	if err := o.dataFlags.validate(set, true); err != nil {
+		return err
+	}
+	if err := o.modelFlags.validate(set); err != nil {
+		return err
+	}
+	if err := o.dataFlags.implyRegression(&o.modelFlags); err != nil {
+		return err
+	}
+	return o.boundFlags.validate(set, o.algo, o.regression)
+}
+
+// acrossRanksWhy says why a flag does not work across ranks.
+var acrossRanksWhy = map[string]string{
+	"val-frac": "the validation split is drawn from every example, which no rank holds",
+	"plot":     "the plots draw every training example, which no rank holds",
+	"curve":    "the learning curve is not reduced across ranks",
+	"bound":    "the bounds are evaluated on every training example, which no rank holds",
+}
+
+// refuseAcrossRanks refuses, in a job of size ranks, the flags of names
+// that are set.
+func refuseAcrossRanks(set map[string]bool, size int, names ...string) error {
+	for _, n := range names {
+		if set[n] {
+			return fmt.Errorf("--%s does not work across ranks (this job has %d): %s; run it in one process, without mpirun or srun", n, size, acrossRanksWhy[n])
+		}
+	}
+	return nil
+}
+
+// dataEntries are the data files of the flags, for checkConfig: every
+// rank must read identical files.
+func dataEntries(d *dataFlags) []comm.Entry {
+	entries := []comm.Entry{comm.File("--data "+d.data, d.data)}
+	if d.test != "" {
+		entries = append(entries, comm.File("--test "+d.test, d.test))
+	}
+	return entries
+}
+
+// commandLine writes args as a shell would take them back: an argument
+// that is empty or holds anything but letters, digits and -_.,:/=+@% is
+// quoted, so that different command lines give different strings.
+func commandLine(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = a
+		if a == "" || strings.IndexFunc(a, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.,:/=+@%", r))
+		}) >= 0 {
+			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(out, " ")
+}
