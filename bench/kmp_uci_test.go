@@ -1,7 +1,8 @@
 package bench
 
 // UCI reproduction of Vincent & Bengio (2002), Table 3: KMP-MSE (pre-fitting)
-// and KMP-tanh (back-fitting with the tanh loss, conjugate-gradient refits)
+// and KMP-tanh (back-fitting with the tanh loss; the paper refits by
+// conjugate gradients, Pursuit by Newton's method to the same optimum)
 // on Wisconsin breast cancer, Sonar, Pima and Ionosphere, kernel
 // exp(−‖x−z‖²/σ²) with the paper's σ, 50 random train/validation/test thirds,
 // the number of basis functions chosen by early stopping on the validation

@@ -27,8 +27,9 @@ const (
 	Basic
 	// BackFit chooses as Basic, then refits all coefficients (orthogonal
 	// matching pursuit). With a non-squared loss it is Figure 4: a line
-	// search for the new coefficient and a conjugate-gradient refit of all
-	// coefficients every RefitEvery steps.
+	// search for the new coefficient and a refit of all coefficients every
+	// RefitEvery steps (by Newton's method; the paper uses conjugate
+	// gradients, which reach the same optimum more slowly).
 	BackFit
 	// PreFit chooses the atom that, together with all coefficients refitted,
 	// minimises the squared residual (orthogonal least squares, the paper's
@@ -287,11 +288,12 @@ type Config struct {
 	// Select is the early-stopping criterion on the validation set.
 	Select Select
 
-	// RefitEvery re-optimises all coefficients by conjugate gradients every
+	// RefitEvery re-optimises all coefficients (Newton's method) every
 	// this many steps (non-squared losses with BackFit; default 1). The
 	// squared-loss variants refit exactly and ignore it.
 	RefitEvery int
-	// RefitIterations bounds each conjugate-gradient refit (default 100).
+	// RefitIterations bounds the Newton iterations of each refit (default
+	// 100; a refit typically takes about 5).
 	RefitIterations int
 
 	// Scale is the feature scaling fitted on the training data and stored in

@@ -10,7 +10,9 @@
 // coefficients refitted). Non-squared losses (tanh with targets ±0.65,
 // logistic, exponential) follow the paper's Section 3: the residual is the
 // negative gradient, the new coefficient comes from a line search, and all
-// coefficients are re-optimised by conjugate gradients every few steps.
+// coefficients are re-optimised every few steps (the paper by conjugate
+// gradients; here by Newton's method, to a gradient 1e-8 of its value at
+// zero).
 //
 // The dictionary is stored as an M×l float32 matrix, one row per candidate
 // function evaluated at the l training points, and every step streams it

@@ -14,7 +14,7 @@ import (
 // Section 3, Figure 4): the residual is the negative gradient of the loss
 // at the training points, the atom most collinear with it is chosen, its
 // coefficient found by a line search, and with BackFit all coefficients are
-// re-optimised by conjugate gradients every RefitEvery steps. The search
+// re-optimised (refit) every RefitEvery steps. The search
 // (in memory, streamed or stochastic) is the searcher's.
 //
 // As in pre-fitting, an atom numerically dependent on the expansion (its
@@ -251,37 +251,97 @@ func lineSearch(loss Loss, sh *shard, y, f, d []float64, a0 float64) float64 {
 	return best
 }
 
-// refit re-optimises all coefficients by conjugate gradients on
-// Σ_i L(y_i, Σ_j coef_j rows_j[i]), in place; it keeps the old coefficients
-// if the optimiser does not improve on them. With sh (a sharded run) the
-// sums run over every rank's points (one collective per evaluation).
+// refitTol is refit's stopping rule: the largest partial derivative of the
+// training loss with respect to the coefficients must fall below refitTol
+// times its value at zero coefficients (LIBLINEAR's rule, in the ∞-norm
+// gonum checks). It is relative to the gradient at zero, not at the warm
+// start, so that a good warm start does not ask for more accuracy than the
+// arithmetic allows.
+const refitTol = 1e-8
+
+// refit re-optimises all coefficients on Σ_i L(y_i, Σ_j coef_j rows_j[i])
+// by Newton's method with the exact Hessian (gonum/optimize's Newton, which
+// adds a multiple of the identity where the Hessian of the non-convex tanh
+// loss is not positive definite), warm-started from coef and overwriting
+// it. It stops when the gradient is refitTol of its value at zero, when the
+// line search can no longer decrease the loss in floating point (the
+// gradient is then at its rounding floor), or after iters iterations; it
+// keeps the old coefficients if the optimiser does not improve on them.
+// The chosen atoms are often nearly dependent (up to Tol), so the problem
+// can be ill-conditioned: first-order methods (conjugate gradients,
+// L-BFGS) then take hundreds of iterations, Newton a handful. A Hessian
+// costs n(n+1)/2 dot products of length l, about n/4 gradients.
+// With sh (a sharded run) the sums run over every rank's points: one
+// collective per evaluation of the loss and its gradient together and one
+// per Hessian, and every rank takes the same path.
 func refit(loss Loss, sh *shard, y []float64, rows [][]float64, coef []float64, iters int) {
-	l := len(y)
-	f := make([]float64, l)
-	dl := make([]float64, l)
+	n, l := len(coef), len(y)
+	f := make([]float64, l)  // the expansion at x
+	dl := make([]float64, l) // the loss's derivatives there
+	wr := make([]float64, l)
+	// buf holds the loss and its gradient at x (evaluated together: the
+	// line searches ask for both at each point).
+	x, buf, have := make([]float64, n), make([]float64, 1+n), false
+	at := func(c []float64) {
+		if !have || !floats.Equal(c, x) {
+			copy(x, c)
+			expand(f, rows, c)
+			have = false
+		}
+	}
+	eval := func(c []float64) []float64 {
+		if have && floats.Equal(c, x) {
+			return buf
+		}
+		at(c)
+		buf[0] = 0
+		for i, t := range y {
+			buf[0] += lossValue(loss, t, f[i])
+			dl[i] = lossDeriv(loss, t, f[i])
+		}
+		for j, r := range rows {
+			buf[1+j] = floats.Dot(r, dl)
+		}
+		sh.sum(buf)
+		have = true
+		return buf
+	}
+	hb := make([]float64, n*(n+1)/2)
 	prob := optimize.Problem{
-		Func: func(x []float64) float64 {
-			expand(f, rows, x)
-			v := []float64{lossSum(loss, y, f)}
-			sh.sum(v)
-			return v[0]
-		},
-		Grad: func(grad, x []float64) {
-			expand(f, rows, x)
-			for i, t := range y {
-				dl[i] = lossDeriv(loss, t, f[i])
+		Func: func(c []float64) float64 { return eval(c)[0] },
+		Grad: func(grad, c []float64) { copy(grad, eval(c)[1:]) },
+		Hess: func(h *mat.SymDense, c []float64) {
+			at(c)
+			k := 0
+			for a, ra := range rows {
+				for i, t := range y {
+					wr[i] = lossDeriv2(loss, t, f[i]) * ra[i]
+				}
+				for _, rb := range rows[a:] {
+					hb[k] = floats.Dot(wr, rb)
+					k++
+				}
 			}
-			for j, r := range rows {
-				grad[j] = floats.Dot(r, dl)
+			sh.sum(hb)
+			k = 0
+			for a := range n {
+				for b := a; b < n; b++ {
+					h.SetSym(a, b, hb[k])
+					k++
+				}
 			}
-			sh.sum(grad)
 		},
 	}
+	gref := floats.Norm(eval(make([]float64, n))[1:], math.Inf(1))
 	start := prob.Func(coef)
-	res, err := optimize.Minimize(prob, append([]float64(nil), coef...),
-		&optimize.Settings{MajorIterations: iters, FuncEvaluations: 10 * iters, GradientThreshold: 1e-8,
-			Converger: &optimize.FunctionConverge{Absolute: 1e-12, Relative: 1e-9, Iterations: 10}}, &optimize.CG{})
-	_ = err // a stalled line search still leaves a usable point; keep it only if better
+	settings := &optimize.Settings{
+		GradientThreshold: refitTol * gref,
+		Converger:         optimize.NeverTerminate{},
+		MajorIterations:   iters,
+		FuncEvaluations:   10 * iters,
+	}
+	res, _ := optimize.Minimize(prob, append([]float64(nil), coef...), settings, &optimize.Newton{GradStopThreshold: math.NaN()})
+	// A failed line search (the error) still leaves a usable point.
 	if res != nil && res.F < start && !floats.HasNaN(res.X) {
 		copy(coef, res.X)
 	}

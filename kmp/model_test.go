@@ -321,36 +321,39 @@ func TestSaveLoadCustomKernel(t *testing.T) {
 	}
 }
 
-// TestNonSquaredOptimality: with back-fitting every step (RefitEvery 1) on
-// a convex loss, the coefficients are at a stationary point of the training
-// loss restricted to the basis, and each line search (basic variant) leaves
-// the new coefficient's derivative at ~0.
+// TestNonSquaredOptimality: with back-fitting every step (RefitEvery 1),
+// the coefficients are at a stationary point of the training loss
+// restricted to the basis: the refit's gradient is below refitTol (1e-8)
+// times its value at zero coefficients (held here to twice that, as the
+// decisions recomputed from the model round differently); and
+// each line search (basic variant) leaves the new coefficient's derivative
+// at ~0.
 func TestNonSquaredOptimality(t *testing.T) {
 	e := goEngine(t)
 	x, y := circleData(120, 14)
 	for _, loss := range []Loss{Logistic, Exponential, Tanh} {
-		cfg := Config{Loss: loss, Variant: BackFit, RefitEvery: 1, RefitIterations: 500, N: 6, Kernels: []backend.Kernel{backend.NewRBF(2)}}
+		cfg := Config{Loss: loss, Variant: BackFit, RefitEvery: 1, N: 6, Kernels: []backend.Kernel{backend.NewRBF(2)}}
 		m, err := Train(e, x, y, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		f, _ := m.Decision(e, x)
-		atoms, d := denseDict(t, e, x, cfg)
-		_ = atoms
-		g := make([]float64, len(y))
+		_, d := denseDict(t, e, x, cfg)
+		g, g0 := make([]float64, len(y)), make([]float64, len(y))
 		for i := range y {
 			g[i] = lossDeriv(loss, y[i], f[i])
+			g0[i] = lossDeriv(loss, y[i], 0)
 		}
-		gmax, scale := 0.0, 0.0
+		gmax, gref := 0.0, 0.0
 		for s := range m.Support.Rows {
 			row := d.RawRowView(m.SupportIndex[s])
 			gmax = math.Max(gmax, math.Abs(floats.Dot(row, g)))
-			scale = math.Max(scale, floats.Norm(row, 2)*floats.Norm(g, 2))
+			gref = math.Max(gref, math.Abs(floats.Dot(row, g0)))
 		}
-		if gmax > 1e-3*scale && gmax > 1e-6 {
-			t.Errorf("%v: gradient w.r.t. the coefficients %.3g (scale %.3g) after a full refit", loss, gmax, scale)
+		if gmax > 2*refitTol*gref {
+			t.Errorf("%v: gradient w.r.t. the coefficients %.3g after a full refit, %.3g at zero", loss, gmax, gref)
 		}
-		t.Logf("%v: max |∂L/∂α| = %.3g (scale %.3g)", loss, gmax, scale)
+		t.Logf("%v: max |∂L/∂α| = %.3g (%.3g at zero)", loss, gmax, gref)
 	}
 	// Line search: basic MP with the logistic loss, one step.
 	cfg := Config{Loss: Logistic, Variant: Basic, N: 1, Kernels: []backend.Kernel{backend.NewRBF(2)}}

@@ -173,7 +173,7 @@ func skmpEngine(t testing.TB, opts ...engine.Option) *engine.Engine {
 // skmpSameRun requires the two models' learning curves to choose the same
 // atoms, with residuals within rel·‖R_1‖ and coefficients within
 // coefRel·(1+|α|). (Kernel blocks and dictionary products of different
-// shapes round differently in the last float32 bits; conjugate-gradient
+// shapes round differently in the last float32 bits; the line searches and
 // refits of the non-squared losses amplify that.)
 func skmpSameRun(t *testing.T, name string, got, want *Model, rel, coefRel float64) {
 	t.Helper()
@@ -216,7 +216,7 @@ type skmpCase struct {
 	loss    Loss
 }
 
-// steps caps the steps compared: the conjugate-gradient refits of the
+// steps caps the steps compared: the line searches and refits of the
 // non-squared losses amplify last-bit differences of the kernel values
 // (which depend on the block shapes on the avx2 backend) until, after
 // 15–20 steps, a different atom may win.
