@@ -41,7 +41,7 @@ func TestGeometryMatchesKernelSource(t *testing.T) {
 		"DP_MAXV":    dpMaxVecs,
 		"RU_BX":      ruBX,
 		"RU_BY":      ruBY,
-		"AM_THREADS": amThreads,
+		"VC_THREADS": vcThreads,
 	} {
 		got, ok := defines[name]
 		if !ok {
@@ -89,8 +89,10 @@ func TestParamsMatchPTX(t *testing.T) {
 		nameDictPartial:   dictPartialParams(1, 2, 3, 4, 5, 6, 7, 8, 9),
 		nameDictReduce:    dictReduceParams(1, 2, 3, 4, 5),
 		nameRankUpdate:    rankUpdateParams(1, 2, 3, 4, -1, 6, 7, 8, 9, 10),
-		nameArgmaxPartial: argmaxPartialParams(1, 2, 3, 4, 5, 6),
-		nameArgmaxFinal:   argmaxFinalParams(1, 2, 3, 4, 5),
+		nameVecPartial:    vecPartialParams(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11),
+		nameVecCombine:    vecCombineParams(1, 0.5, 3, 4, 5, 6, 7),
+		nameBlockRowF64:   blockRowF64Params(1, 2, 3),
+		nameSignMismatch:  signMismatchParams(1, 2, 3, 4),
 	}
 	if len(sigs) != len(cases) {
 		t.Errorf("kernels.ptx has %d entry points, the Go side launches %d", len(sigs), len(cases))
