@@ -23,15 +23,15 @@ const (
 
 // Kernel entry points in the PTX.
 const (
-	nameKernelBlock   = "kernel_block"
-	nameSqNorms       = "sq_norms"
-	nameDictPartial   = "dict_partial"
-	nameDictReduce    = "dict_reduce"
-	nameRankUpdate    = "rank_update"
-	nameVecPartial    = "vec_partial"
-	nameVecCombine    = "vec_combine"
-	nameBlockRowF64   = "block_row_f64"
-	nameSignMismatch  = "sign_mismatch"
+	nameKernelBlock  = "kernel_block"
+	nameSqNorms      = "sq_norms"
+	nameDictPartial  = "dict_partial"
+	nameDictReduce   = "dict_reduce"
+	nameRankUpdate   = "rank_update"
+	nameVecPartial   = "vec_partial"
+	nameVecCombine   = "vec_combine"
+	nameBlockRowF64  = "block_row_f64"
+	nameSignMismatch = "sign_mismatch"
 )
 
 // params holds kernel arguments. gorgonia.org/cu copies each argument as one
