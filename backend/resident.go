@@ -81,6 +81,9 @@ type ResidentVectors interface {
 	// β = 0 ignores the old y (which may be undefined); y_{ry} may be one
 	// of the a rows.
 	CombineVectors(y Vectors, ry int, beta float64, coef []float64, a Vectors, a0 int) error
+	// BlockSqNorms64 writes ‖blk_i‖², summed in float64, into
+	// dst[:blk.Rows()] (BlockSqNorms rounds them to float32).
+	BlockSqNorms64(dst []float64, blk Block) error
 	// CopyBlockRow sets dst_r to row br of blk, converted to float64.
 	CopyBlockRow(dst Vectors, r int, blk Block, br int) error
 	// SignMismatches returns the number of positions e where

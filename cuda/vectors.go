@@ -212,6 +212,37 @@ func (b *Backend) BlockVectorProducts(dst []float64, blk backend.Block, vh backe
 	})
 }
 
+// BlockSqNorms64 writes the float64 squared norms of the resident block's
+// rows; only they come back.
+func (b *Backend) BlockSqNorms64(dst []float64, blk backend.Block) error {
+	const op = "BlockSqNorms64"
+	c, err := b.block(op, blk)
+	if err != nil {
+		return err
+	}
+	nb := c.m.rows
+	if len(dst) < nb {
+		return fmt.Errorf("cuda: %s: %w: dst has %d elements for %d rows", op, backend.ErrShape, len(dst), nb)
+	}
+	if nb == 0 {
+		return nil
+	}
+	return b.do(func() error {
+		out, err := b.ensure(slotOut64, int64(nb)*8)
+		if err != nil {
+			return err
+		}
+		// vec_partial with no vectors: each row with itself.
+		if err := b.vecProductsDev(out.ptr, c.m, 0, 0, nb, c.m.cols, 0, 0, 1); err != nil {
+			return err
+		}
+		if err := syncDevice(op); err != nil {
+			return err
+		}
+		return b.fromDevice(unsafe.Pointer(&dst[0]), out.ptr, int64(nb)*8)
+	})
+}
+
 // VectorDots writes ⟨a_{a0+i}, b_{rb}⟩; only the a1−a0 dots come back.
 func (b *Backend) VectorDots(dst []float64, ah backend.Vectors, a0, a1 int, bh backend.Vectors, rb int) error {
 	const op = "VectorDots"
@@ -356,7 +387,9 @@ func (b *Backend) SignMismatches(ah backend.Vectors, ra int, bh backend.Vectors,
 	}
 	var count float64
 	err = b.do(func() error {
-		nb := min(elementBlocks(a.cols), 1024)
+		// A few blocks per multiprocessor: a reduction with one count per
+		// block, whatever l.
+		nb := min(elementBlocks(a.cols), 4*max(b.info.sms, 1))
 		part, err := b.ensure(slotPart, int64(nb)*dpMaxVecs*8)
 		if err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit/internal/f32"
 	"github.com/pursuit-ml/pursuit/internal/par"
 )
 
@@ -183,6 +184,34 @@ func (e *Engine) BlockVectorProducts(dst []float64, blk *Block, v *Vectors, r0, 
 				}
 				dst[(j-r0)*nb+i] = s
 			}
+		}
+	})
+	return nil
+}
+
+// BlockSqNorms64 writes ‖blk_i‖², summed in float64, into dst[:blk.Rows()]
+// (BlockSqNorms rounds them to float32).
+func (e *Engine) BlockSqNorms64(dst []float64, blk *Block) error {
+	const op = "BlockSqNorms64"
+	if blk == nil {
+		return fmt.Errorf("%s: %w: block is nil", op, backend.ErrPrepared)
+	}
+	if blk.h != nil {
+		rv, ok := e.be.(backend.ResidentVectors)
+		if !ok {
+			return fmt.Errorf("%s: %w: the backend keeps no float64 vectors", op, backend.ErrPrepared)
+		}
+		return rv.BlockSqNorms64(dst, blk.h)
+	}
+	switch {
+	case len(dst) < blk.rows:
+		return fmt.Errorf("%s: %w: dst has %d elements for %d rows", op, backend.ErrShape, len(dst), blk.rows)
+	case blk.m.Data == nil && blk.rows*blk.cols > 0:
+		return fmt.Errorf("%s: %w: the block was released", op, backend.ErrPrepared)
+	}
+	par.For(blk.rows, e.Threads(), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			dst[i] = f32.SqNorm(blk.m.Row(i))
 		}
 	})
 	return nil

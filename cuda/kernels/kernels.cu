@@ -325,7 +325,8 @@ PURSUIT_GLOBAL void rank_update(float *__restrict__ D, long long ldd, long long 
 //
 // vec_partial: the products of rows with nv <= 8 vectors V, in float64, as
 // the first half of a dictionary pass: row i is row i of the float32 block D
-// (taken exactly) when D is not null, else row i of the float64 matrix A.
+// (taken exactly) when D is not null, else row i of the float64 matrix A;
+// with V null, the squared norm of row i (nv = 1).
 // Block (blockIdx.x = row i, blockIdx.y = chunk of columns); each thread
 // accumulates in float64, the block reduces in float64 and writes
 // part[(i*nchunks + chunk)*8 + j], which dict_reduce sums in a fixed order.
@@ -356,7 +357,7 @@ PURSUIT_GLOBAL void vec_partial(double *__restrict__ part, const float *__restri
 #pragma unroll
 		for (int j = 0; j < DP_MAXV; j++) {
 			if (j < nv) {
-				acc[j] = fma(x, V[j * ldv + e], acc[j]);
+				acc[j] = fma(x, V ? V[j * ldv + e] : x, acc[j]);
 			}
 		}
 	}

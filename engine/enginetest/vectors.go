@@ -103,6 +103,20 @@ func checkVectors(t *testing.T, e *engine.Engine, l, d, nb, nv int) {
 			}
 		}
 	}
+	// Float64 norms of the block's rows.
+	n64 := make([]float64, nb)
+	if err := e.BlockSqNorms64(n64, blk); err != nil {
+		t.Fatal(err)
+	}
+	for i := range nb {
+		var s float64
+		for _, v := range bm.Row(i) {
+			s += float64(v) * float64(v)
+		}
+		if !near(n64[i], s, s, l) {
+			t.Fatalf("l=%d: ‖block_%d‖² = %v, float64 reference %v", l, i, n64[i], s)
+		}
+	}
 	// Dots of rows 0…nv−2 with the last row.
 	dots := make([]float64, nv-1)
 	if err := e.VectorDots(dots, vs, 0, nv-1, vs, nv-1); err != nil {
@@ -250,6 +264,7 @@ func checkVectorErrors(t *testing.T, e *engine.Engine) {
 		"products past the rows":     e.BlockVectorProducts(buf, blk, vs, 1, 4),
 		"products of other length":   e.BlockVectorProducts(buf, blk, short, 0, 1),
 		"products into a short dst":  e.BlockVectorProducts(buf[:3], blk, vs, 0, 2),
+		"norms into a short dst":     e.BlockSqNorms64(buf[:1], blk),
 		"dots of other length":       e.VectorDots(buf, vs, 0, 1, short, 0),
 		"dots past the rows":         e.VectorDots(buf, vs, 2, 4, vs, 0),
 		"combine past the rows":      e.CombineVectors(vs, 0, 0, []float64{1, 1, 1}, vs, 1),

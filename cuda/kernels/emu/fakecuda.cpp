@@ -348,7 +348,7 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction fn, unsigned int gx, unsigned int gy,
 		     emu_launch(grid, block,
 		                [&] { rank_update(F32(0), L(1), L(2), L(3), D(4), F32(5), L(6), F32(7), L(8), L(9)); });
 	} else if (name == "vec_partial") {
-		ok = P(0, false) && P(1, U(3) != 0) && P(3, U(1) != 0) && (U(1) != 0) != (U(3) != 0) && P(5, false) &&
+		ok = P(0, false) && P(1, U(3) != 0) && P(3, U(1) != 0) && (U(1) != 0) != (U(3) != 0) && P(5, L(9) == 1) &&
 		     emu_launch(grid, block, [&] {
 			     vec_partial(F64(0), F32(1), L(2), F64(3), L(4), F64(5), L(6), L(7), L(8), L(9), L(10));
 		     });
