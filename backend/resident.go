@@ -37,3 +37,57 @@ type ResidentBlock interface {
 	// blk.Cols() columns.
 	ReadBlock(dst Matrix, blk Block, r0 int) error
 }
+
+// Vectors is a rows×cols float64 matrix that a backend keeps in its memory
+// (device memory on a GPU): the l-length state of a fitter — residual,
+// targets, the chosen atoms' kernel rows and an orthonormal basis — so that
+// a stochastic-KMP step updates it where the kernel block lives and only
+// O(s + n) numbers cross the bus. Rows are the vectors.
+type Vectors interface {
+	// Rows returns the number of vectors.
+	Rows() int
+	// Cols returns their length.
+	Cols() int
+	// Release frees what the vectors hold. Using them afterwards is an
+	// error wrapping ErrPrepared; releasing twice is a no-op.
+	Release() error
+}
+
+// ResidentVectors is the optional capability of a backend that keeps
+// float64 vectors resident beside its resident kernel blocks and works on
+// them there. Find it by type assertion (the engine does:
+// engine.Engine.NewVectors, which falls back to host memory on backends
+// without it). Sums are taken in float64 in an order of the backend's
+// choosing; every method returns an error wrapping ErrShape for rows or
+// lengths that do not fit and ErrPrepared for a released or foreign handle.
+type ResidentVectors interface {
+	ResidentBlock
+	// NewVectors allocates rows vectors of length cols (contents
+	// undefined until written).
+	NewVectors(rows, cols int) (Vectors, error)
+	// WriteVectors copies src (a whole number of rows) into rows r0, r0+1, …
+	// of dst.
+	WriteVectors(dst Vectors, r0 int, src []float64) error
+	// ReadVectors copies rows r0, r0+1, … of src into dst (a whole number
+	// of rows).
+	ReadVectors(dst []float64, src Vectors, r0 int) error
+	// BlockVectorProducts writes dst[j*blk.Rows()+i] = ⟨blk_i, v_{r0+j}⟩
+	// for r0 ≤ r0+j < r1, with the block's float32 values taken exactly and
+	// the sums in float64.
+	BlockVectorProducts(dst []float64, blk Block, v Vectors, r0, r1 int) error
+	// VectorDots writes dst[i] = ⟨a_{a0+i}, b_{rb}⟩ for a0 ≤ a0+i < a1.
+	VectorDots(dst []float64, a Vectors, a0, a1 int, b Vectors, rb int) error
+	// CombineVectors sets y_{ry} ← β·y_{ry} + Σ_i coef[i]·a_{a0+i}, where
+	// β = 0 ignores the old y (which may be undefined); y_{ry} may be one
+	// of the a rows.
+	CombineVectors(y Vectors, ry int, beta float64, coef []float64, a Vectors, a0 int) error
+	// BlockSqNorms64 writes ‖blk_i‖², summed in float64, into
+	// dst[:blk.Rows()] (BlockSqNorms rounds them to float32).
+	BlockSqNorms64(dst []float64, blk Block) error
+	// CopyBlockRow sets dst_r to row br of blk, converted to float64.
+	CopyBlockRow(dst Vectors, r int, blk Block, br int) error
+	// SignMismatches returns the number of positions e where
+	// a_{ra}[e]·b_{rb}[e] > 0 does not hold (NaN included): the training
+	// points a classifier with outputs b gets wrong for labels a.
+	SignMismatches(a Vectors, ra int, b Vectors, rb int) (int, error)
+}

@@ -138,7 +138,8 @@ type Backend struct {
 }
 
 type functions struct {
-	kernelBlock, sqNorms, dictPartial, dictReduce, rankUpdate, argmaxPartial, argmaxFinal cu.Function
+	kernelBlock, sqNorms, dictPartial, dictReduce, rankUpdate cu.Function
+	vecPartial, vecCombine, blockRowF64, signMismatch         cu.Function
 }
 
 type job struct {
@@ -226,8 +227,10 @@ func (b *Backend) load() error {
 		{nameDictPartial, &b.fn.dictPartial},
 		{nameDictReduce, &b.fn.dictReduce},
 		{nameRankUpdate, &b.fn.rankUpdate},
-		{nameArgmaxPartial, &b.fn.argmaxPartial},
-		{nameArgmaxFinal, &b.fn.argmaxFinal},
+		{nameVecPartial, &b.fn.vecPartial},
+		{nameVecCombine, &b.fn.vecCombine},
+		{nameBlockRowF64, &b.fn.blockRowF64},
+		{nameSignMismatch, &b.fn.signMismatch},
 	} {
 		fn, err := mod.Function(f.name)
 		if err != nil {

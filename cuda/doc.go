@@ -67,9 +67,11 @@
 //     into float64, float64 block reductions, chunks summed in a fixed order
 //     (results are deterministic).
 //   - rank_update: d ← d + α Σ u_t v_tᵀ.
-//   - argmax_partial + argmax_final: the scored arg-max as a two-level block
-//     reduction with the reference's rules (n_k > 0, skip, NaN never wins,
-//     ties to the smallest index).
+//   - vec_partial (with dict_reduce), vec_combine, block_row_f64,
+//     sign_mismatch: the float64 vectors of backend.ResidentVectors —
+//     products of a resident block's rows (or of float64 vectors) with up to
+//     8 float64 vectors, summed in float64; y ← βy + Σ c_t a_t; a block row
+//     into a vector; the count of sign mismatches.
 //
 // # Using it
 //
@@ -94,6 +96,10 @@
 //     stochastic-KMP step (package kmp, through engine.GatherBlock) sends
 //     s indices and its vectors and receives the products and norms, never
 //     the s×l kernel values.
+//   - backend.ResidentVectors: float64 vectors beside the blocks (the
+//     fitter's residual, targets, chosen kernel rows and orthonormal basis),
+//     multiplied with a block, dotted and combined on the device, so that a
+//     stochastic-KMP step moves only O(s + n) numbers whatever l.
 //
 // Traffic counts the bytes every copy moves each way; the tagged tests print
 // them.

@@ -41,7 +41,7 @@ func TestGeometryMatchesKernelSource(t *testing.T) {
 		"DP_MAXV":    dpMaxVecs,
 		"RU_BX":      ruBX,
 		"RU_BY":      ruBY,
-		"AM_THREADS": amThreads,
+		"VC_THREADS": vcThreads,
 	} {
 		got, ok := defines[name]
 		if !ok {
@@ -84,13 +84,15 @@ func TestParamsMatchPTX(t *testing.T) {
 	}
 	sigs := ptxSignatures(t, ptx)
 	cases := map[string]params{
-		nameKernelBlock:   kernelBlockParams(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 3, 0.5, 1, 3),
-		nameSqNorms:       sqNormsParams(1, 2, 3, 4, 5),
-		nameDictPartial:   dictPartialParams(1, 2, 3, 4, 5, 6, 7, 8, 9),
-		nameDictReduce:    dictReduceParams(1, 2, 3, 4, 5),
-		nameRankUpdate:    rankUpdateParams(1, 2, 3, 4, -1, 6, 7, 8, 9, 10),
-		nameArgmaxPartial: argmaxPartialParams(1, 2, 3, 4, 5, 6),
-		nameArgmaxFinal:   argmaxFinalParams(1, 2, 3, 4, 5),
+		nameKernelBlock:  kernelBlockParams(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 3, 0.5, 1, 3),
+		nameSqNorms:      sqNormsParams(1, 2, 3, 4, 5),
+		nameDictPartial:  dictPartialParams(1, 2, 3, 4, 5, 6, 7, 8, 9),
+		nameDictReduce:   dictReduceParams(1, 2, 3, 4, 5),
+		nameRankUpdate:   rankUpdateParams(1, 2, 3, 4, -1, 6, 7, 8, 9, 10),
+		nameVecPartial:   vecPartialParams(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11),
+		nameVecCombine:   vecCombineParams(1, 0.5, 3, 4, 5, 6, 7),
+		nameBlockRowF64:  blockRowF64Params(1, 2, 3),
+		nameSignMismatch: signMismatchParams(1, 2, 3, 4),
 	}
 	if len(sigs) != len(cases) {
 		t.Errorf("kernels.ptx has %d entry points, the Go side launches %d", len(sigs), len(cases))

@@ -17,19 +17,21 @@ const (
 	dpMaxVecs  = 8   // DP_MAXV: vectors per dictionary pass
 	dpMinChunk = 2048
 	ruBX, ruBY = 32, 8 // RU_BX, RU_BY: rank_update block
-	amThreads  = 256   // AM_THREADS
+	vcThreads  = 256   // VC_THREADS: vec_combine, block_row_f64, sign_mismatch
 	maxGridY   = 65535
 )
 
 // Kernel entry points in the PTX.
 const (
-	nameKernelBlock   = "kernel_block"
-	nameSqNorms       = "sq_norms"
-	nameDictPartial   = "dict_partial"
-	nameDictReduce    = "dict_reduce"
-	nameRankUpdate    = "rank_update"
-	nameArgmaxPartial = "argmax_partial"
-	nameArgmaxFinal   = "argmax_final"
+	nameKernelBlock  = "kernel_block"
+	nameSqNorms      = "sq_norms"
+	nameDictPartial  = "dict_partial"
+	nameDictReduce   = "dict_reduce"
+	nameRankUpdate   = "rank_update"
+	nameVecPartial   = "vec_partial"
+	nameVecCombine   = "vec_combine"
+	nameBlockRowF64  = "block_row_f64"
+	nameSignMismatch = "sign_mismatch"
 )
 
 // params holds kernel arguments. gorgonia.org/cu copies each argument as one
@@ -130,24 +132,48 @@ func rankUpdateParams(d uintptr, ldd, rows, cols int, alpha float64, u uintptr, 
 	return p
 }
 
-func argmaxPartialParams(outS, outI, s, n, skip uintptr, m int) params {
+func vecPartialParams(part, d uintptr, ldd int, a uintptr, lda int, v uintptr, ldv, rows, cols, nv, chunk int) params {
 	var p params
-	p.ptr(outS)
-	p.ptr(outI)
-	p.ptr(s)
-	p.ptr(n)
-	p.ptr(skip)
-	p.i64(m)
+	p.ptr(part)
+	p.ptr(d)
+	p.i64(ldd)
+	p.ptr(a)
+	p.i64(lda)
+	p.ptr(v)
+	p.i64(ldv)
+	p.i64(rows)
+	p.i64(cols)
+	p.i64(nv)
+	p.i64(chunk)
 	return p
 }
 
-func argmaxFinalParams(outS, outI, inS, inI uintptr, nb int) params {
+func vecCombineParams(y uintptr, beta float64, coef, a uintptr, lda, n, cols int) params {
 	var p params
-	p.ptr(outS)
-	p.ptr(outI)
-	p.ptr(inS)
-	p.ptr(inI)
-	p.i64(nb)
+	p.ptr(y)
+	p.f64(beta)
+	p.ptr(coef)
+	p.ptr(a)
+	p.i64(lda)
+	p.i64(n)
+	p.i64(cols)
+	return p
+}
+
+func blockRowF64Params(y, x uintptr, cols int) params {
+	var p params
+	p.ptr(y)
+	p.ptr(x)
+	p.i64(cols)
+	return p
+}
+
+func signMismatchParams(part, a, b uintptr, n int) params {
+	var p params
+	p.ptr(part)
+	p.ptr(a)
+	p.ptr(b)
+	p.i64(n)
 	return p
 }
 

@@ -63,9 +63,6 @@ const (
 	slotPart
 	slotOut64
 	slotIn64
-	slotSkip
-	slotArgS
-	slotArgI
 	slotU
 	slotV
 )

@@ -14,8 +14,11 @@
 // GatherBlock keeps a gathered kernel block where the backend computed it
 // (device memory with backend.ResidentBlock, a host matrix otherwise) for
 // BlockProducts and BlockSqNorms, so that on a GPU only indices, vectors and
-// products cross the bus. Algorithms use these methods and never name a
-// backend.
+// products cross the bus. NewVectors keeps float64 vectors beside the blocks
+// (backend.ResidentVectors, host memory otherwise) — a fitter's residual and
+// basis — multiplied with a block, dotted and combined in place, so that
+// even the vectors stay on the device. Algorithms use these methods and
+// never name a backend.
 //
 // Kernel specifications (backend.Kernel, made by backend.NewRBF and the
 // other constructors) follow LIBSVM's conventions: NewRBF(γ) is

@@ -56,7 +56,7 @@ func (dc *dictionary) fill(e *engine.Engine, cfg *Config, atoms []atom, pts trai
 func (dc *dictionary) release(e *engine.Engine) error {
 	e.Release(dc.held)
 	if st := dc.stream; st != nil {
-		return errors.Join(st.blk.Release(), st.tr.prep.Release())
+		return errors.Join(st.blk.Release(), st.one1.Release(), st.tr.prep.Release())
 	}
 	return nil
 }

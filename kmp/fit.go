@@ -93,10 +93,17 @@ func newTracker(p *problem) *tracker {
 // coef the current expansion (copied only on improvement). It reports
 // whether training should stop for lack of patience.
 func (t *tracker) record(step, k int, basis int, resid float64, fTrain, fVal []float64, atoms []int, coef []float64) bool {
+	return t.recordSums(step, k, basis, resid, lossSum(t.p.cfg.Loss, t.p.y, fTrain), errorSum(t.p.cfg.Task, t.p.y, fTrain), fVal, atoms, coef)
+}
+
+// recordSums is record with this rank's sums of the training loss and
+// error given (computed where the outputs live: on the device for
+// deviceFit).
+func (t *tracker) recordSums(step, k int, basis int, resid, trainLoss, trainErr float64, fVal []float64, atoms []int, coef []float64) bool {
 	p := t.p
 	a := p.dict.atoms[k]
 	// The sums over the points (every rank's, when sharded), then the means.
-	sums := []float64{lossSum(p.cfg.Loss, p.y, fTrain), errorSum(p.cfg.Task, p.y, fTrain), 0, 0}
+	sums := []float64{trainLoss, trainErr, 0, 0}
 	if fVal != nil {
 		sums[2], sums[3] = lossSum(p.cfg.Loss, p.valY, fVal), errorSum(p.cfg.Task, p.valY, fVal)
 	}
@@ -176,7 +183,10 @@ func (p *problem) fit() (*result, error) {
 // Σ_j ⟨q_j, d_k⟩²: a full search keeps it for every atom and updates it with
 // the newest q each step (Explicit deflation instead keeps D ← D − (Dq)qᵀ);
 // the stochastic search computes it afresh for the s sampled atoms from a
-// float32 hi/lo copy of the basis, O(l·n·s) per step.
+// float32 hi/lo copy of the basis, O(l·n·s) per step. When the stochastic
+// search keeps its kernel blocks resident (a GPU), the l-length vectors stay
+// there too (deviceFit) and the products are taken with the float64 vectors
+// directly.
 func (p *problem) fitSquared() (*result, error) {
 	cfg, dc, be := p.cfg, p.dict, p.e
 	m, l := len(dc.atoms), len(p.y)
@@ -242,6 +252,31 @@ func (p *problem) fitSquared() (*result, error) {
 	ynorm := p.sh.norm(p.y)
 	rnorm := ynorm // ‖R‖, kept up to date as R changes
 	limit := p.maxSteps()
+	var dv *deviceFit // the vectors on the device (nil: the host slices above)
+	if st := dc.stream; st != nil && st.resident && p.e.ResidentVectors() == p.e.ResidentBlocks() {
+		// The vectors live where the blocks do: on the device, or in host
+		// memory when a test forces the resident path on a CPU backend.
+		ob.external = true
+		var err error
+		if dv, err = newDeviceFit(p.e, st, p.y, ob, min(limit, m, l, 64)); err != nil {
+			return nil, err
+		}
+		defer func() { _ = dv.release() }()
+	}
+	// The chosen atom d and its squared norm orthogonal to the basis:
+	// dk and ob on the host, or dv.
+	load := func(g int) error {
+		if dv != nil {
+			return dv.load(dc, g)
+		}
+		return search.row64(g, dk)
+	}
+	project := func() (float64, error) {
+		if dv != nil {
+			return dv.project()
+		}
+		return ob.project(dk), nil
+	}
 	if cfg.N > 0 && dc.stream == nil {
 		// In memory the orthonormal basis is the other large allocation
 		// (N×l float64): reserve it at once.
@@ -256,11 +291,19 @@ func (p *problem) fitSquared() (*result, error) {
 		if err := p.sh.failed(); err != nil {
 			return nil, err
 		}
+		if dv != nil {
+			var err error
+			if rnorm, err = dv.residNorm(); err != nil {
+				return nil, err
+			}
+		}
 		if ynorm == 0 || rnorm <= 1e-13*ynorm {
 			stop = StopFitted
 			break
 		}
-		splitHiLo(resid, vq[:l], vq[l:2*l])
+		if dv == nil {
+			splitHiLo(resid, vq[:l], vq[l:2*l])
+		}
 		nv, nq := 2, 0
 		switch {
 		case explicit:
@@ -272,10 +315,13 @@ func (p *problem) fitSquared() (*result, error) {
 			nq = len(cs)
 			nv = 2 + 2*nq
 		}
-		vecs := backend.Matrix{Rows: nv, Cols: l, Stride: l, Data: vq[:nv*l]}
+		var vecs backend.Matrix // the host vectors (dv keeps its own)
+		if dv == nil {
+			vecs = backend.Matrix{Rows: nv, Cols: l, Stride: l, Data: vq[:nv*l]}
+		}
 		cand := search.next()
 		n := len(cand)
-		err := search.scan(cand, vecs, func(b0, nb int, prod []float64) {
+		each := func(b0, nb int, prod []float64) {
 			for i := range nb {
 				c, k := b0+i, cand[b0+i]
 				denom[c] = nrm[c]
@@ -302,7 +348,13 @@ func (p *problem) fitSquared() (*result, error) {
 				}
 				cskip[c] = skip[k]
 			}
-		})
+		}
+		var err error
+		if dv != nil {
+			err = dv.scan(search, cand, nq > 0, each)
+		} else {
+			err = search.scan(cand, vecs, each)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -318,10 +370,17 @@ func (p *problem) fitSquared() (*result, error) {
 					break
 				}
 				g := cand[gi]
-				if err := search.row64(g, dk); err != nil {
+				if err := load(g); err != nil {
 					return nil, err
 				}
-				if _, in := pos[g]; in || !ob.dependent(dk, nrm[gi], cfg.Tol) {
+				if _, in := pos[g]; in {
+					break
+				}
+				nn, err := project()
+				if err != nil {
+					return nil, err
+				}
+				if !(nn <= cfg.Tol*nrm[gi]) { // not dependent (ob.dependent)
 					break
 				}
 				skip[g], cskip[gi] = true, true
@@ -335,9 +394,17 @@ func (p *problem) fitSquared() (*result, error) {
 				stop = StopExhausted
 				break
 			}
-			// ⟨d, R⟩ and ‖R‖² (summed over the ranks in one collective).
-			dr = p.sh.dots(dk, resid, resid, resid)
-			if negligible(dr[0], dr[1], nrm[gi], cfg.Tol) {
+			neg := false
+			if dv != nil {
+				if neg, err = dv.negligible(nrm[gi], cfg.Tol); err != nil {
+					return nil, err
+				}
+			} else {
+				// ⟨d, R⟩ and ‖R‖² (summed over the ranks in one collective).
+				dr = p.sh.dots(dk, resid, resid, resid)
+				neg = negligible(dr[0], dr[1], nrm[gi], cfg.Tol)
+			}
+			if neg {
 				stop = StopOrthogonal
 				break
 			}
@@ -349,10 +416,13 @@ func (p *problem) fitSquared() (*result, error) {
 					break
 				}
 				g := cand[gi]
-				if err := search.row64(g, dk); err != nil {
+				if err := load(g); err != nil {
 					return nil, err
 				}
-				nn := ob.project(dk)
+				nn, err := project()
+				if err != nil {
+					return nil, err
+				}
 				if nn <= cfg.Tol*nrm[gi] {
 					skip[g], cskip[gi] = true, true // numerically dependent on the basis
 					search.drop(g)
@@ -396,8 +466,15 @@ func (p *problem) fitSquared() (*result, error) {
 		if variant == Basic {
 			// The coefficient from an exact float64 product with the chosen
 			// atom (the pass's products may carry float32 partial sums).
-			a := dr[0] / nrm[gi]
-			floats.AddScaled(resid, -a, dk)
+			var a float64
+			if dv != nil {
+				if a, err = dv.stepBasic(nrm[gi]); err != nil {
+					return nil, err
+				}
+			} else {
+				a = dr[0] / nrm[gi]
+				floats.AddScaled(resid, -a, dk)
+			}
 			stepAtoms, stepInc = append(stepAtoms, g), append(stepInc, a)
 			if i, ok := pos[g]; ok {
 				coef[i] += a
@@ -405,7 +482,13 @@ func (p *problem) fitSquared() (*result, error) {
 				if err := p.growBasis(ob, &basisN, limit, step, basisFloats(false)); err != nil {
 					return nil, err
 				}
-				ob.push()
+				if dv != nil {
+					if err := dv.push(); err != nil {
+						return nil, err
+					}
+				} else {
+					ob.push()
+				}
 				pos[g] = len(atoms)
 				atoms = append(atoms, g)
 				coef = append(coef, a)
@@ -418,7 +501,7 @@ func (p *problem) fitSquared() (*result, error) {
 				floats.AddScaled(fVal, a, vr)
 			}
 		} else {
-			withHiLo := prefit && !running
+			withHiLo := prefit && !running && dv == nil
 			n0 := basisN
 			if err := p.growBasis(ob, &basisN, limit, step, basisFloats(withHiLo)); err != nil {
 				return nil, err
@@ -426,9 +509,20 @@ func (p *problem) fitSquared() (*result, error) {
 			if withHiLo && basisN > n0 {
 				vq = slices.Grow(vq, 2*(basisN-len(cs))*l)
 			}
-			q := ob.push()
-			c := p.sh.dot(q, resid)
-			floats.AddScaled(resid, -c, q)
+			var q []float64 // on the host (nil with dv)
+			var c float64
+			if dv != nil {
+				if err := dv.push(); err != nil {
+					return nil, err
+				}
+				if c, err = dv.stepOrtho(); err != nil {
+					return nil, err
+				}
+			} else {
+				q = ob.push()
+				c = p.sh.dot(q, resid)
+				floats.AddScaled(resid, -c, q)
+			}
 			cs = append(cs, c)
 			atoms = append(atoms, g)
 			skip[g] = true
@@ -442,7 +536,7 @@ func (p *problem) fitSquared() (*result, error) {
 			case prefit && running:
 				nperp[g] = 0
 				splitHiLo(q, vq[2*l:3*l], vq[3*l:4*l])
-			case prefit:
+			case prefit && dv == nil:
 				n0 := len(vq)
 				vq = append(vq, make([]float32, 2*l)...)
 				splitHiLo(q, vq[n0:n0+l], vq[n0+l:n0+2*l])
@@ -462,13 +556,20 @@ func (p *problem) fitSquared() (*result, error) {
 				}
 			}
 		}
-		resNorm := p.sh.norm(resid)
-		rnorm = resNorm
-		floats.SubTo(fTrain, p.y, resid)
 		if fVal == nil && variant != Basic {
 			coef = coef[:0] // only the kept step's coefficients are needed
 		}
-		if tr.record(step, g, len(atoms), resNorm, fTrain, fVal, atoms, coef) {
+		var lossS, errS float64 // this rank's sums of the training loss and error
+		if dv != nil {
+			if rnorm, lossS, errS, err = dv.stats(cfg.Task); err != nil {
+				return nil, err
+			}
+		} else {
+			rnorm = p.sh.norm(resid)
+			floats.SubTo(fTrain, p.y, resid)
+			lossS, errS = lossSum(cfg.Loss, p.y, fTrain), errorSum(cfg.Task, p.y, fTrain)
+		}
+		if tr.recordSums(step, g, len(atoms), rnorm, lossS, errS, fVal, atoms, coef) {
 			stop = StopPatience
 			break
 		}
@@ -546,9 +647,12 @@ type orthoBasis struct {
 	sh         *shard      // the rank's rows of a sharded run (nil: all rows)
 	qs         []float64   // the basis, row-major n×l
 	rcols      [][]float64 // column j of Rf, length j+1
-	v          []float64   // the last projected atom's orthogonal part
-	rc         []float64   // and its projection coefficients Qᵀd
-	nn         float64     // and ‖v‖²
+	// external: the basis vectors live elsewhere (deviceFit) and only
+	// rcols is kept here.
+	external bool
+	v        []float64 // the last projected atom's orthogonal part
+	rc       []float64 // and its projection coefficients Qᵀd
+	nn       float64   // and ‖v‖²
 }
 
 func newOrthoBasis(l, threads int, sh *shard) *orthoBasis {
@@ -560,6 +664,9 @@ func (b *orthoBasis) size() int { return len(b.rcols) }
 
 // reserve makes room for n basis vectors in all.
 func (b *orthoBasis) reserve(n int) {
+	if b.external {
+		return
+	}
 	b.qs = slices.Grow(b.qs, n*b.l-len(b.qs))
 }
 

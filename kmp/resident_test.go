@@ -1,8 +1,10 @@
 package kmp
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/pursuit-ml/pursuit/backend"
@@ -113,5 +115,98 @@ func TestScanResident(t *testing.T) {
 	}
 	if st.blk == nil || st.blk.Resident() {
 		t.Errorf("the go backend's block should be a host block, got %+v", st.blk)
+	}
+}
+
+// TestDeviceFitMatchesHost runs the squared-loss fitters of a stochastic
+// search with their l-length vectors in engine.Vectors (deviceFit: the path
+// a GPU takes, where they stay on the device) on the pure-Go backend, where
+// the engine keeps them in host memory, and compares the atoms, the
+// coefficients and the learning curve with the host fitter's. The
+// dictionary has two kernels and the constant (a host atom among resident
+// ones), the targets are a classification's and a regression's.
+func TestDeviceFitMatchesHost(t *testing.T) {
+	e, err := engine.New(engine.WithBackend("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const l, d, s = 600, 4, 31
+	rng := rand.New(rand.NewPCG(8, 9))
+	x := backend.NewMatrix(l, d)
+	for i := range x.Data {
+		x.Data[i] = float32(2*rng.Float64() - 1)
+	}
+	ycls, yreg := make([]float64, l), make([]float64, l)
+	for i := range l {
+		yreg[i] = math.Sin(3*float64(x.At(i, 0))) + float64(x.At(i, 1)*x.At(i, 2)) + 0.1*rng.NormFloat64()
+		ycls[i] = 1
+		if yreg[i] < 0 {
+			ycls[i] = -1
+		}
+	}
+	norms, err := e.SqNorms(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := trainSet{x: x, norms: norms}
+	for _, v := range []Variant{Basic, BackFit, PreFit} {
+		for _, task := range []Task{Classification, Regression} {
+			y := ycls
+			if task == Regression {
+				y = yreg
+			}
+			cfg := Config{Task: task, Variant: v, Kernels: []backend.Kernel{backend.NewRBF(2), backend.NewPoly(0.5, 1, 2)}, Bias: true, N: 15, Seed: 4,
+				Stochastic: &Stochastic{ActiveSet: s}}
+			if err := cfg.resolve(); err != nil {
+				t.Fatal(err)
+			}
+			atoms := dictAtoms(&cfg, chooseCandidates(l, 0, 1))
+			fit := func(resident bool) *result {
+				dc, err := newDictionary(e, &cfg, &dictionary{atoms: atoms, tr: tr})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer dc.release(e)
+				if resident {
+					if dc.stream.tr.prep, err = e.Prepare(x); err != nil {
+						t.Fatal(err)
+					}
+					dc.stream.resident = true
+				}
+				res, err := (&problem{e: e, cfg: &cfg, dict: dc, y: y, n: l}).fit()
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res
+			}
+			want, got := fit(false), fit(true)
+			name := fmt.Sprintf("%s %v", v, task)
+			if !slices.Equal(got.atoms, want.atoms) || got.stop != want.stop {
+				t.Fatalf("%s: atoms %v (stop %v) with engine vectors, %v (stop %v) on the host", name, got.atoms, got.stop, want.atoms, want.stop)
+			}
+			if len(got.atoms) < 10 {
+				t.Fatalf("%s: only %d atoms", name, len(got.atoms))
+			}
+			for i := range want.coef {
+				if math.Abs(got.coef[i]-want.coef[i]) > 1e-6*(1+math.Abs(want.coef[i])) {
+					t.Errorf("%s: coefficient %d: %v with engine vectors, %v on the host", name, i, got.coef[i], want.coef[i])
+				}
+			}
+			for i, w := range want.curve {
+				g := got.curve[i]
+				// The resident scan's norms are float32 sums (BlockSqNorms),
+				// the host's float64: basic MP's coefficients differ in the
+				// 8th digit. The classification error counts exactly.
+				errTol := 1e-6 * want.curve[0].TrainErr
+				if task == Classification {
+					errTol = 0
+				}
+				if math.Abs(g.Residual-w.Residual) > 1e-6*want.curve[0].Residual ||
+					math.Abs(g.TrainLoss-w.TrainLoss) > 1e-6*want.curve[0].TrainLoss || math.Abs(g.TrainErr-w.TrainErr) > errTol {
+					t.Errorf("%s: step %d: residual %v, loss %v, error %v with engine vectors; %v, %v, %v on the host",
+						name, i+1, g.Residual, g.TrainLoss, g.TrainErr, w.Residual, w.TrainLoss, w.TrainErr)
+				}
+			}
+		}
 	}
 }

@@ -175,8 +175,10 @@ func newDictionary(e *engine.Engine, cfg *Config, dc *dictionary) (*dictionary, 
 		// A device keeps X (prepared once) and each step's kernel block:
 		// only the sampled indices, the step's vectors and the products
 		// cross the bus (scanResident).
-		if st.tr.prep, err = e.Prepare(tr.x); err != nil {
-			return nil, fmt.Errorf("kmp: %w", err)
+		if st.tr.prep == nil {
+			if st.tr.prep, err = e.Prepare(tr.x); err != nil {
+				return nil, fmt.Errorf("kmp: %w", err)
+			}
 		}
 		st.resident = st.tr.prep.Backed()
 	}
@@ -236,6 +238,9 @@ type streamer struct {
 	blkAtoms []int // the atoms whose rows blk holds, in order
 	nrm32    []float32
 	host     backend.Matrix // constant and custom atoms of a resident scan
+	vprod    []float64      // products with resident vectors (scanRows)
+	vhost    []float64      // resident vectors brought down for host atoms
+	one1     *engine.Block  // a single gathered atom (deviceFit.load)
 }
 
 // scan evaluates the candidate atoms cand, plan.Block at a time, each block
@@ -323,7 +328,35 @@ func (st *streamer) row64(dc *dictionary, k int, dst []float64) error {
 // with vecs and its squared norms come back (float32-rounded norms, as
 // SqNorms); constant and custom atoms are computed on the host.
 func (st *streamer) scanResident(dc *dictionary, cand []int, vecs backend.Matrix, norms bool, each func(b0, nb int, prod, nrm []float64)) error {
+	return st.scanResidentWith(dc, cand, vecs, nil, norms, each)
+}
+
+// vecRows names rows r0 … r1−1 of resident vectors (engine.Vectors): what a
+// resident scan multiplies the atoms with when the fitter keeps its vectors
+// on the device (deviceFit).
+type vecRows struct {
+	v      *engine.Vectors
+	r0, r1 int
+}
+
+// scanRows is scan on a resident stream with the rows of vr as the vectors.
+// Each float64 vector takes the place of a hi/lo pair of vecs: its products
+// come in the first row of the pair, zeros in the second, so that the
+// callers add the pairs as before. The block's products are taken on the
+// device; a constant or custom atom among the candidates is computed on the
+// host, and then the vectors come down to it (l·8 bytes each).
+func (st *streamer) scanRows(dc *dictionary, cand []int, vr vecRows, norms bool, each func(b0, nb int, prod, nrm []float64)) error {
+	if !st.resident {
+		return errors.New("kmp: resident vectors need a resident stochastic search")
+	}
+	return st.scanResidentWith(dc, cand, backend.Matrix{}, &vr, norms, each)
+}
+
+func (st *streamer) scanResidentWith(dc *dictionary, cand []int, vecs backend.Matrix, vr *vecRows, norms bool, each func(b0, nb int, prod, nrm []float64)) error {
 	e, n, l, k := st.e, len(cand), st.tr.x.Rows, vecs.Rows
+	if vr != nil {
+		k = 2 * (vr.r1 - vr.r0)
+	}
 	for b0 := 0; b0 < n; b0 += st.plan.Block {
 		b1 := min(b0+st.plan.Block, n)
 		nb := b1 - b0
@@ -357,11 +390,25 @@ func (st *streamer) scanResident(dc *dictionary, cand []int, vecs backend.Matrix
 				}
 				st.blkAtoms = append(st.blkAtoms, cand[b0+r:b0+end]...)
 				if k > 0 {
-					if err := e.BlockProducts(part, blk, vecs); err != nil {
+					var err error
+					if vr != nil {
+						err = st.vecProducts(part, nr, func(dst []float64) error {
+							return e.BlockVectorProducts(dst, blk, vr.v, vr.r0, vr.r1)
+						})
+					} else {
+						err = e.BlockProducts(part, blk, vecs)
+					}
+					if err != nil {
 						return fmt.Errorf("kmp: dictionary products on a kernel block: %w", err)
 					}
 				}
-				if norms {
+				if norms && vr != nil {
+					// With the fitter's vectors on the device the norms
+					// are float64 sums like the products (and the host's).
+					if err := e.BlockSqNorms64(nrm[r:end], blk); err != nil {
+						return fmt.Errorf("kmp: norms of a kernel block: %w", err)
+					}
+				} else if norms {
 					if cap(st.nrm32) < nr {
 						st.nrm32 = make([]float32, nr)
 					}
@@ -381,7 +428,13 @@ func (st *streamer) scanResident(dc *dictionary, cand []int, vecs backend.Matrix
 					return err
 				}
 				if k > 0 {
-					if err := e.DictProducts(part, hm, vecs); err != nil {
+					var err error
+					if vr != nil {
+						err = st.vecProducts(part, nr, func(dst []float64) error { return st.hostVecProducts(dst, hm, vr) })
+					} else {
+						err = e.DictProducts(part, hm, vecs)
+					}
+					if err != nil {
 						return fmt.Errorf("kmp: dictionary products: %w", err)
 					}
 				}
@@ -395,6 +448,44 @@ func (st *streamer) scanResident(dc *dictionary, cand []int, vecs backend.Matrix
 			r = end
 		}
 		each(b0, nb, prod, nrm)
+	}
+	return nil
+}
+
+// vecProducts runs products (which writes the nv = len(part)/(2·nr) float64
+// products of nr atoms, vector-major) and spreads them into part in the
+// hi/lo pair layout of scan: part[2j·nr+i] the product, part[(2j+1)·nr+i]
+// zero.
+func (st *streamer) vecProducts(part []float64, nr int, products func(dst []float64) error) error {
+	nv := len(part) / (2 * nr)
+	st.vprod = grow(st.vprod, nv*nr)
+	if err := products(st.vprod); err != nil {
+		return err
+	}
+	for j := range nv {
+		copy(part[2*j*nr:(2*j+1)*nr], st.vprod[j*nr:(j+1)*nr])
+		clear(part[(2*j+1)*nr : (2*j+2)*nr])
+	}
+	return nil
+}
+
+// hostVecProducts writes dst[j*hm.Rows+i] = ⟨hm_i, v_j⟩ in float64 for atoms
+// computed on the host, bringing the resident vectors down.
+func (st *streamer) hostVecProducts(dst []float64, hm backend.Matrix, vr *vecRows) error {
+	l := hm.Cols
+	st.vhost = grow(st.vhost, (vr.r1-vr.r0)*l)
+	if err := st.e.ReadVectors(st.vhost, vr.v, vr.r0); err != nil {
+		return err
+	}
+	for j := range vr.r1 - vr.r0 {
+		v := st.vhost[j*l : (j+1)*l]
+		for i := range hm.Rows {
+			var s float64
+			for c, x := range hm.Row(i) {
+				s += float64(x) * v[c]
+			}
+			dst[j*hm.Rows+i] = s
+		}
 	}
 	return nil
 }

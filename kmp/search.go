@@ -127,15 +127,7 @@ func (s *searcher) scan(cand []int, vecs backend.Matrix, each func(b0, nb int, p
 			return err
 		}
 	}
-	block := func(b0, nb int, prod, bn []float64) {
-		for i := range nb {
-			s.score[b0+i] = prod[i] + prod[nb+i]
-			s.nrm[b0+i] = bn[i]
-		}
-		if each != nil {
-			each(b0, nb, prod)
-		}
-	}
+	block := func(b0, nb int, prod, bn []float64) { s.block(b0, nb, prod, bn, each) }
 	st := dc.stream
 	if st == nil {
 		// In memory: one pass over the whole matrix, shared with the other
@@ -177,6 +169,27 @@ func (s *searcher) scan(cand []int, vecs backend.Matrix, each func(b0, nb int, p
 			bn = dc.nrm2[b0 : b0+nb] // cand is every atom in order
 		}
 		block(b0, nb, prod, bn)
+	})
+}
+
+// block fills score and nrm for the block of nb atoms at b0 of a scan and
+// calls each.
+func (s *searcher) block(b0, nb int, prod, bn []float64, each func(b0, nb int, prod []float64)) {
+	for i := range nb {
+		s.score[b0+i] = prod[i] + prod[nb+i]
+		s.nrm[b0+i] = bn[i]
+	}
+	if each != nil {
+		each(b0, nb, prod)
+	}
+}
+
+// scanRows is scan with the rows of resident vectors (deviceFit) in place
+// of vecs, each float64 vector taking the place of a hi/lo pair; the
+// dictionary must be a resident stochastic stream.
+func (s *searcher) scanRows(cand []int, vr vecRows, each func(b0, nb int, prod []float64)) error {
+	return s.dc.stream.scanRows(s.dc, cand, vr, !s.running, func(b0, nb int, prod, bn []float64) {
+		s.block(b0, nb, prod, bn, each)
 	})
 }
 

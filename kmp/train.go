@@ -214,7 +214,15 @@ func train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, forceOVR
 		}
 	}
 	tr := trainSet{x: xt}
-	if tr.norms, err = e.SqNorms(xt); err != nil {
+	if cfg.Stochastic != nil && e.ResidentBlocks() && !sh.sharded() {
+		// A device keeps X prepared for the stochastic search
+		// (newDictionary); its norms come with it, so X is uploaded once.
+		if tr.prep, err = e.Prepare(xt); err != nil {
+			return nil, fmt.Errorf("kmp: %w", err)
+		}
+		defer func() { _ = tr.prep.Release() }()
+		tr.norms = tr.prep.Norms()
+	} else if tr.norms, err = e.SqNorms(xt); err != nil {
 		return nil, fmt.Errorf("kmp: %w", err)
 	}
 	var vs *valSet

@@ -61,7 +61,7 @@ run() {
 	fi
 	: >"$BIN/results.txt"
 	step "package cuda: conformance, resident operations, stochastic KMP end to end"
-	logged "cuda tests" cuda env PURSUIT_CUDA_BYTES_FULL=1 "$BIN/cuda.test" -test.count=1 -test.v -test.timeout 30m
+	logged "cuda tests" cuda "$BIN/cuda.test" -test.count=1 -test.v -test.timeout 30m
 
 	if [ -x "$BIN/engine.test" ]; then
 		step "package engine with the CUDA backend chosen (PURSUIT_BACKEND=cuda)"

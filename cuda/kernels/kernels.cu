@@ -319,93 +319,120 @@ PURSUIT_GLOBAL void rank_update(float *__restrict__ D, long long ldd, long long 
 }
 
 // ---------------------------------------------------------------------------
-// Scored arg-max: the k maximising |s_k|/sqrt(n_k) over n_k > 0 and, when
-// skip is not null, skip[k] == 0; NaN scores never win; ties go to the
-// smallest index; index -1 when nothing is eligible. A block reduction per
-// block (argmax_partial), then one block over the block results
-// (argmax_final).
+// Float64 vectors kept on the device (backend.ResidentVectors): a fitter's
+// residual, targets, chosen kernel rows and orthonormal basis, row-major with
+// leading dimension ld (elements).
+//
+// vec_partial: the products of rows with nv <= 8 vectors V, in float64, as
+// the first half of a dictionary pass: row i is row i of the float32 block D
+// (taken exactly) when D is not null, else row i of the float64 matrix A;
+// with V null, the squared norm of row i (nv = 1).
+// Block (blockIdx.x = row i, blockIdx.y = chunk of columns); each thread
+// accumulates in float64, the block reduces in float64 and writes
+// part[(i*nchunks + chunk)*8 + j], which dict_reduce sums in a fixed order.
 // ---------------------------------------------------------------------------
 
-#define AM_THREADS 256
-
-// am_better reports whether candidate (s1, i1) beats (s0, i0).
-__device__ __forceinline__ bool am_better(double s1, long long i1, double s0, long long i0)
+PURSUIT_GLOBAL void vec_partial(double *__restrict__ part, const float *__restrict__ D, long long ldd,
+                                const double *__restrict__ A, long long lda,
+                                const double *__restrict__ V, long long ldv,
+                                long long rows, long long cols, long long nv, long long chunk)
 {
-	if (i1 < 0) {
-		return false;
+	__shared__ double red[DP_MAXV][DP_THREADS];
+	const int tid = threadIdx.x;
+	const long long i = blockIdx.x;
+	const long long c = blockIdx.y;
+	const long long nchunks = gridDim.y;
+	const long long beg = c * chunk;
+	long long end = beg + chunk;
+	if (end > cols) {
+		end = cols;
 	}
-	if (i0 < 0) {
-		return true;
+	double acc[DP_MAXV];
+#pragma unroll
+	for (int j = 0; j < DP_MAXV; j++) {
+		acc[j] = 0.0;
 	}
-	return s1 > s0 || (s1 == s0 && i1 < i0);
-}
-
-__device__ __forceinline__ void am_reduce(double *bs, long long *bi, int tid)
-{
-	for (int h = AM_THREADS / 2; h > 0; h /= 2) {
-		if (tid < h && am_better(bs[tid + h], bi[tid + h], bs[tid], bi[tid])) {
-			bs[tid] = bs[tid + h];
-			bi[tid] = bi[tid + h];
+	for (long long e = beg + tid; e < end; e += DP_THREADS) {
+		const double x = D ? (double)D[i * ldd + e] : A[i * lda + e];
+#pragma unroll
+		for (int j = 0; j < DP_MAXV; j++) {
+			if (j < nv) {
+				acc[j] = fma(x, V ? V[j * ldv + e] : x, acc[j]);
+			}
+		}
+	}
+#pragma unroll
+	for (int j = 0; j < DP_MAXV; j++) {
+		red[j][tid] = acc[j];
+	}
+	__syncthreads();
+	for (int h = DP_THREADS / 2; h > 0; h /= 2) {
+		if (tid < h) {
+#pragma unroll
+			for (int j = 0; j < DP_MAXV; j++) {
+				red[j][tid] += red[j][tid + h];
+			}
 		}
 		__syncthreads();
 	}
-}
-
-PURSUIT_GLOBAL void argmax_partial(double *__restrict__ outS, long long *__restrict__ outI,
-                                   const double *__restrict__ s, const double *__restrict__ n,
-                                   const unsigned char *__restrict__ skip, long long m)
-{
-	__shared__ double bs[AM_THREADS];
-	__shared__ long long bi[AM_THREADS];
-	const int tid = threadIdx.x;
-	double best = 0.0;
-	long long besti = -1;
-	for (long long k = (long long)blockIdx.x * AM_THREADS + tid; k < m;
-	     k += (long long)gridDim.x * AM_THREADS) {
-		const double nk = n[k];
-		if (!(nk > 0.0) || (skip && skip[k])) {
-			continue;
-		}
-		const double sc = fabs(s[k]) / sqrt(nk);
-		if (sc != sc) {
-			continue;
-		}
-		if (am_better(sc, k, best, besti)) {
-			best = sc;
-			besti = k;
-		}
-	}
-	bs[tid] = best;
-	bi[tid] = besti;
-	__syncthreads();
-	am_reduce(bs, bi, tid);
-	if (tid == 0) {
-		outS[blockIdx.x] = bs[0];
-		outI[blockIdx.x] = bi[0];
+	if (tid < nv) {
+		part[(i * nchunks + c) * DP_MAXV + tid] = red[tid][0];
 	}
 }
 
-PURSUIT_GLOBAL void argmax_final(double *__restrict__ outS, long long *__restrict__ outI,
-                                 const double *__restrict__ inS, const long long *__restrict__ inI,
-                                 long long nb)
+// vec_combine: Y <- beta*Y + sum_t coef[t]*A_t over n rows of A (beta == 0
+// ignores Y, which may hold anything). Y may be one of the A rows: each
+// element is read and written by one thread, so no pointer is restrict.
+// Grid-stride over the elements.
+
+#define VC_THREADS 256
+
+PURSUIT_GLOBAL void vec_combine(double *Y, double beta, const double *coef, const double *A, long long lda,
+                                long long n, long long cols)
 {
-	__shared__ double bs[AM_THREADS];
-	__shared__ long long bi[AM_THREADS];
+	for (long long e = (long long)blockIdx.x * VC_THREADS + threadIdx.x; e < cols;
+	     e += (long long)gridDim.x * VC_THREADS) {
+		double s = beta != 0.0 ? beta * Y[e] : 0.0;
+		for (long long t = 0; t < n; t++) {
+			s = fma(coef[t], A[t * lda + e], s);
+		}
+		Y[e] = s;
+	}
+}
+
+// block_row_f64: Y <- X converted to float64 (a kernel row of a resident
+// block into a vector). Grid-stride.
+PURSUIT_GLOBAL void block_row_f64(double *__restrict__ Y, const float *__restrict__ X, long long cols)
+{
+	for (long long e = (long long)blockIdx.x * VC_THREADS + threadIdx.x; e < cols;
+	     e += (long long)gridDim.x * VC_THREADS) {
+		Y[e] = (double)X[e];
+	}
+}
+
+// sign_mismatch: the number of e with !(A[e]*B[e] > 0) (NaN counts), per
+// block into part[blockIdx.x*8] as a double (exact below 2^53), for
+// dict_reduce with one row, gridDim.x chunks and one vector.
+PURSUIT_GLOBAL void sign_mismatch(double *__restrict__ part, const double *__restrict__ A,
+                                  const double *__restrict__ B, long long n)
+{
+	__shared__ double red[VC_THREADS];
 	const int tid = threadIdx.x;
-	double best = 0.0;
-	long long besti = -1;
-	for (long long b = tid; b < nb; b += AM_THREADS) {
-		if (am_better(inS[b], inI[b], best, besti)) {
-			best = inS[b];
-			besti = inI[b];
+	double cnt = 0.0;
+	for (long long e = (long long)blockIdx.x * VC_THREADS + tid; e < n; e += (long long)gridDim.x * VC_THREADS) {
+		if (!(A[e] * B[e] > 0.0)) {
+			cnt += 1.0;
 		}
 	}
-	bs[tid] = best;
-	bi[tid] = besti;
+	red[tid] = cnt;
 	__syncthreads();
-	am_reduce(bs, bi, tid);
+	for (int h = VC_THREADS / 2; h > 0; h /= 2) {
+		if (tid < h) {
+			red[tid] += red[tid + h];
+		}
+		__syncthreads();
+	}
 	if (tid == 0) {
-		outS[0] = bi[0] < 0 ? 0.0 : bs[0];
-		outI[0] = bi[0];
+		part[(long long)blockIdx.x * DP_MAXV] = red[0];
 	}
 }

@@ -8,12 +8,21 @@
 // block reaches every barrier (a barrier that some threads skip by exiting is
 // reported as an error) — not their speed nor anything about real hardware
 // (warps, the memory model, float contraction, the device math library).
+//
+// A fiber is made once (makecontext, entered by setcontext) and then loops:
+// it runs the kernel for a block, reports that it is done and waits to be
+// resumed for the next block. Switches after the first entry use
+// _setjmp/_longjmp, which, unlike swapcontext, make no system call to save
+// and restore the signal mask: the emulation spends its time in the kernels,
+// not in the kernel of the operating system.
 #pragma once
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <csetjmp>
 #include <functional>
+#include <setjmp.h>
 #include <ucontext.h>
 #include <vector>
 
@@ -32,26 +41,59 @@ static dim3 threadIdx, blockIdx, blockDim, gridDim;
 #define __syncthreads() emu_sync()
 
 struct emu_fiber {
-	ucontext_t ctx;
+	ucontext_t ctx; // the first entry
+	jmp_buf jb;     // where a started fiber resumes
+	bool started;
 	bool done;
 	std::vector<char> stack;
 };
 
-static ucontext_t emu_sched;
+static jmp_buf emu_sched;
 static std::vector<emu_fiber> emu_fibers;
 static unsigned emu_cur;
 static const std::function<void()> *emu_kernel;
 static int emu_errors;   // launches that failed (see emu_launch)
 static bool emu_quiet;   // do not print why a launch failed
 
-static void emu_sync() { swapcontext(&emu_fibers[emu_cur].ctx, &emu_sched); }
+// emu_yield saves the current fiber and returns to the scheduler.
+static void emu_yield()
+{
+	if (!_setjmp(emu_fibers[emu_cur].jb)) {
+		_longjmp(emu_sched, 1);
+	}
+}
+
+static void emu_sync() { emu_yield(); }
 
 static void emu_entry()
 {
-	(*emu_kernel)();
-	emu_fibers[emu_cur].done = true;
-	swapcontext(&emu_fibers[emu_cur].ctx, &emu_sched);
-	std::abort(); // never resumed
+	for (;;) {
+		(*emu_kernel)();
+		emu_fibers[emu_cur].done = true;
+		emu_yield(); // resumed for the next block
+	}
+}
+
+// emu_resume runs fiber t until it reaches a barrier or finishes its block.
+static void emu_resume(unsigned t)
+{
+	if (!_setjmp(emu_sched)) {
+		emu_fiber &fb = emu_fibers[t];
+		if (!fb.started) {
+			fb.started = true;
+			setcontext(&fb.ctx);
+		}
+		_longjmp(fb.jb, 1);
+	}
+}
+
+// emu_reset abandons every fiber (after a failed launch some stop inside a
+// kernel): the next launch makes them afresh.
+static void emu_reset()
+{
+	for (auto &fb : emu_fibers) {
+		fb.started = false;
+	}
 }
 
 static void emu_set_thread(unsigned t)
@@ -68,10 +110,22 @@ static bool emu_launch(dim3 grid, dim3 block, const std::function<void()> &f)
 	const unsigned nt = block.x * block.y * block.z;
 	const size_t stackSize = 256 * 1024;
 	if (emu_fibers.size() < nt) {
+		emu_reset(); // resizing moves the fibers' contexts
 		emu_fibers.resize(nt);
 	}
 	for (unsigned t = 0; t < nt; t++) {
-		emu_fibers[t].stack.resize(stackSize);
+		emu_fiber &fb = emu_fibers[t];
+		if (fb.stack.size() != stackSize) {
+			fb.stack.resize(stackSize);
+			fb.started = false;
+		}
+		if (!fb.started) {
+			getcontext(&fb.ctx);
+			fb.ctx.uc_stack.ss_sp = fb.stack.data();
+			fb.ctx.uc_stack.ss_size = stackSize;
+			fb.ctx.uc_link = nullptr;
+			makecontext(&fb.ctx, emu_entry, 0);
+		}
 	}
 	gridDim = grid;
 	blockDim = block;
@@ -81,13 +135,7 @@ static bool emu_launch(dim3 grid, dim3 block, const std::function<void()> &f)
 			for (unsigned x = 0; x < grid.x; x++) {
 				blockIdx = dim3(x, y, z);
 				for (unsigned t = 0; t < nt; t++) {
-					emu_fiber &fb = emu_fibers[t];
-					getcontext(&fb.ctx);
-					fb.ctx.uc_stack.ss_sp = fb.stack.data();
-					fb.ctx.uc_stack.ss_size = stackSize;
-					fb.ctx.uc_link = nullptr;
-					makecontext(&fb.ctx, emu_entry, 0);
-					fb.done = false;
+					emu_fibers[t].done = false;
 				}
 				for (unsigned barrier = 0;; barrier++) {
 					unsigned waiting = 0, finished = 0;
@@ -97,7 +145,7 @@ static bool emu_launch(dim3 grid, dim3 block, const std::function<void()> &f)
 							continue;
 						}
 						emu_set_thread(t);
-						swapcontext(&emu_sched, &emu_fibers[t].ctx);
+						emu_resume(t);
 						if (emu_fibers[t].done) {
 							finished++;
 						} else {
@@ -113,6 +161,7 @@ static bool emu_launch(dim3 grid, dim3 block, const std::function<void()> &f)
 							             x, y, z, barrier, waiting, finished);
 						}
 						emu_errors++;
+						emu_reset();
 						return false;
 					}
 				}

@@ -229,72 +229,133 @@ static void test_rank_update(long long rows, long long cols, long long k, unsign
 	       detail);
 }
 
-// ---- argmax ---------------------------------------------------------------
+// ---- float64 vectors: vec_partial (+ dict_reduce), vec_combine,
+// block_row_f64, sign_mismatch ---------------------------------------------
 
-static void ref_argmax(const std::vector<double> &s, const std::vector<double> &n, const std::vector<unsigned char> *skip,
-                       long long &bi, double &bs)
+static std::vector<double> randd(size_t n)
 {
-	bi = -1;
-	bs = 0;
-	for (size_t k = 0; k < s.size(); k++) {
-		if (!(n[k] > 0) || (skip && (*skip)[k])) {
-			continue;
-		}
-		const double sc = std::fabs(s[k]) / std::sqrt(n[k]);
-		if (sc != sc) {
-			continue;
-		}
-		if (bi < 0 || sc > bs) {
-			bi = (long long)k;
-			bs = sc;
-		}
+	std::normal_distribution<double> g;
+	std::vector<double> v(n);
+	for (auto &x : v) {
+		x = g(rng);
 	}
+	return v;
 }
 
-static void test_argmax(long long m, unsigned blocks, bool withSkip, int pattern)
+static void test_vec_products(long long rows, long long cols, long long nv, long long nchunks, bool block, bool self = false)
 {
-	std::uniform_real_distribution<double> u(-1, 1);
-	std::vector<double> s(m), n(m);
-	std::vector<unsigned char> skip(m);
-	for (long long k = 0; k < m; k++) {
-		s[k] = u(rng);
-		n[k] = u(rng) + 1.2; // mostly positive
-		skip[k] = withSkip && (k % 3 == 0);
-		switch (pattern) {
-		case 1: // ties everywhere: the smallest eligible index must win
-			s[k] = 0.5;
-			n[k] = 1.0;
-			break;
-		case 2: // NaN and ineligible entries mixed in
-			if (k % 5 == 1) {
-				s[k] = std::nan("");
+	const long long ld = cols + 3, ldv = cols + 5;
+	auto D = randv(rows * ld);
+	auto A = randd(rows * ld), V = randd(nv * ldv);
+	const long long chunk = cols == 0 ? 1 : (cols + nchunks - 1) / nchunks;
+	nchunks = cols == 0 ? 1 : (cols + chunk - 1) / chunk;
+	std::vector<double> part(rows * nchunks * DP_MAXV, 0.0), dst(rows * nv + 1, -7.0);
+	emu_launch(dim3((unsigned)rows, (unsigned)nchunks), dim3(DP_THREADS), [&] {
+		vec_partial(part.data(), block ? D.data() : nullptr, ld, block ? nullptr : A.data(), ld,
+		            self ? nullptr : V.data(), ldv, rows, cols, nv, chunk);
+	});
+	emu_launch(dim3((unsigned)((rows * nv + 127) / 128)), dim3(128),
+	           [&] { dict_reduce(dst.data(), part.data(), rows, nchunks, nv); });
+	bool ok = dst[rows * nv] == -7.0;
+	std::string detail = ok ? "" : "wrote past the end";
+	for (long long j = 0; j < nv && ok; j++) {
+		for (long long i = 0; i < rows; i++) {
+			double s = 0, sa = 0;
+			for (long long e = 0; e < cols; e++) {
+				const double x = block ? (double)D[i * ld + e] : A[i * ld + e];
+				const double v = self ? x : V[j * ldv + e];
+				s += x * v;
+				sa += std::fabs(x * v);
 			}
-			if (k % 7 == 2) {
-				n[k] = 0;
+			// float64 sums in another order: within cols roundings.
+			if (!(std::fabs(dst[j * rows + i] - s) <= (4.0 * cols + 16) * 0x1p-52 * (1 + sa))) {
+				ok = false;
+				detail = "(" + std::to_string(j) + "," + std::to_string(i) + ") got " +
+				         std::to_string(dst[j * rows + i]) + " want " + std::to_string(s);
+				break;
 			}
-			if (k % 11 == 3) {
-				n[k] = -1;
-			}
-			break;
-		case 3: // nothing eligible
-			n[k] = k % 2 ? 0.0 : std::nan("");
-			break;
 		}
 	}
-	std::vector<double> ps(blocks), os(1, -9);
-	std::vector<long long> pi(blocks), oi(1, -9);
-	emu_launch(dim3(blocks), dim3(AM_THREADS), [&] {
-		argmax_partial(ps.data(), pi.data(), s.data(), n.data(), withSkip ? skip.data() : nullptr, m);
-	});
-	emu_launch(dim3(1), dim3(AM_THREADS), [&] { argmax_final(os.data(), oi.data(), ps.data(), pi.data(), blocks); });
-	long long wi;
-	double ws;
-	ref_argmax(s, n, withSkip ? &skip : nullptr, wi, ws);
-	const bool ok = oi[0] == wi && os[0] == ws;
-	report(ok, "argmax m=" + std::to_string(m) + " blocks=" + std::to_string(blocks) + (withSkip ? " skip" : "") +
-	               " pattern=" + std::to_string(pattern),
-	       "got (" + std::to_string(oi[0]) + ", " + std::to_string(os[0]) + ") want (" + std::to_string(wi) + ", " +
-	           std::to_string(ws) + ")");
+	report(ok, std::string("vec_products ") + (block ? "block" : "float64") + (self ? " norms" : "") + " rows=" + std::to_string(rows) +
+	               " cols=" + std::to_string(cols) + " nv=" + std::to_string(nv) + " chunks=" + std::to_string(nchunks),
+	       detail);
+}
+
+static void test_vec_combine(long long n, long long cols, unsigned blocks, double beta, bool alias)
+{
+	const long long lda = cols + 2;
+	auto A = randd((n + 1) * lda), coef = randd(n), Y = randd(cols);
+	auto A0 = A;
+	double *y = Y.data();
+	if (alias) {
+		y = A.data() + (n - 1) * lda; // y is the last of the combined rows
+	}
+	std::vector<double> y0(y, y + cols);
+	if (beta == 0) {
+		for (long long e = 0; e < cols; e++) {
+			y[e] = std::nan("");
+		}
+	}
+	emu_launch(dim3(blocks), dim3(VC_THREADS), [&] { vec_combine(y, beta, coef.data(), A.data(), lda, n, cols); });
+	bool ok = true;
+	std::string detail;
+	for (long long e = 0; e < cols && ok; e++) {
+		double want = beta != 0 ? beta * y0[e] : 0, mag = std::fabs(want);
+		for (long long t = 0; t < n; t++) {
+			const double a = alias && t == n - 1 ? (beta == 0 ? std::nan("") : y0[e]) : A0[t * lda + e];
+			want += coef[t] * a;
+			mag += std::fabs(coef[t] * a);
+		}
+		if (alias && beta == 0 && n > 0) {
+			continue; // y's NaN is among the terms: only the others are checked
+		}
+		if (!(std::fabs(y[e] - want) <= 1e-14 * (1 + mag))) {
+			ok = false;
+			detail = "element " + std::to_string(e) + " got " + std::to_string(y[e]) + " want " + std::to_string(want);
+		}
+	}
+	if (!alias && A != A0) {
+		ok = false;
+		detail = "changed A";
+	}
+	report(ok, "vec_combine n=" + std::to_string(n) + " cols=" + std::to_string(cols) + " blocks=" +
+	               std::to_string(blocks) + " beta=" + std::to_string(beta) + (alias ? " aliased" : ""),
+	       detail);
+}
+
+static void test_block_row(long long cols, unsigned blocks)
+{
+	auto X = randv(cols + 1);
+	std::vector<double> Y(cols + 1, -7.0);
+	emu_launch(dim3(blocks), dim3(VC_THREADS), [&] { block_row_f64(Y.data(), X.data(), cols); });
+	bool ok = Y[cols] == -7.0;
+	for (long long e = 0; e < cols && ok; e++) {
+		ok = Y[e] == (double)X[e];
+	}
+	report(ok, "block_row_f64 cols=" + std::to_string(cols) + " blocks=" + std::to_string(blocks), "wrong values");
+}
+
+static void test_sign_mismatch(long long n, unsigned blocks)
+{
+	auto A = randd(n), B = randd(n);
+	for (long long e = 0; e < n; e++) {
+		if (e % 7 == 3) {
+			B[e] = 0;
+		}
+		if (e % 11 == 5) {
+			B[e] = std::nan("");
+		}
+	}
+	std::vector<double> part(blocks * DP_MAXV, -1.0), dst(2, -7.0);
+	emu_launch(dim3(blocks), dim3(VC_THREADS), [&] { sign_mismatch(part.data(), A.data(), B.data(), n); });
+	emu_launch(dim3(1), dim3(128), [&] { dict_reduce(dst.data(), part.data(), 1, blocks, 1); });
+	long long want = 0;
+	for (long long e = 0; e < n; e++) {
+		want += !(A[e] * B[e] > 0);
+	}
+	report(dst[0] == (double)want && dst[1] == -7.0,
+	       "sign_mismatch n=" + std::to_string(n) + " blocks=" + std::to_string(blocks),
+	       "got " + std::to_string(dst[0]) + " want " + std::to_string(want));
 }
 
 // The emulator must reject a kernel in which some threads exit before a
@@ -351,13 +412,24 @@ int main()
 	test_rank_update(37, 70, 3, 1);
 	test_rank_update(9, 33, 8, 2);
 
-	for (int p = 0; p <= 3; p++) {
-		test_argmax(1, 1, false, p);
-		test_argmax(1000, 3, false, p);
-		test_argmax(1000, 3, true, p);
-		test_argmax(5003, 1, true, p);
-		test_argmax(777, 7, false, p);
+	for (bool block : {true, false}) {
+		test_vec_products(1, 1, 1, 1, block);
+		test_vec_products(5, 4099, 8, 3, block);
+		test_vec_products(7, 517, 3, 4, block);
+		test_vec_products(4, 0, 2, 1, block);
+		test_vec_products(6, 3001, 1, 2, block, true);
 	}
+	test_vec_combine(0, 100, 1, 0.5, false);
+	test_vec_combine(1, 1, 1, 0, false);
+	test_vec_combine(5, 1000, 3, 0.75, false);
+	test_vec_combine(5, 1000, 3, 0, false);
+	test_vec_combine(3, 777, 2, -1.25, true);
+	test_vec_combine(3, 777, 2, 0, true);
+	test_block_row(1, 1);
+	test_block_row(1000, 3);
+	test_sign_mismatch(1, 1);
+	test_sign_mismatch(5003, 4);
+	test_sign_mismatch(100, 7);
 
 	if (emu_errors > 0) {
 		std::printf("FAIL %d launches broke the barrier rules\n", emu_errors);

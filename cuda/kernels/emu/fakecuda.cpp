@@ -347,14 +347,19 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction fn, unsigned int gx, unsigned int gy,
 		ok = P(0, false) && P(5, false) && P(7, false) &&
 		     emu_launch(grid, block,
 		                [&] { rank_update(F32(0), L(1), L(2), L(3), D(4), F32(5), L(6), F32(7), L(8), L(9)); });
-	} else if (name == "argmax_partial") {
-		ok = P(0, false) && P(1, false) && P(2, false) && P(3, false) && P(4, true) &&
+	} else if (name == "vec_partial") {
+		ok = P(0, false) && P(1, U(3) != 0) && P(3, U(1) != 0) && (U(1) != 0) != (U(3) != 0) && P(5, L(9) == 1) &&
 		     emu_launch(grid, block, [&] {
-			     argmax_partial(F64(0), I64(1), F64(2), F64(3), (const unsigned char *)(uintptr_t)U(4), L(5));
+			     vec_partial(F64(0), F32(1), L(2), F64(3), L(4), F64(5), L(6), L(7), L(8), L(9), L(10));
 		     });
-	} else if (name == "argmax_final") {
-		ok = P(0, false) && P(1, false) && P(2, false) && P(3, false) &&
-		     emu_launch(grid, block, [&] { argmax_final(F64(0), I64(1), F64(2), I64(3), L(4)); });
+	} else if (name == "vec_combine") {
+		ok = P(0, false) && P(2, L(5) == 0) && P(3, L(5) == 0) &&
+		     emu_launch(grid, block, [&] { vec_combine(F64(0), D(1), F64(2), F64(3), L(4), L(5), L(6)); });
+	} else if (name == "block_row_f64") {
+		ok = P(0, false) && P(1, false) && emu_launch(grid, block, [&] { block_row_f64(F64(0), F32(1), L(2)); });
+	} else if (name == "sign_mismatch") {
+		ok = P(0, false) && P(1, false) && P(2, false) &&
+		     emu_launch(grid, block, [&] { sign_mismatch(F64(0), F64(1), F64(2), L(3)); });
 	} else {
 		std::fprintf(stderr, "fakecuda: no emulation for kernel %s\n", name.c_str());
 		return CUDA_ERROR_NOT_FOUND;
