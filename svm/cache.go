@@ -2,6 +2,7 @@ package svm
 
 import (
 	"fmt"
+	"runtime"
 
 	"github.com/pursuit-ml/pursuit/backend"
 )
@@ -13,17 +14,20 @@ type real interface{ ~float32 | ~float64 }
 // kernel point (l keys); a row holds w values (w = l in one process; on a
 // rank of a sharded solver, the row's part at the rank's own points). The slots live in chunks of consecutive slots, each allocated when
 // a row is first stored in it, so that a problem whose rows fit a small part
-// of the budget never allocates (and clears) the rest. Rows are computed by
-// fill, in batches.
+// of the budget never allocates (and clears) the rest. A cache of at least
+// arenaMin bytes takes its chunks from a rowArena (huge pages, outside the
+// Go heap) where the platform has one; release gives it back. Rows are
+// computed by fill, in batches.
 type rowCache[T real] struct {
 	l       int // keys
 	w       int // values per row
 	slots   int
-	chunk   int     // slots per chunk
-	chunks  [][]T   // chunk q holds slots [q·chunk, (q+1)·chunk); nil until used
-	slotOf  []int32 // kernel index → slot, −1 when absent
-	owner   []int32 // slot → kernel index, −1 when free
-	prev    []int32 // LRU list over slots; head = most recently used
+	chunk   int       // slots per chunk
+	chunks  [][]T     // chunk q holds slots [q·chunk, (q+1)·chunk); nil until used
+	arena   *rowArena // where chunks come from; nil: the Go heap
+	slotOf  []int32   // kernel index → slot, −1 when absent
+	owner   []int32   // slot → kernel index, −1 when free
+	prev    []int32   // LRU list over slots; head = most recently used
 	next    []int32
 	head    int32
 	tail    int32
@@ -31,30 +35,37 @@ type rowCache[T real] struct {
 	tmp     []T
 	idxBuf  []int
 	victims []int32
+	oldMark []uint32 // oldMark[s] == stamp: slot s is in the old window of this load
+	stamp   uint32
 
 	hits, misses, computed int
 	direct                 int // loads computed straight into their slots
+	moved                  int // rows moved to make a range of slots free
 }
 
 // chunkBytes is the size of the chunks the cache allocates its slots in.
 const chunkBytes = 8 << 20
 
+// arenaMin is the smallest budget in use (slots × row bytes) for which the
+// cache maps a rowArena: below it the Go heap serves as well.
+const arenaMin = 8 << 20
+
 // newRowCache makes a cache of at most budget bytes (at least two rows).
 func newRowCache[T real](l int, budget int64, elemSize int, fill func(dst []T, idx []int) error) *rowCache[T] {
-	return newRowCacheChunked(l, budget, elemSize, max(chunkBytes/(l*elemSize), 16), fill)
+	return newRowCacheChunked(l, budget, elemSize, max(chunkBytes/(l*elemSize), 16), arenaMin, fill)
 }
 
 // newRowCacheChunked is newRowCache with chunks of the given number of
 // slots.
-func newRowCacheChunked[T real](l int, budget int64, elemSize, chunk int, fill func(dst []T, idx []int) error) *rowCache[T] {
-	return newRowCacheWidth(l, l, budget, elemSize, chunk, fill)
+func newRowCacheChunked[T real](l int, budget int64, elemSize, chunk, arenaFrom int, fill func(dst []T, idx []int) error) *rowCache[T] {
+	return newRowCacheWidth(l, l, budget, elemSize, chunk, arenaFrom, fill)
 }
 
 // newRowCacheWidth makes a cache of l keys whose rows hold w values, with
 // as many slots as full rows of l values fit in budget (the slot count of a
 // one-process cache of the same l and budget, so that every rank of a
 // sharded solver makes the same choices as one process would).
-func newRowCacheWidth[T real](l, w int, budget int64, elemSize, chunk int, fill func(dst []T, idx []int) error) *rowCache[T] {
+func newRowCacheWidth[T real](l, w int, budget int64, elemSize, chunk, arenaFrom int, fill func(dst []T, idx []int) error) *rowCache[T] {
 	slots := int(budget / int64(l*elemSize))
 	if slots < 2 {
 		slots = 2
@@ -70,6 +81,7 @@ func newRowCacheWidth[T real](l, w int, budget int64, elemSize, chunk int, fill 
 		l: l, w: w, slots: slots, chunk: chunk, chunks: make([][]T, (slots+chunk-1)/chunk),
 		slotOf: make([]int32, l), owner: make([]int32, slots),
 		prev: make([]int32, slots), next: make([]int32, slots), fill: fill,
+		oldMark: make([]uint32, slots),
 	}
 	for i := range c.slotOf {
 		c.slotOf[i] = -1
@@ -81,7 +93,21 @@ func newRowCacheWidth[T real](l, w int, budget int64, elemSize, chunk int, fill 
 	}
 	c.next[slots-1] = -1
 	c.head, c.tail = 0, int32(slots-1)
+	if size := slots * w * elemSize; size >= arenaFrom {
+		if c.arena = newRowArena(size); c.arena != nil {
+			// In case release is never called.
+			runtime.AddCleanup(c, func(a *rowArena) { a.free() }, c.arena)
+		}
+	}
 	return c
+}
+
+// release gives the arena's memory back; the cache and every row it
+// returned must not be used afterwards.
+func (c *rowCache[T]) release() {
+	c.arena.free()
+	c.arena = nil
+	clear(c.chunks)
 }
 
 func (c *rowCache[T]) has(k int) bool { return c.slotOf[k] >= 0 }
@@ -117,7 +143,10 @@ func (c *rowCache[T]) row(s int32) []T {
 func (c *rowCache[T]) slotRange(lo int32, n int) []T {
 	q := int(lo) / c.chunk
 	if c.chunks[q] == nil {
-		c.chunks[q] = make([]T, min(c.chunk, c.slots-q*c.chunk)*c.w)
+		n := min(c.chunk, c.slots-q*c.chunk) * c.w
+		if c.chunks[q] = arenaSlice[T](c.arena, n); c.chunks[q] == nil {
+			c.chunks[q] = make([]T, n)
+		}
 	}
 	off := int(lo) % c.chunk * c.w
 	return c.chunks[q][off : off+n*c.w]
@@ -125,7 +154,7 @@ func (c *rowCache[T]) slotRange(lo int32, n int) []T {
 
 // get returns row k, computing it (with the extra rows in prefetch, which
 // must not already be cached) when absent. The returned slice stays valid
-// until more than slots−1 other rows have been brought in.
+// until the next call that computes rows (see load).
 func (c *rowCache[T]) get(k int, prefetch []int) ([]T, error) {
 	if s := c.slotOf[k]; s >= 0 {
 		c.hits++
@@ -151,57 +180,191 @@ func (c *rowCache[T]) get(k int, prefetch []int) ([]T, error) {
 	return c.row(s), nil
 }
 
-// load computes the rows in batch (none cached, len ≤ slots) and inserts
-// them, evicting the least recently used. The first index ends up most
-// recent. When the slots to evict form one contiguous range within a chunk
-// (as they mostly do while the cache fills, and whenever the least recently
-// used rows are a batch brought in together and not used since), the rows
-// are computed straight into them; otherwise into a scratch buffer, then
-// copied.
+// oldWindow is how many of the least recently used slots, per row of a
+// batch, load may evict.
+const oldWindow = 4
+
+// load computes the rows in batch (none cached, len n ≤ slots − 1) and
+// inserts them, the first index most recent. The rows are computed straight
+// into n contiguous slots of one chunk: the range holding the most of the
+// oldWindow·n least recently used slots (the old window), whose rows are
+// evicted. The rows in the range outside the old window are first moved to
+// the oldest slots of the window outside the range, evicting those; so n
+// rows of the window are evicted, and rows are copied only as many as the
+// range holds young ones (a batch brought in together and not used since
+// leaves a whole range old; a batch whose requested row and a few
+// prefetched ones were used, a few young rows). The two most recently used
+// rows are never evicted (the window leaves them out) but may move: a row
+// returned by get is valid until the next load. When no range fits in a
+// chunk or the window, the rows are computed into a scratch buffer and
+// copied into the n least recently used slots.
 func (c *rowCache[T]) load(batch []int) error {
+	if lo, ok := c.freeRange(len(batch)); ok {
+		return c.loadInto(lo, batch)
+	}
+	return c.loadScattered(batch)
+}
+
+// freeRange makes the n slots from the returned one on free, within one
+// chunk, as load describes, and reports whether it could.
+func (c *rowCache[T]) freeRange(n int) (int32, bool) {
+	w := min(oldWindow*n, c.slots-2)
+	if n == 0 || w < n {
+		return 0, false
+	}
+	c.stamp++
+	if c.stamp == 0 { // wrapped: old marks could match
+		clear(c.oldMark)
+		c.stamp = 1
+	}
+	old := c.victims[:0]
+	for s := c.tail; len(old) < w; s = c.prev[s] {
+		old = append(old, s)
+		c.oldMark[s] = c.stamp
+	}
+	c.victims = old
+	best, bestLo := 0, int32(0)
+	for _, s := range old {
+		q := int(s) / c.chunk
+		start, end := q*c.chunk, min((q+1)*c.chunk, c.slots)
+		if end-start < n {
+			continue
+		}
+		lo := min(int(s), end-n)
+		count := 0
+		for t := lo; t < lo+n; t++ {
+			if c.oldMark[t] == c.stamp {
+				count++
+			}
+		}
+		if count > best {
+			best, bestLo = count, int32(lo)
+			if best == n {
+				break
+			}
+		}
+	}
+	if best == 0 {
+		return 0, false
+	}
+	lo, hi := bestLo, bestLo+int32(n)
+	c.slotRange(lo, n) // allocate the chunk
+	// Move the young rows of the range to the oldest window slots outside it.
+	target := 0
+	for y := lo; y < hi; y++ {
+		if c.oldMark[y] == c.stamp {
+			continue
+		}
+		for old[target] >= lo && old[target] < hi {
+			target++
+		}
+		o := old[target]
+		target++
+		c.evict(o)
+		if k := c.owner[y]; k >= 0 {
+			copy(c.slotRange(o, 1), c.row(y))
+			c.owner[o], c.slotOf[k], c.owner[y] = k, o, -1
+			c.moved++
+		}
+		// o takes y's place in the LRU list; y goes to the tail.
+		c.unlink(o)
+		c.replace(y, o)
+		c.prev[y], c.next[y] = c.tail, -1
+		c.next[c.tail] = y
+		c.tail = y
+	}
+	for s := lo; s < hi; s++ {
+		c.evict(s)
+	}
+	return lo, true
+}
+
+// evict drops the row held in slot s, if any.
+func (c *rowCache[T]) evict(s int32) {
+	if k := c.owner[s]; k >= 0 {
+		c.slotOf[k] = -1
+		c.owner[s] = -1
+	}
+}
+
+// unlink takes slot s out of the LRU list.
+func (c *rowCache[T]) unlink(s int32) {
+	p, n := c.prev[s], c.next[s]
+	if p >= 0 {
+		c.next[p] = n
+	} else {
+		c.head = n
+	}
+	if n >= 0 {
+		c.prev[n] = p
+	} else {
+		c.tail = p
+	}
+}
+
+// replace puts slot s (not in the list) in old's place in the LRU list,
+// leaving old out of it.
+func (c *rowCache[T]) replace(old, s int32) {
+	p, n := c.prev[old], c.next[old]
+	c.prev[s], c.next[s] = p, n
+	if p >= 0 {
+		c.next[p] = s
+	} else {
+		c.head = s
+	}
+	if n >= 0 {
+		c.prev[n] = s
+	} else {
+		c.tail = s
+	}
+}
+
+// loadInto computes the rows in batch straight into the free slots from lo
+// on and inserts them.
+func (c *rowCache[T]) loadInto(lo int32, batch []int) error {
+	n := len(batch)
+	if err := c.fill(c.slotRange(lo, n), batch); err != nil {
+		return fmt.Errorf("kernel rows %v…: %w", batch[0], err)
+	}
+	c.computed += n
+	c.direct++
+	for r := n - 1; r >= 0; r-- {
+		s := lo + int32(r)
+		c.owner[s] = int32(batch[r])
+		c.slotOf[batch[r]] = s
+		c.touch(s)
+	}
+	return nil
+}
+
+// loadScattered computes the rows in batch into a scratch buffer and copies
+// them into the n least recently used slots.
+func (c *rowCache[T]) loadScattered(batch []int) error {
 	n := len(batch)
 	victims := c.victims[:0]
-	lo, hi := int32(c.slots), int32(-1)
 	for s := c.tail; len(victims) < n; s = c.prev[s] {
 		victims = append(victims, s)
-		lo, hi = min(lo, s), max(hi, s)
 	}
 	c.victims = victims
-	direct := n > 0 && int(hi-lo) == n-1 && int(lo)/c.chunk == int(hi)/c.chunk
-	var buf []T
-	if direct {
-		buf = c.slotRange(lo, n)
-	} else {
-		for _, s := range victims {
-			c.slotRange(s, 1)
-		}
-		if cap(c.tmp) < n*c.w {
-			c.tmp = make([]T, n*c.w)
-		}
-		buf = c.tmp[:n*c.w]
-	}
-	// Free the victims before the fill may overwrite them: after a failed
-	// fill they are empty slots at the tail of the LRU list.
 	for _, s := range victims {
-		if old := c.owner[s]; old >= 0 {
-			c.slotOf[old] = -1
-			c.owner[s] = -1
-		}
+		c.slotRange(s, 1)
+	}
+	if cap(c.tmp) < n*c.w {
+		c.tmp = make([]T, n*c.w)
+	}
+	buf := c.tmp[:n*c.w]
+	// Free the victims before the fill: after a failed fill they are empty
+	// slots at the tail of the LRU list.
+	for _, s := range victims {
+		c.evict(s)
 	}
 	if err := c.fill(buf, batch); err != nil {
 		return fmt.Errorf("kernel rows %v…: %w", batch[0], err)
 	}
 	c.computed += n
-	if direct {
-		c.direct++
-	}
 	for r := n - 1; r >= 0; r-- {
 		s := victims[n-1-r]
-		if direct {
-			s = lo + int32(r)
-		} else {
-			copy(c.row(s), buf[r*c.w:(r+1)*c.w])
-		}
+		copy(c.row(s), buf[r*c.w:(r+1)*c.w])
 		c.owner[s] = int32(batch[r])
 		c.slotOf[batch[r]] = s
 		c.touch(s)

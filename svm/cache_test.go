@@ -2,17 +2,27 @@ package svm
 
 import (
 	"errors"
+	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
+	"unsafe"
 )
 
 // TestRowCacheRandomAccess drives the cache (9 slots in chunks of 4, 4
-// and 1, allocated on first use) with random gets and batch loads, checking
-// every returned row against the fill function, the LRU bookkeeping after
-// each step, and that both load paths (straight into the slots and through
-// the scratch buffer) ran. A failing fill leaves no row
-// cached whose slot it may have overwritten.
+// and 1, allocated on first use, from the Go heap and from a rowArena) with
+// random gets and batch loads, checking every returned row against the fill
+// function, the LRU bookkeeping after each step, that a load never evicts
+// the two most recent rows, and that both load paths (straight into a range
+// of slots, moving young rows out of it, and through the scratch buffer)
+// ran. A failing fill leaves no row cached whose slot it may have
+// overwritten.
 func TestRowCacheRandomAccess(t *testing.T) {
+	t.Run("heap", func(t *testing.T) { testRowCacheRandomAccess(t, false) })
+	t.Run("arena", func(t *testing.T) { testRowCacheRandomAccess(t, true) })
+}
+
+func testRowCacheRandomAccess(t *testing.T, arena bool) {
 	const l = 40
 	want := func(k, j int) float32 { return float32(k*1000 + j) }
 	fail := false
@@ -27,9 +37,17 @@ func TestRowCacheRandomAccess(t *testing.T) {
 		}
 		return nil
 	}
-	c := newRowCacheChunked(l, 9*l*4, 4, 4, fill)
+	arenaFrom := math.MaxInt
+	if arena {
+		arenaFrom = 0
+	}
+	c := newRowCacheChunked(l, 9*l*4, 4, 4, arenaFrom, fill)
+	defer c.release()
 	if c.slots != 9 {
 		t.Fatalf("%d slots, want 9", c.slots)
+	}
+	if (c.arena != nil) != (arena && runtime.GOOS == "linux") {
+		t.Fatalf("arena %v for a cache asked for one: %v (on %s)", c.arena != nil, arena, runtime.GOOS)
 	}
 	if _, err := c.get(5, nil); err != nil {
 		t.Fatal(err)
@@ -73,7 +91,13 @@ func TestRowCacheRandomAccess(t *testing.T) {
 			}
 		}
 		fail = step%97 == 50 && !c.has(k)
+		recent := [2]int32{c.owner[c.head], c.owner[c.next[c.head]]}
 		row, err := c.get(k, pre)
+		for _, r := range recent {
+			if r >= 0 && !c.has(int(r)) {
+				t.Fatalf("step %d: a load evicted row %d, one of the two most recent", step, r)
+			}
+		}
 		if fail {
 			if err == nil {
 				t.Fatalf("step %d: failing fill gave no error", step)
@@ -94,7 +118,15 @@ func TestRowCacheRandomAccess(t *testing.T) {
 		}
 		check(step)
 	}
-	if c.direct == 0 || c.direct == c.misses {
-		t.Errorf("%d of %d loads went straight into the slab: both paths should have run", c.direct, c.misses)
+	if c.arena != nil {
+		// Every chunk lies in the arena's mapping.
+		for q, ch := range c.chunks {
+			if !arenaHolds(c.arena, unsafe.Pointer(unsafe.SliceData(ch)), len(ch)*4) {
+				t.Errorf("chunk %d is not in the arena", q)
+			}
+		}
+	}
+	if c.direct == 0 || c.direct == c.misses || c.moved == 0 {
+		t.Errorf("%d of %d loads went straight into their slots, moving %d rows: both paths, and moves, should have run", c.direct, c.misses, c.moved)
 	}
 }

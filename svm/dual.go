@@ -20,8 +20,11 @@ type Options struct {
 	// Reaching it is not an error: Solution.Converged is false.
 	MaxIter int
 	// Batch is how many kernel rows are computed together when a row is
-	// missing from the cache (the missing row plus the most violating
-	// uncached ones); default 16, 1 computes rows one at a time.
+	// missing from the cache: the missing row plus the uncached rows most
+	// likely needed next (for i, the largest I_up violations; for j, the
+	// runners-up of its second-order selection). Default 12, the rows of
+	// the AVX-512 micro-kernel (two of AVX2's); 1 computes rows one at a
+	// time.
 	Batch int
 }
 
@@ -42,7 +45,7 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("svm: MaxIter must be ≥ 0, got %d", o.MaxIter)
 	}
 	if o.Batch == 0 {
-		o.Batch = 16
+		o.Batch = 12
 	}
 	if o.Batch < 0 {
 		return o, fmt.Errorf("svm: Batch must be ≥ 0, got %d", o.Batch)
@@ -90,10 +93,12 @@ func Solve(src RowSource, prob Problem, o Options) (*Solution, error) {
 	budget := int64(o.CacheMB * (1 << 20))
 	if s64, ok := src.(KernelRows64); ok {
 		c := newRowCache(l, budget, 8, fill64(s64))
+		defer c.release()
 		return runSMO(c, prob, diag, alpha, o, maxIter)
 	}
 	if s32, ok := src.(KernelRows); ok {
 		c := newRowCache(l, budget, 4, fill32(s32))
+		defer c.release()
 		return runSMO(c, prob, diag, alpha, o, maxIter)
 	}
 	return nil, fmt.Errorf("svm: kernel row source %T implements neither KernelRows nor KernelRows64", src)
@@ -177,7 +182,8 @@ func runSMO[T real](c *rowCache[T], prob Problem, diag, alpha []float64, o Optio
 	s := &smo[T]{
 		n: n, kidx: prob.Index, y: prob.Y, p: prob.P, c: prob.C,
 		qd: make([]float64, n), alpha: alpha, g: make([]float64, n), gbar: make([]float64, n),
-		status: make([]uint8, n), active: make([]int32, n), inAct: make([]bool, n),
+		status: make([]uint8, n), upSign: make([]float64, n), lowSign: make([]float64, n),
+		active: make([]int32, n), inAct: make([]bool, n),
 		cache: c, batch: o.Batch, eps: o.Tol, shrinking: !o.NoShrinking, maxIter: maxIter, nAll: n,
 	}
 	for a := range n {

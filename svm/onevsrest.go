@@ -95,6 +95,7 @@ func TrainOneVsRest(e *engine.Engine, x backend.Matrix, y []float64, p Params) (
 		return nil, badInput("%v", err)
 	}
 	cache := newRowCache(x.Rows, int64(o.CacheMB*(1<<20)), 4, fill32(rows))
+	defer cache.release()
 	out := &OneVsRestModel{Classes: classes}
 	for _, cl := range classes {
 		yc := data.Signs(y, cl)

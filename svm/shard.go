@@ -253,7 +253,7 @@ func (sh *shard) release() error {
 // the own points.
 func (sh *shard) newCache(budget int64) *rowCache[float32] {
 	w := len(sh.colKey)
-	return newRowCacheWidth(sh.lay.total(), w, budget, 4, max(chunkBytes/(max(w, 1)*4), 16), sh.fill)
+	return newRowCacheWidth(sh.lay.total(), w, budget, 4, max(chunkBytes/(sh.lay.total()*4), 16), arenaMin, sh.fill)
 }
 
 // fill computes the rows of the keys in batch at the own points: the
@@ -420,11 +420,13 @@ func (s *smo[T]) updateSharded() error {
 	if err != nil {
 		return err
 	}
-	qj, err := s.rowKey(vj.key)
+	misses := s.cache.misses
+	qj, err := s.rowJ(vj.key)
 	if err != nil {
 		return err
 	}
-	if !s.cache.has(vi.key) {
+	// A batch brought in for qj may have moved qi (see update).
+	if s.cache.misses != misses {
 		if qi, err = s.rowKey(vi.key); err != nil {
 			return err
 		}
@@ -652,7 +654,8 @@ func runSharded(sh *shard, cache *rowCache[float32], prob Problem, o Options) (*
 	s := &smo[float32]{
 		n: n, kidx: prob.Index, y: prob.Y, p: prob.P, c: prob.C,
 		qd: make([]float64, n), alpha: make([]float64, n), g: make([]float64, n), gbar: make([]float64, n),
-		status: make([]uint8, n), active: make([]int32, n), inAct: make([]bool, n),
+		status: make([]uint8, n), upSign: make([]float64, n), lowSign: make([]float64, n),
+		active: make([]int32, n), inAct: make([]bool, n),
 		cache: cache, batch: o.Batch, eps: o.Tol, shrinking: !o.NoShrinking, maxIter: maxIter,
 		sh: sh, nAll: sh.nVars,
 	}

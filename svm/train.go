@@ -93,6 +93,24 @@ func gatherRows(x backend.Matrix, idx []int) backend.Matrix {
 	return out
 }
 
+// gatherRowsScratch is gatherRows into memory that the returned function
+// gives back, after which the matrix must not be used: a rowArena where the
+// platform has one (the copy of a class pair, a few megabytes, then faults
+// in a few huge pages instead of hundreds of 4 KiB ones), else the Go heap.
+func gatherRowsScratch(x backend.Matrix, idx []int) (backend.Matrix, func()) {
+	a := newRowArena(len(idx) * x.Cols * 4)
+	data := arenaSlice[float32](a, len(idx)*x.Cols)
+	if data == nil {
+		a.free()
+		return gatherRows(x, idx), func() {}
+	}
+	out := backend.Matrix{Rows: len(idx), Cols: x.Cols, Stride: x.Cols, Data: data}
+	for r, i := range idx {
+		copy(out.Row(r), x.Row(i))
+	}
+	return out, a.free
+}
+
 // groupClasses returns the labels in order of first appearance (±1 with +1
 // first) and, for each, the indices of its examples in order.
 func groupClasses(y []float64) ([]float64, [][]int) {
@@ -176,15 +194,16 @@ func trainOVO(e *engine.Engine, x backend.Matrix, y []float64, p Params) (*Model
 			if err := e.Reserve("the training rows of a class pair", int64(len(idx))*int64(x.Cols)*4); err != nil {
 				return nil, err
 			}
-			sub := x
+			sub, release := x, func() {}
 			if k > 2 || !isIdentity(idx) {
-				sub = gatherRows(x, idx)
+				sub, release = gatherRowsScratch(x, idx)
 			}
 			q := p
 			if p.InstanceWeights != nil {
 				q.InstanceWeights = pickFloats(p.InstanceWeights, idx)
 			}
 			fit, err := trainBinary(e, sub, sy, cs[i], cs[j], q)
+			release()
 			if err != nil {
 				return nil, fmt.Errorf("svm: training classes %v vs %v: %w", labels[i], labels[j], err)
 			}

@@ -323,7 +323,9 @@ func trainSVRSharded(e *engine.Engine, st *shardStart, x backend.Matrix, y []flo
 		prob.Index[i], prob.Index[i+lp] = sh.cols[i], sh.cols[i]
 	}
 	o, _ := p.options().withDefaults()
-	sol, err := runSharded(sh, sh.newCache(int64(o.CacheMB*(1<<20))), prob, p.options())
+	cache := sh.newCache(int64(o.CacheMB * (1 << 20)))
+	defer cache.release()
+	sol, err := runSharded(sh, cache, prob, p.options())
 	if err != nil {
 		return nil, fmt.Errorf("svm: training ε-SVR: %w", err)
 	}
@@ -436,7 +438,9 @@ func trainBinarySharded(e *engine.Engine, lay *shardLayout, x backend.Matrix, id
 	o, _ := p.options().withDefaults()
 	prob := csvcProblem(y, cPos, cNeg, p.InstanceWeights)
 	prob.Index = sh.ownIndex()
-	sol, err := runSharded(sh, sh.newCache(int64(o.CacheMB*(1<<20))), prob, p.options())
+	cache := sh.newCache(int64(o.CacheMB * (1 << 20)))
+	defer cache.release()
+	sol, err := runSharded(sh, cache, prob, p.options())
 	if err != nil {
 		return fit, err
 	}
@@ -496,6 +500,7 @@ func trainOneVsRestSharded(e *engine.Engine, x backend.Matrix, y []float64, p Pa
 	defer func() { _ = sh.release() }()
 	o, _ := p.options().withDefaults()
 	cache := sh.newCache(int64(o.CacheMB * (1 << 20)))
+	defer cache.release()
 	out := &OneVsRestModel{Classes: classes}
 	for _, cl := range classes {
 		yc := data.Signs(y, cl)
