@@ -439,8 +439,17 @@ func TestSLMCUSPSTable(t *testing.T) {
 		for _, m := range []string{"SLMC", "SLMC-RS"} {
 			_, _, secs, iters := ovr(m + " " + tag)
 			notes = append(notes, fmt.Sprintf("%s at %s: %.0fs for ten digits, L-BFGS iterations %v", m, tag, secs, iters))
+			// The paper's USPS column has SLMC tied with RS and MRS (4.9
+			// for all three at 5%; 4.7, 4.7 and 4.8 at 10%) and far ahead
+			// of RSVM and MRSVM, so SLMC must beat the reduced SVMs and
+			// must not trail RS or MRS by more than about one binomial
+			// standard error of a 5% error on 2007 points (0.49 point).
 			for _, b := range methods[:4] {
-				if errs[m] >= errs[b] {
+				tied := b == "RS" || b == "MRS"
+				if tied && errs[m] > errs[b]+0.005 {
+					t.Errorf("Nz = %s: %s %.2f%% trails %s %.2f%% by more than 0.5 point", tag, m, 100*errs[m], b, 100*errs[b])
+				}
+				if !tied && errs[m] >= errs[b] {
 					t.Errorf("Nz = %s: %s %.2f%% does not beat %s %.2f%%", tag, m, 100*errs[m], b, 100*errs[b])
 				}
 			}
