@@ -40,10 +40,17 @@ package bench
 // and on InfiniBand 0.04, 0.06, 0.08 ms (0.3%, 3%, 14%) on 8, 64, 256
 // nodes.
 // On one machine the same model predicts a 1→2-rank speed-up of ≈ 2 (the
-// collectives cost ~0.1 ms of a 40–80 ms step); measured on the shared
-// 2-core machine (load average 4–13) it ranged 0.7–2.1, because the time
-// "in collectives" is mostly waiting for the rank that other processes
-// slowed down.
+// collectives cost ~0.1 ms of a 40–80 ms step). Measured on the 2-core
+// machine at load average about 1 (two alternating rounds, l = 200k): one
+// rank 86.8 and 85.6 ms per step, two ranks 54.0/54.1 and 51.8/52.0 ms, a
+// speed-up of 1.61–1.65×; the collectives took 0.9–1.7 ms per step (1.7–3.1%
+// of it, eight or nine calls, mostly waiting for the other rank). One rank
+// alone on half the rows (l = 100k) takes 45 ms per step, so two ranks lose
+// about 15% to running side by side on one machine (shared memory
+// bandwidth and cache: every step streams each rank's rows) and about 3% to
+// communication; the model's compute term, which assumes separate nodes,
+// does not see the first. Earlier runs on the loaded machine (load 4–13)
+// ranged 0.7–2.1×.
 
 import (
 	"fmt"
