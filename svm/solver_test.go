@@ -609,3 +609,33 @@ func TestMaxIterAndSolveErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestAllFinite checks the branch-free finiteness scan against math.IsNaN
+// and math.IsInf for every length up to 11 and every position of a NaN,
+// +Inf or −Inf (the unrolled body and the tail), and large finite values
+// whose products with zero stay zero.
+func TestAllFinite(t *testing.T) {
+	bad := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))}
+	for n := 0; n <= 11; n++ {
+		row := make([]float32, n)
+		for j := range row {
+			row[j] = float32(j) - 3.5
+		}
+		if n > 0 {
+			row[0] = math.MaxFloat32
+		}
+		if !allFinite(row) {
+			t.Fatalf("length %d: finite row %v reported not finite", n, row)
+		}
+		for j := range row {
+			for _, v := range bad {
+				old := row[j]
+				row[j] = v
+				if allFinite(row) {
+					t.Fatalf("length %d: %v at %d not found", n, v, j)
+				}
+				row[j] = old
+			}
+		}
+	}
+}
