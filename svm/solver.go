@@ -50,9 +50,10 @@ type smo[T real] struct {
 
 	pre   []int // prefetch buffer
 	topUp []cand
-	// jTop holds the uncached runners-up of the last second-order
-	// selection of j, best first: the points most likely to be chosen as j
-	// in the next iterations, prefetched with j's row when it misses.
+	// jTop holds the batch best uncached candidates of the last
+	// second-order selection of j, best first (usually j among them): j's
+	// runners-up are the points most likely to be chosen as j in the next
+	// iterations, prefetched with j's row when it misses.
 	jTop []cand
 	// nextI and nextGmax are the maximal I_up violator and its violation,
 	// found by addPair's gradient loop; valid while haveNext (shrink and
@@ -162,13 +163,21 @@ func (s *smo[T]) rowJ(k int) ([]T, error) {
 	}
 	if s.sh != nil {
 		var err error
-		if s.jTop, _, err = s.sh.mergeTop(s.jTop, nil, s.batch-1); err != nil {
+		if s.jTop, _, err = s.sh.mergeTop(s.jTop, nil, s.batch); err != nil {
 			return nil, err
 		}
 	}
+	// jTop holds batch candidates, usually k itself among them: the batch
+	// is k and up to batch−1 others, a whole micro-kernel tile of rows
+	// (batch 12) rather than one row short of it.
 	s.pre = s.pre[:0]
 	for _, c := range s.jTop {
-		s.pre = append(s.pre, c.k)
+		if len(s.pre) == s.batch-1 {
+			break
+		}
+		if c.k != k && !containsInt(s.pre, c.k) { // SVR: two variables share a point
+			s.pre = append(s.pre, c.k)
+		}
 	}
 	return s.cache.get(k, s.pre)
 }
@@ -288,7 +297,7 @@ func (s *smo[T]) pickJ(gmax, qdi float64, qi []T) (int, float64, float64) {
 	objMin := math.Inf(1)
 	gmax2 := math.Inf(-1)
 	s.jTop = s.jTop[:0]
-	jWant := s.batch - 1
+	jWant := s.batch       // j itself (when uncached) and batch−1 runners-up
 	jWorst := math.Inf(-1) // the objective a candidate must beat to enter jTop
 	if s.kidx == nil && len(s.active) == s.n {
 		// Nothing shrunk: the active set is 0, 1, …, n−1 (it is kept in
