@@ -50,9 +50,10 @@ type smo[T real] struct {
 
 	pre   []int // prefetch buffer
 	topUp []cand
-	// jTop holds the uncached runners-up of the last second-order
-	// selection of j, best first: the points most likely to be chosen as j
-	// in the next iterations, prefetched with j's row when it misses.
+	// jTop holds the batch best uncached candidates of the last
+	// second-order selection of j, best first (usually j among them): j's
+	// runners-up are the points most likely to be chosen as j in the next
+	// iterations, prefetched with j's row when it misses.
 	jTop []cand
 	// nextI and nextGmax are the maximal I_up violator and its violation,
 	// found by addPair's gradient loop; valid while haveNext (shrink and
@@ -162,13 +163,21 @@ func (s *smo[T]) rowJ(k int) ([]T, error) {
 	}
 	if s.sh != nil {
 		var err error
-		if s.jTop, _, err = s.sh.mergeTop(s.jTop, nil, s.batch-1); err != nil {
+		if s.jTop, _, err = s.sh.mergeTop(s.jTop, nil, s.batch); err != nil {
 			return nil, err
 		}
 	}
+	// jTop holds batch candidates, usually k itself among them: the batch
+	// is k and up to batch−1 others, a whole micro-kernel tile of rows
+	// (batch 12) rather than one row short of it.
 	s.pre = s.pre[:0]
 	for _, c := range s.jTop {
-		s.pre = append(s.pre, c.k)
+		if len(s.pre) == s.batch-1 {
+			break
+		}
+		if c.k != k && !containsInt(s.pre, c.k) { // SVR: two variables share a point
+			s.pre = append(s.pre, c.k)
+		}
 	}
 	return s.cache.get(k, s.pre)
 }
@@ -288,8 +297,35 @@ func (s *smo[T]) pickJ(gmax, qdi float64, qi []T) (int, float64, float64) {
 	objMin := math.Inf(1)
 	gmax2 := math.Inf(-1)
 	s.jTop = s.jTop[:0]
-	jWant := s.batch - 1
+	jWant := s.batch       // j itself (when uncached) and batch−1 runners-up
 	jWorst := math.Inf(-1) // the objective a candidate must beat to enter jTop
+	if s.kidx == nil && len(s.active) == s.n {
+		// Nothing shrunk: the active set is 0, 1, …, n−1 (it is kept in
+		// increasing order), so the same scan runs over contiguous slices,
+		// without the indirection and with the bounds checks hoisted.
+		n := s.n
+		low, g, qd, qi := s.lowSign[:n], s.g[:n], s.qd[:n], qi[:n]
+		for a := range n {
+			yg := low[a] * g[a]
+			if yg >= gmax2 {
+				gmax2 = yg
+			}
+			if diff := gmax + yg; diff > 0 {
+				quad := qdi + qd[a] - 2*float64(qi[a])
+				if quad <= 0 {
+					quad = tau
+				}
+				o := -diff * diff / quad
+				if o <= objMin {
+					objMin, jmin = o, a
+				}
+				if o < jWorst || len(s.jTop) < jWant {
+					jWorst = s.keepJ(o, a, jWant)
+				}
+			}
+		}
+		return jmin, objMin, gmax2
+	}
 	for _, a32 := range s.active {
 		a := int(a32)
 		yg := s.lowSign[a] * s.g[a]
@@ -426,7 +462,18 @@ func pairStep(yi, yj, gi, gj, ai, aj, ci, cj, quad float64) (float64, float64) {
 // order; the statuses must be up to date).
 func (s *smo[T]) addPair(qi, qj []T, wi, wj float64) {
 	gmax, imax := math.Inf(-1), -1
-	if s.kidx == nil {
+	if s.kidx == nil && len(s.active) == s.n {
+		// Nothing shrunk: the active set is 0, 1, …, n−1 (see pickJ).
+		n := s.n
+		g, y, up, qi, qj := s.g[:n], s.y[:n], s.upSign[:n], qi[:n], qj[:n]
+		for a := range n {
+			ga := g[a] + y[a]*(wi*float64(qi[a])+wj*float64(qj[a]))
+			g[a] = ga
+			if v := up[a] * ga; v >= gmax {
+				gmax, imax = v, a
+			}
+		}
+	} else if s.kidx == nil {
 		for _, a32 := range s.active {
 			a := int(a32)
 			g := s.g[a] + s.y[a]*(wi*float64(qi[a])+wj*float64(qj[a]))

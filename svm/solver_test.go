@@ -609,3 +609,139 @@ func TestMaxIterAndSolveErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestAllFinite checks the branch-free finiteness scan against math.IsNaN
+// and math.IsInf for every length up to 11 and every position of a NaN,
+// +Inf or −Inf (the unrolled body and the tail), and large finite values
+// whose products with zero stay zero.
+func TestAllFinite(t *testing.T) {
+	bad := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))}
+	for n := 0; n <= 11; n++ {
+		row := make([]float32, n)
+		for j := range row {
+			row[j] = float32(j) - 3.5
+		}
+		if n > 0 {
+			row[0] = math.MaxFloat32
+		}
+		if !allFinite(row) {
+			t.Fatalf("length %d: finite row %v reported not finite", n, row)
+		}
+		for j := range row {
+			for _, v := range bad {
+				old := row[j]
+				row[j] = v
+				if allFinite(row) {
+					t.Fatalf("length %d: %v at %d not found", n, v, j)
+				}
+				row[j] = old
+			}
+		}
+	}
+}
+
+// pickJReference is pickJ as a plain loop over the active set (no
+// contiguous fast path), keeping jTop by pushTop directly: pickJ must
+// return the same j, minimum and I_low maximum and leave the same jTop.
+func pickJReference[T real](s *smo[T], gmax, qdi float64, qi []T) (int, float64, float64, []cand) {
+	jmin, objMin, gmax2 := -1, math.Inf(1), math.Inf(-1)
+	var top []cand
+	for _, a32 := range s.active {
+		a := int(a32)
+		yg := s.lowSign[a] * s.g[a]
+		if yg >= gmax2 {
+			gmax2 = yg
+		}
+		if diff := gmax + yg; diff > 0 {
+			quad := qdi + s.qd[a] - 2*float64(qi[s.ki(a)])
+			if quad <= 0 {
+				quad = tau
+			}
+			o := -diff * diff / quad
+			if o <= objMin {
+				objMin, jmin = o, a
+			}
+			if k := s.key(a); !s.cache.has(k) {
+				top = pushTop(top, cand{-o, k, a}, s.batch)
+			}
+		}
+	}
+	return jmin, objMin, gmax2, top
+}
+
+// TestPickJMatchesReference runs pickJ against pickJReference on random
+// states — with and without an index map, with all variables active and
+// with a shrunk active set, some points cached, gradients drawn from a few
+// values so that objectives tie, and kernel values that make quad tiny,
+// zero or negative — and requires identical results.
+func TestPickJMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 400 {
+		n := 1 + rng.IntN(200)
+		l := n
+		var kidx []int
+		if trial%3 == 2 {
+			kidx = make([]int, n)
+			l = 1 + n/2
+			for a := range kidx {
+				kidx[a] = rng.IntN(l)
+			}
+		}
+		s := &smo[float32]{n: n, kidx: kidx, batch: 1 + rng.IntN(14),
+			g: make([]float64, n), qd: make([]float64, n), lowSign: make([]float64, n)}
+		s.cache = newRowCache[float32](l, 1<<20, 4, func([]float32, []int) error { return nil })
+		for k := range l {
+			if rng.IntN(4) == 0 {
+				s.cache.slotOf[k] = 0
+			}
+		}
+		levels := []float64{-2, -1, -0.5, 0, 0.25, 1, 3}
+		for a := range n {
+			s.g[a] = levels[rng.IntN(len(levels))]
+			if trial%2 == 0 {
+				s.g[a] = rng.NormFloat64() * math.Pow(10, float64(rng.IntN(7)-3))
+			}
+			s.qd[a] = 1
+			if trial%4 == 3 {
+				s.qd[a] = rng.Float64() * 5
+			}
+			s.lowSign[a] = []float64{1, -1, math.NaN()}[rng.IntN(3)]
+			if rng.IntN(2) == 0 || trial%5 == 0 {
+				s.active = append(s.active, int32(a))
+			}
+		}
+		if trial%5 == 0 {
+			s.active = s.active[:0]
+			for a := range n {
+				s.active = append(s.active, int32(a))
+			}
+		}
+		qi := make([]float32, l)
+		for k := range qi {
+			qi[k] = float32(rng.Float64())
+			if rng.IntN(8) == 0 {
+				qi[k] = 1 // quad 0 → tau
+			}
+			if rng.IntN(16) == 0 {
+				qi[k] = 1.5 // quad < 0 → tau
+			}
+		}
+		gmax := rng.NormFloat64()
+		if trial%7 == 0 {
+			gmax = 3
+		}
+		wj, wo, wg, wtop := pickJReference(s, gmax, 1, qi)
+		j, o, g2 := s.pickJ(gmax, 1, qi)
+		if j != wj || o != wo || g2 != wg && !(math.IsInf(g2, -1) && math.IsInf(wg, -1)) {
+			t.Fatalf("trial %d (n %d, %d active, batch %d): pickJ = %d, %v, %v; reference %d, %v, %v", trial, n, len(s.active), s.batch, j, o, g2, wj, wo, wg)
+		}
+		if len(s.jTop) != len(wtop) {
+			t.Fatalf("trial %d: jTop %v, reference %v", trial, s.jTop, wtop)
+		}
+		for r := range wtop {
+			if s.jTop[r] != wtop[r] {
+				t.Fatalf("trial %d: jTop %v, reference %v", trial, s.jTop, wtop)
+			}
+		}
+	}
+}
