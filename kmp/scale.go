@@ -142,7 +142,7 @@ func planMode(e *engine.Engine, cfg *Config, m, l int, noMemory bool) (Plan, err
 func newDictionary(e *engine.Engine, cfg *Config, dc *dictionary) (*dictionary, error) {
 	atoms, tr := dc.atoms, dc.tr
 	plan, err := planFor(e, cfg, len(atoms), tr.x.Rows)
-	if err = dc.sh.agree(err); errors.Is(err, errRankFailed) {
+	if err = dc.sh.agree(err); errors.Is(err, engine.ErrRankFailed) {
 		return nil, fmt.Errorf("kmp: %w", err)
 	} else if err != nil {
 		return nil, err
@@ -155,7 +155,7 @@ func newDictionary(e *engine.Engine, cfg *Config, dc *dictionary) (*dictionary, 
 		if plan.Mode == InMemory && slices.Contains(modes, int(Streamed)) {
 			plan, err = planMode(e, cfg, len(atoms), tr.x.Rows, true)
 		}
-		if err = dc.sh.agree(err); errors.Is(err, errRankFailed) { // every rank agrees
+		if err = dc.sh.agree(err); errors.Is(err, engine.ErrRankFailed) { // every rank agrees
 			return nil, fmt.Errorf("kmp: %w", err)
 		} else if err != nil {
 			return nil, err

@@ -110,10 +110,6 @@ func (s *shard) norm(a []float64) float64 {
 	return math.Sqrt(s.dot(a, a))
 }
 
-// errRankFailed is wrapped by the error the other ranks return when one
-// rank's own step failed (see agree).
-var errRankFailed = errors.New("another rank failed")
-
 // agreedError marks an error that every rank of a sharded run returns at
 // the same point (a configuration error, or one that agree spread), so that
 // none is left waiting in a collective and train need not abort the group.
@@ -132,9 +128,10 @@ func together(err error) error {
 // agree is a collective that makes a local failure (a memory budget that
 // holds here and not on another rank) everyone's: every rank returns an
 // error when any rank's err is not nil. A rank's own error is returned as
-// it is; the others get one naming the first failing rank, wrapping
-// engine.ErrBudget when that rank ran out of budget (without a "kmp:"
-// prefix: callers wrap it). On one rank it returns err.
+// it is; the others get one naming the first failing rank (engine.Agree:
+// it wraps engine.ErrRankFailed, and engine.ErrBudget when that rank ran
+// out of budget; no "kmp:" prefix, callers wrap it). On one rank it
+// returns err.
 func (s *shard) agree(err error) error {
 	if s == nil {
 		return err
@@ -142,29 +139,12 @@ func (s *shard) agree(err error) error {
 	if s.err != nil {
 		return s.err
 	}
-	flags := make([]float64, s.c.Size())
-	switch {
-	case errors.Is(err, engine.ErrBudget):
-		flags[s.c.Rank()] = 1
-	case err != nil:
-		flags[s.c.Rank()] = 2
-	}
-	if e := s.c.AllreduceSum(flags); e != nil {
-		s.err = fmt.Errorf("kmp: sharded training: %w", e)
+	agreed, cerr := engine.Agree(s.c, err)
+	if cerr != nil {
+		s.err = fmt.Errorf("kmp: sharded training: %w", cerr)
 		return errors.Join(err, s.err)
 	}
-	if err != nil {
-		return together(err)
-	}
-	for r, f := range flags {
-		switch f {
-		case 1:
-			return together(fmt.Errorf("rank %d of %d is over its memory budget: %w (%w)", r, len(flags), errRankFailed, engine.ErrBudget))
-		case 2:
-			return together(fmt.Errorf("rank %d of %d failed: %w", r, len(flags), errRankFailed))
-		}
-	}
-	return nil
+	return together(agreed)
 }
 
 // holdAll is e.Hold agreed among the ranks: it charges nothing and every

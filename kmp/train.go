@@ -125,7 +125,7 @@ func train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, forceOVR
 				}
 			}
 		}
-		if err := sh.agree(bad); errors.Is(err, errRankFailed) {
+		if err := sh.agree(bad); errors.Is(err, engine.ErrRankFailed) {
 			return nil, fmt.Errorf("kmp: bad validation labels: %w", err)
 		} else if err != nil {
 			return nil, err

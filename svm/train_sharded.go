@@ -249,37 +249,17 @@ func openShard(e *engine.Engine, p Params, lay *shardLayout, x func() backend.Ma
 	return sh, err
 }
 
-// errRankFailed is wrapped by the error the other ranks return when one
-// rank fails where the ranks agree on failures (agreed).
-var errRankFailed = errors.New("another rank failed")
-
-// agreed is a collective that makes a rank's own failure every rank's:
-// each rank returns err when it is not nil, and otherwise an error naming
-// the first failing rank (wrapping engine.ErrBudget when that rank was
-// over its memory budget) or nil when no rank failed.
+// agreed is engine.Agree for svm: a rank's own failure becomes every
+// rank's (see there), with the messages of the other ranks prefixed "svm:".
 func agreed(c comm.Comm, err error) error {
-	flags := make([]float64, c.Size())
+	ag, cerr := engine.Agree(c, err)
 	switch {
-	case errors.Is(err, engine.ErrBudget):
-		flags[c.Rank()] = 1
-	case err != nil:
-		flags[c.Rank()] = 2
+	case cerr != nil:
+		return errors.Join(err, fmt.Errorf("svm: agreeing on failures: %w", cerr))
+	case ag != nil && err == nil:
+		return fmt.Errorf("svm: %w", ag)
 	}
-	if e := c.AllreduceSum(flags); e != nil {
-		return errors.Join(err, fmt.Errorf("svm: agreeing on failures: %w", e))
-	}
-	if err != nil {
-		return err
-	}
-	for r, f := range flags {
-		switch f {
-		case 1:
-			return fmt.Errorf("svm: rank %d of %d is over its memory budget: %w (%w)", r, len(flags), errRankFailed, engine.ErrBudget)
-		case 2:
-			return fmt.Errorf("svm: rank %d of %d failed: %w", r, len(flags), errRankFailed)
-		}
-	}
-	return nil
+	return ag
 }
 
 // ownIndex returns the problem's Index for C-SVC variables that are the

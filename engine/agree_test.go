@@ -1,0 +1,57 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/pursuit-ml/pursuit/engine/comm"
+)
+
+// TestAgree: one rank's failure reaches every rank; a rank keeps its own
+// error; the others name the rank and wrap ErrRankFailed (and ErrBudget
+// when that rank was over its budget); with no failure every rank gets nil.
+func TestAgree(t *testing.T) {
+	own := fmt.Errorf("holding 1 GiB: %w", ErrBudget)
+	for _, tc := range []struct {
+		name   string
+		failAt int // -1: none
+		err    error
+		budget bool
+	}{{"none", -1, nil, false}, {"budget on rank 1", 1, own, true}, {"other on rank 2", 2, errors.New("bad rows"), false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			got := make([]error, 3)
+			err := comm.Run(3, func(c comm.Comm) error {
+				var mine error
+				if c.Rank() == tc.failAt {
+					mine = tc.err
+				}
+				ag, cerr := Agree(c, mine)
+				mu.Lock()
+				got[c.Rank()] = ag
+				mu.Unlock()
+				return cerr
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for r, g := range got {
+				switch {
+				case tc.failAt < 0 && g != nil:
+					t.Errorf("rank %d: %v, want nil", r, g)
+				case r == tc.failAt && g != tc.err:
+					t.Errorf("rank %d: %v, want its own error", r, g)
+				case tc.failAt >= 0 && r != tc.failAt:
+					if !errors.Is(g, ErrRankFailed) || errors.Is(g, ErrBudget) != tc.budget {
+						t.Errorf("rank %d: %v, want ErrRankFailed (ErrBudget %v)", r, g, tc.budget)
+					}
+				}
+			}
+		})
+	}
+	if ag, cerr := Agree(&comm.Single{}, own); ag != own || cerr != nil {
+		t.Errorf("one rank: %v %v, want the error itself", ag, cerr)
+	}
+}
