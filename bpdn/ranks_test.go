@@ -1,12 +1,11 @@
 package bpdn
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/engine"
-	"github.com/pursuit-ml/pursuit/engine/comm"
+	"github.com/pursuit-ml/pursuit/engine/enginetest"
 )
 
 // TestRefusesSeveralRanks: the training functions that do not split their
@@ -16,22 +15,8 @@ func TestRefusesSeveralRanks(t *testing.T) {
 	x := backend.NewMatrix(4, 2)
 	y := []float64{1, -1, 1, -1}
 	k := backend.NewRBF(1)
-	err := comm.Run(2, func(c comm.Comm) error {
-		e, err := engine.New(engine.WithBackend("go"), engine.WithComm(c))
-		if err != nil {
-			return err
-		}
-		for name, call := range map[string]func() error{
-			"Train": func() error { _, _, err := Train(e, x, y, k, Params{C: 1}); return err },
-			"Gram":  func() error { _, err := Gram(e, x, k); return err },
-		} {
-			if err := call(); !errors.Is(err, comm.ErrNotDistributed) {
-				t.Errorf("%s with 2 ranks: got %v, want an error wrapping comm.ErrNotDistributed", name, err)
-			}
-		}
-		return nil
+	enginetest.RefusesSeveralRanks(t, map[string]func(e *engine.Engine) error{
+		"Train": func(e *engine.Engine) error { _, _, err := Train(e, x, y, k, Params{C: 1}); return err },
+		"Gram":  func(e *engine.Engine) error { _, err := Gram(e, x, k); return err },
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
