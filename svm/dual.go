@@ -249,23 +249,31 @@ func SolveCSVCWeighted(src RowSource, y []float64, cPos, cNeg float64, w, alpha0
 	if w != nil && len(w) != len(y) {
 		return nil, fmt.Errorf("svm: %d weights for %d points", len(w), len(y))
 	}
-	p := make([]float64, len(y))
-	c := make([]float64, len(y))
-	for i := range y {
-		p[i] = -1
-		if y[i] > 0 {
-			c[i] = cPos
-		} else {
-			c[i] = cNeg
-		}
-		if w != nil {
-			if !(w[i] > 0) || math.IsInf(w[i], 0) {
-				return nil, fmt.Errorf("svm: weight %d is %v; weights must be positive and finite", i, w[i])
-			}
-			c[i] *= w[i]
+	for i := range w {
+		if !(w[i] > 0) || math.IsInf(w[i], 0) {
+			return nil, fmt.Errorf("svm: weight %d is %v; weights must be positive and finite", i, w[i])
 		}
 	}
-	return Solve(src, Problem{Y: y, P: p, C: c, Alpha0: alpha0}, o)
+	prob := csvcProblem(y, cPos, cNeg, w)
+	prob.Alpha0 = alpha0
+	return Solve(src, prob, o)
+}
+
+// csvcProblem is the C-SVC dual of labels y (±1): p = −1, bounds cPos or
+// cNeg times the instance weight (w nil: 1).
+func csvcProblem(y []float64, cPos, cNeg float64, w []float64) Problem {
+	prob := Problem{Y: y, P: make([]float64, len(y)), C: make([]float64, len(y))}
+	for i := range y {
+		prob.P[i] = -1
+		prob.C[i] = cNeg
+		if y[i] > 0 {
+			prob.C[i] = cPos
+		}
+		if w != nil {
+			prob.C[i] *= w[i]
+		}
+	}
+	return prob
 }
 
 // SolveSVR solves the ε-SVR dual for targets z over the kernel rows of src

@@ -433,23 +433,6 @@ func trainBinarySharded(e *engine.Engine, lay *shardLayout, x backend.Matrix, id
 	return fit, nil
 }
 
-// csvcProblem is the C-SVC dual of labels y (±1): p = −1, bounds cPos or
-// cNeg times the instance weight (w nil: 1).
-func csvcProblem(y []float64, cPos, cNeg float64, w []float64) Problem {
-	prob := Problem{Y: y, P: make([]float64, len(y)), C: make([]float64, len(y))}
-	for i := range y {
-		prob.P[i] = -1
-		prob.C[i] = cNeg
-		if y[i] > 0 {
-			prob.C[i] = cPos
-		}
-		if w != nil {
-			prob.C[i] *= w[i]
-		}
-	}
-	return prob
-}
-
 // trainOneVsRestSharded is TrainOneVsRest across ranks; the machines share
 // one kernel-row cache, as in one process.
 func trainOneVsRestSharded(e *engine.Engine, x backend.Matrix, y []float64, p Params) (*OneVsRestModel, error) {
