@@ -566,22 +566,10 @@ func (s *smo[T]) finishSharded() (float64, float64, int, int, error) {
 	nsv, nbsv := 0, 0
 	for a := range s.n {
 		yg := s.y[a] * s.g[a]
-		switch s.status[a] {
-		case atUpper:
-			if s.y[a] < 0 {
-				ub = math.Min(ub, yg)
-			} else {
-				lb = math.Max(lb, yg)
-			}
-			nbsv++
-		case atLower:
-			if s.y[a] > 0 {
-				ub = math.Min(ub, yg)
-			} else {
-				lb = math.Max(lb, yg)
-			}
-		default:
+		if s.narrowRho(a, yg, &ub, &lb) {
 			send = append(send, 0, float64(s.global(a)), yg)
+		} else if s.status[a] == atUpper {
+			nbsv++
 		}
 		if s.alpha[a] != 0 {
 			// Terms with α = 0 add ±0, which leaves a sum unchanged.

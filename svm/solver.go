@@ -786,20 +786,7 @@ func (s *smo[T]) rho() float64 {
 	nfree, sum := 0, 0.0
 	for a := range s.n {
 		yg := s.y[a] * s.g[a]
-		switch s.status[a] {
-		case atUpper:
-			if s.y[a] < 0 {
-				ub = math.Min(ub, yg)
-			} else {
-				lb = math.Max(lb, yg)
-			}
-		case atLower:
-			if s.y[a] > 0 {
-				ub = math.Min(ub, yg)
-			} else {
-				lb = math.Max(lb, yg)
-			}
-		default:
+		if s.narrowRho(a, yg, &ub, &lb) {
 			nfree++
 			sum += yg
 		}
@@ -808,6 +795,29 @@ func (s *smo[T]) rho() float64 {
 		return sum / float64(nfree)
 	}
 	return (ub + lb) / 2
+}
+
+// narrowRho narrows ρ's feasible interval [lb, ub] by bounded variable a
+// (yg = y_a G_a) as LIBSVM does, and reports whether a is free instead (a
+// free variable's yg enters the mean that is ρ when any is free).
+func (s *smo[T]) narrowRho(a int, yg float64, ub, lb *float64) (free bool) {
+	switch s.status[a] {
+	case atUpper:
+		if s.y[a] < 0 {
+			*ub = math.Min(*ub, yg)
+		} else {
+			*lb = math.Max(*lb, yg)
+		}
+	case atLower:
+		if s.y[a] > 0 {
+			*ub = math.Min(*ub, yg)
+		} else {
+			*lb = math.Max(*lb, yg)
+		}
+	default:
+		return true
+	}
+	return false
 }
 
 // objective returns ½αᵀQα + pᵀα = ½ Σ α_a (G_a + p_a).
