@@ -96,22 +96,28 @@ func wholeRows(op string, n, cols int) (int, error) {
 	return n / cols, nil
 }
 
-// WriteVectors uploads src into rows r0, r0+1, … of dst.
-func (b *Backend) WriteVectors(dst backend.Vectors, r0 int, src []float64) error {
-	const op = "WriteVectors"
-	v, err := b.vectors(op, dst)
+// rowSpan checks that a host buffer of length values covers whole rows
+// r0, r0+1, … of h, and returns h's vectors and the number of rows.
+func (b *Backend) rowSpan(op string, h backend.Vectors, r0, length int) (*cudaVectors, int, error) {
+	v, err := b.vectors(op, h)
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
-	n, err := wholeRows(op, len(src), v.cols)
+	n, err := wholeRows(op, length, v.cols)
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
 	if err := checkRows(op, v, r0, n); err != nil {
-		return err
+		return nil, 0, err
 	}
-	if n == 0 {
-		return nil
+	return v, n, nil
+}
+
+// WriteVectors uploads src into rows r0, r0+1, … of dst.
+func (b *Backend) WriteVectors(dst backend.Vectors, r0 int, src []float64) error {
+	v, n, err := b.rowSpan("WriteVectors", dst, r0, len(src))
+	if err != nil || n == 0 {
+		return err
 	}
 	return b.do(func() error {
 		return b.toDevice(v.row(r0, 0), unsafe.Pointer(&src[0]), int64(len(src))*8)
@@ -120,20 +126,9 @@ func (b *Backend) WriteVectors(dst backend.Vectors, r0 int, src []float64) error
 
 // ReadVectors downloads rows r0, r0+1, … of src into dst.
 func (b *Backend) ReadVectors(dst []float64, src backend.Vectors, r0 int) error {
-	const op = "ReadVectors"
-	v, err := b.vectors(op, src)
-	if err != nil {
+	v, n, err := b.rowSpan("ReadVectors", src, r0, len(dst))
+	if err != nil || n == 0 {
 		return err
-	}
-	n, err := wholeRows(op, len(dst), v.cols)
-	if err != nil {
-		return err
-	}
-	if err := checkRows(op, v, r0, n); err != nil {
-		return err
-	}
-	if n == 0 {
-		return nil
 	}
 	return b.do(func() error {
 		return b.fromDevice(unsafe.Pointer(&dst[0]), v.row(r0, 0), int64(len(dst))*8)
