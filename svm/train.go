@@ -164,6 +164,17 @@ type binaryFit struct {
 	stats TrainStats
 }
 
+// setSolution fills the fit from the C-SVC solution over labels y (±1):
+// the signed coefficients y_i α_i, ρ and the statistics.
+func (fit *binaryFit) setSolution(y []float64, sol *Solution) {
+	fit.alpha = make([]float64, len(y))
+	for t := range y {
+		fit.alpha[t] = y[t] * sol.Alpha[t]
+	}
+	fit.rho = sol.Rho
+	fit.stats = statsOf(sol)
+}
+
 func trainOVO(e *engine.Engine, x backend.Matrix, y []float64, p Params) (*Model, error) {
 	labels, groups := groupClasses(y)
 	k := len(labels)
@@ -306,11 +317,6 @@ func trainBinary(e *engine.Engine, x backend.Matrix, y []float64, cPos, cNeg flo
 	if err != nil {
 		return fit, err
 	}
-	fit.alpha = make([]float64, len(y))
-	for t := range y {
-		fit.alpha[t] = y[t] * sol.Alpha[t]
-	}
-	fit.rho = sol.Rho
-	fit.stats = statsOf(sol)
+	fit.setSolution(y, sol)
 	return fit, nil
 }

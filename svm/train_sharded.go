@@ -424,12 +424,7 @@ func trainBinarySharded(e *engine.Engine, lay *shardLayout, x backend.Matrix, id
 	if err != nil {
 		return fit, err
 	}
-	fit.alpha = make([]float64, len(y))
-	for t := range y {
-		fit.alpha[t] = y[t] * sol.Alpha[t]
-	}
-	fit.rho = sol.Rho
-	fit.stats = statsOf(sol)
+	fit.setSolution(y, sol)
 	return fit, nil
 }
 
