@@ -1,6 +1,9 @@
 package backend
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // Argument checks shared by every Backend implementation, so that all of them
 // reject the same inputs with the same messages.
@@ -93,6 +96,24 @@ func CheckDictProducts(dst []float64, dict Matrix, vecs Matrix) error {
 	}
 	if len(dst) < dict.Rows*vecs.Rows {
 		return shapeErr(op, "dst has %d elements, want %d×%d", len(dst), vecs.Rows, dict.Rows)
+	}
+	return nil
+}
+
+// CheckDictProductsSets validates the arguments of DictProductsSets: one
+// destination per set, and each set's as DictProducts'.
+func CheckDictProductsSets(dst [][]float64, dict Matrix, sets []Matrix) error {
+	const op = "DictProductsSets"
+	if len(dst) != len(sets) {
+		return shapeErr(op, "%d destinations for %d vector sets", len(dst), len(sets))
+	}
+	if err := dict.Validate(); err != nil {
+		return shapeErr(op, "dict: %v", err)
+	}
+	for s, v := range sets {
+		if err := CheckDictProducts(dst[s], dict, v); err != nil {
+			return shapeErrPlain(op, fmt.Errorf("set %d: %w", s, err))
+		}
 	}
 	return nil
 }

@@ -80,16 +80,25 @@ func (b *CPU) SqNorms(dst []float32, x Matrix) error {
 	return nil
 }
 
-// dictGroups splits k vectors into groups of at most maxGroup (a power of
-// two) that the dot kernels take: 8, 4, 2, 1.
-func dictGroups(k, maxGroup int) [][2]int {
-	var g [][2]int
+// dotGroup is one call's worth of vectors for the dot kernels: rows
+// [off, off+size) of a set, whose products go to dst (product of row i with
+// vector off+j at dst[(off+j)·l+i]).
+type dotGroup struct {
+	vecs      Matrix
+	dst       []float64
+	off, size int
+}
+
+// appendDictGroups appends the groups DictProducts cuts k = vecs.Rows
+// vectors into: at most maxGroup (a power of two) each, 8, 4, 2, 1.
+func appendDictGroups(g []dotGroup, dst []float64, vecs Matrix, maxGroup int) []dotGroup {
+	k := vecs.Rows
 	for start := 0; start < k; {
 		size := maxGroup
 		for size > k-start {
 			size /= 2
 		}
-		g = append(g, [2]int{start, size})
+		g = append(g, dotGroup{vecs: vecs, dst: dst, off: start, size: size})
 		start += size
 	}
 	return g
@@ -112,19 +121,50 @@ func (b *CPU) DictProducts(dst []float64, dict, vecs Matrix) error {
 	if err := CheckDictProducts(dst, dict, vecs); err != nil {
 		return err
 	}
-	l, k := dict.Rows, vecs.Rows
+	b.dictProducts(dict, appendDictGroups(nil, dst, vecs, b.k.MaxGroup))
+	return nil
+}
+
+var _ SetProducts = (*CPU)(nil)
+
+// DictProductsSets computes every set's products in one DictProducts pass:
+// the groups of vectors are those each set gets alone, one after the other,
+// so every kernel call of a set is the call its own DictProducts makes and
+// its products are the same bit for bit (see SetProducts), while each block
+// of the dictionary is read from memory once for all the sets and its rows
+// are applied to every set's vectors while they are in cache.
+func (b *CPU) DictProductsSets(dst [][]float64, dict Matrix, sets []Matrix) error {
+	if err := CheckDictProductsSets(dst, dict, sets); err != nil {
+		return err
+	}
+	var groups []dotGroup
+	for s, v := range sets {
+		groups = appendDictGroups(groups, dst[s], v, b.k.MaxGroup)
+	}
+	b.dictProducts(dict, groups)
+	return nil
+}
+
+// dictProducts runs the dot kernels over dict for the groups of vectors,
+// the arguments checked.
+func (b *CPU) dictProducts(dict Matrix, groups []dotGroup) {
+	l, n, k := dict.Rows, dict.Cols, 0
+	for _, g := range groups {
+		k += g.size
+	}
 	if l == 0 || k == 0 {
-		return nil
+		return
 	}
-	if dict.Cols == 0 {
-		clear(dst[:l*k])
-		return nil
+	if n == 0 {
+		for _, g := range groups {
+			clear(g.dst[g.off*l : (g.off+g.size)*l])
+		}
+		return
 	}
-	groups := dictGroups(k, b.k.MaxGroup)
-	n := dict.Cols
 	n8 := n &^ 7
-	// acc[dictRowBlock·4·g0 + 4(r·g+j) + lane] for group (g0, g), block
-	// row r and vector g0+j.
+	// acc[dictRowBlock·4·base(g) + 4(r·size+j) + lane] for group g, block
+	// row r and vector j of the group, where base(g) counts the vectors of
+	// the groups before it.
 	rows(b, l, dictRowBlock, l*n*k, minParallelElems,
 		func() []float64 { return make([]float64, dictRowBlock*4*k) },
 		func(acc []float64, lo, hi int) {
@@ -133,36 +173,37 @@ func (b *CPU) DictProducts(dst []float64, dict, vecs Matrix) error {
 				clear(acc)
 				for c0 := 0; c0 < n8; c0 += dictColChunk {
 					cn := min(dictColChunk, n8-c0)
+					base := 0
 					for _, g := range groups {
-						v := vecs.Data[g[0]*vecs.Stride+c0:]
-						base := dictRowBlock * 4 * g[0]
-						rpc := b.k.RowsPerCall(g[1])
+						v := g.vecs.Data[g.off*g.vecs.Stride+c0:]
+						rpc := b.k.RowsPerCall(g.size)
 						for r0 := 0; r0 < rb; r0 += rpc {
 							nr := min(rpc, rb-r0)
 							x := dict.Data[(i0+r0)*dict.Stride+c0:]
-							b.k.DotRows(acc[base+4*r0*g[1]:], x, dict.Stride, nr, cn, v, vecs.Stride, g[1])
+							b.k.DotRows(acc[dictRowBlock*4*base+4*r0*g.size:], x, dict.Stride, nr, cn, v, g.vecs.Stride, g.size)
 						}
+						base += g.size
 					}
 				}
+				base := 0
 				for _, g := range groups {
-					base := dictRowBlock * 4 * g[0]
 					for r := 0; r < rb; r++ {
 						x := dict.Row(i0 + r)
-						for j := 0; j < g[1]; j++ {
-							a := acc[base+4*(r*g[1]+j):]
+						for j := 0; j < g.size; j++ {
+							a := acc[dictRowBlock*4*base+4*(r*g.size+j):]
 							// the last n mod 8 products: one more float32 run
-							vj := vecs.Row(g[0] + j)
+							vj := g.vecs.Row(g.off + j)
 							var t float32
 							for c := n8; c < n; c++ {
 								t += x[c] * vj[c]
 							}
-							dst[(g[0]+j)*l+i0+r] = (a[0] + a[1]) + (a[2] + a[3]) + float64(t)
+							g.dst[(g.off+j)*l+i0+r] = (a[0] + a[1]) + (a[2] + a[3]) + float64(t)
 						}
 					}
+					base += g.size
 				}
 			}
 		})
-	return nil
 }
 
 // RankUpdate applies d ← d + alpha·Σ_t u_t v_tᵀ four rows at a time: row i

@@ -3,6 +3,7 @@ package backend
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -55,24 +56,31 @@ func BenchmarkMathExp(b *testing.B) {
 }
 
 func TestDictGroups(t *testing.T) {
+	spans := func(k, mg int) string {
+		var out []string
+		for _, g := range appendDictGroups(nil, nil, Matrix{Rows: k}, mg) {
+			out = append(out, fmt.Sprint([2]int{g.off, g.size}))
+		}
+		return strings.Join(out, " ")
+	}
 	for _, mg := range []int{4, 8} {
 		for k := 1; k <= 20; k++ {
 			next := 0
-			for _, g := range dictGroups(k, mg) {
-				if g[0] != next || g[1] > mg || g[1]&(g[1]-1) != 0 {
+			for _, g := range appendDictGroups(nil, nil, Matrix{Rows: k}, mg) {
+				if g.off != next || g.size > mg || g.size&(g.size-1) != 0 {
 					t.Fatalf("k=%d: bad group %v", k, g)
 				}
-				next += g[1]
+				next += g.size
 			}
 			if next != k {
-				t.Fatalf("k=%d: groups %v cover %d", k, dictGroups(k, mg), next)
+				t.Fatalf("k=%d: groups %s cover %d", k, spans(k, mg), next)
 			}
 		}
 	}
-	if got := fmt.Sprint(dictGroups(15, 4)); got != "[[0 4] [4 4] [8 4] [12 2] [14 1]]" {
-		t.Errorf("dictGroups(15, 4) = %v", got)
+	if got := spans(15, 4); got != "[0 4] [4 4] [8 4] [12 2] [14 1]" {
+		t.Errorf("groups of 15 by 4 = %v", got)
 	}
-	if got := fmt.Sprint(dictGroups(15, 8)); got != "[[0 8] [8 4] [12 2] [14 1]]" {
-		t.Errorf("dictGroups(15, 8) = %v", got)
+	if got := spans(15, 8); got != "[0 8] [8 4] [12 2] [14 1]" {
+		t.Errorf("groups of 15 by 8 = %v", got)
 	}
 }

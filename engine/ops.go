@@ -55,40 +55,39 @@ var _ Ops = (*Engine)(nil)
 var _ Ops = backend.Backend(nil)
 
 // dictSetRows returns how many rows of a dictionary with cols columns
-// DictProductsSets takes at a time: a multiple of 16 (so that the CPU
-// backends split and tile each block as they split and tile the whole
-// dictionary, and a set's products come out bit for bit as from one
-// DictProducts call over the whole of it), at most 256, and as many as fit
-// in 8 MiB, so that a block stays in the cores' L2/L3 caches while every
-// set is applied to it (256 rows × 7291 float32 columns: 7.1 MiB).
+// DictProductsSets takes at a time on a backend without
+// backend.SetProducts: a multiple of 16, at most 256, and as many as fit in
+// 8 MiB, so that a block stays in the cores' L2/L3 caches while every set
+// is applied to it (256 rows × 7291 float32 columns: 7.1 MiB).
 func dictSetRows(cols int) int {
 	return max(16, min(256, (8<<20)/(4*max(cols, 1))&^15))
 }
 
 // DictProductsSets computes the products of dict with several sets of
 // vectors in one pass over dict: dst[s][j·dict.Rows+i] = ⟨d_i, v_j⟩ for row
-// v_j of sets[s]. It takes dict in blocks of rows and, while a block is in
-// cache, calls DictProducts on it once per set, so that the dictionary is
-// read from memory once for all sets (a pass with ten sets of four vectors
-// moves about as many bytes from memory as a pass with one set), and each
-// set's products are, bit for bit, those that DictProductsSets computes
-// for that set alone: the calls for one set do not depend on the others.
-// The accuracy is DictProducts'. (On the CPU backends, for sets of two or
-// four vectors, the products are also bit for bit those of one
-// DictProducts call over the whole dictionary; the engine's tests check
-// it.)
+// v_j of sets[s], each set's products, bit for bit, those that
+// DictProductsSets computes for that set alone, so one-vs-rest KMP's
+// classes choose the atoms their binary runs choose. The accuracy is
+// DictProducts'.
+//
+// A backend with backend.SetProducts (the CPU backends) does it in one
+// call, each set's products those of its own DictProducts call. Otherwise
+// the engine takes dict in blocks of rows and, while a block is in cache,
+// calls DictProducts on it once per set, so that the dictionary is read
+// from memory once for all sets; the calls for one set do not depend on
+// the others.
 func (e *Engine) DictProductsSets(dst [][]float64, dict backend.Matrix, sets []backend.Matrix) error {
-	if len(dst) != len(sets) {
-		return fmt.Errorf("engine: DictProductsSets: %d destinations for %d vector sets: %w", len(dst), len(sets), backend.ErrShape)
+	if err := backend.CheckDictProductsSets(dst, dict, sets); err != nil {
+		return fmt.Errorf("engine: %w", err)
 	}
-	if err := dict.Validate(); err != nil {
-		return fmt.Errorf("engine: DictProductsSets: dictionary: %w", err)
+	if sp, ok := e.be.(backend.SetProducts); ok {
+		if err := sp.DictProductsSets(dst, dict, sets); err != nil {
+			return fmt.Errorf("engine: %w", err)
+		}
+		return nil
 	}
 	most := 0
-	for s, v := range sets {
-		if err := backend.CheckDictProducts(dst[s], dict, v); err != nil {
-			return fmt.Errorf("engine: DictProductsSets: set %d: %w", s, err)
-		}
+	for _, v := range sets {
 		most = max(most, v.Rows)
 	}
 	return e.dictProductsSets(dst, dict, sets, most, dictSetRows(dict.Cols))

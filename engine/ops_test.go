@@ -39,14 +39,30 @@ func randMatrix(rng *rand.Rand, rows, cols int) backend.Matrix {
 // TestDictProductsSets checks every product against a float64 reference
 // (DictProducts' tolerance: float32 runs of at most 32 products), each set
 // against the same set alone and against one DictProducts call over the
-// whole dictionary, bit for bit, on sizes that leave partial row blocks.
+// whole dictionary, bit for bit, on sizes that leave partial row blocks:
+// on the CPU backends (backend.SetProducts) and on the engine's blocked
+// fallback for backends without it.
 func TestDictProductsSets(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 14))
 	for _, e := range cpuEngines(t) {
-		for _, c := range []struct{ m, cols int }{{37, 45}, {517, 1001}, {300, 40000}, {1, 8}} {
-			name := fmt.Sprintf("%s/%dx%d", e.BackendName(), c.m, c.cols)
+		if _, ok := e.be.(backend.SetProducts); !ok {
+			t.Errorf("backend %s does not implement backend.SetProducts", e.BackendName())
+		}
+		checkDictProductsSets(t, e, e.BackendName())
+		blocked := &Engine{be: withoutSets{e.be}, threads: e.threads, budget: e.budget, comm: e.comm}
+		checkDictProductsSets(t, blocked, e.BackendName()+" blocked")
+	}
+}
+
+// withoutSets hides a backend's optional capabilities.
+type withoutSets struct{ backend.Backend }
+
+func checkDictProductsSets(t *testing.T, e *Engine, label string) {
+	rng := rand.New(rand.NewPCG(7, 14))
+	{
+		for _, c := range []struct{ m, cols int }{{37, 45}, {517, 1001}, {300, 40000}, {1, 8}, {7, 2053}, {203, 7291}} {
+			name := fmt.Sprintf("%s/%dx%d", label, c.m, c.cols)
 			dict := randMatrix(rng, c.m, c.cols)
-			sizes := []int{4, 2, 4, 0, 4, 2}
+			sizes := []int{4, 2, 4, 0, 4, 2, 3, 8, 1, 4, 4, 5}
 			sets := make([]backend.Matrix, len(sizes))
 			dst := make([][]float64, len(sizes))
 			for s, k := range sizes {

@@ -13,7 +13,8 @@ import (
 
 // Run runs the conformance suite on be as subtests of t: SqNorms,
 // KernelBlock, KernelGather, DictProducts, RankUpdate, ScoredArgMax, Errors
-// and, when be implements backend.Preparer, Prepared. be is used from one goroutine at a time. The suite costs about
+// and, when be implements them, Prepared (backend.Preparer) and SetProducts
+// (backend.SetProducts). be is used from one goroutine at a time. The suite costs about
 // 0.2 s of CPU on the pure-Go backend (about 2.5 s under -race). See the
 // package documentation for the tolerances.
 func Run(t *testing.T, be backend.Backend) {
@@ -26,6 +27,9 @@ func Run(t *testing.T, be backend.Backend) {
 	t.Run("Errors", func(t *testing.T) { testErrors(t, be) })
 	if _, ok := be.(backend.Preparer); ok {
 		t.Run("Prepared", func(t *testing.T) { testPrepared(t, be) })
+	}
+	if _, ok := be.(backend.SetProducts); ok {
+		t.Run("SetProducts", func(t *testing.T) { testSetProducts(t, be) })
 	}
 }
 

@@ -167,8 +167,41 @@ func (n *naive) ScoredArgMax(s, nn []float64, skip []bool) (int, float64) {
 	return backend.ScoredArgMaxRef(s, nn, skip)
 }
 
+// naiveSets adds backend.SetProducts to naive: each set through
+// DictProducts, or, with reversed (wrong), summed from the last feature
+// down, which rounds differently from DictProducts.
+type naiveSets struct {
+	naive
+	reversed bool
+}
+
+func (n *naiveSets) DictProductsSets(dst [][]float64, dict backend.Matrix, sets []backend.Matrix) error {
+	if err := backend.CheckDictProductsSets(dst, dict, sets); err != nil {
+		return err
+	}
+	for s, v := range sets {
+		if !n.reversed {
+			if err := n.DictProducts(dst[s], dict, v); err != nil {
+				return err
+			}
+			continue
+		}
+		for j := range v.Rows {
+			for i := range dict.Rows {
+				var sum float64
+				for p := dict.Cols - 1; p >= 0; p-- {
+					sum += float64(dict.At(i, p)) * float64(v.At(j, p))
+				}
+				dst[s][j*dict.Rows+i] = sum
+			}
+		}
+	}
+	return nil
+}
+
 func TestNaivePasses(t *testing.T) {
 	Run(t, &naive{})
+	Run(t, &naiveSets{})
 }
 
 // recorder collects failures instead of failing the test.
@@ -200,6 +233,13 @@ func TestSuiteDetectsBugs(t *testing.T) {
 		{"panics on shapes", &naive{panicShape: true}, testErrors},
 		{"drops a rank-update vector", &naive{rankOff: true}, testRankUpdate},
 		{"no clamp of the RBF distance", &naive{noClamp: true}, testKernelBlock},
+	}
+	rec := &recorder{TB: t}
+	testSetProducts(rec, &naiveSets{reversed: true})
+	if len(rec.msgs) == 0 {
+		t.Errorf("set products summed in another order: the suite found nothing wrong")
+	} else {
+		t.Logf("set products summed in another order: %d failures, first: %s", len(rec.msgs), rec.msgs[0])
 	}
 	for _, c := range cases {
 		rec := &recorder{TB: t}
