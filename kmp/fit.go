@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/blas"
@@ -34,17 +35,20 @@ type problem struct {
 }
 
 // valSet evaluates dictionary atoms at the validation points, caching them
-// across the outputs of one-vs-rest.
+// across the outputs of one-vs-rest (whose fitters may run at once).
 type valSet struct {
 	e     *engine.Engine
 	cfg   *Config
 	dict  *dictionary // the atoms and their centres
 	pts   trainSet    // validation points
+	mu    sync.Mutex  // guards cache
 	cache map[int][]float64
 }
 
 // row returns dictionary atom k evaluated at the validation points.
 func (v *valSet) row(k int) ([]float64, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	if r, ok := v.cache[k]; ok {
 		return r, nil
 	}
@@ -137,7 +141,11 @@ func (t *tracker) recordSums(step, k int, basis int, resid, trainLoss, trainErr 
 		t.bestAtoms = append(t.bestAtoms[:0], atoms...)
 		t.bestCoef = append(t.bestCoef[:0], coef...)
 	}
-	if p.cfg.Progress != nil {
+	switch {
+	case p.cfg.Progress == nil:
+	case p.batch != nil:
+		p.batch.step(p.output, s) // delivered in order between passes
+	default:
 		p.cfg.Progress(s)
 	}
 	return fVal != nil && p.cfg.Patience > 0 && step-t.bestStep >= p.cfg.Patience

@@ -3,6 +3,8 @@ package kmp
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/engine"
@@ -13,29 +15,39 @@ import (
 // one pass over the dictionary for all of them instead of one per output:
 // the pass is memory-bound with one output's vectors (the four float32
 // halves of [R, q] for pre-fitting) and, with every output's vectors
-// applied to a block of rows while it is in cache
-// (engine.DictProductsSets), costs little more than one.
+// applied to each block of rows while it is in cache
+// (engine.DictProductsSets), runs at the speed of the dot kernels.
 //
-// Each output's fitter runs unchanged on its own goroutine, but only one of
-// them runs at any moment: a fitter runs until its search needs the
-// products (searcher.scan calls products), then the next one runs; when all
-// that are still training wait, run makes the pass and resumes them in
-// order. So the fitters share the engine, the validation cache and the
-// Progress callback as the sequential loop did, and every output computes
-// exactly what it computes alone: its products are those of
+// Each output's fitter runs unchanged on its own goroutine until its search
+// needs the products (searcher.scan calls products); when all that are
+// still training wait, run makes the pass and resumes them. Every output
+// computes exactly what it computes alone: its products are those of
 // DictProductsSets for its own vectors, whatever the other outputs'.
 // Outputs that stop (patience, exhaustion, a fitted target) leave the
 // batch.
 //
-// In a sharded run every output's partial products are summed over the
-// ranks in one collective per pass; the outputs run in the same order on
-// every rank, so their other collectives pair up too.
+// On one rank up to width fitters run at a time (the engine's threads):
+// between two passes each does one step's fitting (an orthogonalization
+// against its own basis, its residual, its search's scores), which would
+// otherwise run one output after another on one core. They share only the
+// read-only dictionary, the validation cache (locked) and the engine; the
+// Progress callback sees their steps in the order of one output after
+// another, output by output, as the sequential loop gives them (the steps
+// are queued and delivered between passes).
+//
+// In a sharded run the fitters run one at a time, in the same order on
+// every rank, so that their collectives pair up; every output's partial
+// products are summed over the ranks in one collective per pass.
 type lockstep struct {
 	e     *engine.Engine
 	d     backend.Matrix // the shared dictionary
 	sh    *shard
+	width int // fitters running at once
 	yield chan *stepRequest
 	red   []float64
+
+	mu       sync.Mutex // guards progress
+	progress [][]Step   // steps not yet delivered to Progress, per output
 }
 
 // stepRequest is one output's wait for its products.
@@ -69,7 +81,12 @@ func newLockstep(e *engine.Engine, cfg *Config, dict *dictionary, n, l, lAll int
 			return nil
 		}
 	}
-	return &lockstep{e: e, d: dict.d, sh: dict.sh, yield: make(chan *stepRequest)}
+	width := max(1, e.Threads())
+	if dict.sh.sharded() {
+		width = 1
+	}
+	return &lockstep{e: e, d: dict.d, sh: dict.sh, width: width, yield: make(chan *stepRequest),
+		progress: make([][]Step, n)}
 }
 
 // products is called from an output's fitter: it hands over the output's
@@ -82,20 +99,53 @@ func (ls *lockstep) products(output int, dst []float64, vecs backend.Matrix) err
 	return r.err
 }
 
-// run calls fit(o) for every output o, each on its own goroutine and one
-// at a time as described above, and returns their errors.
-func (ls *lockstep) run(n int, fit func(o int) error) []error {
+// step is called from an output's fitter for each step it records: the
+// step waits for the next delivery (deliver).
+func (ls *lockstep) step(output int, s Step) {
+	ls.mu.Lock()
+	ls.progress[output] = append(ls.progress[output], s)
+	ls.mu.Unlock()
+}
+
+// deliver hands the queued steps to report, output by output; run calls it
+// while no fitter runs.
+func (ls *lockstep) deliver(report func(Step)) {
+	if report == nil {
+		return
+	}
+	for o, steps := range ls.progress {
+		for _, s := range steps {
+			report(s)
+		}
+		ls.progress[o] = steps[:0]
+	}
+}
+
+// run calls fit(o) for every output o, each on its own goroutine and at
+// most width at a time as described above, and returns their errors.
+// Steps queued by step are delivered to report in order.
+func (ls *lockstep) run(n int, fit func(o int) error, report func(Step)) []error {
 	errs := make([]error, n)
 	var waiting []*stepRequest
 	failed := false
-	// wait lets the running fitter go on until it asks for products (it is
+	running := 0
+	// wait lets one running fitter go on until it asks for products (it is
 	// queued) or returns.
 	wait := func() {
 		if r := <-ls.yield; r != nil {
 			waiting = append(waiting, r)
 		}
+		running--
+	}
+	// admit makes room for one more running fitter.
+	admit := func() {
+		if running == ls.width {
+			wait()
+		}
+		running++
 	}
 	for o := range n {
+		admit()
 		go func() {
 			errs[o] = fit(o)
 			if errs[o] != nil {
@@ -103,11 +153,18 @@ func (ls *lockstep) run(n int, fit func(o int) error) []error {
 			}
 			ls.yield <- nil
 		}()
+	}
+	for running > 0 {
 		wait()
 	}
 	for len(waiting) > 0 {
+		ls.deliver(report)
 		batch := waiting
 		waiting = nil
+		// The order of the sets does not change their products; sorting
+		// keeps the fitters' resumption (and the sharded collectives) in
+		// output order.
+		slices.SortFunc(batch, func(a, b *stepRequest) int { return a.output - b.output })
 		var err error
 		if failed {
 			err = errStopped
@@ -125,10 +182,14 @@ func (ls *lockstep) run(n int, fit func(o int) error) []error {
 		}
 		for _, r := range batch {
 			r.err = err
+			admit()
 			close(r.resume)
+		}
+		for running > 0 {
 			wait()
 		}
 	}
+	ls.deliver(report)
 	return errs
 }
 

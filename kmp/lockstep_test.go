@@ -161,3 +161,47 @@ func sameOutput(t *testing.T, what string, a *Model, oa int, b *Model, ob int) {
 		t.Fatalf("%s: bias %v in one-vs-rest, %v alone", what, ca.Bias, cb.Bias)
 	}
 }
+
+// TestLockstepProgressOrder: with several fitters running at once, the
+// Progress callback still sees the steps one output after another, step
+// by step (output 0's step s, output 1's step s, …), exactly as with one
+// fitter at a time, and never from two goroutines at once (the race
+// detector would see the unguarded append).
+func TestLockstepProgressOrder(t *testing.T) {
+	all, ally := blobsK(210, 3, 4, 3)
+	x, y := all.Slice(0, 150, 0, 3), ally[:150]
+	var runs [][]Step
+	for _, threads := range []int{1, 4} {
+		e, err := engine.New(engine.WithBackend(engine.BackendGo), engine.WithThreads(threads))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []Step
+		cfg := Config{Variant: PreFit, Task: Classification, Kernels: []backend.Kernel{backend.NewRBF(0.5)}, N: 12, Bias: true,
+			ValX: all.Slice(150, 210, 0, 3), ValY: ally[150:], Patience: 4,
+			Progress: func(s Step) { got = append(got, s) }}
+		if _, err := TrainOneVsRest(e, x, y, cfg); err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, got)
+	}
+	one, many := runs[0], runs[1]
+	if len(one) != len(many) || len(one) == 0 {
+		t.Fatalf("%d steps reported with one fitter at a time, %d with four", len(one), len(many))
+	}
+	last := map[int]int{}
+	for i := range one {
+		a, b := one[i], many[i]
+		a.Elapsed, b.Elapsed = 0, 0
+		if fmt.Sprint(a) != fmt.Sprint(b) {
+			t.Fatalf("report %d: %+v with one fitter at a time, %+v with four", i, a, b)
+		}
+		if i > 0 && a.Step == one[i-1].Step && a.Output <= one[i-1].Output {
+			t.Fatalf("report %d: output %d after output %d at step %d", i, a.Output, one[i-1].Output, a.Step)
+		}
+		if a.Step != last[a.Output]+1 {
+			t.Fatalf("report %d: output %d step %d after its step %d", i, a.Output, a.Step, last[a.Output])
+		}
+		last[a.Output] = a.Step
+	}
+}

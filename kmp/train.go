@@ -304,7 +304,7 @@ func train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, forceOVR
 		for _, p := range probs {
 			p.batch = ls
 		}
-		errs = ls.run(len(probs), fit)
+		errs = ls.run(len(probs), fit, cfg.Progress)
 	} else {
 		for o := range probs {
 			if errs[o] = fit(o); errs[o] != nil {
