@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"unsafe"
 )
 
 // Matrix is a dense row-major float32 matrix view. Row i occupies
@@ -18,6 +19,32 @@ type Matrix struct {
 func NewMatrix(rows, cols int) Matrix {
 	return Matrix{Rows: rows, Cols: cols, Stride: cols, Data: make([]float32, rows*cols)}
 }
+
+// NewAlignedMatrix allocates a zeroed rows×cols matrix whose rows start on
+// 64-byte (cache-line) boundaries: Stride is AlignedStride(cols) and Data
+// begins on such a boundary. The dot kernels stream a row with whole-line
+// loads instead of loads split across two lines (about 7% faster for a
+// dictionary pass that is not memory-bound); the values and every result
+// computed from them are the same as with NewMatrix.
+func NewAlignedMatrix(rows, cols int) Matrix {
+	stride := AlignedStride(cols)
+	n := rows * stride
+	if n == 0 {
+		return Matrix{Rows: rows, Cols: cols, Stride: stride}
+	}
+	buf := make([]float32, n+cacheLine/4-1)
+	off := 0
+	if a := uintptr(unsafe.Pointer(&buf[0])) % cacheLine; a != 0 {
+		off = int(cacheLine-a) / 4
+	}
+	return Matrix{Rows: rows, Cols: cols, Stride: stride, Data: buf[off : off+n : off+n]}
+}
+
+// AlignedStride returns cols rounded up to a whole number of 64-byte cache
+// lines of float32 (16 values).
+func AlignedStride(cols int) int { return (cols + 15) &^ 15 }
+
+const cacheLine = 64
 
 // MatrixFrom wraps data as a rows×cols matrix with Stride == cols.
 func MatrixFrom(rows, cols int, data []float32) (Matrix, error) {

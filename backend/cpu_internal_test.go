@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func TestExpNeg(t *testing.T) {
@@ -82,5 +83,22 @@ func TestDictGroups(t *testing.T) {
 	}
 	if got := spans(15, 8); got != "[0 8] [8 4] [12 2] [14 1]" {
 		t.Errorf("groups of 15 by 8 = %v", got)
+	}
+}
+
+func TestNewAlignedMatrix(t *testing.T) {
+	for _, c := range [][2]int{{0, 5}, {3, 0}, {1, 1}, {5, 16}, {7, 7291}, {40, 33}} {
+		m := NewAlignedMatrix(c[0], c[1])
+		if err := m.Validate(); err != nil {
+			t.Fatalf("%v: %v", c, err)
+		}
+		if m.Rows != c[0] || m.Cols != c[1] || m.Stride%16 != 0 || m.Stride < m.Cols || m.Stride >= m.Cols+16 {
+			t.Fatalf("%v: %d×%d stride %d", c, m.Rows, m.Cols, m.Stride)
+		}
+		for i := range m.Rows {
+			if r := m.Row(i); len(r) > 0 && uintptr(unsafe.Pointer(&r[0]))%64 != 0 {
+				t.Fatalf("%v: row %d starts at %p, not on a 64-byte boundary", c, i, &r[0])
+			}
+		}
 	}
 }

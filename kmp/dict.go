@@ -115,11 +115,11 @@ func chooseCandidates(l, m int, seed uint64) []int {
 // norms are summed over the ranks.
 func buildDictionary(e *engine.Engine, cfg *Config, dc *dictionary) (*dictionary, error) {
 	m, l := len(dc.atoms), dc.tr.x.Rows
-	held := int64(m) * int64(l) * 4
+	held := int64(m) * int64(backend.AlignedStride(l)) * 4
 	if err := holdAll(e, dc.sh, fmt.Sprintf("the KMP dictionary (%d functions × %d training points, float32)", m, l), held); err != nil {
 		return nil, fmt.Errorf("kmp: %w", err)
 	}
-	dc.d = backend.NewMatrix(m, l)
+	dc.d = backend.NewAlignedMatrix(m, l) // whole cache lines per row: the passes' loads are not split
 	if err := dc.fill(e, cfg, dc.atoms, dc.tr, dc.d, nil); err != nil {
 		e.Release(held)
 		return nil, err

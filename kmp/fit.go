@@ -198,6 +198,7 @@ func (p *problem) fit() (*result, error) {
 func (p *problem) fitSquared() (*result, error) {
 	cfg, dc, be := p.cfg, p.dict, p.e
 	m, l := len(dc.atoms), len(p.y)
+	lv := backend.AlignedStride(l) // the vectors' stride: each starts on a cache line (vq below)
 	variant := cfg.Variant
 	prefit := variant == PreFit
 	explicit := prefit && cfg.Deflation == Explicit
@@ -213,11 +214,13 @@ func (p *problem) fitSquared() (*result, error) {
 		dprod []float64      // and its deflation products
 	)
 	if explicit {
-		if err := p.reserve("the explicitly deflated copy of the KMP dictionary", int64(m)*int64(l)*4); err != nil {
+		if err := p.reserve("the explicitly deflated copy of the KMP dictionary", int64(m)*int64(backend.AlignedStride(l))*4); err != nil {
 			return nil, fmt.Errorf("kmp: %w", err)
 		}
-		dx = backend.NewMatrix(m, l)
-		copy(dx.Data, dc.d.Data)
+		dx = backend.NewAlignedMatrix(m, l)
+		for k := range m {
+			copy(dx.Row(k), dc.d.Row(k))
+		}
 		search.d = dx
 		dprod = make([]float64, 2*m)
 	}
@@ -227,7 +230,7 @@ func (p *problem) fitSquared() (*result, error) {
 		// The vectors the searched atoms are multiplied with, as float32
 		// hi/lo row pairs: R, then (full-search pre-fitting) the newest q or
 		// (stochastic pre-fitting) every q of the basis.
-		vq    = make([]float32, 2*l, 4*l)
+		vq    = make([]float32, 2*lv, 4*lv)
 		score = search.score        // ⟨d_k, R⟩ of the searched atoms
 		nrm   = search.nrm          // ‖d_k‖²
 		denom = make([]float64, ns) // ‖d_k‖² or ‖d_k⊥‖²
@@ -251,7 +254,7 @@ func (p *problem) fitSquared() (*result, error) {
 	)
 	if prefit && running {
 		nperp = append([]float64(nil), dc.nrm2...)
-		vq = vq[:4*l]
+		vq = vq[:4*lv]
 	}
 	if p.val != nil {
 		fVal = make([]float64, len(p.valY))
@@ -310,7 +313,7 @@ func (p *problem) fitSquared() (*result, error) {
 			break
 		}
 		if dv == nil {
-			splitHiLo(resid, vq[:l], vq[l:2*l])
+			splitHiLo(resid, vq[:l], vq[lv:lv+l])
 		}
 		nv, nq := 2, 0
 		switch {
@@ -325,7 +328,7 @@ func (p *problem) fitSquared() (*result, error) {
 		}
 		var vecs backend.Matrix // the host vectors (dv keeps its own)
 		if dv == nil {
-			vecs = backend.Matrix{Rows: nv, Cols: l, Stride: l, Data: vq[:nv*l]}
+			vecs = backend.Matrix{Rows: nv, Cols: l, Stride: lv, Data: vq[:(nv-1)*lv+l]}
 		}
 		cand := search.next()
 		n := len(cand)
@@ -515,7 +518,7 @@ func (p *problem) fitSquared() (*result, error) {
 				return nil, err
 			}
 			if withHiLo && basisN > n0 {
-				vq = slices.Grow(vq, 2*(basisN-len(cs))*l)
+				vq = slices.Grow(vq, 2*(basisN-len(cs))*lv)
 			}
 			var q []float64 // on the host (nil with dv)
 			var c float64
@@ -543,11 +546,11 @@ func (p *problem) fitSquared() (*result, error) {
 				}
 			case prefit && running:
 				nperp[g] = 0
-				splitHiLo(q, vq[2*l:3*l], vq[3*l:4*l])
+				splitHiLo(q, vq[2*lv:2*lv+l], vq[3*lv:3*lv+l])
 			case prefit && dv == nil:
 				n0 := len(vq)
-				vq = append(vq, make([]float32, 2*l)...)
-				splitHiLo(q, vq[n0:n0+l], vq[n0+l:n0+2*l])
+				vq = append(vq, make([]float32, 2*lv)...)
+				splitHiLo(q, vq[n0:n0+l], vq[n0+lv:n0+lv+l])
 			}
 			if fVal != nil {
 				var err error
