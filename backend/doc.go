@@ -27,6 +27,11 @@
 // as the b operand of many kernel blocks: both CPU backends pack it into
 // their GEMM micro-panels once, where KernelGather would pack all of it again
 // for every batch of SMO kernel rows; the results are the same bit for bit.
+// SetProducts computes the products of a dictionary with several sets of
+// vectors (one-vs-rest KMP's classes) in one pass: the CPU driver applies
+// each block of rows to every set's vectors while it is in cache, each set
+// in the kernel calls its own DictProducts makes, so its products are the
+// same bit for bit.
 //
 // # Storage and precision
 //
