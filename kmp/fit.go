@@ -252,9 +252,23 @@ func (p *problem) fitSquared() (*result, error) {
 		stepInc   []float64
 		dr        []float64 // basic MP: ⟨d, R⟩ and ‖R‖² for the chosen atom
 	)
+	// Full-search pre-fitting updates ⟨d_k, R⟩ as the residual moves:
+	// R ← R − c·q gives ⟨d_k, R⟩ − c·⟨d_k, q⟩, and ⟨d_k, q⟩ is in the
+	// pass anyway (for ‖d_k⊥‖²), so most passes take q's two halves alone
+	// instead of four vectors. Every rdotRefresh steps, and after the
+	// chosen atom's value had to be corrected, the pass takes R again.
+	var (
+		rdot      []float64 // ⟨d_k, R⟩ of every atom, kept up to date
+		lastC     float64   // the last step's c
+		sinceRDot int       // steps since ⟨d_k, R⟩ was taken from a pass
+	)
+	incremental := prefit && running && !explicit
 	if prefit && running {
 		nperp = append([]float64(nil), dc.nrm2...)
 		vq = vq[:4*lv]
+	}
+	if incremental {
+		rdot = make([]float64, m)
 	}
 	if p.val != nil {
 		fVal = make([]float64, len(p.valY))
@@ -312,7 +326,9 @@ func (p *problem) fitSquared() (*result, error) {
 			stop = StopFitted
 			break
 		}
-		if dv == nil {
+		// qOnly: this pass takes q alone and ⟨d_k, R⟩ follows from rdot.
+		qOnly := incremental && len(cs) > 0 && sinceRDot < rdotRefresh
+		if dv == nil && !qOnly {
 			splitHiLo(resid, vq[:l], vq[lv:lv+l])
 		}
 		nv, nq := 2, 0
@@ -320,6 +336,7 @@ func (p *problem) fitSquared() (*result, error) {
 		case explicit:
 			rowSqNorms64To(nperp, dx, p.e.Threads())
 			p.sh.sum(nperp)
+		case qOnly:
 		case prefit && running && len(cs) > 0:
 			nv = 4
 		case prefit && !running:
@@ -328,7 +345,18 @@ func (p *problem) fitSquared() (*result, error) {
 		}
 		var vecs backend.Matrix // the host vectors (dv keeps its own)
 		if dv == nil {
-			vecs = backend.Matrix{Rows: nv, Cols: l, Stride: lv, Data: vq[:(nv-1)*lv+l]}
+			v0 := 0
+			if qOnly {
+				v0 = 2 * lv // q's halves
+			}
+			vecs = backend.Matrix{Rows: nv, Cols: l, Stride: lv, Data: vq[v0 : v0+(nv-1)*lv+l]}
+		}
+		if incremental {
+			if qOnly {
+				sinceRDot++
+			} else {
+				sinceRDot = 0
+			}
 		}
 		cand := search.next()
 		n := len(cand)
@@ -338,10 +366,19 @@ func (p *problem) fitSquared() (*result, error) {
 				denom[c] = nrm[c]
 				if prefit {
 					switch {
+					case qOnly:
+						pk := prod[i] + prod[nb+i]
+						nperp[k] -= pk * pk
+						rdot[k] -= lastC * pk
+						score[c] = rdot[k]
+						denom[c] = nperp[k]
 					case running:
 						if nv == 4 {
 							pk := prod[2*nb+i] + prod[3*nb+i]
 							nperp[k] -= pk * pk
+						}
+						if incremental {
+							rdot[k] = score[c]
 						}
 						denom[c] = nperp[k]
 					case nq > 0:
@@ -454,6 +491,17 @@ func (p *problem) fitSquared() (*result, error) {
 					}
 					continue
 				}
+				// So is the updated ⟨d, R⟩, to the accuracy of a pass's
+				// product (1e-6 of ‖d‖·‖R‖); if it drifted further, every
+				// atom's is taken from the next pass.
+				if qOnly && try < 8 {
+					exact := p.sh.dot(dk, resid)
+					if math.Abs(exact-rdot[g]) > 1e-6*math.Sqrt(nrm[gi])*rnorm {
+						rdot[g], score[gi] = exact, exact
+						sinceRDot = rdotRefresh
+						continue
+					}
+				}
 				found = true
 				break
 			}
@@ -534,6 +582,7 @@ func (p *problem) fitSquared() (*result, error) {
 				c = p.sh.dot(q, resid)
 				floats.AddScaled(resid, -c, q)
 			}
+			lastC = c
 			cs = append(cs, c)
 			atoms = append(atoms, g)
 			skip[g] = true
@@ -653,6 +702,12 @@ func negligible(dr, rr, nrm, tol float64) bool {
 // part orthogonal to it has squared norm ≤ Tol·‖d_k‖² is numerically
 // dependent on the expansion and may not join it (dependent); squared-loss
 // back-fitting and pre-fitting also solve for their coefficients with it.
+// rdotRefresh is how many steps full-search pre-fitting goes on updating
+// ⟨d_k, R⟩ from ⟨d_k, q⟩ before it takes them from a pass again: the
+// updates add the products' rounding (about 1e-7 of ‖d‖·‖R‖ each) step
+// after step.
+const rdotRefresh = 8
+
 type orthoBasis struct {
 	l, threads int
 	sh         *shard      // the rank's rows of a sharded run (nil: all rows)
