@@ -36,3 +36,10 @@ func dot4r4AVX512(x *float32, xs int, v *float32, vs int, n int, acc *float64)
 //
 //go:noescape
 func dot2r8AVX512(x *float32, xs int, v *float32, vs int, n int, acc *float64)
+
+// dot8r2AVX512 takes 8 rows x_r = x + r·xs and 2 vectors v_j = v + j·vs
+// (n a multiple of 8), adding the lane sums of <x_r, v_j> into
+// acc[4(2r+j) : +4] exactly as dot4r2AVX adds them.
+//
+//go:noescape
+func dot8r2AVX512(x *float32, xs int, v *float32, vs int, n int, acc *float64)

@@ -96,7 +96,9 @@ func dotRowsAsm(acc []float64, x []float32, xs, rows, n int, v []float32, vs, k 
 // rowsPerCall512 is rowsPerCall for dotRows512Asm.
 func rowsPerCall512(k int) int {
 	switch k {
-	case 1, 2, 4:
+	case 2:
+		return 8
+	case 1, 4:
 		return 4
 	case 8:
 		return 2
@@ -109,6 +111,10 @@ func rowsPerCall512(k int) int {
 // AVX2 kernels) and dotRowsAsm for the other shapes.
 func dotRows512Asm(acc []float64, x []float32, xs, rows, n int, v []float32, vs, k int) {
 	if n == 0 || rows == 0 {
+		return
+	}
+	if k == 2 {
+		dotPairs512(acc, x, xs, rows, n, v, vs)
 		return
 	}
 	if k != 8 && !(rows == 4 && k == 4) {
@@ -145,6 +151,30 @@ func dotRows512Asm(acc []float64, x []float32, xs, rows, n int, v []float32, vs,
 			dot4AVX(&x[r*xs+n16], &v[n16], vs, n-n16, &acc[4*8*r])
 			dot4AVX(&x[r*xs+n16], &v[4*vs+n16], vs, n-n16, &acc[4*(8*r+4)])
 		}
+	}
+}
+
+// dotPairs512 is dotRows512Asm for 2 vectors and up to 8 rows: 8 rows at
+// once with dot8r2AVX512, else the AVX2 kernels' 4-row groups and single
+// rows as dotRowsAsm takes them; dot8r2AVX512 sums as dot4r2AVX does, so
+// every product is the one the AVX2 table computes.
+func dotPairs512(acc []float64, x []float32, xs, rows, n int, v []float32, vs int) {
+	if n == 0 || rows == 0 {
+		return
+	}
+	if rows == 8 {
+		_ = x[7*xs+n-1] // bounds checks once for the assembly
+		_ = v[vs+n-1]
+		_ = acc[4*8*2-1]
+		dot8r2AVX512(&x[0], xs, &v[0], vs, n, &acc[0])
+		return
+	}
+	r := 0
+	for ; r+4 <= rows; r += 4 {
+		dotRowsAsm(acc[4*2*r:], x[r*xs:], xs, 4, n, v, vs, 2)
+	}
+	if r < rows {
+		dotRowsAsm(acc[4*2*r:], x[r*xs:], xs, rows-r, n, v, vs, 2)
 	}
 }
 

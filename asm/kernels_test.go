@@ -257,7 +257,7 @@ func TestExpAccuracy(t *testing.T) {
 }
 
 // TestDotRows checks every dotRows shape of every kernel set (including the
-// AVX-512 4×4 and 2×8 kernels and their 8-element tails).
+// AVX-512 4×4, 2×8 and 8×2 kernels and their 8-element tails).
 func TestDotRows(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 7))
 	for name, ks := range kernelSets(t) {
@@ -265,7 +265,7 @@ func TestDotRows(t *testing.T) {
 			if k > ks.MaxGroup {
 				continue
 			}
-			for _, rows := range []int{1, 2, 3, 4} {
+			for rows := 1; rows <= ks.RowsPerCall(k); rows++ {
 				for n := 0; n <= 600; n += 8 {
 					if n > 80 && n%256 != 8 && n%256 != 0 {
 						continue
@@ -374,6 +374,39 @@ func TestPack8(t *testing.T) {
 				}
 				if dst[q] != want {
 					t.Fatalf("%s pack8 kc=%d: dst[%d] (p=%d, r=%d) = %v, want %v", name, kc, q, p, r, dst[q], want)
+				}
+			}
+		}
+	}
+}
+
+// TestDotPairs512MatchesAVX2: with 2 vectors the AVX-512 table's products
+// (8 rows at once in dot8r2AVX512) are, bit for bit, those of the AVX2
+// table (4-row groups in dot4r2AVX, single rows in dot1AVX), so that a
+// machine's results do not depend on which of the two runs the pairs.
+func TestDotPairs512MatchesAVX2(t *testing.T) {
+	sets := kernelSets(t)
+	k512, ok1 := sets["asm512"]
+	k256, ok2 := sets["asm"]
+	if !ok1 || !ok2 {
+		t.Skip("needs AVX-512F and AVX2")
+	}
+	rng := rand.New(rand.NewPCG(3, 9))
+	for rows := 1; rows <= k512.RowsPerCall(2); rows++ {
+		for _, n := range []int{8, 16, 24, 248, 256, 264, 512, 1024, 1032} {
+			xs, vs := n+rng.IntN(20), n+rng.IntN(20)
+			x := randSlice(rng, rows*xs+n)
+			v := randSlice(rng, 2*vs+n)
+			got := make([]float64, 4*rows*2)
+			k512.DotRows(got, x, xs, rows, n, v, vs, 2)
+			want := make([]float64, 4*rows*2)
+			for r := 0; r < rows; r += k256.RowsPerCall(2) {
+				nr := min(k256.RowsPerCall(2), rows-r)
+				k256.DotRows(want[4*2*r:], x[r*xs:], xs, nr, n, v, vs, 2)
+			}
+			for i := range want {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("rows=%d n=%d: lane sum %d (row %d, vector %d) is %v with AVX-512, %v with AVX2", rows, n, i, i/8, i/4%2, got[i], want[i])
 				}
 			}
 		}

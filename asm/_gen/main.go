@@ -182,12 +182,24 @@ func (g gen) dots() {
 		[]Register{RDI, R9, R10, R11, R12, R13, RDX, RAX},
 		[]int{2, 3}, []int{0, 0, 0, 0, 0, 0, 0, 0}, true, nil}, multi,
 		"dot2r8AVX512 is the AVX-512F kernel for 2 rows × 8 vectors (n a multiple of 16).")
+	g.dotPairs()
 }
 
 // chunks emits the chunk loop around body, which runs the chunk from pos up
 // to BX and then goes to "flush"; accumulators base… (nZero of them) are
 // cleared per chunk and the first nFlush added into acc, after combine.
 func (g gen) chunks(w vw, pos Register, base, nZero, nFlush int, body, combine func()) {
+	g.chunksWith(w, pos, base, nZero, body, func() {
+		combine()
+		g.MOVQ(g.param("acc"), RBX)
+		for i := 0; i < nFlush; i++ {
+			g.flush(w, base+i, 32*i)
+		}
+	})
+}
+
+// chunksWith is chunks with flush emitting the end of a chunk (BX free).
+func (g gen) chunksWith(w vw, pos Register, base, nZero int, body, flush func()) {
 	g.Label("chunk")
 	g.CMPQ(pos, RCX)
 	g.JGE(lbl("done"))
@@ -199,13 +211,73 @@ func (g gen) chunks(w vw, pos Register, base, nZero, nFlush int, body, combine f
 	}
 	body()
 	g.Label("flush")
-	combine()
-	g.MOVQ(g.param("acc"), RBX)
-	for i := 0; i < nFlush; i++ {
-		g.flush(w, base+i, 32*i)
-	}
+	flush()
 	g.JMP(lbl("chunk"))
 	g.done()
+}
+
+// dotPairs is the AVX-512F kernel for 8 rows × 2 vectors that sums every
+// product exactly as the AVX2 kernel dot4r2AVX does (8 float32 lanes,
+// chunks of 256 elements folded into 4 float64 lanes): each zmm
+// accumulator holds row r's 8 lanes for vector 0 in its low half and for
+// vector 1 in its high half, the row's 8 elements broadcast to both
+// halves. Twice the lanes per instruction as dot4r2AVX, with one
+// dependency chain per accumulator (8) as it has.
+//
+//	SI rows 0–2, R9 rows 3–5, R10 rows 6–7 (base, +xs in DX, +2xs in R12);
+//	DI, R11 the vectors; CX the end of row 0; Z2–Z9 the accumulators, Z0
+//	[v0 | v1], Z10, Z11 a row; Y12, Y14, Y15 flush scratch.
+func (g gen) dotPairs() {
+	g.text("dot8r2AVX512", "(x *float32, xs int, v *float32, vs, n int, acc *float64)",
+		"dot8r2AVX512 takes 8 rows x_r = x + r·xs and 2 vectors v_j = v + j·vs",
+		"(n a multiple of 8), adding the lane sums of <x_r, v_j> into",
+		"acc[4(2r+j) : +4] exactly as dot4r2AVX adds them.")
+	g.args(RSI, RDX, RDI, R11, RCX)
+	g.SHLQ(U8(2), RDX)
+	g.LEAQ(Mem{Base: RDX, Index: RDX, Scale: 1}, R12) // 2xs
+	g.LEAQ(Mem{Base: RSI, Index: R12, Scale: 1}, R9)
+	g.ADDQ(RDX, R9) // x + 3xs
+	g.LEAQ(Mem{Base: R9, Index: R12, Scale: 1}, R10)
+	g.ADDQ(RDX, R10) // x + 6xs
+	g.SHLQ(U8(2), R11)
+	g.ADDQ(RDI, R11)
+	g.SHLQ(U8(2), RCX)
+	g.ADDQ(RSI, RCX)
+	bases := []Register{RSI, R9, R10}
+	row := func(r int) Mem {
+		m := Mem{Base: bases[r/3]}
+		switch r % 3 {
+		case 1:
+			m.Index, m.Scale = RDX, 1
+		case 2:
+			m.Index, m.Scale = R12, 1
+		}
+		return m
+	}
+	const base = 2
+	g.chunksWith(zmm, RSI, base, 8, func() {
+		g.Label("loop")
+		g.CMPQ(RSI, RBX)
+		g.JGE(lbl("flush"))
+		g.VMOVUPS(Mem{Base: RDI}, Y0)
+		g.VINSERTF64X4(U8(1), Mem{Base: R11}, Z0, Z0)
+		for r := range 8 {
+			x := z(10 + r%2)
+			g.VBROADCASTF64X4(row(r), x)
+			g.VFMADD231PS(Z0, x, z(base+r))
+		}
+		for _, p := range []Register{RSI, R9, R10, RDI, R11} {
+			g.ADDQ(U8(32), p)
+		}
+		g.JMP(lbl("loop"))
+	}, func() {
+		g.MOVQ(g.param("acc"), RBX)
+		for r := range 8 {
+			g.flush(ymm, base+r, 32*(2*r))
+			g.VEXTRACTF64X4(U8(1), z(base+r), Y12)
+			g.flush(ymm, 12, 32*(2*r+1))
+		}
+	})
 }
 
 // flush adds accumulator a, widened to float64 and folded to 4 lanes, into
