@@ -219,14 +219,16 @@ func (g gen) chunksWith(w vw, pos Register, base, nZero int, body, flush func())
 // dotPairs is the AVX-512F kernel for 8 rows × 2 vectors that sums every
 // product exactly as the AVX2 kernel dot4r2AVX does (8 float32 lanes,
 // chunks of 256 elements folded into 4 float64 lanes): each zmm
-// accumulator holds row r's 8 lanes for vector 0 in its low half and for
-// vector 1 in its high half, the row's 8 elements broadcast to both
-// halves. Twice the lanes per instruction as dot4r2AVX, with one
-// dependency chain per accumulator (8) as it has.
+// accumulator holds a pair of rows' 8 lanes for one vector, row 2q in its
+// low half and row 2q+1 in its high half (loaded by a masked load 32
+// bytes before the row, which reads only the high lanes), the vector's 8
+// elements broadcast to both halves. Twice the lanes per instruction as
+// dot4r2AVX, with as many dependency chains (8).
 //
 //	SI rows 0–2, R9 rows 3–5, R10 rows 6–7 (base, +xs in DX, +2xs in R12);
-//	DI, R11 the vectors; CX the end of row 0; Z2–Z9 the accumulators, Z0
-//	[v0 | v1], Z10, Z11 a row; Y12, Y14, Y15 flush scratch.
+//	DI, R11 the vectors; CX the end of row 0; K1 the high half; Z2–Z9 the
+//	accumulators (2q+j), Z0, Z1 the vectors, Z10, Z11 a row pair; Y12, Y14,
+//	Y15 flush scratch.
 func (g gen) dotPairs() {
 	g.text("dot8r2AVX512", "(x *float32, xs int, v *float32, vs, n int, acc *float64)",
 		"dot8r2AVX512 takes 8 rows x_r = x + r·xs and 2 vectors v_j = v + j·vs",
@@ -243,6 +245,8 @@ func (g gen) dotPairs() {
 	g.ADDQ(RDI, R11)
 	g.SHLQ(U8(2), RCX)
 	g.ADDQ(RSI, RCX)
+	g.MOVL(U32(0xff00), EAX)
+	g.KMOVW(EAX, K1) // the high half of a zmm
 	bases := []Register{RSI, R9, R10}
 	row := func(r int) Mem {
 		m := Mem{Base: bases[r/3]}
@@ -259,12 +263,16 @@ func (g gen) dotPairs() {
 		g.Label("loop")
 		g.CMPQ(RSI, RBX)
 		g.JGE(lbl("flush"))
-		g.VMOVUPS(Mem{Base: RDI}, Y0)
-		g.VINSERTF64X4(U8(1), Mem{Base: R11}, Z0, Z0)
-		for r := range 8 {
-			x := z(10 + r%2)
-			g.VBROADCASTF64X4(row(r), x)
-			g.VFMADD231PS(Z0, x, z(base+r))
+		g.VBROADCASTF64X4(Mem{Base: RDI}, Z0)
+		g.VBROADCASTF64X4(Mem{Base: R11}, Z1)
+		for q := range 4 {
+			x := z(10 + q%2)
+			g.VMOVUPS(row(2*q), x.(VecPhysical).AsY())
+			hi := row(2*q + 1)
+			hi.Disp = -32 // lanes 8–15 of the 16 floats there are the row's first 8
+			g.VMOVUPS(hi, K1, x)
+			g.VFMADD231PS(Z0, x, z(base+2*q))
+			g.VFMADD231PS(Z1, x, z(base+2*q+1))
 		}
 		for _, p := range []Register{RSI, R9, R10, RDI, R11} {
 			g.ADDQ(U8(32), p)
@@ -272,10 +280,13 @@ func (g gen) dotPairs() {
 		g.JMP(lbl("loop"))
 	}, func() {
 		g.MOVQ(g.param("acc"), RBX)
-		for r := range 8 {
-			g.flush(ymm, base+r, 32*(2*r))
-			g.VEXTRACTF64X4(U8(1), z(base+r), Y12)
-			g.flush(ymm, 12, 32*(2*r+1))
+		for q := range 4 {
+			for j := range 2 {
+				a := base + 2*q + j
+				g.flush(ymm, a, 32*(2*(2*q)+j))
+				g.VEXTRACTF64X4(U8(1), z(a), Y12)
+				g.flush(ymm, 12, 32*(2*(2*q+1)+j))
+			}
 		}
 	})
 }
