@@ -346,15 +346,24 @@ func smoGradientAsm(g, y, up []float64, qi, qj []float32, wi, wj float64) (int, 
 }
 
 // smoSelectAsm is backend.SMOSelectRef, split as smoGradientAsm.
-func smoSelectAsm(low, g, qd []float64, qi []float32, gmax, qdi float64) (int, float64, float64) {
+func smoSelectAsm(low, g, qd []float64, qi []float32, gmax, qdi float64, obj []float64) (int, float64, float64) {
 	n := len(g)
 	n8 := n &^ 7
 	jmin, objMin, lowMax := -1, math.Inf(1), math.Inf(-1)
+	var objTail []float64
+	if obj != nil {
+		objTail = obj[n8:n]
+	}
 	if n8 > 0 {
 		_, _, _ = low[n-1], qd[n-1], qi[n-1]
+		var op *float64
+		if obj != nil {
+			_ = obj[n-1]
+			op = &obj[0]
+		}
 		var out [16]float64
 		var idx [8]int64
-		smoSelectAVX(&low[0], &g[0], &qd[0], &qi[0], n8, gmax, qdi, &out[0], &idx[0])
+		smoSelectAVX(&low[0], &g[0], &qd[0], &qi[0], op, n8, gmax, qdi, &out[0], &idx[0])
 		jmin, objMin = lastBest(out[:8], idx[:], func(a, b float64) bool { return a < b })
 		for _, v := range out[8:] {
 			if v >= lowMax {
@@ -363,7 +372,7 @@ func smoSelectAsm(low, g, qd []float64, qi []float32, gmax, qdi float64) (int, f
 		}
 	}
 	if n8 < n {
-		k, o, lm := backend.SMOSelectRef(low[n8:], g[n8:], qd[n8:], qi[n8:], gmax, qdi)
+		k, o, lm := backend.SMOSelectRef(low[n8:], g[n8:], qd[n8:], qi[n8:], gmax, qdi, objTail)
 		if k >= 0 && o <= objMin {
 			jmin, objMin = n8+k, o
 		}

@@ -15,10 +15,11 @@ func smoGradientAVX(grad *float64, y *float64, up *float64, qi *float32, qj *flo
 // j: per lane (a mod 8) the least o = −diff²/quad over diff = gmax + low[a]·grad[a]
 // > 0, quad = qdi + qd[a] − 2·qi[a] (τ when not positive), and the last index
 // attaining it (+∞ and −1 when none), in out[0:8] and outIdx[0:8], and the
-// largest low[a]·grad[a] in out[8:16] (−∞ when none: NaN never counts).
+// largest low[a]·grad[a] in out[8:16] (−∞ when none: NaN never counts). When
+// obj is not nil it also stores every o in obj[a] (+∞ where diff ≤ 0).
 //
 //go:noescape
-func smoSelectAVX(low *float64, grad *float64, qd *float64, qi *float32, n int, gmax float64, qdi float64, out *float64, outIdx *int64)
+func smoSelectAVX(low *float64, grad *float64, qd *float64, qi *float32, obj *float64, n int, gmax float64, qdi float64, out *float64, outIdx *int64)
 
 // smoAddScaledAVX sets dst[a] += w·y[a]·row[a] for a < n (a multiple of 8).
 //

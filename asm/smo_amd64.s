@@ -111,16 +111,17 @@ gradDone:
 	VZEROUPPER
 	RET
 
-// func smoSelectAVX(low *float64, grad *float64, qd *float64, qi *float32, n int, gmax float64, qdi float64, out *float64, outIdx *int64)
+// func smoSelectAVX(low *float64, grad *float64, qd *float64, qi *float32, obj *float64, n int, gmax float64, qdi float64, out *float64, outIdx *int64)
 // Requires: AVX, AVX2
-TEXT ·smoSelectAVX(SB), NOSPLIT, $0-72
+TEXT ·smoSelectAVX(SB), NOSPLIT, $0-80
 	MOVQ         low+0(FP), SI
 	MOVQ         grad+8(FP), DI
 	MOVQ         qd+16(FP), DX
 	MOVQ         qi+24(FP), R8
-	MOVQ         n+32(FP), CX
-	VBROADCASTSD gmax+40(FP), Y15
-	VBROADCASTSD qdi+48(FP), Y14
+	MOVQ         obj+32(FP), R9
+	MOVQ         n+40(FP), CX
+	VBROADCASTSD gmax+48(FP), Y15
+	VBROADCASTSD qdi+56(FP), Y14
 	VMOVUPD      smoPosInf<>+0(SB), Y12
 	VMOVUPD      smoNegInf<>+0(SB), Y6
 	VMOVDQU      smoMinusOneQ<>+0(SB), Y10
@@ -150,6 +151,13 @@ sel:
 	VMULPD    Y0, Y0, Y0
 	VXORPD    smoSign<>+0(SB), Y0, Y0
 	VDIVPD    Y2, Y0, Y0
+	TESTQ     R9, R9
+	JZ        noObj0
+	VMOVUPD   smoPosInf<>+0(SB), Y4
+	VBLENDVPD Y1, Y0, Y4, Y4
+	VMOVUPD   Y4, (R9)(AX*8)
+
+noObj0:
 	VCMPPD    $0x12, Y12, Y0, Y3
 	VANDPD    Y1, Y3, Y3
 	VBLENDVPD Y3, Y0, Y12, Y12
@@ -170,6 +178,13 @@ sel:
 	VMULPD    Y0, Y0, Y0
 	VXORPD    smoSign<>+0(SB), Y0, Y0
 	VDIVPD    Y2, Y0, Y0
+	TESTQ     R9, R9
+	JZ        noObj1
+	VMOVUPD   smoPosInf<>+0(SB), Y4
+	VBLENDVPD Y1, Y0, Y4, Y4
+	VMOVUPD   Y4, 32(R9)(AX*8)
+
+noObj1:
 	VCMPPD    $0x12, Y13, Y0, Y3
 	VANDPD    Y1, Y3, Y3
 	VBLENDVPD Y3, Y0, Y13, Y13
@@ -179,8 +194,8 @@ sel:
 	JMP       sel
 
 selDone:
-	MOVQ    out+56(FP), R10
-	MOVQ    outIdx+64(FP), R11
+	MOVQ    out+64(FP), R10
+	MOVQ    outIdx+72(FP), R11
 	VMOVUPD Y12, (R10)
 	VMOVDQU Y10, (R11)
 	VMOVUPD Y13, 32(R10)

@@ -14,7 +14,7 @@ type SMOScanner interface {
 	// SMOGradient is SMOGradientRef.
 	SMOGradient(g, y, up []float64, qi, qj []float32, wi, wj float64) (int, float64)
 	// SMOSelect is SMOSelectRef.
-	SMOSelect(low, g, qd []float64, qi []float32, gmax, qdi float64) (int, float64, float64)
+	SMOSelect(low, g, qd []float64, qi []float32, gmax, qdi float64, obj []float64) (int, float64, float64)
 	// SMOAddScaled is SMOAddScaledRef.
 	SMOAddScaled(dst, y []float64, row []float32, w float64)
 }
@@ -49,10 +49,15 @@ func SMOGradientRef(g, y, up []float64, qi, qj []float32, wi, wj float64) (int, 
 // minimising o = −diff²/quad, quad = qdi + qd[a] − 2·qi[a] (SMOTau when not
 // positive), that minimum (−1, +∞ when no a has diff > 0), and the largest
 // yg (−∞ when every yg is NaN; a NaN low[a] excludes a). low, qd and qi hold
-// at least len(g) values.
-func SMOSelectRef(low, g, qd []float64, qi []float32, gmax, qdi float64) (int, float64, float64) {
+// at least len(g) values. When obj is not nil (len(g) values at least), it
+// also stores every a's o in obj[a], +∞ where diff ≤ 0 (for a caller that
+// wants the runners-up too).
+func SMOSelectRef(low, g, qd []float64, qi []float32, gmax, qdi float64, obj []float64) (int, float64, float64) {
 	n := len(g)
 	low, qd, qi = low[:n], qd[:n], qi[:n]
+	if obj != nil {
+		obj = obj[:n]
+	}
 	jmin, objMin, lowMax := -1, math.Inf(1), math.Inf(-1)
 	for a := range n {
 		yg := low[a] * g[a]
@@ -64,9 +69,15 @@ func SMOSelectRef(low, g, qd []float64, qi []float32, gmax, qdi float64) (int, f
 			if quad <= 0 {
 				quad = SMOTau
 			}
-			if o := float64(-diff*diff) / quad; o <= objMin {
+			o := float64(-diff*diff) / quad
+			if o <= objMin {
 				objMin, jmin = o, a
 			}
+			if obj != nil {
+				obj[a] = o
+			}
+		} else if obj != nil {
+			obj[a] = math.Inf(1)
 		}
 	}
 	return jmin, objMin, lowMax
@@ -93,11 +104,11 @@ func (b *CPU) SMOGradient(g, y, up []float64, qi, qj []float32, wi, wj float64) 
 }
 
 // SMOSelect runs the table's SMOSelect kernel (see SMOSelectRef).
-func (b *CPU) SMOSelect(low, g, qd []float64, qi []float32, gmax, qdi float64) (int, float64, float64) {
+func (b *CPU) SMOSelect(low, g, qd []float64, qi []float32, gmax, qdi float64, obj []float64) (int, float64, float64) {
 	if b.k.SMOSelect == nil {
-		return SMOSelectRef(low, g, qd, qi, gmax, qdi)
+		return SMOSelectRef(low, g, qd, qi, gmax, qdi, obj)
 	}
-	return b.k.SMOSelect(low, g, qd, qi, gmax, qdi)
+	return b.k.SMOSelect(low, g, qd, qi, gmax, qdi, obj)
 }
 
 // SMOAddScaled runs the table's SMOAddScaled kernel (see SMOAddScaledRef).

@@ -135,11 +135,11 @@ func (e *Engine) SMOGradient(g, y, up []float64, qi, qj []float32, wi, wj float6
 
 // SMOSelect is the second-order choice of SMO's j; see
 // backend.SMOSelectRef and SMOGradient.
-func (e *Engine) SMOSelect(low, g, qd []float64, qi []float32, gmax, qdi float64) (int, float64, float64) {
+func (e *Engine) SMOSelect(low, g, qd []float64, qi []float32, gmax, qdi float64, obj []float64) (int, float64, float64) {
 	if sc, ok := e.be.(backend.SMOScanner); ok {
-		return sc.SMOSelect(low, g, qd, qi, gmax, qdi)
+		return sc.SMOSelect(low, g, qd, qi, gmax, qdi, obj)
 	}
-	return backend.SMOSelectRef(low, g, qd, qi, gmax, qdi)
+	return backend.SMOSelectRef(low, g, qd, qi, gmax, qdi, obj)
 }
 
 // SMOAddScaled adds w·y[a]·row[a] to dst[a] for every a; see

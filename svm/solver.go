@@ -59,7 +59,8 @@ type smo[T real] struct {
 	gap       float64
 	converged bool
 
-	pre   []int // prefetch buffer
+	pre   []int     // prefetch buffer
+	obj   []float64 // the objectives of the selection of j, when kept
 	topUp []cand
 	// jTop holds the batch best uncached candidates of the last
 	// second-order selection of j, best first (usually j among them): j's
@@ -214,13 +215,23 @@ func (s *smo[T]) prefetch(k int) ([]int, error) {
 		return nil, nil
 	}
 	s.topUp = s.topUp[:0]
+	worst := math.Inf(-1) // the violation a candidate must beat once topUp is full
 	for _, a32 := range s.active {
 		a := int(a32)
-		kk := s.key(a)
-		if kk == k || !s.inUp(a) || s.cache.has(kk) {
+		// upSign·G is −y_a G_a in I_up and NaN outside it; the cheap test
+		// on the value comes first (pushTop would refuse what it refuses).
+		v := s.upSign[a] * s.g[a]
+		if v != v || len(s.topUp) == want && !(v > worst) {
 			continue
 		}
-		s.topUp = pushTop(s.topUp, cand{-s.y[a] * s.g[a], kk, a}, want)
+		kk := s.key(a)
+		if kk == k || s.cache.has(kk) {
+			continue
+		}
+		s.topUp = pushTop(s.topUp, cand{v, kk, a}, want)
+		if len(s.topUp) == want {
+			worst = s.topUp[want-1].v
+		}
 	}
 	if s.sh != nil {
 		var err error
@@ -314,12 +325,25 @@ func (s *smo[T]) pickJ(gmax, qdi float64, qi []T) (int, float64, float64) {
 	if s.sh == nil && s.scanAll() {
 		if q, ok := any(qi).([]float32); ok {
 			n := s.n
-			jmin, objMin, gmax2 := s.scan.SMOSelect(s.lowSign[:n], s.g[:n], s.qd[:n], q[:n], gmax, qdi)
+			jmin, objMin, gmax2 := s.scan.SMOSelect(s.lowSign[:n], s.g[:n], s.qd[:n], q[:n], gmax, qdi, nil)
 			// jTop is needed only when j's row is missing (rowJ; a sharded
-			// solver's j may be another rank's, so it always keeps jTop).
+			// solver's j may be another rank's, so it always keeps jTop):
+			// then the scan runs again, writing every objective, and jTop
+			// is kept from those.
 			s.jTop = s.jTop[:0]
 			if jmin >= 0 && !s.cache.has(s.key(jmin)) {
-				return s.pickJTop(gmax, qdi, qi)
+				if len(s.obj) < n {
+					s.obj = make([]float64, n)
+				}
+				obj := s.obj[:n]
+				s.scan.SMOSelect(s.lowSign[:n], s.g[:n], s.qd[:n], q[:n], gmax, qdi, obj)
+				jWant, jWorst := s.batch, math.Inf(-1)
+				for a, o := range obj {
+					// Candidates (o < +∞) in order, as pickJTop keeps them.
+					if o < jWorst || len(s.jTop) < jWant && o < math.Inf(1) {
+						jWorst = s.keepJ(o, a, jWant)
+					}
+				}
 			}
 			return jmin, objMin, gmax2
 		}

@@ -988,16 +988,17 @@ func (g gen) smo() {
 	g.VZEROUPPER()
 	g.RET()
 
-	//	SI low   DI g   DX qd   R8 qi   CX n   AX a
+	//	SI low   DI g   DX qd   R8 qi   R9 obj (0: none)   CX n   AX a
 	//	Y15 gmax   Y14 qdi   Y12, Y13 objective minima   Y10, Y11 their indices
 	//	Y8, Y9 current indices   Y6, Y7 low maxima
-	g.text("smoSelectAVX", "(low, grad, qd *float64, qi *float32, n int, gmax, qdi float64, out *float64, outIdx *int64)",
+	g.text("smoSelectAVX", "(low, grad, qd *float64, qi *float32, obj *float64, n int, gmax, qdi float64, out *float64, outIdx *int64)",
 		"smoSelectAVX scans a < n (a multiple of 8) for the second-order choice of",
 		"j: per lane (a mod 8) the least o = −diff²/quad over diff = gmax + low[a]·grad[a]",
 		"> 0, quad = qdi + qd[a] − 2·qi[a] (τ when not positive), and the last index",
 		"attaining it (+∞ and −1 when none), in out[0:8] and outIdx[0:8], and the",
-		"largest low[a]·grad[a] in out[8:16] (−∞ when none: NaN never counts).")
-	g.args(RSI, RDI, RDX, R8, RCX)
+		"largest low[a]·grad[a] in out[8:16] (−∞ when none: NaN never counts). When",
+		"obj is not nil it also stores every o in obj[a] (+∞ where diff ≤ 0).")
+	g.args(RSI, RDI, RDX, R8, R9, RCX)
 	g.VBROADCASTSD(g.param("gmax"), Y15)
 	g.VBROADCASTSD(g.param("qdi"), Y14)
 	lowMax := [2]Register{Y6, Y7}
@@ -1026,8 +1027,14 @@ func (g gen) smo() {
 		g.VCMPPD(U8(0x12), Y5, Y2, Y3) // quad ≤ 0
 		g.VBLENDVPD(Y3, mem["Tau"], Y2, Y2)
 		g.VMULPD(Y0, Y0, Y0)
-		g.VXORPD(mem["Sign"], Y0, Y0)       // (−diff)·diff
-		g.VDIVPD(Y2, Y0, Y0)                // o
+		g.VXORPD(mem["Sign"], Y0, Y0) // (−diff)·diff
+		g.VDIVPD(Y2, Y0, Y0)          // o
+		g.TESTQ(R9, R9)
+		g.JZ(lbl("noObj%d", u))
+		g.VMOVUPD(mem["PosInf"], Y4)
+		g.VBLENDVPD(Y1, Y0, Y4, Y4)
+		g.VMOVUPD(Y4, f64(R9, u))
+		g.Label(fmt.Sprintf("noObj%d", u))
 		g.VCMPPD(U8(0x12), best[u], Y0, Y3) // o ≤ best
 		g.VANDPD(Y1, Y3, Y3)
 		keep(Y3, Y0, best[u], cur[u], idx[u])

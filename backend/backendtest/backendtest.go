@@ -605,17 +605,22 @@ func testSMOScans(t testing.TB, be backend.Backend) {
 			name := fmt.Sprintf("n=%d ties=%v", n, ties)
 			wantG := append([]float64(nil), g...)
 			wantK, wantV := refSMOGradient(wantG, y, up, qi, qj, wi, wj)
-			wantJ, wantO, wantLow := refSMOSelect(low, wantG, qd, qi, gmax, qdi)
+			wantJ, wantO, wantLow, wantObj := refSMOSelect(low, wantG, qd, qi, gmax, qdi)
 			wantBar := append([]float64(nil), g...)
 			refSMOAddScaled(wantBar, y, qj, wi)
 			for _, sc := range scanners {
 				gotG := append([]float64(nil), g...)
-				var k, j int
-				var v, o, lm float64
+				var k, j, j2 int
+				var v, o, lm, o2, lm2 float64
+				obj := make([]float64, n)
+				for a := range obj {
+					obj[a] = math.NaN() // every value must be written
+				}
 				bar := append([]float64(nil), g...)
 				err := callErr(func() error {
 					k, v = sc.s.SMOGradient(gotG, y, up, qi, qj, wi, wj)
-					j, o, lm = sc.s.SMOSelect(low, gotG, qd, qi, gmax, qdi)
+					j, o, lm = sc.s.SMOSelect(low, gotG, qd, qi, gmax, qdi, nil)
+					j2, o2, lm2 = sc.s.SMOSelect(low, gotG, qd, qi, gmax, qdi, obj)
 					sc.s.SMOAddScaled(bar, y, qj, wi)
 					return nil
 				})
@@ -628,6 +633,10 @@ func testSMOScans(t testing.TB, be backend.Backend) {
 					t.Errorf("SMOGradient %s, %s: gradient differs from the definition's", sc.name, name)
 				case j != wantJ || !sameFloat(o, wantO) || !sameFloat(lm, wantLow):
 					t.Errorf("SMOSelect %s, %s: (%d, %v, %v), want (%d, %v, %v)", sc.name, name, j, o, lm, wantJ, wantO, wantLow)
+				case j2 != wantJ || !sameFloat(o2, wantO) || !sameFloat(lm2, wantLow):
+					t.Errorf("SMOSelect %s, %s, with objectives: (%d, %v, %v), want (%d, %v, %v)", sc.name, name, j2, o2, lm2, wantJ, wantO, wantLow)
+				case !sameFloats(obj, wantObj):
+					t.Errorf("SMOSelect %s, %s: objectives differ from the definition's", sc.name, name)
 				case !sameFloats(bar, wantBar):
 					t.Errorf("SMOAddScaled %s, %s: result differs from the definition's", sc.name, name)
 				}
@@ -643,8 +652,8 @@ func (refScanner) SMOGradient(g, y, up []float64, qi, qj []float32, wi, wj float
 	return backend.SMOGradientRef(g, y, up, qi, qj, wi, wj)
 }
 
-func (refScanner) SMOSelect(low, g, qd []float64, qi []float32, gmax, qdi float64) (int, float64, float64) {
-	return backend.SMOSelectRef(low, g, qd, qi, gmax, qdi)
+func (refScanner) SMOSelect(low, g, qd []float64, qi []float32, gmax, qdi float64, obj []float64) (int, float64, float64) {
+	return backend.SMOSelectRef(low, g, qd, qi, gmax, qdi, obj)
 }
 
 func (refScanner) SMOAddScaled(dst, y []float64, row []float32, w float64) {

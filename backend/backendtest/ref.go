@@ -136,7 +136,7 @@ func refSMOGradient(g, y, up []float64, qi, qj []float32, wi, wj float64) (int, 
 // refSMOSelect is the definition of backend.SMOSelectRef: the objectives of
 // the candidates (diff > 0), their minimum and the last index equal to it,
 // and the maximum of low·g over the non-NaN products.
-func refSMOSelect(low, g, qd []float64, qi []float32, gmax, qdi float64) (int, float64, float64) {
+func refSMOSelect(low, g, qd []float64, qi []float32, gmax, qdi float64) (int, float64, float64, []float64) {
 	obj := make([]float64, len(g))
 	for a := range g {
 		obj[a] = math.NaN() // not a candidate
@@ -152,7 +152,12 @@ func refSMOSelect(low, g, qd []float64, qi []float32, gmax, qdi float64) (int, f
 	}
 	j, o := lastExtreme(len(g), func(a int) float64 { return obj[a] }, math.Inf(1), func(v, m float64) bool { return v < m })
 	_, lm := lastExtreme(len(g), func(a int) float64 { return low[a] * g[a] }, math.Inf(-1), func(v, m float64) bool { return v > m })
-	return j, o, lm
+	for a, v := range obj {
+		if v != v {
+			obj[a] = math.Inf(1)
+		}
+	}
+	return j, o, lm, obj
 }
 
 // lastExtreme returns the extreme (under better) of the non-NaN values
