@@ -27,6 +27,11 @@
 // as the b operand of many kernel blocks: both CPU backends pack it into
 // their GEMM micro-panels once, where KernelGather would pack all of it again
 // for every batch of SMO kernel rows; the results are the same bit for bit.
+// SMOScanner runs an SMO iteration's passes over the variables (the
+// gradient update with the next i, the second-order choice of j, G-bar's
+// update) as vector kernels; the CPU backends implement it (AVX2 in asm),
+// with results equal bit for bit to the Go references, which the engine
+// runs for a backend without it.
 //
 // # Storage and precision
 //
