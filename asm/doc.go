@@ -42,6 +42,11 @@
 //     KernelGatherPrepared then read the panels instead of packing b again
 //     on every call, with the same results bit for bit.
 //
+// The SMO scans (smo_amd64.s: backend.SMOScanner) take four variables per
+// instruction in two groups of lanes, with the references' operations in
+// their order and no fused multiply-adds, so the results are theirs bit for
+// bit; each lane keeps its best and last index, reduced in Go.
+//
 // ScoredArgMax (argmax_amd64.s) scores four candidates per instruction
 // (sqrt and divide, so the scores equal backend.ScoredArgMaxRef's exactly)
 // and keeps a best score and index per lane.

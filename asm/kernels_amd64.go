@@ -2,7 +2,11 @@
 
 package asm
 
-import "github.com/pursuit-ml/pursuit/backend"
+import (
+	"math"
+
+	"github.com/pursuit-ml/pursuit/backend"
+)
 
 // asmBuilt reports whether this build contains the assembly kernels.
 const asmBuilt = true
@@ -14,7 +18,8 @@ func asmKernels(avx512 bool) kernels {
 	k := kernels{SqNorm: sqNormAsm, DotRows: dotRowsAsm, MaxGroup: 4, RowsPerCall: rowsPerCall,
 		Axpys: axpysAsm, Axpy4: axpy4Asm,
 		Gemm: gemm6x16Asm, MR: 6, NR: 16, KC: kcBlock, MC: mcBlock, NC: ncBlock,
-		RBF: rbfAsm, Poly: polyAsm, Exp: expAsm, ArgMax: argmaxAsm, Pack8: pack8Asm}
+		RBF: rbfAsm, Poly: polyAsm, Exp: expAsm, ArgMax: argmaxAsm, Pack8: pack8Asm,
+		SMOGradient: smoGradientAsm, SMOSelect: smoSelectAsm, SMOAddScaled: smoAddScaledAsm}
 	if avx512 {
 		k.Gemm, k.MR, k.NR = gemm12x32Asm, 12, 32
 		k.RBF, k.Exp = rbf512Asm, exp512Asm
@@ -345,5 +350,95 @@ func expN(dst, src *float32, n, w int) {
 		expAVX512(dst, src, n)
 	} else {
 		expAVX(dst, src, n)
+	}
+}
+
+// smoGradientAsm is backend.SMOGradientRef: the assembly over the first
+// multiple of 8 variables, the reference over the rest, the lanes reduced
+// to the last index attaining the maximum.
+func smoGradientAsm(g, y, up []float64, qi, qj []float32, wi, wj float64) (int, float64) {
+	n := len(g)
+	n8 := n &^ 7
+	best, bestV := -1, math.Inf(-1)
+	if n8 > 0 {
+		_, _, _, _ = y[n-1], up[n-1], qi[n-1], qj[n-1]
+		var v [8]float64
+		var idx [8]int64
+		smoGradientAVX(&g[0], &y[0], &up[0], &qi[0], &qj[0], n8, wi, wj, &v[0], &idx[0])
+		best, bestV = lastBest(v[:], idx[:], func(a, b float64) bool { return a > b })
+	}
+	if n8 < n {
+		if k, v := backend.SMOGradientRef(g[n8:], y[n8:], up[n8:], qi[n8:], qj[n8:], wi, wj); k >= 0 && v >= bestV {
+			best, bestV = n8+k, v
+		}
+	}
+	return best, bestV
+}
+
+// smoSelectAsm is backend.SMOSelectRef, split as smoGradientAsm.
+func smoSelectAsm(low, g, qd []float64, qi []float32, gmax, qdi float64, obj []float64) (int, float64, float64) {
+	n := len(g)
+	n8 := n &^ 7
+	jmin, objMin, lowMax := -1, math.Inf(1), math.Inf(-1)
+	var objTail []float64
+	if obj != nil {
+		objTail = obj[n8:n]
+	}
+	if n8 > 0 {
+		_, _, _ = low[n-1], qd[n-1], qi[n-1]
+		var op *float64
+		if obj != nil {
+			_ = obj[n-1]
+			op = &obj[0]
+		}
+		var out [16]float64
+		var idx [8]int64
+		smoSelectAVX(&low[0], &g[0], &qd[0], &qi[0], op, n8, gmax, qdi, &out[0], &idx[0])
+		jmin, objMin = lastBest(out[:8], idx[:], func(a, b float64) bool { return a < b })
+		for _, v := range out[8:] {
+			if v >= lowMax {
+				lowMax = v
+			}
+		}
+	}
+	if n8 < n {
+		k, o, lm := backend.SMOSelectRef(low[n8:], g[n8:], qd[n8:], qi[n8:], gmax, qdi, objTail)
+		if k >= 0 && o <= objMin {
+			jmin, objMin = n8+k, o
+		}
+		if lm >= lowMax {
+			lowMax = lm
+		}
+	}
+	return jmin, objMin, lowMax
+}
+
+// lastBest reduces per-lane bests (lanes without a candidate have index
+// −1) to the best value under better and, among lanes equal to it, the
+// largest index: the last index attaining the best, as a sequential scan
+// keeping ties finds. It returns (−1, v[0]) when no lane has a candidate.
+func lastBest(v []float64, idx []int64, better func(a, b float64) bool) (int, float64) {
+	k, bv := -1, v[0]
+	for l := range v {
+		if idx[l] < 0 {
+			continue
+		}
+		if k < 0 || better(v[l], bv) || (v[l] == bv && int(idx[l]) > k) {
+			k, bv = int(idx[l]), v[l]
+		}
+	}
+	return k, bv
+}
+
+// smoAddScaledAsm is backend.SMOAddScaledRef.
+func smoAddScaledAsm(dst, y []float64, row []float32, w float64) {
+	n := len(dst)
+	n8 := n &^ 7
+	if n8 > 0 {
+		_, _ = y[n-1], row[n-1]
+		smoAddScaledAVX(&dst[0], &y[0], &row[0], n8, w)
+	}
+	if n8 < n {
+		backend.SMOAddScaledRef(dst[n8:], y[n8:], row[n8:], w)
 	}
 }

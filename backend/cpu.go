@@ -3,8 +3,10 @@ package backend
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
 
+	"github.com/pursuit-ml/pursuit/internal/hugemem"
 	"github.com/pursuit-ml/pursuit/internal/par"
 )
 
@@ -382,12 +384,19 @@ func (b *CPU) norms(given []float32, x Matrix, idx []int) []float32 {
 // with kc = min(KC, cols−pc). Slice pc thus starts at npan·NR·pc, and the
 // panel of rows [j, j+NR) (j a multiple of NR) at (j/NR)·kc·NR within it.
 // bn holds the squared norms padded with zeros to npan·NR.
+// packed lives in a hugemem.Arena when it is at least preparedArenaMin
+// bytes (a cold run then faults it in a few 2 MiB pages instead of
+// hundreds of 4 KiB ones: 2.4 MB, 600 faults, 8 ms on a virtual machine).
 type cpuPrepared struct {
 	PreparedBase
 	owner  *CPU
 	packed []float32
 	bn     []float32
+	arena  *hugemem.Arena // holds packed; nil: the Go heap
 }
+
+// preparedArenaMin is the smallest packed copy Prepare maps an arena for.
+const preparedArenaMin = 1 << 20
 
 // Prepare packs m once into the micro-kernel's panel layout; see Preparer.
 func (b *CPU) Prepare(m Matrix) (Prepared, error) {
@@ -396,7 +405,18 @@ func (b *CPU) Prepare(m Matrix) (Prepared, error) {
 	}
 	nr, kcb := b.k.NR, b.k.KC
 	npan := (m.Rows + nr - 1) / nr
-	p := &cpuPrepared{owner: b, packed: make([]float32, npan*nr*m.Cols), bn: make([]float32, npan*nr)}
+	p := &cpuPrepared{owner: b, bn: make([]float32, npan*nr)}
+	if size := npan * nr * m.Cols; size*4 >= preparedArenaMin {
+		p.arena = hugemem.New(size * 4)
+		p.packed = hugemem.Slice[float32](p.arena, size)
+		if p.packed != nil {
+			// In case Release is never called.
+			runtime.AddCleanup(p, func(a *hugemem.Arena) { a.Free() }, p.arena)
+		}
+	}
+	if p.packed == nil {
+		p.packed = make([]float32, npan*nr*m.Cols)
+	}
 	_ = b.SqNorms(p.bn, m) // validated above
 	p.M, p.SqNorms = m, p.bn[:m.Rows:m.Rows]
 	for pc := 0; pc < m.Cols; pc += kcb {
@@ -414,6 +434,7 @@ func (b *CPU) Prepare(m Matrix) (Prepared, error) {
 func (p *cpuPrepared) Release() error {
 	if p.MarkReleased() {
 		p.packed, p.bn = nil, nil
+		p.arena.Free()
 	}
 	return nil
 }

@@ -1,8 +1,10 @@
 package backend
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 	"unsafe"
@@ -100,5 +102,46 @@ func TestNewAlignedMatrix(t *testing.T) {
 				t.Fatalf("%v: row %d starts at %p, not on a 64-byte boundary", c, i, &r[0])
 			}
 		}
+	}
+}
+
+// TestPreparedArena prepares a matrix large enough for a hugemem.Arena and
+// checks that gathers against it equal the plain gathers bit for bit, that
+// the packed copy lies in the arena where the platform has one, and that a
+// released handle is refused.
+func TestPreparedArena(t *testing.T) {
+	b := NewCPU("go", 1, GoKernels())
+	const rows, cols = 3001, 97 // 1.2 MB packed
+	x := NewMatrix(rows, cols)
+	for i := range x.Data {
+		x.Data[i] = float32(math.Sin(float64(i)*0.37)) / 4
+	}
+	h, err := b.Prepare(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := h.(*cpuPrepared)
+	if runtime.GOOS == "linux" && (p.arena == nil || !p.arena.Holds(unsafe.Pointer(unsafe.SliceData(p.packed)), 4*len(p.packed))) {
+		t.Fatal("a 1.2 MB packed copy is not in a huge-page arena")
+	}
+	idx := []int{0, 17, 3000, 1500, 2, 999, 1000, 1001, 64, 7, 2999, 11}
+	k := NewRBF(0.5)
+	got, want := NewMatrix(len(idx), rows), NewMatrix(len(idx), rows)
+	if err := b.KernelGatherPrepared(got, k, x, h.Norms(), idx, h); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.KernelGather(want, k, x, h.Norms(), idx, x, h.Norms()); err != nil {
+		t.Fatal(err)
+	}
+	for i := range got.Data {
+		if math.Float32bits(got.Data[i]) != math.Float32bits(want.Data[i]) {
+			t.Fatalf("element %d: prepared %v, plain %v", i, got.Data[i], want.Data[i])
+		}
+	}
+	if err := h.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.KernelGatherPrepared(got, k, x, h.Norms(), idx, h); !errors.Is(err, ErrPrepared) {
+		t.Fatalf("gather on a released handle: %v, want an error wrapping ErrPrepared", err)
 	}
 }

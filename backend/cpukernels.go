@@ -49,6 +49,11 @@ type CPUKernels struct {
 	// Exp sets dst[i] = exp(src[i]) for i < len(src), src[i] ≤ 0, and
 	// exactly 0 below ExpUnderflowBound.
 	Exp func(dst, src []float32)
+	// SMOGradient, SMOSelect and SMOAddScaled are the SMO scans
+	// (SMOScanner), bit for bit the references'; nil runs the reference.
+	SMOGradient  func(g, y, up []float64, qi, qj []float32, wi, wj float64) (int, float64)
+	SMOSelect    func(low, g, qd []float64, qi []float32, gmax, qdi float64, obj []float64) (int, float64, float64)
+	SMOAddScaled func(dst, y []float64, row []float32, w float64)
 }
 
 // ExpUnderflowBound is the input below which every Exp kernel returns
@@ -67,6 +72,7 @@ func GoKernels() CPUKernels {
 		Axpys: axpysGo, Axpy4: axpy4Go,
 		Gemm: gemm2x4Go, MR: gemmMR, NR: gemmNR, KC: 256, MC: 64, NC: 256,
 		RBF: rbfGo, Poly: polyGo, ArgMax: ScoredArgMaxRef, Pack8: pack8Go, Exp: expGo,
+		SMOGradient: SMOGradientRef, SMOSelect: SMOSelectRef, SMOAddScaled: SMOAddScaledRef,
 	}
 }
 

@@ -32,6 +32,11 @@
 // each block of rows to every set's vectors while it is in cache, each set
 // in the kernel calls its own DictProducts makes, so its products are the
 // same bit for bit.
+// SMOScanner runs an SMO iteration's passes over the variables (the
+// gradient update with the next i, the second-order choice of j, G-bar's
+// update) as vector kernels; the CPU backends implement it (AVX2 in asm),
+// with results equal bit for bit to the Go references, which the engine
+// runs for a backend without it.
 //
 // # Storage and precision
 //

@@ -5,6 +5,7 @@ import (
 	"runtime"
 
 	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit/internal/hugemem"
 )
 
 // real is the element type of cached kernel rows.
@@ -15,19 +16,19 @@ type real interface{ ~float32 | ~float64 }
 // rank of a sharded solver, the row's part at the rank's own points). The slots live in chunks of consecutive slots, each allocated when
 // a row is first stored in it, so that a problem whose rows fit a small part
 // of the budget never allocates (and clears) the rest. A cache of at least
-// arenaMin bytes takes its chunks from a rowArena (huge pages, outside the
-// Go heap) where the platform has one; release gives it back. Rows are
+// arenaMin bytes takes its chunks from a hugemem.Arena (huge pages, outside
+// the Go heap) where the platform has one; release gives it back. Rows are
 // computed by fill, in batches.
 type rowCache[T real] struct {
 	l       int // keys
 	w       int // values per row
 	slots   int
-	chunk   int       // slots per chunk
-	chunks  [][]T     // chunk q holds slots [q·chunk, (q+1)·chunk); nil until used
-	arena   *rowArena // where chunks come from; nil: the Go heap
-	slotOf  []int32   // kernel index → slot, −1 when absent
-	owner   []int32   // slot → kernel index, −1 when free
-	prev    []int32   // LRU list over slots; head = most recently used
+	chunk   int            // slots per chunk
+	chunks  [][]T          // chunk q holds slots [q·chunk, (q+1)·chunk); nil until used
+	arena   *hugemem.Arena // where chunks come from; nil: the Go heap
+	slotOf  []int32        // kernel index → slot, −1 when absent
+	owner   []int32        // slot → kernel index, −1 when free
+	prev    []int32        // LRU list over slots; head = most recently used
 	next    []int32
 	head    int32
 	tail    int32
@@ -47,7 +48,7 @@ type rowCache[T real] struct {
 const chunkBytes = 8 << 20
 
 // arenaMin is the smallest budget in use (slots × row bytes) for which the
-// cache maps a rowArena: below it the Go heap serves as well.
+// cache maps a hugemem.Arena: below it the Go heap serves as well.
 const arenaMin = 8 << 20
 
 // newRowCache makes a cache of at most budget bytes (at least two rows).
@@ -94,9 +95,9 @@ func newRowCacheWidth[T real](l, w int, budget int64, elemSize, chunk, arenaFrom
 	c.next[slots-1] = -1
 	c.head, c.tail = 0, int32(slots-1)
 	if size := slots * w * elemSize; size >= arenaFrom {
-		if c.arena = newRowArena(size); c.arena != nil {
+		if c.arena = hugemem.New(size); c.arena != nil {
 			// In case release is never called.
-			runtime.AddCleanup(c, func(a *rowArena) { a.free() }, c.arena)
+			runtime.AddCleanup(c, func(a *hugemem.Arena) { a.Free() }, c.arena)
 		}
 	}
 	return c
@@ -105,7 +106,7 @@ func newRowCacheWidth[T real](l, w int, budget int64, elemSize, chunk, arenaFrom
 // release gives the arena's memory back; the cache and every row it
 // returned must not be used afterwards.
 func (c *rowCache[T]) release() {
-	c.arena.free()
+	c.arena.Free()
 	c.arena = nil
 	clear(c.chunks)
 }
@@ -144,7 +145,7 @@ func (c *rowCache[T]) slotRange(lo int32, n int) []T {
 	q := int(lo) / c.chunk
 	if c.chunks[q] == nil {
 		n := min(c.chunk, c.slots-q*c.chunk) * c.w
-		if c.chunks[q] = arenaSlice[T](c.arena, n); c.chunks[q] == nil {
+		if c.chunks[q] = hugemem.Slice[T](c.arena, n); c.chunks[q] == nil {
 			c.chunks[q] = make([]T, n)
 		}
 	}

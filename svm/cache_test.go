@@ -10,7 +10,7 @@ import (
 )
 
 // TestRowCacheRandomAccess drives the cache (9 slots in chunks of 4, 4
-// and 1, allocated on first use, from the Go heap and from a rowArena) with
+// and 1, allocated on first use, from the Go heap and from a hugemem.Arena) with
 // random gets and batch loads, checking every returned row against the fill
 // function, the LRU bookkeeping after each step, that a load never evicts
 // the two most recent rows, and that both load paths (straight into a range
@@ -121,7 +121,7 @@ func testRowCacheRandomAccess(t *testing.T, arena bool) {
 	if c.arena != nil {
 		// Every chunk lies in the arena's mapping.
 		for q, ch := range c.chunks {
-			if !arenaHolds(c.arena, unsafe.Pointer(unsafe.SliceData(ch)), len(ch)*4) {
+			if !c.arena.Holds(unsafe.Pointer(unsafe.SliceData(ch)), len(ch)*4) {
 				t.Errorf("chunk %d is not in the arena", q)
 			}
 		}

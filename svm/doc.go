@@ -10,6 +10,11 @@
 // panels, squared row norms computed once), in batches: when a row is missing, the
 // solver also computes the rows of the variables most likely to enter the
 // working set next, so the backend's GEMM-shaped block routine does the work.
+// The passes over the variables of each iteration (the gradient update that
+// also finds the next i, the second-order choice of j, G-bar's update) run
+// through the engine too (engine.SMOGradient, SMOSelect, SMOAddScaled:
+// vector kernels on the CPU backends), over all variables in order, with the
+// inactive ones masked, as long as at least an eighth are active.
 //
 // Layers:
 //

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/pursuit-ml/pursuit/backend"
 )
 
 // Options control the SMO solver.
@@ -94,12 +96,12 @@ func Solve(src RowSource, prob Problem, o Options) (*Solution, error) {
 	if s64, ok := src.(KernelRows64); ok {
 		c := newRowCache(l, budget, 8, fill64(s64))
 		defer c.release()
-		return runSMO(c, prob, diag, alpha, o, maxIter)
+		return runSMO(c, scannerOf(src), prob, diag, alpha, o, maxIter)
 	}
 	if s32, ok := src.(KernelRows); ok {
 		c := newRowCache(l, budget, 4, fill32(s32))
 		defer c.release()
-		return runSMO(c, prob, diag, alpha, o, maxIter)
+		return runSMO(c, scannerOf(src), prob, diag, alpha, o, maxIter)
 	}
 	return nil, fmt.Errorf("svm: kernel row source %T implements neither KernelRows nor KernelRows64", src)
 }
@@ -177,24 +179,47 @@ func prepare(src RowSource, prob Problem, o Options) ([]float64, []float64, Opti
 	return alpha, diag, o, maxIter, nil
 }
 
-func runSMO[T real](c *rowCache[T], prob Problem, diag, alpha []float64, o Options, maxIter int) (*Solution, error) {
+// scannerOf returns the SMO scans for the rows of src: the engine's for
+// EngineRows, else nil (the solver's Go loops).
+func scannerOf(src RowSource) backend.SMOScanner {
+	if r, ok := src.(*EngineRows); ok {
+		return r.e
+	}
+	return nil
+}
+
+// runSMO runs the solver on the rows of c, with the scans of scan (nil:
+// Go loops).
+func runSMO[T real](c *rowCache[T], scan backend.SMOScanner, prob Problem, diag, alpha []float64, o Options, maxIter int) (*Solution, error) {
+	s := newSMO(c, scan, prob, diag, alpha, o, maxIter)
+	if err := s.run(); err != nil {
+		return nil, fmt.Errorf("svm: SMO: %w", err)
+	}
+	return s.solution(), nil
+}
+
+// newSMO sets up the solver of runSMO.
+func newSMO[T real](c *rowCache[T], scan backend.SMOScanner, prob Problem, diag, alpha []float64, o Options, maxIter int) *smo[T] {
 	n := len(prob.Y)
 	s := &smo[T]{
 		n: n, kidx: prob.Index, y: prob.Y, p: prob.P, c: prob.C,
 		qd: make([]float64, n), alpha: alpha, g: make([]float64, n), gbar: make([]float64, n),
 		status: make([]uint8, n), upSign: make([]float64, n), lowSign: make([]float64, n),
 		active: make([]int32, n), inAct: make([]bool, n),
-		cache: c, batch: o.Batch, eps: o.Tol, shrinking: !o.NoShrinking, maxIter: maxIter, nAll: n,
+		cache: c, scan: scan, batch: o.Batch, eps: o.Tol, shrinking: !o.NoShrinking, maxIter: maxIter, nAll: n,
 	}
 	for a := range n {
 		s.qd[a] = diag[s.ki(a)]
-		s.setStatus(a)
 		s.active[a] = int32(a)
 		s.inAct[a] = true
+		s.setStatus(a)
 	}
-	if err := s.run(); err != nil {
-		return nil, fmt.Errorf("svm: SMO: %w", err)
-	}
+	return s
+}
+
+// solution returns the solver's result.
+func (s *smo[T]) solution() *Solution {
+	c, n := s.cache, s.n
 	sol := &Solution{
 		Alpha: s.alpha, Grad: s.g, Iter: s.iter, Gap: s.gap, Converged: s.converged,
 		Obj: s.objective(), CacheHits: c.hits, CacheMisses: c.misses, RowsComputed: c.computed,
@@ -209,7 +234,7 @@ func runSMO[T real](c *rowCache[T], prob Problem, diag, alpha []float64, o Optio
 			sol.NumBSV++
 		}
 	}
-	return sol, nil
+	return sol
 }
 
 // SolveCSVC solves the C-SVC dual for labels y (±1) over the kernel rows of

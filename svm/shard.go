@@ -644,14 +644,14 @@ func runSharded(sh *shard, cache *rowCache[float32], prob Problem, o Options) (*
 		qd: make([]float64, n), alpha: make([]float64, n), g: make([]float64, n), gbar: make([]float64, n),
 		status: make([]uint8, n), upSign: make([]float64, n), lowSign: make([]float64, n),
 		active: make([]int32, n), inAct: make([]bool, n),
-		cache: cache, batch: o.Batch, eps: o.Tol, shrinking: !o.NoShrinking, maxIter: maxIter,
+		cache: cache, scan: sh.e, batch: o.Batch, eps: o.Tol, shrinking: !o.NoShrinking, maxIter: maxIter,
 		sh: sh, nAll: sh.nVars,
 	}
 	for a := range n {
 		s.qd[a] = sh.diag[s.ki(a)]
-		s.setStatus(a)
 		s.active[a] = int32(a)
 		s.inAct[a] = true
+		s.setStatus(a)
 	}
 	h0, m0, c0 := cache.hits, cache.misses, cache.computed
 	if err := s.run(); err != nil {

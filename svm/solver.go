@@ -3,6 +3,8 @@ package svm
 import (
 	"math"
 	"sort"
+
+	"github.com/pursuit-ml/pursuit/backend"
 )
 
 // tau replaces a non-positive curvature in working-set selection and in the
@@ -28,16 +30,25 @@ type smo[T real] struct {
 	g      []float64 // gradient Qα + p
 	gbar   []float64 // Σ_{b at upper} C_b Q_ab
 	status []uint8
-	// upSign[a] is −y_a when a is in I_up and NaN otherwise, lowSign[a] y_a
-	// when a is in I_low and NaN otherwise (kept by setStatus): upSign[a]·G_a
-	// is a's I_up violation and lowSign[a]·G_a its y_a G_a on the I_low side,
-	// or NaN, which fails every comparison, so the selection loops need no
-	// branch on y or the status.
+	// upSign[a] is −y_a when a is active and in I_up and NaN otherwise,
+	// lowSign[a] y_a when a is active and in I_low and NaN otherwise (kept
+	// by setStatus, shrink and reconstruct): upSign[a]·G_a is a's I_up
+	// violation and lowSign[a]·G_a its y_a G_a on the I_low side, or NaN,
+	// which fails every comparison, so the selection loops need no branch on
+	// y, the status or activity, and can run over all variables in order
+	// (the active set is kept in increasing order) instead of the active
+	// list. Scans over all variables also update the gradient of inactive
+	// ones, which is harmless: reconstruct recomputes it before it is read.
 	upSign, lowSign []float64
 	active          []int32 // the active variables (order irrelevant)
 	inAct           []bool
 
-	cache     *rowCache[T]
+	cache *rowCache[T]
+	// scan runs the scans over all variables (the gradient update with the
+	// next i, the selection of j, G-bar's update) on float32 rows when the
+	// variables are the kernel points (kidx nil): the engine's, with vector
+	// kernels on the CPU backends. nil: the loops below.
+	scan      backend.SMOScanner
 	batch     int
 	eps       float64
 	shrinking bool
@@ -48,7 +59,8 @@ type smo[T real] struct {
 	gap       float64
 	converged bool
 
-	pre   []int // prefetch buffer
+	pre   []int     // prefetch buffer
+	obj   []float64 // the objectives of the selection of j, when kept
 	topUp []cand
 	// jTop holds the batch best uncached candidates of the last
 	// second-order selection of j, best first (usually j among them): j's
@@ -104,12 +116,19 @@ func (s *smo[T]) global(a int) int {
 func (s *smo[T]) setStatus(a int) {
 	s.status[a] = statusOf(s.alpha[a], s.c[a])
 	s.upSign[a], s.lowSign[a] = -s.y[a], s.y[a]
-	if !s.inUp(a) {
+	if !s.inUp(a) || !s.inAct[a] {
 		s.upSign[a] = math.NaN()
 	}
-	if !s.inLow(a) {
+	if !s.inLow(a) || !s.inAct[a] {
 		s.lowSign[a] = math.NaN()
 	}
+}
+
+// scanAll reports whether the scans run over all variables through scan:
+// the variables are the kernel points and at least an eighth of them are
+// active (below that, the loops over the active list do less work).
+func (s *smo[T]) scanAll() bool {
+	return s.scan != nil && s.kidx == nil && 8*len(s.active) >= s.n
 }
 
 // statusOf returns the bound status of a variable α with upper bound c.
@@ -196,13 +215,23 @@ func (s *smo[T]) prefetch(k int) ([]int, error) {
 		return nil, nil
 	}
 	s.topUp = s.topUp[:0]
+	worst := math.Inf(-1) // the violation a candidate must beat once topUp is full
 	for _, a32 := range s.active {
 		a := int(a32)
-		kk := s.key(a)
-		if kk == k || !s.inUp(a) || s.cache.has(kk) {
+		// upSign·G is −y_a G_a in I_up and NaN outside it; the cheap test
+		// on the value comes first (pushTop would refuse what it refuses).
+		v := s.upSign[a] * s.g[a]
+		if v != v || len(s.topUp) == want && !(v > worst) {
 			continue
 		}
-		s.topUp = pushTop(s.topUp, cand{-s.y[a] * s.g[a], kk, a}, want)
+		kk := s.key(a)
+		if kk == k || s.cache.has(kk) {
+			continue
+		}
+		s.topUp = pushTop(s.topUp, cand{v, kk, a}, want)
+		if len(s.topUp) == want {
+			worst = s.topUp[want-1].v
+		}
 	}
 	if s.sh != nil {
 		var err error
@@ -293,6 +322,37 @@ func (s *smo[T]) maxLow() float64 {
 // when none has diff > 0), that minimum, and max over the active I_low of
 // y_a G_a.
 func (s *smo[T]) pickJ(gmax, qdi float64, qi []T) (int, float64, float64) {
+	if s.sh == nil && s.scanAll() {
+		if q, ok := any(qi).([]float32); ok {
+			n := s.n
+			jmin, objMin, gmax2 := s.scan.SMOSelect(s.lowSign[:n], s.g[:n], s.qd[:n], q[:n], gmax, qdi, nil)
+			// jTop is needed only when j's row is missing (rowJ; a sharded
+			// solver's j may be another rank's, so it always keeps jTop):
+			// then the scan runs again, writing every objective, and jTop
+			// is kept from those.
+			s.jTop = s.jTop[:0]
+			if jmin >= 0 && !s.cache.has(s.key(jmin)) {
+				if len(s.obj) < n {
+					s.obj = make([]float64, n)
+				}
+				obj := s.obj[:n]
+				s.scan.SMOSelect(s.lowSign[:n], s.g[:n], s.qd[:n], q[:n], gmax, qdi, obj)
+				jWant, jWorst := s.batch, math.Inf(-1)
+				for a, o := range obj {
+					// Candidates (o < +∞) in order, as pickJTop keeps them.
+					if o < jWorst || len(s.jTop) < jWant && o < math.Inf(1) {
+						jWorst = s.keepJ(o, a, jWant)
+					}
+				}
+			}
+			return jmin, objMin, gmax2
+		}
+	}
+	return s.pickJTop(gmax, qdi, qi)
+}
+
+// pickJTop is pickJ keeping jTop, in Go loops.
+func (s *smo[T]) pickJTop(gmax, qdi float64, qi []T) (int, float64, float64) {
 	jmin := -1
 	objMin := math.Inf(1)
 	gmax2 := math.Inf(-1)
@@ -462,7 +522,12 @@ func pairStep(yi, yj, gi, gj, ai, aj, ci, cj, quad float64) (float64, float64) {
 // order; the statuses must be up to date).
 func (s *smo[T]) addPair(qi, qj []T, wi, wj float64) {
 	gmax, imax := math.Inf(-1), -1
-	if s.kidx == nil && len(s.active) == s.n {
+	qi32, ok := any(qi).([]float32)
+	qj32, _ := any(qj).([]float32)
+	if ok && s.scanAll() {
+		n := s.n
+		imax, gmax = s.scan.SMOGradient(s.g[:n], s.y[:n], s.upSign[:n], qi32[:n], qj32[:n], wi, wj)
+	} else if s.kidx == nil && len(s.active) == s.n {
 		// Nothing shrunk: the active set is 0, 1, …, n−1 (see pickJ).
 		n := s.n
 		g, y, up, qi, qj := s.g[:n], s.y[:n], s.upSign[:n], qi[:n], qj[:n]
@@ -502,6 +567,10 @@ func (s *smo[T]) addGbar(row []T, w float64, remove bool) {
 		w = -w
 	}
 	gbar, y := s.gbar[:s.n], s.y[:s.n]
+	if q, ok := any(row).([]float32); ok && s.scan != nil && s.kidx == nil {
+		s.scan.SMOAddScaled(gbar, y, q[:s.n], w)
+		return
+	}
 	if s.kidx == nil {
 		row := row[:s.n]
 		for a := range gbar {
@@ -548,6 +617,7 @@ func (s *smo[T]) shrink() error {
 	for _, a32 := range s.active {
 		if s.beShrunk(int(a32), gmax1, gmax2) {
 			s.inAct[a32] = false
+			s.upSign[a32], s.lowSign[a32] = math.NaN(), math.NaN()
 		} else {
 			kept = append(kept, a32)
 		}
@@ -634,6 +704,9 @@ func (s *smo[T]) reconstruct() error {
 	for a := range s.n {
 		s.active = append(s.active, int32(a))
 		s.inAct[a] = true
+	}
+	for _, a := range inactive {
+		s.setStatus(a)
 	}
 	s.haveNext = false
 	return nil

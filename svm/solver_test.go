@@ -2,6 +2,7 @@ package svm
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -675,6 +676,7 @@ func pickJReference[T real](s *smo[T], gmax, qdi float64, qi []T) (int, float64,
 // values so that objectives tie, and kernel values that make quad tiny,
 // zero or negative — and requires identical results.
 func TestPickJMatchesReference(t *testing.T) {
+	e := testEngine(t)
 	rng := rand.New(rand.NewPCG(3, 4))
 	for trial := range 400 {
 		n := 1 + rng.IntN(200)
@@ -716,6 +718,16 @@ func TestPickJMatchesReference(t *testing.T) {
 				s.active = append(s.active, int32(a))
 			}
 		}
+		// The solver's invariant: an inactive variable's signs are NaN.
+		inAct := make([]bool, n)
+		for _, a := range s.active {
+			inAct[a] = true
+		}
+		for a := range n {
+			if !inAct[a] {
+				s.lowSign[a] = math.NaN()
+			}
+		}
 		qi := make([]float32, l)
 		for k := range qi {
 			qi[k] = float32(rng.Float64())
@@ -731,17 +743,132 @@ func TestPickJMatchesReference(t *testing.T) {
 			gmax = 3
 		}
 		wj, wo, wg, wtop := pickJReference(s, gmax, 1, qi)
-		j, o, g2 := s.pickJ(gmax, 1, qi)
-		if j != wj || o != wo || g2 != wg && !(math.IsInf(g2, -1) && math.IsInf(wg, -1)) {
-			t.Fatalf("trial %d (n %d, %d active, batch %d): pickJ = %d, %v, %v; reference %d, %v, %v", trial, n, len(s.active), s.batch, j, o, g2, wj, wo, wg)
-		}
-		if len(s.jTop) != len(wtop) {
-			t.Fatalf("trial %d: jTop %v, reference %v", trial, s.jTop, wtop)
-		}
-		for r := range wtop {
-			if s.jTop[r] != wtop[r] {
-				t.Fatalf("trial %d: jTop %v, reference %v", trial, s.jTop, wtop)
+		// The Go loops, and the engine's scan (which keeps jTop only when
+		// j's row is missing, the one case rowJ reads it).
+		for _, scan := range []backend.SMOScanner{nil, e} {
+			s.scan = scan
+			j, o, g2 := s.pickJ(gmax, 1, qi)
+			if j != wj || o != wo || g2 != wg && !(math.IsInf(g2, -1) && math.IsInf(wg, -1)) {
+				t.Fatalf("trial %d (n %d, %d active, batch %d, scan %v): pickJ = %d, %v, %v; reference %d, %v, %v", trial, n, len(s.active), s.batch, scan != nil, j, o, g2, wj, wo, wg)
+			}
+			if scan != nil && j >= 0 && s.cache.has(s.key(j)) {
+				continue
+			}
+			if len(s.jTop) != len(wtop) {
+				t.Fatalf("trial %d (scan %v): jTop %v, reference %v", trial, scan != nil, s.jTop, wtop)
+			}
+			for r := range wtop {
+				if s.jTop[r] != wtop[r] {
+					t.Fatalf("trial %d (scan %v): jTop %v, reference %v", trial, scan != nil, s.jTop, wtop)
+				}
 			}
 		}
 	}
+}
+
+// hiddenRows is EngineRows under another type, so that the solver runs its
+// Go loops instead of the engine's scans.
+type hiddenRows struct{ *EngineRows }
+
+// TestScansMatchLoops trains a problem that shrinks (2,000 overlapping
+// points, thousands of iterations) with the engine's SMO scans and with the
+// solver's Go loops, and requires the same iterates bit for bit: the same
+// iteration count, α, gradient and ρ.
+func TestScansMatchLoops(t *testing.T) {
+	e := testEngine(t)
+	x, y := covtypeLike(2000, 3)
+	rows, err := NewEngineRows(e, x, backend.NewRBF(0.5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = rows.Release() }()
+	for _, o := range []Options{{}, {CacheMB: 2}} {
+		scans, err := SolveCSVC(rows, y, 8, 8, nil, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loops, err := SolveCSVC(hiddenRows{rows}, y, 8, 8, nil, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if scans.Iter != loops.Iter || scans.Rho != loops.Rho || scans.Iter < 2000 {
+			t.Fatalf("%+v: scans %d iterations, ρ %v; loops %d, ρ %v (want equal, over 2000)", o, scans.Iter, scans.Rho, loops.Iter, loops.Rho)
+		}
+		for a := range scans.Alpha {
+			if scans.Alpha[a] != loops.Alpha[a] || scans.Grad[a] != loops.Grad[a] {
+				t.Fatalf("%+v: variable %d: scans α %v, G %v; loops α %v, G %v", o, a, scans.Alpha[a], scans.Grad[a], loops.Alpha[a], loops.Grad[a])
+			}
+		}
+	}
+}
+
+// TestSignsFollowActivity checks the invariant the scans over all variables
+// rest on: after shrinking, an inactive variable's upSign and lowSign are
+// NaN and an active one's follow its status; after reconstruct, every
+// variable's follow its status.
+func TestSignsFollowActivity(t *testing.T) {
+	e := testEngine(t)
+	x, y := covtypeLike(1000, 4)
+	rows, err := NewEngineRows(e, x, backend.NewRBF(0.5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = rows.Release() }()
+	n := len(y)
+	prob := Problem{Y: y, P: make([]float64, n), C: make([]float64, n)}
+	for a := range n {
+		prob.P[a], prob.C[a] = -1, 8
+	}
+	alpha, diag, o, maxIter, err := prepare(rows, prob, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newRowCache(n, 1<<24, 4, fill32(rows))
+	defer c.release()
+	s := newSMO(c, e, prob, diag, alpha, o, maxIter)
+	if err := s.initGradient(); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		for a := range n {
+			up, low := -y[a], y[a]
+			if !s.inAct[a] || !s.inUp(a) {
+				up = math.NaN()
+			}
+			if !s.inAct[a] || !s.inLow(a) {
+				low = math.NaN()
+			}
+			if math.Float64bits(s.upSign[a]) != math.Float64bits(up) || math.Float64bits(s.lowSign[a]) != math.Float64bits(low) {
+				t.Fatalf("%s: variable %d (active %v, status %d): signs %v, %v; want %v, %v", when, a, s.inAct[a], s.status[a], s.upSign[a], s.lowSign[a], up, low)
+			}
+		}
+	}
+	shrunk := false
+	for round := range 3 {
+		for range 300 {
+			i, j, done, err := s.selectWS()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if done {
+				break
+			}
+			if err := s.update(i, j); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.shrink(); err != nil {
+			t.Fatal(err)
+		}
+		shrunk = shrunk || len(s.active) < n
+		check(fmt.Sprintf("after shrink %d (%d active)", round, len(s.active)))
+	}
+	if !shrunk {
+		t.Fatal("nothing was shrunk: the test checks nothing about inactive variables")
+	}
+	if err := s.reconstruct(); err != nil {
+		t.Fatal(err)
+	}
+	check("after reconstruct")
 }

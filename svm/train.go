@@ -5,6 +5,7 @@ import (
 
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/internal/hugemem"
 )
 
 // Train trains a model on the rows of x with labels (C-SVC) or targets
@@ -94,21 +95,21 @@ func gatherRows(x backend.Matrix, idx []int) backend.Matrix {
 }
 
 // gatherRowsScratch is gatherRows into memory that the returned function
-// gives back, after which the matrix must not be used: a rowArena where the
+// gives back, after which the matrix must not be used: a hugemem.Arena where the
 // platform has one (the copy of a class pair, a few megabytes, then faults
 // in a few huge pages instead of hundreds of 4 KiB ones), else the Go heap.
 func gatherRowsScratch(x backend.Matrix, idx []int) (backend.Matrix, func()) {
-	a := newRowArena(len(idx) * x.Cols * 4)
-	data := arenaSlice[float32](a, len(idx)*x.Cols)
+	a := hugemem.New(len(idx) * x.Cols * 4)
+	data := hugemem.Slice[float32](a, len(idx)*x.Cols)
 	if data == nil {
-		a.free()
+		a.Free()
 		return gatherRows(x, idx), func() {}
 	}
 	out := backend.Matrix{Rows: len(idx), Cols: x.Cols, Stride: x.Cols, Data: data}
 	for r, i := range idx {
 		copy(out.Row(r), x.Row(i))
 	}
-	return out, a.free
+	return out, a.Free
 }
 
 // groupClasses returns the labels in order of first appearance (±1 with +1

@@ -14,6 +14,7 @@ package main
 import (
 	"fmt"
 	"log"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -39,7 +40,7 @@ func main() {
 		name  string
 		build func(gen)
 	}{{"dots", gen.dots}, {"sgemm", gen.sgemm}, {"exp", gen.exp}, {"axpy", gen.axpy},
-		{"pack", gen.pack}, {"poly", gen.poly}, {"argmax", gen.argmax}}
+		{"pack", gen.pack}, {"poly", gen.poly}, {"argmax", gen.argmax}, {"smo", gen.smo}}
 	for _, f := range families {
 		g := gen{build.NewContext()}
 		g.ConstraintExpr("amd64,!purego")
@@ -983,6 +984,174 @@ func (g gen) argmax() {
 	g.MOVQ(g.param("bestIdx"), R9)
 	g.VMOVUPD(Y9, Mem{Base: R8})
 	g.VMOVDQU(Y8, Mem{Base: R9})
+	g.VZEROUPPER()
+	g.RET()
+}
+
+// SMO scans (backend.SMOScanner): one pass over an SMO solver's float64
+// state and float32 kernel rows, four variables per instruction in two
+// groups of lanes (lane l takes the variables a ≡ l mod 8, a < n, a multiple
+// of 8). Every value is computed with the operations of the Go references
+// (backend.SMOGradientRef, SMOSelectRef, SMOAddScaledRef) in the same order
+// and without fused multiply-adds, so the results are equal bit for bit;
+// each lane keeps its best value and the last index attaining it, and the Go
+// wrappers reduce the lanes.
+func (g gen) smo() {
+	consts := map[string]uint64{
+		"NegInf": 0xfff0000000000000, "MinusOneQ": 1<<64 - 1, "Eight": 8,
+		"Sign": 1 << 63, "Tau": math.Float64bits(1e-12), // LIBSVM's TAU
+		"PosInf": 0x7ff0000000000000,
+	}
+	mem := map[string]Mem{}
+	for _, k := range []string{"NegInf", "MinusOneQ", "Eight", "Sign", "Tau", "PosInf"} {
+		mem[k] = g.StaticGlobal("smo" + k)
+		g.DataAttributes(attr.RODATA | attr.NOPTR)
+		for i := range 4 {
+			g.AddDatum(8*i, U64(consts[k]))
+		}
+	}
+	iotaMem := g.StaticGlobal("smoIota")
+	g.DataAttributes(attr.RODATA | attr.NOPTR)
+	for i := range 8 {
+		g.AddDatum(8*i, U64(uint64(i)))
+	}
+	f64 := func(base Register, u int) Mem { return Mem{Base: base, Index: RAX, Scale: 8, Disp: 32 * u} }
+	f32 := func(base Register, u int) Mem { return Mem{Base: base, Index: RAX, Scale: 4, Disp: 16 * u} }
+	// keep sets best (and idx to cur) in the lanes of mask.
+	keep := func(mask, v, best, cur, idx Register) {
+		g.VBLENDVPD(mask, v, best, best)
+		g.VBLENDVPD(mask, cur, idx, idx)
+	}
+	store := func(out, outIdx Mem, best, idx [2]Register) {
+		g.MOVQ(out, R10)
+		g.MOVQ(outIdx, R11)
+		for u := range 2 {
+			g.VMOVUPD(best[u], Mem{Base: R10, Disp: 32 * u})
+			g.VMOVDQU(idx[u], Mem{Base: R11, Disp: 32 * u})
+		}
+	}
+
+	//	SI g   DI y   DX up   R8 qi   R9 qj   CX n   AX a
+	//	Y15 wi   Y14 wj   Y12, Y13 best   Y10, Y11 indices   Y8, Y9 current indices
+	g.text("smoGradientAVX", "(grad, y, up *float64, qi, qj *float32, n int, wi, wj float64, best *float64, bestIdx *int64)",
+		"smoGradientAVX sets grad[a] += y[a]·(wi·qi[a] + wj·qj[a]) for a < n (a",
+		"multiple of 8) and keeps per lane (a mod 8) the largest up[a]·grad[a] and",
+		"the last index attaining it (−∞ and −1 when none: NaN never counts).")
+	g.args(RSI, RDI, RDX, R8, R9, RCX)
+	g.VBROADCASTSD(g.param("wi"), Y15)
+	g.VBROADCASTSD(g.param("wj"), Y14)
+	best, idx, cur := [2]Register{Y12, Y13}, [2]Register{Y10, Y11}, [2]Register{Y8, Y9}
+	for u := range 2 {
+		g.VMOVUPD(mem["NegInf"], best[u])
+		g.VMOVDQU(mem["MinusOneQ"], idx[u])
+		g.VMOVDQU(iotaMem.Offset(32*u), cur[u])
+	}
+	g.XORQ(RAX, RAX)
+	g.Label("grad")
+	g.CMPQ(RAX, RCX)
+	g.JGE(lbl("gradDone"))
+	for u := range 2 {
+		g.VCVTPS2PD(f32(R8, u), Y0)
+		g.VCVTPS2PD(f32(R9, u), Y1)
+		g.VMULPD(Y15, Y0, Y0)
+		g.VMULPD(Y14, Y1, Y1)
+		g.VADDPD(Y1, Y0, Y0)
+		g.VMULPD(f64(RDI, u), Y0, Y0)
+		g.VADDPD(f64(RSI, u), Y0, Y0)
+		g.VMOVUPD(Y0, f64(RSI, u))
+		g.VMULPD(f64(RDX, u), Y0, Y2)
+		g.VCMPPD(U8(0x1d), best[u], Y2, Y3) // up·g ≥ best
+		keep(Y3, Y2, best[u], cur[u], idx[u])
+		g.VPADDQ(mem["Eight"], cur[u], cur[u])
+	}
+	g.ADDQ(U8(8), RAX)
+	g.JMP(lbl("grad"))
+	g.Label("gradDone")
+	store(g.param("best"), g.param("bestIdx"), best, idx)
+	g.VZEROUPPER()
+	g.RET()
+
+	//	SI low   DI g   DX qd   R8 qi   R9 obj (0: none)   CX n   AX a
+	//	Y15 gmax   Y14 qdi   Y12, Y13 objective minima   Y10, Y11 their indices
+	//	Y8, Y9 current indices   Y6, Y7 low maxima
+	g.text("smoSelectAVX", "(low, grad, qd *float64, qi *float32, obj *float64, n int, gmax, qdi float64, out *float64, outIdx *int64)",
+		"smoSelectAVX scans a < n (a multiple of 8) for the second-order choice of",
+		"j: per lane (a mod 8) the least o = −diff²/quad over diff = gmax + low[a]·grad[a]",
+		"> 0, quad = qdi + qd[a] − 2·qi[a] (τ when not positive), and the last index",
+		"attaining it (+∞ and −1 when none), in out[0:8] and outIdx[0:8], and the",
+		"largest low[a]·grad[a] in out[8:16] (−∞ when none: NaN never counts). When",
+		"obj is not nil it also stores every o in obj[a] (+∞ where diff ≤ 0).")
+	g.args(RSI, RDI, RDX, R8, R9, RCX)
+	g.VBROADCASTSD(g.param("gmax"), Y15)
+	g.VBROADCASTSD(g.param("qdi"), Y14)
+	lowMax := [2]Register{Y6, Y7}
+	for u := range 2 {
+		g.VMOVUPD(mem["PosInf"], best[u])
+		g.VMOVUPD(mem["NegInf"], lowMax[u])
+		g.VMOVDQU(mem["MinusOneQ"], idx[u])
+		g.VMOVDQU(iotaMem.Offset(32*u), cur[u])
+	}
+	g.VXORPD(Y5, Y5, Y5)
+	g.XORQ(RAX, RAX)
+	g.Label("sel")
+	g.CMPQ(RAX, RCX)
+	g.JGE(lbl("selDone"))
+	for u := range 2 {
+		g.VMOVUPD(f64(RSI, u), Y0)
+		g.VMULPD(f64(RDI, u), Y0, Y0) // yg = low·g
+		g.VCMPPD(U8(0x1d), lowMax[u], Y0, Y1)
+		g.VBLENDVPD(Y1, Y0, lowMax[u], lowMax[u])
+		g.VADDPD(Y0, Y15, Y0)          // diff = gmax + yg
+		g.VCMPPD(U8(0x1e), Y5, Y0, Y1) // diff > 0
+		g.VADDPD(f64(RDX, u), Y14, Y2) // qdi + qd
+		g.VCVTPS2PD(f32(R8, u), Y3)
+		g.VADDPD(Y3, Y3, Y3)           // 2·qi, exactly
+		g.VSUBPD(Y3, Y2, Y2)           // quad
+		g.VCMPPD(U8(0x12), Y5, Y2, Y3) // quad ≤ 0
+		g.VBLENDVPD(Y3, mem["Tau"], Y2, Y2)
+		g.VMULPD(Y0, Y0, Y0)
+		g.VXORPD(mem["Sign"], Y0, Y0) // (−diff)·diff
+		g.VDIVPD(Y2, Y0, Y0)          // o
+		g.TESTQ(R9, R9)
+		g.JZ(lbl("noObj%d", u))
+		g.VMOVUPD(mem["PosInf"], Y4)
+		g.VBLENDVPD(Y1, Y0, Y4, Y4)
+		g.VMOVUPD(Y4, f64(R9, u))
+		g.Label(fmt.Sprintf("noObj%d", u))
+		g.VCMPPD(U8(0x12), best[u], Y0, Y3) // o ≤ best
+		g.VANDPD(Y1, Y3, Y3)
+		keep(Y3, Y0, best[u], cur[u], idx[u])
+		g.VPADDQ(mem["Eight"], cur[u], cur[u])
+	}
+	g.ADDQ(U8(8), RAX)
+	g.JMP(lbl("sel"))
+	g.Label("selDone")
+	store(g.param("out"), g.param("outIdx"), best, idx)
+	for u := range 2 {
+		g.VMOVUPD(lowMax[u], Mem{Base: R10, Disp: 64 + 32*u})
+	}
+	g.VZEROUPPER()
+	g.RET()
+
+	//	DI dst   SI y   R8 row   CX n   AX a   Y15 w
+	g.text("smoAddScaledAVX", "(dst, y *float64, row *float32, n int, w float64)",
+		"smoAddScaledAVX sets dst[a] += w·y[a]·row[a] for a < n (a multiple of 8).")
+	g.args(RDI, RSI, R8, RCX)
+	g.VBROADCASTSD(g.param("w"), Y15)
+	g.XORQ(RAX, RAX)
+	g.Label("add")
+	g.CMPQ(RAX, RCX)
+	g.JGE(lbl("addDone"))
+	for u := range 2 {
+		g.VMULPD(f64(RSI, u), Y15, Y0)
+		g.VCVTPS2PD(f32(R8, u), Y1)
+		g.VMULPD(Y1, Y0, Y0)
+		g.VADDPD(f64(RDI, u), Y0, Y0)
+		g.VMOVUPD(Y0, f64(RDI, u))
+	}
+	g.ADDQ(U8(8), RAX)
+	g.JMP(lbl("add"))
+	g.Label("addDone")
 	g.VZEROUPPER()
 	g.RET()
 }

@@ -12,9 +12,11 @@ import (
 )
 
 // Run runs the conformance suite on be as subtests of t: SqNorms,
-// KernelBlock, KernelGather, DictProducts, RankUpdate, ScoredArgMax, Errors
-// and, when be implements them, Prepared (backend.Preparer) and SetProducts
-// (backend.SetProducts). be is used from one goroutine at a time. The suite costs about
+// KernelBlock, KernelGather, DictProducts, RankUpdate, ScoredArgMax, Errors,
+// SMOScans (backend.SMOScanner's references, and be's scans when it
+// implements it) and, when be implements them, Prepared (backend.Preparer)
+// and SetProducts (backend.SetProducts). be is used from one goroutine at a
+// time. The suite costs about
 // 0.2 s of CPU on the pure-Go backend (about 2.5 s under -race). See the
 // package documentation for the tolerances.
 func Run(t *testing.T, be backend.Backend) {
@@ -25,6 +27,7 @@ func Run(t *testing.T, be backend.Backend) {
 	t.Run("RankUpdate", func(t *testing.T) { testRankUpdate(t, be) })
 	t.Run("ScoredArgMax", func(t *testing.T) { testScoredArgMax(t, be) })
 	t.Run("Errors", func(t *testing.T) { testErrors(t, be) })
+	t.Run("SMOScans", func(t *testing.T) { testSMOScans(t, be) })
 	if _, ok := be.(backend.Preparer); ok {
 		t.Run("Prepared", func(t *testing.T) { testPrepared(t, be) })
 	}
@@ -546,4 +549,127 @@ func testErrors(t testing.TB, be backend.Backend) {
 			}
 		}
 	}
+}
+
+// testSMOScans checks backend's SMO references against the definitions and,
+// when be implements backend.SMOScanner, be's scans against them: equal bit
+// for bit, on random state with NaN exclusions, and on state drawn from a
+// few values, where ties are common (the last index attaining the extreme
+// wins).
+func testSMOScans(t testing.TB, be backend.Backend) {
+	scanners := []struct {
+		name string
+		s    backend.SMOScanner
+	}{{"reference", refScanner{}}}
+	if sc, ok := be.(backend.SMOScanner); ok {
+		scanners = append(scanners, struct {
+			name string
+			s    backend.SMOScanner
+		}{be.Name(), sc})
+	}
+	nan := math.NaN()
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, n := range []int{0, 1, 3, 7, 8, 9, 15, 16, 17, 31, 64, 100, 1001, 5416} {
+		for _, ties := range []bool{false, true} {
+			draw := func() float64 {
+				if ties {
+					return float64(rng.IntN(5)-2) / 2
+				}
+				return rng.NormFloat64()
+			}
+			g, y, up, low, qd := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+			qi, qj := make([]float32, n), make([]float32, n)
+			for a := range n {
+				g[a], y[a], qd[a] = draw(), float64(1-2*rng.IntN(2)), 1+draw()/4
+				qi[a], qj[a] = float32(math.Abs(draw())/2), float32(math.Abs(draw())/2)
+				up[a], low[a] = -y[a], y[a]
+				if rng.IntN(4) == 0 {
+					up[a] = nan
+				}
+				if rng.IntN(4) == 0 {
+					low[a] = nan
+				}
+			}
+			if n > 2 && ties { // a stretch with no I_up candidate
+				for a := n / 3; a < 2*n/3; a++ {
+					up[a] = nan
+				}
+			}
+			wi, wj := draw()+0.25, draw()-0.25
+			gmax, qdi := math.Abs(draw()), 1+draw()/4
+			if n == 9 { // no candidate at all
+				for a := range n {
+					up[a], low[a] = nan, nan
+				}
+			}
+			name := fmt.Sprintf("n=%d ties=%v", n, ties)
+			wantG := append([]float64(nil), g...)
+			wantK, wantV := refSMOGradient(wantG, y, up, qi, qj, wi, wj)
+			wantJ, wantO, wantLow, wantObj := refSMOSelect(low, wantG, qd, qi, gmax, qdi)
+			wantBar := append([]float64(nil), g...)
+			refSMOAddScaled(wantBar, y, qj, wi)
+			for _, sc := range scanners {
+				gotG := append([]float64(nil), g...)
+				var k, j, j2 int
+				var v, o, lm, o2, lm2 float64
+				obj := make([]float64, n)
+				for a := range obj {
+					obj[a] = math.NaN() // every value must be written
+				}
+				bar := append([]float64(nil), g...)
+				err := callErr(func() error {
+					k, v = sc.s.SMOGradient(gotG, y, up, qi, qj, wi, wj)
+					j, o, lm = sc.s.SMOSelect(low, gotG, qd, qi, gmax, qdi, nil)
+					j2, o2, lm2 = sc.s.SMOSelect(low, gotG, qd, qi, gmax, qdi, obj)
+					sc.s.SMOAddScaled(bar, y, qj, wi)
+					return nil
+				})
+				switch {
+				case err != nil:
+					t.Errorf("SMO scans %s, %s: %v", sc.name, name, err)
+				case k != wantK || !sameFloat(v, wantV):
+					t.Errorf("SMOGradient %s, %s: (%d, %v), want (%d, %v)", sc.name, name, k, v, wantK, wantV)
+				case !sameFloats(gotG, wantG):
+					t.Errorf("SMOGradient %s, %s: gradient differs from the definition's", sc.name, name)
+				case j != wantJ || !sameFloat(o, wantO) || !sameFloat(lm, wantLow):
+					t.Errorf("SMOSelect %s, %s: (%d, %v, %v), want (%d, %v, %v)", sc.name, name, j, o, lm, wantJ, wantO, wantLow)
+				case j2 != wantJ || !sameFloat(o2, wantO) || !sameFloat(lm2, wantLow):
+					t.Errorf("SMOSelect %s, %s, with objectives: (%d, %v, %v), want (%d, %v, %v)", sc.name, name, j2, o2, lm2, wantJ, wantO, wantLow)
+				case !sameFloats(obj, wantObj):
+					t.Errorf("SMOSelect %s, %s: objectives differ from the definition's", sc.name, name)
+				case !sameFloats(bar, wantBar):
+					t.Errorf("SMOAddScaled %s, %s: result differs from the definition's", sc.name, name)
+				}
+			}
+		}
+	}
+}
+
+// refScanner is backend's SMO references as a backend.SMOScanner.
+type refScanner struct{}
+
+func (refScanner) SMOGradient(g, y, up []float64, qi, qj []float32, wi, wj float64) (int, float64) {
+	return backend.SMOGradientRef(g, y, up, qi, qj, wi, wj)
+}
+
+func (refScanner) SMOSelect(low, g, qd []float64, qi []float32, gmax, qdi float64, obj []float64) (int, float64, float64) {
+	return backend.SMOSelectRef(low, g, qd, qi, gmax, qdi, obj)
+}
+
+func (refScanner) SMOAddScaled(dst, y []float64, row []float32, w float64) {
+	backend.SMOAddScaledRef(dst, y, row, w)
+}
+
+func sameFloat(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }
+
+func sameFloats(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !sameFloat(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
 }

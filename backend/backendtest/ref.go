@@ -121,3 +121,71 @@ func within(got, want, tol float64) bool {
 	}
 	return math.Abs(got-want) <= tol
 }
+
+// refSMOGradient is the definition of backend.SMOGradientRef, in two
+// passes: the update, then the maximum of up·g over the non-NaN products
+// and the last index equal to it.
+func refSMOGradient(g, y, up []float64, qi, qj []float32, wi, wj float64) (int, float64) {
+	for a := range g {
+		t := float64(wi*float64(qi[a])) + float64(wj*float64(qj[a]))
+		g[a] += float64(y[a] * t)
+	}
+	return lastExtreme(len(g), func(a int) float64 { return up[a] * g[a] }, math.Inf(-1), func(v, m float64) bool { return v > m })
+}
+
+// refSMOSelect is the definition of backend.SMOSelectRef: the objectives of
+// the candidates (diff > 0), their minimum and the last index equal to it,
+// and the maximum of low·g over the non-NaN products.
+func refSMOSelect(low, g, qd []float64, qi []float32, gmax, qdi float64) (int, float64, float64, []float64) {
+	obj := make([]float64, len(g))
+	for a := range g {
+		obj[a] = math.NaN() // not a candidate
+		diff := gmax + low[a]*g[a]
+		if !(diff > 0) {
+			continue
+		}
+		quad := (qdi + qd[a]) - 2*float64(qi[a])
+		if quad <= 0 {
+			quad = backend.SMOTau
+		}
+		obj[a] = float64(-diff*diff) / quad
+	}
+	j, o := lastExtreme(len(g), func(a int) float64 { return obj[a] }, math.Inf(1), func(v, m float64) bool { return v < m })
+	_, lm := lastExtreme(len(g), func(a int) float64 { return low[a] * g[a] }, math.Inf(-1), func(v, m float64) bool { return v > m })
+	for a, v := range obj {
+		if v != v {
+			obj[a] = math.Inf(1)
+		}
+	}
+	return j, o, lm, obj
+}
+
+// lastExtreme returns the extreme (under better) of the non-NaN values
+// v(a), a < n, and the last a whose value equals it; (−1, none) when every
+// value is NaN. Equal values of opposite zero sign count as equal, and the
+// value returned is the chosen index's.
+func lastExtreme(n int, v func(int) float64, none float64, better func(v, m float64) bool) (int, float64) {
+	m, found := none, false
+	for a := range n {
+		if x := v(a); x == x && (!found || better(x, m)) {
+			m, found = x, true
+		}
+	}
+	k := -1
+	for a := range n {
+		if v(a) == m && found {
+			k = a
+		}
+	}
+	if k < 0 {
+		return -1, none
+	}
+	return k, v(k)
+}
+
+// refSMOAddScaled is the definition of backend.SMOAddScaledRef.
+func refSMOAddScaled(dst, y []float64, row []float32, w float64) {
+	for a := range dst {
+		dst[a] += float64(w*y[a]) * float64(row[a])
+	}
+}
