@@ -52,6 +52,7 @@ func (p *problem) fitGeneral() (*result, error) {
 		// scratch receives the atoms tried; a chosen one keeps it
 		scratch []float64
 	)
+	defer ob.release()
 	if p.val != nil {
 		fVal = make([]float64, len(p.valY))
 	}
