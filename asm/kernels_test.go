@@ -265,7 +265,11 @@ func TestDotRows(t *testing.T) {
 			if k > ks.MaxGroup {
 				continue
 			}
-			for rows := 1; rows <= ks.RowsPerCall(k); rows++ {
+			most := ks.RowsPerCall(k)
+			if ks.RowsPerCallMany != nil {
+				most = max(most, ks.RowsPerCallMany(k))
+			}
+			for rows := 1; rows <= most; rows++ {
 				for n := 0; n <= 600; n += 8 {
 					if n > 80 && n%256 != 8 && n%256 != 0 {
 						continue
@@ -392,7 +396,7 @@ func TestDotPairs512MatchesAVX2(t *testing.T) {
 		t.Skip("needs AVX-512F and AVX2")
 	}
 	rng := rand.New(rand.NewPCG(3, 9))
-	for rows := 1; rows <= k512.RowsPerCall(2); rows++ {
+	for rows := 1; rows <= k512.RowsPerCallMany(2); rows++ {
 		for _, n := range []int{8, 16, 24, 248, 256, 264, 512, 1024, 1032} {
 			xs, vs := n+rng.IntN(20), n+rng.IntN(20)
 			x := randSlice(rng, rows*xs+n)

@@ -171,9 +171,13 @@ func (b *CPU) dictProducts(dict Matrix, groups []dotGroup) {
 	// in L1 the kernels run at about twice the speed they do with both
 	// read from L2. Every product gets the same kernel calls in the same
 	// order of columns, whatever the groups beside it.
+	rowsPerCall := b.k.RowsPerCall
+	if len(groups) > 1 && b.k.RowsPerCallMany != nil {
+		rowsPerCall = b.k.RowsPerCallMany
+	}
 	sub := 1
 	for _, g := range groups {
-		sub = max(sub, b.k.RowsPerCall(g.size))
+		sub = max(sub, rowsPerCall(g.size))
 	}
 	// acc[dictRowBlock·4·base(g) + 4(r·size+j) + lane] for group g, block
 	// row r and vector j of the group, where base(g) counts the vectors of
@@ -190,7 +194,7 @@ func (b *CPU) dictProducts(dict Matrix, groups []dotGroup) {
 						base := 0
 						for _, g := range groups {
 							v := g.vecs.Data[g.off*g.vecs.Stride+c0:]
-							rpc := b.k.RowsPerCall(g.size)
+							rpc := rowsPerCall(g.size)
 							for r0 := s0; r0 < min(s0+sub, rb); r0 += rpc {
 								nr := min(rpc, rb-r0)
 								x := dict.Data[(i0+r0)*dict.Stride+c0:]

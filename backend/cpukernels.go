@@ -16,7 +16,12 @@ type CPUKernels struct {
 	// RowsPerCall(k) how many rows its multi-row kernel for k vectors takes.
 	MaxGroup    int
 	RowsPerCall func(k int) int
-	// DotRows adds <x_r, v_j> (r < rows ≤ RowsPerCall(k), j < k) into
+	// RowsPerCallMany, if not nil, is RowsPerCall for a pass over several
+	// groups of vectors (DictProductsSets), whose calls compute from
+	// cache and gain from more rows at once where a lone group's pass,
+	// streaming from memory, does not; DotRows takes up to the larger.
+	RowsPerCallMany func(k int) int
+	// DotRows adds <x_r, v_j> (r < rows ≤ RowsPerCall(k) or RowsPerCallMany(k), j < k) into
 	// acc[4(r·k+j) : +4] (as up to 4 lane partial sums) for rows
 	// x_r = x[r·xs : r·xs+n]; n is a multiple of 8. Partial sums are
 	// float32 runs of at most 32 products added into float64.
