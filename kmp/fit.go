@@ -466,18 +466,25 @@ func (p *problem) fitSquared() (*result, error) {
 			}
 		} else {
 			found := false
+			// The atom whose part orthogonal to the basis was computed last
+			// (in dk and ob, or dv), and its squared norm: a correction
+			// below often chooses it again.
+			projected, lastNN := -1, 0.0
 			for try := 0; ; try++ {
 				gi, _ = be.ScoredArgMax(score[:n], denom[:n], cskip[:n])
 				if gi < 0 {
 					break
 				}
 				g := cand[gi]
-				if err := load(g); err != nil {
-					return nil, err
-				}
-				nn, err := project()
-				if err != nil {
-					return nil, err
+				nn := lastNN
+				if g != projected {
+					if err := load(g); err != nil {
+						return nil, err
+					}
+					if nn, err = project(); err != nil {
+						return nil, err
+					}
+					projected, lastNN = g, nn
 				}
 				if nn <= cfg.Tol*nrm[gi] {
 					skip[g], cskip[gi] = true, true // numerically dependent on the basis
