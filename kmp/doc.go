@@ -23,9 +23,11 @@
 // functions per step (stochastic KMP, Popovici, Bengio & Thiran 2005);
 // PlanTraining says which mode runs. Several outputs (one-vs-rest) on an
 // in-memory dictionary train in lock-step, one pass per step for all of
-// them (lockstep.go), and each chooses exactly what it chooses alone. Only
-// the search differs between the
-// modes (search.go): the same fitters (fit.go for the squared loss,
+// them (lockstep.go), and each chooses exactly what it chooses alone.
+// Full-search pre-fitting puts the residual into the pass only every few
+// steps and otherwise updates ⟨d_k, R⟩ from the ⟨d_k, q⟩ it needs anyway,
+// halving the vectors per pass (fit.go). Only the search differs between
+// the modes (search.go): the same fitters (fit.go for the squared loss,
 // general.go for the others) update the expansion. The package never
 // touches a backend implementation directly, so it runs on every backend
 // the engine offers.
