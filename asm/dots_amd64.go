@@ -43,3 +43,9 @@ func dot2r8AVX512(x *float32, xs int, v *float32, vs int, n int, acc *float64)
 //
 //go:noescape
 func dot8r2AVX512(x *float32, xs int, v *float32, vs int, n int, acc *float64)
+
+// dot8r2x2AVX512 is dot8r2AVX512 for two sets of 2 vectors, va + j·vas and
+// vb + j·vbs, adding into acca and accb (each laid out as dot8r2AVX512's acc).
+//
+//go:noescape
+func dot8r2x2AVX512(x *float32, xs int, va *float32, vas int, vb *float32, vbs int, n int, acca *float64, accb *float64)

@@ -24,6 +24,7 @@ func asmKernels(avx512 bool) kernels {
 		k.Gemm, k.MR, k.NR = gemm12x32Asm, 12, 32
 		k.RBF, k.Exp = rbf512Asm, exp512Asm
 		k.DotRows, k.MaxGroup, k.RowsPerCall, k.RowsPerCallMany = dotRows512Asm, 8, rowsPerCall512, rowsPerCallMany512
+		k.DotPairs2 = dotPairs2x512
 	}
 	return k
 }
@@ -189,6 +190,18 @@ func dotPairs512(acc []float64, x []float32, xs, rows, n int, v []float32, vs in
 	if r < rows {
 		dotRowsAsm(acc[4*2*r:], x[r*xs:], xs, rows-r, n, v, vs, 2)
 	}
+}
+
+// dotPairs2x512 runs dot8r2x2AVX512: 8 rows against two groups of 2
+// vectors, each product as dot8r2AVX512 (and dot4r2AVX) sums it.
+func dotPairs2x512(acca, accb []float64, x []float32, xs, n int, va []float32, vas int, vb []float32, vbs int) {
+	if n == 0 {
+		return
+	}
+	_ = x[7*xs+n-1] // bounds checks once for the assembly
+	_, _ = va[vas+n-1], vb[vbs+n-1]
+	_, _ = acca[4*8*2-1], accb[4*8*2-1]
+	dot8r2x2AVX512(&x[0], xs, &va[0], vas, &vb[0], vbs, n, &acca[0], &accb[0])
 }
 
 func axpysAsm(d, c, v []float32, vs int) {

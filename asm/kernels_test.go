@@ -385,9 +385,10 @@ func TestPack8(t *testing.T) {
 }
 
 // TestDotPairs512MatchesAVX2: with 2 vectors the AVX-512 table's products
-// (8 rows at once in dot8r2AVX512) are, bit for bit, those of the AVX2
-// table (4-row groups in dot4r2AVX, single rows in dot1AVX), so that a
-// machine's results do not depend on which of the two runs the pairs.
+// (8 rows at once in dot8r2AVX512, and two groups at once in
+// dot8r2x2AVX512) are, bit for bit, those of the AVX2 table (4-row groups
+// in dot4r2AVX, single rows in dot1AVX), so that a machine's results do
+// not depend on which of the two runs the pairs.
 func TestDotPairs512MatchesAVX2(t *testing.T) {
 	sets := kernelSets(t)
 	k512, ok1 := sets["asm512"]
@@ -411,6 +412,22 @@ func TestDotPairs512MatchesAVX2(t *testing.T) {
 			for i := range want {
 				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
 					t.Fatalf("rows=%d n=%d: lane sum %d (row %d, vector %d) is %v with AVX-512, %v with AVX2", rows, n, i, i/8, i/4%2, got[i], want[i])
+				}
+			}
+			if rows != 8 {
+				continue
+			}
+			// Two groups at once: the second group's sums as DotRows gives them.
+			wb := randSlice(rng, 2*vs+n)
+			wantB := make([]float64, 4*8*2)
+			for r := 0; r < 8; r += k256.RowsPerCall(2) {
+				k256.DotRows(wantB[4*2*r:], x[r*xs:], xs, k256.RowsPerCall(2), n, wb, vs, 2)
+			}
+			ga, gb := make([]float64, 4*8*2), make([]float64, 4*8*2)
+			k512.DotPairs2(ga, gb, x, xs, n, v, vs, wb, vs)
+			for i := range ga {
+				if math.Float64bits(ga[i]) != math.Float64bits(want[i]) || math.Float64bits(gb[i]) != math.Float64bits(wantB[i]) {
+					t.Fatalf("DotPairs2 n=%d: lane sum %d is %v, %v with AVX-512, %v, %v with AVX2", n, i, ga[i], gb[i], want[i], wantB[i])
 				}
 			}
 		}

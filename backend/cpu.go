@@ -175,6 +175,7 @@ func (b *CPU) dictProducts(dict Matrix, groups []dotGroup) {
 	if len(groups) > 1 && b.k.RowsPerCallMany != nil {
 		rowsPerCall = b.k.RowsPerCallMany
 	}
+	pairs := len(groups) > 1 && b.k.DotPairs2 != nil
 	sub := 1
 	for _, g := range groups {
 		sub = max(sub, rowsPerCall(g.size))
@@ -192,9 +193,20 @@ func (b *CPU) dictProducts(dict Matrix, groups []dotGroup) {
 					cn := min(dictColChunk, n8-c0)
 					for s0 := 0; s0 < rb; s0 += sub {
 						base := 0
-						for _, g := range groups {
+						for gi := 0; gi < len(groups); gi++ {
+							g := groups[gi]
 							v := g.vecs.Data[g.off*g.vecs.Stride+c0:]
 							rpc := rowsPerCall(g.size)
+							if pairs && g.size == 2 && rpc == 8 && s0+8 <= rb && gi+1 < len(groups) && groups[gi+1].size == 2 {
+								// Two groups of 2 on 8 rows in one call.
+								h := groups[gi+1]
+								x := dict.Data[(i0+s0)*dict.Stride+c0:]
+								b.k.DotPairs2(acc[dictRowBlock*4*base+4*s0*2:], acc[dictRowBlock*4*(base+2)+4*s0*2:],
+									x, dict.Stride, cn, v, g.vecs.Stride, h.vecs.Data[h.off*h.vecs.Stride+c0:], h.vecs.Stride)
+								base += 4
+								gi++
+								continue
+							}
 							for r0 := s0; r0 < min(s0+sub, rb); r0 += rpc {
 								nr := min(rpc, rb-r0)
 								x := dict.Data[(i0+r0)*dict.Stride+c0:]

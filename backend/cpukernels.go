@@ -21,6 +21,12 @@ type CPUKernels struct {
 	// cache and gain from more rows at once where a lone group's pass,
 	// streaming from memory, does not; DotRows takes up to the larger.
 	RowsPerCallMany func(k int) int
+	// DotPairs2, if not nil, is two DotRows calls at once for 8 rows and
+	// two groups of 2 vectors (va, vb), adding into acca and accb: the same
+	// sums, bit for bit, each row read once for both groups (n a multiple
+	// of 8). A pass over several sets of 2 (one-vs-rest pre-fitting) uses
+	// it where RowsPerCallMany(2) is 8.
+	DotPairs2 func(acca, accb []float64, x []float32, xs, n int, va []float32, vas int, vb []float32, vbs int)
 	// DotRows adds <x_r, v_j> (r < rows ≤ RowsPerCall(k) or RowsPerCallMany(k), j < k) into
 	// acc[4(r·k+j) : +4] (as up to 4 lane partial sums) for rows
 	// x_r = x[r·xs : r·xs+n]; n is a multiple of 8. Partial sums are

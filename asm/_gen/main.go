@@ -184,6 +184,7 @@ func (g gen) dots() {
 		[]int{2, 3}, []int{0, 0, 0, 0, 0, 0, 0, 0}, true, nil}, multi,
 		"dot2r8AVX512 is the AVX-512F kernel for 2 rows × 8 vectors (n a multiple of 16).")
 	g.dotPairs()
+	g.dotPairs2()
 }
 
 // chunks emits the chunk loop around body, which runs the chunk from pos up
@@ -287,6 +288,84 @@ func (g gen) dotPairs() {
 				g.flush(ymm, a, 32*(2*(2*q)+j))
 				g.VEXTRACTF64X4(U8(1), z(a), Y12)
 				g.flush(ymm, 12, 32*(2*(2*q+1)+j))
+			}
+		}
+	})
+}
+
+// dotPairs2 is dotPairs for two sets of 2 vectors at once (va, va + vas
+// and vb, vb + vbs), whose lane sums go to acca and accb: each row pair
+// loaded feeds 4 multiply-adds instead of 2. Every product is summed as in
+// dotPairs, so as dot4r2AVX sums it.
+//
+//	SI, R9, R10 row bases (+xs in DX, +2xs in R12); DI, R11 set a; R13, AX
+//	set b; CX the end of row 0; K1 the high half; Z16–Z31 the accumulators
+//	(16 + 4q + j, j < 2 set a, j ≥ 2 set b), Z0–Z3 the vectors, Z10, Z11 a
+//	row pair; Y12, Y14, Y15 flush scratch.
+func (g gen) dotPairs2() {
+	g.text("dot8r2x2AVX512", "(x *float32, xs int, va *float32, vas int, vb *float32, vbs, n int, acca, accb *float64)",
+		"dot8r2x2AVX512 is dot8r2AVX512 for two sets of 2 vectors, va + j·vas and",
+		"vb + j·vbs, adding into acca and accb (each laid out as dot8r2AVX512's acc).")
+	g.args(RSI, RDX, RDI, R11, R13, RAX, RCX)
+	g.MOVL(U32(0xff00), R8L)
+	g.KMOVW(R8L, K1) // the high half of a zmm
+	g.SHLQ(U8(2), RDX)
+	g.LEAQ(Mem{Base: RDX, Index: RDX, Scale: 1}, R12) // 2xs
+	g.LEAQ(Mem{Base: RSI, Index: R12, Scale: 1}, R9)
+	g.ADDQ(RDX, R9) // x + 3xs
+	g.LEAQ(Mem{Base: R9, Index: R12, Scale: 1}, R10)
+	g.ADDQ(RDX, R10) // x + 6xs
+	g.SHLQ(U8(2), R11)
+	g.ADDQ(RDI, R11)
+	g.SHLQ(U8(2), RAX)
+	g.ADDQ(R13, RAX)
+	g.SHLQ(U8(2), RCX)
+	g.ADDQ(RSI, RCX)
+	bases := []Register{RSI, R9, R10}
+	row := func(r int) Mem {
+		m := Mem{Base: bases[r/3]}
+		switch r % 3 {
+		case 1:
+			m.Index, m.Scale = RDX, 1
+		case 2:
+			m.Index, m.Scale = R12, 1
+		}
+		return m
+	}
+	const base = 16
+	vecs := []Register{RDI, R11, R13, RAX}
+	g.chunksWith(zmm, RSI, base, 16, func() {
+		g.Label("loop")
+		g.CMPQ(RSI, RBX)
+		g.JGE(lbl("flush"))
+		for j, p := range vecs {
+			g.VBROADCASTF64X4(Mem{Base: p}, z(j))
+		}
+		for q := range 4 {
+			x := z(10 + q%2)
+			g.VMOVUPS(row(2*q), x.(VecPhysical).AsY())
+			hi := row(2*q + 1)
+			hi.Disp = -32 // lanes 8–15 of the 16 floats there are the row's first 8
+			g.VMOVUPS(hi, K1, x)
+			for j := range 4 {
+				g.VFMADD231PS(z(j), x, z(base+4*q+j))
+			}
+		}
+		for _, p := range append([]Register{RSI, R9, R10}, vecs...) {
+			g.ADDQ(U8(32), p)
+		}
+		g.JMP(lbl("loop"))
+	}, func() {
+		for set, acc := range []string{"acca", "accb"} {
+			g.MOVQ(g.param(acc), RBX)
+			for q := range 4 {
+				for j := range 2 {
+					a := base + 4*q + 2*set + j
+					g.VMOVAPS(y(a), Y12)
+					g.flush(ymm, 12, 32*(2*(2*q)+j))
+					g.VEXTRACTF64X4(U8(1), z(a), Y12)
+					g.flush(ymm, 12, 32*(2*(2*q+1)+j))
+				}
 			}
 		}
 	})
