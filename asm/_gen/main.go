@@ -183,8 +183,8 @@ func (g gen) dots() {
 		[]Register{RDI, R9, R10, R11, R12, R13, RDX, RAX},
 		[]int{2, 3}, []int{0, 0, 0, 0, 0, 0, 0, 0}, true, nil}, multi,
 		"dot2r8AVX512 is the AVX-512F kernel for 2 rows × 8 vectors (n a multiple of 16).")
-	g.dotPairs()
-	g.dotPairs2()
+	g.dotPairs(1)
+	g.dotPairs(2)
 }
 
 // chunks emits the chunk loop around body, which runs the chunk from pos up
@@ -218,95 +218,36 @@ func (g gen) chunksWith(w vw, pos Register, base, nZero int, body, flush func())
 	g.done()
 }
 
-// dotPairs is the AVX-512F kernel for 8 rows × 2 vectors that sums every
+// dotPairs emits the AVX-512F kernels for 8 rows against sets of 2
+// vectors (one set: dot8r2AVX512; two: dot8r2x2AVX512) that sum every
 // product exactly as the AVX2 kernel dot4r2AVX does (8 float32 lanes,
 // chunks of 256 elements folded into 4 float64 lanes): each zmm
 // accumulator holds a pair of rows' 8 lanes for one vector, row 2q in its
 // low half and row 2q+1 in its high half (loaded by a masked load 32
 // bytes before the row, which reads only the high lanes), the vector's 8
 // elements broadcast to both halves. Twice the lanes per instruction as
-// dot4r2AVX, with as many dependency chains (8).
+// dot4r2AVX; with two sets each row pair loaded feeds four multiply-adds.
 //
-//	SI rows 0–2, R9 rows 3–5, R10 rows 6–7 (base, +xs in DX, +2xs in R12);
-//	DI, R11 the vectors; CX the end of row 0; K1 the high half; Z2–Z9 the
-//	accumulators (2q+j), Z0, Z1 the vectors, Z10, Z11 a row pair; Y12, Y14,
-//	Y15 flush scratch.
-func (g gen) dotPairs() {
-	g.text("dot8r2AVX512", "(x *float32, xs int, v *float32, vs, n int, acc *float64)",
-		"dot8r2AVX512 takes 8 rows x_r = x + r·xs and 2 vectors v_j = v + j·vs",
-		"(n a multiple of 8), adding the lane sums of <x_r, v_j> into",
-		"acc[4(2r+j) : +4] exactly as dot4r2AVX adds them.")
-	g.args(RSI, RDX, RDI, R11, RCX)
-	g.SHLQ(U8(2), RDX)
-	g.LEAQ(Mem{Base: RDX, Index: RDX, Scale: 1}, R12) // 2xs
-	g.LEAQ(Mem{Base: RSI, Index: R12, Scale: 1}, R9)
-	g.ADDQ(RDX, R9) // x + 3xs
-	g.LEAQ(Mem{Base: R9, Index: R12, Scale: 1}, R10)
-	g.ADDQ(RDX, R10) // x + 6xs
-	g.SHLQ(U8(2), R11)
-	g.ADDQ(RDI, R11)
-	g.SHLQ(U8(2), RCX)
-	g.ADDQ(RSI, RCX)
-	g.MOVL(U32(0xff00), EAX)
-	g.KMOVW(EAX, K1) // the high half of a zmm
-	bases := []Register{RSI, R9, R10}
-	row := func(r int) Mem {
-		m := Mem{Base: bases[r/3]}
-		switch r % 3 {
-		case 1:
-			m.Index, m.Scale = RDX, 1
-		case 2:
-			m.Index, m.Scale = R12, 1
-		}
-		return m
+//	SI, R9, R10 row bases (rows 0–2, 3–5, 6–7; +xs in DX, +2xs in R12);
+//	DI, R11 the first set's vectors, R13, AX the second's; CX the end of
+//	row 0; K1 the high half; Z16… the accumulators (16 + 2·sets·q + j),
+//	Z0–Z3 the vectors, Z10, Z11 a row pair; Y12, Y14, Y15 flush scratch.
+func (g gen) dotPairs(sets int) {
+	vecs := []Register{RDI, R11, R13, RAX}[:2*sets]
+	accs := []string{"acc"}
+	if sets == 1 {
+		g.text("dot8r2AVX512", "(x *float32, xs int, v *float32, vs, n int, acc *float64)",
+			"dot8r2AVX512 takes 8 rows x_r = x + r·xs and 2 vectors v_j = v + j·vs",
+			"(n a multiple of 8), adding the lane sums of <x_r, v_j> into",
+			"acc[4(2r+j) : +4] exactly as dot4r2AVX adds them.")
+		g.args(RSI, RDX, RDI, R11, RCX)
+	} else {
+		accs = []string{"acca", "accb"}
+		g.text("dot8r2x2AVX512", "(x *float32, xs int, va *float32, vas int, vb *float32, vbs, n int, acca, accb *float64)",
+			"dot8r2x2AVX512 is dot8r2AVX512 for two sets of 2 vectors, va + j·vas and",
+			"vb + j·vbs, adding into acca and accb (each laid out as dot8r2AVX512's acc).")
+		g.args(RSI, RDX, RDI, R11, R13, RAX, RCX)
 	}
-	const base = 2
-	g.chunksWith(zmm, RSI, base, 8, func() {
-		g.Label("loop")
-		g.CMPQ(RSI, RBX)
-		g.JGE(lbl("flush"))
-		g.VBROADCASTF64X4(Mem{Base: RDI}, Z0)
-		g.VBROADCASTF64X4(Mem{Base: R11}, Z1)
-		for q := range 4 {
-			x := z(10 + q%2)
-			g.VMOVUPS(row(2*q), x.(VecPhysical).AsY())
-			hi := row(2*q + 1)
-			hi.Disp = -32 // lanes 8–15 of the 16 floats there are the row's first 8
-			g.VMOVUPS(hi, K1, x)
-			g.VFMADD231PS(Z0, x, z(base+2*q))
-			g.VFMADD231PS(Z1, x, z(base+2*q+1))
-		}
-		for _, p := range []Register{RSI, R9, R10, RDI, R11} {
-			g.ADDQ(U8(32), p)
-		}
-		g.JMP(lbl("loop"))
-	}, func() {
-		g.MOVQ(g.param("acc"), RBX)
-		for q := range 4 {
-			for j := range 2 {
-				a := base + 2*q + j
-				g.flush(ymm, a, 32*(2*(2*q)+j))
-				g.VEXTRACTF64X4(U8(1), z(a), Y12)
-				g.flush(ymm, 12, 32*(2*(2*q+1)+j))
-			}
-		}
-	})
-}
-
-// dotPairs2 is dotPairs for two sets of 2 vectors at once (va, va + vas
-// and vb, vb + vbs), whose lane sums go to acca and accb: each row pair
-// loaded feeds 4 multiply-adds instead of 2. Every product is summed as in
-// dotPairs, so as dot4r2AVX sums it.
-//
-//	SI, R9, R10 row bases (+xs in DX, +2xs in R12); DI, R11 set a; R13, AX
-//	set b; CX the end of row 0; K1 the high half; Z16–Z31 the accumulators
-//	(16 + 4q + j, j < 2 set a, j ≥ 2 set b), Z0–Z3 the vectors, Z10, Z11 a
-//	row pair; Y12, Y14, Y15 flush scratch.
-func (g gen) dotPairs2() {
-	g.text("dot8r2x2AVX512", "(x *float32, xs int, va *float32, vas int, vb *float32, vbs, n int, acca, accb *float64)",
-		"dot8r2x2AVX512 is dot8r2AVX512 for two sets of 2 vectors, va + j·vas and",
-		"vb + j·vbs, adding into acca and accb (each laid out as dot8r2AVX512's acc).")
-	g.args(RSI, RDX, RDI, R11, R13, RAX, RCX)
 	g.MOVL(U32(0xff00), R8L)
 	g.KMOVW(R8L, K1) // the high half of a zmm
 	g.SHLQ(U8(2), RDX)
@@ -315,10 +256,10 @@ func (g gen) dotPairs2() {
 	g.ADDQ(RDX, R9) // x + 3xs
 	g.LEAQ(Mem{Base: R9, Index: R12, Scale: 1}, R10)
 	g.ADDQ(RDX, R10) // x + 6xs
-	g.SHLQ(U8(2), R11)
-	g.ADDQ(RDI, R11)
-	g.SHLQ(U8(2), RAX)
-	g.ADDQ(R13, RAX)
+	for i := 0; i < len(vecs); i += 2 { // each set's second vector
+		g.SHLQ(U8(2), vecs[i+1])
+		g.ADDQ(vecs[i], vecs[i+1])
+	}
 	g.SHLQ(U8(2), RCX)
 	g.ADDQ(RSI, RCX)
 	bases := []Register{RSI, R9, R10}
@@ -333,8 +274,8 @@ func (g gen) dotPairs2() {
 		return m
 	}
 	const base = 16
-	vecs := []Register{RDI, R11, R13, RAX}
-	g.chunksWith(zmm, RSI, base, 16, func() {
+	nv := len(vecs)
+	g.chunksWith(zmm, RSI, base, 4*nv, func() {
 		g.Label("loop")
 		g.CMPQ(RSI, RBX)
 		g.JGE(lbl("flush"))
@@ -347,8 +288,8 @@ func (g gen) dotPairs2() {
 			hi := row(2*q + 1)
 			hi.Disp = -32 // lanes 8–15 of the 16 floats there are the row's first 8
 			g.VMOVUPS(hi, K1, x)
-			for j := range 4 {
-				g.VFMADD231PS(z(j), x, z(base+4*q+j))
+			for j := range nv {
+				g.VFMADD231PS(z(j), x, z(base+nv*q+j))
 			}
 		}
 		for _, p := range append([]Register{RSI, R9, R10}, vecs...) {
@@ -356,12 +297,12 @@ func (g gen) dotPairs2() {
 		}
 		g.JMP(lbl("loop"))
 	}, func() {
-		for set, acc := range []string{"acca", "accb"} {
+		for set, acc := range accs {
 			g.MOVQ(g.param(acc), RBX)
 			for q := range 4 {
 				for j := range 2 {
-					a := base + 4*q + 2*set + j
-					g.VMOVAPS(y(a), Y12)
+					a := base + nv*q + 2*set + j
+					g.VMOVAPS(y(a), Y12) // the low half (Y16… have no VEX form)
 					g.flush(ymm, 12, 32*(2*(2*q)+j))
 					g.VEXTRACTF64X4(U8(1), z(a), Y12)
 					g.flush(ymm, 12, 32*(2*(2*q+1)+j))
