@@ -255,8 +255,9 @@ func (g gen) dotPairs(sets int) {
 	g.LEAQ(Mem{Base: RSI, Index: R12, Scale: 1}, R9)
 	g.ADDQ(RDX, R9) // x + 3xs
 	g.LEAQ(Mem{Base: R9, Index: R12, Scale: 1}, R10)
-	g.ADDQ(RDX, R10)                    // x + 6xs
-	for i := 0; i < len(vecs); i += 2 { // each set's second vector
+	g.ADDQ(RDX, R10) // x + 6xs
+	// Each set's second vector.
+	for i := 0; i < len(vecs); i += 2 {
 		g.SHLQ(U8(2), vecs[i+1])
 		g.ADDQ(vecs[i], vecs[i+1])
 	}
