@@ -49,3 +49,17 @@ func dot8r2AVX512(x *float32, xs int, v *float32, vs int, n int, acc *float64)
 //
 //go:noescape
 func dot8r2x2AVX512(x *float32, xs int, va *float32, vas int, vb *float32, vbs int, n int, acca *float64, accb *float64)
+
+// dot4r1x2AVX512 takes 4 rows x_r = x + r·xs and 2 single vectors va, vb, …
+// (n a multiple of 8), adding the lane sums of <x_r, v> into the vector's
+// acc[4r : 4r+4] exactly as dot4AVX adds those of 4 rows × 1 vector.
+//
+//go:noescape
+func dot4r1x2AVX512(x *float32, xs int, va *float32, vb *float32, n int, acca *float64, accb *float64)
+
+// dot4r1x4AVX512 takes 4 rows x_r = x + r·xs and 4 single vectors va, vb, …
+// (n a multiple of 8), adding the lane sums of <x_r, v> into the vector's
+// acc[4r : 4r+4] exactly as dot4AVX adds those of 4 rows × 1 vector.
+//
+//go:noescape
+func dot4r1x4AVX512(x *float32, xs int, va *float32, vb *float32, vc *float32, vd *float32, n int, acca *float64, accb *float64, accc *float64, accd *float64)

@@ -24,7 +24,7 @@ func asmKernels(avx512 bool) kernels {
 		k.Gemm, k.MR, k.NR = gemm12x32Asm, 12, 32
 		k.RBF, k.Exp = rbf512Asm, exp512Asm
 		k.DotRows, k.MaxGroup, k.RowsPerCall, k.RowsPerCallMany = dotRows512Asm, 8, rowsPerCall512, rowsPerCallMany512
-		k.DotPairs2 = dotPairs2x512
+		k.DotSets = dotSets512
 	}
 	return k
 }
@@ -192,16 +192,41 @@ func dotPairs512(acc []float64, x []float32, xs, rows, n int, v []float32, vs in
 	}
 }
 
-// dotPairs2x512 runs dot8r2x2AVX512: 8 rows against two groups of 2
-// vectors, each product as dot8r2AVX512 (and dot4r2AVX) sums it.
-func dotPairs2x512(acca, accb []float64, x []float32, xs, n int, va []float32, vas int, vb []float32, vbs int) {
-	if n == 0 {
+// dotSets512 is dotRows512Asm for several groups of k vectors over the
+// same rows, taking groups two or four at a time where a kernel reads each
+// row once for all of them and sums every product as the one-group kernel
+// does: 4 rows × 4 or 2 single vectors (dot4r1x4AVX512, dot4r1x2AVX512,
+// as dot4AVX sums 4 rows × 1 vector) and 8 rows × two pairs of vectors
+// (dot8r2x2AVX512, as dot8r2AVX512 and dot4r2AVX sum them).
+func dotSets512(sets []backend.DotSet, x []float32, xs, rows, n, k int) {
+	if n == 0 || rows == 0 {
 		return
 	}
-	_ = x[7*xs+n-1] // bounds checks once for the assembly
-	_, _ = va[vas+n-1], vb[vbs+n-1]
-	_, _ = acca[4*8*2-1], accb[4*8*2-1]
-	dot8r2x2AVX512(&x[0], xs, &va[0], vas, &vb[0], vbs, n, &acca[0], &accb[0])
+	_ = x[(rows-1)*xs+n-1] // bounds checks once for the assembly
+	for _, s := range sets {
+		_ = s.V[(k-1)*s.VS+n-1]
+		_ = s.Acc[4*rows*k-1]
+	}
+	switch {
+	case k == 1 && rows == 4:
+		for ; len(sets) >= 4; sets = sets[4:] {
+			a, b, c, d := sets[0], sets[1], sets[2], sets[3]
+			dot4r1x4AVX512(&x[0], xs, &a.V[0], &b.V[0], &c.V[0], &d.V[0], n, &a.Acc[0], &b.Acc[0], &c.Acc[0], &d.Acc[0])
+		}
+		if len(sets) >= 2 {
+			a, b := sets[0], sets[1]
+			dot4r1x2AVX512(&x[0], xs, &a.V[0], &b.V[0], n, &a.Acc[0], &b.Acc[0])
+			sets = sets[2:]
+		}
+	case k == 2 && rows == 8:
+		for ; len(sets) >= 2; sets = sets[2:] {
+			a, b := sets[0], sets[1]
+			dot8r2x2AVX512(&x[0], xs, &a.V[0], a.VS, &b.V[0], b.VS, n, &a.Acc[0], &b.Acc[0])
+		}
+	}
+	for _, s := range sets {
+		dotRows512Asm(s.Acc, x, xs, rows, n, s.V, s.VS, k)
+	}
 }
 
 func axpysAsm(d, c, v []float32, vs int) {

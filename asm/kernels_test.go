@@ -1,11 +1,14 @@
 package asm
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/klauspost/cpuid/v2"
+
+	"github.com/pursuit-ml/pursuit/backend"
 )
 
 // Tests of the individual kernels (assembly and Go twin) against float64
@@ -17,7 +20,7 @@ func kernelSets(t testing.TB) map[string]kernels {
 	sets := map[string]kernels{"go": goKernels()}
 	if ok, why := Available(); ok {
 		sets["asm"] = asmKernels(false)
-		if cpuid.CPU.Supports(cpuid.AVX512F) {
+		if cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX512VL) {
 			sets["asm512"] = asmKernels(true)
 		}
 	} else {
@@ -384,11 +387,12 @@ func TestPack8(t *testing.T) {
 	}
 }
 
-// TestDotPairs512MatchesAVX2: with 2 vectors the AVX-512 table's products
-// (8 rows at once in dot8r2AVX512, and two groups at once in
-// dot8r2x2AVX512) are, bit for bit, those of the AVX2 table (4-row groups
-// in dot4r2AVX, single rows in dot1AVX), so that a machine's results do
-// not depend on which of the two runs the pairs.
+// TestDotPairs512MatchesAVX2: with 1 or 2 vectors the AVX-512 table's
+// products (8 rows × 2 vectors at once in dot8r2AVX512, and several groups
+// at once in DotSets: dot8r2x2AVX512, dot4r1x4AVX512, dot4r1x2AVX512) are,
+// bit for bit, those of the AVX2 table (4-row groups in dot4r2AVX and
+// dot4AVX, single rows in dot1AVX), so that a machine's results do not
+// depend on which of the two runs them, nor on the groups beside them.
 func TestDotPairs512MatchesAVX2(t *testing.T) {
 	sets := kernelSets(t)
 	k512, ok1 := sets["asm512"]
@@ -397,37 +401,47 @@ func TestDotPairs512MatchesAVX2(t *testing.T) {
 		t.Skip("needs AVX-512F and AVX2")
 	}
 	rng := rand.New(rand.NewPCG(3, 9))
-	for rows := 1; rows <= k512.RowsPerCallMany(2); rows++ {
-		for _, n := range []int{8, 16, 24, 248, 256, 264, 512, 1024, 1032} {
-			xs, vs := n+rng.IntN(20), n+rng.IntN(20)
-			x := randSlice(rng, rows*xs+n)
-			v := randSlice(rng, 2*vs+n)
-			got := make([]float64, 4*rows*2)
-			k512.DotRows(got, x, xs, rows, n, v, vs, 2)
-			want := make([]float64, 4*rows*2)
-			for r := 0; r < rows; r += k256.RowsPerCall(2) {
-				nr := min(k256.RowsPerCall(2), rows-r)
-				k256.DotRows(want[4*2*r:], x[r*xs:], xs, nr, n, v, vs, 2)
+	// avx2 is the AVX2 table's sums of rows x against the k vectors v.
+	avx2 := func(x []float32, xs, rows, n int, v []float32, vs, k int) []float64 {
+		want := make([]float64, 4*rows*k)
+		for r := 0; r < rows; r += k256.RowsPerCall(k) {
+			nr := min(k256.RowsPerCall(k), rows-r)
+			k256.DotRows(want[4*k*r:], x[r*xs:], xs, nr, n, v, vs, k)
+		}
+		return want
+	}
+	same := func(what string, got, want []float64) {
+		t.Helper()
+		for i := range want {
+			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("%s: lane sum %d is %v with AVX-512, %v with AVX2", what, i, got[i], want[i])
 			}
-			for i := range want {
-				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
-					t.Fatalf("rows=%d n=%d: lane sum %d (row %d, vector %d) is %v with AVX-512, %v with AVX2", rows, n, i, i/8, i/4%2, got[i], want[i])
+		}
+	}
+	for _, k := range []int{1, 2} {
+		for rows := 1; rows <= k512.RowsPerCallMany(k); rows++ {
+			for _, n := range []int{8, 16, 24, 248, 256, 264, 512, 1024, 1032} {
+				xs := n + rng.IntN(20)
+				x := randSlice(rng, rows*xs+n)
+				var ds []backend.DotSet
+				var want [][]float64
+				for range 7 {
+					vs := n + rng.IntN(20)
+					v := randSlice(rng, (k-1)*vs+n)
+					ds = append(ds, backend.DotSet{Acc: make([]float64, 4*rows*k), V: v, VS: vs})
+					want = append(want, avx2(x, xs, rows, n, v, vs, k))
 				}
-			}
-			if rows != 8 {
-				continue
-			}
-			// Two groups at once: the second group's sums as DotRows gives them.
-			wb := randSlice(rng, 2*vs+n)
-			wantB := make([]float64, 4*8*2)
-			for r := 0; r < 8; r += k256.RowsPerCall(2) {
-				k256.DotRows(wantB[4*2*r:], x[r*xs:], xs, k256.RowsPerCall(2), n, wb, vs, 2)
-			}
-			ga, gb := make([]float64, 4*8*2), make([]float64, 4*8*2)
-			k512.DotPairs2(ga, gb, x, xs, n, v, vs, wb, vs)
-			for i := range ga {
-				if math.Float64bits(ga[i]) != math.Float64bits(want[i]) || math.Float64bits(gb[i]) != math.Float64bits(wantB[i]) {
-					t.Fatalf("DotPairs2 n=%d: lane sum %d is %v, %v with AVX-512, %v, %v with AVX2", n, i, ga[i], gb[i], want[i], wantB[i])
+				got := make([]float64, 4*rows*k)
+				k512.DotRows(got, x, xs, rows, n, ds[0].V, ds[0].VS, k)
+				same(fmt.Sprintf("DotRows k=%d rows=%d n=%d", k, rows, n), got, want[0])
+				for m := 1; m <= len(ds); m++ {
+					for _, d := range ds[:m] {
+						clear(d.Acc)
+					}
+					k512.DotSets(ds[:m], x, xs, rows, n, k)
+					for i, d := range ds[:m] {
+						same(fmt.Sprintf("DotSets k=%d rows=%d n=%d, group %d of %d", k, rows, n, i, m), d.Acc, want[i])
+					}
 				}
 			}
 		}

@@ -33,7 +33,7 @@ func WithAVX2(enabled bool) Option { return func(o *options) { o.avx2 = enabled 
 // FMA, so WithFMA(false) selects the pure-Go kernels like WithAVX2(false).
 func WithFMA(enabled bool) Option { return func(o *options) { o.fma = enabled } }
 
-// WithAVX512 enables (the default, when the CPU has AVX-512F) or disables the
+// WithAVX512 enables (the default, when the CPU has AVX-512F and VL) or disables the
 // AVX-512 kernels: the SGEMM micro-kernel and RBF transform of KernelBlock
 // and KernelGather, and the 4- and 8-vector DictProducts kernels; the rest
 // is AVX2 either way. It has no effect when the AVX2 kernels are off.
@@ -87,7 +87,8 @@ func newBackend(opts ...Option) *Backend {
 	b := &Backend{asm: useAsm}
 	k := goKernels()
 	if useAsm {
-		b.avx512 = o.avx512 && cpuid.CPU.Supports(cpuid.AVX512F)
+		// The dot kernels use ymm16–31, which need AVX512VL beside F.
+		b.avx512 = o.avx512 && cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX512VL)
 		k = asmKernels(b.avx512)
 	}
 	b.CPU = backend.NewCPU("avx2", o.threads, k)

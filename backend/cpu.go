@@ -176,44 +176,57 @@ func (b *CPU) dictProducts(dict Matrix, groups []dotGroup) {
 	if len(groups) > 1 && b.k.RowsPerCallMany != nil {
 		rowsPerCall = b.k.RowsPerCallMany
 	}
-	pairs := len(groups) > 1 && b.k.DotPairs2 != nil
 	sub := 1
 	for _, g := range groups {
 		sub = max(sub, rowsPerCall(g.size))
 	}
-	// acc[dictRowBlock·4·base(g) + 4(r·size+j) + lane] for group g, block
-	// row r and vector j of the group, where base(g) counts the vectors of
-	// the groups before it.
+	// Runs of consecutive groups of one size go to DotSets together.
+	type run struct{ first, count, size, base int }
+	var runs []run
+	base := 0
+	for gi, g := range groups {
+		if n := len(runs); n > 0 && b.k.DotSets != nil && runs[n-1].size == g.size {
+			runs[n-1].count++
+		} else {
+			runs = append(runs, run{gi, 1, g.size, base})
+		}
+		base += g.size
+	}
+	// scratch.acc[dictRowBlock·4·base(g) + 4(r·size+j) + lane] for group
+	// g, block row r and vector j of the group, where base(g) counts the
+	// vectors of the groups before it.
+	type scratch struct {
+		acc  []float64
+		sets []DotSet
+	}
 	rows(b, l, dictRowBlock, l*n*k, minParallelElems,
-		func() []float64 { return make([]float64, dictRowBlock*4*k) },
-		func(acc []float64, lo, hi int) {
+		func() *scratch { return &scratch{acc: make([]float64, dictRowBlock*4*k)} },
+		func(w *scratch, lo, hi int) {
+			acc := w.acc
 			for i0 := lo; i0 < hi; i0 += dictRowBlock {
 				rb := min(dictRowBlock, hi-i0)
 				clear(acc)
 				for c0 := 0; c0 < n8; c0 += dictColChunk {
 					cn := min(dictColChunk, n8-c0)
 					for s0 := 0; s0 < rb; s0 += sub {
-						base := 0
-						for gi := 0; gi < len(groups); gi++ {
-							g := groups[gi]
-							v := g.vecs.Data[g.off*g.vecs.Stride+c0:]
-							rpc := rowsPerCall(g.size)
-							if pairs && g.size == 2 && rpc == 8 && s0+8 <= rb && gi+1 < len(groups) && groups[gi+1].size == 2 {
-								// Two groups of 2 on 8 rows in one call.
-								h := groups[gi+1]
-								x := dict.Data[(i0+s0)*dict.Stride+c0:]
-								b.k.DotPairs2(acc[dictRowBlock*4*base+4*s0*2:], acc[dictRowBlock*4*(base+2)+4*s0*2:],
-									x, dict.Stride, cn, v, g.vecs.Stride, h.vecs.Data[h.off*h.vecs.Stride+c0:], h.vecs.Stride)
-								base += 4
-								gi++
-								continue
-							}
+						for _, u := range runs {
+							rpc := rowsPerCall(u.size)
 							for r0 := s0; r0 < min(s0+sub, rb); r0 += rpc {
 								nr := min(rpc, rb-r0)
 								x := dict.Data[(i0+r0)*dict.Stride+c0:]
-								b.k.DotRows(acc[dictRowBlock*4*base+4*r0*g.size:], x, dict.Stride, nr, cn, v, g.vecs.Stride, g.size)
+								if u.count == 1 {
+									g := groups[u.first]
+									b.k.DotRows(acc[dictRowBlock*4*u.base+4*r0*u.size:], x, dict.Stride, nr, cn,
+										g.vecs.Data[g.off*g.vecs.Stride+c0:], g.vecs.Stride, u.size)
+									continue
+								}
+								w.sets = w.sets[:0]
+								for i, g := range groups[u.first : u.first+u.count] {
+									w.sets = append(w.sets, DotSet{Acc: acc[dictRowBlock*4*(u.base+i*u.size)+4*r0*u.size:],
+										V: g.vecs.Data[g.off*g.vecs.Stride+c0:], VS: g.vecs.Stride})
+								}
+								b.k.DotSets(w.sets, x, dict.Stride, nr, cn, u.size)
 							}
-							base += g.size
 						}
 					}
 				}

@@ -6,6 +6,15 @@ import (
 	"github.com/pursuit-ml/pursuit/internal/f32"
 )
 
+// DotSet is one group of vectors of a CPUKernels.DotSets call: its
+// products go to Acc as DotRows lays them out, its k vectors are
+// V[j·VS : j·VS+n].
+type DotSet struct {
+	Acc []float64
+	V   []float32
+	VS  int
+}
+
 // CPUKernels is the table of inner loops the CPU driver runs: GoKernels
 // returns the pure-Go set, package asm the assembly one. The blocking,
 // packing layout and threading around them are the driver's.
@@ -21,12 +30,13 @@ type CPUKernels struct {
 	// cache and gain from more rows at once where a lone group's pass,
 	// streaming from memory, does not; DotRows takes up to the larger.
 	RowsPerCallMany func(k int) int
-	// DotPairs2, if not nil, is two DotRows calls at once for 8 rows and
-	// two groups of 2 vectors (va, vb), adding into acca and accb: the same
-	// sums, bit for bit, each row read once for both groups (n a multiple
-	// of 8). A pass over several sets of 2 (one-vs-rest pre-fitting) uses
-	// it where RowsPerCallMany(2) is 8.
-	DotPairs2 func(acca, accb []float64, x []float32, xs, n int, va []float32, vas int, vb []float32, vbs int)
+	// DotSets, if not nil, is DotRows over the same rows for several groups
+	// of k vectors each (sets[i]: its acc, vectors and stride), with the
+	// same sums bit for bit, taking several groups in one call where it has
+	// a kernel for that (each row then read once for all of them). A pass
+	// over several sets of vectors (one-vs-rest pre-fitting) uses it for
+	// consecutive groups of equal size.
+	DotSets func(sets []DotSet, x []float32, xs, rows, n, k int)
 	// DotRows adds <x_r, v_j> (r < rows ≤ RowsPerCall(k) or RowsPerCallMany(k), j < k) into
 	// acc[4(r·k+j) : +4] (as up to 4 lane partial sums) for rows
 	// x_r = x[r·xs : r·xs+n]; n is a multiple of 8. Partial sums are

@@ -185,6 +185,8 @@ func (g gen) dots() {
 		"dot2r8AVX512 is the AVX-512F kernel for 2 rows × 8 vectors (n a multiple of 16).")
 	g.dotPairs(1)
 	g.dotPairs(2)
+	g.dotSingles(2)
+	g.dotSingles(4)
 }
 
 // chunks emits the chunk loop around body, which runs the chunk from pos up
@@ -308,6 +310,100 @@ func (g gen) dotPairs(sets int) {
 					g.VEXTRACTF64X4(U8(1), z(a), Y12)
 					g.flush(ymm, 12, 32*(2*(2*q+1)+j))
 				}
+			}
+		}
+	})
+}
+
+// dotSingles emits dot4r1xNAVX512: 4 rows against n single vectors (n = 2
+// or 4, each a group of its own) that sums every product exactly as dot4AVX
+// does for 4 rows × 1 vector (roles swapped): dot4AVX keeps two 8-lane
+// accumulators per product, the even and the odd 8 elements of every 16,
+// a last 8 of a chunk going to the even one, and adds the two at the end of
+// the chunk. Here one zmm holds both, the even lanes low and the odd high,
+// so that 16 elements of a row and of a vector are one load each; a last 8
+// is a merge-masked multiply-add into the low half.
+//
+//	SI, R9 row bases (rows 0–2 at SI, +xs in DX, +2xs in R12; row 3 at R9);
+//	DI, R11, R13, AX the vectors; CX the end of row 0; R8 scratch; K1 the
+//	low half; Z16… the accumulators (16 + n·r + j), Z0–Z3 the vectors,
+//	Z4–Z7 the rows; Y12, Y14, Y15 flush scratch.
+func (g gen) dotSingles(n int) {
+	vecs := []Register{RDI, R11, R13, RAX}[:n]
+	name := fmt.Sprintf("dot4r1x%dAVX512", n)
+	sig := "(x *float32, xs int, "
+	accs := make([]string, n)
+	for j := range n {
+		sig += fmt.Sprintf("v%c *float32, ", 'a'+j)
+		accs[j] = fmt.Sprintf("acc%c", 'a'+j)
+	}
+	sig += "n int"
+	for _, a := range accs {
+		sig += ", " + a + " *float64"
+	}
+	g.text(name, sig+")",
+		fmt.Sprintf("%s takes 4 rows x_r = x + r·xs and %d single vectors va, vb, …", name, n),
+		"(n a multiple of 8), adding the lane sums of <x_r, v> into the vector's",
+		"acc[4r : 4r+4] exactly as dot4AVX adds those of 4 rows × 1 vector.")
+	g.args(append([]Register{RSI, RDX}, append(vecs, RCX)...)...)
+	g.MOVL(U32(0x00ff), R8L)
+	g.KMOVW(R8L, K1) // the low half of a zmm
+	g.SHLQ(U8(2), RDX)
+	g.LEAQ(Mem{Base: RDX, Index: RDX, Scale: 1}, R12) // 2xs
+	g.LEAQ(Mem{Base: RSI, Index: R12, Scale: 1}, R9)
+	g.ADDQ(RDX, R9) // x + 3xs
+	g.SHLQ(U8(2), RCX)
+	g.ADDQ(RSI, RCX)
+	row := func(r int) Mem {
+		switch r {
+		case 1:
+			return Mem{Base: RSI, Index: RDX, Scale: 1}
+		case 2:
+			return Mem{Base: RSI, Index: R12, Scale: 1}
+		case 3:
+			return Mem{Base: R9}
+		}
+		return Mem{Base: RSI}
+	}
+	const base = 16
+	step := func(w vw) {
+		for j, p := range vecs {
+			g.VMOVUPS(Mem{Base: p}, w.r(j))
+		}
+		for r := range 4 {
+			g.VMOVUPS(row(r), w.r(4+r))
+			for j := range n {
+				if w == zmm {
+					g.VFMADD231PS(z(j), z(4+r), z(base+n*r+j))
+				} else {
+					g.VFMADD231PS(z(j), z(4+r), K1, z(base+n*r+j))
+				}
+			}
+		}
+		for _, p := range append([]Register{RSI, R9}, vecs...) {
+			g.ADDQ(U8(w.bytes), p)
+		}
+	}
+	g.chunksWith(zmm, RSI, base, 4*n, func() {
+		g.Label("loop")
+		g.LEAQ(Mem{Base: RSI, Disp: 64}, R8)
+		g.CMPQ(R8, RBX)
+		g.JGT(lbl("tail"))
+		step(zmm)
+		g.JMP(lbl("loop"))
+		g.Label("tail")
+		g.CMPQ(RSI, RBX)
+		g.JGE(lbl("flush"))
+		step(ymm) // the loads zero the high halves, which K1 leaves alone
+		g.JMP(lbl("tail"))
+	}, func() {
+		for j, acc := range accs {
+			g.MOVQ(g.param(acc), RBX)
+			for r := range 4 {
+				a := base + n*r + j
+				g.VEXTRACTF64X4(U8(1), z(a), Y12)
+				g.VADDPS(y(a), Y12, Y12) // the even and the odd lanes
+				g.flush(ymm, 12, 32*r)
 			}
 		}
 	})

@@ -21,7 +21,7 @@ func testSetProducts(t testing.TB, be backend.Backend) {
 		return
 	}
 	rng := rand.New(rand.NewPCG(21, 22))
-	setLists := [][]int{{4}, {4, 4, 4}, {2, 4, 0, 4, 1}, {3, 8, 9, 4, 2}, {1, 1, 1}, {4, 4, 4, 4, 4, 4}, {2, 2, 2, 2, 2}}
+	setLists := [][]int{{4}, {4, 4, 4}, {2, 4, 0, 4, 1}, {3, 8, 9, 4, 2}, {1, 1, 1}, {1, 1, 1, 1, 1, 1, 1}, {2, 1, 1, 1, 1, 2, 2}, {4, 4, 4, 4, 4, 4}, {2, 2, 2, 2, 2}}
 	for ci, c := range []dictCase{{1, 1}, {3, 7}, {13, 17}, {37, 1030}, {100, 257}, {257, 64}, {70, 0}, {19, 2061}, {29, 1051}, {53, 1055}} {
 		for si, sizes := range setLists {
 			name := fmt.Sprintf("DictProductsSets l=%d n=%d sets %v", c.l, c.n, sizes)
