@@ -256,3 +256,10 @@ func (dc *dictionary) row64(k int, dst []float64) {
 
 // splitHiLo writes v as hi + lo in float32 (internal/par).
 func splitHiLo(v []float64, hi, lo []float32) { par.SplitHiLo(v, hi, lo) }
+
+// toFloat32 writes v rounded to float32 into dst.
+func toFloat32(dst []float32, v []float64) {
+	for i, x := range v {
+		dst[i] = float32(x)
+	}
+}

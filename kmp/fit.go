@@ -192,9 +192,9 @@ func (p *problem) fit() (*result, error) {
 // c = Qᵀy, and the residual R = y − Q c stays orthogonal to span Q. Each step is one pass
 // over the searched atoms (the searcher's: the stored dictionary, all atoms
 // recomputed block by block, or a random active set) computing Dᵀ[R, q] (R
-// and q each split into two float32 vectors so that the products are
-// accurate to about float64 precision with respect to the float32 kernel
-// values). Pre-fitting scores ⟨d_k, R⟩/‖d_k⊥‖ with ‖d_k⊥‖² = ‖d_k‖² −
+// and q each split into two float32 vectors, hi and lo, except in
+// full-search pre-fitting, which takes the float32 vectors alone: see
+// hiOnly). Pre-fitting scores ⟨d_k, R⟩/‖d_k⊥‖ with ‖d_k⊥‖² = ‖d_k‖² −
 // Σ_j ⟨q_j, d_k⟩²: a full search keeps it for every atom and updates it with
 // the newest q each step (Explicit deflation instead keeps D ← D − (Dq)qᵀ);
 // the stochastic search computes it afresh for the s sampled atoms from a
@@ -274,6 +274,14 @@ func (p *problem) fitSquared() (*result, error) {
 		nperp = append([]float64(nil), dc.nrm2...)
 		vq = vq[:4*lv]
 	}
+	// hiOnly: the passes take R and q as float32 vectors alone, vq's rows
+	// 0 and 1 (full-search pre-fitting). Their lo halves would add under a
+	// part in 10⁷ of ‖d_k‖·‖v‖ to products whose float32 runs (32 products
+	// per lane) already round that much: on USPS ⟨d_k, q⟩ for a random unit
+	// q was off by 1.24e-9·‖d_k‖ (rms) without the lo half and 1.15e-9 with
+	// it. The chosen atom's values are checked in float64 (see rdot), and
+	// the other variants keep the hi/lo pairs.
+	hiOnly := incremental
 	if incremental {
 		rdot = make([]float64, m)
 	}
@@ -336,7 +344,11 @@ func (p *problem) fitSquared() (*result, error) {
 		}
 		// qOnly: this pass takes q alone and ⟨d_k, R⟩ follows from rdot.
 		qOnly := incremental && len(cs) > 0 && sinceRDot < rdotRefresh
-		if dv == nil && !qOnly {
+		switch {
+		case dv != nil || qOnly:
+		case hiOnly:
+			toFloat32(vq[:l], resid)
+		default:
 			splitHiLo(resid, vq[:l], vq[lv:lv+l])
 		}
 		nv, nq := 2, 0
@@ -345,6 +357,11 @@ func (p *problem) fitSquared() (*result, error) {
 			rowSqNorms64To(nperp, dx, p.e.Threads())
 			p.sh.sum(nperp)
 		case qOnly:
+			nv = 1
+		case hiOnly && len(cs) > 0:
+			nv = 2 // R and q
+		case hiOnly:
+			nv = 1
 		case prefit && running && len(cs) > 0:
 			nv = 4
 		case prefit && !running:
@@ -355,7 +372,7 @@ func (p *problem) fitSquared() (*result, error) {
 		if dv == nil {
 			v0 := 0
 			if qOnly {
-				v0 = 2 * lv // q's halves
+				v0 = lv // q
 			}
 			vecs = backend.Matrix{Rows: nv, Cols: l, Stride: lv, Data: vq[v0 : v0+(nv-1)*lv+l]}
 		}
@@ -375,13 +392,17 @@ func (p *problem) fitSquared() (*result, error) {
 				if prefit {
 					switch {
 					case qOnly:
-						pk := prod[i] + prod[nb+i]
+						pk := prod[i]
 						nperp[k] -= pk * pk
 						rdot[k] -= lastC * pk
 						score[c] = rdot[k]
 						denom[c] = nperp[k]
 					case running:
-						if nv == 4 {
+						switch {
+						case hiOnly && nv == 2:
+							pk := prod[nb+i]
+							nperp[k] -= pk * pk
+						case nv == 4:
 							pk := prod[2*nb+i] + prod[3*nb+i]
 							nperp[k] -= pk * pk
 						}
@@ -409,7 +430,7 @@ func (p *problem) fitSquared() (*result, error) {
 		if dv != nil {
 			err = dv.scan(search, cand, nq > 0, each)
 		} else {
-			err = search.scan(cand, vecs, each)
+			err = search.scan(cand, vecs, !hiOnly, each)
 		}
 		if err != nil {
 			return nil, err
@@ -608,6 +629,9 @@ func (p *problem) fitSquared() (*result, error) {
 				if err := deflate(be, p.sh, dx, q, dprod, vecs.Slice(0, 2, 0, l)); err != nil {
 					return nil, err
 				}
+			case hiOnly:
+				nperp[g] = 0
+				toFloat32(vq[lv:lv+l], q)
 			case prefit && running:
 				nperp[g] = 0
 				splitHiLo(q, vq[2*lv:2*lv+l], vq[3*lv:3*lv+l])

@@ -71,7 +71,7 @@ func (p *problem) fitGeneral() (*result, error) {
 		splitHiLo(g, vecs.Row(0), vecs.Row(1))
 		cand := search.next()
 		n := len(cand)
-		err := search.scan(cand, vecs, func(b0, nb int, _ []float64) {
+		err := search.scan(cand, vecs, true, func(b0, nb int, _ []float64) {
 			for c := b0; c < b0+nb; c++ {
 				cskip[c] = skip[cand[c]]
 			}

@@ -111,8 +111,8 @@ func (s *searcher) canResample() bool {
 }
 
 // scan computes the products of the atoms cand (as returned by next) with
-// the rows of vecs (length l each; rows 0 and 1 the hi/lo halves of the
-// vector scored), fills score and nrm, and calls each (if not nil), block by
+// the rows of vecs (length l each; row 0 the vector scored, and row 1 its
+// lo half when lo is set), fills score and nrm, and calls each (if not nil), block by
 // block, with the block's offset b0 in cand, its size nb and prod[j*nb+i] =
 // <d_{cand[b0+i]}, v_j>. The slices are reused by the next block.
 //
@@ -120,14 +120,14 @@ func (s *searcher) canResample() bool {
 // (when they are not all held), and the products and norms are the sums of
 // every rank's, added by one collective: each is then called once, for all
 // of cand.
-func (s *searcher) scan(cand []int, vecs backend.Matrix, each func(b0, nb int, prod []float64)) error {
+func (s *searcher) scan(cand []int, vecs backend.Matrix, lo bool, each func(b0, nb int, prod []float64)) error {
 	dc := s.dc
 	if dc.cs != nil {
 		if err := dc.cs.fetch(dc.atoms, cand); err != nil {
 			return err
 		}
 	}
-	block := func(b0, nb int, prod, bn []float64) { s.block(b0, nb, prod, bn, each) }
+	block := func(b0, nb int, prod, bn []float64) { s.block(b0, nb, lo, prod, bn, each) }
 	st := dc.stream
 	if st == nil {
 		// In memory: one pass over the whole matrix, shared with the other
@@ -173,10 +173,14 @@ func (s *searcher) scan(cand []int, vecs backend.Matrix, each func(b0, nb int, p
 }
 
 // block fills score and nrm for the block of nb atoms at b0 of a scan and
-// calls each.
-func (s *searcher) block(b0, nb int, prod, bn []float64, each func(b0, nb int, prod []float64)) {
+// calls each; lo says whether the vector scored is a hi/lo pair (rows 0
+// and 1) or row 0 alone.
+func (s *searcher) block(b0, nb int, lo bool, prod, bn []float64, each func(b0, nb int, prod []float64)) {
 	for i := range nb {
-		s.score[b0+i] = prod[i] + prod[nb+i]
+		s.score[b0+i] = prod[i]
+		if lo {
+			s.score[b0+i] += prod[nb+i]
+		}
 		s.nrm[b0+i] = bn[i]
 	}
 	if each != nil {
@@ -189,7 +193,7 @@ func (s *searcher) block(b0, nb int, prod, bn []float64, each func(b0, nb int, p
 // dictionary must be a resident stochastic stream.
 func (s *searcher) scanRows(cand []int, vr vecRows, each func(b0, nb int, prod []float64)) error {
 	return s.dc.stream.scanRows(s.dc, cand, vr, !s.running, func(b0, nb int, prod, bn []float64) {
-		s.block(b0, nb, prod, bn, each)
+		s.block(b0, nb, true, prod, bn, each)
 	})
 }
 
