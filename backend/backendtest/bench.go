@@ -32,6 +32,11 @@ func Bench(b *testing.B, be backend.Backend) {
 	for _, k := range []int{1, 2, 4, 8} {
 		b.Run(fmt.Sprintf("DictProducts/8192x8192/k=%d", k), func(b *testing.B) { BenchDictProducts(b, be, 8192, 8192, k) })
 	}
+	if _, ok := be.(backend.SetProducts); ok {
+		for _, k := range []int{1, 2} {
+			b.Run(fmt.Sprintf("DictProductsSets/8192x8192/10x%d", k), func(b *testing.B) { BenchDictProductsSets(b, be, 8192, 8192, 10, k) })
+		}
+	}
 	for _, k := range []int{1, 8} {
 		b.Run(fmt.Sprintf("RankUpdate/8192x8192/k=%d", k), func(b *testing.B) { BenchRankUpdate(b, be, 8192, 8192, k) })
 	}
@@ -95,6 +100,24 @@ func BenchDictProducts(b *testing.B, be backend.Backend, l, n, k int) {
 	dst := make([]float64, l*k)
 	loop(b, 4*float64(l)*float64(n)/1e9, "GB", func() error {
 		return be.DictProducts(dst, dict, vecs)
+	})
+}
+
+// BenchDictProductsSets times a SetProducts pass of an l×n dictionary with
+// sets sets of k vectors each (one-vs-rest pre-fitting's passes: one or two
+// vectors per class) and reports GB/s of dictionary read, 4·l·n bytes per
+// call.
+func BenchDictProductsSets(b *testing.B, be backend.Backend, l, n, sets, k int) {
+	sp := be.(backend.SetProducts)
+	rng := rand.New(rand.NewPCG(3, 4))
+	dict := randMatrix(rng, l, n)
+	vecs := make([]backend.Matrix, sets)
+	dst := make([][]float64, sets)
+	for s := range vecs {
+		vecs[s], dst[s] = randMatrix(rng, k, n), make([]float64, l*k)
+	}
+	loop(b, 4*float64(l)*float64(n)/1e9, "GB", func() error {
+		return sp.DictProductsSets(dst, dict, vecs)
 	})
 }
 
