@@ -198,34 +198,35 @@ func dotPairs512(acc []float64, x []float32, xs, rows, n int, v []float32, vs in
 // does: 4 rows × 4 or 2 single vectors (dot4r1x4AVX512, dot4r1x2AVX512,
 // as dot4AVX sums 4 rows × 1 vector) and 8 rows × two pairs of vectors
 // (dot8r2x2AVX512, as dot8r2AVX512 and dot4r2AVX sum them).
-func dotSets512(sets []backend.DotSet, x []float32, xs, rows, n, k int) {
+func dotSets512(sets []backend.DotSet, accOff, vOff int, x []float32, xs, rows, n, k int) {
 	if n == 0 || rows == 0 {
 		return
 	}
 	_ = x[(rows-1)*xs+n-1] // bounds checks once for the assembly
 	for _, s := range sets {
-		_ = s.V[(k-1)*s.VS+n-1]
-		_ = s.Acc[4*rows*k-1]
+		_ = s.V[vOff+(k-1)*s.VS+n-1]
+		_ = s.Acc[accOff+4*rows*k-1]
 	}
 	switch {
 	case k == 1 && rows == 4:
 		for ; len(sets) >= 4; sets = sets[4:] {
-			a, b, c, d := sets[0], sets[1], sets[2], sets[3]
-			dot4r1x4AVX512(&x[0], xs, &a.V[0], &b.V[0], &c.V[0], &d.V[0], n, &a.Acc[0], &b.Acc[0], &c.Acc[0], &d.Acc[0])
+			a, b, c, d := &sets[0], &sets[1], &sets[2], &sets[3]
+			dot4r1x4AVX512(&x[0], xs, &a.V[vOff], &b.V[vOff], &c.V[vOff], &d.V[vOff], n,
+				&a.Acc[accOff], &b.Acc[accOff], &c.Acc[accOff], &d.Acc[accOff])
 		}
 		if len(sets) >= 2 {
-			a, b := sets[0], sets[1]
-			dot4r1x2AVX512(&x[0], xs, &a.V[0], &b.V[0], n, &a.Acc[0], &b.Acc[0])
+			a, b := &sets[0], &sets[1]
+			dot4r1x2AVX512(&x[0], xs, &a.V[vOff], &b.V[vOff], n, &a.Acc[accOff], &b.Acc[accOff])
 			sets = sets[2:]
 		}
 	case k == 2 && rows == 8:
 		for ; len(sets) >= 2; sets = sets[2:] {
-			a, b := sets[0], sets[1]
-			dot8r2x2AVX512(&x[0], xs, &a.V[0], a.VS, &b.V[0], b.VS, n, &a.Acc[0], &b.Acc[0])
+			a, b := &sets[0], &sets[1]
+			dot8r2x2AVX512(&x[0], xs, &a.V[vOff], a.VS, &b.V[vOff], b.VS, n, &a.Acc[accOff], &b.Acc[accOff])
 		}
 	}
 	for _, s := range sets {
-		dotRows512Asm(s.Acc, x, xs, rows, n, s.V, s.VS, k)
+		dotRows512Asm(s.Acc[accOff:], x, xs, rows, n, s.V[vOff:], s.VS, k)
 	}
 }
 

@@ -438,7 +438,7 @@ func TestDotPairs512MatchesAVX2(t *testing.T) {
 					for _, d := range ds[:m] {
 						clear(d.Acc)
 					}
-					k512.DotSets(ds[:m], x, xs, rows, n, k)
+					k512.DotSets(ds[:m], 0, 0, x, xs, rows, n, k)
 					for i, d := range ds[:m] {
 						same(fmt.Sprintf("DotSets k=%d rows=%d n=%d, group %d of %d", k, rows, n, i, m), d.Acc, want[i])
 					}

@@ -195,13 +195,29 @@ func (b *CPU) dictProducts(dict Matrix, groups []dotGroup) {
 	// scratch.acc[dictRowBlock·4·base(g) + 4(r·size+j) + lane] for group
 	// g, block row r and vector j of the group, where base(g) counts the
 	// vectors of the groups before it.
+	// sets[ri] are run ri's groups for DotSets, at offset 0.
 	type scratch struct {
 		acc  []float64
-		sets []DotSet
+		sets [][]DotSet
 	}
 	rows(b, l, dictRowBlock, l*n*k, minParallelElems,
-		func() *scratch { return &scratch{acc: make([]float64, dictRowBlock*4*k)} },
-		func(w *scratch, lo, hi int) {
+		func() scratch {
+			w := scratch{acc: make([]float64, dictRowBlock*4*k)}
+			for ri, u := range runs {
+				if u.count == 1 {
+					continue
+				}
+				if w.sets == nil {
+					w.sets = make([][]DotSet, len(runs))
+				}
+				for i, g := range groups[u.first : u.first+u.count] {
+					w.sets[ri] = append(w.sets[ri], DotSet{Acc: w.acc[dictRowBlock*4*(u.base+i*u.size):],
+						V: g.vecs.Data[g.off*g.vecs.Stride:], VS: g.vecs.Stride})
+				}
+			}
+			return w
+		},
+		func(w scratch, lo, hi int) {
 			acc := w.acc
 			for i0 := lo; i0 < hi; i0 += dictRowBlock {
 				rb := min(dictRowBlock, hi-i0)
@@ -209,7 +225,7 @@ func (b *CPU) dictProducts(dict Matrix, groups []dotGroup) {
 				for c0 := 0; c0 < n8; c0 += dictColChunk {
 					cn := min(dictColChunk, n8-c0)
 					for s0 := 0; s0 < rb; s0 += sub {
-						for _, u := range runs {
+						for ri, u := range runs {
 							rpc := rowsPerCall(u.size)
 							for r0 := s0; r0 < min(s0+sub, rb); r0 += rpc {
 								nr := min(rpc, rb-r0)
@@ -220,12 +236,7 @@ func (b *CPU) dictProducts(dict Matrix, groups []dotGroup) {
 										g.vecs.Data[g.off*g.vecs.Stride+c0:], g.vecs.Stride, u.size)
 									continue
 								}
-								w.sets = w.sets[:0]
-								for i, g := range groups[u.first : u.first+u.count] {
-									w.sets = append(w.sets, DotSet{Acc: acc[dictRowBlock*4*(u.base+i*u.size)+4*r0*u.size:],
-										V: g.vecs.Data[g.off*g.vecs.Stride+c0:], VS: g.vecs.Stride})
-								}
-								b.k.DotSets(w.sets, x, dict.Stride, nr, cn, u.size)
+								b.k.DotSets(w.sets[ri], 4*r0*u.size, c0, x, dict.Stride, nr, cn, u.size)
 							}
 						}
 					}

@@ -31,12 +31,13 @@ type CPUKernels struct {
 	// streaming from memory, does not; DotRows takes up to the larger.
 	RowsPerCallMany func(k int) int
 	// DotSets, if not nil, is DotRows over the same rows for several groups
-	// of k vectors each (sets[i]: its acc, vectors and stride), with the
-	// same sums bit for bit, taking several groups in one call where it has
-	// a kernel for that (each row then read once for all of them). A pass
-	// over several sets of vectors (one-vs-rest pre-fitting) uses it for
-	// consecutive groups of equal size.
-	DotSets func(sets []DotSet, x []float32, xs, rows, n, k int)
+	// of k vectors each (group i: acc sets[i].Acc[accOff:], vectors
+	// sets[i].V[vOff:] with stride sets[i].VS), with the same sums bit for
+	// bit, taking several groups in one call where it has a kernel for that
+	// (each row then read once for all of them). A pass over several sets
+	// of vectors (one-vs-rest pre-fitting) uses it for consecutive groups
+	// of equal size.
+	DotSets func(sets []DotSet, accOff, vOff int, x []float32, xs, rows, n, k int)
 	// DotRows adds <x_r, v_j> (r < rows ≤ RowsPerCall(k) or RowsPerCallMany(k), j < k) into
 	// acc[4(r·k+j) : +4] (as up to 4 lane partial sums) for rows
 	// x_r = x[r·xs : r·xs+n]; n is a multiple of 8. Partial sums are
