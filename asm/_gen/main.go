@@ -250,14 +250,7 @@ func (g gen) dotPairs(sets int) {
 			"vb + j·vbs, adding into acca and accb (each laid out as dot8r2AVX512's acc).")
 		g.args(RSI, RDX, RDI, R11, R13, RAX, RCX)
 	}
-	g.MOVL(U32(0xff00), R8L)
-	g.KMOVW(R8L, K1) // the high half of a zmm
-	g.SHLQ(U8(2), RDX)
-	g.LEAQ(Mem{Base: RDX, Index: RDX, Scale: 1}, R12) // 2xs
-	g.LEAQ(Mem{Base: RSI, Index: R12, Scale: 1}, R9)
-	g.ADDQ(RDX, R9) // x + 3xs
-	g.LEAQ(Mem{Base: R9, Index: R12, Scale: 1}, R10)
-	g.ADDQ(RDX, R10) // x + 6xs
+	row := g.rowBases(8, 0xff00) // K1: the high half of a zmm
 	// Each set's second vector.
 	for i := 0; i < len(vecs); i += 2 {
 		g.SHLQ(U8(2), vecs[i+1])
@@ -265,17 +258,6 @@ func (g gen) dotPairs(sets int) {
 	}
 	g.SHLQ(U8(2), RCX)
 	g.ADDQ(RSI, RCX)
-	bases := []Register{RSI, R9, R10}
-	row := func(r int) Mem {
-		m := Mem{Base: bases[r/3]}
-		switch r % 3 {
-		case 1:
-			m.Index, m.Scale = RDX, 1
-		case 2:
-			m.Index, m.Scale = R12, 1
-		}
-		return m
-	}
 	const base = 16
 	nv := len(vecs)
 	g.chunksWith(zmm, RSI, base, 4*nv, func() {
@@ -346,25 +328,9 @@ func (g gen) dotSingles(n int) {
 		"(n a multiple of 8), adding the lane sums of <x_r, v> into the vector's",
 		"acc[4r : 4r+4] exactly as dot4AVX adds those of 4 rows × 1 vector.")
 	g.args(append([]Register{RSI, RDX}, append(vecs, RCX)...)...)
-	g.MOVL(U32(0x00ff), R8L)
-	g.KMOVW(R8L, K1) // the low half of a zmm
-	g.SHLQ(U8(2), RDX)
-	g.LEAQ(Mem{Base: RDX, Index: RDX, Scale: 1}, R12) // 2xs
-	g.LEAQ(Mem{Base: RSI, Index: R12, Scale: 1}, R9)
-	g.ADDQ(RDX, R9) // x + 3xs
+	row := g.rowBases(4, 0x00ff) // K1: the low half of a zmm
 	g.SHLQ(U8(2), RCX)
 	g.ADDQ(RSI, RCX)
-	row := func(r int) Mem {
-		switch r {
-		case 1:
-			return Mem{Base: RSI, Index: RDX, Scale: 1}
-		case 2:
-			return Mem{Base: RSI, Index: R12, Scale: 1}
-		case 3:
-			return Mem{Base: R9}
-		}
-		return Mem{Base: RSI}
-	}
 	const base = 16
 	step := func(w vw) {
 		for j, p := range vecs {
@@ -407,6 +373,34 @@ func (g gen) dotSingles(n int) {
 			}
 		}
 	})
+}
+
+// rowBases sets K1 to mask and the bases of rows dictionary rows (4 or 8)
+// at SI, xs elements apart (DX, made bytes): R12 = 2xs, R9 = x + 3xs and,
+// for 8 rows, R10 = x + 6xs. row(r) is the address of row r: SI, R9 or R10
+// plus 0, xs or 2xs.
+func (g gen) rowBases(rows int, mask uint32) func(r int) Mem {
+	g.MOVL(U32(mask), R8L)
+	g.KMOVW(R8L, K1)
+	g.SHLQ(U8(2), RDX)
+	g.LEAQ(Mem{Base: RDX, Index: RDX, Scale: 1}, R12) // 2xs
+	g.LEAQ(Mem{Base: RSI, Index: R12, Scale: 1}, R9)
+	g.ADDQ(RDX, R9) // x + 3xs
+	if rows > 4 {
+		g.LEAQ(Mem{Base: R9, Index: R12, Scale: 1}, R10)
+		g.ADDQ(RDX, R10) // x + 6xs
+	}
+	bases := []Register{RSI, R9, R10}
+	return func(r int) Mem {
+		m := Mem{Base: bases[r/3]}
+		switch r % 3 {
+		case 1:
+			m.Index, m.Scale = RDX, 1
+		case 2:
+			m.Index, m.Scale = R12, 1
+		}
+		return m
+	}
 }
 
 // flush adds accumulator a, widened to float64 and folded to 4 lanes, into
