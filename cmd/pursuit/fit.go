@@ -66,7 +66,7 @@ func fit(e *engine.Engine, algo *algorithm, p *trainParams, plan labelPlan, tr, 
 		}
 		fs, err := algo.trainOVR(e, &pk, tr.X, tr.Y, plan.Classes, xVal, yVal)
 		if err != nil {
-			return nil, notDistributed(e, algo.name, fmt.Errorf("%s one-vs-rest: %w", algo.name, err))
+			return nil, notDistributed(e, algo.name, fmt.Errorf("one-vs-rest training: %w", err))
 		}
 		if got := outputsOf(fs); got != nm {
 			return nil, fmt.Errorf("%s one-vs-rest: %d outputs for %d classes (does every class have training examples?)", algo.name, got, nm)
@@ -89,7 +89,7 @@ func fit(e *engine.Engine, algo *algorithm, p *trainParams, plan labelPlan, tr, 
 		}
 		f, err := algo.train(e, &pk, tr.X, t, xVal, tVal)
 		if err != nil {
-			return nil, notDistributed(e, algo.name, fmt.Errorf("train %s: %w", algo.name, err))
+			return nil, notDistributed(e, algo.name, fmt.Errorf("training: %w", err)) // err names the algorithm's package
 		}
 		m.models = []fitted{f}
 	}
