@@ -359,33 +359,6 @@ func (s *smo[T]) pickJTop(gmax, qdi float64, qi []T) (int, float64, float64) {
 	s.jTop = s.jTop[:0]
 	jWant := s.batch       // j itself (when uncached) and batch−1 runners-up
 	jWorst := math.Inf(-1) // the objective a candidate must beat to enter jTop
-	if s.kidx == nil && len(s.active) == s.n {
-		// Nothing shrunk: the active set is 0, 1, …, n−1 (it is kept in
-		// increasing order), so the same scan runs over contiguous slices,
-		// without the indirection and with the bounds checks hoisted.
-		n := s.n
-		low, g, qd, qi := s.lowSign[:n], s.g[:n], s.qd[:n], qi[:n]
-		for a := range n {
-			yg := low[a] * g[a]
-			if yg >= gmax2 {
-				gmax2 = yg
-			}
-			if diff := gmax + yg; diff > 0 {
-				quad := qdi + qd[a] - 2*float64(qi[a])
-				if quad <= 0 {
-					quad = tau
-				}
-				o := -diff * diff / quad
-				if o <= objMin {
-					objMin, jmin = o, a
-				}
-				if o < jWorst || len(s.jTop) < jWant {
-					jWorst = s.keepJ(o, a, jWant)
-				}
-			}
-		}
-		return jmin, objMin, gmax2
-	}
 	for _, a32 := range s.active {
 		a := int(a32)
 		yg := s.lowSign[a] * s.g[a]
