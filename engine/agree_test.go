@@ -55,3 +55,36 @@ func TestAgree(t *testing.T) {
 		t.Errorf("one rank: %v %v, want the error itself", ag, cerr)
 	}
 }
+
+// TestRankOutcomes: every rank gets every rank's outcome in rank order, 0
+// for none; the same message (whitespace aside) gives the same value and
+// another message another; a budget error's value is negative.
+func TestRankOutcomes(t *testing.T) {
+	errs := []error{nil, errors.New("bad  rows\n at line 3"), errors.New("bad rows at line 3"), fmt.Errorf("holding 1 GiB: %w", ErrBudget)}
+	var mu sync.Mutex
+	got := make([]Outcomes, len(errs))
+	err := comm.Run(len(errs), func(c comm.Comm) error {
+		o, err := RankOutcomes(c, errs[c.Rank()])
+		mu.Lock()
+		got[c.Rank()] = o
+		mu.Unlock()
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r, o := range got {
+		if len(o) != len(errs) || o[0] != 0 || o[1] <= 0 || o[1] != o[2] || o[3] >= 0 || -o[3] == o[1] {
+			t.Fatalf("rank %d: outcomes %v", r, o)
+		}
+		if f := o.Failed(); fmt.Sprint(f) != "[1 2 3]" {
+			t.Fatalf("rank %d: failed ranks %v, want [1 2 3]", r, f)
+		}
+		if fmt.Sprint(o) != fmt.Sprint(got[0]) {
+			t.Fatalf("rank %d: %v, rank 0: %v", r, o, got[0])
+		}
+	}
+	if o, err := RankOutcomes(&comm.Single{}, nil); err != nil || len(o) != 1 || o[0] != 0 {
+		t.Fatalf("one rank: %v, %v", o, err)
+	}
+}

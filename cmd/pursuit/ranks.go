@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -69,47 +67,31 @@ func agreeOn(c comm.Comm, err error) error {
 	return agree(c, err)
 }
 
-// agree is a collective: each rank passes its outcome (nil or its error)
-// and learns whether any rank failed. It returns nil when none did, else an
-// *agreedError on every rank: a failing rank's own error (printed by rank 0,
-// and by another rank when its message differs from rank 0's), or, on a
-// rank that did not fail, errPeerFailed (rank 0 prints which ranks failed).
+// agree is a collective (engine.RankOutcomes): each rank passes its
+// outcome (nil or its error) and learns whether any rank failed. It
+// returns nil when none did, else an *agreedError on every rank: a failing
+// rank's own error (printed by rank 0, and by another rank when its message
+// differs from rank 0's), or, on a rank that did not fail, errPeerFailed
+// (rank 0 prints which ranks failed).
 func agree(c comm.Comm, err error) error {
-	mine := 0.0
-	if err != nil {
-		mine = messageDigest(err)
-	}
-	size := c.Size()
-	counts := make([]int, size)
-	for r := range counts {
-		counts[r] = 1
-	}
-	all := make([]float64, size)
-	if e := c.Allgatherv([]float64{mine}, counts, all); e != nil {
+	all, e := engine.RankOutcomes(c, err)
+	if e != nil {
 		return e
 	}
-	var failed []string
-	for r, v := range all {
-		if v != 0 {
-			failed = append(failed, fmt.Sprint(r))
-		}
-	}
+	failed := all.Failed()
 	switch {
 	case len(failed) == 0:
 		return nil
 	case err != nil:
-		return &agreedError{err: err, print: c.Rank() == 0 || all[0] != mine}
+		return &agreedError{err: err, print: c.Rank() == 0 || all[0] != all[c.Rank()]}
 	case c.Rank() == 0:
-		return &agreedError{err: fmt.Errorf("%w: rank %s of %d stopped the job (its error is printed by it)", errPeerFailed, strings.Join(failed, ", "), size), print: true}
+		ranks := make([]string, len(failed))
+		for i, r := range failed {
+			ranks[i] = fmt.Sprint(r)
+		}
+		return &agreedError{err: fmt.Errorf("%w: rank %s of %d stopped the job (its error is printed by it)", errPeerFailed, strings.Join(ranks, ", "), c.Size()), print: true}
 	}
 	return &agreedError{err: errPeerFailed}
-}
-
-// messageDigest is a non-zero number that identifies err's message: 48 bits
-// of its SHA-256, exact in a float64.
-func messageDigest(err error) float64 {
-	h := sha256.Sum256([]byte(oneLine(err.Error())))
-	return float64(binary.BigEndian.Uint64(h[:8])>>16) + 1
 }
 
 // checkConfig makes sure every rank was started alike (comm.CheckConfig):
