@@ -327,6 +327,49 @@ func (b *Backend) DictProducts(dst []float64, dict backend.Matrix, vecs backend.
 	})
 }
 
+var _ backend.SetProducts = (*Backend)(nil)
+
+// DictProductsSets computes every set's products in one DictProducts call
+// with the sets' vectors side by side, so that the dictionary crosses the
+// bus once for all of them (one-vs-rest pre-fitting: one set per class).
+// The kernels sum each vector's products apart from the other vectors'
+// (dict_partial's per-vector accumulators, dict_reduce's fixed order of
+// chunks), so every set's products are those of its own DictProducts call
+// bit for bit, as backend.SetProducts requires. The side-by-side copy of
+// the vectors and of the products is host memory the size of the sets and
+// of dst.
+func (b *Backend) DictProductsSets(dst [][]float64, dict backend.Matrix, sets []backend.Matrix) error {
+	if err := backend.CheckDictProductsSets(dst, dict, sets); err != nil {
+		return err
+	}
+	k := 0
+	for _, v := range sets {
+		k += v.Rows
+	}
+	if k == 0 || dict.Rows == 0 {
+		return nil
+	}
+	all := backend.NewMatrix(k, dict.Cols)
+	r := 0
+	for _, v := range sets {
+		for i := range v.Rows {
+			copy(all.Row(r), v.Row(i))
+			r++
+		}
+	}
+	out := make([]float64, k*dict.Rows)
+	if err := b.DictProducts(out, dict, all); err != nil {
+		return err
+	}
+	off := 0
+	for s, v := range sets {
+		n := v.Rows * dict.Rows
+		copy(dst[s][:n], out[off:off+n])
+		off += n
+	}
+	return nil
+}
+
 // RankUpdate applies d ← d + alpha·Σ_t u_t v_tᵀ.
 func (b *Backend) RankUpdate(d backend.Matrix, alpha float32, u backend.Matrix, v backend.Matrix) error {
 	if err := backend.CheckRankUpdate(d, u, v); err != nil {
