@@ -126,7 +126,11 @@ func buildDictionary(e *engine.Engine, cfg *Config, dc *dictionary) (*dictionary
 	}
 	dc.nrm2, dc.held = rowSqNorms64(dc.d, e.Threads()), held
 	dc.sh.sum(dc.nrm2)
-	return dc, dc.sh.failed()
+	if err := dc.sh.failed(); err != nil {
+		_ = dc.release(e) // the caller gets no dictionary to release
+		return nil, err
+	}
+	return dc, nil
 }
 
 // fillAtoms writes dst[r][j] = atom_r evaluated at point j of pts, where the
