@@ -211,6 +211,44 @@ PURSUIT_GLOBAL void sq_norms(float *__restrict__ out, const float *__restrict__ 
 #define DP_RUN 16
 #define DP_MAXV 8
 
+// dp_chunk sets [*beg, *end), the columns of the chunk blockIdx.y (chunk
+// columns long, the last one cut at cols) of a dict_partial-like block.
+__device__ __forceinline__ void dp_chunk(long long chunk, long long cols, long long *beg, long long *end)
+{
+	*beg = (long long)blockIdx.y * chunk;
+	*end = *beg + chunk;
+	if (*end > cols) {
+		*end = cols;
+	}
+}
+
+// dp_store sums the block's threads' acc[j] in float64 in a fixed tree order
+// (red is the block's shared scratch) and writes the first nv sums to
+// part[(i*nchunks + chunk)*DP_MAXV + j], i = blockIdx.x, chunk = blockIdx.y,
+// nchunks = gridDim.y, for dict_reduce.
+__device__ __forceinline__ void dp_store(double red[DP_MAXV][DP_THREADS], const double acc[DP_MAXV],
+                                         double *__restrict__ part, long long nv)
+{
+	const int tid = threadIdx.x;
+#pragma unroll
+	for (int j = 0; j < DP_MAXV; j++) {
+		red[j][tid] = acc[j];
+	}
+	__syncthreads();
+	for (int h = DP_THREADS / 2; h > 0; h /= 2) {
+		if (tid < h) {
+#pragma unroll
+			for (int j = 0; j < DP_MAXV; j++) {
+				red[j][tid] += red[j][tid + h];
+			}
+		}
+		__syncthreads();
+	}
+	if (tid < nv) {
+		part[((long long)blockIdx.x * gridDim.y + blockIdx.y) * DP_MAXV + tid] = red[tid][0];
+	}
+}
+
 PURSUIT_GLOBAL void dict_partial(double *__restrict__ part, const float *__restrict__ D, long long ldd,
                                  const float *__restrict__ V, long long ldv,
                                  long long rows, long long cols, long long nv, long long chunk)
@@ -218,13 +256,8 @@ PURSUIT_GLOBAL void dict_partial(double *__restrict__ part, const float *__restr
 	__shared__ double red[DP_MAXV][DP_THREADS];
 	const int tid = threadIdx.x;
 	const long long i = blockIdx.x;
-	const long long c = blockIdx.y;
-	const long long nchunks = gridDim.y;
-	const long long beg = c * chunk;
-	long long end = beg + chunk;
-	if (end > cols) {
-		end = cols;
-	}
+	long long beg, end;
+	dp_chunk(chunk, cols, &beg, &end);
 	double dacc[DP_MAXV];
 #pragma unroll
 	for (int j = 0; j < DP_MAXV; j++) {
@@ -255,23 +288,7 @@ PURSUIT_GLOBAL void dict_partial(double *__restrict__ part, const float *__restr
 			dacc[j] += (double)facc[j];
 		}
 	}
-#pragma unroll
-	for (int j = 0; j < DP_MAXV; j++) {
-		red[j][tid] = dacc[j];
-	}
-	__syncthreads();
-	for (int h = DP_THREADS / 2; h > 0; h /= 2) {
-		if (tid < h) {
-#pragma unroll
-			for (int j = 0; j < DP_MAXV; j++) {
-				red[j][tid] += red[j][tid + h];
-			}
-		}
-		__syncthreads();
-	}
-	if (tid < nv) {
-		part[(i * nchunks + c) * DP_MAXV + tid] = red[tid][0];
-	}
+	dp_store(red, dacc, part, nv);
 }
 
 PURSUIT_GLOBAL void dict_reduce(double *__restrict__ dst, const double *__restrict__ part,
@@ -340,13 +357,8 @@ PURSUIT_GLOBAL void vec_partial(double *__restrict__ part, const float *__restri
 	__shared__ double red[DP_MAXV][DP_THREADS];
 	const int tid = threadIdx.x;
 	const long long i = blockIdx.x;
-	const long long c = blockIdx.y;
-	const long long nchunks = gridDim.y;
-	const long long beg = c * chunk;
-	long long end = beg + chunk;
-	if (end > cols) {
-		end = cols;
-	}
+	long long beg, end;
+	dp_chunk(chunk, cols, &beg, &end);
 	double acc[DP_MAXV];
 #pragma unroll
 	for (int j = 0; j < DP_MAXV; j++) {
@@ -361,23 +373,7 @@ PURSUIT_GLOBAL void vec_partial(double *__restrict__ part, const float *__restri
 			}
 		}
 	}
-#pragma unroll
-	for (int j = 0; j < DP_MAXV; j++) {
-		red[j][tid] = acc[j];
-	}
-	__syncthreads();
-	for (int h = DP_THREADS / 2; h > 0; h /= 2) {
-		if (tid < h) {
-#pragma unroll
-			for (int j = 0; j < DP_MAXV; j++) {
-				red[j][tid] += red[j][tid + h];
-			}
-		}
-		__syncthreads();
-	}
-	if (tid < nv) {
-		part[(i * nchunks + c) * DP_MAXV + tid] = red[tid][0];
-	}
+	dp_store(red, acc, part, nv);
 }
 
 // vec_combine: Y <- beta*Y + sum_t coef[t]*A_t over n rows of A (beta == 0
