@@ -1,6 +1,9 @@
 package cuda
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // Launch geometry and kernel arguments. This file has no build tag and no
 // CUDA import, so that the untagged tests can check it against
@@ -43,19 +46,23 @@ type params struct {
 	kinds []byte
 }
 
-func (p *params) ptr(d uintptr) {
-	p.w = append(p.w, uint64(d))
-	p.kinds = append(p.kinds, 'u')
-}
-
-func (p *params) i64(v int) {
-	p.w = append(p.w, uint64(int64(v)))
-	p.kinds = append(p.kinds, 'u')
-}
-
-func (p *params) f64(v float64) {
-	p.w = append(p.w, math.Float64bits(v))
-	p.kinds = append(p.kinds, 'f')
+// newParams makes the arguments of one launch: each a device address
+// (uintptr) or long long (int), or a double (float64).
+func newParams(args ...any) params {
+	p := params{w: make([]uint64, len(args)), kinds: make([]byte, len(args))}
+	for i, a := range args {
+		switch v := a.(type) {
+		case uintptr:
+			p.w[i], p.kinds[i] = uint64(v), 'u'
+		case int:
+			p.w[i], p.kinds[i] = uint64(int64(v)), 'u'
+		case float64:
+			p.w[i], p.kinds[i] = math.Float64bits(v), 'f'
+		default:
+			panic(fmt.Sprintf("cuda: kernel argument %d of type %T", i, a)) // the builders below pass only these
+		}
+	}
+	return p
 }
 
 // Argument builders, one per kernel, in the order of the CUDA signatures.
@@ -63,118 +70,39 @@ func (p *params) f64(v float64) {
 
 func kernelBlockParams(c uintptr, ldc int, a uintptr, lda int, idx, an, b uintptr, ldb int, bn uintptr,
 	m, n, k, kind int, gamma, coef0 float64, degree int) params {
-	var p params
-	p.ptr(c)
-	p.i64(ldc)
-	p.ptr(a)
-	p.i64(lda)
-	p.ptr(idx)
-	p.ptr(an)
-	p.ptr(b)
-	p.i64(ldb)
-	p.ptr(bn)
-	p.i64(m)
-	p.i64(n)
-	p.i64(k)
-	p.i64(kind)
-	p.f64(gamma)
-	p.f64(coef0)
-	p.i64(degree)
-	return p
+	return newParams(c, ldc, a, lda, idx, an, b, ldb, bn, m, n, k, kind, gamma, coef0, degree)
 }
 
 func sqNormsParams(out, x uintptr, ld, rows, cols int) params {
-	var p params
-	p.ptr(out)
-	p.ptr(x)
-	p.i64(ld)
-	p.i64(rows)
-	p.i64(cols)
-	return p
+	return newParams(out, x, ld, rows, cols)
 }
 
 func dictPartialParams(part, d uintptr, ldd int, v uintptr, ldv, rows, cols, nv, chunk int) params {
-	var p params
-	p.ptr(part)
-	p.ptr(d)
-	p.i64(ldd)
-	p.ptr(v)
-	p.i64(ldv)
-	p.i64(rows)
-	p.i64(cols)
-	p.i64(nv)
-	p.i64(chunk)
-	return p
+	return newParams(part, d, ldd, v, ldv, rows, cols, nv, chunk)
 }
 
 func dictReduceParams(dst, part uintptr, rows, nchunks, nv int) params {
-	var p params
-	p.ptr(dst)
-	p.ptr(part)
-	p.i64(rows)
-	p.i64(nchunks)
-	p.i64(nv)
-	return p
+	return newParams(dst, part, rows, nchunks, nv)
 }
 
 func rankUpdateParams(d uintptr, ldd, rows, cols int, alpha float64, u uintptr, ldu int, v uintptr, ldv, k int) params {
-	var p params
-	p.ptr(d)
-	p.i64(ldd)
-	p.i64(rows)
-	p.i64(cols)
-	p.f64(alpha)
-	p.ptr(u)
-	p.i64(ldu)
-	p.ptr(v)
-	p.i64(ldv)
-	p.i64(k)
-	return p
+	return newParams(d, ldd, rows, cols, alpha, u, ldu, v, ldv, k)
 }
 
 func vecPartialParams(part, d uintptr, ldd int, a uintptr, lda int, v uintptr, ldv, rows, cols, nv, chunk int) params {
-	var p params
-	p.ptr(part)
-	p.ptr(d)
-	p.i64(ldd)
-	p.ptr(a)
-	p.i64(lda)
-	p.ptr(v)
-	p.i64(ldv)
-	p.i64(rows)
-	p.i64(cols)
-	p.i64(nv)
-	p.i64(chunk)
-	return p
+	return newParams(part, d, ldd, a, lda, v, ldv, rows, cols, nv, chunk)
 }
 
 func vecCombineParams(y uintptr, beta float64, coef, a uintptr, lda, n, cols int) params {
-	var p params
-	p.ptr(y)
-	p.f64(beta)
-	p.ptr(coef)
-	p.ptr(a)
-	p.i64(lda)
-	p.i64(n)
-	p.i64(cols)
-	return p
+	return newParams(y, beta, coef, a, lda, n, cols)
 }
 
 func blockRowF64Params(y, x uintptr, cols int) params {
-	var p params
-	p.ptr(y)
-	p.ptr(x)
-	p.i64(cols)
-	return p
+	return newParams(y, x, cols)
 }
 
 func signMismatchParams(part, a, b uintptr, n int) params {
-	var p params
-	p.ptr(part)
-	p.ptr(a)
-	p.ptr(b)
-	p.i64(n)
-	return p
+	return newParams(part, a, b, n)
 }
 
 // dictChunks splits the long dimension (cols) of a dictionary pass so that
