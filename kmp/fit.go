@@ -194,7 +194,7 @@ func (p *problem) fit() (*result, error) {
 // recomputed block by block, or a random active set) computing Dᵀ[R, q] (R
 // and q each split into two float32 vectors, hi and lo, except in
 // full-search pre-fitting, which takes the float32 vectors alone: see
-// hiOnly). Pre-fitting scores ⟨d_k, R⟩/‖d_k⊥‖ with ‖d_k⊥‖² = ‖d_k‖² −
+// incremental). Pre-fitting scores ⟨d_k, R⟩/‖d_k⊥‖ with ‖d_k⊥‖² = ‖d_k‖² −
 // Σ_j ⟨q_j, d_k⟩²: a full search keeps it for every atom and updates it with
 // the newest q each step (Explicit deflation instead keeps D ← D − (Dq)qᵀ);
 // the stochastic search computes it afresh for the s sampled atoms from a
@@ -234,9 +234,10 @@ func (p *problem) fitSquared() (*result, error) {
 	var (
 		resid  = append([]float64(nil), p.y...)
 		fTrain = make([]float64, l)
-		// The vectors the searched atoms are multiplied with, as float32
-		// hi/lo row pairs: R, then (full-search pre-fitting) the newest q or
-		// (stochastic pre-fitting) every q of the basis.
+		// The vectors the searched atoms are multiplied with, rows lv
+		// apart: R as a float32 hi/lo pair, then (stochastic pre-fitting)
+		// every q of the basis as one; full-search pre-fitting keeps R and
+		// the newest q as plain float32 rows (incremental).
 		vq    = make([]float32, 2*lv, 4*lv)
 		score = search.score        // ⟨d_k, R⟩ of the searched atoms
 		nrm   = search.nrm          // ‖d_k‖²
@@ -259,11 +260,18 @@ func (p *problem) fitSquared() (*result, error) {
 		stepInc   []float64
 		dr        []float64 // basic MP: ⟨d, R⟩ and ‖R‖² for the chosen atom
 	)
-	// Full-search pre-fitting updates ⟨d_k, R⟩ as the residual moves:
-	// R ← R − c·q gives ⟨d_k, R⟩ − c·⟨d_k, q⟩, and ⟨d_k, q⟩ is in the
-	// pass anyway (for ‖d_k⊥‖²), so most passes take q's two halves alone
-	// instead of four vectors. Every rdotRefresh steps, and after the
-	// chosen atom's value had to be corrected, the pass takes R again.
+	// Full-search pre-fitting (incremental) updates ⟨d_k, R⟩ as the
+	// residual moves: R ← R − c·q gives ⟨d_k, R⟩ − c·⟨d_k, q⟩, and
+	// ⟨d_k, q⟩ is in the pass anyway (for ‖d_k⊥‖²), so most passes take q
+	// alone. Every rdotRefresh steps, and after the chosen atom's value had
+	// to be corrected, the pass takes R again.
+	//
+	// Its passes take R and q as float32 vectors alone (vq's rows 0 and 1),
+	// without lo halves: those would add under a part in 10⁷ of
+	// ‖d_k‖·‖v‖ to products whose float32 runs (32 products per lane)
+	// already round that much (on USPS ⟨d_k, q⟩ for a random unit q was off
+	// by 1.24e-9·‖d_k‖ rms without the lo half, 1.15e-9 with it). The
+	// chosen atom's values are checked in float64 (see rdot).
 	var (
 		rdot      []float64 // ⟨d_k, R⟩ of every atom, kept up to date
 		lastC     float64   // the last step's c
@@ -272,16 +280,7 @@ func (p *problem) fitSquared() (*result, error) {
 	incremental := prefit && running && !explicit
 	if prefit && running {
 		nperp = append([]float64(nil), dc.nrm2...)
-		vq = vq[:4*lv]
 	}
-	// hiOnly: the passes take R and q as float32 vectors alone, vq's rows
-	// 0 and 1 (full-search pre-fitting). Their lo halves would add under a
-	// part in 10⁷ of ‖d_k‖·‖v‖ to products whose float32 runs (32 products
-	// per lane) already round that much: on USPS ⟨d_k, q⟩ for a random unit
-	// q was off by 1.24e-9·‖d_k‖ (rms) without the lo half and 1.15e-9 with
-	// it. The chosen atom's values are checked in float64 (see rdot), and
-	// the other variants keep the hi/lo pairs.
-	hiOnly := incremental
 	if incremental {
 		rdot = make([]float64, m)
 	}
@@ -346,7 +345,7 @@ func (p *problem) fitSquared() (*result, error) {
 		qOnly := incremental && len(cs) > 0 && sinceRDot < rdotRefresh
 		switch {
 		case dv != nil || qOnly:
-		case hiOnly:
+		case incremental:
 			toFloat32(vq[:l], resid)
 		default:
 			splitHiLo(resid, vq[:l], vq[lv:lv+l])
@@ -358,12 +357,10 @@ func (p *problem) fitSquared() (*result, error) {
 			p.sh.sum(nperp)
 		case qOnly:
 			nv = 1
-		case hiOnly && len(cs) > 0:
+		case incremental && len(cs) > 0:
 			nv = 2 // R and q
-		case hiOnly:
+		case incremental:
 			nv = 1
-		case prefit && running && len(cs) > 0:
-			nv = 4
 		case prefit && !running:
 			nq = len(cs)
 			nv = 2 + 2*nq
@@ -398,15 +395,11 @@ func (p *problem) fitSquared() (*result, error) {
 						score[c] = rdot[k]
 						denom[c] = nperp[k]
 					case running:
-						switch {
-						case hiOnly && nv == 2:
-							pk := prod[nb+i]
-							nperp[k] -= pk * pk
-						case nv == 4:
-							pk := prod[2*nb+i] + prod[3*nb+i]
-							nperp[k] -= pk * pk
-						}
 						if incremental {
+							if nv == 2 {
+								pk := prod[nb+i]
+								nperp[k] -= pk * pk
+							}
 							rdot[k] = score[c]
 						}
 						denom[c] = nperp[k]
@@ -430,7 +423,7 @@ func (p *problem) fitSquared() (*result, error) {
 		if dv != nil {
 			err = dv.scan(search, cand, nq > 0, each)
 		} else {
-			err = search.scan(cand, vecs, !hiOnly, each)
+			err = search.scan(cand, vecs, !incremental, each)
 		}
 		if err != nil {
 			return nil, err
@@ -629,12 +622,9 @@ func (p *problem) fitSquared() (*result, error) {
 				if err := deflate(be, p.sh, dx, q, dprod, vecs.Slice(0, 2, 0, l)); err != nil {
 					return nil, err
 				}
-			case hiOnly:
+			case incremental:
 				nperp[g] = 0
 				toFloat32(vq[lv:lv+l], q)
-			case prefit && running:
-				nperp[g] = 0
-				splitHiLo(q, vq[2*lv:2*lv+l], vq[3*lv:3*lv+l])
 			case prefit && dv == nil:
 				n0 := len(vq)
 				vq = append(vq, make([]float32, 2*lv)...)
