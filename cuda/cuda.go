@@ -135,6 +135,9 @@ type Backend struct {
 	stage   []float32               // host staging for strided copies
 	stageI  []int64
 	stage64 []float64
+	// DictProductsSets' side-by-side vectors and products.
+	stageSets    []float32
+	stageSetsOut []float64
 }
 
 type functions struct {

@@ -4,6 +4,7 @@ package cuda
 
 import (
 	"fmt"
+	"slices"
 	"unsafe"
 
 	cu "gorgonia.org/cu"
@@ -279,52 +280,55 @@ func (b *Backend) DictProducts(dst []float64, dict backend.Matrix, vecs backend.
 	if err := backend.CheckDictProducts(dst, dict, vecs); err != nil {
 		return err
 	}
-	n := dict.Rows * vecs.Rows
-	if n == 0 {
+	if dict.Rows*vecs.Rows == 0 {
 		return nil
 	}
-	return b.do(func() error {
-		vd, err := b.scratchMatrix(slotB, vecs)
+	return b.do(func() error { return b.dictProducts(dst, dict, vecs) })
+}
+
+// dictProducts is DictProducts on the worker goroutine, the arguments
+// checked.
+func (b *Backend) dictProducts(dst []float64, dict backend.Matrix, vecs backend.Matrix) error {
+	vd, err := b.scratchMatrix(slotB, vecs)
+	if err != nil {
+		return err
+	}
+	slab := b.slabRows(int64(dict.Cols)*4, dict.Rows)
+	for r0 := 0; r0 < dict.Rows; r0 += slab {
+		r1 := min(dict.Rows, r0+slab)
+		dd, err := b.scratchMatrix(slotA, dict.Slice(r0, r1, 0, dict.Cols))
 		if err != nil {
 			return err
 		}
-		slab := b.slabRows(int64(dict.Cols)*4, dict.Rows)
-		for r0 := 0; r0 < dict.Rows; r0 += slab {
-			r1 := min(dict.Rows, r0+slab)
-			dd, err := b.scratchMatrix(slotA, dict.Slice(r0, r1, 0, dict.Cols))
-			if err != nil {
-				return err
-			}
-			m := (r1 - r0) * vecs.Rows
-			out, err := b.ensure(slotOut64, int64(m)*8)
-			if err != nil {
-				return err
-			}
-			if err := b.dictDev(out.ptr, dd, vd); err != nil {
-				return err
-			}
-			if err := syncDevice("DictProducts"); err != nil {
-				return err
-			}
-			if r0 == 0 && r1 == dict.Rows {
-				if err := b.fromDevice(unsafe.Pointer(&dst[0]), out.ptr, int64(m)*8); err != nil {
-					return fmt.Errorf("cuda: DictProducts: copying the result: %w", err)
-				}
-				break
-			}
-			if cap(b.stage64) < m {
-				b.stage64 = make([]float64, m)
-			}
-			part := b.stage64[:m]
-			if err := b.fromDevice(unsafe.Pointer(&part[0]), out.ptr, int64(m)*8); err != nil {
+		m := (r1 - r0) * vecs.Rows
+		out, err := b.ensure(slotOut64, int64(m)*8)
+		if err != nil {
+			return err
+		}
+		if err := b.dictDev(out.ptr, dd, vd); err != nil {
+			return err
+		}
+		if err := syncDevice("DictProducts"); err != nil {
+			return err
+		}
+		if r0 == 0 && r1 == dict.Rows {
+			if err := b.fromDevice(unsafe.Pointer(&dst[0]), out.ptr, int64(m)*8); err != nil {
 				return fmt.Errorf("cuda: DictProducts: copying the result: %w", err)
 			}
-			for j := range vecs.Rows {
-				copy(dst[j*dict.Rows+r0:j*dict.Rows+r1], part[j*(r1-r0):(j+1)*(r1-r0)])
-			}
+			break
 		}
-		return nil
-	})
+		if cap(b.stage64) < m {
+			b.stage64 = make([]float64, m)
+		}
+		part := b.stage64[:m]
+		if err := b.fromDevice(unsafe.Pointer(&part[0]), out.ptr, int64(m)*8); err != nil {
+			return fmt.Errorf("cuda: DictProducts: copying the result: %w", err)
+		}
+		for j := range vecs.Rows {
+			copy(dst[j*dict.Rows+r0:j*dict.Rows+r1], part[j*(r1-r0):(j+1)*(r1-r0)])
+		}
+	}
+	return nil
 }
 
 var _ backend.SetProducts = (*Backend)(nil)
@@ -335,9 +339,9 @@ var _ backend.SetProducts = (*Backend)(nil)
 // The kernels sum each vector's products apart from the other vectors'
 // (dict_partial's per-vector accumulators, dict_reduce's fixed order of
 // chunks), so every set's products are those of its own DictProducts call
-// bit for bit, as backend.SetProducts requires. The side-by-side copy of
-// the vectors and of the products is host memory the size of the sets and
-// of dst.
+// bit for bit, as backend.SetProducts requires. The side-by-side copies of
+// the vectors and of the products are host staging the worker keeps
+// between calls (the size of the sets and of dst).
 func (b *Backend) DictProductsSets(dst [][]float64, dict backend.Matrix, sets []backend.Matrix) error {
 	if err := backend.CheckDictProductsSets(dst, dict, sets); err != nil {
 		return err
@@ -349,25 +353,28 @@ func (b *Backend) DictProductsSets(dst [][]float64, dict backend.Matrix, sets []
 	if k == 0 || dict.Rows == 0 {
 		return nil
 	}
-	all := backend.NewMatrix(k, dict.Cols)
-	r := 0
-	for _, v := range sets {
-		for i := range v.Rows {
-			copy(all.Row(r), v.Row(i))
-			r++
+	return b.do(func() error {
+		b.stageSets = slices.Grow(b.stageSets[:0], k*dict.Cols)[:k*dict.Cols]
+		all := backend.Matrix{Rows: k, Cols: dict.Cols, Stride: dict.Cols, Data: b.stageSets}
+		r := 0
+		for _, v := range sets {
+			for i := range v.Rows {
+				copy(all.Row(r), v.Row(i))
+				r++
+			}
 		}
-	}
-	out := make([]float64, k*dict.Rows)
-	if err := b.DictProducts(out, dict, all); err != nil {
-		return err
-	}
-	off := 0
-	for s, v := range sets {
-		n := v.Rows * dict.Rows
-		copy(dst[s][:n], out[off:off+n])
-		off += n
-	}
-	return nil
+		b.stageSetsOut = slices.Grow(b.stageSetsOut[:0], k*dict.Rows)[:k*dict.Rows]
+		out := b.stageSetsOut
+		if err := b.dictProducts(out, dict, all); err != nil {
+			return err
+		}
+		for s, v := range sets {
+			n := v.Rows * dict.Rows
+			copy(dst[s][:n], out[:n])
+			out = out[n:]
+		}
+		return nil
+	})
 }
 
 // RankUpdate applies d ← d + alpha·Σ_t u_t v_tᵀ.
