@@ -116,12 +116,8 @@ func FitScalerComm(mode ScaleMode, x backend.Matrix, c comm.Comm) (*Scaler, erro
 		// Every rank's ranges (±Inf on a rank without rows), then the
 		// extremes: exactly the single-process range.
 		lo, hi := columnRange(x)
-		counts := make([]int, c.Size())
-		for r := range counts {
-			counts[r] = 2 * d
-		}
-		all := make([]float64, 2*d*c.Size())
-		if err := c.Allgatherv(append(lo, hi...), counts, all); err != nil {
+		all, err := comm.Allgather(c, append(lo, hi...))
+		if err != nil {
 			return nil, fmt.Errorf("fit %s scaler: %w", mode, err)
 		}
 		for r := range c.Size() {

@@ -39,16 +39,8 @@ func RankOutcomes(c comm.Comm, err error) (Outcomes, error) {
 	if c == nil || c.Size() == 1 {
 		return Outcomes{mine}, nil
 	}
-	size := c.Size()
-	counts := make([]int, size)
-	for r := range counts {
-		counts[r] = 1
-	}
-	all := make(Outcomes, size)
-	if e := c.Allgatherv([]float64{mine}, counts, all); e != nil {
-		return nil, e
-	}
-	return all, nil
+	all, e := comm.Allgather(c, []float64{mine})
+	return Outcomes(all), e
 }
 
 // outcome is err's value in Outcomes: 48 bits of the SHA-256 of its message

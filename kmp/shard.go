@@ -275,16 +275,12 @@ func (s *shard) localPart(rows []int) ([]int, []int) {
 // gatherInts returns every rank's values of v (each rank passes the same
 // length) in rank order.
 func gatherInts(c comm.Comm, v ...int) ([]int, error) {
-	counts := make([]int, c.Size())
-	for r := range counts {
-		counts[r] = len(v)
-	}
 	send := make([]float64, len(v))
 	for i, x := range v {
 		send[i] = float64(x)
 	}
-	recv := make([]float64, len(v)*c.Size())
-	if err := c.Allgatherv(send, counts, recv); err != nil {
+	recv, err := comm.Allgather(c, send)
+	if err != nil {
 		return nil, err
 	}
 	out := make([]int, len(recv))

@@ -80,12 +80,7 @@ func startSharded(e *engine.Engine, x backend.Matrix, y []float64, p Params, met
 
 // allgatherOne returns every rank's v in rank order.
 func allgatherOne(c comm.Comm, v float64) ([]float64, error) {
-	ones := make([]int, c.Size())
-	for r := range ones {
-		ones[r] = 1
-	}
-	out := make([]float64, c.Size())
-	return out, c.Allgatherv([]float64{v}, ones, out)
+	return comm.Allgather(c, []float64{v})
 }
 
 // gatherv concatenates every rank's send (any length) in rank order.

@@ -49,6 +49,20 @@ type Comm interface {
 	Describe() string
 }
 
+// Allgather returns every rank's send, in rank order: one Allgatherv with
+// the same send length on every rank.
+func Allgather(c Comm, send []float64) ([]float64, error) {
+	counts := make([]int, c.Size())
+	for r := range counts {
+		counts[r] = len(send)
+	}
+	recv := make([]float64, len(send)*c.Size())
+	if err := c.Allgatherv(send, counts, recv); err != nil {
+		return nil, err
+	}
+	return recv, nil
+}
+
 // Errors wrapped by the communicators.
 var (
 	// ErrArgument: a collective's arguments are invalid on this rank.

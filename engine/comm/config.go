@@ -88,12 +88,8 @@ func CheckConfig(c Comm, entries []Entry) error {
 			break
 		}
 	}
-	counts := make([]int, c.Size())
-	for r := range counts {
-		counts[r] = 1
-	}
-	verdicts := make([]float64, c.Size())
-	if err := c.Allgatherv([]float64{float64(verdict)}, counts, verdicts); err != nil {
+	verdicts, err := Allgather(c, []float64{float64(verdict)})
+	if err != nil {
 		return err
 	}
 	var bad []string

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -137,5 +138,27 @@ func TestClosed(t *testing.T) {
 	}
 	if _, err := NewGroup(0); !errors.Is(err, ErrArgument) {
 		t.Errorf("NewGroup(0): %v, want ErrArgument", err)
+	}
+}
+
+// TestAllgather: every rank gets every rank's values in rank order, on a
+// group and on a single process.
+func TestAllgather(t *testing.T) {
+	err := Run(3, func(c Comm) error {
+		r := float64(c.Rank())
+		got, err := Allgather(c, []float64{r, 10 * r})
+		if err != nil {
+			return err
+		}
+		if want := []float64{0, 0, 1, 10, 2, 20}; !slices.Equal(got, want) {
+			return fmt.Errorf("rank %d: %v, want %v", c.Rank(), got, want)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Allgather(&Single{}, []float64{7}); err != nil || !slices.Equal(got, []float64{7}) {
+		t.Fatalf("single process: %v, %v", got, err)
 	}
 }
