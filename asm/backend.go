@@ -43,7 +43,3 @@ type kernels = backend.CPUKernels
 // goKernels returns the pure-Go kernel table the backend runs when the
 // assembly is masked or not built.
 func goKernels() kernels { return backend.GoKernels() }
-
-// expUnderflowBound is the input below which every exp kernel returns
-// exactly 0.
-const expUnderflowBound = backend.ExpUnderflowBound

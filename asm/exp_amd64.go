@@ -4,16 +4,6 @@
 
 package asm
 
-// expAVX sets dst[i] = exp(src[i]) for i < n (a multiple of 8).
-//
-//go:noescape
-func expAVX(dst *float32, src *float32, n int)
-
-// expAVX512 sets dst[i] = exp(src[i]) for i < n (a multiple of 16).
-//
-//go:noescape
-func expAVX512(dst *float32, src *float32, n int)
-
 // rbfAVX replaces each value t of the rows×16 tile c (stride ldc) by
 // exp(negGamma·max(an[i]+bn[j]−2t, 0)).
 //

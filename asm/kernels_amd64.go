@@ -18,11 +18,11 @@ func asmKernels(avx512 bool) kernels {
 	k := kernels{SqNorm: sqNormAsm, DotRows: dotRowsAsm, MaxGroup: 4, RowsPerCall: rowsPerCall,
 		Axpys: axpysAsm, Axpy4: axpy4Asm,
 		Gemm: gemm6x16Asm, MR: 6, NR: 16, KC: kcBlock, MC: mcBlock, NC: ncBlock,
-		RBF: rbfAsm, Poly: polyAsm, Exp: expAsm, ArgMax: argmaxAsm, Pack8: pack8Asm,
+		RBF: rbfAsm, Poly: polyAsm, ArgMax: argmaxAsm, Pack8: pack8Asm,
 		SMOGradient: smoGradientAsm, SMOSelect: smoSelectAsm, SMOAddScaled: smoAddScaledAsm}
 	if avx512 {
 		k.Gemm, k.MR, k.NR = gemm12x32Asm, 12, 32
-		k.RBF, k.Exp = rbf512Asm, exp512Asm
+		k.RBF = rbf512Asm
 		k.DotRows, k.MaxGroup, k.RowsPerCall, k.RowsPerCallMany = dotRows512Asm, 8, rowsPerCall512, rowsPerCallMany512
 		k.DotSets = dotSets512
 	}
@@ -369,34 +369,6 @@ func pack8Asm(dst []float32, ds int, src []float32, ss, kc int) {
 		for p := k8; p < kc; p++ {
 			dst[p*ds+r] = src[r*ss+p]
 		}
-	}
-}
-
-func expAsm(dst, src []float32)    { expWidth(dst, src, 8) }
-func exp512Asm(dst, src []float32) { expWidth(dst, src, 16) }
-
-// expWidth runs the exp kernel that takes w (8: AVX2, 16: AVX-512F)
-// elements at a time, the last len(src) mod w through a padded copy.
-func expWidth(dst, src []float32, w int) {
-	n := len(src)
-	nw := n &^ (w - 1)
-	if nw > 0 {
-		_ = dst[n-1]
-		expN(&dst[0], &src[0], nw, w)
-	}
-	if n > nw {
-		var in, out [16]float32
-		copy(in[:], src[nw:])
-		expN(&out[0], &in[0], w, w)
-		copy(dst[nw:n], out[:])
-	}
-}
-
-func expN(dst, src *float32, n, w int) {
-	if w == 16 {
-		expAVX512(dst, src, n)
-	} else {
-		expAVX(dst, src, n)
 	}
 }
 

@@ -68,19 +68,12 @@ type CPUKernels struct {
 	// Pack8 sets dst[p·ds+r] = src[r·ss+p] for r < 8, p < kc (a transposing
 	// copy for packing GEMM panels).
 	Pack8 func(dst []float32, ds int, src []float32, ss, kc int)
-	// Exp sets dst[i] = exp(src[i]) for i < len(src), src[i] ≤ 0, and
-	// exactly 0 below ExpUnderflowBound.
-	Exp func(dst, src []float32)
 	// SMOGradient, SMOSelect and SMOAddScaled are the SMO scans
 	// (SMOScanner), bit for bit the references'; nil runs the reference.
 	SMOGradient  func(g, y, up []float64, qi, qj []float32, wi, wj float64) (int, float64)
 	SMOSelect    func(low, g, qd []float64, qi []float32, gmax, qdi float64, obj []float64) (int, float64, float64)
 	SMOAddScaled func(dst, y []float64, row []float32, w float64)
 }
-
-// ExpUnderflowBound is the input below which every Exp kernel returns
-// exactly 0 (e^x is then below the smallest normal float32).
-const ExpUnderflowBound = -87.3365478515625
 
 // GoKernels returns the pure-Go kernel table: a 2×4 register-tiled GEMM
 // micro-kernel (accumulators in local variables, unrolled four times along
@@ -93,7 +86,7 @@ func GoKernels() CPUKernels {
 		SqNorm: f32.SqNorm, MaxGroup: 4, RowsPerCall: rowsPerCallGo, DotRows: dotRowsGo,
 		Axpys: axpysGo, Axpy4: axpy4Go,
 		Gemm: gemm2x4Go, MR: gemmMR, NR: gemmNR, KC: 256, MC: 64, NC: 256,
-		RBF: rbfGo, Poly: polyGo, ArgMax: ScoredArgMaxRef, Pack8: pack8Go, Exp: expGo,
+		RBF: rbfGo, Poly: polyGo, ArgMax: ScoredArgMaxRef, Pack8: pack8Go,
 		SMOGradient: SMOGradientRef, SMOSelect: SMOSelectRef, SMOAddScaled: SMOAddScaledRef,
 	}
 }
@@ -422,16 +415,6 @@ func pack8Go(dst []float32, ds int, src []float32, ss, kc int) {
 		for p, v := range row {
 			dst[p*ds+r] = v
 		}
-	}
-}
-
-func expGo(dst, src []float32) {
-	for i, x := range src {
-		if x < ExpUnderflowBound {
-			dst[i] = 0 // no float32 denormals below the bound
-			continue
-		}
-		dst[i] = float32(expNeg(float64(x)))
 	}
 }
 

@@ -663,7 +663,8 @@ var expConsts = []struct {
 	{"Bias", 0x7f}, // the float32 exponent bias (int32 lanes, AVX2)
 }
 
-// exp emits expAVX, expAVX512, rbfAVX and rbfAVX512.
+// exp emits rbfAVX and rbfAVX512, the RBF transform with a vectorised exp
+// (expOp): the kernels' only exp.
 func (g gen) exp() {
 	mem := map[string]Mem{}
 	for _, k := range expConsts {
@@ -702,32 +703,6 @@ func (g gen) exp() {
 			g.VPXORD(Z29, Z29, Z29)
 		},
 	}
-	for _, w := range []vw{ymm, zmm} {
-		name, lanes := "expAVX", w.bytes/4
-		if w == zmm {
-			name = "expAVX512"
-		}
-		g.text(name, "(dst, src *float32, n int)", fmt.Sprintf(
-			"%s sets dst[i] = exp(src[i]) for i < n (a multiple of %d).", name, lanes))
-		g.args(RDI, RSI, RCX)
-		setup[w]()
-		g.Label("loop")
-		g.CMPQ(RCX, U8(lanes))
-		g.JL(lbl("done"))
-		g.VMOVUPS(Mem{Base: RSI}, w.r(0))
-		if w == ymm {
-			g.expOp(w, c[w], Y0, Y1, Y2, Y3)
-		} else {
-			g.expOp(w, c[w], Z0, K1, Z1, Z2)
-		}
-		g.VMOVUPS(w.r(0), Mem{Base: RDI})
-		g.ADDQ(U8(w.bytes), RSI)
-		g.ADDQ(U8(w.bytes), RDI)
-		g.SUBQ(U8(lanes), RCX)
-		g.JMP(lbl("loop"))
-		g.done()
-	}
-
 	// rbf: for each of rows rows of the tile c (2·lanes wide, stride ldc),
 	// t ← exp(−γ·max(an_i + bn_j − 2t, 0)), NaN kept.
 	//   DI c row   R8 ldc·4   CX rows left   SI an_i   DX bn
