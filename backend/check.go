@@ -21,36 +21,32 @@ func CheckSqNorms(dst []float32, x Matrix) error {
 
 // CheckKernelBlock validates the arguments of KernelBlock.
 func CheckKernelBlock(dst Matrix, k Kernel, a Matrix, aNorms []float32, b Matrix, bNorms []float32) error {
-	const op = "KernelBlock"
-	if err := k.Validate(); err != nil {
-		return shapeErrPlain(op, err)
-	}
-	if err := checkOperands(op, dst, a, b); err != nil {
-		return err
-	}
-	if dst.Rows != a.Rows || dst.Cols != b.Rows {
-		return shapeErr(op, "dst is %d×%d, want %d×%d", dst.Rows, dst.Cols, a.Rows, b.Rows)
-	}
-	if aNorms != nil && len(aNorms) < a.Rows {
-		return shapeErr(op, "aNorms has %d elements for %d rows", len(aNorms), a.Rows)
-	}
-	if bNorms != nil && len(bNorms) < b.Rows {
-		return shapeErr(op, "bNorms has %d elements for %d rows", len(bNorms), b.Rows)
-	}
-	return nil
+	return checkKernelOp("KernelBlock", dst, k, a, aNorms, nil, b, bNorms)
 }
 
 // CheckKernelGather validates the arguments of KernelGather.
 func CheckKernelGather(dst Matrix, k Kernel, a Matrix, aNorms []float32, idx []int, b Matrix, bNorms []float32) error {
-	const op = "KernelGather"
+	if idx == nil {
+		idx = []int{} // a gather of no rows, not KernelBlock's identity
+	}
+	return checkKernelOp("KernelGather", dst, k, a, aNorms, idx, b, bNorms)
+}
+
+// checkKernelOp validates a kernel block (idx nil) or gather: dst is
+// len(idx)×b.Rows (a.Rows×b.Rows for a block) and every idx[r] a row of a.
+func checkKernelOp(op string, dst Matrix, k Kernel, a Matrix, aNorms []float32, idx []int, b Matrix, bNorms []float32) error {
 	if err := k.Validate(); err != nil {
 		return shapeErrPlain(op, err)
 	}
 	if err := checkOperands(op, dst, a, b); err != nil {
 		return err
 	}
-	if dst.Rows != len(idx) || dst.Cols != b.Rows {
-		return shapeErr(op, "dst is %d×%d, want %d×%d", dst.Rows, dst.Cols, len(idx), b.Rows)
+	rows := a.Rows
+	if idx != nil {
+		rows = len(idx)
+	}
+	if dst.Rows != rows || dst.Cols != b.Rows {
+		return shapeErr(op, "dst is %d×%d, want %d×%d", dst.Rows, dst.Cols, rows, b.Rows)
 	}
 	for r, i := range idx {
 		if i < 0 || i >= a.Rows {

@@ -69,7 +69,7 @@ type CPUKernels struct {
 	// copy for packing GEMM panels).
 	Pack8 func(dst []float32, ds int, src []float32, ss, kc int)
 	// SMOGradient, SMOSelect and SMOAddScaled are the SMO scans
-	// (SMOScanner), bit for bit the references'; nil runs the reference.
+	// (SMOScanner), bit for bit the references'.
 	SMOGradient  func(g, y, up []float64, qi, qj []float32, wi, wj float64) (int, float64)
 	SMOSelect    func(low, g, qd []float64, qi []float32, gmax, qdi float64, obj []float64) (int, float64, float64)
 	SMOAddScaled func(dst, y []float64, row []float32, w float64)

@@ -97,25 +97,15 @@ var _ SMOScanner = (*CPU)(nil)
 
 // SMOGradient runs the table's SMOGradient kernel (see SMOGradientRef).
 func (b *CPU) SMOGradient(g, y, up []float64, qi, qj []float32, wi, wj float64) (int, float64) {
-	if b.k.SMOGradient == nil {
-		return SMOGradientRef(g, y, up, qi, qj, wi, wj)
-	}
 	return b.k.SMOGradient(g, y, up, qi, qj, wi, wj)
 }
 
 // SMOSelect runs the table's SMOSelect kernel (see SMOSelectRef).
 func (b *CPU) SMOSelect(low, g, qd []float64, qi []float32, gmax, qdi float64, obj []float64) (int, float64, float64) {
-	if b.k.SMOSelect == nil {
-		return SMOSelectRef(low, g, qd, qi, gmax, qdi, obj)
-	}
 	return b.k.SMOSelect(low, g, qd, qi, gmax, qdi, obj)
 }
 
 // SMOAddScaled runs the table's SMOAddScaled kernel (see SMOAddScaledRef).
 func (b *CPU) SMOAddScaled(dst, y []float64, row []float32, w float64) {
-	if b.k.SMOAddScaled == nil {
-		SMOAddScaledRef(dst, y, row, w)
-		return
-	}
 	b.k.SMOAddScaled(dst, y, row, w)
 }
