@@ -34,13 +34,15 @@
 //     exp(−γ·max(‖a‖²+‖b‖²−2a·b, 0)) with a vectorised exp (exp_amd64.s)
 //     and the polynomial (γ a·b + c0)^p (poly_amd64.s).
 //     The sigmoid's tanh is applied in Go (float64 math.Tanh) on the tile,
-//     which makes sigmoid blocks slower than the others. Blocks with at most
-//     8 rows (kernel rows for SMO or stochastic KMP) skip the GEMM and use
-//     the DictProducts kernels: one pass over b, no packing.
+//     which makes sigmoid blocks slower than the others. Unprepared blocks
+//     with at most 8 rows skip the GEMM and use the DictProducts kernels:
+//     one pass over b, no packing.
 //   - Prepare (backend.Preparer) packs a b operand once into those B panels
 //     for all of its rows (an SMO solver's X); KernelBlockPrepared and
 //     KernelGatherPrepared then read the panels instead of packing b again
-//     on every call, with the same results bit for bit.
+//     on every call, and always take the GEMM, so that every value is the
+//     same whatever rows it is computed with (the results of blocks of more
+//     than 8 rows are the plain calls' bit for bit).
 //
 // The SMO scans (smo_amd64.s: backend.SMOScanner) take four variables per
 // instruction in two groups of lanes, with the references' operations in

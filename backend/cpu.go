@@ -511,7 +511,7 @@ func (b *CPU) kernelBlock(op *kernelOp, aNorms, bNorms []float32) error {
 		}
 		return nil
 	}
-	if n <= fewRowsMax && m >= 4*fewRowsMax {
+	if op.bp == nil && n <= fewRowsMax && m >= 4*fewRowsMax {
 		b.kernelFewRows(op)
 		return nil
 	}
@@ -527,8 +527,11 @@ func (b *CPU) kernelBlock(op *kernelOp, aNorms, bNorms []float32) error {
 }
 
 // fewRowsMax is the largest number of rows of a for which kernelFewRows is
-// used: below it the GEMM's packing of b (a full extra pass over b) and its
-// tiles waste more than the streaming dot kernels lose.
+// used when b is not prepared: below it the GEMM's packing of b (a full
+// extra pass over b) and its tiles waste more than the streaming dot
+// kernels lose. A prepared b needs no packing, and its blocks always take
+// the GEMM, which computes every value alike whatever the rows beside it
+// (see Preparer).
 const fewRowsMax = 8
 
 // fewRowsScratch holds kernelFewRows' inner products and copied rows.

@@ -26,7 +26,9 @@
 // engine, never by the algorithms). Preparer prepares a matrix once for use
 // as the b operand of many kernel blocks: both CPU backends pack it into
 // their GEMM micro-panels once, where KernelGather would pack all of it again
-// for every batch of SMO kernel rows; the results are the same bit for bit.
+// for every batch of SMO kernel rows, and compute every value of a prepared
+// block alike whatever rows it is computed with, so that a kernel row has
+// the same bits in every batch.
 // SetProducts computes the products of a dictionary with several sets of
 // vectors (one-vs-rest KMP's classes) in one pass: the CPU driver applies
 // each block of rows to every set's vectors while it is in cache, each set

@@ -11,9 +11,9 @@ import "runtime"
 // Kernel blocks are a cache-blocked, register-tiled float32 GEMM (see CPU
 // and GoKernels) with the kernel transform applied in float64 to each tile
 // while it is in cache (RBF: ‖a‖²+‖b‖²−2a·b clamped at 0, then an exp
-// accurate to 1e-8 relative; the result is rounded once to float32). Blocks
-// of at most eight rows skip the packing and use the dictionary-product
-// kernels instead.
+// accurate to 1e-8 relative; the result is rounded once to float32).
+// Unprepared blocks of at most eight rows skip the packing and use the
+// dictionary-product kernels instead.
 //
 // DictProducts reads blocks of 16 dictionary rows × 1024 features, summing
 // float32 products over runs of 32 elements and adding each run into

@@ -29,8 +29,14 @@ type Prepared interface {
 // once for repeated use as the b operand of its kernel blocks. Find it by
 // type assertion (the engine does: engine.Engine.Prepare). The *Prepared
 // methods have the contract of KernelBlock and KernelGather with b and its
-// norms taken from the handle, and give the same values as those methods
-// on the matrix the handle was prepared from.
+// norms taken from the handle, and two guarantees more:
+//   - a value does not depend on the other rows of the call or on its
+//     row's place among them: a kernel row K(a_i, b) has the same bits in
+//     every gather that contains it, so that an SMO solver's iterates (and
+//     model) do not depend on its cache size or on how it batches rows;
+//   - blocks of 16 rows or more give the same values as KernelBlock and
+//     KernelGather on the matrix the handle was prepared from. (Smaller
+//     unprepared blocks may take a faster path that rounds differently.)
 type Preparer interface {
 	// Prepare prepares b.
 	Prepare(b Matrix) (Prepared, error)

@@ -13,7 +13,9 @@ import (
 // uploaded, on a device) once instead of on every call; otherwise the
 // handle keeps the matrix as it is. Either way its squared row norms are
 // computed once. Use it with KernelGatherPrepared and KernelBlockPrepared
-// of the engine that made it. The matrix must not change while the handle
+// of the engine that made it: with a backend.Preparer (every backend of
+// this module) a value of those blocks does not depend on the rows computed
+// beside it. The matrix must not change while the handle
 // is in use.
 type Prepared struct {
 	m     backend.Matrix

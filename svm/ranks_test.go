@@ -78,7 +78,7 @@ func TestShardedBudgetAgreed(t *testing.T) {
 	_ = comm.Run(3, func(c comm.Comm) error {
 		opts := []engine.Option{engine.WithComm(c)}
 		if c.Rank() == 1 {
-			opts = append(opts, engine.WithMemoryBudget(20<<10))
+			opts = append(opts, engine.WithMemoryBudget(4<<10))
 		}
 		e, err := engine.New(opts...)
 		if err != nil {

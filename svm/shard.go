@@ -57,9 +57,10 @@ import (
 // one-process arithmetic from the same kernel values, and the sums that
 // are taken across ranks (ρ, the objective, the reconstructed gradient) are
 // added in the one-process order. The kernel values are the same bits as
-// in one process because every batch of rows is the one process's batch
-// and each rank's points sit at columns where the CPU driver computes them
-// as it does in the whole row (alignedColumns). So on the CPU backends the
+// in one process because the engine's prepared kernel blocks compute each
+// value alike whatever the rows and columns beside it (backend.Preparer):
+// a rank's part of a row is the whole row's values at its points. So on
+// the CPU backends the
 // ranks take the one-process run's every step, and two candidates tied
 // within rounding are resolved exactly as one process resolves them: the
 // values compared are bit-identical. (A backend whose kernel values depend
@@ -126,9 +127,8 @@ type shard struct {
 
 	e      *engine.Engine
 	k      backend.Kernel
-	cols   []int          // own point → its column in x and in the cached rows
-	colKey []int          // column → key (−1: padding)
-	x      backend.Matrix // the own points at their columns, zero rows between (see alignedColumns)
+	colKey []int          // own point (its column in the cached rows) → key
+	x      backend.Matrix // the own points
 	rows   *EngineRows    // nil on an empty shard
 	diag   []float64      // K(x, x) of every column
 	norms  []float32      // ‖x‖² of every column (as the engine prepared them)
@@ -162,30 +162,14 @@ const recWidth = 12
 
 // newShard prepares this rank's points x (in the layout's order) for the
 // kernel k. vars maps its variables to the whole problem's nVars; the
-// problem's Index maps them to columns (sh.cols).
+// problem's Index maps them to own points.
 func newShard(e *engine.Engine, lay *shardLayout, x backend.Matrix, k backend.Kernel, vars []int, nVars int) (*shard, error) {
 	sh := &shard{c: e.Comm(), lay: lay, vars: vars, nVars: nVars, e: e, k: k, x: x}
 	if x.Rows != len(lay.keys) {
 		return nil, fmt.Errorf("svm: shard of %d points for %d keys", x.Rows, len(lay.keys))
 	}
-	var width int
-	sh.cols, width = alignedColumns(lay.keys, lay.total())
-	sh.colKey = make([]int, width)
-	for c := range sh.colKey {
-		sh.colKey[c] = -1
-	}
-	padded := width != x.Rows
-	for p, c := range sh.cols {
-		sh.colKey[c] = lay.keys[p]
-		padded = padded || c != p
-	}
-	if padded {
-		sh.x = backend.NewMatrix(width, x.Cols)
-		for p, c := range sh.cols {
-			copy(sh.x.Row(c), x.Row(p))
-		}
-	}
-	if width > 0 {
+	sh.colKey = lay.keys
+	if x.Rows > 0 {
 		rows, err := NewEngineRows(e, sh.x, k)
 		if err != nil {
 			return nil, err
@@ -194,50 +178,6 @@ func newShard(e *engine.Engine, lay *shardLayout, x backend.Matrix, k backend.Ke
 	}
 	sh.counts = make([]int, lay.size)
 	return sh, nil
-}
-
-// Constants of the CPU driver's kernel blocks (backend.CPU) that the
-// columns of a shard follow: a block of at most fewRows rows of a against
-// at least 4·fewRows columns is computed by streaming dictionary products,
-// over the columns in blocks of dictBlock, whose float32 partial sums
-// depend on a column's place in its block and on the block's length; every
-// other block by the blocked GEMM, which computes each entry alike wherever
-// it sits.
-const (
-	dictBlock = 16
-	fewRows   = 8
-)
-
-// alignedColumns places a rank's own keys (increasing, of l in all) at
-// columns where the CPU driver computes their kernel values exactly as in
-// one process's rows over all l points: each key sits at the same place of
-// a block of dictBlock columns as in the whole row, in a block of the same
-// length (the whole row's last block may be short: it ends the shard's
-// columns too), the blocks in key order with zero columns for the keys of
-// other ranks; and the row is at least 4·fewRows columns long exactly when
-// the whole row is (zero blocks in front make it so). It returns each key's
-// column and the number of columns.
-func alignedColumns(keys []int, l int) ([]int, int) {
-	if len(keys) == 0 {
-		return nil, 0
-	}
-	cols := make([]int, len(keys))
-	slot, last := -1, -1
-	for p, k := range keys {
-		if b := k / dictBlock; b != last {
-			slot, last = slot+1, b
-		}
-		cols[p] = slot*dictBlock + k%dictBlock
-	}
-	width := slot*dictBlock + min(dictBlock, l-last*dictBlock)
-	if l >= 4*fewRows && width < 4*fewRows {
-		shift := (4*fewRows - width + dictBlock - 1) / dictBlock * dictBlock
-		for p := range cols {
-			cols[p] += shift
-		}
-		width += shift
-	}
-	return cols, width
 }
 
 // release frees the engine's prepared copy of the own points.
@@ -269,9 +209,8 @@ func (sh *shard) fill(dst []float32, batch []int) error {
 		r, p := sh.lay.owner(k)
 		sh.counts[r] += w
 		if r == sh.lay.rank {
-			c := sh.cols[p]
-			sh.send = append(sh.send, float64(sh.norms[c]))
-			for _, v := range sh.x.Row(c) {
+			sh.send = append(sh.send, float64(sh.norms[p]))
+			for _, v := range sh.x.Row(p) {
 				sh.send = append(sh.send, float64(v))
 			}
 		}

@@ -872,3 +872,47 @@ func TestSignsFollowActivity(t *testing.T) {
 	}
 	check("after reconstruct")
 }
+
+// TestModelIndependentOfCacheAndBatch: the kernel rows come from prepared
+// kernel blocks, whose values do not depend on the rows computed beside
+// them (backend.Preparer), so the model — support vectors, coefficients, ρ,
+// objective and iterations, bit for bit — is the same whatever the cache
+// size (down to one that evicts on almost every miss) and the number of rows
+// computed per miss, as a LIBSVM model does not depend on -m. Only the
+// cache statistics differ.
+func TestModelIndependentOfCacheAndBatch(t *testing.T) {
+	x, y := covtypeLike(1500, 3)
+	for _, be := range []string{"go", ""} {
+		e, err := newEngine(be)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := Params{Kernel: backend.NewRBF(0.5), C: 1}
+		want, err := Train(e, x, y, base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := want.Stats[0].RowsComputed
+		for _, v := range []struct {
+			cacheMB float64
+			batch   int
+		}{{0, 1}, {0, 5}, {0, 9}, {0, 16}, {0.05, 12}, {0.05, 1}, {0.5, 3}} {
+			p := base
+			p.CacheMB, p.Batch = v.cacheMB, v.batch
+			got, err := Train(e, x, y, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gs, ws := got.Stats[0], want.Stats[0]
+			gotRows := gs.RowsComputed
+			if gotRows == rows && v.batch != 12 {
+				t.Errorf("%s cache %v MB batch %d: computed %d rows, as many as the default: the variant changed nothing", e.BackendName(), v.cacheMB, v.batch, rows)
+			}
+			gs.RowsComputed, gs.CacheHits, gs.CacheMisses = ws.RowsComputed, ws.CacheHits, ws.CacheMisses
+			got.Stats[0] = gs
+			if err := identical(got, want); err != nil {
+				t.Errorf("%s cache %v MB batch %d (%d rows computed, %d by default): %v", e.BackendName(), v.cacheMB, v.batch, gotRows, rows, err)
+			}
+		}
+	}
+}

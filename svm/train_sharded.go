@@ -258,8 +258,14 @@ func agreed(c comm.Comm, err error) error {
 }
 
 // ownIndex returns the problem's Index for C-SVC variables that are the
-// own points: each point's column.
-func (sh *shard) ownIndex() []int { return append([]int(nil), sh.cols...) }
+// own points, in order.
+func (sh *shard) ownIndex() []int {
+	idx := make([]int, len(sh.colKey))
+	for p := range idx {
+		idx[p] = p
+	}
+	return idx
+}
 
 // trainSharded is Train across ranks.
 func trainSharded(e *engine.Engine, x backend.Matrix, y []float64, p Params) (*Model, error) {
@@ -295,7 +301,7 @@ func trainSVRSharded(e *engine.Engine, st *shardStart, x backend.Matrix, y []flo
 		if p.InstanceWeights != nil {
 			prob.C[i], prob.C[i+lp] = p.C*p.InstanceWeights[i], p.C*p.InstanceWeights[i]
 		}
-		prob.Index[i], prob.Index[i+lp] = sh.cols[i], sh.cols[i]
+		prob.Index[i], prob.Index[i+lp] = i, i
 	}
 	o, _ := p.options().withDefaults()
 	cache := sh.newCache(int64(o.CacheMB * (1 << 20)))

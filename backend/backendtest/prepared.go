@@ -11,10 +11,12 @@ import (
 )
 
 // testPrepared checks the backend.Preparer capability: kernel blocks and
-// gathers against a prepared b match the float64 reference and, bit for
-// bit, the plain KernelBlock/KernelGather on the same b with the handle's
-// norms; one handle serves many calls; the handle's norms match the
-// reference; and unusable handles give errors wrapping backend.ErrPrepared.
+// gathers against a prepared b match the float64 reference; every gathered
+// row has the same bits alone and among other rows in any place; blocks of
+// 16 rows or more match, bit for bit, the plain KernelBlock/KernelGather
+// on the same b with the handle's norms; one handle serves many calls; the
+// handle's norms match the reference; and unusable handles give errors
+// wrapping backend.ErrPrepared.
 func testPrepared(t *testing.T, be backend.Backend) {
 	p, ok := be.(backend.Preparer)
 	if !ok {
@@ -47,6 +49,9 @@ func testPrepared(t *testing.T, be backend.Backend) {
 				continue
 			}
 			checkBlock(t, name, k, dst, stats)
+			if c.n < 16 {
+				continue
+			}
 			plain := newView(c.n, c.m, layouts[0], nil)
 			if err := be.KernelBlock(plain.m, k, a.m, an, b.m, h.Norms()); err != nil {
 				t.Errorf("%s: plain call: %v", name, err)
@@ -75,6 +80,10 @@ func testPrepared(t *testing.T, be backend.Backend) {
 				continue
 			}
 			checkBlock(t, name, k, dst, statsGrid(b.m, idx, b.m))
+			checkRowInvariance(t, name, p, k, b.m, bn, idx, h, dst.m, rng)
+			if r < 16 {
+				continue
+			}
 			plain := newView(r, c.m, layouts[0], nil)
 			if err := be.KernelGather(plain.m, k, b.m, bn, idx, b.m, h.Norms()); err != nil {
 				t.Errorf("%s: plain call: %v", name, err)
@@ -109,10 +118,53 @@ func testPrepared(t *testing.T, be backend.Backend) {
 			t.Errorf("%s: %v", name, err)
 		} else {
 			checkBlock(t, name, k, dst, statsGrid(x.m, idx, x.m))
+			checkRowInvariance(t, name, p, k, x.m, nil, idx, h, dst.m, rng)
 		}
 		_ = h.Release()
 	}
 	testPreparedErrors(t, p)
+}
+
+// checkRowInvariance checks that each row r of got, gathered for idx,
+// has the bits of the same row gathered alone and of the same row gathered
+// among 20 others in another place (the rows of idx reversed, after four
+// random rows).
+func checkRowInvariance(t *testing.T, name string, p backend.Preparer, k backend.Kernel, a backend.Matrix, an []float32, idx []int, h backend.Prepared, got backend.Matrix, rng *rand.Rand) {
+	m := got.Cols
+	mixed := make([]int, 4, 4+len(idx)+20)
+	for i := range mixed {
+		mixed[i] = rng.IntN(a.Rows)
+	}
+	for r := len(idx) - 1; r >= 0; r-- {
+		mixed = append(mixed, idx[r])
+	}
+	for len(mixed) < 24 {
+		mixed = append(mixed, rng.IntN(a.Rows))
+	}
+	all := backend.NewMatrix(len(mixed), m)
+	if err := callErr(func() error { return p.KernelGatherPrepared(all, k, a, an, mixed, h) }); err != nil {
+		t.Errorf("%s: gathering %d rows: %v", name, len(mixed), err)
+		return
+	}
+	one := backend.NewMatrix(1, m)
+	for r, i := range idx {
+		if err := callErr(func() error { return p.KernelGatherPrepared(one, k, a, an, []int{i}, h) }); err != nil {
+			t.Errorf("%s: gathering row %d alone: %v", name, i, err)
+			return
+		}
+		mr := 4 + len(idx) - 1 - r
+		for j := range m {
+			g := math.Float32bits(got.At(r, j))
+			if w := math.Float32bits(one.At(0, j)); g != w {
+				t.Errorf("%s: dst[%d][%d] = %v, gathered alone %v", name, r, j, got.At(r, j), one.At(0, j))
+				return
+			}
+			if w := math.Float32bits(all.At(mr, j)); g != w {
+				t.Errorf("%s: dst[%d][%d] = %v, gathered as row %d of %d: %v", name, r, j, got.At(r, j), mr, len(mixed), all.At(mr, j))
+				return
+			}
+		}
+	}
 }
 
 // checkPreparedNorms checks the handle's view and norms against b.
