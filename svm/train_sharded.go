@@ -60,7 +60,7 @@ func startSharded(e *engine.Engine, x backend.Matrix, y []float64, p Params, met
 	if p.Probability {
 		return nil, fmt.Errorf("%s: probability estimates (Params.Probability: Platt sigmoids on cross-validated decision values) are not available across ranks: %w", method, comm.ErrNotDistributed)
 	}
-	sizes, err := allgatherOne(c, float64(x.Rows))
+	sizes, err := comm.Allgather(c, []float64{float64(x.Rows)})
 	if err != nil {
 		return nil, fmt.Errorf("%s: gathering the shard sizes: %w", method, err)
 	}
@@ -78,14 +78,9 @@ func startSharded(e *engine.Engine, x backend.Matrix, y []float64, p Params, met
 	return st, nil
 }
 
-// allgatherOne returns every rank's v in rank order.
-func allgatherOne(c comm.Comm, v float64) ([]float64, error) {
-	return comm.Allgather(c, []float64{v})
-}
-
 // gatherv concatenates every rank's send (any length) in rank order.
 func gatherv(c comm.Comm, send []float64) ([]float64, error) {
-	n, err := allgatherOne(c, float64(len(send)))
+	n, err := comm.Allgather(c, []float64{float64(len(send))})
 	if err != nil {
 		return nil, err
 	}
@@ -257,16 +252,6 @@ func agreed(c comm.Comm, err error) error {
 	return ag
 }
 
-// ownIndex returns the problem's Index for C-SVC variables that are the
-// own points, in order.
-func (sh *shard) ownIndex() []int {
-	idx := make([]int, len(sh.colKey))
-	for p := range idx {
-		idx[p] = p
-	}
-	return idx
-}
-
 // trainSharded is Train across ranks.
 func trainSharded(e *engine.Engine, x backend.Matrix, y []float64, p Params) (*Model, error) {
 	st, err := startSharded(e, x, y, p, "svm.Train")
@@ -418,7 +403,6 @@ func trainBinarySharded(e *engine.Engine, lay *shardLayout, x backend.Matrix, id
 	defer func() { _ = sh.release() }()
 	o, _ := p.options().withDefaults()
 	prob := csvcProblem(y, cPos, cNeg, p.InstanceWeights)
-	prob.Index = sh.ownIndex()
 	cache := sh.newCache(int64(o.CacheMB * (1 << 20)))
 	defer cache.release()
 	sol, err := runSharded(sh, cache, prob, p.options())
@@ -471,7 +455,6 @@ func trainOneVsRestSharded(e *engine.Engine, x backend.Matrix, y []float64, p Pa
 			cPos *= w
 		}
 		prob := csvcProblem(yc, cPos, p.C, p.InstanceWeights)
-		prob.Index = sh.ownIndex()
 		sol, err := runSharded(sh, cache, prob, p.options())
 		if err != nil {
 			return nil, fmt.Errorf("svm: one-vs-rest machine for class %v: %w", cl, err)
