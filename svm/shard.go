@@ -125,13 +125,12 @@ type shard struct {
 	vars  []int // own variable → variable of the whole problem (increasing)
 	nVars int   // variables of the whole problem
 
-	e      *engine.Engine
-	k      backend.Kernel
-	colKey []int          // own point (its column in the cached rows) → key
-	x      backend.Matrix // the own points
-	rows   *EngineRows    // nil on an empty shard
-	diag   []float64      // K(x, x) of every column
-	norms  []float32      // ‖x‖² of every column (as the engine prepared them)
+	e     *engine.Engine
+	k     backend.Kernel
+	x     backend.Matrix // the own points
+	rows  *EngineRows    // nil on an empty shard
+	diag  []float64      // K(x, x) of every own point
+	norms []float32      // ‖x‖² of every own point (as the engine prepared them)
 
 	vi, vj pick    // the working set chosen by the last selectWSSharded
 	kij    float64 // K(x_i, x_j), from the owner of j
@@ -168,7 +167,6 @@ func newShard(e *engine.Engine, lay *shardLayout, x backend.Matrix, k backend.Ke
 	if x.Rows != len(lay.keys) {
 		return nil, fmt.Errorf("svm: shard of %d points for %d keys", x.Rows, len(lay.keys))
 	}
-	sh.colKey = lay.keys
 	if x.Rows > 0 {
 		rows, err := NewEngineRows(e, sh.x, k)
 		if err != nil {
@@ -192,7 +190,7 @@ func (sh *shard) release() error {
 // cache of the whole problem under budget, each holding the row's part at
 // the own points.
 func (sh *shard) newCache(budget int64) *rowCache[float32] {
-	w := len(sh.colKey)
+	w := len(sh.lay.keys)
 	return newRowCacheWidth(sh.lay.total(), w, budget, 4, max(chunkBytes/(sh.lay.total()*4), 16), arenaMin, sh.fill)
 }
 
@@ -219,7 +217,7 @@ func (sh *shard) fill(dst []float32, batch []int) error {
 	if err := sh.c.Allgatherv(sh.send, sh.counts, recv); err != nil {
 		return fmt.Errorf("svm: gathering the points of kernel rows: %w", err)
 	}
-	lp := len(sh.colKey)
+	lp := len(sh.lay.keys)
 	if lp == 0 {
 		return nil
 	}

@@ -100,7 +100,7 @@ func (s *smo[T]) ki(a int) int {
 // in one process, its index in the whole problem on a rank of a sharded one.
 func (s *smo[T]) key(a int) int {
 	if s.sh != nil {
-		return s.sh.colKey[s.ki(a)]
+		return s.sh.lay.keys[s.ki(a)]
 	}
 	return s.ki(a)
 }

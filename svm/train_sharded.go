@@ -212,7 +212,7 @@ func reserveShardCache(e *engine.Engine, p Params, sh *shard) error {
 	o, _ := p.options().withDefaults()
 	l := int64(sh.lay.total())
 	slots := min(max(int64(o.CacheMB*(1<<20))/(l*4), 2), l)
-	return e.Reserve("this rank's part of the SVM kernel-row cache", slots*int64(len(sh.colKey))*4)
+	return e.Reserve("this rank's part of the SVM kernel-row cache", slots*int64(len(sh.lay.keys))*4)
 }
 
 // openShard makes this rank's shard of a problem (newShard) and checks its
