@@ -226,3 +226,44 @@ func TestKCCABadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestNystromJitter checks the jitter of nystromFeatures: a K[i,i] whose
+// smallest eigenvalue is rounding noise (−1e-6 with k = 3, below k·2⁻²⁰)
+// gets features reproducing it to that noise, and a clearly indefinite one
+// (an eigenvalue of −0.1) is refused.
+func TestNystromJitter(t *testing.T) {
+	// K = V diag(λ) Vᵀ with V the normalised 3×3 Hadamard-like basis.
+	v := [3][3]float64{{1 / math.Sqrt(3), 1 / math.Sqrt(2), 1 / math.Sqrt(6)},
+		{1 / math.Sqrt(3), -1 / math.Sqrt(2), 1 / math.Sqrt(6)},
+		{1 / math.Sqrt(3), 0, -2 / math.Sqrt(6)}}
+	build := func(lam [3]float64) backend.Matrix {
+		k := backend.NewMatrix(3, 3)
+		for a := range 3 {
+			for b := range 3 {
+				var s float64
+				for c := range 3 {
+					s += v[a][c] * lam[c] * v[b][c]
+				}
+				k.Set(a, b, float32(s))
+			}
+		}
+		return k
+	}
+	idx := []int{0, 1, 2}
+	noisy := build([3]float64{2.5, 0.5, -1e-6})
+	z, _, err := nystromFeatures(noisy, idx)
+	if err != nil {
+		t.Fatalf("eigenvalue −1e-6 (rounding noise for k = 3): %v", err)
+	}
+	for a := range 3 {
+		for b := range 3 {
+			got := mat.Dot(z.RowView(a), z.RowView(b))
+			if want := float64(noisy.At(a, b)); math.Abs(got-want) > 3*0x1p-20 {
+				t.Errorf("features reproduce K[%d,%d] = %v as %v", a, b, want, got)
+			}
+		}
+	}
+	if _, _, err := nystromFeatures(build([3]float64{2.5, 0.5, -0.1}), idx); err == nil {
+		t.Errorf("an eigenvalue of −0.1: err = %v, want a refusal", err)
+	}
+}
