@@ -35,6 +35,7 @@ func NewCPU(name string, threads int, k CPUKernels) *CPU {
 
 var _ Backend = (*CPU)(nil)
 var _ Preparer = (*CPU)(nil)
+var _ RowTiler = (*CPU)(nil)
 
 // Name returns the name given to NewCPU.
 func (b *CPU) Name() string { return b.name }
@@ -44,6 +45,10 @@ func (b *CPU) Threads() int { return b.threads }
 
 // Kernels returns the kernel table the driver runs.
 func (b *CPU) Kernels() CPUKernels { return b.k }
+
+// TileRows returns the GEMM micro-kernel's height (CPUKernels.MR): kernel
+// blocks are computed in tiles of that many rows.
+func (b *CPU) TileRows() int { return b.k.MR }
 
 // Work thresholds below which an operation runs on the calling goroutine
 // only: starting goroutines costs about a microsecond each.

@@ -39,6 +39,9 @@
 // update) as vector kernels; the CPU backends implement it (AVX2 in asm),
 // with results equal bit for bit to the Go references, which the engine
 // runs for a backend without it.
+// RowTiler says how many rows a kernel block computes as one tile (the CPU
+// driver's micro-kernel height), so that the SVM batches its kernel rows in
+// whole tiles.
 //
 // # Storage and precision
 //

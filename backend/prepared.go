@@ -46,6 +46,17 @@ type Preparer interface {
 	KernelGatherPrepared(dst Matrix, k Kernel, a Matrix, aNorms []float32, idx []int, b Prepared) error
 }
 
+// RowTiler is the optional capability of a backend that computes the rows
+// of its kernel blocks and gathers in tiles: a block costs whole tiles of
+// TileRows() rows, so a caller free to choose how many rows it computes
+// together (the SVM's row batches) wastes no work with a multiple of it.
+// The CPU driver's tile is its GEMM micro-kernel's height (2 rows in pure
+// Go, 6 with AVX2, 12 with AVX-512). Find it by type assertion (the engine
+// does: engine.Engine.TileRows).
+type RowTiler interface {
+	TileRows() int
+}
+
 // ErrPrepared is wrapped by the errors a Preparer returns for a handle it
 // cannot use: nil, released, or prepared by another backend.
 var ErrPrepared = errors.New("prepared operand not usable")

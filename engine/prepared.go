@@ -65,6 +65,16 @@ func (p *Prepared) Release() error {
 	return nil
 }
 
+// TileRows returns how many kernel rows the backend computes as one tile
+// (backend.RowTiler), or 0 when it does not say: a gather of a multiple of
+// it rows wastes no work.
+func (e *Engine) TileRows() int {
+	if t, ok := e.be.(backend.RowTiler); ok {
+		return t.TileRows()
+	}
+	return 0
+}
+
 // KernelBlockPrepared writes dst[i][j] = k(a_i, b_j) for the prepared b;
 // see backend.Backend.KernelBlock.
 func (e *Engine) KernelBlockPrepared(dst backend.Matrix, k backend.Kernel, a backend.Matrix, aNorms []float32, b *Prepared) error {

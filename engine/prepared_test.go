@@ -104,3 +104,23 @@ func TestPreparedForeign(t *testing.T) {
 		t.Errorf("Prepare of a short matrix: error %v, want one wrapping backend.ErrShape", err)
 	}
 }
+
+// TestTileRows checks that the engine passes on the CPU driver's tile
+// height (its micro-kernel's MR) and says 0 for a backend without one.
+func TestTileRows(t *testing.T) {
+	e, err := New(WithBackend("go"), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu, ok := e.be.(*backend.CPU)
+	if !ok {
+		t.Fatalf("the go backend is %T, not the CPU driver", e.be)
+	}
+	if got, want := e.TileRows(), cpu.Kernels().MR; got != want || got <= 0 {
+		t.Errorf("TileRows = %d, want the micro-kernel's %d rows", got, want)
+	}
+	hidden := &Engine{be: withoutSets{e.be}, threads: e.threads, budget: e.budget, comm: e.comm}
+	if got := hidden.TileRows(); got != 0 {
+		t.Errorf("a backend without RowTiler: TileRows = %d, want 0", got)
+	}
+}

@@ -24,11 +24,19 @@ type Options struct {
 	// Batch is how many kernel rows are computed together when a row is
 	// missing from the cache: the missing row plus the uncached rows most
 	// likely needed next (for i, the largest I_up violations; for j, the
-	// runners-up of its second-order selection). Default 12, the rows of
-	// the AVX-512 micro-kernel (two of AVX2's); 1 computes rows one at a
-	// time.
+	// runners-up of its second-order selection). Default (0): one tile of
+	// the engine's kernel rows (engine.Engine.TileRows: 2 in pure Go, 6
+	// with AVX2, 12 with AVX-512), since a smaller batch costs a whole tile
+	// and a larger one computes more rows that are never used; 12 where the
+	// backend does not say (CUDA) and on row sources other than EngineRows;
+	// the ranks of a problem split across ranks take the largest of their
+	// engines' tiles. 1 computes rows one at a time. The model does not
+	// depend on it.
 	Batch int
 }
+
+// defaultBatch is Options.Batch where the backend has no tile height.
+const defaultBatch = 12
 
 func (o Options) withDefaults() (Options, error) {
 	if o.Tol == 0 {
@@ -45,9 +53,6 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.MaxIter < 0 {
 		return o, fmt.Errorf("svm: MaxIter must be ≥ 0, got %d", o.MaxIter)
-	}
-	if o.Batch == 0 {
-		o.Batch = 12
 	}
 	if o.Batch < 0 {
 		return o, fmt.Errorf("svm: Batch must be ≥ 0, got %d", o.Batch)
@@ -116,6 +121,12 @@ func prepare(src RowSource, prob Problem, o Options) ([]float64, []float64, Opti
 	o, err := o.withDefaults()
 	if err != nil {
 		return fail(err)
+	}
+	if o.Batch == 0 {
+		o.Batch = defaultBatch
+		if r, ok := src.(*EngineRows); ok && r.e.TileRows() > 0 {
+			o.Batch = r.e.TileRows()
+		}
 	}
 	n := len(prob.Y)
 	l := src.Len()

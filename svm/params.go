@@ -55,7 +55,7 @@ type Params struct {
 	CacheMB     float64 // default 100
 	NoShrinking bool
 	MaxIter     int
-	Batch       int // kernel rows computed together on a cache miss; default 12
+	Batch       int // kernel rows computed together on a cache miss; default one tile of the backend's (Options.Batch)
 }
 
 func (p Params) options() Options {

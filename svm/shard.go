@@ -571,6 +571,18 @@ func runSharded(sh *shard, cache *rowCache[float32], prob Problem, o Options) (*
 	if err != nil {
 		return nil, err
 	}
+	if o.Batch == 0 {
+		// One process's default, agreed by the ranks (the largest tile:
+		// ranks on different machines may have different backends).
+		tile, _, err := sh.c.AllreduceMaxLoc(float64(sh.e.TileRows()), 0)
+		if err != nil {
+			return nil, fmt.Errorf("svm: agreeing on the row batch: %w", err)
+		}
+		o.Batch = int(tile)
+		if o.Batch <= 0 {
+			o.Batch = defaultBatch
+		}
+	}
 	maxIter := o.MaxIter
 	if maxIter == 0 {
 		maxIter = max(10000000, 100*sh.nVars)

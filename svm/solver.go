@@ -188,7 +188,7 @@ func (s *smo[T]) rowJ(k int) ([]T, error) {
 	}
 	// jTop holds batch candidates, usually k itself among them: the batch
 	// is k and up to batch−1 others, a whole micro-kernel tile of rows
-	// (batch 12) rather than one row short of it.
+	// (the default batch) rather than one row short of it.
 	s.pre = s.pre[:0]
 	for _, c := range s.jTop {
 		if len(s.pre) == s.batch-1 {

@@ -880,6 +880,39 @@ func TestSignsFollowActivity(t *testing.T) {
 // size (down to one that evicts on almost every miss) and the number of rows
 // computed per miss, as a LIBSVM model does not depend on -m. Only the
 // cache statistics differ.
+// TestDefaultBatchIsOneTile checks that the default row batch is one tile
+// of the backend's kernel rows: the pure-Go driver's 2 and the assembly's 6
+// (AVX2) or 12 (AVX-512), each training as with that batch given and
+// unlike with another.
+func TestDefaultBatchIsOneTile(t *testing.T) {
+	x, y := covtypeLike(1500, 3)
+	for _, be := range []string{"go", ""} {
+		e, err := newEngine(be)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tile := e.TileRows()
+		if tile <= 0 || be == "go" && tile != 2 {
+			t.Fatalf("%s: TileRows %d", e.BackendName(), tile)
+		}
+		stats := func(batch int) TrainStats {
+			m, err := Train(e, x, y, Params{Kernel: backend.NewRBF(0.5), C: 1, Batch: batch})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return m.Stats[0]
+		}
+		def, one, other := stats(0), stats(tile), stats(tile+1)
+		if def.RowsComputed != one.RowsComputed || def.CacheMisses != one.CacheMisses {
+			t.Errorf("%s: default batch computed %d rows in %d misses, batch %d (the tile) %d in %d",
+				e.BackendName(), def.RowsComputed, def.CacheMisses, tile, one.RowsComputed, one.CacheMisses)
+		}
+		if other.RowsComputed == one.RowsComputed {
+			t.Errorf("%s: batches %d and %d both computed %d rows: the test cannot tell them apart", e.BackendName(), tile, tile+1, one.RowsComputed)
+		}
+	}
+}
+
 func TestModelIndependentOfCacheAndBatch(t *testing.T) {
 	x, y := covtypeLike(1500, 3)
 	for _, be := range []string{"go", ""} {
@@ -896,7 +929,7 @@ func TestModelIndependentOfCacheAndBatch(t *testing.T) {
 		for _, v := range []struct {
 			cacheMB float64
 			batch   int
-		}{{0, 1}, {0, 5}, {0, 9}, {0, 16}, {0.05, 12}, {0.05, 1}, {0.5, 3}} {
+		}{{0, 1}, {0, 2}, {0, 5}, {0, 6}, {0, 9}, {0, 12}, {0, 16}, {0.05, 12}, {0.05, 1}, {0.5, 3}} {
 			p := base
 			p.CacheMB, p.Batch = v.cacheMB, v.batch
 			got, err := Train(e, x, y, p)
@@ -905,7 +938,7 @@ func TestModelIndependentOfCacheAndBatch(t *testing.T) {
 			}
 			gs, ws := got.Stats[0], want.Stats[0]
 			gotRows := gs.RowsComputed
-			if gotRows == rows && v.batch != 12 {
+			if gotRows == rows && (v.batch != e.TileRows() || v.cacheMB != 0) {
 				t.Errorf("%s cache %v MB batch %d: computed %d rows, as many as the default: the variant changed nothing", e.BackendName(), v.cacheMB, v.batch, rows)
 			}
 			gs.RowsComputed, gs.CacheHits, gs.CacheMisses = ws.RowsComputed, ws.CacheHits, ws.CacheMisses
