@@ -635,16 +635,30 @@ func (b *CPU) gemmRegion(op *kernelOp, r0, r1, c0, c1 int) {
 					clear(ws.an[:mpan*mr])
 					copy(ws.an, op.an[ic:ic+mcur])
 				}
-				for jp := 0; jp < npan; jp++ {
-					bpan := bp[jp*kcur*nr : (jp+1)*kcur*nr]
-					j0 := jc + jp*nr
-					nj := min(nr, jc+ncur-j0)
-					for ip := 0; ip < mpan; ip++ {
-						apan := ws.ap[ip*kcur*mr : (ip+1)*kcur*mr]
-						i0 := ic + ip*mr
-						ni := min(mr, ic+mcur-i0)
-						b.tile(op, ws, apan, bpan, kcur, i0, ni, j0, nj, first, last,
-							ws.an[ip*mr:ip*mr+mr], bn[jp*nr:jp*nr+nr])
+				// The full tiles of a group of column panels are transformed
+				// together once their last block of p is in (see
+				// transformGroupBytes); partial tiles in their scratch tile.
+				group := max(1, transformGroupBytes/(4*nr*mcur))
+				fullRows := mcur / mr * mr
+				for jg := 0; jg < npan; jg += group {
+					je := min(jg+group, npan)
+					for jp := jg; jp < je; jp++ {
+						bpan := bp[jp*kcur*nr : (jp+1)*kcur*nr]
+						j0 := jc + jp*nr
+						nj := min(nr, jc+ncur-j0)
+						for ip := 0; ip < mpan; ip++ {
+							apan := ws.ap[ip*kcur*mr : (ip+1)*kcur*mr]
+							i0 := ic + ip*mr
+							ni := min(mr, ic+mcur-i0)
+							b.tile(op, ws, apan, bpan, kcur, i0, ni, j0, nj, first, last,
+								ws.an[ip*mr:ip*mr+mr], bn[jp*nr:jp*nr+nr])
+						}
+					}
+					fullCols := min(je*nr, ncur/nr*nr) - jg*nr
+					if last && fullRows > 0 && fullCols > 0 {
+						j0 := jc + jg*nr
+						b.transform(op, op.dst.Data[ic*op.dst.Stride+j0:], op.dst.Stride, fullRows, fullCols, fullCols,
+							ws.an[:fullRows], bn[jg*nr:jg*nr+fullCols])
 					}
 				}
 			}
@@ -652,18 +666,22 @@ func (b *CPU) gemmRegion(op *kernelOp, r0, r1, c0, c1 int) {
 	}
 }
 
+// transformGroupBytes bounds the output a group of full tiles covers
+// (gemmRegion): the kernel transform runs once per group, while its tiles
+// are still in L1, instead of once per tile. On a 6×16 AVX2 tile the calls
+// cost a third of the transform: 1.14 Gexp/s tile by tile against 1.75
+// for a 6×1024 strip in one call.
+const transformGroupBytes = 16 << 10
+
 // tile runs the micro-kernel for the ni×nj output tile at (i0, j0), through
-// the scratch tile when it is not a full mr×nr, and applies the kernel
-// transform after the last block of p.
+// the scratch tile when it is not a full mr×nr; a partial tile gets the
+// kernel transform after the last block of p, a full one with its group
+// (gemmRegion).
 func (b *CPU) tile(op *kernelOp, ws *gemmWorkspace, apan, bpan []float32, kc, i0, ni, j0, nj int, first, last bool, an, bn []float32) {
 	dst := op.dst
 	mr, nr := b.k.MR, b.k.NR
 	if ni == mr && nj == nr {
-		c := dst.Data[i0*dst.Stride+j0:]
-		b.k.Gemm(kc, apan, bpan, c, dst.Stride, !first)
-		if last {
-			b.transform(op, c, dst.Stride, mr, nr, nr, an, bn)
-		}
+		b.k.Gemm(kc, apan, bpan, dst.Data[i0*dst.Stride+j0:], dst.Stride, !first)
 		return
 	}
 	t := ws.tile
