@@ -14,7 +14,7 @@
 // also finds the next i, the second-order choice of j, G-bar's update) run
 // through the engine too (engine.SMOGradient, SMOSelect, SMOAddScaled:
 // vector kernels on the CPU backends), over all variables in order, with the
-// inactive ones masked, as long as at least an eighth are active.
+// inactive ones masked, as long as at least a 32nd are active.
 //
 // Layers:
 //
