@@ -38,6 +38,15 @@ type Options struct {
 // defaultBatch is Options.Batch where the backend has no tile height.
 const defaultBatch = 12
 
+// batchFor is the default Options.Batch for a backend whose kernel rows
+// come in tiles of tile rows (engine.Engine.TileRows; 0: it does not say).
+func batchFor(tile int) int {
+	if tile > 0 {
+		return tile
+	}
+	return defaultBatch
+}
+
 func (o Options) withDefaults() (Options, error) {
 	if o.Tol == 0 {
 		o.Tol = 1e-3
@@ -123,10 +132,11 @@ func prepare(src RowSource, prob Problem, o Options) ([]float64, []float64, Opti
 		return fail(err)
 	}
 	if o.Batch == 0 {
-		o.Batch = defaultBatch
-		if r, ok := src.(*EngineRows); ok && r.e.TileRows() > 0 {
-			o.Batch = r.e.TileRows()
+		tile := 0
+		if r, ok := src.(*EngineRows); ok {
+			tile = r.e.TileRows()
 		}
+		o.Batch = batchFor(tile)
 	}
 	n := len(prob.Y)
 	l := src.Len()

@@ -578,10 +578,7 @@ func runSharded(sh *shard, cache *rowCache[float32], prob Problem, o Options) (*
 		if err != nil {
 			return nil, fmt.Errorf("svm: agreeing on the row batch: %w", err)
 		}
-		o.Batch = int(tile)
-		if o.Batch <= 0 {
-			o.Batch = defaultBatch
-		}
+		o.Batch = batchFor(int(tile))
 	}
 	maxIter := o.MaxIter
 	if maxIter == 0 {

@@ -873,13 +873,6 @@ func TestSignsFollowActivity(t *testing.T) {
 	check("after reconstruct")
 }
 
-// TestModelIndependentOfCacheAndBatch: the kernel rows come from prepared
-// kernel blocks, whose values do not depend on the rows computed beside
-// them (backend.Preparer), so the model — support vectors, coefficients, ρ,
-// objective and iterations, bit for bit — is the same whatever the cache
-// size (down to one that evicts on almost every miss) and the number of rows
-// computed per miss, as a LIBSVM model does not depend on -m. Only the
-// cache statistics differ.
 // TestDefaultBatchIsOneTile checks that the default row batch is one tile
 // of the backend's kernel rows: the pure-Go driver's 2 and the assembly's 6
 // (AVX2) or 12 (AVX-512), each training as with that batch given and
@@ -913,6 +906,13 @@ func TestDefaultBatchIsOneTile(t *testing.T) {
 	}
 }
 
+// TestModelIndependentOfCacheAndBatch: the kernel rows come from prepared
+// kernel blocks, whose values do not depend on the rows computed beside
+// them (backend.Preparer), so the model — support vectors, coefficients, ρ,
+// objective and iterations, bit for bit — is the same whatever the cache
+// size (down to one that evicts on almost every miss) and the number of rows
+// computed per miss, as a LIBSVM model does not depend on -m. Only the
+// cache statistics differ.
 func TestModelIndependentOfCacheAndBatch(t *testing.T) {
 	x, y := covtypeLike(1500, 3)
 	for _, be := range []string{"go", ""} {
