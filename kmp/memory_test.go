@@ -2,8 +2,12 @@ package kmp
 
 import (
 	"errors"
+	"math"
+	"math/rand/v2"
 	"runtime"
 	"testing"
+
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/engine"
@@ -92,6 +96,52 @@ func TestInMemoryDictionaryHeld(t *testing.T) {
 		}
 		if e.Available() != e.MemoryBudget() {
 			t.Errorf("after training %d of %d bytes are still held", e.MemoryBudget()-e.Available(), e.MemoryBudget())
+		}
+	}
+}
+
+// TestBasisGrowsInPlace grows an orthonormal basis in huge pages past its
+// first reservation: the vectors stay where they were (the mapping was
+// made for the most the basis can hold), so growing copies nothing, and
+// the basis stays orthonormal.
+func TestBasisGrowsInPlace(t *testing.T) {
+	const l, most = 4096, 200 // 64 vectors are 2 MiB: enough for huge pages
+	b := newOrthoBasis(l, 1, nil)
+	defer b.release()
+	b.reserve(64, most)
+	if b.arena == nil {
+		t.Skip("no huge-page arena on this platform")
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	d := make([]float64, l)
+	push := func(n int) {
+		for range n {
+			for i := range d {
+				d[i] = rng.NormFloat64()
+			}
+			if nn := b.project(d); !(nn > 0) {
+				t.Fatalf("random vector %d projected to squared norm %v", b.size(), nn)
+			}
+			b.push()
+		}
+	}
+	push(64)
+	base := &b.qs[0]
+	b.reserve(128, most)
+	push(64)
+	b.reserve(most, most)
+	push(most - 128)
+	if &b.qs[0] != base {
+		t.Fatalf("growing the basis from 64 to %d vectors moved it", most)
+	}
+	for _, pair := range [][2]int{{0, 1}, {0, most - 1}, {63, 64}, {150, 199}, {199, 199}} {
+		qi, qj := b.qs[pair[0]*l:(pair[0]+1)*l], b.qs[pair[1]*l:(pair[1]+1)*l]
+		want := 0.0
+		if pair[0] == pair[1] {
+			want = 1
+		}
+		if got := floats.Dot(qi, qj); math.Abs(got-want) > 1e-12 {
+			t.Errorf("<q%d, q%d> = %v, want %v", pair[0], pair[1], got, want)
 		}
 	}
 }
