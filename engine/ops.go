@@ -125,31 +125,21 @@ func (e *Engine) dictProductsSets(dst [][]float64, dict backend.Matrix, sets []b
 // SMOGradient adds y[a]·(wi·qi[a] + wj·qj[a]) to g[a] for every a and
 // returns the last a maximising up[a]·g[a]; see backend.SMOGradientRef. It
 // runs the backend's scan when it has one (backend.SMOScanner), else the
-// reference, with the same results bit for bit.
+// fastest CPU driver's, with the reference's results bit for bit.
 func (e *Engine) SMOGradient(g, y, up []float64, qi, qj []float32, wi, wj float64) (int, float64) {
-	if sc, ok := e.be.(backend.SMOScanner); ok {
-		return sc.SMOGradient(g, y, up, qi, qj, wi, wj)
-	}
-	return backend.SMOGradientRef(g, y, up, qi, qj, wi, wj)
+	return e.scan.SMOGradient(g, y, up, qi, qj, wi, wj)
 }
 
 // SMOSelect is the second-order choice of SMO's j; see
 // backend.SMOSelectRef and SMOGradient.
 func (e *Engine) SMOSelect(low, g, qd []float64, qi []float32, gmax, qdi float64, obj []float64) (int, float64, float64) {
-	if sc, ok := e.be.(backend.SMOScanner); ok {
-		return sc.SMOSelect(low, g, qd, qi, gmax, qdi, obj)
-	}
-	return backend.SMOSelectRef(low, g, qd, qi, gmax, qdi, obj)
+	return e.scan.SMOSelect(low, g, qd, qi, gmax, qdi, obj)
 }
 
 // SMOAddScaled adds w·y[a]·row[a] to dst[a] for every a; see
 // backend.SMOAddScaledRef and SMOGradient.
 func (e *Engine) SMOAddScaled(dst, y []float64, row []float32, w float64) {
-	if sc, ok := e.be.(backend.SMOScanner); ok {
-		sc.SMOAddScaled(dst, y, row, w)
-		return
-	}
-	backend.SMOAddScaledRef(dst, y, row, w)
+	e.scan.SMOAddScaled(dst, y, row, w)
 }
 
 var _ backend.SMOScanner = (*Engine)(nil)

@@ -153,3 +153,55 @@ func TestDictProductsSetsErrors(t *testing.T) {
 		t.Errorf("no sets: %v", err)
 	}
 }
+
+// TestSMOScansOnTheHost: a backend without SMO scans (backend.SMOScanner;
+// withoutSets hides every optional capability, as CUDA has no SMO scans)
+// gets the fastest CPU driver's, since the solver's state is in host
+// memory; every engine's scans return the references' results bit for bit.
+func TestSMOScansOnTheHost(t *testing.T) {
+	want := BackendGo
+	if _, _, err := newAVX2(1); err == nil {
+		want = BackendAVX2
+	}
+	if sc, ok := hostScans(withoutSets{backend.NewGo(1)}).(backend.Backend); !ok || sc.Name() != want {
+		t.Fatalf("a backend without SMO scans gets %v's, want the %s driver's", sc, want)
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	const n = 1003 // not a multiple of the vector kernels' 8
+	y, up, low, qd := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	qi, qj := make([]float32, n), make([]float32, n)
+	g0 := make([]float64, n)
+	for a := range n {
+		y[a] = float64(1 - 2*rng.IntN(2))
+		up[a], low[a] = -y[a], y[a]
+		if rng.IntN(5) == 0 {
+			up[a] = math.NaN()
+		}
+		qd[a] = 1 + rng.Float64()
+		qi[a], qj[a] = float32(rng.Float64()), float32(rng.Float64())
+		g0[a] = rng.NormFloat64()
+	}
+	gRef := append([]float64(nil), g0...)
+	kRef, vRef := backend.SMOGradientRef(gRef, y, up, qi, qj, 0.3, -0.7)
+	jRef, oRef, lRef := backend.SMOSelectRef(low, gRef, qd, qi, 0.5, 1.1, nil)
+	addRef := append([]float64(nil), g0...)
+	backend.SMOAddScaledRef(addRef, y, qi, 0.25)
+	engines := cpuEngines(t)
+	engines = append(engines, &Engine{be: withoutSets{engines[0].be}, scan: hostScans(withoutSets{engines[0].be})})
+	for _, e := range engines {
+		g := append([]float64(nil), g0...)
+		k, v := e.SMOGradient(g, y, up, qi, qj, 0.3, -0.7)
+		j, o, l := e.SMOSelect(low, g, qd, qi, 0.5, 1.1, nil)
+		add := append([]float64(nil), g0...)
+		e.SMOAddScaled(add, y, qi, 0.25)
+		if k != kRef || v != vRef || j != jRef || o != oRef || l != lRef {
+			t.Errorf("%T %s: gradient scan (%d, %v), selection (%d, %v, %v); references (%d, %v), (%d, %v, %v)",
+				e.be, e.BackendName(), k, v, j, o, l, kRef, vRef, jRef, oRef, lRef)
+		}
+		for a := range n {
+			if g[a] != gRef[a] || add[a] != addRef[a] {
+				t.Fatalf("%T %s: variable %d: gradient %v, added %v; references %v, %v", e.be, e.BackendName(), a, g[a], add[a], gRef[a], addRef[a])
+			}
+		}
+	}
+}
