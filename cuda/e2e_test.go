@@ -103,6 +103,74 @@ func TestStochasticKMPEndToEnd(t *testing.T) {
 	t.Logf("residual ‖R‖: %.4g after 1 step, %.4g after %d (same choices on cuda and go)", wc[0].Residual, wc[steps-1].Residual, steps)
 }
 
+// TestDeterministicKMPOnDevice: on CUDA a deterministic search streams
+// resident kernel blocks (kmp.Plan) even though its dictionary would fit in
+// memory, where every pass over it would cross the bus; explicit deflation
+// keeps its copy in memory, and the stochastic search is resident as
+// before. Trained with pre-fitting, it chooses what the pure-Go backend
+// chooses (up to near ties of float32 norms), and no step moves a tenth of
+// the dictionary's bytes.
+func TestDeterministicKMPOnDevice(t *testing.T) {
+	const l, d, steps = 2000, 4, 20
+	x, y := skmpData(l, d, 3)
+	e := newEngine(t, "cuda")
+	kern := []backend.Kernel{{Kind: backend.RBF, Gamma: 1}}
+	for _, c := range []struct {
+		name     string
+		cfg      kmp.Config
+		mode     kmp.Mode
+		resident bool
+	}{
+		{"pre-fitting", kmp.Config{Variant: kmp.PreFit, Kernels: kern, N: steps}, kmp.Streamed, true},
+		{"explicit deflation", kmp.Config{Variant: kmp.PreFit, Kernels: kern, N: steps, Deflation: kmp.Explicit}, kmp.InMemory, false},
+		{"stochastic", kmp.Config{Variant: kmp.PreFit, Kernels: kern, N: steps, Stochastic: &kmp.Stochastic{ActiveSet: 59}}, kmp.StochasticSearch, true},
+	} {
+		p, err := kmp.PlanTraining(e, l, c.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Mode != c.mode || p.Resident != c.resident {
+			t.Errorf("%s: plan %v (resident %v), want %v (resident %v): %v", c.name, p.Mode, p.Resident, c.mode, c.resident, p)
+		}
+	}
+	dictBytes := int64(l+1) * l * 4
+	var last [2]int64
+	var worst int64
+	cfg := kmp.Config{Variant: kmp.PreFit, Kernels: kern, N: steps, Seed: 1, Progress: func(st kmp.Step) {
+		u, d := traffic(t, e)
+		if st.Step > 1 {
+			worst = max(worst, u-last[0]+d-last[1])
+		}
+		last = [2]int64{u, d}
+	}}
+	got, err := kmp.Train(e, x, y, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Progress = nil
+	want, err := kmp.Train(newEngine(t, "go"), x, y, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the most bytes a step moved: %d (the dictionary is %d)", worst, dictBytes)
+	if worst > dictBytes/10 {
+		t.Errorf("a step moved %d bytes over the bus: the dictionary (%d bytes) crosses it", worst, dictBytes)
+	}
+	wc, gc := want.Outputs[0].Curve, got.Outputs[0].Curve
+	if len(wc) != steps || len(gc) != steps {
+		t.Fatalf("%d steps on go, %d on cuda, want %d", len(wc), len(gc), steps)
+	}
+	for i := range wc {
+		if math.Abs(gc[i].Residual-wc[i].Residual) > 1e-4*wc[0].Residual {
+			t.Fatalf("step %d: residual %v on cuda (point %d), %v on go (point %d)", i, gc[i].Residual, gc[i].Support, wc[i].Residual, wc[i].Support)
+		}
+		if gc[i].Support != wc[i].Support {
+			t.Logf("step %d: near tie (%d vs %d); stopping the comparison", i, gc[i].Support, wc[i].Support)
+			return
+		}
+	}
+}
+
 // stepBytes trains stochastic KMP (variant v) at l points and returns the
 // bytes each way of every step after the first, and those moved before the
 // second step (X uploaded, the first step).

@@ -293,9 +293,12 @@ func (p *problem) fitSquared() (*result, error) {
 	rnorm := ynorm // ‖R‖, kept up to date as R changes
 	limit := p.maxSteps()
 	var dv *deviceFit // the vectors on the device (nil: the host slices above)
-	if st := dc.stream; st != nil && st.resident && p.e.ResidentVectors() == p.e.ResidentBlocks() {
+	if st := dc.stream; st != nil && st.resident && !running && p.e.ResidentVectors() == p.e.ResidentBlocks() {
 		// The vectors live where the blocks do: on the device, or in host
 		// memory when a test forces the resident path on a CPU backend.
+		// (A full search keeps them on the host: pre-fitting's ‖d_k⊥‖² of
+		// every atom is then updated with the newest q alone each step,
+		// where deviceFit would take every basis vector's products.)
 		ob.external = true
 		var err error
 		if dv, err = newDeviceFit(p.e, st, p.y, ob, min(limit, m, l, 64)); err != nil {

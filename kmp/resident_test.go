@@ -210,3 +210,88 @@ func TestDeviceFitMatchesHost(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamedResidentMatchesHost trains a full search with its kernel
+// blocks resident (the Streamed path a GPU takes even when the dictionary
+// would fit in memory: every block of atoms gathered over all points
+// against X prepared by the engine, reduced by engine.BlockProducts) on the
+// pure-Go backend, where the engine keeps the blocks in host memory, and
+// compares the atoms, the coefficients and the learning curve with the
+// chunked host stream's, for every variant and a non-squared loss. The
+// fitters keep their vectors on the host (a full search updates
+// pre-fitting's deflated norms with the newest q alone).
+func TestStreamedResidentMatchesHost(t *testing.T) {
+	// 1 MB: the dictionary (1,201 functions × 600 points, 2.9 MB) streams.
+	e, err := engine.New(engine.WithBackend("go"), engine.WithMemoryBudget(1<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const l, d = 600, 4
+	rng := rand.New(rand.NewPCG(10, 11))
+	x := backend.NewMatrix(l, d)
+	for i := range x.Data {
+		x.Data[i] = float32(2*rng.Float64() - 1)
+	}
+	y := make([]float64, l)
+	for i := range l {
+		y[i] = 1
+		if math.Sin(3*float64(x.At(i, 0)))+float64(x.At(i, 1)*x.At(i, 2))+0.1*rng.NormFloat64() < 0 {
+			y[i] = -1
+		}
+	}
+	norms, err := e.SqNorms(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := trainSet{x: x, norms: norms}
+	for _, c := range []struct {
+		v    Variant
+		loss Loss
+	}{{Basic, Squared}, {BackFit, Squared}, {PreFit, Squared}, {BackFit, Tanh}} {
+		cfg := Config{Variant: c.v, Loss: c.loss, Kernels: []backend.Kernel{backend.NewRBF(2), backend.NewPoly(0.5, 1, 2)}, Bias: true, N: 15, Seed: 4}
+		if err := cfg.resolve(); err != nil {
+			t.Fatal(err)
+		}
+		atoms := dictAtoms(&cfg, chooseCandidates(l, 0, 1))
+		fit := func(resident bool) *result {
+			dc, err := newDictionary(e, &cfg, &dictionary{atoms: atoms, tr: tr})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer dc.release(e)
+			if dc.stream == nil || dc.stream.plan.Mode != Streamed || dc.stream.resident {
+				t.Fatalf("the dictionary is not streamed on the host: %+v", dc.stream)
+			}
+			if resident {
+				if dc.stream.tr.prep, err = e.Prepare(x); err != nil {
+					t.Fatal(err)
+				}
+				dc.stream.resident = true
+			}
+			res, err := (&problem{e: e, cfg: &cfg, dict: dc, y: y, n: l}).fit()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res
+		}
+		want, got := fit(false), fit(true)
+		name := fmt.Sprintf("%s %s", c.v, c.loss)
+		if !slices.Equal(got.atoms, want.atoms) || got.stop != want.stop {
+			t.Fatalf("%s: atoms %v (stop %v) resident, %v (stop %v) on the host", name, got.atoms, got.stop, want.atoms, want.stop)
+		}
+		if len(got.atoms) < 10 {
+			t.Fatalf("%s: only %d atoms", name, len(got.atoms))
+		}
+		for i := range want.coef {
+			if math.Abs(got.coef[i]-want.coef[i]) > 1e-6*(1+math.Abs(want.coef[i])) {
+				t.Errorf("%s: coefficient %d: %v resident, %v on the host", name, i, got.coef[i], want.coef[i])
+			}
+		}
+		for i, w := range want.curve {
+			g := got.curve[i]
+			if math.Abs(g.Residual-w.Residual) > 1e-6*want.curve[0].Residual || g.TrainErr != w.TrainErr {
+				t.Errorf("%s: step %d: residual %v, error %v resident; %v, %v on the host", name, i+1, g.Residual, g.TrainErr, w.Residual, w.TrainErr)
+			}
+		}
+	}
+}
