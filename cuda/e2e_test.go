@@ -171,6 +171,59 @@ func TestDeterministicKMPOnDevice(t *testing.T) {
 	}
 }
 
+// TestOneVsRestKMPOnDevice: one-vs-rest pre-fitting on CUDA trains its
+// outputs in lock-step over the resident blocks (each block gathered once
+// per step for every output), and each output chooses, step by step, the
+// points and the residuals of a binary run of its class against the rest
+// on CUDA.
+func TestOneVsRestKMPOnDevice(t *testing.T) {
+	const l, d, steps = 1500, 4, 12
+	x, _ := skmpData(l, d, 4)
+	y := make([]float64, l)
+	for i := range l {
+		y[i] = float64(int(3 * (math.Sin(3*float64(x.At(i, 0)))*float64(x.At(i, 1)) + 1) / 2))
+	}
+	e := newEngine(t, "cuda")
+	var order []int
+	cfg := kmp.Config{Variant: kmp.PreFit, Task: kmp.Classification, Kernels: []backend.Kernel{{Kind: backend.RBF, Gamma: 1}}, N: steps}
+	ovrCfg := cfg
+	ovrCfg.Progress = func(st kmp.Step) { order = append(order, st.Output) }
+	ovr, err := kmp.TrainOneVsRest(e, x, y, ovrCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ovr.Classes) != 3 {
+		t.Fatalf("classes %v, want 3", ovr.Classes)
+	}
+	// Progress delivers each pass's steps output by output: in lock-step
+	// the outputs alternate (0 1 2 0 1 2 …), one after another they do not.
+	if len(order) < 6 || order[1] == order[0] {
+		t.Errorf("steps by output %v: not trained in lock-step", order[:min(len(order), 9)])
+	}
+	for o, class := range ovr.Classes {
+		yb := make([]float64, l)
+		for i := range yb {
+			yb[i] = -1
+			if y[i] == class {
+				yb[i] = 1
+			}
+		}
+		bin, err := kmp.Train(e, x, yb, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gc, wc := ovr.Outputs[o].Curve, bin.Outputs[0].Curve
+		if len(gc) != len(wc) {
+			t.Fatalf("class %v: %d steps one-vs-rest, %d alone", class, len(gc), len(wc))
+		}
+		for i := range wc {
+			if gc[i].Support != wc[i].Support || gc[i].Residual != wc[i].Residual {
+				t.Fatalf("class %v, step %d: point %d, residual %v one-vs-rest; %d, %v alone", class, i, gc[i].Support, gc[i].Residual, wc[i].Support, wc[i].Residual)
+			}
+		}
+	}
+}
+
 // stepBytes trains stochastic KMP (variant v) at l points and returns the
 // bytes each way of every step after the first, and those moved before the
 // second step (X uploaded, the first step).

@@ -39,8 +39,12 @@ import (
 // every rank, so that their collectives pair up; every output's partial
 // products are summed over the ranks in one collective per pass.
 type lockstep struct {
-	e     *engine.Engine
-	d     backend.Matrix // the shared dictionary
+	e *engine.Engine
+	d backend.Matrix // the shared dictionary
+	// dc and all, for a dictionary streamed in resident blocks (a GPU):
+	// each pass gathers every block once for all outputs (scanSets).
+	dc    *dictionary
+	all   []int
 	sh    *shard
 	width int // fitters running at once
 	yield chan *stepRequest
@@ -65,12 +69,15 @@ var errStopped = errors.New("kmp: stopped after another output failed")
 
 // newLockstep returns a lockstep for n outputs on dict, or nil where the
 // outputs train one after the other: a single output, a dictionary
-// computed on the fly (its blocks are recomputed per pass anyway), or a
-// memory budget too small for every output's basis at once.
+// computed on the fly on the host (its blocks are recomputed per pass
+// anyway), or a memory budget too small for every output's basis at once.
+// A full search whose blocks are resident on a device trains in lock-step:
+// a block gathered there once serves every output.
 // l is the number of training points of this rank and lAll of all ranks
 // (the ranks agree on the choice).
 func newLockstep(e *engine.Engine, cfg *Config, dict *dictionary, n, l, lAll int) *lockstep {
-	if n < 2 || dict.stream != nil {
+	st := dict.stream
+	if n < 2 || st != nil && !(st.resident && st.plan.Mode == Streamed && !dict.sh.sharded()) {
 		return nil
 	}
 	if cfg.N > 0 && cfg.Loss == Squared {
@@ -85,8 +92,15 @@ func newLockstep(e *engine.Engine, cfg *Config, dict *dictionary, n, l, lAll int
 	if dict.sh.sharded() {
 		width = 1
 	}
-	return &lockstep{e: e, d: dict.d, sh: dict.sh, width: width, yield: make(chan *stepRequest),
+	ls := &lockstep{e: e, d: dict.d, sh: dict.sh, width: width, yield: make(chan *stepRequest),
 		progress: make([][]Step, n)}
+	if st != nil {
+		ls.dc, ls.all = dict, make([]int, len(dict.atoms))
+		for i := range ls.all {
+			ls.all[i] = i
+		}
+	}
+	return ls
 }
 
 // products is called from an output's fitter: it hands over the output's
@@ -174,7 +188,9 @@ func (ls *lockstep) run(n int, fit func(o int) error, report func(Step)) []error
 			for i, r := range batch {
 				dst[i], sets[i] = r.dst, r.vecs
 			}
-			if err = ls.e.DictProductsSets(dst, ls.d, sets); err != nil {
+			if ls.dc != nil {
+				err = ls.dc.stream.scanSets(ls.dc, ls.all, sets, dst)
+			} else if err = ls.e.DictProductsSets(dst, ls.d, sets); err != nil {
 				err = fmt.Errorf("kmp: dictionary products: %w", err)
 			} else if ls.sh.sharded() {
 				err = ls.sum(dst)

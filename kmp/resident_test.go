@@ -1,6 +1,7 @@
 package kmp
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 )
 
@@ -291,6 +293,98 @@ func TestStreamedResidentMatchesHost(t *testing.T) {
 			g := got.curve[i]
 			if math.Abs(g.Residual-w.Residual) > 1e-6*want.curve[0].Residual || g.TrainErr != w.TrainErr {
 				t.Errorf("%s: step %d: residual %v, error %v resident; %v, %v on the host", name, i+1, g.Residual, g.TrainErr, w.Residual, w.TrainErr)
+			}
+		}
+	}
+}
+
+// TestResidentLockstepMatchesAlone trains three one-vs-rest outputs in
+// lock-step on a full search with resident blocks (the go backend keeps
+// them in host memory; the path is forced as above): the fitters run
+// concurrently between passes and each pass gathers every block once for
+// all of them. Each output must get exactly the atoms, coefficients and
+// curve of its class trained alone on the same path (the fitters share the
+// streamer: run under -race).
+func TestResidentLockstepMatchesAlone(t *testing.T) {
+	e, err := engine.New(engine.WithBackend("go"), engine.WithThreads(3), engine.WithMemoryBudget(1<<19))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const l, d = 500, 3
+	rng := rand.New(rand.NewPCG(12, 13))
+	x := backend.NewMatrix(l, d)
+	for i := range x.Data {
+		x.Data[i] = float32(2*rng.Float64() - 1)
+	}
+	classes := make([]float64, l)
+	for i := range l {
+		classes[i] = float64(int(1.5 * (math.Sin(3*float64(x.At(i, 0)))*float64(x.At(i, 1)) + 1)))
+	}
+	norms, err := e.SqNorms(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := trainSet{x: x, norms: norms}
+	for _, v := range []Variant{PreFit, Basic} {
+		cfg := Config{Variant: v, Task: Classification, Kernels: []backend.Kernel{backend.NewRBF(2)}, Bias: true, N: 12}
+		if err := cfg.resolve(); err != nil {
+			t.Fatal(err)
+		}
+		atoms := dictAtoms(&cfg, chooseCandidates(l, 0, 1))
+		residentDict := func() *dictionary {
+			dc, err := newDictionary(e, &cfg, &dictionary{atoms: atoms, tr: tr})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if dc.stream == nil || dc.stream.plan.Mode != Streamed {
+				t.Fatalf("the dictionary is not streamed: %+v", dc.stream)
+			}
+			if dc.stream.tr.prep, err = e.Prepare(x); err != nil {
+				t.Fatal(err)
+			}
+			dc.stream.resident = true
+			return dc
+		}
+		probs := make([]*problem, 3)
+		alone := make([]*result, 3)
+		for c := range probs {
+			y := data.Signs(classes, float64(c))
+			probs[c] = &problem{e: e, cfg: &cfg, y: y, output: c, n: l}
+			dc := residentDict()
+			if alone[c], err = (&problem{e: e, cfg: &cfg, dict: dc, y: y, output: c, n: l}).fit(); err != nil {
+				t.Fatal(err)
+			}
+			if err := dc.release(e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		dc := residentDict()
+		ls := newLockstep(e, &cfg, dc, len(probs), l, l)
+		if ls == nil {
+			t.Fatal("no lock-step on a resident full search")
+		}
+		together := make([]*result, 3)
+		for _, p := range probs {
+			p.dict, p.batch = dc, ls
+		}
+		errs := ls.run(len(probs), func(o int) error {
+			var err error
+			together[o], err = probs[o].fit()
+			return err
+		}, nil)
+		if err := errors.Join(append(errs, dc.release(e))...); err != nil {
+			t.Fatal(err)
+		}
+		for c := range probs {
+			a, b := alone[c], together[c]
+			if !slices.Equal(a.atoms, b.atoms) || !slices.Equal(a.coef, b.coef) || len(a.curve) != len(b.curve) || len(a.atoms) < 5 {
+				t.Fatalf("%s, class %d: atoms %v, coefficients %v in lock-step; %v, %v alone", v, c, b.atoms, b.coef, a.atoms, a.coef)
+			}
+			for i := range a.curve {
+				a.curve[i].Elapsed, b.curve[i].Elapsed = 0, 0
+				if fmt.Sprint(a.curve[i]) != fmt.Sprint(b.curve[i]) { // the validation fields are NaN
+					t.Fatalf("%s, class %d, step %d: %+v in lock-step, %+v alone", v, c, i, b.curve[i], a.curve[i])
+				}
 			}
 		}
 	}

@@ -197,7 +197,7 @@ func newDictionary(e *engine.Engine, cfg *Config, dc *dictionary) (*dictionary, 
 	if err := dc.sh.agree(e.Reserve("the KMP kernel block ("+plan.String()+")", plan.WorkBytes)); err != nil {
 		return nil, fmt.Errorf("kmp: %w", err)
 	}
-	st := &streamer{e: e, cfg: cfg, plan: plan, tr: tr, chunk: plan.Chunk, one: backend.NewMatrix(1, tr.x.Rows)}
+	st := &streamer{e: e, cfg: cfg, plan: plan, tr: tr, chunk: plan.Chunk}
 	if plan.Resident {
 		// A device keeps X (prepared once) and each step's kernel block:
 		// only the sampled indices, the step's vectors and the products
@@ -250,9 +250,8 @@ type streamer struct {
 	cfg   *Config
 	plan  Plan
 	tr    trainSet
-	chunk int            // training points per kernel block
-	buf   []float32      // Block×chunk kernel block, reused
-	one   backend.Matrix // 1×l, a single atom
+	chunk int       // training points per kernel block
+	buf   []float32 // Block×chunk kernel block, reused
 	ab    []atom
 	idx   []int     // centres of a block (fillAtoms scratch)
 	prod  []float64 // products of a block, summed over the chunks
@@ -266,6 +265,7 @@ type streamer struct {
 	nrm32    []float32
 	host     backend.Matrix // constant and custom atoms of a resident scan
 	vprod    []float64      // products with resident vectors (scanRows)
+	prods    [][]float64    // a block's products per set of vectors (scanResidentSets)
 	vhost    []float64      // resident vectors brought down for host atoms
 	one1     *engine.Block  // a single gathered atom (deviceFit.load)
 }
@@ -327,23 +327,20 @@ func grow(s []float64, n int) []float64 {
 }
 
 // row64 writes atom k of dc at the training points into dst as float64.
+// The fitters of a lock-step resident search call it at once (between
+// passes, while the blocks do not change), so its scratch is its own.
 func (st *streamer) row64(dc *dictionary, k int, dst []float64) error {
+	one := backend.NewMatrix(1, st.tr.x.Rows)
 	if r := slices.Index(st.blkAtoms, k); st.resident && r >= 0 {
 		// The atom was in the last resident block: read its row rather
 		// than compute it again.
-		if err := st.e.BlockRows(st.one, st.blk, r); err != nil {
+		if err := st.e.BlockRows(one, st.blk, r); err != nil {
 			return fmt.Errorf("kmp: reading a kernel row: %w", err)
 		}
-		for j, v := range st.one.Row(0) {
-			dst[j] = float64(v)
-		}
-		return nil
-	}
-	st.ab = append(st.ab[:0], dc.atoms[k])
-	if err := dc.fill(st.e, st.cfg, st.ab, st.tr, st.one, st.idx); err != nil {
+	} else if err := dc.fill(st.e, st.cfg, []atom{dc.atoms[k]}, st.tr, one, make([]int, 1)); err != nil {
 		return err
 	}
-	for j, v := range st.one.Row(0) {
+	for j, v := range one.Row(0) {
 		dst[j] = float64(v)
 	}
 	return nil
@@ -380,10 +377,50 @@ func (st *streamer) scanRows(dc *dictionary, cand []int, vr vecRows, norms bool,
 }
 
 func (st *streamer) scanResidentWith(dc *dictionary, cand []int, vecs backend.Matrix, vr *vecRows, norms bool, each func(b0, nb int, prod, nrm []float64)) error {
-	e, n, l, k := st.e, len(cand), st.tr.x.Rows, vecs.Rows
-	if vr != nil {
-		k = 2 * (vr.r1 - vr.r0)
+	var sets []backend.Matrix
+	if vr != nil || vecs.Rows > 0 {
+		sets = []backend.Matrix{vecs}
 	}
+	return st.scanResidentSets(dc, cand, sets, vr, norms, func(b0, nb int, prods [][]float64, nrm []float64) {
+		var prod []float64
+		if len(prods) > 0 {
+			prod = prods[0]
+		}
+		each(b0, nb, prod, nrm)
+	})
+}
+
+// scanSets is a resident full search's scan for several sets of vectors at
+// once (lockstep: one-vs-rest's outputs): each block of atoms is gathered
+// once and multiplied with each set by its own products call, so every set
+// gets the products a scan with its vectors alone gets. dst[s][j·n+i] is
+// the product of atom cand[i] with row j of sets[s] (n = len(cand)).
+func (st *streamer) scanSets(dc *dictionary, cand []int, sets []backend.Matrix, dst [][]float64) error {
+	n := len(cand)
+	return st.scanResidentSets(dc, cand, sets, nil, false, func(b0, nb int, prods [][]float64, _ []float64) {
+		for s, v := range sets {
+			for j := range v.Rows {
+				copy(dst[s][j*n+b0:j*n+b0+nb], prods[s][j*nb:(j+1)*nb])
+			}
+		}
+	})
+}
+
+// scanResidentSets is scanResident for the sets of vectors sets (or, with
+// vr, the resident vectors vr as the one set): each gets prods[s] of a
+// block in scan's layout.
+func (st *streamer) scanResidentSets(dc *dictionary, cand []int, sets []backend.Matrix, vr *vecRows, norms bool, each func(b0, nb int, prods [][]float64, nrm []float64)) error {
+	e, n, l := st.e, len(cand), st.tr.x.Rows
+	rows := func(s int) int {
+		if vr != nil {
+			return 2 * (vr.r1 - vr.r0)
+		}
+		return sets[s].Rows
+	}
+	for len(st.prods) < len(sets) {
+		st.prods = append(st.prods, nil)
+	}
+	prods := st.prods[:len(sets)]
 	for b0 := 0; b0 < n; b0 += st.plan.Block {
 		b1 := min(b0+st.plan.Block, n)
 		nb := b1 - b0
@@ -391,10 +428,11 @@ func (st *streamer) scanResidentWith(dc *dictionary, cand []int, vecs backend.Ma
 		for _, c := range cand[b0:b1] {
 			st.ab = append(st.ab, dc.atoms[c])
 		}
-		st.prod = grow(st.prod, k*nb)
-		st.part = grow(st.part, k*nb)
+		for s := range prods {
+			prods[s] = grow(prods[s], rows(s)*nb)
+		}
 		st.nrm = grow(st.nrm, nb)
-		prod, nrm := st.prod[:k*nb], st.nrm[:nb]
+		nrm := st.nrm[:nb]
 		clear(nrm)
 		for r := 0; r < nb; {
 			a := st.ab[r]
@@ -403,78 +441,90 @@ func (st *streamer) scanResidentWith(dc *dictionary, cand []int, vecs backend.Ma
 				end++
 			}
 			nr := end - r
-			part := st.part[:k*nr]
+			var blk *engine.Block
+			var hm backend.Matrix
 			if a.kernel >= 0 {
 				centres := st.idx[:nr]
 				for i := range centres {
 					centres[i] = st.ab[r+i].center
 				}
 				st.blkAtoms = st.blkAtoms[:0]
-				blk, err := e.GatherBlock(st.blk, st.cfg.Kernels[a.kernel], st.tr.x, st.tr.norms, centres, st.tr.prep)
+				var err error
+				blk, err = e.GatherBlock(st.blk, st.cfg.Kernels[a.kernel], st.tr.x, st.tr.norms, centres, st.tr.prep)
 				st.blk = blk
 				if err != nil {
 					return fmt.Errorf("kmp: kernel %s block of %d functions at %d points: %w", st.cfg.Kernels[a.kernel], nr, l, err)
 				}
 				st.blkAtoms = append(st.blkAtoms, cand[b0+r:b0+end]...)
-				if k > 0 {
-					var err error
-					if vr != nil {
-						err = st.vecProducts(part, nr, func(dst []float64) error {
-							return e.BlockVectorProducts(dst, blk, vr.v, vr.r0, vr.r1)
-						})
-					} else {
-						err = e.BlockProducts(part, blk, vecs)
-					}
-					if err != nil {
-						return fmt.Errorf("kmp: dictionary products on a kernel block: %w", err)
-					}
-				}
-				if norms && vr != nil {
-					// With the fitter's vectors on the device the norms
-					// are float64 sums like the products (and the host's).
-					if err := e.BlockSqNorms64(nrm[r:end], blk); err != nil {
-						return fmt.Errorf("kmp: norms of a kernel block: %w", err)
-					}
-				} else if norms {
-					if cap(st.nrm32) < nr {
-						st.nrm32 = make([]float32, nr)
-					}
-					if err := e.BlockSqNorms(st.nrm32[:nr], blk); err != nil {
-						return fmt.Errorf("kmp: norms of a kernel block: %w", err)
-					}
-					for i, v := range st.nrm32[:nr] {
-						nrm[r+i] = float64(v)
-					}
-				}
 			} else {
 				if len(st.host.Data) < nr*l {
 					st.host = backend.NewMatrix(nr, l)
 				}
-				hm := backend.Matrix{Rows: nr, Cols: l, Stride: l, Data: st.host.Data[:nr*l]}
+				hm = backend.Matrix{Rows: nr, Cols: l, Stride: l, Data: st.host.Data[:nr*l]}
 				if err := dc.fill(e, st.cfg, st.ab[r:end], st.tr, hm, st.idx); err != nil {
 					return err
 				}
-				if k > 0 {
-					var err error
-					if vr != nil {
-						err = st.vecProducts(part, nr, func(dst []float64) error { return st.hostVecProducts(dst, hm, vr) })
-					} else {
-						err = e.DictProducts(part, hm, vecs)
-					}
-					if err != nil {
-						return fmt.Errorf("kmp: dictionary products: %w", err)
-					}
+			}
+			for s := range prods {
+				k := rows(s)
+				st.part = grow(st.part, k*nr)
+				part := st.part[:k*nr]
+				var err error
+				switch {
+				case k == 0:
+				case vr != nil && blk != nil:
+					err = st.vecProducts(part, nr, func(dst []float64) error {
+						return e.BlockVectorProducts(dst, blk, vr.v, vr.r0, vr.r1)
+					})
+				case vr != nil:
+					err = st.vecProducts(part, nr, func(dst []float64) error { return st.hostVecProducts(dst, hm, vr) })
+				case blk != nil:
+					err = e.BlockProducts(part, blk, sets[s])
+				default:
+					err = e.DictProducts(part, hm, sets[s])
 				}
-				if norms {
-					addSqNorms(hm, e.Threads(), nrm[r:end])
+				if err != nil {
+					return fmt.Errorf("kmp: dictionary products on a kernel block: %w", err)
+				}
+				for j := range k {
+					copy(prods[s][j*nb+r:j*nb+end], part[j*nr:(j+1)*nr])
 				}
 			}
-			for j := range k {
-				copy(prod[j*nb+r:j*nb+end], part[j*nr:(j+1)*nr])
+			if norms {
+				if err := st.blockNorms(nrm[r:end], blk, hm, vr != nil); err != nil {
+					return err
+				}
 			}
 			r = end
 		}
-		each(b0, nb, prod, nrm)
+		each(b0, nb, prods, nrm)
+	}
+	return nil
+}
+
+// blockNorms writes the squared norms of a run's atoms: of the resident
+// block blk (float64 sums like the products with the fitter's resident
+// vectors when sums64 is set, else float32-rounded as SqNorms), or of the
+// host rows hm.
+func (st *streamer) blockNorms(nrm []float64, blk *engine.Block, hm backend.Matrix, sums64 bool) error {
+	switch {
+	case blk == nil:
+		addSqNorms(hm, st.e.Threads(), nrm)
+	case sums64:
+		if err := st.e.BlockSqNorms64(nrm, blk); err != nil {
+			return fmt.Errorf("kmp: norms of a kernel block: %w", err)
+		}
+	default:
+		nr := len(nrm)
+		if cap(st.nrm32) < nr {
+			st.nrm32 = make([]float32, nr)
+		}
+		if err := st.e.BlockSqNorms(st.nrm32[:nr], blk); err != nil {
+			return fmt.Errorf("kmp: norms of a kernel block: %w", err)
+		}
+		for i, v := range st.nrm32[:nr] {
+			nrm[i] = float64(v)
+		}
 	}
 	return nil
 }

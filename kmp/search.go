@@ -164,6 +164,17 @@ func (s *searcher) scan(cand []int, vecs backend.Matrix, lo bool, each func(b0, 
 	if dc.sh.sharded() {
 		return s.scanSharded(cand, vecs, block)
 	}
+	if s.batch != nil {
+		// A resident full search in lock-step: the pass gathers each block
+		// once for every output (scanSets).
+		m := len(cand)
+		s.prod = grow(s.prod, vecs.Rows*m)
+		if err := s.batch.products(s.output, s.prod[:vecs.Rows*m], vecs); err != nil {
+			return err
+		}
+		block(0, m, s.prod, dc.nrm2)
+		return nil
+	}
 	return st.scan(dc, cand, vecs, !s.running, func(b0, nb int, prod, bn []float64) {
 		if s.running {
 			bn = dc.nrm2[b0 : b0+nb] // cand is every atom in order
