@@ -331,14 +331,29 @@ func grow(s []float64, n int) []float64 {
 // passes, while the blocks do not change), so its scratch is its own.
 func (st *streamer) row64(dc *dictionary, k int, dst []float64) error {
 	one := backend.NewMatrix(1, st.tr.x.Rows)
-	if r := slices.Index(st.blkAtoms, k); st.resident && r >= 0 {
+	a := dc.atoms[k]
+	switch r := slices.Index(st.blkAtoms, k); {
+	case st.resident && r >= 0:
 		// The atom was in the last resident block: read its row rather
 		// than compute it again.
 		if err := st.e.BlockRows(one, st.blk, r); err != nil {
 			return fmt.Errorf("kmp: reading a kernel row: %w", err)
 		}
-	} else if err := dc.fill(st.e, st.cfg, []atom{dc.atoms[k]}, st.tr, one, make([]int, 1)); err != nil {
-		return err
+	case st.resident && a.kernel >= 0:
+		// Gathered against X where it is kept, as the blocks are (the same
+		// values: prepared blocks do not depend on the rows beside them),
+		// rather than sending X over the bus for one row.
+		blk, err := st.e.GatherBlock(nil, st.cfg.Kernels[a.kernel], st.tr.x, st.tr.norms, []int{a.center}, st.tr.prep)
+		if err == nil {
+			err = errors.Join(st.e.BlockRows(one, blk, 0), blk.Release())
+		}
+		if err != nil {
+			return fmt.Errorf("kmp: kernel row of atom %d: %w", k, err)
+		}
+	default:
+		if err := dc.fill(st.e, st.cfg, []atom{a}, st.tr, one, make([]int, 1)); err != nil {
+			return err
+		}
 	}
 	for j, v := range one.Row(0) {
 		dst[j] = float64(v)
