@@ -27,10 +27,7 @@ func TestScanResident(t *testing.T) {
 	}
 	const l, d, s = 700, 5, 23
 	rng := rand.New(rand.NewPCG(3, 4))
-	x := backend.NewMatrix(l, d)
-	for i := range x.Data {
-		x.Data[i] = float32(2*rng.Float64() - 1)
-	}
+	x := uniformPoints(rng, l, d)
 	cfg := Config{Kernels: []backend.Kernel{backend.NewRBF(0.7), backend.NewPoly(0.3, 1, 2)}, Bias: true, N: 5, Stochastic: &Stochastic{ActiveSet: s}}
 	if err := cfg.resolve(); err != nil {
 		t.Fatal(err)
@@ -134,10 +131,7 @@ func TestDeviceFitMatchesHost(t *testing.T) {
 	}
 	const l, d, s = 600, 4, 31
 	rng := rand.New(rand.NewPCG(8, 9))
-	x := backend.NewMatrix(l, d)
-	for i := range x.Data {
-		x.Data[i] = float32(2*rng.Float64() - 1)
-	}
+	x := uniformPoints(rng, l, d)
 	ycls, yreg := make([]float64, l), make([]float64, l)
 	for i := range l {
 		yreg[i] = math.Sin(3*float64(x.At(i, 0))) + float64(x.At(i, 1)*x.At(i, 2)) + 0.1*rng.NormFloat64()
@@ -163,37 +157,8 @@ func TestDeviceFitMatchesHost(t *testing.T) {
 				t.Fatal(err)
 			}
 			atoms := dictAtoms(&cfg, chooseCandidates(l, 0, 1))
-			fit := func(resident bool) *result {
-				dc, err := newDictionary(e, &cfg, &dictionary{atoms: atoms, tr: tr})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer dc.release(e)
-				if resident {
-					if dc.stream.tr.prep, err = e.Prepare(x); err != nil {
-						t.Fatal(err)
-					}
-					dc.stream.resident = true
-				}
-				res, err := (&problem{e: e, cfg: &cfg, dict: dc, y: y, n: l}).fit()
-				if err != nil {
-					t.Fatal(err)
-				}
-				return res
-			}
-			want, got := fit(false), fit(true)
 			name := fmt.Sprintf("%s %v", v, task)
-			if !slices.Equal(got.atoms, want.atoms) || got.stop != want.stop {
-				t.Fatalf("%s: atoms %v (stop %v) with engine vectors, %v (stop %v) on the host", name, got.atoms, got.stop, want.atoms, want.stop)
-			}
-			if len(got.atoms) < 10 {
-				t.Fatalf("%s: only %d atoms", name, len(got.atoms))
-			}
-			for i := range want.coef {
-				if math.Abs(got.coef[i]-want.coef[i]) > 1e-6*(1+math.Abs(want.coef[i])) {
-					t.Errorf("%s: coefficient %d: %v with engine vectors, %v on the host", name, i, got.coef[i], want.coef[i])
-				}
-			}
+			want, got := fitHostAndResident(t, name, e, &cfg, atoms, tr, y, StochasticSearch)
 			for i, w := range want.curve {
 				g := got.curve[i]
 				// The resident scan's norms are float32 sums (BlockSqNorms),
@@ -230,10 +195,7 @@ func TestStreamedResidentMatchesHost(t *testing.T) {
 	}
 	const l, d = 600, 4
 	rng := rand.New(rand.NewPCG(10, 11))
-	x := backend.NewMatrix(l, d)
-	for i := range x.Data {
-		x.Data[i] = float32(2*rng.Float64() - 1)
-	}
+	x := uniformPoints(rng, l, d)
 	y := make([]float64, l)
 	for i := range l {
 		y[i] = 1
@@ -255,40 +217,8 @@ func TestStreamedResidentMatchesHost(t *testing.T) {
 			t.Fatal(err)
 		}
 		atoms := dictAtoms(&cfg, chooseCandidates(l, 0, 1))
-		fit := func(resident bool) *result {
-			dc, err := newDictionary(e, &cfg, &dictionary{atoms: atoms, tr: tr})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer dc.release(e)
-			if dc.stream == nil || dc.stream.plan.Mode != Streamed || dc.stream.resident {
-				t.Fatalf("the dictionary is not streamed on the host: %+v", dc.stream)
-			}
-			if resident {
-				if dc.stream.tr.prep, err = e.Prepare(x); err != nil {
-					t.Fatal(err)
-				}
-				dc.stream.resident = true
-			}
-			res, err := (&problem{e: e, cfg: &cfg, dict: dc, y: y, n: l}).fit()
-			if err != nil {
-				t.Fatal(err)
-			}
-			return res
-		}
-		want, got := fit(false), fit(true)
 		name := fmt.Sprintf("%s %s", c.v, c.loss)
-		if !slices.Equal(got.atoms, want.atoms) || got.stop != want.stop {
-			t.Fatalf("%s: atoms %v (stop %v) resident, %v (stop %v) on the host", name, got.atoms, got.stop, want.atoms, want.stop)
-		}
-		if len(got.atoms) < 10 {
-			t.Fatalf("%s: only %d atoms", name, len(got.atoms))
-		}
-		for i := range want.coef {
-			if math.Abs(got.coef[i]-want.coef[i]) > 1e-6*(1+math.Abs(want.coef[i])) {
-				t.Errorf("%s: coefficient %d: %v resident, %v on the host", name, i, got.coef[i], want.coef[i])
-			}
-		}
+		want, got := fitHostAndResident(t, name, e, &cfg, atoms, tr, y, Streamed)
 		for i, w := range want.curve {
 			g := got.curve[i]
 			if math.Abs(g.Residual-w.Residual) > 1e-6*want.curve[0].Residual || g.TrainErr != w.TrainErr {
@@ -312,10 +242,7 @@ func TestResidentLockstepMatchesAlone(t *testing.T) {
 	}
 	const l, d = 500, 3
 	rng := rand.New(rand.NewPCG(12, 13))
-	x := backend.NewMatrix(l, d)
-	for i := range x.Data {
-		x.Data[i] = float32(2*rng.Float64() - 1)
-	}
+	x := uniformPoints(rng, l, d)
 	classes := make([]float64, l)
 	for i := range l {
 		classes[i] = float64(int(1.5 * (math.Sin(3*float64(x.At(i, 0)))*float64(x.At(i, 1)) + 1)))
@@ -331,20 +258,7 @@ func TestResidentLockstepMatchesAlone(t *testing.T) {
 			t.Fatal(err)
 		}
 		atoms := dictAtoms(&cfg, chooseCandidates(l, 0, 1))
-		residentDict := func() *dictionary {
-			dc, err := newDictionary(e, &cfg, &dictionary{atoms: atoms, tr: tr})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if dc.stream == nil || dc.stream.plan.Mode != Streamed {
-				t.Fatalf("the dictionary is not streamed: %+v", dc.stream)
-			}
-			if dc.stream.tr.prep, err = e.Prepare(x); err != nil {
-				t.Fatal(err)
-			}
-			dc.stream.resident = true
-			return dc
-		}
+		residentDict := func() *dictionary { return newTestDictionary(t, e, &cfg, atoms, tr, Streamed, true) }
 		probs := make([]*problem, 3)
 		alone := make([]*result, 3)
 		for c := range probs {
@@ -388,4 +302,65 @@ func TestResidentLockstepMatchesAlone(t *testing.T) {
 			}
 		}
 	}
+}
+
+// newTestDictionary builds the dictionary of atoms as training does,
+// checks that it is held in mode on the host, and with resident set forces
+// the path a GPU takes on it: X prepared by the engine, each run of atoms
+// gathered over all points at once into a block the engine keeps.
+func newTestDictionary(t *testing.T, e *engine.Engine, cfg *Config, atoms []atom, tr trainSet, mode Mode, resident bool) *dictionary {
+	t.Helper()
+	dc, err := newDictionary(e, cfg, &dictionary{atoms: atoms, tr: tr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dc.stream == nil || dc.stream.plan.Mode != mode || dc.stream.resident {
+		t.Fatalf("the dictionary is not %v on the host: %+v", mode, dc.stream)
+	}
+	if resident {
+		if dc.stream.tr.prep, err = e.Prepare(tr.x); err != nil {
+			t.Fatal(err)
+		}
+		dc.stream.resident = true
+	}
+	return dc
+}
+
+// fitHostAndResident fits y on the dictionary of atoms (held in mode) on
+// the host and on the resident path, checks that both choose the same
+// atoms (at least 10), stop alike and get coefficients within 1e-6, and
+// returns both results.
+func fitHostAndResident(t *testing.T, name string, e *engine.Engine, cfg *Config, atoms []atom, tr trainSet, y []float64, mode Mode) (host, resident *result) {
+	t.Helper()
+	fit := func(resident bool) *result {
+		dc := newTestDictionary(t, e, cfg, atoms, tr, mode, resident)
+		defer dc.release(e)
+		res, err := (&problem{e: e, cfg: cfg, dict: dc, y: y, n: tr.x.Rows}).fit()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	want, got := fit(false), fit(true)
+	if !slices.Equal(got.atoms, want.atoms) || got.stop != want.stop {
+		t.Fatalf("%s: atoms %v (stop %v) resident, %v (stop %v) on the host", name, got.atoms, got.stop, want.atoms, want.stop)
+	}
+	if len(got.atoms) < 10 {
+		t.Fatalf("%s: only %d atoms", name, len(got.atoms))
+	}
+	for i := range want.coef {
+		if math.Abs(got.coef[i]-want.coef[i]) > 1e-6*(1+math.Abs(want.coef[i])) {
+			t.Errorf("%s: coefficient %d: %v resident, %v on the host", name, i, got.coef[i], want.coef[i])
+		}
+	}
+	return want, got
+}
+
+// uniformPoints returns l points drawn uniformly from [−1, 1]^d.
+func uniformPoints(rng *rand.Rand, l, d int) backend.Matrix {
+	x := backend.NewMatrix(l, d)
+	for i := range x.Data {
+		x.Data[i] = float32(2*rng.Float64() - 1)
+	}
+	return x
 }
