@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/engine"
 )
 
@@ -28,11 +29,12 @@ type deviceFit struct {
 	// BlockVectorProducts over rows 0 … n gives a pre-fitting step's
 	// products.
 	w, qr *engine.Vectors
-	ob    *orthoBasis // rcols only: the basis vectors live in qr
-	rc    []float64   // the last projection's coefficients Qᵀd
-	nn    float64     // and ‖v‖²
-	dr    float64     // ⟨d, R⟩ of the loaded atom (basic MP)
-	buf   []float64   // an atom computed on the host
+	ob    *orthoBasis    // rcols only: the basis vectors live in qr
+	rc    []float64      // the last projection's coefficients Qᵀd
+	nn    float64        // and ‖v‖²
+	dr    float64        // ⟨d, R⟩ of the loaded atom (basic MP)
+	buf   []float64      // an atom computed on the host
+	row   backend.Matrix // and its float32 values (streamer.row64's scratch)
 }
 
 const (
@@ -115,7 +117,7 @@ func (f *deviceFit) load(dc *dictionary, k int) error {
 		return f.e.CopyBlockRow(f.w, wD, blk, 0)
 	}
 	f.buf = grow(f.buf, f.l)
-	if err := st.row64(dc, k, f.buf); err != nil {
+	if err := st.row64(dc, k, f.buf, &f.row); err != nil {
 		return err
 	}
 	return f.e.WriteVectors(f.w, wD, f.buf)

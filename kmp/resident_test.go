@@ -99,10 +99,11 @@ func TestScanResident(t *testing.T) {
 		// run of a kernel) are read from the resident block.
 		for _, k := range append(cand[:2:2], cand[len(cand)-3:len(cand)-1]...) {
 			a, b := make([]float64, l), make([]float64, l)
-			if err := chunked.stream.row64(chunked, k, a); err != nil {
+			var scratch backend.Matrix
+			if err := chunked.stream.row64(chunked, k, a, &scratch); err != nil {
 				t.Fatal(err)
 			}
-			if err := st.row64(resident, k, b); err != nil {
+			if err := st.row64(resident, k, b, &scratch); err != nil {
 				t.Fatal(err)
 			}
 			for j := range a {

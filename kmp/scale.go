@@ -326,11 +326,15 @@ func grow(s []float64, n int) []float64 {
 	return s[:n]
 }
 
-// row64 writes atom k of dc at the training points into dst as float64.
-// The fitters of a lock-step resident search call it at once (between
-// passes, while the blocks do not change), so its scratch is its own.
-func (st *streamer) row64(dc *dictionary, k int, dst []float64) error {
-	one := backend.NewMatrix(1, st.tr.x.Rows)
+// row64 writes atom k of dc at the training points into dst as float64,
+// through *one, the caller's 1×l scratch (made on first use). The fitters
+// of a lock-step resident search call it at once (between passes, while the
+// blocks do not change), so the scratch is each caller's own.
+func (st *streamer) row64(dc *dictionary, k int, dst []float64, scratch *backend.Matrix) error {
+	if scratch.Cols != st.tr.x.Rows {
+		*scratch = backend.NewMatrix(1, st.tr.x.Rows)
+	}
+	one := *scratch
 	a := dc.atoms[k]
 	switch r := slices.Index(st.blkAtoms, k); {
 	case st.resident && r >= 0:
@@ -351,7 +355,7 @@ func (st *streamer) row64(dc *dictionary, k int, dst []float64) error {
 			return fmt.Errorf("kmp: kernel row of atom %d: %w", k, err)
 		}
 	default:
-		if err := dc.fill(st.e, st.cfg, []atom{a}, st.tr, one, make([]int, 1)); err != nil {
+		if err := dc.fill(st.e, st.cfg, []atom{a}, st.tr, one, []int{0}); err != nil {
 			return err
 		}
 	}

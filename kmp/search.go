@@ -1,7 +1,6 @@
 package kmp
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/pursuit-ml/pursuit/backend"
@@ -30,6 +29,7 @@ type searcher struct {
 	// date across steps.
 	running bool
 	d       backend.Matrix // in memory: the matrix the pass reads
+	row     backend.Matrix // streamed: this output's scratch for one atom (row64)
 	prod    []float64      // in memory: the pass's products
 	// Filled by scan for the searched atoms, in the order of next's result:
 	// ⟨d_k, v_0⟩ (the first hi/lo pair of rows of vecs) and ‖d_k‖².
@@ -129,44 +129,10 @@ func (s *searcher) scan(cand []int, vecs backend.Matrix, lo bool, each func(b0, 
 	}
 	block := func(b0, nb int, prod, bn []float64) { s.block(b0, nb, lo, prod, bn, each) }
 	st := dc.stream
-	if st == nil {
-		// In memory: one pass over the whole matrix, shared with the other
-		// outputs' (lockstep) or this output's own (DictProductsSets with
-		// one set: the same products as in the shared pass). Explicit
-		// deflation's working copy is this output's alone.
-		m := s.d.Rows
-		s.prod = grow(s.prod, vecs.Rows*m)
-		var err error
-		shared := sameMatrix(s.d, dc.d)
-		switch {
-		case shared && s.batch != nil:
-			err = s.batch.products(s.output, s.prod[:vecs.Rows*m], vecs)
-		case shared:
-			err = s.e.DictProductsSets([][]float64{s.prod[:vecs.Rows*m]}, s.d, []backend.Matrix{vecs})
-		default:
-			err = s.be.DictProducts(s.prod, s.d, vecs)
-		}
-		if err != nil {
-			if errors.Is(err, errStopped) {
-				return err
-			}
-			return fmt.Errorf("kmp: dictionary products: %w", err)
-		}
-		if !(shared && s.batch != nil) { // the lock-step pass sums its own
-			dc.sh.sum(s.prod[:vecs.Rows*m])
-			if err := dc.sh.failed(); err != nil {
-				return err
-			}
-		}
-		block(0, m, s.prod, dc.nrm2)
-		return nil
-	}
-	if dc.sh.sharded() {
-		return s.scanSharded(cand, vecs, block)
-	}
-	if s.batch != nil {
-		// A resident full search in lock-step: the pass gathers each block
-		// once for every output (scanSets).
+	if s.batch != nil && (st != nil || sameMatrix(s.d, dc.d)) {
+		// Every atom, in one pass for all the outputs (lockstep): over the
+		// shared in-memory dictionary, or gathering each resident block
+		// once (scanSets). The pass sums its products over the ranks.
 		m := len(cand)
 		s.prod = grow(s.prod, vecs.Rows*m)
 		if err := s.batch.products(s.output, s.prod[:vecs.Rows*m], vecs); err != nil {
@@ -174,6 +140,31 @@ func (s *searcher) scan(cand []int, vecs backend.Matrix, lo bool, each func(b0, 
 		}
 		block(0, m, s.prod, dc.nrm2)
 		return nil
+	}
+	if st == nil {
+		// In memory: this output's own pass over the whole matrix
+		// (DictProductsSets with one set: the same products as in a shared
+		// pass), or over explicit deflation's working copy, its alone.
+		m := s.d.Rows
+		s.prod = grow(s.prod, vecs.Rows*m)
+		var err error
+		if sameMatrix(s.d, dc.d) {
+			err = s.e.DictProductsSets([][]float64{s.prod[:vecs.Rows*m]}, s.d, []backend.Matrix{vecs})
+		} else {
+			err = s.be.DictProducts(s.prod, s.d, vecs)
+		}
+		if err != nil {
+			return fmt.Errorf("kmp: dictionary products: %w", err)
+		}
+		dc.sh.sum(s.prod[:vecs.Rows*m])
+		if err := dc.sh.failed(); err != nil {
+			return err
+		}
+		block(0, m, s.prod, dc.nrm2)
+		return nil
+	}
+	if dc.sh.sharded() {
+		return s.scanSharded(cand, vecs, block)
 	}
 	return st.scan(dc, cand, vecs, !s.running, func(b0, nb int, prod, bn []float64) {
 		if s.running {
@@ -211,7 +202,7 @@ func (s *searcher) scanRows(cand []int, vr vecRows, each func(b0, nb int, prod [
 // row64 writes atom k at the training points into dst as float64.
 func (s *searcher) row64(k int, dst []float64) error {
 	if st := s.dc.stream; st != nil {
-		return st.row64(s.dc, k, dst)
+		return st.row64(s.dc, k, dst, &s.row)
 	}
 	s.dc.row64(k, dst)
 	return nil
