@@ -103,9 +103,10 @@ func TestStochasticKMPEndToEnd(t *testing.T) {
 	t.Logf("residual ‖R‖: %.4g after 1 step, %.4g after %d (same choices on cuda and go)", wc[0].Residual, wc[steps-1].Residual, steps)
 }
 
-// TestDeterministicKMPOnDevice: on CUDA a deterministic search streams
-// resident kernel blocks (kmp.Plan) even though its dictionary would fit in
-// memory, where every pass over it would cross the bus; explicit deflation
+// TestDeterministicKMPOnDevice: on CUDA a deterministic search keeps its
+// dictionary on the device (kmp.Plan: one resident kernel block, gathered
+// once) rather than in host memory, where every pass over it would cross
+// the bus; explicit deflation
 // keeps its copy in memory, and the stochastic search is resident as
 // before. Trained with pre-fitting, it chooses what the pure-Go backend
 // chooses (up to near ties of float32 norms), and no step moves a tenth of
@@ -131,6 +132,9 @@ func TestDeterministicKMPOnDevice(t *testing.T) {
 		}
 		if p.Mode != c.mode || p.Resident != c.resident {
 			t.Errorf("%s: plan %v (resident %v), want %v (resident %v): %v", c.name, p.Mode, p.Resident, c.mode, c.resident, p)
+		}
+		if c.mode == kmp.Streamed && p.Block < p.Atoms {
+			t.Errorf("%s: the %d-byte dictionary is not kept on the device as one block: %v", c.name, p.DictBytes, p)
 		}
 	}
 	dictBytes := int64(l+1) * l * 4

@@ -365,3 +365,81 @@ func uniformPoints(rng *rand.Rand, l, d int) backend.Matrix {
 	}
 	return x
 }
+
+// TestKeptDictionaryGatheredOnce: a resident full search whose dictionary
+// is one block (a GPU's plan when it fits residentDictBytes; forced here on
+// the pure-Go backend, which keeps the block in host memory) gathers that
+// block once and takes every later pass's products from it, choosing the
+// atoms and coefficients of the host stream; with several blocks every
+// pass gathers each of them again.
+func TestKeptDictionaryGatheredOnce(t *testing.T) {
+	// 512 KB: the dictionary (401 functions × 400 points, 642 KB) streams;
+	// the fits then run on an engine with room for the one-block plan's
+	// block, which the pure-Go backend holds in host memory.
+	small, err := engine.New(engine.WithBackend("go"), engine.WithMemoryBudget(1<<19))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.New(engine.WithBackend("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const l, d = 400, 3
+	rng := rand.New(rand.NewPCG(14, 15))
+	x := uniformPoints(rng, l, d)
+	y := make([]float64, l)
+	for i := range l {
+		y[i] = math.Sin(3*float64(x.At(i, 0))) + float64(x.At(i, 1)*x.At(i, 2)) + 0.1*rng.NormFloat64()
+	}
+	norms, err := e.SqNorms(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := trainSet{x: x, norms: norms}
+	for _, v := range []Variant{PreFit, BackFit, Basic} {
+		cfg := Config{Variant: v, Kernels: []backend.Kernel{backend.NewRBF(2)}, Bias: true, N: 12}
+		if err := cfg.resolve(); err != nil {
+			t.Fatal(err)
+		}
+		atoms := dictAtoms(&cfg, chooseCandidates(l, 0, 1))
+		fit := func(resident bool, block int) (*result, int) {
+			dc := newTestDictionary(t, small, &cfg, atoms, tr, Streamed, false)
+			defer dc.release(e)
+			st := dc.stream
+			st.e = e
+			if resident {
+				if st.tr.prep, err = e.Prepare(tr.x); err != nil {
+					t.Fatal(err)
+				}
+				st.resident = true
+			}
+			if block > 0 {
+				st.plan.Block, st.idx = block, make([]int, block)
+			}
+			res, err := (&problem{e: e, cfg: &cfg, dict: dc, y: y, n: l}).fit()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res, st.gathered
+		}
+		host, _ := fit(false, 0)
+		kept, gathered := fit(true, len(atoms))
+		if !slices.Equal(kept.atoms, host.atoms) || len(kept.atoms) < 10 {
+			t.Fatalf("%s: atoms %v from the kept block, %v on the host", v, kept.atoms, host.atoms)
+		}
+		for i, c := range host.coef {
+			if math.Abs(kept.coef[i]-c) > 1e-6*(1+math.Abs(c)) {
+				t.Errorf("%s: coefficient %d: %v from the kept block, %v on the host", v, i, kept.coef[i], c)
+			}
+		}
+		if gathered != 1 {
+			t.Errorf("%s: the one-block dictionary was gathered %d times in %d steps, want once", v, gathered, len(kept.atoms))
+		}
+		// In blocks of 100 atoms the 400 kernel atoms are gathered as 4
+		// blocks at every pass.
+		_, again := fit(true, 100)
+		if again < 4*len(kept.atoms) {
+			t.Errorf("%s: blocks of 100 atoms were gathered %d times in %d steps, want at least 4 a step", v, again, len(kept.atoms))
+		}
+	}
+}

@@ -59,6 +59,10 @@ func (p Plan) String() string {
 	case InMemory:
 		return fmt.Sprintf("in-memory dictionary: %d functions × %d points (%s)", p.Atoms, p.Points, engine.FormatBytes(p.DictBytes))
 	case Streamed:
+		if p.Resident && p.Block >= p.Atoms {
+			return fmt.Sprintf("device dictionary: %d functions × %d points (%s) computed once and kept on the device",
+				p.Atoms, p.Points, engine.FormatBytes(p.DictBytes))
+		}
 		if p.Resident {
 			return fmt.Sprintf("streamed dictionary: %d functions × %d points (%s) recomputed every step on the device in kernel blocks of %d × %d",
 				p.Atoms, p.Points, engine.FormatBytes(p.DictBytes), p.Block, p.Points)
@@ -74,8 +78,12 @@ func (p Plan) String() string {
 const maxStreamBlock = 1024
 
 // residentBlockBytes bounds a resident streamed kernel block (Block atoms
-// at all l points) in device memory.
-const residentBlockBytes = 256 << 20
+// at all l points) in device memory, and residentDictBytes a whole
+// dictionary kept on the device as one block.
+const (
+	residentBlockBytes = 256 << 20
+	residentDictBytes  = 1 << 30
+)
 
 // PlanTraining tells which dictionary mode Train will use for l training
 // points (after any ValFrac split) under the engine's memory budget, or why
@@ -149,8 +157,14 @@ func planMode(e *engine.Engine, cfg *Config, m, l int, noMemory bool) (Plan, err
 	work := func(b int) int64 { return int64(b)*int64(chunkCols(b, l))*4 + int64(l)*4 }
 	p.Block = max(want, 1)
 	if p.Mode == Streamed && p.Resident {
-		// A resident block spans all l points: bound its device memory.
+		// A resident block spans all l points: bound its device memory. A
+		// dictionary within residentDictBytes is one block, gathered once
+		// and kept (scanResidentSets): each later pass only takes its
+		// products.
 		p.Block = max(1, min(p.Block, residentBlockBytes/(4*max(l, 1))))
+		if p.DictBytes <= residentDictBytes {
+			p.Block = m
+		}
 	}
 	for p.Block > 1 && work(p.Block) > budget {
 		p.Block /= 2
@@ -262,6 +276,7 @@ type streamer struct {
 	resident bool
 	blk      *engine.Block
 	blkAtoms []int // the atoms whose rows blk holds, in order
+	gathered int   // kernel blocks gathered (a full search over one kept block: 1)
 	nrm32    []float32
 	host     backend.Matrix // constant and custom atoms of a resident scan
 	vprod    []float64      // products with resident vectors (scanRows)
@@ -463,18 +478,24 @@ func (st *streamer) scanResidentSets(dc *dictionary, cand []int, sets []backend.
 			var blk *engine.Block
 			var hm backend.Matrix
 			if a.kernel >= 0 {
-				centres := st.idx[:nr]
-				for i := range centres {
-					centres[i] = st.ab[r+i].center
+				if run := cand[b0+r : b0+end]; st.blk == nil || !slices.Equal(st.blkAtoms, run) {
+					// Gathered, unless the last block holds these very atoms
+					// (a full search over a dictionary that is one block:
+					// X and the atoms do not change, so it is kept).
+					centres := st.idx[:nr]
+					for i := range centres {
+						centres[i] = st.ab[r+i].center
+					}
+					st.blkAtoms = st.blkAtoms[:0]
+					var err error
+					st.blk, err = e.GatherBlock(st.blk, st.cfg.Kernels[a.kernel], st.tr.x, st.tr.norms, centres, st.tr.prep)
+					if err != nil {
+						return fmt.Errorf("kmp: kernel %s block of %d functions at %d points: %w", st.cfg.Kernels[a.kernel], nr, l, err)
+					}
+					st.gathered++
+					st.blkAtoms = append(st.blkAtoms, run...)
 				}
-				st.blkAtoms = st.blkAtoms[:0]
-				var err error
-				blk, err = e.GatherBlock(st.blk, st.cfg.Kernels[a.kernel], st.tr.x, st.tr.norms, centres, st.tr.prep)
-				st.blk = blk
-				if err != nil {
-					return fmt.Errorf("kmp: kernel %s block of %d functions at %d points: %w", st.cfg.Kernels[a.kernel], nr, l, err)
-				}
-				st.blkAtoms = append(st.blkAtoms, cand[b0+r:b0+end]...)
+				blk = st.blk
 			} else {
 				if len(st.host.Data) < nr*l {
 					st.host = backend.NewMatrix(nr, l)
