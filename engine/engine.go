@@ -74,7 +74,7 @@ func withEnv(getenv func(string) string) Option { return func(o *options) { o.en
 // the intended use.
 type Engine struct {
 	be      backend.Backend
-	scan    backend.SMOScanner // be's SMO scans, or the host CPU's (hostScans)
+	scan    hostScanner // be's SMO scans and ScoredArgMax, or the host CPU's (hostScans)
 	reason  string
 	threads int
 	budget  int64
@@ -138,22 +138,31 @@ func open(name string, threads int) (backend.Backend, string, error) {
 	return nil, "", fmt.Errorf("unknown backend %q", name)
 }
 
-// hostScans returns be's SMO scans (backend.SMOScanner), or, for a backend
-// without them, the fastest CPU driver's: an SMO solver's state is in host
-// memory whatever computes its kernel rows, and every implementation gives
-// the references' results bit for bit. (With CUDA's kernel rows and the
-// references' scalar loops, the 15k covtype-like problem took 1.20 s on an
-// H100 machine, where the CPU backend alone is faster.)
-func hostScans(be backend.Backend) backend.SMOScanner {
-	if sc, ok := be.(backend.SMOScanner); ok {
+// hostScanner is the scans over host slices the engine runs on the host
+// CPU whatever computes the kernels: the SMO scans and ScoredArgMax.
+type hostScanner interface {
+	backend.SMOScanner
+	ScoredArgMax(s, n []float64, skip []bool) (int, float64)
+}
+
+// hostScans returns be's scans (backend.SMOScanner and its ScoredArgMax),
+// or, for a backend without SMO scans (a device), the fastest CPU driver's:
+// an SMO solver's state and a matching-pursuit search's scores are in host
+// memory whatever computes the kernel rows and products, and every
+// implementation gives the references' results bit for bit. (With CUDA's
+// kernel rows and the references' scalar loops, the 15k covtype-like
+// problem took 1.20 s on an H100 machine, where the CPU backend alone is
+// faster.)
+func hostScans(be backend.Backend) hostScanner {
+	if sc, ok := be.(hostScanner); ok {
 		return sc
 	}
 	if cpu, _, err := newAVX2(1); err == nil {
-		if sc, ok := cpu.(backend.SMOScanner); ok {
+		if sc, ok := cpu.(hostScanner); ok {
 			return sc
 		}
 	}
-	return backend.NewGo(1).(backend.SMOScanner)
+	return backend.NewGo(1).(hostScanner)
 }
 
 // autoChoose picks the fastest backend that opens, recording why the faster

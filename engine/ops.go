@@ -36,9 +36,9 @@ func (e *Engine) RankUpdate(d backend.Matrix, alpha float32, u backend.Matrix, v
 }
 
 // ScoredArgMax returns argmax_k |s_k|/sqrt(n_k) over eligible candidates;
-// see backend.Backend.ScoredArgMax.
+// see backend.Backend.ScoredArgMax. It runs on the host CPU (hostScans).
 func (e *Engine) ScoredArgMax(s, n []float64, skip []bool) (int, float64) {
-	return e.be.ScoredArgMax(s, n, skip)
+	return e.scan.ScoredArgMax(s, n, skip)
 }
 
 // Ops is the set of hot operations algorithms use; *Engine implements it.

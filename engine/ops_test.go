@@ -49,7 +49,7 @@ func TestDictProductsSets(t *testing.T) {
 			t.Errorf("backend %s does not implement backend.SetProducts", e.BackendName())
 		}
 		checkDictProductsSets(t, e, e.BackendName(), refs)
-		blocked := &Engine{be: withoutSets{e.be}, threads: e.threads, budget: e.budget, comm: e.comm}
+		blocked := &Engine{be: withoutSets{e.be}, scan: hostScans(withoutSets{e.be}), threads: e.threads, budget: e.budget, comm: e.comm}
 		checkDictProductsSets(t, blocked, e.BackendName()+" blocked", refs)
 	}
 }
@@ -156,8 +156,9 @@ func TestDictProductsSetsErrors(t *testing.T) {
 
 // TestSMOScansOnTheHost: a backend without SMO scans (backend.SMOScanner;
 // withoutSets hides every optional capability, as CUDA has no SMO scans)
-// gets the fastest CPU driver's, since the solver's state is in host
-// memory; every engine's scans return the references' results bit for bit.
+// gets the fastest CPU driver's, and its ScoredArgMax, since the solver's
+// state and the search's scores are in host memory; every engine's scans
+// return the references' results bit for bit.
 func TestSMOScansOnTheHost(t *testing.T) {
 	want := BackendGo
 	if _, _, err := newAVX2(1); err == nil {
@@ -201,6 +202,20 @@ func TestSMOScansOnTheHost(t *testing.T) {
 		for a := range n {
 			if g[a] != gRef[a] || add[a] != addRef[a] {
 				t.Fatalf("%T %s: variable %d: gradient %v, added %v; references %v, %v", e.be, e.BackendName(), a, g[a], add[a], gRef[a], addRef[a])
+			}
+		}
+		skip := make([]bool, n)
+		for a := range skip {
+			skip[a] = rng.IntN(3) == 0
+		}
+		for _, sk := range [][]bool{nil, skip, skip[:n/2]} {
+			k, s := e.ScoredArgMax(g0, qd, sk)
+			kRef, sRef := backend.ScoredArgMaxRef(g0, qd, sk)
+			if len(sk) > 0 && len(sk) < n {
+				kRef, sRef = backend.ScoredArgMaxRef(g0, qd, append(sk[:len(sk):len(sk)], make([]bool, n-len(sk))...))
+			}
+			if k != kRef || s != sRef {
+				t.Errorf("%T %s: ScoredArgMax (%d, %v), reference (%d, %v)", e.be, e.BackendName(), k, s, kRef, sRef)
 			}
 		}
 	}
