@@ -38,6 +38,15 @@ type ResidentBlock interface {
 	ReadBlock(dst Matrix, blk Block, r0 int) error
 }
 
+// BlockSetProducts is the optional capability of a ResidentBlock backend
+// that takes a block's products with several sets of vectors in one call
+// (one-vs-rest KMP's outputs over a dictionary kept on the device). Each
+// set's products are, bit for bit, those of BlockProducts(dst[s], blk,
+// sets[s]), whatever the other sets (as SetProducts requires).
+type BlockSetProducts interface {
+	BlockProductsSets(dst [][]float64, blk Block, sets []Matrix) error
+}
+
 // Vectors is a rows×cols float64 matrix that a backend keeps in its memory
 // (device memory on a GPU): the l-length state of a fitter — residual,
 // targets, the chosen atoms' kernel rows and an orthonormal basis — so that

@@ -222,6 +222,28 @@ func TestResidentBlock(t *testing.T) {
 			t.Fatalf("BlockProducts %d: %v, want %v", i, gotP[i], wantP[i])
 		}
 	}
+	// Several sets at once (one-vs-rest's outputs): each set's products
+	// are those of its own BlockProducts call bit for bit, and the sets
+	// take one upload of the vectors and one copy of the products back.
+	sets := []backend.Matrix{vecs.Slice(0, 3, 0, l), randMatrix(rng, 7, l), vecs.Slice(3, 4, 0, l)}
+	setDst := [][]float64{make([]float64, 3*s), make([]float64, 7*s), make([]float64, s)}
+	up0, down0 = be.Traffic()
+	if err := be.BlockProductsSets(setDst, blk, sets); err != nil {
+		t.Fatal(err)
+	}
+	up, down = be.Traffic()
+	if up-up0 != int64(11*l*4) || down-down0 != int64(11*s*8) {
+		t.Errorf("BlockProductsSets moved %d bytes up and %d down, want %d and %d", up-up0, down-down0, 11*l*4, 11*s*8)
+	}
+	for i, v := range sets {
+		alone := make([]float64, v.Rows*s)
+		if err := be.BlockProducts(alone, blk, v); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(alone, setDst[i]) {
+			t.Fatalf("BlockProductsSets: set %d differs from its own BlockProducts", i)
+		}
+	}
 	wantN, gotN := make([]float32, s), make([]float32, s)
 	if err := ref.SqNorms(wantN, want); err != nil {
 		t.Fatal(err)
@@ -249,6 +271,8 @@ func TestResidentBlock(t *testing.T) {
 		{"BlockSqNorms dst", backend.ErrShape, be.BlockSqNorms(gotN[:5], blk)},
 		{"ReadBlock rows", backend.ErrShape, be.ReadBlock(got, blk, 1)},
 		{"BlockProducts foreign block", backend.ErrPrepared, be.BlockProducts(gotP, nil, vecs)},
+		{"BlockProductsSets dst", backend.ErrShape, be.BlockProductsSets(setDst[:2], blk, sets)},
+		{"BlockProductsSets set lengths", backend.ErrShape, be.BlockProductsSets(setDst[:1], blk, []backend.Matrix{backend.NewMatrix(1, l+1)})},
 	} {
 		if !errors.Is(c.err, c.target) {
 			t.Errorf("%s: got %v, want an error wrapping %v", c.name, c.err, c.target)

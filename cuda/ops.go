@@ -339,23 +339,33 @@ var _ backend.SetProducts = (*Backend)(nil)
 // The kernels sum each vector's products apart from the other vectors'
 // (dict_partial's per-vector accumulators, dict_reduce's fixed order of
 // chunks), so every set's products are those of its own DictProducts call
-// bit for bit, as backend.SetProducts requires. The side-by-side copies of
-// the vectors and of the products are host staging the worker keeps
-// between calls (the size of the sets and of dst).
+// bit for bit, as backend.SetProducts requires.
 func (b *Backend) DictProductsSets(dst [][]float64, dict backend.Matrix, sets []backend.Matrix) error {
 	if err := backend.CheckDictProductsSets(dst, dict, sets); err != nil {
 		return err
 	}
+	return b.sideBySide(dst, sets, dict.Rows, func(out []float64, all backend.Matrix) error {
+		return b.dictProducts(out, dict, all)
+	})
+}
+
+// sideBySide runs products on the sets' vectors copied side by side into
+// one matrix, its k·rows products going to out, and hands each set its
+// share of out (worker thread). The side-by-side copies of the vectors and
+// of the products are host staging the worker keeps between calls (the
+// size of the sets and of dst).
+func (b *Backend) sideBySide(dst [][]float64, sets []backend.Matrix, rows int, products func(out []float64, all backend.Matrix) error) error {
 	k := 0
 	for _, v := range sets {
 		k += v.Rows
 	}
-	if k == 0 || dict.Rows == 0 {
+	if k == 0 || rows == 0 {
 		return nil
 	}
+	cols := sets[0].Cols
 	return b.do(func() error {
-		b.stageSets = slices.Grow(b.stageSets[:0], k*dict.Cols)[:k*dict.Cols]
-		all := backend.Matrix{Rows: k, Cols: dict.Cols, Stride: dict.Cols, Data: b.stageSets}
+		b.stageSets = slices.Grow(b.stageSets[:0], k*cols)[:k*cols]
+		all := backend.Matrix{Rows: k, Cols: cols, Stride: cols, Data: b.stageSets}
 		r := 0
 		for _, v := range sets {
 			for i := range v.Rows {
@@ -363,13 +373,13 @@ func (b *Backend) DictProductsSets(dst [][]float64, dict backend.Matrix, sets []
 				r++
 			}
 		}
-		b.stageSetsOut = slices.Grow(b.stageSetsOut[:0], k*dict.Rows)[:k*dict.Rows]
+		b.stageSetsOut = slices.Grow(b.stageSetsOut[:0], k*rows)[:k*rows]
 		out := b.stageSetsOut
-		if err := b.dictProducts(out, dict, all); err != nil {
+		if err := products(out, all); err != nil {
 			return err
 		}
 		for s, v := range sets {
-			n := v.Rows * dict.Rows
+			n := v.Rows * rows
 			copy(dst[s][:n], out[:n])
 			out = out[n:]
 		}

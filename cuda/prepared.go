@@ -321,41 +321,75 @@ func (b *Backend) KernelGatherBlock(dst backend.Block, k backend.Kernel, a backe
 // BlockProducts is DictProducts with the resident block as the dictionary:
 // vecs go up, the products come back.
 func (b *Backend) BlockProducts(dst []float64, blk backend.Block, vecs backend.Matrix) error {
+	c, err := b.checkBlockProducts(blk, dst, vecs)
+	if err != nil || c.m.rows*vecs.Rows == 0 {
+		return err
+	}
+	return b.do(func() error { return b.blockProducts(dst, c, vecs) })
+}
+
+var _ backend.BlockSetProducts = (*Backend)(nil)
+
+// BlockProductsSets takes every set's products with the block in one
+// upload, one pass of the products kernels and one copy back, the sets'
+// vectors side by side (as DictProductsSets, and with the same guarantee:
+// each set's products are those of its own BlockProducts call bit for bit).
+func (b *Backend) BlockProductsSets(dst [][]float64, blk backend.Block, sets []backend.Matrix) error {
+	if len(dst) != len(sets) {
+		return fmt.Errorf("cuda: DictProducts: %w: %d destinations for %d sets", backend.ErrShape, len(dst), len(sets))
+	}
+	var c *cudaBlock
+	for s, v := range sets {
+		var err error
+		if c, err = b.checkBlockProducts(blk, dst[s], v); err != nil {
+			return fmt.Errorf("set %d: %w", s, err)
+		}
+	}
+	if c == nil {
+		return nil
+	}
+	return b.sideBySide(dst, sets, c.m.rows, func(out []float64, all backend.Matrix) error {
+		return b.blockProducts(out, c, all)
+	})
+}
+
+// checkBlockProducts checks the arguments of BlockProducts.
+func (b *Backend) checkBlockProducts(blk backend.Block, dst []float64, vecs backend.Matrix) (*cudaBlock, error) {
 	const op = "DictProducts"
 	c, err := b.block(op, blk)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := vecs.Validate(); err != nil {
-		return fmt.Errorf("cuda: %s: %w: vecs: %v", op, backend.ErrShape, err)
+		return nil, fmt.Errorf("cuda: %s: %w: vecs: %v", op, backend.ErrShape, err)
 	}
 	if vecs.Cols != c.m.cols {
-		return fmt.Errorf("cuda: %s: %w: block rows have length %d, vecs rows %d", op, backend.ErrShape, c.m.cols, vecs.Cols)
+		return nil, fmt.Errorf("cuda: %s: %w: block rows have length %d, vecs rows %d", op, backend.ErrShape, c.m.cols, vecs.Cols)
 	}
+	if n := c.m.rows * vecs.Rows; len(dst) < n {
+		return nil, fmt.Errorf("cuda: %s: %w: dst has %d elements, want %d×%d", op, backend.ErrShape, len(dst), vecs.Rows, c.m.rows)
+	}
+	return c, nil
+}
+
+// blockProducts is BlockProducts, the arguments checked (worker thread).
+func (b *Backend) blockProducts(dst []float64, c *cudaBlock, vecs backend.Matrix) error {
 	n := c.m.rows * vecs.Rows
-	if len(dst) < n {
-		return fmt.Errorf("cuda: %s: %w: dst has %d elements, want %d×%d", op, backend.ErrShape, len(dst), vecs.Rows, c.m.rows)
+	vd, err := b.scratchMatrix(slotB, vecs)
+	if err != nil {
+		return err
 	}
-	if n == 0 {
-		return nil
+	out, err := b.ensure(slotOut64, int64(n)*8)
+	if err != nil {
+		return err
 	}
-	return b.do(func() error {
-		vd, err := b.scratchMatrix(slotB, vecs)
-		if err != nil {
-			return err
-		}
-		out, err := b.ensure(slotOut64, int64(n)*8)
-		if err != nil {
-			return err
-		}
-		if err := b.dictDev(out.ptr, c.m, vd); err != nil {
-			return err
-		}
-		if err := syncDevice(op); err != nil {
-			return err
-		}
-		return b.fromDevice(unsafe.Pointer(&dst[0]), out.ptr, int64(n)*8)
-	})
+	if err := b.dictDev(out.ptr, c.m, vd); err != nil {
+		return err
+	}
+	if err := syncDevice("DictProducts"); err != nil {
+		return err
+	}
+	return b.fromDevice(unsafe.Pointer(&dst[0]), out.ptr, int64(n)*8)
 }
 
 // BlockSqNorms writes the squared norms of the block's rows; only they come

@@ -102,6 +102,30 @@ func (e *Engine) BlockProducts(dst []float64, blk *Block, vecs backend.Matrix) e
 	return e.be.DictProducts(dst, blk.m, vecs)
 }
 
+// BlockProductsSets writes dst[s][j*blk.Rows()+i] = ⟨blk_i, v_j⟩ for every
+// row v_j of sets[s], each set's products those of BlockProducts(dst[s],
+// blk, sets[s]) bit for bit, in one call where the backend can
+// (backend.BlockSetProducts; a host block: DictProductsSets).
+func (e *Engine) BlockProductsSets(dst [][]float64, blk *Block, sets []backend.Matrix) error {
+	switch bs, ok := e.be.(backend.BlockSetProducts); {
+	case blk == nil:
+		return fmt.Errorf("DictProducts: %w: block is nil", backend.ErrPrepared)
+	case blk.h == nil:
+		return e.DictProductsSets(dst, blk.m, sets)
+	case ok:
+		return bs.BlockProductsSets(dst, blk.h, sets)
+	}
+	if len(dst) != len(sets) {
+		return fmt.Errorf("DictProducts: %w: %d destinations for %d sets", backend.ErrShape, len(dst), len(sets))
+	}
+	for s, v := range sets {
+		if err := e.BlockProducts(dst[s], blk, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // BlockSqNorms writes ‖blk_i‖² into dst[:blk.Rows()]; see
 // backend.Backend.SqNorms.
 func (e *Engine) BlockSqNorms(dst []float32, blk *Block) error {

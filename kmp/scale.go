@@ -281,6 +281,7 @@ type streamer struct {
 	host     backend.Matrix // constant and custom atoms of a resident scan
 	vprod    []float64      // products with resident vectors (scanRows)
 	prods    [][]float64    // a block's products per set of vectors (scanResidentSets)
+	parts    [][]float64    // a run's products per set of vectors (scanResidentSets)
 	vhost    []float64      // resident vectors brought down for host atoms
 	one1     *engine.Block  // a single gathered atom (deviceFit.load)
 }
@@ -505,28 +506,37 @@ func (st *streamer) scanResidentSets(dc *dictionary, cand []int, sets []backend.
 					return err
 				}
 			}
-			for s := range prods {
-				k := rows(s)
-				st.part = grow(st.part, k*nr)
-				part := st.part[:k*nr]
-				var err error
-				switch {
-				case k == 0:
-				case vr != nil && blk != nil:
+			// Each set's products of the run: a resident block takes every
+			// set's in one call (the same products as one call a set).
+			for len(st.parts) < len(prods) {
+				st.parts = append(st.parts, nil)
+			}
+			parts := st.parts[:len(prods)]
+			for s := range parts {
+				parts[s] = grow(parts[s], rows(s)*nr)
+			}
+			var err error
+			if blk != nil && vr == nil && len(sets) > 0 {
+				err = e.BlockProductsSets(parts, blk, sets)
+			}
+			for s := range parts {
+				switch part := parts[s]; {
+				case err != nil || rows(s) == 0 || (blk != nil && vr == nil):
+				case blk != nil:
 					err = st.vecProducts(part, nr, func(dst []float64) error {
 						return e.BlockVectorProducts(dst, blk, vr.v, vr.r0, vr.r1)
 					})
 				case vr != nil:
 					err = st.vecProducts(part, nr, func(dst []float64) error { return st.hostVecProducts(dst, hm, vr) })
-				case blk != nil:
-					err = e.BlockProducts(part, blk, sets[s])
 				default:
 					err = e.DictProducts(part, hm, sets[s])
 				}
-				if err != nil {
-					return fmt.Errorf("kmp: dictionary products on a kernel block: %w", err)
-				}
-				for j := range k {
+			}
+			if err != nil {
+				return fmt.Errorf("kmp: dictionary products on a kernel block: %w", err)
+			}
+			for s, part := range parts {
+				for j := range rows(s) {
 					copy(prods[s][j*nb+r:j*nb+end], part[j*nr:(j+1)*nr])
 				}
 			}
