@@ -7,6 +7,7 @@ import (
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/internal/par"
 )
 
 // Model is a trained kernel matching pursuit machine: one or more outputs
@@ -170,7 +171,6 @@ func (m *Model) DecisionAll(e *engine.Engine, x backend.Matrix) ([][]float64, er
 		}
 		groups[k] = append(groups[k], s)
 	}
-	be := e
 	for _, k := range order {
 		idx := groups[k]
 		sv := backend.NewMatrix(len(idx), m.Support.Cols)
@@ -178,6 +178,14 @@ func (m *Model) DecisionAll(e *engine.Engine, x backend.Matrix) ([][]float64, er
 			copy(sv.Row(r), m.Support.Row(s))
 		}
 		buf := make([]float32, min(predictBlock, x.Rows)*len(idx)) // kernel block, reused
+		// Each output's coefficients of the group, contiguous.
+		coef := make([][]float64, len(m.Outputs))
+		for o, op := range m.Outputs {
+			coef[o] = make([]float64, len(idx))
+			for j, s := range idx {
+				coef[o][j] = op.Coef[s]
+			}
+		}
 		for r0 := 0; r0 < x.Rows; r0 += predictBlock {
 			r1 := min(r0+predictBlock, x.Rows)
 			blk := xs.Slice(r0, r1, 0, xs.Cols)
@@ -191,20 +199,28 @@ func (m *Model) DecisionAll(e *engine.Engine, x backend.Matrix) ([][]float64, er
 						kb.Set(i, j, float32(m.Custom.Func(blk.Row(i), sv.Row(j))))
 					}
 				}
-			} else if err := be.KernelBlock(kb, m.Kernels[k], blk, nil, sv, nil); err != nil {
+			} else if err := e.KernelBlock(kb, m.Kernels[k], blk, nil, sv, nil); err != nil {
 				return nil, fmt.Errorf("kmp: decision: kernel block: %w", err)
 			}
-			for o, op := range m.Outputs {
-				dst := out[o][r0:r1]
-				for i := range kb.Rows {
-					row := kb.Row(i)
-					var acc float64
-					for j, s := range idx {
-						acc += op.Coef[s] * float64(row[j])
-					}
-					dst[i] += acc
-				}
+			// The rows' sums over the group, split over threads above 64K
+			// multiply-adds (each sum in the same order on any split).
+			threads := 1
+			if kb.Rows*kb.Cols*len(coef) >= 1<<16 {
+				threads = e.Threads()
 			}
+			par.For(kb.Rows, threads, func(lo, hi int) {
+				for o, c := range coef {
+					dst := out[o][r0:r1]
+					for i := lo; i < hi; i++ {
+						row := kb.Row(i)[:len(c)]
+						var acc float64
+						for j, cj := range c {
+							acc += cj * float64(row[j])
+						}
+						dst[i] += acc
+					}
+				}
+			})
 		}
 	}
 	return out, nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -186,6 +187,24 @@ func TestOneVsRest(t *testing.T) {
 	sz := m.Size()
 	if sz.SupportVectors > 45 || len(sz.PerOutput) != 3 || sz.PerOutput[0] > 15 {
 		t.Fatalf("size %+v", sz)
+	}
+	// On 2,000 rows the sums are split over threads: the same decisions
+	// bit for bit as on one thread.
+	big, _ := blobs(2000, 3)
+	var decs [2][][]float64
+	for i, th := range []int{1, 4} {
+		eth, err := engine.New(engine.WithBackend("go"), engine.WithThreads(th))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if decs[i], err = m.DecisionAll(eth, big); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for o := range decs[0] {
+		if !slices.Equal(decs[0][o], decs[1][o]) {
+			t.Fatalf("output %d: decisions on 4 threads differ from those on 1", o)
+		}
 	}
 	// Binary labels through TrainOneVsRest give two outputs.
 	by := make([]float64, len(y))
