@@ -194,21 +194,15 @@ func TestStreamedResidentMatchesHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const l, d = 600, 4
-	rng := rand.New(rand.NewPCG(10, 11))
-	x := uniformPoints(rng, l, d)
+	const l = 600
+	tr, f := waveProblem(t, e, 10, l, 4)
 	y := make([]float64, l)
-	for i := range l {
+	for i, v := range f {
 		y[i] = 1
-		if math.Sin(3*float64(x.At(i, 0)))+float64(x.At(i, 1)*x.At(i, 2))+0.1*rng.NormFloat64() < 0 {
+		if v < 0 {
 			y[i] = -1
 		}
 	}
-	norms, err := e.SqNorms(x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := trainSet{x: x, norms: norms}
 	for _, c := range []struct {
 		v    Variant
 		loss Loss
@@ -384,18 +378,8 @@ func TestKeptDictionaryGatheredOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const l, d = 400, 3
-	rng := rand.New(rand.NewPCG(14, 15))
-	x := uniformPoints(rng, l, d)
-	y := make([]float64, l)
-	for i := range l {
-		y[i] = math.Sin(3*float64(x.At(i, 0))) + float64(x.At(i, 1)*x.At(i, 2)) + 0.1*rng.NormFloat64()
-	}
-	norms, err := e.SqNorms(x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := trainSet{x: x, norms: norms}
+	const l = 400
+	tr, y := waveProblem(t, e, 14, l, 3)
 	for _, v := range []Variant{PreFit, BackFit, Basic} {
 		cfg := Config{Variant: v, Kernels: []backend.Kernel{backend.NewRBF(2)}, Bias: true, N: 12}
 		if err := cfg.resolve(); err != nil {
@@ -442,4 +426,21 @@ func TestKeptDictionaryGatheredOnce(t *testing.T) {
 			t.Errorf("%s: blocks of 100 atoms were gathered %d times in %d steps, want at least 4 a step", v, again, len(kept.atoms))
 		}
 	}
+}
+
+// waveProblem returns l points drawn uniformly from [−1, 1]^d (seed seed)
+// with their squared norms, and the noisy target sin(3x₀) + x₁x₂ + 0.1ε.
+func waveProblem(t *testing.T, e *engine.Engine, seed uint64, l, d int) (trainSet, []float64) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	x := uniformPoints(rng, l, d)
+	f := make([]float64, l)
+	for i := range l {
+		f[i] = math.Sin(3*float64(x.At(i, 0))) + float64(x.At(i, 1)*x.At(i, 2)) + 0.1*rng.NormFloat64()
+	}
+	norms, err := e.SqNorms(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return trainSet{x: x, norms: norms}, f
 }
