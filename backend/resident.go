@@ -38,6 +38,12 @@ type ResidentBlock interface {
 	ReadBlock(dst Matrix, blk Block, r0 int) error
 }
 
+// DeviceMemory is the optional capability of a backend with memory of its
+// own (a GPU) to say how much of it is free: plans keep there what fits.
+type DeviceMemory interface {
+	MemoryInfo() (free, total int64, err error)
+}
+
 // BlockSetProducts is the optional capability of a ResidentBlock backend
 // that takes a block's products with several sets of vectors in one call
 // (one-vs-rest KMP's outputs over a dictionary kept on the device). Each

@@ -295,5 +295,19 @@ func (b *Backend) Close() error {
 // Name returns "cuda".
 func (b *Backend) Name() string { return "cuda" }
 
+var _ backend.DeviceMemory = (*Backend)(nil)
+
+// MemoryInfo returns the device's free and total memory in bytes.
+func (b *Backend) MemoryInfo() (free, total int64, err error) {
+	err = b.do(func() error {
+		var e error
+		if free, total, e = cu.MemInfo(); e != nil {
+			return fmt.Errorf("cuda: memory info: %w", e)
+		}
+		return nil
+	})
+	return free, total, err
+}
+
 // Device describes the GPU the backend runs on.
 func (b *Backend) Device() string { return b.info.String() }

@@ -114,6 +114,9 @@ func TestLargerShapes(t *testing.T) {
 // unusable handles.
 func TestResidentBlock(t *testing.T) {
 	be := open(t)
+	if free, total, err := be.MemoryInfo(); err != nil || free <= 0 || free > total {
+		t.Errorf("MemoryInfo: %d bytes free of %d, %v", free, total, err)
+	}
 	ref := backend.NewGo(0)
 	rng := rand.New(rand.NewPCG(8, 8))
 	const l, d, s = 1000, 37, 59

@@ -51,6 +51,17 @@ func (e *Engine) ResidentBlocks() bool {
 	return ok
 }
 
+// DeviceFree returns the bytes free in the backend's own memory
+// (backend.DeviceMemory), and false when it has none or cannot tell.
+func (e *Engine) DeviceFree() (int64, bool) {
+	if dm, ok := e.be.(backend.DeviceMemory); ok {
+		if free, _, err := dm.MemoryInfo(); err == nil {
+			return free, true
+		}
+	}
+	return 0, false
+}
+
 // GatherBlock computes K(a_{idx[r]}, b_j) for the prepared b into a block of
 // len(idx)×b rows, reusing reuse (which may be nil, and is released when
 // its shape does not fit) and returning the block that holds the result.

@@ -220,3 +220,13 @@ func TestSMOScansOnTheHost(t *testing.T) {
 		}
 	}
 }
+
+// TestDeviceFreeOnTheCPU: a CPU backend has no memory of its own to report
+// (backend.DeviceMemory), so plans use their defaults.
+func TestDeviceFreeOnTheCPU(t *testing.T) {
+	for _, e := range cpuEngines(t) {
+		if free, ok := e.DeviceFree(); ok {
+			t.Errorf("%s: DeviceFree reports %d bytes", e.BackendName(), free)
+		}
+	}
+}

@@ -24,9 +24,9 @@
 // PlanTraining says which mode runs. On a device that keeps kernel blocks
 // (CUDA) the deterministic search computes the dictionary where the blocks
 // are kept rather than send a host copy over the bus every step
-// (Plan.Resident): up to 1 GiB it is one block, computed once and kept on
-// the device, and a larger one is recomputed there block by block every
-// step. Several outputs (one-vs-rest) on an in-memory or device
+// (Plan.Resident): within half the device's free memory it is one block,
+// computed once and kept there, and a larger one is recomputed there block
+// by block every step. Several outputs (one-vs-rest) on an in-memory or device
 // dictionary train in lock-step, one pass per step for all
 // of them (lockstep.go), and each chooses exactly what it chooses alone.
 // Full-search pre-fitting puts the residual into the pass only every few

@@ -78,12 +78,18 @@ func (p Plan) String() string {
 const maxStreamBlock = 1024
 
 // residentBlockBytes bounds a resident streamed kernel block (Block atoms
-// at all l points) in device memory, and residentDictBytes a whole
-// dictionary kept on the device as one block.
-const (
-	residentBlockBytes = 256 << 20
-	residentDictBytes  = 1 << 30
-)
+// at all l points) in device memory.
+const residentBlockBytes = 256 << 20
+
+// keptDictBytes bounds a whole dictionary kept on the device as one block:
+// half the device's free memory (the rest is for X, the fitters' vectors
+// and other processes), or 1 GiB when the backend cannot tell.
+func keptDictBytes(e *engine.Engine) int64 {
+	if free, ok := e.DeviceFree(); ok {
+		return free / 2
+	}
+	return 1 << 30
+}
 
 // PlanTraining tells which dictionary mode Train will use for l training
 // points (after any ValFrac split) under the engine's memory budget, or why
@@ -158,11 +164,11 @@ func planMode(e *engine.Engine, cfg *Config, m, l int, noMemory bool) (Plan, err
 	p.Block = max(want, 1)
 	if p.Mode == Streamed && p.Resident {
 		// A resident block spans all l points: bound its device memory. A
-		// dictionary within residentDictBytes is one block, gathered once
-		// and kept (scanResidentSets): each later pass only takes its
-		// products.
+		// dictionary within half the device's free memory is one block,
+		// gathered once and kept (scanResidentSets): each later pass only
+		// takes its products.
 		p.Block = max(1, min(p.Block, residentBlockBytes/(4*max(l, 1))))
-		if p.DictBytes <= residentDictBytes {
+		if p.DictBytes <= keptDictBytes(e) {
 			p.Block = m
 		}
 	}
