@@ -1,5 +1,7 @@
 package backend
 
+import "errors"
+
 // Block is a kernel block K(a[idx], b) that a backend keeps where it
 // computed it (device memory on a GPU), so that the products of its rows
 // with a few vectors are taken there and only the products cross the bus:
@@ -40,9 +42,15 @@ type ResidentBlock interface {
 
 // DeviceMemory is the optional capability of a backend with memory of its
 // own (a GPU) to say how much of it is free: plans keep there what fits.
+// An allocation there that fails for want of memory wraps
+// ErrDeviceMemory.
 type DeviceMemory interface {
 	MemoryInfo() (free, total int64, err error)
 }
+
+// ErrDeviceMemory is wrapped by errors of allocations that a backend's own
+// memory could not hold.
+var ErrDeviceMemory = errors.New("out of device memory")
 
 // BlockSetProducts is the optional capability of a ResidentBlock backend
 // that takes a block's products with several sets of vectors in one call

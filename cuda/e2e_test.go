@@ -3,14 +3,17 @@
 package cuda_test
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit/cuda"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/kmp"
 	"github.com/pursuit-ml/pursuit/svm"
@@ -172,6 +175,46 @@ func TestDeterministicKMPOnDevice(t *testing.T) {
 			t.Logf("step %d: near tie (%d vs %d); stopping the comparison", i, gc[i].Support, wc[i].Support)
 			return
 		}
+	}
+}
+
+// TestKeptDictionaryOutOfMemory: where the dictionary the plan keeps on the
+// device cannot be allocated after all (memory taken by others since the
+// plan), the allocation error wraps backend.ErrDeviceMemory and training
+// halves the blocks until they fit, choosing what it chooses otherwise. It
+// needs the emulated driver's FAKECUDA_MAX_ALLOC and skips on a real device.
+func TestKeptDictionaryOutOfMemory(t *testing.T) {
+	be, err := cuda.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = be.Close() })
+	if !strings.Contains(be.Device(), "emulator") {
+		t.Skipf("needs the emulated driver's allocation limit; device %s", be.Device())
+	}
+	const l, d, steps = 2000, 4, 12
+	x, y := skmpData(l, d, 6)
+	cfg := kmp.Config{Variant: kmp.PreFit, Kernels: []backend.Kernel{{Kind: backend.RBF, Gamma: 1}}, N: steps, Seed: 1}
+	want, err := kmp.Train(newEngine(t, "cuda"), x, y, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 5 MB: the kept block (2,000 × 2,000, 16 MB) and halves of 8 MB fail,
+	// quarters of 4 MB fit.
+	t.Setenv("FAKECUDA_MAX_ALLOC", "5000000")
+	if _, err := be.NewBlock(l, l); !errors.Is(err, backend.ErrDeviceMemory) {
+		t.Fatalf("a 16 MB block under a 5 MB limit: %v, want an error wrapping ErrDeviceMemory", err)
+	}
+	e := newEngine(t, "cuda")
+	if p, err := kmp.PlanTraining(e, l, cfg); err != nil || p.Block < p.Atoms {
+		t.Fatalf("plan %v (%v): the dictionary is not kept", p, err)
+	}
+	got, err := kmp.Train(e, x, y, cfg)
+	if err != nil {
+		t.Fatalf("training where the kept block does not fit: %v", err)
+	}
+	if !slices.Equal(got.SupportIndex, want.SupportIndex) {
+		t.Errorf("support %v in halved blocks, %v kept", got.SupportIndex, want.SupportIndex)
 	}
 }
 

@@ -3,6 +3,7 @@
 package cuda
 
 import (
+	"errors"
 	"fmt"
 	"unsafe"
 
@@ -75,6 +76,9 @@ func (b *Backend) alloc(bytes int64, what string) (devMem, error) {
 	}
 	p, err := cu.MemAlloc(bytes)
 	if err != nil {
+		if errors.Is(err, cu.OutOfMemory) {
+			err = fmt.Errorf("%w: %w", backend.ErrDeviceMemory, err)
+		}
 		free, total, _ := cu.MemInfo()
 		return devMem{}, fmt.Errorf("cuda: allocating %.1f MiB for %s on %s (%.1f of %.1f MiB free): %w",
 			float64(bytes)/(1<<20), what, b.info.name, float64(free)/(1<<20), float64(total)/(1<<20), err)

@@ -361,11 +361,11 @@ func uniformPoints(rng *rand.Rand, l, d int) backend.Matrix {
 }
 
 // TestKeptDictionaryGatheredOnce: a resident full search whose dictionary
-// is one block (a GPU's plan when it fits residentDictBytes; forced here on
-// the pure-Go backend, which keeps the block in host memory) gathers that
-// block once and takes every later pass's products from it, choosing the
-// atoms and coefficients of the host stream; with several blocks every
-// pass gathers each of them again.
+// is one block (a GPU's plan when it fits keptDictBytes; forced here on the
+// pure-Go backend, which keeps the block in host memory) gathers that block
+// once and takes every later pass's products from it, choosing the atoms
+// and coefficients of the host stream; with several blocks every pass
+// gathers each of them again, and blocks that do not fit are halved.
 func TestKeptDictionaryGatheredOnce(t *testing.T) {
 	// 512 KB: the dictionary (401 functions × 400 points, 642 KB) streams;
 	// the fits then run on an engine with room for the one-block plan's
@@ -378,6 +378,11 @@ func TestKeptDictionaryGatheredOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// 300 KB holds a block of 100 atoms (160 KB) but not of 200 (320 KB).
+	tight, err := engine.New(engine.WithBackend("go"), engine.WithMemoryBudget(300<<10))
+	if err != nil {
+		t.Fatal(err)
+	}
 	const l = 400
 	tr, y := waveProblem(t, e, 14, l, 3)
 	for _, v := range []Variant{PreFit, BackFit, Basic} {
@@ -386,7 +391,7 @@ func TestKeptDictionaryGatheredOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		atoms := dictAtoms(&cfg, chooseCandidates(l, 0, 1))
-		fit := func(resident bool, block int) (*result, int) {
+		fit := func(e *engine.Engine, resident bool, block int) (*result, *streamer) {
 			dc := newTestDictionary(t, small, &cfg, atoms, tr, Streamed, false)
 			defer dc.release(e)
 			st := dc.stream
@@ -404,10 +409,11 @@ func TestKeptDictionaryGatheredOnce(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return res, st.gathered
+			return res, st
 		}
-		host, _ := fit(false, 0)
-		kept, gathered := fit(true, len(atoms))
+		host, _ := fit(e, false, 0)
+		kept, st := fit(e, true, len(atoms))
+		gathered := st.gathered
 		if !slices.Equal(kept.atoms, host.atoms) || len(kept.atoms) < 10 {
 			t.Fatalf("%s: atoms %v from the kept block, %v on the host", v, kept.atoms, host.atoms)
 		}
@@ -421,9 +427,15 @@ func TestKeptDictionaryGatheredOnce(t *testing.T) {
 		}
 		// In blocks of 100 atoms the 400 kernel atoms are gathered as 4
 		// blocks at every pass.
-		_, again := fit(true, 100)
-		if again < 4*len(kept.atoms) {
-			t.Errorf("%s: blocks of 100 atoms were gathered %d times in %d steps, want at least 4 a step", v, again, len(kept.atoms))
+		if _, st := fit(e, true, 100); st.gathered < 4*len(kept.atoms) {
+			t.Errorf("%s: blocks of 100 atoms were gathered %d times in %d steps, want at least 4 a step", v, st.gathered, len(kept.atoms))
+		}
+		// Where the one block does not fit (a device whose memory went to
+		// others since the plan), the blocks are halved until they do, and
+		// the fit is the same.
+		halved, st := fit(tight, true, len(atoms))
+		if !slices.Equal(halved.atoms, host.atoms) || st.plan.Block != 100 {
+			t.Errorf("%s: atoms %v in blocks of %d where the one block does not fit, %v on the host", v, halved.atoms, st.plan.Block, host.atoms)
 		}
 	}
 }

@@ -496,6 +496,14 @@ func (st *streamer) scanResidentSets(dc *dictionary, cand []int, sets []backend.
 					st.blkAtoms = st.blkAtoms[:0]
 					var err error
 					st.blk, err = e.GatherBlock(st.blk, st.cfg.Kernels[a.kernel], st.tr.x, st.tr.norms, centres, st.tr.prep)
+					if err != nil && b0 == 0 && st.plan.Mode == Streamed && st.plan.Block > 1 &&
+						(errors.Is(err, backend.ErrDeviceMemory) || errors.Is(err, engine.ErrBudget)) {
+						// The blocks do not fit after all (the device's memory
+						// went to others since the plan): halve them, and
+						// recompute them every pass as a larger dictionary's.
+						st.plan.Block /= 2
+						return st.scanResidentSets(dc, cand, sets, vr, norms, each)
+					}
 					if err != nil {
 						return fmt.Errorf("kmp: kernel %s block of %d functions at %d points: %w", st.cfg.Kernels[a.kernel], nr, l, err)
 					}

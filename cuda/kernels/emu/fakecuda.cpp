@@ -16,7 +16,9 @@
 // CUDA_ERROR_NOT_SUPPORTED. As a memory checker it poisons new allocations
 // with 0xFF bytes (NaN as float), surrounds each with guard bytes checked
 // after every launch and free, and rejects copies and kernel pointer
-// arguments outside the allocations.
+// arguments outside the allocations. FAKECUDA_MAX_ALLOC=N (bytes) makes any
+// larger allocation fail as out of memory, for tests of what the Go side
+// does then.
 //
 // What this does NOT test: the PTX itself (nvcc's code generation, the JIT),
 // real concurrency (warps, the memory model), performance.
@@ -27,6 +29,7 @@
 #include "../kernels.cu"
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -205,6 +208,9 @@ CUresult CUDAAPI cuMemAlloc(CUdeviceptr *p, size_t bytes)
 	std::lock_guard<std::recursive_mutex> lock(mu);
 	if (bytes == 0) {
 		return CUDA_ERROR_INVALID_VALUE;
+	}
+	if (const char *most = std::getenv("FAKECUDA_MAX_ALLOC"); most && bytes > std::strtoull(most, nullptr, 10)) {
+		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	const size_t total = (bytes + kGuard + 255) / 256 * 256;
 	char *b = (char *)std::aligned_alloc(256, total);
