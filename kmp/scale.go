@@ -229,7 +229,11 @@ func newDictionary(e *engine.Engine, cfg *Config, dc *dictionary) (*dictionary, 
 		}
 		st.resident = st.tr.prep.Backed()
 	}
-	st.buf = make([]float32, plan.Block*st.chunk)
+	if !st.resident {
+		// The host's chunk of a block (a resident block lives on the
+		// device: for a kept dictionary of 90,000 atoms this would be 92 MB).
+		st.buf = make([]float32, plan.Block*st.chunk)
+	}
 	st.idx = make([]int, plan.Block)
 	dc.stream = st
 	if plan.Mode == Streamed {
