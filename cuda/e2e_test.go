@@ -192,18 +192,18 @@ func TestKeptDictionaryOutOfMemory(t *testing.T) {
 	if !strings.Contains(be.Device(), "emulator") {
 		t.Skipf("needs the emulated driver's allocation limit; device %s", be.Device())
 	}
-	const l, d, steps = 2000, 4, 12
+	const l, d, steps = 1000, 4, 12
 	x, y := skmpData(l, d, 6)
 	cfg := kmp.Config{Variant: kmp.PreFit, Kernels: []backend.Kernel{{Kind: backend.RBF, Gamma: 1}}, N: steps, Seed: 1}
 	want, err := kmp.Train(newEngine(t, "cuda"), x, y, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 5 MB: the kept block (2,000 × 2,000, 16 MB) and halves of 8 MB fail,
-	// quarters of 4 MB fit.
-	t.Setenv("FAKECUDA_MAX_ALLOC", "5000000")
+	// 1.5 MB: the kept block (1,000 × 1,000, 4 MB) and halves of 2 MB fail,
+	// quarters of 1 MB fit.
+	t.Setenv("FAKECUDA_MAX_ALLOC", "1500000")
 	if _, err := be.NewBlock(l, l); !errors.Is(err, backend.ErrDeviceMemory) {
-		t.Fatalf("a 16 MB block under a 5 MB limit: %v, want an error wrapping ErrDeviceMemory", err)
+		t.Fatalf("a 4 MB block under a 1.5 MB limit: %v, want an error wrapping ErrDeviceMemory", err)
 	}
 	e := newEngine(t, "cuda")
 	if p, err := kmp.PlanTraining(e, l, cfg); err != nil || p.Block < p.Atoms {
