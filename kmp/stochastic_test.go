@@ -329,7 +329,7 @@ func TestStochasticBoundedMemory(t *testing.T) {
 			t.Fatalf("%v: %v", v, err)
 		}
 		alloc := after.TotalAlloc - before.TotalAlloc
-		if alloc > l*l*4/2 {
+		if alloc > l*l*4/2 && !raceEnabled { // under -race sync.Pool drops buffers at random (CI: 18.05 MB once, 5.8 MB without)
 			t.Errorf("%v: training allocated %d bytes in all, more than half an l×l float32 matrix (%d)", v, alloc, l*l*4)
 		}
 		curve := m.Outputs[0].Curve
