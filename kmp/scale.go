@@ -352,6 +352,18 @@ func grow(s []float64, n int) []float64 {
 	return s[:n]
 }
 
+// growEach returns (*buf)[:n], slice s grown to size(s) elements.
+func growEach(buf *[][]float64, n int, size func(s int) int) [][]float64 {
+	for len(*buf) < n {
+		*buf = append(*buf, nil)
+	}
+	out := (*buf)[:n]
+	for s := range out {
+		out[s] = grow(out[s], size(s))
+	}
+	return out
+}
+
 // row64 writes atom k of dc at the training points into dst as float64,
 // through *one, the caller's 1×l scratch (made on first use). The fitters
 // of a lock-step resident search call it at once (between passes, while the
@@ -462,10 +474,6 @@ func (st *streamer) scanResidentSets(dc *dictionary, cand []int, sets []backend.
 		}
 		return sets[s].Rows
 	}
-	for len(st.prods) < len(sets) {
-		st.prods = append(st.prods, nil)
-	}
-	prods := st.prods[:len(sets)]
 	for b0 := 0; b0 < n; b0 += st.plan.Block {
 		b1 := min(b0+st.plan.Block, n)
 		nb := b1 - b0
@@ -473,9 +481,7 @@ func (st *streamer) scanResidentSets(dc *dictionary, cand []int, sets []backend.
 		for _, c := range cand[b0:b1] {
 			st.ab = append(st.ab, dc.atoms[c])
 		}
-		for s := range prods {
-			prods[s] = grow(prods[s], rows(s)*nb)
-		}
+		prods := growEach(&st.prods, len(sets), func(s int) int { return rows(s) * nb })
 		st.nrm = grow(st.nrm, nb)
 		nrm := st.nrm[:nb]
 		clear(nrm)
@@ -524,31 +530,22 @@ func (st *streamer) scanResidentSets(dc *dictionary, cand []int, sets []backend.
 					return err
 				}
 			}
-			// Each set's products of the run: a resident block takes every
-			// set's in one call (the same products as one call a set).
-			for len(st.parts) < len(prods) {
-				st.parts = append(st.parts, nil)
-			}
-			parts := st.parts[:len(prods)]
-			for s := range parts {
-				parts[s] = grow(parts[s], rows(s)*nr)
-			}
+			// Every set's products of the run in one call (each set's are
+			// those of a call of its own: backend.SetProducts).
+			parts := growEach(&st.parts, len(sets), func(s int) int { return rows(s) * nr })
 			var err error
-			if blk != nil && vr == nil && len(sets) > 0 {
+			switch {
+			case len(sets) == 0 || vr != nil && vr.r1 == vr.r0:
+			case vr != nil && blk != nil:
+				err = st.vecProducts(parts[0], nr, func(dst []float64) error {
+					return e.BlockVectorProducts(dst, blk, vr.v, vr.r0, vr.r1)
+				})
+			case vr != nil:
+				err = st.vecProducts(parts[0], nr, func(dst []float64) error { return st.hostVecProducts(dst, hm, vr) })
+			case blk != nil:
 				err = e.BlockProductsSets(parts, blk, sets)
-			}
-			for s := range parts {
-				switch part := parts[s]; {
-				case err != nil || rows(s) == 0 || (blk != nil && vr == nil):
-				case blk != nil:
-					err = st.vecProducts(part, nr, func(dst []float64) error {
-						return e.BlockVectorProducts(dst, blk, vr.v, vr.r0, vr.r1)
-					})
-				case vr != nil:
-					err = st.vecProducts(part, nr, func(dst []float64) error { return st.hostVecProducts(dst, hm, vr) })
-				default:
-					err = e.DictProducts(part, hm, sets[s])
-				}
+			default:
+				err = e.DictProductsSets(parts, hm, sets)
 			}
 			if err != nil {
 				return fmt.Errorf("kmp: dictionary products on a kernel block: %w", err)
