@@ -1,0 +1,5 @@
+//go:build !race
+
+package asm
+
+const raceEnabled = false
