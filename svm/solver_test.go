@@ -880,7 +880,11 @@ func TestSignsFollowActivity(t *testing.T) {
 // defaultBatch.
 func TestDefaultBatchIsOneTile(t *testing.T) {
 	x, y := covtypeLike(1500, 3)
-	for _, be := range []string{"go", ""} {
+	engines := []string{"go", ""}
+	if raceEnabled {
+		engines = engines[1:]
+	}
+	for _, be := range engines {
 		e, err := newEngine(be)
 		if err != nil {
 			t.Fatal(err)
@@ -916,7 +920,11 @@ func TestDefaultBatchIsOneTile(t *testing.T) {
 // cache statistics differ.
 func TestModelIndependentOfCacheAndBatch(t *testing.T) {
 	x, y := covtypeLike(1500, 3)
-	for _, be := range []string{"go", ""} {
+	engines := []string{"go", ""}
+	if raceEnabled {
+		engines = engines[1:]
+	}
+	for _, be := range engines {
 		e, err := newEngine(be)
 		if err != nil {
 			t.Fatal(err)
