@@ -336,13 +336,13 @@ var _ backend.BlockSetProducts = (*Backend)(nil)
 // each set's products are those of its own BlockProducts call bit for bit).
 func (b *Backend) BlockProductsSets(dst [][]float64, blk backend.Block, sets []backend.Matrix) error {
 	if len(dst) != len(sets) {
-		return fmt.Errorf("cuda: DictProducts: %w: %d destinations for %d sets", backend.ErrShape, len(dst), len(sets))
+		return fmt.Errorf("cuda: DictProductsSets: %w: %d destinations for %d sets", backend.ErrShape, len(dst), len(sets))
 	}
 	var c *cudaBlock
 	for s, v := range sets {
 		var err error
 		if c, err = b.checkBlockProducts(blk, dst[s], v); err != nil {
-			return fmt.Errorf("set %d: %w", s, err)
+			return fmt.Errorf("cuda: DictProductsSets: set %d: %w", s, err)
 		}
 	}
 	if c == nil {

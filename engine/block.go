@@ -120,18 +120,18 @@ func (e *Engine) BlockProducts(dst []float64, blk *Block, vecs backend.Matrix) e
 func (e *Engine) BlockProductsSets(dst [][]float64, blk *Block, sets []backend.Matrix) error {
 	switch bs, ok := e.be.(backend.BlockSetProducts); {
 	case blk == nil:
-		return fmt.Errorf("DictProducts: %w: block is nil", backend.ErrPrepared)
+		return fmt.Errorf("DictProductsSets: %w: block is nil", backend.ErrPrepared)
 	case blk.h == nil:
 		return e.DictProductsSets(dst, blk.m, sets)
 	case ok:
 		return bs.BlockProductsSets(dst, blk.h, sets)
 	}
 	if len(dst) != len(sets) {
-		return fmt.Errorf("DictProducts: %w: %d destinations for %d sets", backend.ErrShape, len(dst), len(sets))
+		return fmt.Errorf("DictProductsSets: %w: %d destinations for %d sets", backend.ErrShape, len(dst), len(sets))
 	}
 	for s, v := range sets {
 		if err := e.BlockProducts(dst[s], blk, v); err != nil {
-			return err
+			return fmt.Errorf("DictProductsSets: set %d: %w", s, err)
 		}
 	}
 	return nil

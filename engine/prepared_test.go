@@ -119,8 +119,7 @@ func TestTileRows(t *testing.T) {
 	if got, want := e.TileRows(), cpu.Kernels().MR; got != want || got <= 0 {
 		t.Errorf("TileRows = %d, want the micro-kernel's %d rows", got, want)
 	}
-	hidden := &Engine{be: withoutSets{e.be}, scan: hostScans(withoutSets{e.be}), threads: e.threads, budget: e.budget, comm: e.comm}
-	if got := hidden.TileRows(); got != 0 {
+	if got := hidden(e).TileRows(); got != 0 {
 		t.Errorf("a backend without RowTiler: TileRows = %d, want 0", got)
 	}
 }
