@@ -234,14 +234,17 @@ func TestReadLIBSVMModelFuzzRegressions(t *testing.T) {
 		// slice out of range.
 		{"negative nr_sv", "svm_type c_svc\nkernel_type linear\nnr_class 3\ntotal_sv 3\nrho 0 0 0\nlabel 1 2 3\nnr_sv -1 2 2\nSV\n1 1 1:1\n1 1 2:1\n1 1 3:1\n", "class 1 -1 support vectors"},
 		// A huge total_sv was allocated before any support vector was read.
-		{"huge total_sv", "svm_type epsilon_svr\nkernel_type linear\nnr_class 2\ntotal_sv 1000000000000\nrho 0\nSV\n1 1:1\n", "ends after 1 of 1000000000000"},
+		// Now the declared total_sv is checked against the memory limit at
+		// the first feature, and without features against the lines there.
+		{"huge total_sv", "svm_type epsilon_svr\nkernel_type linear\nnr_class 2\ntotal_sv 1000000000000\nrho 0\nSV\n1 1:1\n", "total_sv 1000000000000 needs 3.6 TiB"},
+		{"huge total_sv, no features", "svm_type epsilon_svr\nkernel_type linear\nnr_class 2\ntotal_sv 1000000000000\nrho 0\nSV\n1\n", "ends after 1 of 1000000000000"},
 		// probB without probA was accepted, and lost on writing.
 		{"probB alone", "svm_type c_svc\nkernel_type linear\nnr_class 2\ntotal_sv 1\nrho 0\nlabel 1 -1\nprobB 0\nnr_sv 1 0\nSV\n1 1:1\n", "probA and probB"},
 		// Duplicate class labels made an ambiguous classifier.
 		{"duplicate labels", "svm_type c_svc\nkernel_type linear\nnr_class 2\ntotal_sv 1\nrho 0\nlabel 1 1\nnr_sv 1 0\nSV\n1 1:1\n", "listed twice"},
 		// Large feature indices asked for a dense matrix far bigger than
 		// the file.
-		{"dense budget", "svm_type epsilon_svr\nkernel_type linear\nnr_class 2\ntotal_sv 2\nrho 0\nSV\n1 16777216:1\n1 16777216:1\n", "dense matrix"},
+		{"dense budget", "svm_type epsilon_svr\nkernel_type linear\nnr_class 2\ntotal_sv 2\nrho 0\nSV\n1 16777216:1\n1 16777216:1\n", "dense support vectors"},
 	} {
 		m, err := readLIBSVMModel(bytes.NewReader([]byte(c.text)), fuzzModelBytes)
 		if err == nil {

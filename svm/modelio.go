@@ -4,12 +4,13 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"errors"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit/engine"
 )
 
 // WriteLIBSVM writes the model in LIBSVM's text model format (as
@@ -52,13 +53,17 @@ func (m *Model) WriteLIBSVM(w io.Writer) error {
 		fmt.Fprintf(bw, "nr_sv %s\n", strings.Join(ns, " "))
 	}
 	fmt.Fprintf(bw, "SV\n")
+	last := m.SV.Cols - 1
 	for s := range m.SV.Rows {
 		for _, c := range m.Coef {
 			bw.WriteString(g(c[s]))
 			bw.WriteByte(' ')
 		}
 		for j, v := range m.SV.Row(s) {
-			if v != 0 {
+			// The first support vector names the last feature even when
+			// it is zero, so that the feature count survives the text
+			// format (LIBSVM's readers take an explicit zero as a zero).
+			if v != 0 || s == 0 && j == last {
 				fmt.Fprintf(bw, "%d:%s ", j+1, strconv.FormatFloat(float64(v), 'g', -1, 32))
 			}
 		}
@@ -67,19 +72,46 @@ func (m *Model) WriteLIBSVM(w io.Writer) error {
 	return bw.Flush()
 }
 
-// MaxLIBSVMModelBytes bounds the dense support-vector matrix that
-// ReadLIBSVMModel allocates (8 GiB of float32), so that a small file with
-// huge feature indices or a huge total_sv fails with an error instead of
-// exhausting memory.
+// MaxLIBSVMModelBytes is the default bound on the dense support-vector
+// matrix that ReadLIBSVMModel allocates (8 GiB of float32), so that a small
+// file with huge feature indices or a huge total_sv fails with an error
+// instead of exhausting memory. WithModelMemoryLimit sets another.
 const MaxLIBSVMModelBytes int64 = 8 << 30
+
+// ReadOption changes how ReadLIBSVMModel reads.
+type ReadOption func(*readOptions)
+
+type readOptions struct{ maxBytes int64 }
+
+// WithModelMemoryLimit bounds the dense support-vector matrix the reader
+// allocates to bytes (a caller's memory budget): a model that needs more is
+// refused, naming the support vector and feature index that went over,
+// before the matrix is allocated.
+func WithModelMemoryLimit(bytes int64) ReadOption {
+	return func(o *readOptions) { o.maxBytes = bytes }
+}
+
+// ErrModelTooLarge is wrapped by ReadLIBSVMModel's error for a model whose
+// dense support vectors would exceed the memory limit.
+var ErrModelTooLarge = errors.New("the model's support vectors exceed the memory limit")
+
+// maxClasses bounds nr_class: one-vs-one with more classes would need over
+// 2^31 decision functions.
+const maxClasses = 1 << 16
 
 // ReadLIBSVMModel reads a model in LIBSVM's text format (as svm-train
 // writes it). C-SVC and ε-SVR models with linear, polynomial, RBF or
 // sigmoid kernels are supported; other types give an error naming them.
 // Models whose dense support vectors would take more than
-// MaxLIBSVMModelBytes are refused.
-func ReadLIBSVMModel(r io.Reader) (*Model, error) {
-	return readLIBSVMModel(r, MaxLIBSVMModelBytes)
+// MaxLIBSVMModelBytes (or WithModelMemoryLimit's bound) are refused. Every
+// count the file declares is checked against what it holds before memory
+// is allocated for it, and parsing is linear in the file's size.
+func ReadLIBSVMModel(r io.Reader, opts ...ReadOption) (*Model, error) {
+	o := readOptions{maxBytes: MaxLIBSVMModelBytes}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return readLIBSVMModel(r, o.maxBytes)
 }
 
 // readLIBSVMModel is ReadLIBSVMModel with the dense-matrix budget maxBytes.
@@ -92,6 +124,9 @@ func readLIBSVMModel(r io.Reader, maxBytes int64) (*Model, error) {
 	kernelSet := false
 	fail := func(format string, args ...any) (*Model, error) {
 		return nil, fmt.Errorf("svm: LIBSVM model line %d: %s", line, fmt.Sprintf(format, args...))
+	}
+	tooLarge := func(format string, args ...any) (*Model, error) {
+		return nil, fmt.Errorf("svm: LIBSVM model line %d: %s: %w", line, fmt.Sprintf(format, args...), ErrModelTooLarge)
 	}
 	floats := func(f []string) ([]float64, error) {
 		out := make([]float64, len(f))
@@ -173,7 +208,9 @@ func readLIBSVMModel(r io.Reader, maxBytes int64) (*Model, error) {
 			}
 		case "nr_class":
 			if err = need(1); err == nil {
-				nrClass, err = strconv.Atoi(args[0])
+				if nrClass, err = strconv.Atoi(args[0]); err == nil && (nrClass > maxClasses || nrClass < 0) {
+					err = fmt.Errorf("%d classes is out of range (0 to %d)", nrClass, maxClasses)
+				}
 			}
 		case "total_sv":
 			if err = need(1); err == nil {
@@ -182,12 +219,18 @@ func readLIBSVMModel(r io.Reader, maxBytes int64) (*Model, error) {
 		case "rho":
 			m.Rho, err = floats(args)
 		case "label":
-			if m.Labels, err = floats(args); err == nil {
-				for i, l := range m.Labels {
-					if slices.Contains(m.Labels[:i], l) {
+			if nrClass >= 0 && len(args) != nrClass {
+				err = fmt.Errorf("%d labels for nr_class %d", len(args), nrClass)
+			} else if len(args) > maxClasses {
+				err = fmt.Errorf("%d labels, more than the %d classes a model may have", len(args), maxClasses)
+			} else if m.Labels, err = floats(args); err == nil {
+				seen := make(map[float64]bool, len(m.Labels))
+				for _, l := range m.Labels {
+					if seen[l] {
 						err = fmt.Errorf("class label %v is listed twice", l)
 						break
 					}
+					seen[l] = true
 				}
 			}
 		case "probA":
@@ -283,14 +326,16 @@ func readLIBSVMModel(r io.Reader, maxBytes int64) (*Model, error) {
 				return fail("support vector %d: feature index %d is too large for a dense matrix", s+1, j)
 			}
 			svs[s] = append(svs[s], entry{j - 1, float32(v)})
-			dim = max(dim, j)
-			if int64(s+1)*int64(dim)*4 > maxBytes {
-				return fail("support vector %d: %d support vectors with %d features take more than %d bytes as a dense matrix", s+1, totalSV, dim, maxBytes)
+			if j > dim {
+				dim = j
+				// total_sv is declared: the matrix it asks for is
+				// checked before the rest of the file is read.
+				if int64(totalSV) > maxBytes/4/int64(dim) {
+					return tooLarge("support vector %d: feature index %d with total_sv %d needs %s for the dense support vectors, over the %s limit",
+						s+1, j, totalSV, engine.FormatBytes(int64(min(float64(totalSV)*float64(dim)*4, 1<<62))), engine.FormatBytes(maxBytes))
+				}
 			}
 		}
-	}
-	if int64(totalSV)*int64(dim)*4 > maxBytes {
-		return fail("%d support vectors with %d features take more than %d bytes as a dense matrix", totalSV, dim, maxBytes)
 	}
 	m.SV = backend.NewMatrix(totalSV, dim)
 	for s, es := range svs {
