@@ -2,9 +2,9 @@ package svm
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
-	"errors"
 	"math"
 	"strconv"
 	"strings"
