@@ -107,7 +107,7 @@ func LoadKFDA(r io.Reader) (*KFDA, error) {
 	if err != nil {
 		return nil, fmt.Errorf("greedy: load: %w", err)
 	}
-	if fm.Rows < 1 || fm.Cols < 1 || len(fm.Centres) != fm.Rows*fm.Cols || fm.Rows > len(fm.Centres) {
+	if fm.Rows < 1 || fm.Cols < 1 || !modelfile.FitsShape(fm.Rows, fm.Cols, len(fm.Centres)) {
 		return nil, fmt.Errorf("greedy: load: %d centre values for %d×%d centres", len(fm.Centres), fm.Rows, fm.Cols)
 	}
 	f := &KFDA{

@@ -187,7 +187,7 @@ func fromFile(fm *fileModel, lo *loadOptions) (*Model, error) {
 	if fm.HasCustom {
 		m.Custom = &CustomKernel{Name: fm.CustomKernel, Func: lo.custom[fm.CustomKernel]}
 	}
-	if fm.Rows < 0 || fm.Cols < 0 || fm.Rows*fm.Cols != len(fm.Support) {
+	if !modelfile.FitsShape(fm.Rows, fm.Cols, len(fm.Support)) {
 		return nil, fmt.Errorf("kmp: load: %d support values for %d×%d support vectors", len(fm.Support), fm.Rows, fm.Cols)
 	}
 	m.Support = backend.Matrix{Rows: fm.Rows, Cols: fm.Cols, Stride: fm.Cols, Data: fm.Support}

@@ -58,3 +58,16 @@ func (k Kernel) Kernel() (backend.Kernel, error) {
 	}
 	return backend.Kernel{}, fmt.Errorf("unknown kernel kind %q", k.Kind)
 }
+
+// FitsShape reports whether n stored values are exactly a rows×cols
+// matrix, with no overflow however large the declared sizes: a file's
+// declared shape is trusted only when its values are there.
+func FitsShape(rows, cols, n int) bool {
+	switch {
+	case rows < 0 || cols < 0 || n < 0:
+		return false
+	case rows == 0 || cols == 0:
+		return n == 0
+	}
+	return n%rows == 0 && n/rows == cols
+}

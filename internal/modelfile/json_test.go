@@ -54,3 +54,21 @@ func TestJSONFrame(t *testing.T) {
 		t.Errorf("a NaN payload: err %v, %d bytes written", err, b.Len())
 	}
 }
+
+func TestFitsShape(t *testing.T) {
+	for _, c := range []struct {
+		rows, cols, n int
+		want          bool
+	}{
+		{2, 3, 6, true}, {0, 0, 0, true}, {0, 5, 0, true}, {3, 0, 0, true},
+		{2, 3, 5, false}, {0, 5, 1, false}, {-1, -6, 6, false},
+		// Products that wrap around int64 to the number of values held.
+		{1 << 32, 1 << 32, 0, false},
+		{3, (math.MaxUint64/3 + 1) / 2, 1, false},
+		{1 << 62, 4, 0, false},
+	} {
+		if got := FitsShape(c.rows, c.cols, c.n); got != c.want {
+			t.Errorf("FitsShape(%d, %d, %d) = %v, want %v", c.rows, c.cols, c.n, got, c.want)
+		}
+	}
+}
