@@ -108,7 +108,7 @@ func LoadKFDA(r io.Reader) (*KFDA, error) {
 		return nil, fmt.Errorf("greedy: load: %w", err)
 	}
 	if fm.Rows < 1 || fm.Cols < 1 || !modelfile.FitsShape(fm.Rows, fm.Cols, len(fm.Centres)) {
-		return nil, fmt.Errorf("greedy: load: %d centre values for %d×%d centres", len(fm.Centres), fm.Rows, fm.Cols)
+		return nil, fmt.Errorf("greedy: load: rows %d × cols %d centres, but the file holds %d centre values", fm.Rows, fm.Cols, len(fm.Centres))
 	}
 	f := &KFDA{
 		Kernel:  kernel,

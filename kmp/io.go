@@ -188,7 +188,7 @@ func fromFile(fm *fileModel, lo *loadOptions) (*Model, error) {
 		m.Custom = &CustomKernel{Name: fm.CustomKernel, Func: lo.custom[fm.CustomKernel]}
 	}
 	if !modelfile.FitsShape(fm.Rows, fm.Cols, len(fm.Support)) {
-		return nil, fmt.Errorf("kmp: load: %d support values for %d×%d support vectors", len(fm.Support), fm.Rows, fm.Cols)
+		return nil, fmt.Errorf("kmp: load: support_rows %d × support_cols %d support vectors, but the file holds %d support values", fm.Rows, fm.Cols, len(fm.Support))
 	}
 	m.Support = backend.Matrix{Rows: fm.Rows, Cols: fm.Cols, Stride: fm.Cols, Data: fm.Support}
 	if m.SupportIndex == nil {

@@ -91,7 +91,7 @@ func (fm *fileModel) model() (*Model, error) {
 		shapeOK = len(fm.XV) == 0
 	}
 	if !shapeOK {
-		return nil, fmt.Errorf("slmc: load: %d expansion-vector values for %d×%d vectors", len(fm.XV), fm.Rows, fm.Cols)
+		return nil, fmt.Errorf("slmc: load: rows %d × cols %d expansion vectors, but the file holds %d values", fm.Rows, fm.Cols, len(fm.XV))
 	}
 	xv := backend.Matrix{Rows: fm.Rows, Cols: fm.Cols, Stride: fm.Cols, Data: fm.XV}
 	if xv.Data == nil {

@@ -157,13 +157,13 @@ func TestLoadBadPayload(t *testing.T) {
 		{"unknown kernel", strings.Replace(good, `"rbf"`, `"laplace"`, 1), "unknown kernel", 1},
 		{"bad gamma", strings.Replace(good, `"gamma":0.5`, `"gamma":-1`, 1), "kernel", 1},
 		{"no method", strings.Replace(good, `"slmc"`, `""`, 1), "no method", 1},
-		{"short xv", strings.Replace(good, `[1,2,3,4]`, `[1,2,3]`, 1), "3 expansion-vector values for 2×2", 1},
-		{"negative rows", strings.Replace(good, `"rows":2`, `"rows":-2`, 1), "for -2×2", 1},
-		{"zero cols", strings.Replace(strings.Replace(good, `"cols":2`, `"cols":0`, 1), `[1,2,3,4]`, `[]`, 1), "for 2×0", 1},
-		{"xv without rows", strings.Replace(strings.Replace(good, `"rows":2`, `"rows":0`, 1), `"beta":[0.5,-0.5]`, `"beta":[]`, 1), "for 0×2", 1},
+		{"short xv", strings.Replace(good, `[1,2,3,4]`, `[1,2,3]`, 1), "rows 2 × cols 2 expansion vectors, but the file holds 3 values", 1},
+		{"negative rows", strings.Replace(good, `"rows":2`, `"rows":-2`, 1), "rows -2 × cols 2", 1},
+		{"zero cols", strings.Replace(strings.Replace(good, `"cols":2`, `"cols":0`, 1), `[1,2,3,4]`, `[]`, 1), "rows 2 × cols 0", 1},
+		{"xv without rows", strings.Replace(strings.Replace(good, `"rows":2`, `"rows":0`, 1), `"beta":[0.5,-0.5]`, `"beta":[]`, 1), "rows 0 × cols 2", 1},
 		{"beta length", strings.Replace(good, `[0.5,-0.5]`, `[0.5]`, 1), "1 coefficients for 2", 1},
 		{"float32 overflow", strings.Replace(good, `[1,2,3,4]`, `[1,2,3,1e300]`, 1), "decoding", 1},
-		{"huge rows", strings.Replace(good, `"rows":2`, `"rows":9223372036854775807`, 1), "expansion-vector values", 1},
+		{"huge rows", strings.Replace(good, `"rows":2`, `"rows":9223372036854775807`, 1), "rows 9223372036854775807 × cols 2", 1},
 	}
 	for _, c := range cases {
 		got, err := Load(bytes.NewReader(frame(c.version, c.payload)))

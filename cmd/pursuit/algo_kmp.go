@@ -202,7 +202,7 @@ func newKMPFitted(m *kmp.Model, classes []float64) (*kmpFitted, error) {
 	return f, nil
 }
 
-func loadKMP(r io.Reader) (fitted, error) {
+func loadKMP(r io.Reader, _ int64) (fitted, error) {
 	m, err := kmp.Load(r)
 	if err != nil {
 		return nil, err

@@ -69,7 +69,7 @@ func trainMPKFDAOneVsRest(e *engine.Engine, p *trainParams, x backend.Matrix, y,
 	return fs, nil
 }
 
-func loadMPKFDA(r io.Reader) (fitted, error) {
+func loadMPKFDA(r io.Reader, _ int64) (fitted, error) {
 	m, err := greedy.LoadKFDA(r)
 	if err != nil {
 		return nil, err

@@ -139,7 +139,7 @@ func trainSLMCOneVsRest(e *engine.Engine, p *trainParams, x backend.Matrix, y, c
 	return fs, nil
 }
 
-func loadSLMC(r io.Reader) (fitted, error) {
+func loadSLMC(r io.Reader, _ int64) (fitted, error) {
 	m, err := slmc.Load(r)
 	if err != nil {
 		return nil, err

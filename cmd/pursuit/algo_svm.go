@@ -69,8 +69,8 @@ func newSVMFitted(m *svm.Model) (*svmFitted, error) {
 	return &svmFitted{m: m}, nil
 }
 
-func loadSVM(r io.Reader) (fitted, error) {
-	m, err := svm.ReadLIBSVMModel(r)
+func loadSVM(r io.Reader, maxBytes int64) (fitted, error) {
+	m, err := svm.ReadLIBSVMModel(r, svm.WithModelMemoryLimit(maxBytes))
 	if err != nil {
 		return nil, err
 	}

@@ -111,11 +111,11 @@ type trainFunc func(e *engine.Engine, p *trainParams, x backend.Matrix, y []floa
 type algorithm struct {
 	name       string
 	summary    string
-	pkg        string       // the package that provides it, for messages
-	train      trainFunc    // binary or regression; nil when this build does not have it yet
-	trainOVR   trainOVRFunc // one-vs-rest; nil when the algorithm has none
-	load       func(r io.Reader) (fitted, error)
-	regression bool // can fit real-valued targets
+	pkg        string                                            // the package that provides it, for messages
+	train      trainFunc                                         // binary or regression; nil when this build does not have it yet
+	trainOVR   trainOVRFunc                                      // one-vs-rest; nil when the algorithm has none
+	load       func(r io.Reader, maxBytes int64) (fitted, error) // maxBytes bounds the dense vectors a reader allocates beyond the file's own size
+	regression bool                                              // can fit real-valued targets
 	kernels    []string
 	usesBasis  bool // --basis / --val-frac early stopping apply
 	notInDemo  bool // left out of the default demo (see its note)

@@ -10,6 +10,7 @@ type boundCmdOptions struct {
 	labelColumn         int
 	header              bool
 	backend             string
+	memBudget           string
 	jsonOutput          bool
 	boundFlags
 }
@@ -36,6 +37,7 @@ func runBound(ev *env, args []string) error {
 	fs.IntVar(&o.labelColumn, "label-column", 0, "CSV only: 0-based column holding the label")
 	fs.BoolVar(&o.header, "header", false, "CSV only: the first line is a header")
 	fs.StringVar(&o.backend, "backend", "", "backend: go, avx2, cuda or auto")
+	fs.StringVar(&o.memBudget, "mem-budget", "", memBudgetReadUsage)
 	fs.BoolVar(&o.jsonOutput, "json", false, "print the bound as one JSON object")
 	addBoundFlags(fs, &o.boundFlags)
 	if err := parseFlags(ev, c, fs, args); err != nil {
@@ -48,7 +50,13 @@ func runBound(ev *env, args []string) error {
 	case o.data == "":
 		return fmt.Errorf("missing --data FILE (the data the model was trained on)")
 	}
-	m, err := loadModel(o.model)
+	mf := modelFlags{backend: o.backend, memBudget: o.memBudget}
+	e, err := mf.newEngine()
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	m, err := loadModel(e, o.model)
 	if err != nil {
 		return err
 	}
@@ -60,13 +68,7 @@ func runBound(ev *env, args []string) error {
 	if err := df.validate(nil, false); err != nil {
 		return err
 	}
-	mf := modelFlags{backend: o.backend}
-	e, err := mf.newEngine()
-	if err != nil {
-		return err
-	}
-	defer e.Close()
-	ds, err := loadForModel(o.data, &df, m, o.model)
+	ds, err := loadForModel(e, o.data, &df, m, o.model)
 	if err != nil {
 		return err
 	}

@@ -147,7 +147,7 @@ func TestIssue16Small(t *testing.T) {
 		{"patience -1", []string{"train", "--data", train, "--val-frac", "0.25", "--patience", "-1"}, []string{"--patience -1"}, "", nil},
 		{"patience 0 runs every step", []string{"train", "--data", train, "--algo", "kmp", "--gamma", "4", "--val-frac", "0.25", "--patience", "0", "--basis", "30", "--curve", "--quiet", "--model", filepath.Join(dir, "p0.model")}, nil, "",
 			func(t *testing.T, r runResult) {
-				m, err := loadModel(filepath.Join(dir, "p0.model"))
+				m, err := loadModel(testEngine(t), filepath.Join(dir, "p0.model"))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -130,6 +130,10 @@ func parseLabel(s string) (float64, error) {
 	return v, nil
 }
 
+// memBudgetReadUsage is --mem-budget's help for the commands that read a
+// model and data (predict, plot, bound).
+const memBudgetReadUsage = "memory budget, e.g. 512MiB or 8GiB (default 4GiB): the model file, its vectors and the data must fit in it, else the command stops with an error naming the file and the size"
+
 // parseBytes parses sizes such as 4GiB, 512MiB, 1.5GB or a plain byte count.
 func parseBytes(s string) (int64, error) {
 	t := strings.TrimSpace(s)

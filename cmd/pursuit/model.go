@@ -33,9 +33,19 @@ import (
 // format (one per class for one-vs-rest, or one with every output). Version
 // 1 files ("PURSUIT-MODEL 1 <header length> <header CRC-32>\n", the header,
 // then the payloads, each with a CRC-32 in the header) are still read.
+//
+// Version 3 is version 2 with every payload's vectors exactly dim features
+// wide: svm payloads (LIBSVM text, which drops zeros) name the last feature
+// on their first support vector. So the header's dim is checked against
+// every payload of a version 3 file; versions 1 and 2 may have svm payloads
+// narrower than dim (trailing features zero in every support vector), and
+// their other payloads are checked as in version 3.
 const (
 	modelMagic   = "PURSUIT-MODEL\n"
-	modelVersion = 2
+	modelVersion = 3
+	// modelVersion2 is read as well: its svm payloads may be narrower than
+	// dim.
+	modelVersion2 = 2
 	// modelMagicV1 starts a version 1 file.
 	modelMagicV1 = "PURSUIT-MODEL 1 "
 )
@@ -260,29 +270,65 @@ func (c *countWriter) Write(p []byte) (int, error) {
 // errNotModel marks a file that is not a pursuit model at all.
 var errNotModel = errors.New("not a pursuit model file")
 
-// loadModel reads a model file written by save.
-func loadModel(path string) (*cliModel, error) {
+// errModelBudget marks a model that does not fit the memory budget.
+var errModelBudget = engine.ErrBudget
+
+// loadModel reads a model file written by save (or a LIBSVM text model)
+// within e's memory budget, and charges what the model holds to it. A file
+// larger than the budget is refused before it is read, and so is one whose
+// dense vectors would not fit (a LIBSVM model with huge feature indices).
+func loadModel(e *engine.Engine, path string) (*cliModel, error) {
+	limit := max(e.Available(), 0)
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("load model: %w", err)
+	}
+	// The file is held twice while it is decoded (its bytes and the
+	// payload's copy).
+	if need := 2 * st.Size(); need > limit {
+		return nil, fmt.Errorf("load model %s: the file is %s and reading it needs about %s, over the %s that --mem-budget leaves (raise --mem-budget): %w",
+			path, engine.FormatBytes(st.Size()), engine.FormatBytes(need), engine.FormatBytes(limit), errModelBudget)
+	}
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("load model: %w", err)
 	}
-	m, err := parseModel(raw)
+	m, err := parseModel(raw, limit-2*int64(len(raw)))
+	if errors.Is(err, svm.ErrModelTooLarge) {
+		return nil, fmt.Errorf("load model %s: %w (raise --mem-budget): %w", path, err, errModelBudget)
+	}
 	if err != nil {
+		return nil, fmt.Errorf("load model %s: %w", path, err)
+	}
+	if err := e.Hold("the model "+path, m.vectorBytes()); err != nil {
 		return nil, fmt.Errorf("load model %s: %w", path, err)
 	}
 	return m, nil
 }
 
-func parseModel(raw []byte) (*cliModel, error) {
+// vectorBytes is the memory the models' vectors take.
+func (m *cliModel) vectorBytes() int64 {
+	var n int64
+	for _, f := range m.models {
+		b := f.Basis()
+		n += int64(len(b.Data)) * 4
+	}
+	return n
+}
+
+// parseModel reads a model file's bytes; maxBytes bounds the dense vectors
+// a payload may allocate beyond them (a LIBSVM model's support vectors).
+func parseModel(raw []byte, maxBytes int64) (*cliModel, error) {
+	maxBytes = max(maxBytes, 0)
 	if bytes.HasPrefix(raw, []byte("svm_type")) {
-		return libsvmModel(raw)
+		return libsvmModel(raw, maxBytes)
 	}
 	if bytes.HasPrefix(raw, []byte(modelMagicV1)) {
-		return parseModelV1(raw)
+		return parseModelV1(raw, maxBytes)
 	}
-	_, body, err := modelfile.Read(bytes.NewReader(raw), modelMagic, func(v uint32) error {
-		if v != modelVersion {
-			return fmt.Errorf("model file version %d, this pursuit reads versions 1 and %d", v, modelVersion)
+	version, body, err := modelfile.Read(bytes.NewReader(raw), modelMagic, func(v uint32) error {
+		if v != modelVersion && v != modelVersion2 {
+			return fmt.Errorf("model file version %d, this pursuit reads versions 1 to %d", v, modelVersion)
 		}
 		return nil
 	})
@@ -302,7 +348,7 @@ func parseModel(raw []byte) (*cliModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := m.loadPayloads(body[nl+1:], false); err != nil {
+	if err := m.loadPayloads(body[nl+1:], version, maxBytes); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -310,7 +356,7 @@ func parseModel(raw []byte) (*cliModel, error) {
 
 // parseModelV1 reads a version 1 file: a text first line with the header's
 // length and CRC-32, and a CRC-32 per payload in the header.
-func parseModelV1(raw []byte) (*cliModel, error) {
+func parseModelV1(raw []byte, maxBytes int64) (*cliModel, error) {
 	nl := bytes.IndexByte(raw, '\n')
 	var ver, hlen int
 	var hcrc uint32
@@ -329,7 +375,7 @@ func parseModelV1(raw []byte) (*cliModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := m.loadPayloads(rest[hlen+1:], true); err != nil {
+	if err := m.loadPayloads(rest[hlen+1:], 1, maxBytes); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -354,7 +400,7 @@ func parseHeader(hdrBytes []byte) (*cliModel, error) {
 			return nil, fmt.Errorf("the header is not valid: %w", err)
 		}
 		if m.hdr.Scaler.Dim() != m.hdr.Dim {
-			return nil, fmt.Errorf("the header's scaler has %d features, the model %d", m.hdr.Scaler.Dim(), m.hdr.Dim)
+			return nil, fmt.Errorf("the header's dim is %d, but its scaler has %d features", m.hdr.Dim, m.hdr.Scaler.Dim())
 		}
 	}
 	if len(m.hdr.Payloads) == 0 || len(m.hdr.Payloads) > m.hdr.Labels.models() {
@@ -363,24 +409,29 @@ func parseHeader(hdrBytes []byte) (*cliModel, error) {
 	return &m, nil
 }
 
-// loadPayloads reads the models of the file body after the header; v1
-// checks each payload's CRC-32.
-func (m *cliModel) loadPayloads(body []byte, v1 bool) error {
+// loadPayloads reads the models of the file body after the header (of a
+// file of the given version: 1 checks each payload's CRC-32) and checks the
+// header's dim against the width of each.
+func (m *cliModel) loadPayloads(body []byte, version uint32, maxBytes int64) error {
+	v1 := version == 1
 	algo, err := lookupLoader(m.hdr.Algorithm)
 	if err != nil {
 		return err
 	}
 	for k, p := range m.hdr.Payloads {
 		if p.Bytes < 0 || int64(len(body)) < p.Bytes {
-			return fmt.Errorf("the file is truncated (model %d of %d needs %d bytes, %d remain)", k+1, len(m.hdr.Payloads), p.Bytes, len(body))
+			return fmt.Errorf("the file is truncated: the header's payloads[%d].bytes is %d, but %d bytes remain for model %d of %d", k, p.Bytes, len(body), k+1, len(m.hdr.Payloads))
 		}
 		b := body[:p.Bytes]
 		body = body[p.Bytes:]
 		if v1 && crc32.ChecksumIEEE(b) != p.CRC32 {
 			return fmt.Errorf("model %d of %d is corrupted (checksum mismatch)", k+1, len(m.hdr.Payloads))
 		}
-		f, err := algo.load(bytes.NewReader(b))
+		f, err := algo.load(bytes.NewReader(b), maxBytes)
 		if err != nil {
+			return fmt.Errorf("model %d of %d (%s): %w", k+1, len(m.hdr.Payloads), m.hdr.Algorithm, err)
+		}
+		if err := m.checkWidth(f, version); err != nil {
 			return fmt.Errorf("model %d of %d (%s): %w", k+1, len(m.hdr.Payloads), m.hdr.Algorithm, err)
 		}
 		m.models = append(m.models, f)
@@ -391,14 +442,34 @@ func (m *cliModel) loadPayloads(body []byte, v1 bool) error {
 	if outputs, want := outputsOf(m.models), m.hdr.Labels.models(); outputs != want {
 		return fmt.Errorf("the models have %d outputs, the %s task needs %d", outputs, m.hdr.Labels.Task, want)
 	}
+	if n := m.nBasis(); n != m.hdr.NBasis {
+		return fmt.Errorf("the header's n_basis is %d, but the models hold %d basis functions (a damaged or edited file)", m.hdr.NBasis, n)
+	}
 	return nil
+}
+
+// checkWidth checks the header's dim against the feature count of a
+// payload's vectors: equal, except that an svm payload of a version 1 or 2
+// file may be narrower (LIBSVM text drops the zeros, and those versions did
+// not name the last feature). A payload with no vectors and no width says
+// nothing.
+func (m *cliModel) checkWidth(f fitted, version uint32) error {
+	w := f.Basis().Cols
+	_, sparseText := f.(*svmFitted)
+	switch {
+	case w == 0 || w == m.hdr.Dim:
+		return nil
+	case sparseText && version < modelVersion && w < m.hdr.Dim:
+		return nil
+	}
+	return fmt.Errorf("the header's dim is %d, but the model's vectors have %d features (a damaged or edited file)", m.hdr.Dim, w)
 }
 
 // libsvmModel reads a model file written by LIBSVM's svm-train (or
 // WriteLIBSVM): a binary C-SVC or an ε-SVR, applied to the data as they are
 // (LIBSVM keeps no scaling; use svm-scale's output).
-func libsvmModel(raw []byte) (*cliModel, error) {
-	sm, err := svm.ReadLIBSVMModel(bytes.NewReader(raw))
+func libsvmModel(raw []byte, maxBytes int64) (*cliModel, error) {
+	sm, err := svm.ReadLIBSVMModel(bytes.NewReader(raw), svm.WithModelMemoryLimit(maxBytes))
 	if err != nil {
 		return nil, fmt.Errorf("LIBSVM model: %w", err)
 	}

@@ -51,7 +51,7 @@ func TestModelV1Fixtures(t *testing.T) {
 		if err := json.Unmarshal(wantRaw, &want); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		m, err := parseModel(raw)
+		m, err := parseModel(raw, fuzzModelBudget)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -91,7 +91,7 @@ func TestModelV1Fixtures(t *testing.T) {
 		if !bytes.HasPrefix(b.Bytes(), []byte(modelMagic)) {
 			t.Fatalf("%s: saved again, it starts %q", name, b.Bytes()[:20])
 		}
-		m2, err := parseModel(b.Bytes())
+		m2, err := parseModel(b.Bytes(), fuzzModelBudget)
 		if err != nil {
 			t.Fatalf("%s saved as version %d: %v", name, modelVersion, err)
 		}

@@ -41,7 +41,7 @@ func TestSVMOneVsRestIsLibrarys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := loadModel(model)
+	m, err := loadModel(e, model)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ type plotOptions struct {
 	format           string
 	backend          string
 	threads          int
+	memBudget        string
 }
 
 func newPlotFlags() (*flag.FlagSet, *plotOptions) {
@@ -25,6 +26,7 @@ func newPlotFlags() (*flag.FlagSet, *plotOptions) {
 	fs.StringVar(&o.format, "format", "auto", "data file format: auto, libsvm or csv")
 	fs.StringVar(&o.backend, "backend", "", "backend: go, avx2, cuda or auto")
 	fs.IntVar(&o.threads, "threads", 0, threadsUsage)
+	fs.StringVar(&o.memBudget, "mem-budget", "", memBudgetReadUsage)
 	return fs, o
 }
 
@@ -57,22 +59,22 @@ func runPlot(ev *env, args []string) error {
 	if err := df.validate(nil, false); err != nil {
 		return err
 	}
-	m, err := loadModel(o.model)
-	if err != nil {
-		return err
-	}
 	if err := checkThreads(o.threads); err != nil {
 		return err
 	}
-	mf := modelFlags{backend: o.backend, threads: o.threads}
+	mf := modelFlags{backend: o.backend, threads: o.threads, memBudget: o.memBudget}
 	e, err := mf.newEngine()
 	if err != nil {
 		return err
 	}
 	defer e.Close()
+	m, err := loadModel(e, o.model)
+	if err != nil {
+		return err
+	}
 	var raw *data.Dataset
 	if o.data != "" {
-		if raw, err = loadForModel(o.data, &df, m, o.model); err != nil {
+		if raw, err = loadForModel(e, o.data, &df, m, o.model); err != nil {
 			return err
 		}
 	}

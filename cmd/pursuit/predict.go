@@ -21,6 +21,7 @@ type predictOptions struct {
 	decision         bool
 	backend          string
 	threads          int
+	memBudget        string
 	quiet            bool
 	jsonOutput       bool
 }
@@ -37,6 +38,7 @@ func newPredictFlags() (*flag.FlagSet, *predictOptions) {
 	fs.BoolVar(&o.header, "header", false, "CSV only: the first line is a header")
 	fs.StringVar(&o.backend, "backend", "", "backend: go, avx2, cuda or auto")
 	fs.IntVar(&o.threads, "threads", 0, threadsUsage)
+	fs.StringVar(&o.memBudget, "mem-budget", "", memBudgetReadUsage)
 	fs.BoolVar(&o.quiet, "quiet", false, "print no summary line (errors and warnings still go to stderr; --json still prints)")
 	fs.BoolVar(&o.jsonOutput, "json", false, "print one JSON object with the results")
 	return fs, o
@@ -76,12 +78,8 @@ func runPredict(ev *env, args []string) error {
 	if err := df.validate(nil, false); err != nil {
 		return err
 	}
-	mf := modelFlags{backend: o.backend, threads: o.threads}
+	mf := modelFlags{backend: o.backend, threads: o.threads, memBudget: o.memBudget}
 	if err := checkThreads(o.threads); err != nil {
-		return err
-	}
-	m, err := loadModel(o.model)
-	if err != nil {
 		return err
 	}
 	e, err := mf.newEngine()
@@ -89,7 +87,11 @@ func runPredict(ev *env, args []string) error {
 		return err
 	}
 	defer e.Close()
-	ds, err := loadForModel(o.data, &df, m, o.model)
+	m, err := loadModel(e, o.model)
+	if err != nil {
+		return err
+	}
+	ds, err := loadForModel(e, o.data, &df, m, o.model)
 	if err != nil {
 		return err
 	}

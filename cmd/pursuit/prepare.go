@@ -85,10 +85,10 @@ func loadData(path string, opts []data.Option) (*data.Dataset, error) {
 }
 
 // loadForModel reads the data a saved model is applied to (predict, plot,
-// bound): padded to the model's features, and refused, naming the model,
-// when it has more.
-func loadForModel(path string, df *dataFlags, m *cliModel, modelPath string) (*data.Dataset, error) {
-	ds, err := loadData(path, df.loadOptions(m.hdr.Dim))
+// bound) within e's memory budget, and charges it: padded to the model's
+// features, and refused, naming the model, when it has more.
+func loadForModel(e *engine.Engine, path string, df *dataFlags, m *cliModel, modelPath string) (*data.Dataset, error) {
+	ds, err := loadWithin(e, path, df.loadOptions(m.hdr.Dim))
 	if errors.Is(err, data.ErrFeatureMismatch) {
 		return nil, fmt.Errorf("%w (model %s was trained on %d features)", err, modelPath, m.hdr.Dim)
 	}

@@ -26,7 +26,7 @@ func TestSLMCPayload(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the payload is not an slmc model file: %v", err)
 	}
-	g, err := loadSLMC(bytes.NewReader(b.Bytes()))
+	g, err := loadSLMC(bytes.NewReader(b.Bytes()), fuzzModelBudget)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestSLMCPayload(t *testing.T) {
 			}
 		}
 	}
-	if _, err := loadSLMC(bytes.NewReader(b.Bytes()[:b.Len()-1])); !errors.Is(err, slmc.ErrCorrupt) {
+	if _, err := loadSLMC(bytes.NewReader(b.Bytes()[:b.Len()-1]), fuzzModelBudget); !errors.Is(err, slmc.ErrCorrupt) {
 		t.Fatalf("truncated payload: got %v, want slmc.ErrCorrupt", err)
 	}
 }
