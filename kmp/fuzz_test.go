@@ -15,6 +15,8 @@ import (
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/internal/fuzzlimit"
+	"github.com/pursuit-ml/pursuit/internal/modelfile"
 )
 
 // fuzzFrame wraps payload in Save's frame with a correct length and
@@ -78,32 +80,34 @@ func FuzzLoad(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		m, err := Load(bytes.NewReader(in))
-		_, intact := wellFramed(in)
-		if err != nil {
-			if m != nil {
-				t.Fatalf("error %v with a non-nil model", err)
+		fuzzlimit.Timed(t, func() {
+			m, err := Load(bytes.NewReader(in))
+			_, intact := wellFramed(in)
+			if err != nil {
+				if m != nil {
+					t.Fatalf("error %v with a non-nil model", err)
+				}
+				if !strings.HasPrefix(err.Error(), "kmp: load: ") {
+					t.Fatalf("error %q does not say where it comes from", err)
+				}
+				if !intact && len(in) >= len(fileMagic)+4 && string(in[:len(fileMagic)]) == fileMagic &&
+					(binary.LittleEndian.Uint32(in[len(fileMagic):]) == fileVersion || binary.LittleEndian.Uint32(in[len(fileMagic):]) == legacyVersion) &&
+					!errors.Is(err, ErrCorrupt) {
+					t.Fatalf("a damaged frame gives %q, not wrapping ErrCorrupt", err)
+				}
+			} else {
+				if !intact {
+					t.Fatalf("a damaged frame loaded")
+				}
+				checkLoaded(t, e, m)
 			}
-			if !strings.HasPrefix(err.Error(), "kmp: load: ") {
-				t.Fatalf("error %q does not say where it comes from", err)
+			// The input as the payload of an intact frame.
+			if m, err := Load(bytes.NewReader(fuzzFrame(in))); err == nil {
+				checkLoaded(t, e, m)
+			} else if errors.Is(err, ErrCorrupt) {
+				t.Fatalf("an intact frame is called corrupt: %v", err)
 			}
-			if !intact && len(in) >= len(fileMagic)+4 && string(in[:len(fileMagic)]) == fileMagic &&
-				(binary.LittleEndian.Uint32(in[len(fileMagic):]) == fileVersion || binary.LittleEndian.Uint32(in[len(fileMagic):]) == legacyVersion) &&
-				!errors.Is(err, ErrCorrupt) {
-				t.Fatalf("a damaged frame gives %q, not wrapping ErrCorrupt", err)
-			}
-		} else {
-			if !intact {
-				t.Fatalf("a damaged frame loaded")
-			}
-			checkLoaded(t, e, m)
-		}
-		// The input as the payload of an intact frame.
-		if m, err := Load(bytes.NewReader(fuzzFrame(in))); err == nil {
-			checkLoaded(t, e, m)
-		} else if errors.Is(err, ErrCorrupt) {
-			t.Fatalf("an intact frame is called corrupt: %v", err)
-		}
+		})
 	})
 }
 
@@ -112,6 +116,10 @@ func checkLoaded(t *testing.T, e *engine.Engine, m *Model) {
 	t.Helper()
 	if err := m.Check(); err != nil {
 		t.Fatalf("loaded a model that fails Check: %v", err)
+	}
+	// What the file declares is what was read.
+	if !modelfile.FitsShape(m.Support.Rows, m.Support.Cols, len(m.Support.Data)) || len(m.SupportIndex) != m.Support.Rows {
+		t.Fatalf("loaded %d×%d support vectors from %d values and %d indices", m.Support.Rows, m.Support.Cols, len(m.Support.Data), len(m.SupportIndex))
 	}
 	var b1 bytes.Buffer
 	if err := m.Save(&b1); err != nil {
@@ -132,7 +140,7 @@ func checkLoaded(t *testing.T, e *engine.Engine, m *Model) {
 		m.Custom.Func = func(a, b []float32) float64 { return float64(len(a) - len(b)) }
 		m2.Custom.Func = m.Custom.Func
 	}
-	if m.Support.Cols > 1<<12 {
+	if 3*int64(m.Support.Cols)*4 > fuzzlimit.Budget {
 		// A model without support vectors may declare any width; scoring
 		// it would only allocate.
 		return

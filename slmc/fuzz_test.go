@@ -12,6 +12,7 @@ import (
 
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/internal/fuzzlimit"
 	"github.com/pursuit-ml/pursuit/internal/modelfile"
 )
 
@@ -38,34 +39,36 @@ func FuzzLoad(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		m, err := Load(bytes.NewReader(in))
-		intact := intactFrame(in)
-		if err != nil {
-			if m != nil {
-				t.Fatalf("error %v with a non-nil model", err)
+		fuzzlimit.Timed(t, func() {
+			m, err := Load(bytes.NewReader(in))
+			intact := intactFrame(in)
+			if err != nil {
+				if m != nil {
+					t.Fatalf("error %v with a non-nil model", err)
+				}
+				if !strings.HasPrefix(err.Error(), "slmc: load: ") {
+					t.Fatalf("error %q does not say where it comes from", err)
+				}
+				if !intact && len(in) >= len(fileMagic)+4 && string(in[:len(fileMagic)]) == fileMagic &&
+					string(in[len(fileMagic):len(fileMagic)+4]) == "\x01\x00\x00\x00" && !errors.Is(err, ErrCorrupt) {
+					t.Fatalf("a damaged frame gives %q, not wrapping ErrCorrupt", err)
+				}
+			} else {
+				if !intact {
+					t.Fatal("a damaged frame loaded")
+				}
+				checkLoaded(t, e, m)
 			}
-			if !strings.HasPrefix(err.Error(), "slmc: load: ") {
-				t.Fatalf("error %q does not say where it comes from", err)
+			var framed bytes.Buffer
+			if err := modelfile.Write(&framed, fileMagic, fileVersion, in); err != nil {
+				t.Fatal(err)
 			}
-			if !intact && len(in) >= len(fileMagic)+4 && string(in[:len(fileMagic)]) == fileMagic &&
-				string(in[len(fileMagic):len(fileMagic)+4]) == "\x01\x00\x00\x00" && !errors.Is(err, ErrCorrupt) {
-				t.Fatalf("a damaged frame gives %q, not wrapping ErrCorrupt", err)
+			if m, err := Load(&framed); err == nil {
+				checkLoaded(t, e, m)
+			} else if errors.Is(err, ErrCorrupt) {
+				t.Fatalf("an intact frame is called corrupt: %v", err)
 			}
-		} else {
-			if !intact {
-				t.Fatal("a damaged frame loaded")
-			}
-			checkLoaded(t, e, m)
-		}
-		var framed bytes.Buffer
-		if err := modelfile.Write(&framed, fileMagic, fileVersion, in); err != nil {
-			t.Fatal(err)
-		}
-		if m, err := Load(&framed); err == nil {
-			checkLoaded(t, e, m)
-		} else if errors.Is(err, ErrCorrupt) {
-			t.Fatalf("an intact frame is called corrupt: %v", err)
-		}
+		})
 	})
 }
 
@@ -89,6 +92,10 @@ func checkLoaded(t *testing.T, e *engine.Engine, m *Model) {
 	if err := m.Validate(); err != nil {
 		t.Fatalf("loaded a model that fails Validate: %v", err)
 	}
+	// What the file declares is what was read.
+	if !modelfile.FitsShape(m.XV.Rows, m.XV.Cols, len(m.XV.Data)) && !(m.XV.Rows == 0 && len(m.XV.Data) == 0) || len(m.Beta) != m.XV.Rows {
+		t.Fatalf("loaded %d×%d expansion vectors from %d values and %d coefficients", m.XV.Rows, m.XV.Cols, len(m.XV.Data), len(m.Beta))
+	}
 	var b1, b2 bytes.Buffer
 	if err := m.Save(&b1); err != nil {
 		t.Fatalf("saving a loaded model: %v", err)
@@ -103,7 +110,7 @@ func checkLoaded(t *testing.T, e *engine.Engine, m *Model) {
 	if !bytes.Equal(b1.Bytes(), b2.Bytes()) {
 		t.Fatalf("save → load → save changed the file")
 	}
-	if m.XV.Cols > 1<<12 {
+	if 3*int64(m.XV.Cols)*4 > fuzzlimit.Budget {
 		// A model without expansion vectors may declare any width;
 		// scoring it would only allocate.
 		return

@@ -13,11 +13,12 @@ import (
 
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/internal/fuzzlimit"
 )
 
 // fuzzModelBytes keeps the fuzzer's dense support-vector matrices small (and
 // exercises the reader's memory guard).
-const fuzzModelBytes = 4 << 20
+const fuzzModelBytes = fuzzlimit.Budget
 
 // FuzzReadLIBSVMModel: the reader never panics; what it accepts passes the
 // model's own check, writes back, reads back to the same model (up to the
@@ -41,62 +42,80 @@ func FuzzReadLIBSVMModel(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		m, err := readLIBSVMModel(bytes.NewReader(in), fuzzModelBytes)
-		if err != nil {
-			if m != nil {
-				t.Fatalf("error %v with a non-nil model", err)
+		fuzzlimit.Timed(t, func() {
+			m, err := readLIBSVMModel(bytes.NewReader(in), fuzzModelBytes)
+			if err != nil {
+				if m != nil {
+					t.Fatalf("error %v with a non-nil model", err)
+				}
+				if msg := err.Error(); len(msg) < 4 || msg[:4] != "svm:" {
+					t.Fatalf("error %q does not say where it comes from", msg)
+				}
+				return
 			}
-			if msg := err.Error(); len(msg) < 4 || msg[:4] != "svm:" {
-				t.Fatalf("error %q does not say where it comes from", msg)
+			if err := m.check(); err != nil {
+				t.Fatalf("accepted a model that fails its own check: %v", err)
 			}
-			return
-		}
-		if err := m.check(); err != nil {
-			t.Fatalf("accepted a model that fails its own check: %v", err)
-		}
-		if int64(m.SV.Rows)*int64(m.SV.Cols)*4 > fuzzModelBytes {
-			t.Fatalf("accepted a %d×%d dense matrix over the %d-byte budget", m.SV.Rows, m.SV.Cols, fuzzModelBytes)
-		}
-		var buf bytes.Buffer
-		if err := m.WriteLIBSVM(&buf); err != nil {
-			t.Fatalf("writing an accepted model: %v", err)
-		}
-		back, err := readLIBSVMModel(bytes.NewReader(buf.Bytes()), fuzzModelBytes)
-		if err != nil {
-			t.Fatalf("reading back a written model: %v\n%s", err, buf.Bytes())
-		}
-		sameLIBSVMModel(t, m, back)
-		// Written again, the text is the same (a fixed point).
-		var buf2 bytes.Buffer
-		if err := back.WriteLIBSVM(&buf2); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(buf.Bytes(), buf2.Bytes()) {
-			t.Fatalf("the model written twice differs:\n%s\nvs\n%s", buf.Bytes(), buf2.Bytes())
-		}
-		// Same decisions (and no panic) on a few points.
-		x := backend.NewMatrix(3, max(m.SV.Cols, 1))
-		for i := range x.Rows {
-			for j := range x.Cols {
-				x.Set(i, j, float32(math.Sin(float64(3*i+j+1))))
+			// What the file declares is what was read: a coefficient row per
+			// other class of SV.Rows values, k(k−1)/2 rho values, and per-class
+			// counts that add up to the support vectors.
+			k := m.NumClasses()
+			nsv := 0
+			for _, n := range m.NumSV {
+				nsv += n
 			}
-		}
-		d1, err := m.Decision(e, x)
-		if err != nil {
-			t.Fatalf("decision of an accepted model: %v", err)
-		}
-		d2, err := back.Decision(e, x)
-		if err != nil {
-			t.Fatalf("decision of the model read back: %v", err)
-		}
-		for i := range d1 {
-			if !(d1[i] == d2[i] || math.IsNaN(d1[i]) && math.IsNaN(d2[i])) {
-				t.Fatalf("decision %d: %v, after a write and read %v", i, d1[i], d2[i])
+			if len(m.Rho) != k*(k-1)/2 || m.Type == CSVC && (len(m.Coef) != k-1 || len(m.NumSV) != k || nsv != m.SV.Rows) {
+				t.Fatalf("accepted %d classes with %d rho values, %d coefficient rows and counts %v for %d support vectors", k, len(m.Rho), len(m.Coef), m.NumSV, m.SV.Rows)
 			}
-		}
-		if _, err := m.Predict(e, x); err != nil {
-			t.Fatalf("predict with an accepted model: %v", err)
-		}
+			for c := range m.Coef {
+				if len(m.Coef[c]) != m.SV.Rows {
+					t.Fatalf("accepted %d coefficients in row %d for %d support vectors", len(m.Coef[c]), c, m.SV.Rows)
+				}
+			}
+			if int64(m.SV.Rows)*int64(m.SV.Cols)*4 > fuzzModelBytes {
+				t.Fatalf("accepted a %d×%d dense matrix over the %d-byte budget", m.SV.Rows, m.SV.Cols, fuzzModelBytes)
+			}
+			var buf bytes.Buffer
+			if err := m.WriteLIBSVM(&buf); err != nil {
+				t.Fatalf("writing an accepted model: %v", err)
+			}
+			back, err := readLIBSVMModel(bytes.NewReader(buf.Bytes()), fuzzModelBytes)
+			if err != nil {
+				t.Fatalf("reading back a written model: %v\n%s", err, buf.Bytes())
+			}
+			sameLIBSVMModel(t, m, back)
+			// Written again, the text is the same (a fixed point).
+			var buf2 bytes.Buffer
+			if err := back.WriteLIBSVM(&buf2); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(buf.Bytes(), buf2.Bytes()) {
+				t.Fatalf("the model written twice differs:\n%s\nvs\n%s", buf.Bytes(), buf2.Bytes())
+			}
+			// Same decisions (and no panic) on a few points.
+			x := backend.NewMatrix(3, max(m.SV.Cols, 1))
+			for i := range x.Rows {
+				for j := range x.Cols {
+					x.Set(i, j, float32(math.Sin(float64(3*i+j+1))))
+				}
+			}
+			d1, err := m.Decision(e, x)
+			if err != nil {
+				t.Fatalf("decision of an accepted model: %v", err)
+			}
+			d2, err := back.Decision(e, x)
+			if err != nil {
+				t.Fatalf("decision of the model read back: %v", err)
+			}
+			for i := range d1 {
+				if !(d1[i] == d2[i] || math.IsNaN(d1[i]) && math.IsNaN(d2[i])) {
+					t.Fatalf("decision %d: %v, after a write and read %v", i, d1[i], d2[i])
+				}
+			}
+			if _, err := m.Predict(e, x); err != nil {
+				t.Fatalf("predict with an accepted model: %v", err)
+			}
+		})
 	})
 }
 

@@ -13,10 +13,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/internal/fuzzlimit"
 	"github.com/pursuit-ml/pursuit/internal/modelfile"
 )
 
@@ -56,29 +56,18 @@ func FuzzParseModel(f *testing.F) {
 		// Wide LIBSVM models are read under the small budget, not
 		// skipped: a declared size over it is refused before it costs
 		// memory, and every input must be decided within a second.
-		timed(t, func() { checkParse(t, e, in) })
+		fuzzlimit.Timed(t, func() { checkParse(t, e, in) })
 		// The checksums guard the header and payloads against the
 		// mutations; with them recomputed the fuzzer reaches the header's
 		// checks and the algorithms' readers.
 		if fixed := fixChecksums(in); fixed != nil {
-			timed(t, func() { checkParse(t, e, fixed) })
+			fuzzlimit.Timed(t, func() { checkParse(t, e, fixed) })
 		}
 	})
 }
 
 // fuzzModelBudget is the memory budget the fuzz targets read models under.
-const fuzzModelBudget = 4 << 20
-
-// timed runs f and fails t when it takes over a second: no input may cost
-// more than reading it, whatever sizes it declares.
-func timed(t *testing.T, f func()) {
-	t.Helper()
-	t0 := time.Now()
-	f()
-	if d := time.Since(t0); d > time.Second {
-		t.Fatalf("the input took %v (over 1 s)", d)
-	}
-}
+const fuzzModelBudget = fuzzlimit.Budget
 
 func testEngine(t testing.TB) *engine.Engine {
 	t.Helper()

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"testing"
 	"testing/iotest"
+
+	"github.com/pursuit-ml/pursuit/internal/fuzzlimit"
 )
 
 // fuzzMagic is the SLMC model file's magic, so that the seeds are real
@@ -40,36 +42,38 @@ func FuzzRead(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		v, p, err := Read(bytes.NewReader(in), fuzzMagic, fuzzAccept)
-		v1, p1, err1 := Read(iotest.OneByteReader(bytes.NewReader(in)), fuzzMagic, fuzzAccept)
-		if v != v1 || !bytes.Equal(p, p1) || fmt.Sprint(err) != fmt.Sprint(err1) {
-			t.Fatalf("one byte at a time: %d %q %v, at once: %d %q %v", v1, p1, err1, v, p, err)
-		}
-		hdr := len(fuzzMagic) + 12
-		startsLikeMagic := bytes.HasPrefix([]byte(fuzzMagic), in[:min(len(in), len(fuzzMagic))])
-		switch {
-		case err == nil:
-			if got := frameBytes(v, p); !bytes.Equal(got, in) {
-				t.Fatalf("accepted %q, which is not the frame of version %d and its payload", in, v)
+		fuzzlimit.Timed(t, func() {
+			v, p, err := Read(bytes.NewReader(in), fuzzMagic, fuzzAccept)
+			v1, p1, err1 := Read(iotest.OneByteReader(bytes.NewReader(in)), fuzzMagic, fuzzAccept)
+			if v != v1 || !bytes.Equal(p, p1) || fmt.Sprint(err) != fmt.Sprint(err1) {
+				t.Fatalf("one byte at a time: %d %q %v, at once: %d %q %v", v1, p1, err1, v, p, err)
 			}
-		case len(in) > 0 && !startsLikeMagic:
-			if !errors.Is(err, ErrMagic) {
-				t.Fatalf("bad magic: %v, want ErrMagic", err)
+			hdr := len(fuzzMagic) + 12
+			startsLikeMagic := bytes.HasPrefix([]byte(fuzzMagic), in[:min(len(in), len(fuzzMagic))])
+			switch {
+			case err == nil:
+				if got := frameBytes(v, p); !bytes.Equal(got, in) {
+					t.Fatalf("accepted %q, which is not the frame of version %d and its payload", in, v)
+				}
+			case len(in) > 0 && !startsLikeMagic:
+				if !errors.Is(err, ErrMagic) {
+					t.Fatalf("bad magic: %v, want ErrMagic", err)
+				}
+			case len(in) >= hdr && v == 7:
+				if !errors.Is(err, errRefused) {
+					t.Fatalf("version 7: %v, want the accept function's error", err)
+				}
+			default:
+				if !errors.Is(err, ErrCorrupt) {
+					t.Fatalf("damaged frame: %v, want ErrCorrupt", err)
+				}
 			}
-		case len(in) >= hdr && v == 7:
-			if !errors.Is(err, errRefused) {
-				t.Fatalf("version 7: %v, want the accept function's error", err)
+			// The input as a payload.
+			v, p, err = Read(bytes.NewReader(frameBytes(3, in)), fuzzMagic, fuzzAccept)
+			if err != nil || v != 3 || !bytes.Equal(p, in) {
+				t.Fatalf("framed payload: version %d, %d bytes, %v", v, len(p), err)
 			}
-		default:
-			if !errors.Is(err, ErrCorrupt) {
-				t.Fatalf("damaged frame: %v, want ErrCorrupt", err)
-			}
-		}
-		// The input as a payload.
-		v, p, err = Read(bytes.NewReader(frameBytes(3, in)), fuzzMagic, fuzzAccept)
-		if err != nil || v != 3 || !bytes.Equal(p, in) {
-			t.Fatalf("framed payload: version %d, %d bytes, %v", v, len(p), err)
-		}
+		})
 	})
 }
 

@@ -1,0 +1,39 @@
+// Package fuzzlimit holds what the model readers' fuzz targets share: the
+// small memory budget they read under and the time one input may take.
+//
+// A reader given a file of a few kilobytes must decide it in about the time
+// reading it takes, whatever sizes the file declares (issue 36): the fuzz
+// targets therefore fail any input that takes longer than PerInput, instead
+// of skipping inputs that declare large sizes.
+//
+// Running a target for a while, for example five minutes:
+//
+//	go test -run '^$' -fuzz '^FuzzLoad$' -fuzztime 5m -fuzzminimizetime 1s ./kmp
+//
+// -fuzzminimizetime 1s matters: when the fuzzer finds an input that
+// widens coverage it minimises it, and for inputs of 1–2 kB the default
+// (60 s) makes it try about a million byte ranges, which shows as long
+// stretches of 0 execs/s that are not slow inputs.
+package fuzzlimit
+
+import (
+	"testing"
+	"time"
+)
+
+// Budget is the memory budget, in bytes, that the fuzz targets read models
+// under: a declared size over it must be refused before it costs memory.
+const Budget = 4 << 20
+
+// PerInput is the longest one fuzz input may take.
+const PerInput = time.Second
+
+// Timed runs f and fails t when it takes longer than PerInput.
+func Timed(t testing.TB, f func()) {
+	t.Helper()
+	t0 := time.Now()
+	f()
+	if d := time.Since(t0); d > PerInput {
+		t.Fatalf("the input took %v, over %v", d, PerInput)
+	}
+}
