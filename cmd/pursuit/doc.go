@@ -47,7 +47,7 @@
 // # Model files
 //
 // One format wraps every algorithm's own model: the project's model frame
-// (internal/modelfile: the magic "PURSUIT-MODEL\n", format version 2, the
+// (internal/modelfile: the magic "PURSUIT-MODEL\n", format version 3, the
 // length, and a SHA-256 of the whole, so truncation and corruption are
 // detected) around
 //
@@ -58,7 +58,19 @@
 // regression) and class labels, the feature count, the feature scaling, the
 // kernel, the training figures and learning curve, and the length of each
 // payload. Version 1 files (a text first line "PURSUIT-MODEL 1 <header
-// length> <header CRC-32>" and a CRC-32 per payload) are still read. The payloads
+// length> <header CRC-32>" and a CRC-32 per payload) and version 2 files
+// are still read. Version 3 differs from 2 only in its svm payloads, whose
+// first support vector names the last feature even when it is zero, so
+// that the header's feature count is checked against every payload.
+//
+// A model file is untrusted input: every size it declares (the feature
+// count, the basis count, the payload lengths, the payloads' shapes,
+// LIBSVM's nr_class, labels, total_sv and feature indices) is checked
+// against what the file holds, and what it would cost against --mem-budget,
+// before memory is allocated for it; such a file is refused with one line
+// naming the file, the field and the value. predict, plot and bound take
+// --mem-budget as train does (default 4 GiB): the model file, its vectors
+// and the data must fit in it. The payloads
 // are the algorithms' own formats: kmp's versioned, checksummed file (one
 // payload holds every one-vs-rest output), LIBSVM's text model for svm (one
 // payload per class for one-vs-rest, trained by svm.TrainOneVsRest; with
