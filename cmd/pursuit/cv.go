@@ -133,6 +133,9 @@ func runCV(ev *env, args []string) error {
 		if o.folds < 2 {
 			return fmt.Errorf("--folds %d: need at least 2", o.folds)
 		}
+		if err := checkOutputs(o.inputFiles(), fileArg{"--model", o.model}); err != nil {
+			return err
+		}
 		if gammas, err = parseList("grid-gamma", o.gridGamma, false); err != nil {
 			return err
 		}

@@ -208,7 +208,7 @@ func demoRun(ev *env, e *engine.Engine, o *demoOptions, p *demoProblem, a *algor
 	if m.hdr.Curve, err = learningCurve(e, m, res.tr, res.val, res.test, 60, true); err != nil {
 		return r, nil, err
 	}
-	plots, err := writePlots(e, m, o.out, p.name+"-"+a.name, fmt.Sprintf("%s on %s", a.name, p.name), p.train)
+	plots, err := writePlots(e, m, o.out, p.name+"-"+a.name, fmt.Sprintf("%s on %s", a.name, p.name), p.train, nil)
 	r.Plots = plots
 	return r, plots, err
 }

@@ -79,7 +79,7 @@ func runPlot(ev *env, args []string) error {
 		}
 	}
 	prefix := strings.TrimSuffix(filepath.Base(o.model), filepath.Ext(o.model))
-	files, err := writePlots(e, m, o.out, prefix, fmt.Sprintf("%s (%s)", prefix, m.hdr.Algorithm), raw)
+	files, err := writePlots(e, m, o.out, prefix, fmt.Sprintf("%s (%s)", prefix, m.hdr.Algorithm), raw, []fileArg{{"--model", o.model}, {"--data", o.data}})
 	if err != nil {
 		return err
 	}

@@ -78,6 +78,9 @@ func runPredict(ev *env, args []string) error {
 	if err := df.validate(nil, false); err != nil {
 		return err
 	}
+	if err := checkOutputs([]fileArg{{"--model", o.model}, {"--data", o.data}}, fileArg{"--out", o.out}); err != nil {
+		return err
+	}
 	mf := modelFlags{backend: o.backend, threads: o.threads, memBudget: o.memBudget}
 	if err := checkThreads(o.threads); err != nil {
 		return err

@@ -109,6 +109,10 @@ func runSubspace(ev *env, args []string) error {
 	if o.data == "" {
 		return fmt.Errorf("missing --data FILE (the training data)")
 	}
+	inputs := []fileArg{{"--data", o.data}, {"--test", o.test}, {"--data-y", o.dataY}, {"--test-y", o.testY}}
+	if err := checkOutputs(inputs, fileArg{"--out", o.out}); err != nil {
+		return err
+	}
 	switch o.method {
 	case "skpca":
 		for _, f := range []string{"data-y", "test-y", "alpha"} {
@@ -268,7 +272,7 @@ func runSubspace(ev *env, args []string) error {
 		out.Out = o.out
 	}
 	if o.plotDir != "" {
-		if out.Plot, err = subspacePlot(o.plotDir, o.data, out.Curve, o.logScale); err != nil {
+		if out.Plot, err = subspacePlot(o.plotDir, o.data, out.Curve, o.logScale, inputs); err != nil {
 			return err
 		}
 	}
@@ -335,7 +339,7 @@ func writeFeatures(path string, train, test [][]float64) error {
 }
 
 // subspacePlot draws the curves against k.
-func subspacePlot(dir, data string, curve []subspacePoint, logScale bool) (string, error) {
+func subspacePlot(dir, data string, curve []subspacePoint, logScale bool, inputs []fileArg) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("--plot: %w", err)
 	}
@@ -374,7 +378,10 @@ func subspacePlot(dir, data string, curve []subspacePoint, logScale bool) (strin
 	if logScale {
 		yLabel = "log10 of the expected squared residual"
 	}
-	path := filepath.Join(dir, "subspace-skpca.png")
+	path := filepath.Join(dir, trimExts(filepath.Base(data))+"-skpca.png")
+	if err := checkOutputs(inputs, fileArg{"--plot", path}); err != nil {
+		return "", err
+	}
 	if err := plot.LearningCurve(path, "sparse kernel PCA on "+filepath.Base(data), "k (basis vectors)", yLabel, series, float64(bestK), "Corollary 1 smallest"); err != nil {
 		return "", err
 	}

@@ -109,6 +109,9 @@ func runTrain(ev *env, args []string) error {
 	set := setFlags(fs)
 	world := ev.world()
 	err := o.validate(set)
+	if err == nil {
+		err = checkOutputs(o.inputFiles(), fileArg{"--model", o.model})
+	}
 	if err == nil && world.Size() > 1 {
 		err = refuseAcrossRanks(set, world.Size(), "val-frac", "plot", "curve", "bound")
 	}
@@ -182,7 +185,7 @@ func runTrain(ev *env, args []string) error {
 	}
 	var plots []string
 	if o.plotDir != "" {
-		if plots, err = writePlots(e, m, o.plotDir, algo.name, algo.name+" on "+filepath.Base(o.data), pr.raw); err != nil {
+		if plots, err = writePlots(e, m, o.plotDir, plotPrefix(o.model, o.data, algo.name), algo.name+" on "+filepath.Base(o.data), pr.raw, o.inputFiles()); err != nil {
 			return err
 		}
 	}
