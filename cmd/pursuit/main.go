@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 
 	"github.com/pursuit-ml/pursuit/engine/comm"
@@ -286,12 +287,23 @@ func parseFlags(ev *env, c *command, fs *flag.FlagSet, args []string) error {
 			commandUsage(ev.stdout, c, fs)
 			return errHelp
 		}
-		return fmt.Errorf("%v (see `pursuit %s --help`)", err, c.name)
+		return fmt.Errorf("%s (see `pursuit %s --help`)", twoDashes(err.Error()), c.name)
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q: inputs are given by flags, e.g. --data FILE (see `pursuit %s --help`)", fs.Arg(0), c.name)
 	}
 	return nil
+}
+
+// flagNameInError matches the flag names in the flag package's errors,
+// which it prints with one dash ("flag provided but not defined: -x",
+// "invalid value "a" for flag -x: ...").
+var flagNameInError = regexp.MustCompile(`(defined: |argument: |for flag |value "[^"]*" for )-([^-\s:][^\s:]*)`)
+
+// twoDashes rewrites the flag names in a flag-package error with two
+// dashes, as the help and the docs spell them.
+func twoDashes(msg string) string {
+	return flagNameInError.ReplaceAllString(msg, "${1}--${2}")
 }
 
 // setFlags returns the names of the flags given on the command line.

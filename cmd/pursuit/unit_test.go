@@ -202,3 +202,23 @@ func TestProgressLines(t *testing.T) {
 		t.Error("--quiet does not silence --progress bar")
 	}
 }
+
+// Flag errors name flags with two dashes, as the docs do (issue 30, item 7).
+func TestFlagErrorsUseTwoDashes(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"flag provided but not defined: -mem-budgt", "flag provided but not defined: --mem-budgt"},
+		{`invalid value "abc" for flag -epsilon: parse error`, `invalid value "abc" for flag --epsilon: parse error`},
+		{"flag needs an argument: -data", "flag needs an argument: --data"},
+		{`invalid boolean value "x" for -quiet: parse error`, `invalid boolean value "x" for --quiet: parse error`},
+		{"bad flag syntax: ---x", "bad flag syntax: ---x"},
+	} {
+		if got := twoDashes(c.in); got != c.want {
+			t.Errorf("%q → %q, want %q", c.in, got, c.want)
+		}
+	}
+	dir := t.TempDir()
+	wantFail(t, dir, []string{"--mem-budgt", "flag provided but not defined"}, "predict", "--mem-budgt", "1GiB")
+	wantFail(t, dir, []string{"for flag --epsilon"}, "train", "--epsilon", "abc")
+	wantFail(t, dir, []string{"flag needs an argument: --data"}, "train", "--data")
+	wantFail(t, dir, []string{"for --quiet"}, "train", "--quiet=x")
+}
