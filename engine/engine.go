@@ -26,6 +26,10 @@ const DefaultMemoryBudget int64 = 4 << 30
 const (
 	BackendGo   = "go"
 	BackendAVX2 = "avx2"
+	// BackendAVX2Only is the assembly backend with its AVX-512 kernels
+	// off, even on a CPU that has AVX-512 (asm.WithAVX512(false)); its
+	// Name is "avx2" too.
+	BackendAVX2Only = "avx2-only"
 	BackendCUDA = "cuda"
 )
 
@@ -42,7 +46,7 @@ type options struct {
 // Option configures New.
 type Option func(*options)
 
-// WithBackend names the backend to use (go, avx2, cuda, or auto for the
+// WithBackend names the backend to use (go, avx2, avx2-only, cuda, or auto for the
 // automatic choice). It overrides PURSUIT_BACKEND.
 func WithBackend(name string) Option { return func(o *options) { o.backend = name } }
 
@@ -113,7 +117,7 @@ func New(opts ...Option) (*Engine, error) {
 		be, reason := autoChoose(o.threads)
 		e.be, e.scan, e.reason = be, hostScans(be), reason
 		return e, nil
-	case BackendGo, BackendAVX2, BackendCUDA:
+	case BackendGo, BackendAVX2, BackendAVX2Only, BackendCUDA:
 		be, why, err := open(name, o.threads)
 		if err != nil {
 			return nil, fmt.Errorf("engine: backend %q requested by %s is not available: %w", name, source, err)
@@ -121,7 +125,7 @@ func New(opts ...Option) (*Engine, error) {
 		e.be, e.scan, e.reason = be, hostScans(be), fmt.Sprintf("requested by %s (%s)", source, why)
 		return e, nil
 	default:
-		return nil, fmt.Errorf("engine: unknown backend %q from %s (want go, avx2, cuda or auto)", name, source)
+		return nil, fmt.Errorf("engine: unknown backend %q from %s (want go, avx2, avx2-only, cuda or auto)", name, source)
 	}
 }
 
@@ -131,7 +135,9 @@ func open(name string, threads int) (backend.Backend, string, error) {
 	case BackendGo:
 		return backend.NewGo(threads), fmt.Sprintf("portable pure-Go backend, %d threads", threads), nil
 	case BackendAVX2:
-		return newAVX2(threads)
+		return newAVX2(threads, true)
+	case BackendAVX2Only:
+		return newAVX2(threads, false)
 	case BackendCUDA:
 		return newCUDA(threads)
 	}
@@ -157,7 +163,7 @@ func hostScans(be backend.Backend) hostScanner {
 	if sc, ok := be.(hostScanner); ok {
 		return sc
 	}
-	if cpu, _, err := newAVX2(1); err == nil {
+	if cpu, _, err := newAVX2(1, true); err == nil {
 		if sc, ok := cpu.(hostScanner); ok {
 			return sc
 		}
@@ -354,7 +360,7 @@ type Availability struct {
 // Backends lists every backend with whether it can run in this process.
 func Backends() []Availability {
 	var out []Availability
-	for _, name := range []string{BackendCUDA, BackendAVX2, BackendGo} {
+	for _, name := range []string{BackendCUDA, BackendAVX2, BackendAVX2Only, BackendGo} {
 		be, why, err := open(name, runtime.GOMAXPROCS(0))
 		a := Availability{Name: name, Available: err == nil, Why: why}
 		if err != nil {

@@ -170,7 +170,7 @@ func TestDictProductsSetsErrors(t *testing.T) {
 // return the references' results bit for bit.
 func TestSMOScansOnTheHost(t *testing.T) {
 	want := BackendGo
-	if _, _, err := newAVX2(1); err == nil {
+	if _, _, err := newAVX2(1, true); err == nil {
 		want = BackendAVX2
 	}
 	if sc, ok := hostScans(withoutSets{backend.NewGo(1)}).(backend.Backend); !ok || sc.Name() != want {

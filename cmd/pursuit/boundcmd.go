@@ -36,7 +36,7 @@ func runBound(ev *env, args []string) error {
 	fs.StringVar(&o.format, "format", "auto", "data file format: auto, libsvm or csv")
 	fs.IntVar(&o.labelColumn, "label-column", 0, "CSV only: 0-based column holding the label")
 	fs.BoolVar(&o.header, "header", false, "CSV only: the first line is a header")
-	fs.StringVar(&o.backend, "backend", "", "backend: go, avx2, cuda or auto")
+	fs.StringVar(&o.backend, "backend", "", backendUsage)
 	fs.StringVar(&o.memBudget, "mem-budget", "", memBudgetReadUsage)
 	fs.BoolVar(&o.jsonOutput, "json", false, "print the bound as one JSON object")
 	addBoundFlags(fs, &o.boundFlags)

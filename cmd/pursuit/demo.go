@@ -29,7 +29,7 @@ func newDemoFlags() (*flag.FlagSet, *demoOptions) {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.StringVar(&o.out, "out", "pursuit-demo", "directory `DIR` for the plots and the generated data files")
 	fs.StringVar(&o.algos, "algo", "", "comma-separated algorithms to run (default: every one in this build)")
-	fs.StringVar(&o.backend, "backend", "", "backend: go, avx2, cuda or auto (default auto, or $"+engine.EnvBackend+")")
+	fs.StringVar(&o.backend, "backend", "", backendUsage)
 	fs.Int64Var(&o.seed, "seed", 1, "random seed for the generated data and the algorithms")
 	fs.BoolVar(&o.small, "small", false, "smaller problems, for a quick check (a few seconds)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")

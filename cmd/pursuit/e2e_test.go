@@ -173,7 +173,7 @@ func decodeJSON(t *testing.T, s string, v any) {
 func TestInfo(t *testing.T) {
 	dir := t.TempDir()
 	r := mustRun(t, dir, "info")
-	for _, w := range []string{"CPU:", "backends:", "chosen:", "why:", "go    yes"} {
+	for _, w := range []string{"CPU:", "backends:", "chosen:", "why:", "go        yes", "  avx2-only "} {
 		if !strings.Contains(r.stdout, w) {
 			t.Errorf("info output lacks %q:\n%s", w, r.stdout)
 		}
@@ -181,7 +181,7 @@ func TestInfo(t *testing.T) {
 	r = mustRun(t, dir, "info", "--json")
 	var rep infoReport
 	decodeJSON(t, r.stdout, &rep)
-	if rep.Chosen == "" || rep.Reason == "" || len(rep.Backends) != 3 || rep.Version != version {
+	if rep.Chosen == "" || rep.Reason == "" || len(rep.Backends) != 4 || rep.Version != version {
 		t.Errorf("info --json: %+v", rep)
 	}
 	// Forcing the pure-Go backend is honoured and explained.

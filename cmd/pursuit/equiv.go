@@ -33,7 +33,7 @@ func newEquivFlags() (*flag.FlagSet, *equivOptions) {
 	fs.IntVar(&m.degree, "degree", 3, "poly kernel degree")
 	fs.Float64Var(&m.coef0, "coef0", 0, "poly and sigmoid kernel constant c0")
 	fs.Float64Var(&o.smoTol, "smo-tol", 1e-10, "stopping tolerance of the SMO solver (LIBSVM's -e)")
-	fs.StringVar(&m.backend, "backend", "", "backend for the kernel matrix: go, avx2, cuda or auto")
+	fs.StringVar(&m.backend, "backend", "", backendUsage)
 	fs.IntVar(&m.threads, "threads", 0, "CPU threads for the CPU backends (default GOMAXPROCS)")
 	fs.StringVar(&m.memBudget, "mem-budget", "", "memory budget for large allocations, e.g. 512MiB")
 	fs.BoolVar(&m.jsonOutput, "json", false, "print one JSON object with the certificate")

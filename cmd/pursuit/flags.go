@@ -105,7 +105,7 @@ func addModelFlags(fs *flag.FlagSet, m *modelFlags) {
 	fs.Float64Var(&m.nzFrac, "nz-frac", 0, "SLMC: Nz as this fraction of the support-vector count of an SVM trained with the same kernel and C")
 	fs.StringVar(&m.method, "method", "slmc", "SLMC: the method, "+strings.Join(slmcMethods, " | ")+" (the paper's sparse large margin classifier, or its comparisons: reduced set, modified RS, reduced SVM, modified RSVM, sparse kernel Fisher discriminant)")
 	fs.Int64Var(&m.seed, "seed", 1, "random seed (splits, candidate sampling, initialisation)")
-	fs.StringVar(&m.backend, "backend", "", "backend: go, avx2, cuda or auto (default auto, or $"+engine.EnvBackend+")")
+	fs.StringVar(&m.backend, "backend", "", backendUsage)
 	fs.IntVar(&m.threads, "threads", 0, threadsUsage)
 	fs.StringVar(&m.memBudget, "mem-budget", "", "memory budget, e.g. 512MiB or 8GiB (default 4GiB): the loaded data, its working copies and the algorithm's large allocations must fit in it, else the command stops with an error naming this flag; the process stays within it plus about 64 MiB")
 	fs.BoolVar(&m.quiet, "quiet", false, "no progress report (same as --progress off)")
@@ -129,6 +129,9 @@ func parseLabel(s string) (float64, error) {
 	}
 	return v, nil
 }
+
+// backendUsage is --backend's help, the same for every command.
+const backendUsage = "backend: go (portable), avx2 (AVX2/FMA assembly, with AVX-512 kernels where the CPU has them), avx2-only (the same without AVX-512), cuda or auto (default auto, or $" + engine.EnvBackend + ")"
 
 // memBudgetReadUsage is --mem-budget's help for the commands that read a
 // model and data (predict, plot, bound).

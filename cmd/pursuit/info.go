@@ -19,7 +19,7 @@ func newInfoFlags() (*flag.FlagSet, *infoOptions) {
 	o := &infoOptions{}
 	fs := flag.NewFlagSet("info", flag.ContinueOnError)
 	fs.BoolVar(&o.json, "json", false, "print one JSON object instead of text")
-	fs.StringVar(&o.backend, "backend", "", "show what choosing this backend (go, avx2, cuda, auto) gives; default: the automatic choice, or $"+engine.EnvBackend)
+	fs.StringVar(&o.backend, "backend", "", "show what choosing this backend (go, avx2, avx2-only, cuda, auto) gives; default: the automatic choice, or $"+engine.EnvBackend)
 	return fs, o
 }
 
@@ -126,7 +126,7 @@ func printInfo(ev *env, r *infoReport) {
 		if b.Available {
 			mark = "yes"
 		}
-		fmt.Fprintf(w, "  %-5s %s  %s\n", b.Name, mark, oneLine(b.Why))
+		fmt.Fprintf(w, "  %-9s %s  %s\n", b.Name, mark, oneLine(b.Why))
 	}
 	fmt.Fprintln(w)
 	if r.ChoiceErr != "" {

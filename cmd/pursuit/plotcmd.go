@@ -24,7 +24,7 @@ func newPlotFlags() (*flag.FlagSet, *plotOptions) {
 	fs.StringVar(&o.data, "data", "", "data `FILE` whose points the decision surface shows (2-D data)")
 	fs.StringVar(&o.out, "out", ".", "directory `DIR` to write the PNG files into")
 	fs.StringVar(&o.format, "format", "auto", "data file format: auto, libsvm or csv")
-	fs.StringVar(&o.backend, "backend", "", "backend: go, avx2, cuda or auto")
+	fs.StringVar(&o.backend, "backend", "", backendUsage)
 	fs.IntVar(&o.threads, "threads", 0, threadsUsage)
 	fs.StringVar(&o.memBudget, "mem-budget", "", memBudgetReadUsage)
 	return fs, o

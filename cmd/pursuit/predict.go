@@ -36,7 +36,7 @@ func newPredictFlags() (*flag.FlagSet, *predictOptions) {
 	fs.StringVar(&o.format, "format", "auto", "data file format: auto (from the name: .csv is CSV), libsvm or csv")
 	fs.IntVar(&o.labelColumn, "label-column", 0, labelColumnUsage)
 	fs.BoolVar(&o.header, "header", false, "CSV only: the first line is a header")
-	fs.StringVar(&o.backend, "backend", "", "backend: go, avx2, cuda or auto")
+	fs.StringVar(&o.backend, "backend", "", backendUsage)
 	fs.IntVar(&o.threads, "threads", 0, threadsUsage)
 	fs.StringVar(&o.memBudget, "mem-budget", "", memBudgetReadUsage)
 	fs.BoolVar(&o.quiet, "quiet", false, "print no summary line (errors and warnings still go to stderr; --json still prints)")

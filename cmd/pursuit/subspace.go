@@ -53,7 +53,7 @@ func newSubspaceFlags() (*flag.FlagSet, *subspaceOptions) {
 	fs.StringVar(&o.model.kernel, "kernel", "rbf", "kernel; the bounds need κ(x,x) ≤ 1 for every x: rbf")
 	fs.Float64Var(&o.model.gamma, "gamma", 0, "RBF γ (default 1/number of features)")
 	fs.Float64Var(&o.model.sigma, "sigma", 0, "RBF width σ in exp(−‖x−z‖²/σ²); same as --gamma 1/σ²")
-	fs.StringVar(&o.model.backend, "backend", "", "backend: go, avx2, cuda or auto")
+	fs.StringVar(&o.model.backend, "backend", "", backendUsage)
 	fs.IntVar(&o.model.threads, "threads", 0, "CPU threads for the CPU backends (default GOMAXPROCS)")
 	fs.StringVar(&o.model.memBudget, "mem-budget", "", "memory budget for large allocations, e.g. 512MiB")
 	return fs, o
