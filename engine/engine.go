@@ -30,7 +30,7 @@ const (
 	// off, even on a CPU that has AVX-512 (asm.WithAVX512(false)); its
 	// Name is "avx2" too.
 	BackendAVX2Only = "avx2-only"
-	BackendCUDA = "cuda"
+	BackendCUDA     = "cuda"
 )
 
 type options struct {
