@@ -158,6 +158,36 @@ func parseBytes(s string) (int64, error) {
 	return int64(v * mul), nil
 }
 
+// budgetUnitNote says how a --mem-budget value whose unit is not spelled
+// exactly KB, MB, GB, TB (SI) or KiB, MiB, GiB, TiB (IEC) was read, with the
+// other reading, so that "512mb" or "4G" does not leave the unit open; ""
+// when the spelling is exact or there is no unit.
+func budgetUnitNote(s string, b int64) string {
+	t := strings.TrimSpace(s)
+	for _, exact := range []string{"KiB", "MiB", "GiB", "TiB", "KB", "MB", "GB", "TB", "B"} {
+		if strings.HasSuffix(t, exact) {
+			return ""
+		}
+	}
+	num := strings.TrimRightFunc(t, func(r rune) bool { return r < '0' || r > '9' })
+	unit := strings.TrimSpace(t[len(num):])
+	if unit == "" {
+		return ""
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	if err != nil {
+		return ""
+	}
+	letter := strings.ToUpper(unit[:1])
+	si, iec := letter+"B", letter+"iB"
+	siBytes := int64(v * math.Pow(1000, float64(strings.Index("KMGT", letter)+1)))
+	iecBytes := int64(v * math.Pow(1024, float64(strings.Index("KMGT", letter)+1)))
+	if b == siBytes {
+		return fmt.Sprintf("--mem-budget %s taken as %s%s = %d bytes (SI units; %s%s would be %d)", s, num, si, b, num, iec, iecBytes)
+	}
+	return fmt.Sprintf("--mem-budget %s taken as %s%s = %d bytes (IEC units; %s%s would be %d)", s, num, iec, b, num, si, siBytes)
+}
+
 // validate checks the flag values that do not depend on the data.
 func (m *modelFlags) validate(set map[string]bool) error {
 	if _, err := findAlgorithm(m.algo); err != nil {

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/engine/comm"
 )
 
@@ -291,6 +292,37 @@ func parseFlags(ev *env, c *command, fs *flag.FlagSet, args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q: inputs are given by flags, e.g. --data FILE (see `pursuit %s --help`)", fs.Arg(0), c.name)
+	}
+	return checkCommonFlags(ev, c, fs)
+}
+
+// checkCommonFlags checks the flags several commands share, once for all:
+// --quiet against --progress, and --mem-budget's unit and size (a note on
+// stderr when the spelling leaves the unit open or the budget exceeds the
+// machine's memory).
+func checkCommonFlags(ev *env, c *command, fs *flag.FlagSet) error {
+	set := setFlags(fs)
+	if q, p := fs.Lookup("quiet"), fs.Lookup("progress"); q != nil && p != nil && set["quiet"] && set["progress"] &&
+		q.Value.String() == "true" && p.Value.String() != progressOff {
+		return fmt.Errorf("--quiet and --progress %s contradict each other (--quiet is --progress off)", p.Value.String())
+	}
+	f := fs.Lookup("mem-budget")
+	if f == nil || !set["mem-budget"] {
+		return nil
+	}
+	b, err := parseBytes(f.Value.String())
+	if err != nil {
+		return err
+	}
+	if ev.world().Rank() != 0 {
+		return nil
+	}
+	if note := budgetUnitNote(f.Value.String(), b); note != "" {
+		fmt.Fprintf(ev.stderr, "pursuit %s: note: %s\n", c.name, note)
+	}
+	if total, ok := machineMemory(); ok && b > total {
+		fmt.Fprintf(ev.stderr, "pursuit %s: warning: --mem-budget %s is more than this machine's %s of memory: the budget will not stop the process before the system does\n",
+			c.name, f.Value.String(), engine.FormatBytes(total))
 	}
 	return nil
 }

@@ -154,6 +154,12 @@ func runTrain(ev *env, args []string) error {
 	if world.Size() > 1 {
 		p.nTrain = nTr
 	}
+	if algo.name == "skmp" && p.activeSet > nTr {
+		if world.Rank() == 0 {
+			fmt.Fprintf(ev.stderr, "pursuit train: warning: --active-set %d is more than the %d training examples: each step searches all %d\n", p.activeSet, nTr, nTr)
+		}
+		p.activeSet = nTr
+	}
 	bar := newProgress(ev, "train "+algo.name, o.progress, o.quiet)
 	defer bar.Close()
 	res, err := fit(e, algo, p, plan, tr, val, test, bar)

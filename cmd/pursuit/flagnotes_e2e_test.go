@@ -1,0 +1,50 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Flag values that were accepted without a word now get one (issue 30,
+// item 11): contradictory --quiet --progress, a --mem-budget unit spelled
+// loosely, a budget over the machine's memory, and an active set larger
+// than the training set.
+func TestFlagNotes(t *testing.T) {
+	dir := t.TempDir()
+	train, _ := moonsFiles(t, dir)
+	wantFail(t, dir, []string{"--quiet and --progress lines contradict"}, "train", "--data", train, "--quiet", "--progress", "lines")
+	mustRun(t, dir, "train", "--data", train, "--quiet", "--progress", "off")
+	for _, c := range []struct{ budget, want string }{
+		{"512mb", "512MB = 512000000 bytes (SI units; 512MiB would be 536870912)"},
+		{"4G", "4GiB = 4294967296 bytes (IEC units; 4GB would be 4000000000)"},
+		{"1.5gib", ""}, // IEC spelled in lower case: still a note
+	} {
+		r := mustRun(t, dir, "train", "--data", train, "--quiet", "--mem-budget", c.budget)
+		if !strings.Contains(r.stderr, "note: --mem-budget "+c.budget+" taken as") || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("--mem-budget %s: stderr %q", c.budget, r.stderr)
+		}
+	}
+	for _, exact := range []string{"512MiB", "1GB"} {
+		if r := mustRun(t, dir, "train", "--data", train, "--quiet", "--mem-budget", exact); strings.Contains(r.stderr, "note:") {
+			t.Errorf("--mem-budget %s: a note for an exact unit: %q", exact, r.stderr)
+		}
+	}
+	if total, ok := machineMemory(); ok && total < 100<<40 {
+		r := mustRun(t, dir, "predict", "--model", trainModel(t, dir, train), "--data", train, "--quiet", "--mem-budget", "100TiB")
+		if !strings.Contains(r.stderr, "warning: --mem-budget 100TiB is more than this machine's") {
+			t.Errorf("--mem-budget 100TiB: stderr %q", r.stderr)
+		}
+	}
+	r := mustRun(t, dir, "train", "--data", train, "--algo", "skmp", "--active-set", "100000", "--quiet", "--json")
+	if !strings.Contains(r.stderr, "warning: --active-set 100000 is more than the 200 training examples: each step searches all 200") {
+		t.Errorf("--active-set 100000 on 200 rows: stderr %q", r.stderr)
+	}
+}
+
+func trainModel(t *testing.T, dir, train string) string {
+	t.Helper()
+	path := filepath.Join(dir, "notes.model")
+	mustRun(t, dir, "train", "--data", train, "--basis", "5", "--model", path, "--quiet")
+	return path
+}
