@@ -236,7 +236,7 @@ func runCV(ev *env, args []string) error {
 				c := s.c
 				s.pt.C = &c
 			}
-			if algo.usesBasis {
+			if algo.usesBasis || len(ns) > 1 || set["basis"] {
 				b := s.basis
 				s.pt.Basis = &b
 			}

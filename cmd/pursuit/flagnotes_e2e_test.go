@@ -48,3 +48,22 @@ func trainModel(t *testing.T, dir, train string) string {
 	mustRun(t, dir, "train", "--data", train, "--basis", "5", "--model", path, "--quiet")
 	return path
 }
+
+// cv takes --grid-basis for mpkfda, to which --basis applies (issue 30,
+// item 10): each setting trains with its own number of basis vectors.
+func TestCVGridBasisMPKFDA(t *testing.T) {
+	dir := t.TempDir()
+	train, _ := moonsFiles(t, dir)
+	r := mustRun(t, dir, "cv", "--data", train, "--algo", "mpkfda", "--gamma", "2", "--grid-basis", "2,6", "--folds", "3", "--json", "--quiet")
+	var out cvJSON
+	decodeJSON(t, r.stdout, &out)
+	if len(out.Grid) != 2 {
+		t.Fatalf("%d grid points, want 2", len(out.Grid))
+	}
+	for i, want := range []int{2, 6} {
+		p := out.Grid[i]
+		if p.Basis == nil || *p.Basis != want || p.NBasis != float64(want) {
+			t.Errorf("grid point %d: basis %v, %v basis vectors on average; want %d", i, p.Basis, p.NBasis, want)
+		}
+	}
+}

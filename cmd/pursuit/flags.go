@@ -309,7 +309,7 @@ func algoFlags() map[string][]string {
 		"basis":        append(slices.Clone(kmpFamily), "mpkfda"),
 		"patience":     kmpFamily,
 		"curve":        kmpFamily, // train: only they record a learning curve
-		"grid-basis":   kmpFamily, // cv
+		"grid-basis":   append(slices.Clone(kmpFamily), "mpkfda"), // cv, as --basis
 		"c":            {"svm", "slmc", "bpdn"},
 		"grid-c":       {"svm", "slmc"}, // cv
 		"epsilon":      {"bpdn"},
