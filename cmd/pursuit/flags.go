@@ -308,7 +308,7 @@ func algoFlags() map[string][]string {
 	return map[string][]string{
 		"basis":        append(slices.Clone(kmpFamily), "mpkfda"),
 		"patience":     kmpFamily,
-		"curve":        kmpFamily, // train: only they record a learning curve
+		"curve":        kmpFamily,                                 // train: only they record a learning curve
 		"grid-basis":   append(slices.Clone(kmpFamily), "mpkfda"), // cv, as --basis
 		"c":            {"svm", "slmc", "bpdn"},
 		"grid-c":       {"svm", "slmc"}, // cv
