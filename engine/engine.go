@@ -230,10 +230,11 @@ var ErrBudget = errors.New("memory budget exceeded")
 // Reserve checks that an allocation of the given size fits what is
 // available of the engine's memory budget, returning an error that names
 // what was being allocated, its size and the budget, so callers fail with a
-// message instead of an out-of-memory kill.
+// message instead of an out-of-memory kill. It suggests raising the budget
+// only: a caller that has a cheaper mode names it itself.
 func (e *Engine) Reserve(what string, bytes int64) error {
 	if avail := e.Available(); bytes < 0 || bytes > avail {
-		return fmt.Errorf("%s needs %s but the memory budget is %s%s (raise it with %s, or use a mode that computes blocks on the fly): %w",
+		return fmt.Errorf("%s needs %s but the memory budget is %s%s (raise it with %s): %w",
 			what, FormatBytes(bytes), FormatBytes(e.budget), e.heldNote(avail), e.raiseBudget, ErrBudget)
 	}
 	return nil

@@ -67,3 +67,28 @@ func TestCVGridBasisMPKFDA(t *testing.T) {
 		}
 	}
 }
+
+// subspace checks --threads, --gamma and --sigma as train does (one check
+// of the shared flags for every command), and a budget error suggests no
+// mode the command lacks (issue 30, item 9).
+func TestSubspaceFlagsCheckedAsTrain(t *testing.T) {
+	dir := t.TempDir()
+	train, _ := moonsFiles(t, dir)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--threads", "-1"}, "--threads -1: must be 0"},
+		{[]string{"--gamma", "0"}, "--gamma 0: must be positive"},
+		{[]string{"--sigma", "0"}, "--sigma 0: must be positive"},
+		{[]string{"--gamma", "1", "--sigma", "1"}, "not both"},
+	} {
+		for _, cmd := range []string{"subspace", "train"} {
+			wantFail(t, dir, []string{c.want}, append([]string{cmd, "--data", train}, c.args...)...)
+		}
+	}
+	r := pursuit(t, dir, "subspace", "--data", train, "--k", "5", "--mem-budget", "10KiB")
+	if r.code != exitError || !strings.Contains(r.stderr, "raise it with --mem-budget") || strings.Contains(r.stderr, "mode") {
+		t.Errorf("subspace over budget: exit %d, %q", r.code, r.stderr)
+	}
+}

@@ -158,6 +158,26 @@ func parseBytes(s string) (int64, error) {
 	return int64(v * mul), nil
 }
 
+// checkKernelWidth checks --gamma and --sigma wherever a command has them
+// (train, cv, equiv, subspace: one check for all): given, each must be
+// positive and finite, and not both. Left out, they take their default.
+func checkKernelWidth(fs *flag.FlagSet, set map[string]bool) error {
+	if set["gamma"] && set["sigma"] {
+		return fmt.Errorf("give --gamma or --sigma, not both (--sigma S means --gamma 1/S²)")
+	}
+	for _, name := range []string{"gamma", "sigma"} {
+		f := fs.Lookup(name)
+		if f == nil || !set[name] {
+			continue
+		}
+		v, err := strconv.ParseFloat(f.Value.String(), 64)
+		if err != nil || !(v > 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("--%s %s: must be positive and finite", name, f.Value.String())
+		}
+	}
+	return nil
+}
+
 // budgetUnitNote says how a --mem-budget value whose unit is not spelled
 // exactly KB, MB, GB, TB (SI) or KiB, MiB, GiB, TiB (IEC) was read, with the
 // other reading, so that "512mb" or "4G" does not leave the unit open; ""
@@ -206,16 +226,7 @@ func (m *modelFlags) validate(set map[string]bool) error {
 	if !contains(algo.kernels, kname) {
 		return fmt.Errorf("--algo %s supports the %s kernel only, not %s", m.algo, strings.Join(algo.kernels, ", "), m.kernel)
 	}
-	if set["gamma"] && set["sigma"] {
-		return fmt.Errorf("give --gamma or --sigma, not both (--sigma S means --gamma 1/S²)")
-	}
-	if set["gamma"] && (!(m.gamma > 0) || math.IsInf(m.gamma, 0)) {
-		return fmt.Errorf("--gamma %v: must be positive and finite", m.gamma)
-	}
 	if set["sigma"] {
-		if !(m.sigma > 0) || math.IsInf(m.sigma, 0) {
-			return fmt.Errorf("--sigma %v: must be positive and finite", m.sigma)
-		}
 		if m.kernel != "rbf" && m.kernel != "gaussian" {
 			return fmt.Errorf("--sigma applies to the rbf kernel only (use --gamma for %s)", m.kernel)
 		}
@@ -281,9 +292,6 @@ func (m *modelFlags) validate(set map[string]bool) error {
 	}
 	if m.progress != "" && !contains(progressModes, m.progress) {
 		return fmt.Errorf("--progress %q: want auto, bar, lines or off", m.progress)
-	}
-	if err := checkThreads(m.threads); err != nil {
-		return err
 	}
 	if m.memBudget != "" {
 		if _, err := parseBytes(m.memBudget); err != nil {

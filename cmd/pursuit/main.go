@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/pursuit-ml/pursuit/engine"
@@ -302,6 +303,16 @@ func parseFlags(ev *env, c *command, fs *flag.FlagSet, args []string) error {
 // machine's memory).
 func checkCommonFlags(ev *env, c *command, fs *flag.FlagSet) error {
 	set := setFlags(fs)
+	if f := fs.Lookup("threads"); f != nil {
+		if n, err := strconv.Atoi(f.Value.String()); err == nil {
+			if err := checkThreads(n); err != nil {
+				return err
+			}
+		}
+	}
+	if err := checkKernelWidth(fs, set); err != nil {
+		return err
+	}
 	if q, p := fs.Lookup("quiet"), fs.Lookup("progress"); q != nil && p != nil && set["quiet"] && set["progress"] &&
 		q.Value.String() == "true" && p.Value.String() != progressOff {
 		return fmt.Errorf("--quiet and --progress %s contradict each other (--quiet is --progress off)", p.Value.String())

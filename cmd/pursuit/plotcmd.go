@@ -59,9 +59,6 @@ func runPlot(ev *env, args []string) error {
 	if err := df.validate(nil, false); err != nil {
 		return err
 	}
-	if err := checkThreads(o.threads); err != nil {
-		return err
-	}
 	mf := modelFlags{backend: o.backend, threads: o.threads, memBudget: o.memBudget}
 	e, err := mf.newEngine()
 	if err != nil {

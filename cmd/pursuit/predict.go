@@ -82,9 +82,6 @@ func runPredict(ev *env, args []string) error {
 		return err
 	}
 	mf := modelFlags{backend: o.backend, threads: o.threads, memBudget: o.memBudget}
-	if err := checkThreads(o.threads); err != nil {
-		return err
-	}
 	e, err := mf.newEngine()
 	if err != nil {
 		return err
