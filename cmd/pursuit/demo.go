@@ -241,7 +241,7 @@ func printDemoTable(ev *env, e *engine.Engine, results []demoResult, out string,
 		}
 	}
 	fmt.Fprintf(w, "\nAll use the RBF kernel exp(−γ‖x−z‖²). The KMP family stops early on the validation part (a quarter of\n")
-	fmt.Fprintf(w, "the training data); svm and slmc train on all of it. Basis functions do not count the bias.\n")
+	fmt.Fprintf(w, "the training data); %s train on all of it. Basis functions do not count the bias.\n", listAnd(fullDataAlgos()))
 	fmt.Fprintf(w, "Plots and the generated data (LIBSVM format) are in %s:\n", out)
 	for _, f := range files {
 		fmt.Fprintf(w, "  %s\n", f)
@@ -254,4 +254,24 @@ func writeDataset(path string, ds *data.Dataset) error {
 		return fmt.Errorf("writing demo data: %w", err)
 	}
 	return nil
+}
+
+// fullDataAlgos are the demo's algorithms that train on all the training
+// data (no early stopping on a validation part), from the algorithm table.
+func fullDataAlgos() []string {
+	var names []string
+	for _, a := range algorithms() {
+		if !a.usesBasis && !a.notInDemo {
+			names = append(names, a.name)
+		}
+	}
+	return names
+}
+
+// listAnd joins names as "a, b and c".
+func listAnd(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }

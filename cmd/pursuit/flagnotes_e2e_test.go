@@ -92,3 +92,18 @@ func TestSubspaceFlagsCheckedAsTrain(t *testing.T) {
 		t.Errorf("subspace over budget: exit %d, %q", r.code, r.stderr)
 	}
 }
+
+// The demo's footer names every algorithm that trains on all of the data,
+// from the algorithm table (issue 30, item 13: it named svm and slmc, not
+// mpkfda).
+func TestDemoFooterNamesFullDataAlgorithms(t *testing.T) {
+	got := fullDataAlgos()
+	for _, want := range []string{"svm", "slmc", "mpkfda"} {
+		if !strings.Contains(strings.Join(got, " "), want) {
+			t.Errorf("the footer's list %v lacks %s", got, want)
+		}
+	}
+	if s := listAnd([]string{"svm", "mpkfda", "slmc"}); s != "svm, mpkfda and slmc" {
+		t.Errorf("listAnd: %q", s)
+	}
+}
