@@ -94,6 +94,9 @@ func wantFail(t *testing.T, dir string, want []string, args ...string) {
 	if strings.Contains(r.stderr, "goroutine") || strings.Contains(r.stderr, "panic") {
 		t.Errorf("pursuit %s: panic trace on stderr:\n%s", strings.Join(args, " "), r.stderr)
 	}
+	if why := badUserLine(msg); why != "" {
+		t.Errorf("pursuit %s: the error line %s: %s", strings.Join(args, " "), why, msg)
+	}
 	for _, w := range want {
 		if !strings.Contains(msg, w) {
 			t.Errorf("pursuit %s: stderr %q does not contain %q", strings.Join(args, " "), msg, w)

@@ -137,7 +137,7 @@ func run(ev *env, args []string) (code int) {
 	case errors.Is(err, errHelp):
 		return exitOK
 	}
-	fmt.Fprintf(ev.stderr, "%s: %s\n", name, oneLine(err.Error()))
+	fmt.Fprintf(ev.stderr, "%s: %s\n", name, userMessage(err.Error()))
 	var st interface{ ExitCode() int }
 	if errors.As(err, &st) {
 		return st.ExitCode()
