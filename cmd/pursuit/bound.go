@@ -19,7 +19,15 @@ type boundFlags struct {
 	alpha float64
 }
 
-func addBoundFlags(fs *flag.FlagSet, b *boundFlags) {
+// addBoundFlags adds --delta and --alpha, and with switchFlag --bound (train's
+// switch; the bound command always bounds and has no such flag).
+func addBoundFlags(fs *flag.FlagSet, b *boundFlags, switchFlag bool) {
+	if !switchFlag {
+		b.bound = true
+		fs.Float64Var(&b.delta, "delta", 0.05, "the bound holds with probability at least 1 − `DELTA`")
+		fs.Float64Var(&b.alpha, "alpha", 0, "regression: bound the probability that |f(x) − y| > `ALPHA`")
+		return
+	}
 	fs.BoolVar(&b.bound, "bound", false, "report a generalisation bound for the trained model (Hussain et al. 2011: Theorem 4 for the KMP family and MP-KFDA, Theorem 2 for the support vectors of svm and bpdn)")
 	fs.Float64Var(&b.delta, "delta", 0.05, "--bound holds with probability at least 1 − `DELTA`")
 	fs.Float64Var(&b.alpha, "alpha", 0, "--bound for regression: bound the probability that |f(x) − y| > `ALPHA`")
@@ -67,7 +75,7 @@ func (b *boundFlags) validate(set map[string]bool, algo string, regression bool)
 		return fmt.Errorf("--delta %v: must be in (0, 1)", b.delta)
 	}
 	if regression && (!(b.alpha > 0) || math.IsInf(b.alpha, 0)) {
-		return fmt.Errorf("--alpha %v: --bound for regression needs the error threshold α > 0 (the bound is on P(|f(x) − y| > α))", b.alpha)
+		return fmt.Errorf("--alpha %v: the bound for a regressor needs the error threshold α > 0 (it is on P(|f(x) − y| > α))", b.alpha)
 	}
 	if !regression && set["alpha"] {
 		return fmt.Errorf("--alpha applies to regression; a classifier's bound is on its error rate")
@@ -91,15 +99,21 @@ type boundJSON struct {
 // regressor: m training points, k = the training points its basis uses
 // (the compression set), t = its training errors outside them (sign
 // errors, or |f − y| > α for regression).
-func trainBound(e *engine.Engine, algo string, m *cliModel, tr *data.Dataset, plan *labelPlan, b *boundFlags) (*boundJSON, error) {
+//
+// With strict (the bound command, given a saved model and a data file that
+// should be its training data), every basis vector must be one of tr's
+// rows: a file that is not the training data is refused. At training time
+// tr is the training data; a basis point not found there (it cannot
+// happen, but would) still counts in k.
+func trainBound(e *engine.Engine, algo string, m *cliModel, tr *data.Dataset, plan *labelPlan, b *boundFlags, strict bool) (*boundJSON, error) {
 	if len(m.models) != 1 || plan.models() != 1 || isMulti(m.models[0]) {
-		return nil, fmt.Errorf("--bound: the bounds are for one binary classifier or regressor; train one class against the rest with --positive LABEL")
+		return nil, fmt.Errorf("the bounds are for one binary classifier or regressor; train one class against the rest with --positive LABEL")
 	}
 	f := m.models[0]
 	y := plan.targets(tr.Y, 0)
 	dec, err := f.Decision(e, tr.X)
 	if err != nil {
-		return nil, fmt.Errorf("--bound: training decisions: %w", err)
+		return nil, fmt.Errorf("training decisions: %w", err)
 	}
 	inBasis := compressionSet(tr.X, f.Basis())
 	k := 0
@@ -107,6 +121,9 @@ func trainBound(e *engine.Engine, algo string, m *cliModel, tr *data.Dataset, pl
 		if in {
 			k++
 		}
+	}
+	if strict && k < f.NBasis() {
+		return nil, fmt.Errorf("%d of the model's %d basis vectors are not rows of %s: it is not the data the model was trained on", f.NBasis()-k, f.NBasis(), tr.Name)
 	}
 	if k < f.NBasis() {
 		k = f.NBasis() // a basis point not found among the rows still counts
@@ -134,7 +151,7 @@ func trainBound(e *engine.Engine, algo string, m *cliModel, tr *data.Dataset, pl
 		out.Value, err = bound.KMP(out.M, k, t, b.delta)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("--bound: %w", err)
+		return nil, err
 	}
 	out.Trivial = bound.Trivial(out.Value)
 	return out, nil
@@ -142,10 +159,14 @@ func trainBound(e *engine.Engine, algo string, m *cliModel, tr *data.Dataset, pl
 
 // compressionSet marks the training rows that are basis vectors, each basis
 // vector matching one row (so duplicates of a basis point outside the basis
-// stay outside).
+// stay outside). Rows compare without their trailing zeros: a LIBSVM
+// model's support vectors end at their last non-zero feature.
 func compressionSet(x, basis backend.Matrix) []bool {
 	rows := map[string][]int{}
 	key := func(r []float32) string {
+		for len(r) > 0 && r[len(r)-1] == 0 {
+			r = r[:len(r)-1]
+		}
 		var sb strings.Builder
 		for _, v := range r {
 			fmt.Fprintf(&sb, "%x,", math.Float32bits(v))

@@ -39,7 +39,7 @@ func runBound(ev *env, args []string) error {
 	fs.StringVar(&o.backend, "backend", "", backendUsage)
 	fs.StringVar(&o.memBudget, "mem-budget", "", memBudgetReadUsage)
 	fs.BoolVar(&o.jsonOutput, "json", false, "print the bound as one JSON object")
-	addBoundFlags(fs, &o.boundFlags)
+	addBoundFlags(fs, &o.boundFlags, false)
 	if err := parseFlags(ev, c, fs, args); err != nil {
 		return err
 	}
@@ -60,7 +60,6 @@ func runBound(ev *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	o.bound = true
 	if err := o.boundFlags.validate(set, m.hdr.Algorithm, m.hdr.Labels.Task == taskRegression); err != nil {
 		return err
 	}
@@ -80,9 +79,12 @@ func runBound(ev *env, args []string) error {
 			return fmt.Errorf("%s: %w", o.data, err)
 		}
 	}
-	b, err := trainBound(e, m.hdr.Algorithm, m, ds, &m.hdr.Labels, &o.boundFlags)
+	b, err := trainBound(e, m.hdr.Algorithm, m, ds, &m.hdr.Labels, &o.boundFlags, true)
 	if err != nil {
 		return err
+	}
+	if m.hdr.Train.NTrain == 0 {
+		fmt.Fprintf(ev.stderr, "pursuit bound: note: %s does not record how many examples it was trained on: every basis vector is a row of %s, but that it is the whole training set cannot be checked\n", o.model, o.data)
 	}
 	if o.jsonOutput {
 		return printJSON(ev, b)

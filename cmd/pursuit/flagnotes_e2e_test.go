@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -105,5 +106,49 @@ func TestDemoFooterNamesFullDataAlgorithms(t *testing.T) {
 	}
 	if s := listAnd([]string{"svm", "mpkfda", "slmc"}); s != "svm, mpkfda and slmc" {
 		t.Errorf("listAnd: %q", s)
+	}
+}
+
+// bound has no meaningless --bound flag, and for a model that does not
+// record its training set (a LIBSVM model) it checks what it can: every
+// support vector must be a row of --data; what it cannot check it says
+// (issue 30, item 8).
+func TestBoundChecksItsData(t *testing.T) {
+	dir := t.TempDir()
+	train, test := moonsFiles(t, dir)
+	path := filepath.Join(dir, "svm.model")
+	mustRun(t, dir, "train", "--data", train, "--algo", "svm", "--scale", "none", "--gamma", "2", "--model", path, "--quiet")
+	wantFail(t, dir, []string{"flag provided but not defined: --bound"}, "bound", "--model", path, "--data", train, "--bound")
+	// The model's LIBSVM payload, as svm-train would write it.
+	_, _, pays := splitModel(t, readFile(t, path))
+	lib := filepath.Join(dir, "lib.model")
+	writeFile(t, lib, pays[0])
+	r := mustRun(t, dir, "bound", "--model", lib, "--data", train)
+	if !strings.Contains(r.stderr, "does not record how many examples it was trained on") || !strings.Contains(r.stdout, "Theorem 2") {
+		t.Errorf("bound on a LIBSVM model: stdout %q, stderr %q", r.stdout, r.stderr)
+	}
+	wantFail(t, dir, []string{"basis vectors are not rows of", "not the data the model was trained on"}, "bound", "--model", lib, "--data", test)
+	// A message about the bound names no flag the user did not give.
+	reg := filepath.Join(dir, "reg.model")
+	mustRun(t, dir, "train", "--data", train, "--algo", "svm", "--regression", "--model", reg, "--quiet")
+	r = pursuit(t, dir, "bound", "--model", reg, "--data", train)
+	if r.code != exitError || !strings.Contains(r.stderr, "--alpha") || strings.Contains(r.stderr, "--bound") {
+		t.Errorf("bound on a regressor without --alpha: exit %d, %q", r.code, r.stderr)
+	}
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func writeFile(t *testing.T, path string, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

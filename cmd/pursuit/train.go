@@ -23,7 +23,7 @@ func newTrainFlags() (*flag.FlagSet, *trainOptions) {
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	addDataFlags(fs, &o.dataFlags, true)
 	addModelFlags(fs, &o.modelFlags)
-	addBoundFlags(fs, &o.boundFlags)
+	addBoundFlags(fs, &o.boundFlags, true)
 	fs.StringVar(&o.model, "model", "", "write the trained model to `FILE` (read it back with `pursuit predict --model FILE`; "+safeWriteHelp+")")
 	fs.StringVar(&o.plotDir, "plot", "", "write the learning curve and, for 2-D data, the decision surface as PNG files into `DIR`")
 	fs.BoolVar(&o.curve, "curve", false, "record the learning curve (training, validation and test error against the number of steps; KMP family) in the model, for the plot command")
@@ -216,8 +216,8 @@ func runTrain(ev *env, args []string) error {
 	}
 	out.Method, out.Stop = modelMethod(m.models), stopSummary(m.models)
 	if o.bound {
-		if out.Bound, err = trainBound(e, algo.name, m, tr, &plan, &o.boundFlags); err != nil {
-			return err
+		if out.Bound, err = trainBound(e, algo.name, m, tr, &plan, &o.boundFlags, false); err != nil {
+			return fmt.Errorf("--bound: %w", err)
 		}
 	}
 	if o.jsonOutput {
