@@ -26,6 +26,10 @@ const pivotTol = 1e-13
 // largest are taken as rounding noise (see dependentStep).
 const dropTol = 1e-9
 
+// certTol: a zero-curvature ray proves the hard tube infeasible only when
+// ‖Kd‖∞ ≤ certTol·‖d‖₁·max_i K_ii (see infeasible).
+const certTol = 1e-10
+
 // state is the primal active-set method for
 //
 //	min −aᵀy + ½aᵀKa + ε Σ s_i a_i  on the face s_i a_i ≥ 0, |a_i| ≤ C, 1ᵀa = 0.
@@ -67,6 +71,9 @@ type state struct {
 	nu     float64
 	rho    float64 // ρ of H = K_FF + ρ11ᵀ
 	skip   []bool  // variables refused (dependent column, no move) since the last move
+	// stalled: run stopped because the only violators left are dependent
+	// columns that cannot move.
+	stalled bool
 }
 
 func newState(n int, k, y []float64, eps, c float64) *state {
@@ -337,6 +344,7 @@ func (s *state) run(maxIter int, tol float64) (int, error) {
 				s.st[i], s.sgn[i] = oldI, 0
 				s.free = s.free[:0]
 				s.chol.Reset()
+				s.stalled = true
 				return it, nil // a dependent pair that cannot move: not converged
 			}
 			continue
@@ -405,6 +413,7 @@ func (s *state) run(maxIter int, tol float64) (int, error) {
 		}
 		clear(s.skip)
 		// At the minimiser of the face: free the most violating variable.
+		tol := math.Max(tol, roundingFloor(s.n, s.k, s.a))
 		best, bestV, bestS := -1, tol, 0.0
 		for j, st := range s.st {
 			if s.skip[j] {
@@ -459,6 +468,7 @@ func (s *state) run(maxIter int, tol float64) (int, error) {
 				}
 			}
 			if best < 0 {
+				s.stalled = true
 				return it, nil // only dependent columns that cannot move violate: not converged
 			}
 		}
@@ -559,6 +569,13 @@ func (s *state) dependentStep(j int, sg float64, tol float64) (bool, error) {
 	if !(t > 0) {
 		return false, nil
 	}
+	// The step must lower (25): along d it changes by slope·t + ½κt², κ =
+	// dᵀKd. κ is below what the pivot test resolves but not always negligible
+	// (on a badly conditioned free set d itself is inexact): past the
+	// minimiser t = −slope/κ the variable is refused instead.
+	if kappa := s.curvature(j, dir, d); kappa > 0 && kappa*t > -slope {
+		return false, nil
+	}
 	newFree := s.free
 	if block < m {
 		newFree = make([]int, 0, m)
@@ -607,6 +624,23 @@ func (s *state) dependentStep(j int, sg float64, tol float64) (bool, error) {
 	return true, nil
 }
 
+// curvature returns dᵀKd for d = dir on j and d on the free set.
+func (s *state) curvature(j int, dir float64, d []float64) float64 {
+	row := s.row(j)
+	kdd := dir * dir * row[j]
+	for r, i := range s.free {
+		if d[r] == 0 {
+			continue
+		}
+		ri := s.row(i)
+		kdd += 2 * dir * d[r] * row[i]
+		for c, l := range s.free {
+			kdd += d[r] * d[c] * ri[l]
+		}
+	}
+	return kdd
+}
+
 // infeasible builds the error for an unblocked zero-curvature ray d (d_j =
 // dir on j, d on the free set), or reports no move when the ray does not
 // prove anything beyond rounding.
@@ -644,6 +678,13 @@ func (s *state) infeasible(j int, dir float64, d []float64, tol float64) (bool, 
 	for _, v := range kd {
 		kmax = math.Max(kmax, math.Abs(v))
 	}
+	// The ray proves infeasibility only when Kd is zero to rounding: then
+	// Σ d_i f(x_i) = (Kd)ᵀc is negligible for any f = Σ c_i K(·, x_i) that
+	// float64 can represent. On a badly conditioned free set the computed d
+	// may be far from K's null space; that is no proof, and j is refused.
+	if kmax > certTol*l1*s.rho {
+		return false, nil
+	}
 	sort.Slice(all, func(a, b int) bool { return math.Abs(all[a].d) > math.Abs(all[b].d) })
 	var idx []int
 	for _, e := range all {
@@ -653,6 +694,25 @@ func (s *state) infeasible(j int, dir float64, d []float64, tol float64) (bool, 
 	}
 	sort.Ints(idx)
 	return false, &InfeasibleError{Epsilon: s.eps, Violation: viol, Examples: idx, Curvature: kdd, KdMax: kmax}
+}
+
+// roundingFloor is the largest KKT violation that float64 rounding alone
+// can cause at a: 16·ε_mach·max_i Σ_j |K_ij a_j|, the error of computing
+// (Ka)_i. It matters only for large coefficients (‖a‖₁ ≳ 1e4·max|y|), where
+// a residual cannot be computed to the default tolerance.
+func roundingFloor(n int, k, a []float64) float64 {
+	var worst float64
+	for i := range n {
+		row := k[i*n : (i+1)*n]
+		var s float64
+		for j, aj := range a[:n] {
+			if aj != 0 {
+				s += math.Abs(row[j] * aj)
+			}
+		}
+		worst = math.Max(worst, s)
+	}
+	return 16 * 0x1p-52 * worst
 }
 
 // pairCheck handles an empty free set, where ν is not fixed by the free

@@ -79,7 +79,7 @@ type Solution struct {
 	Obj        float64 // (25): −aᵀy + ½aᵀKa + ε‖a‖₁ (the SVR dual objective)
 	KKT        float64 // largest KKT violation (see KKT)
 	SumA       float64 // Σa_i after the solve (0 up to rounding)
-	Converged  bool    // KKT ≤ Tol
+	Converged  bool    // KKT ≤ max(Tol, the rounding floor 16·ε_mach·max_i Σ_j |K_ij a_j|)
 	Iter       int     // active-set iterations
 	Sweeps     int     // coordinate-descent sweeps of the first phase
 	NuEvals    int     // coordinate-descent solves for a fixed ν
@@ -124,7 +124,13 @@ func Solve(n int, k, y []float64, p Params) (*Solution, error) {
 	}
 	sol.Obj = Objective(n, k, y, sol.A, p.Epsilon)
 	sol.KKT = KKT(n, k, y, sol.A, sol.B, p.Epsilon, p.C)
-	sol.Converged = sol.KKT <= tol*(1+1e-6)+1e-15
+	sol.Converged = sol.KKT <= math.Max(tol, roundingFloor(n, k, sol.A))*(1+1e-6)+1e-15
+	if math.IsInf(p.C, 1) && s.stalled && !sol.Converged {
+		// No proof of infeasibility, and no way forward: the columns the
+		// violators need are numerically dependent on the free set's.
+		return nil, fmt.Errorf("%w: with C = ∞ the active-set method stopped with the largest tube violation %.3g (tolerance %.3g) at ‖a‖∞ = %.3g: the kernel columns of the violating examples are numerically dependent on the support's, so the hard ε-tube is out of float64's reach here (it may be feasible in exact arithmetic, with still larger coefficients); give a finite C, a larger ε or a narrower kernel",
+			ErrSingular, sol.KKT, tol, maxAbs(sol.A))
+	}
 	return sol, nil
 }
 
