@@ -281,7 +281,8 @@ func TestSupportRetrain(t *testing.T) {
 	}
 }
 
-// TestBadInput: invalid parameters and a singular Gram matrix with C = ∞.
+// TestBadInput: invalid parameters, and an infeasible hard tube (a
+// duplicated point, targets 0.5 apart, ε = 0.01) with C = ∞.
 func TestBadInput(t *testing.T) {
 	p := newRKHS(11, 30, 2, 5, testGamma)
 	for _, tc := range []struct {
@@ -301,7 +302,8 @@ func TestBadInput(t *testing.T) {
 	if _, err := Solve(30, p.k, p.y[:29], Params{Epsilon: 0.1, C: 1}); !errors.Is(err, ErrBadInput) {
 		t.Errorf("short y: got %v", err)
 	}
-	// A duplicated point makes K singular: refused with C = ∞ ...
+	// A duplicated point with targets more than 2ε apart: infeasible with
+	// C = ∞ ...
 	x := append(append([][]float64{}, p.x...), p.x[3])
 	y := append(append([]float64{}, p.y...), p.y[3]+0.5)
 	n := len(x)
@@ -311,8 +313,8 @@ func TestBadInput(t *testing.T) {
 			k[i*n+j] = rbf64(testGamma, x[i], x[j])
 		}
 	}
-	if _, err := Solve(n, k, y, Params{Epsilon: 0.01, C: inf}); !errors.Is(err, ErrSingular) {
-		t.Errorf("duplicate point, C = ∞: got %v, want ErrSingular", err)
+	if _, err := Solve(n, k, y, Params{Epsilon: 0.01, C: inf}); !errors.Is(err, ErrInfeasible) || !errors.Is(err, ErrSingular) {
+		t.Errorf("duplicate point, C = ∞: got %v, want ErrInfeasible (and ErrSingular)", err)
 	}
 	// ... and solved with a finite C, to SMO's objective.
 	sol := mustSolve(t, n, k, y, Params{Epsilon: 0.01, C: 1})

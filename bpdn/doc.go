@@ -51,19 +51,32 @@
 //
 //	K_FF a_F + ν1 = y_F − ε s_F − K_FU a_U,   1ᵀa_F = −1ᵀa_U
 //
-// in float64 (incremental Cholesky of K_FF and the Schur complement for ν,
-// with one step of iterative refinement), takes the longest sign- and
-// box-feasible step towards that solution, and frees the most violating
-// variable when the KKT conditions fail. It stops when every KKT condition
-// holds to Params.Tol, so the answer does not depend on the first phase
-// (which only saves iterations) and is exact up to rounding.
+// in float64 (incremental Cholesky of K_FF + ρ11ᵀ, ρ = max K_ii, which is
+// positive definite exactly when K_FF is on the hyperplane Σa_F = const —
+// all the step needs — and the Schur complement for ν, with one step of
+// iterative refinement), takes the longest sign- and box-feasible step
+// towards that solution, and frees the most violating variable when the KKT
+// conditions fail. It stops when every KKT condition holds to Params.Tol (or
+// to the rounding floor of computing Ka, which only large coefficients
+// reach), so the answer does not depend on the first phase (which only
+// saves iterations) and is exact up to rounding.
 //
-// With C = ∞ the Gram matrix must be strictly positive definite (otherwise
-// the hard tube may be infeasible and the problem unbounded): Solve factors
-// it first and refuses a singular or numerically singular one with an error
-// wrapping ErrSingular. With finite C a positive semi-definite matrix is
-// accepted; a variable whose kernel column is numerically dependent on the
-// free ones is not freed (see Solution.Converged).
+// Only the free set's Gram matrix is factored, never the whole K: with
+// C = ∞ the Gram matrix may be singular, as it numerically is for RBF
+// kernels on more than a few hundred points, because the problem is well
+// posed on its support. A violating variable whose column is numerically
+// dependent on the free set's is moved along the zero-curvature direction
+// (the one that keeps Σa = 0) to the first free variable that reaches zero,
+// and the two swap. With C = ∞ a direction that nothing blocks, with
+// Kd = 0 to rounding, proves the hard tube infeasible (duplicated points
+// whose targets differ by more than 2ε): Solve returns an *InfeasibleError
+// (wrapping ErrInfeasible and ErrSingular) with a lower bound on the
+// largest violation that every f and b leave. When the tube would need
+// coefficients beyond float64's resolution (the violators' columns are
+// dependent on the support's, yet no proof of infeasibility is found),
+// Solve refuses with an error wrapping ErrSingular. With finite C the same
+// steps apply; a variable that cannot move is not freed (see
+// Solution.Converged).
 //
 // Kernel values come through the engine (Gram: engine.KernelMatrix, widened
 // to float64), so bpdn and svm.SolveSVR on svm.NewGram64 of the same matrix
