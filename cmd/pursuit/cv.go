@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -20,6 +21,7 @@ type cvOptions struct {
 	folds                   int
 	gridGamma, gridC, gridN string
 	gridEps                 string
+	grids                   gridFlags
 	model                   string
 }
 
@@ -33,6 +35,7 @@ func newCVFlags() (*flag.FlagSet, *cvOptions) {
 	fs.StringVar(&o.gridC, "grid-c", "", "comma-separated C values to try (svm, slmc), e.g. 1,10,100 (default: --c)")
 	fs.StringVar(&o.gridN, "grid-basis", "", "comma-separated numbers of kernel basis functions to try (as --basis), KMP family; without --val-frac one training per fold serves them all (default: --basis)")
 	fs.StringVar(&o.gridEps, "grid-epsilon", "", "comma-separated ε values to try (bpdn: Girosi's only free parameter; svm ε-SVR), e.g. 0.05,0.1,0.5")
+	fs.Var(&o.grids, "grid", "`NAME=V1,V2,...`: values to try for any other numeric training flag of the algorithm, e.g. --grid nz=5,10,20 (slmc) or --grid degree=2,3 (poly kernel); repeat it for more flags")
 	fs.StringVar(&o.model, "model", "", "retrain on all of --data with the best setting and write the model to `FILE` ("+safeWriteHelp+")")
 	return fs, o
 }
@@ -42,11 +45,14 @@ func cvCommand() *command {
 		name:    "cv",
 		summary: "k-fold cross-validation over a small grid of γ, C or N",
 		usage: `pursuit cv --data FILE [--folds K] [--algo ALGO] [--grid-gamma G1,G2,...] [--grid-c C1,C2,...]
-                   [--grid-basis N1,N2,...] [--test FILE] [--model OUT] [train's flags] [--json]`,
+                   [--grid-basis N1,N2,...] [--grid NAME=V1,V2,...] [--test FILE] [--model OUT] [train's flags] [--json]`,
 		examples: `# choose γ and C of an SVM by 5-fold cross-validation:
 pursuit cv --data sonar.gz --algo svm --grid-gamma 0.01,0.03,0.1 --grid-c 1,10,100
 # choose the number of KMP basis functions, then test the best on a separate file:
 pursuit cv --data train.txt --test test.txt --algo kmp --gamma 0.5 --grid-basis 10,20,50,100 --json
+# any other numeric training flag: SLMC's number of expansion vectors, a poly kernel's degree and constant:
+pursuit cv --data train.txt --algo slmc --grid nz=5,10,20
+pursuit cv --data train.txt --algo svm --kernel poly --grid degree=2,3 --grid coef0=0,1
 # across 4 MPI ranks (a binary built with -tags mpi): every rank loads all of --data and trains its
 # share of the (setting, fold) trainings in one process; rank 0 gathers the figures and prints them
 # (and retrains with the best setting for --test or --model):
@@ -58,15 +64,17 @@ mpirun -np 4 pursuit cv --data sonar.gz --algo svm --grid-gamma 0.01,0.03,0.1 --
 
 // cvPoint is one grid setting and its cross-validated figures.
 type cvPoint struct {
-	Gamma        *float64 `json:"gamma,omitempty"`
-	C            *float64 `json:"c,omitempty"`
-	Basis        *int     `json:"basis,omitempty"`
-	Epsilon      *float64 `json:"epsilon,omitempty"`
-	CVError      float64  `json:"cv_error"`
-	CVStd        float64  `json:"cv_std"`
-	TrainError   float64  `json:"train_error"`
-	NBasis       float64  `json:"n_basis"`
-	TrainSeconds float64  `json:"train_seconds"`
+	Gamma   *float64 `json:"gamma,omitempty"`
+	C       *float64 `json:"c,omitempty"`
+	Basis   *int     `json:"basis,omitempty"`
+	Epsilon *float64 `json:"epsilon,omitempty"`
+	// Settings holds the values of the --grid flags, by flag name.
+	Settings     map[string]float64 `json:"settings,omitempty"`
+	CVError      float64            `json:"cv_error"`
+	CVStd        float64            `json:"cv_std"`
+	TrainError   float64            `json:"train_error"`
+	NBasis       float64            `json:"n_basis"`
+	TrainSeconds float64            `json:"train_seconds"`
 }
 
 // cvSetting is one point of the cross-validation grid (gamma or eps NaN:
@@ -74,6 +82,7 @@ type cvPoint struct {
 type cvSetting struct {
 	gamma, c, eps float64
 	basis         int
+	grid          []gridValue // the --grid flags' values
 	pt            cvPoint
 }
 
@@ -120,6 +129,7 @@ func runCV(ev *env, args []string) error {
 	}
 	set := setFlags(fs)
 	var gammas, cs, ns, epsList []float64
+	var gridLists [][]gridValue
 	err := func() (err error) {
 		if err := o.dataFlags.validate(set, true); err != nil {
 			return err
@@ -146,6 +156,9 @@ func runCV(ev *env, args []string) error {
 			return err
 		}
 		if epsList, err = parseEpsGrid(o.gridEps, o.algo, &o.modelFlags); err != nil {
+			return err
+		}
+		if gridLists, err = parseGrids(o.grids, &o.modelFlags, set); err != nil {
 			return err
 		}
 		if len(gammas) > 0 && (set["gamma"] || set["sigma"]) {
@@ -196,11 +209,13 @@ func runCV(ev *env, args []string) error {
 		ns = []float64{float64(o.basis)}
 	}
 	var grid []cvSetting
-	for _, g := range gammas {
-		for _, cv := range cs {
-			for _, ev := range epsList {
-				for _, n := range ns {
-					grid = append(grid, cvSetting{gamma: g, c: cv, eps: ev, basis: int(n)})
+	for _, gv := range gridCombos(gridLists) {
+		for _, g := range gammas {
+			for _, cv := range cs {
+				for _, ev := range epsList {
+					for _, n := range ns {
+						grid = append(grid, cvSetting{gamma: g, c: cv, eps: ev, basis: int(n), grid: gv})
+					}
 				}
 			}
 		}
@@ -214,7 +229,8 @@ func runCV(ev *env, args []string) error {
 	var groups []cvGroup
 	for gi := 0; gi < len(grid); {
 		gj := gi + 1
-		for gj < len(grid) && sameFloat(grid[gj].gamma, grid[gi].gamma) && grid[gj].c == grid[gi].c && sameFloat(grid[gj].eps, grid[gi].eps) {
+		for gj < len(grid) && sameFloat(grid[gj].gamma, grid[gi].gamma) && grid[gj].c == grid[gi].c && sameFloat(grid[gj].eps, grid[gi].eps) &&
+			sameGrid(grid[gj].grid, grid[gi].grid) {
 			gj++
 		}
 		group := grid[gi:gj]
@@ -225,9 +241,16 @@ func runCV(ev *env, args []string) error {
 		}
 		mf.c = group[0].c
 		setEps(&mf, group[0].eps)
+		applyGrid(&mf, group[0].grid)
 		maxN := 0
 		for k := range group {
 			s := &group[k]
+			for _, v := range s.grid {
+				if s.pt.Settings == nil {
+					s.pt.Settings = map[string]float64{}
+				}
+				s.pt.Settings[v.name], _ = strconv.ParseFloat(v.value, 64)
+			}
 			if !math.IsNaN(s.gamma) {
 				g := s.gamma
 				s.pt.Gamma = &g
@@ -393,6 +416,14 @@ func describeSetting(p cvPoint) string {
 	}
 	if p.Epsilon != nil {
 		parts = append(parts, fmt.Sprintf("epsilon=%g", *p.Epsilon))
+	}
+	names := make([]string, 0, len(p.Settings))
+	for name := range p.Settings {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		parts = append(parts, fmt.Sprintf("%s=%g", name, p.Settings[name]))
 	}
 	if p.Basis != nil {
 		if *p.Basis == 0 {
@@ -598,6 +629,7 @@ func cvRetrain(e *engine.Engine, algo *algorithm, flags *modelFlags, df *dataFla
 	}
 	mf.c, mf.basis = b.c, b.basis
 	setEps(&mf, b.eps)
+	applyGrid(&mf, b.grid)
 	res, err := fitSplit(e, algo, &mf, df, plan, all, test, nil)
 	if err != nil {
 		return fmt.Errorf("retraining with the best setting: %w", err)

@@ -152,3 +152,42 @@ func writeFile(t *testing.T, path string, b []byte) {
 		t.Fatal(err)
 	}
 }
+
+// cv --grid NAME=LIST takes any numeric training flag of the algorithm,
+// validated as on the command line (issue 30, item 10).
+func TestCVGridAnyNumericFlag(t *testing.T) {
+	dir := t.TempDir()
+	train, _ := moonsFiles(t, dir)
+	r := mustRun(t, dir, "cv", "--data", train, "--algo", "slmc", "--gamma", "2", "--grid", "nz=3,6", "--folds", "3", "--json", "--quiet")
+	var out cvJSON
+	decodeJSON(t, r.stdout, &out)
+	if len(out.Grid) != 2 {
+		t.Fatalf("%d grid points, want 2", len(out.Grid))
+	}
+	for i, want := range []float64{3, 6} {
+		p := out.Grid[i]
+		if p.Settings["nz"] != want || p.NBasis != want {
+			t.Errorf("grid point %d: settings %v, %v expansion vectors; want nz %v", i, p.Settings, p.NBasis, want)
+		}
+	}
+	r = mustRun(t, dir, "cv", "--data", train, "--algo", "svm", "--kernel", "poly", "--grid", "degree=2,3", "--grid", "coef0=0,1", "--folds", "3", "--json", "--quiet")
+	decodeJSON(t, r.stdout, &out)
+	if len(out.Grid) != 4 || out.Best.Settings == nil {
+		t.Errorf("poly degree × coef0: %d points, best %+v", len(out.Grid), out.Best)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--algo", "svm", "--grid", "nz=3"}, "--nz does not apply to --algo svm"},
+		{[]string{"--algo", "svm", "--grid", "degree=2"}, "--degree applies to the poly kernel only"},
+		{[]string{"--algo", "svm", "--grid", "gamma=2"}, "use --grid-gamma"},
+		{[]string{"--algo", "slmc", "--grid", "nz=0"}, "--nz 0: must be at least 1"},
+		{[]string{"--algo", "slmc", "--grid", "nz=x"}, `"x" is not a value of --nz`},
+		{[]string{"--algo", "slmc", "--nz", "3", "--grid", "nz=4"}, "not both"},
+		{[]string{"--algo", "svm", "--grid", "seed=1,2"}, "not a numeric training flag"},
+		{[]string{"--algo", "svm", "--grid", "degree"}, "want NAME=V1,V2"},
+	} {
+		wantFail(t, dir, []string{c.want}, append([]string{"cv", "--data", train}, c.args...)...)
+	}
+}
