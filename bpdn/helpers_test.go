@@ -39,6 +39,14 @@ func newRKHS(seed uint64, m, d, centers int, gamma float64) *rkhsProblem {
 		}
 		return v
 	}
+	p.fill(pt, rng, centers)
+	return p
+}
+
+// fill draws p.m points and the centres with pt, normal coefficients from
+// rng, and computes the targets and the Gram matrix.
+func (p *rkhsProblem) fill(pt func() []float64, rng *rand.Rand, centers int) {
+	m, gamma := p.m, p.gamma
 	for range m {
 		p.x = append(p.x, pt())
 	}
@@ -58,7 +66,6 @@ func newRKHS(seed uint64, m, d, centers int, gamma float64) *rkhsProblem {
 			p.k[i*m+j] = rbf64(gamma, p.x[i], p.x[j])
 		}
 	}
-	return p
 }
 
 // smoSVR solves the same problem with the svm package's SMO on the float64

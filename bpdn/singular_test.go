@@ -20,25 +20,7 @@ func wideRKHS(seed uint64, m, centers int, gamma float64) *rkhsProblem {
 	rng := rand.New(rand.NewPCG(seed, 30))
 	p := &rkhsProblem{m: m, d: 2, gamma: gamma}
 	pt := func() []float64 { return []float64{2*rng.Float64() - 1, 2*rng.Float64() - 1} }
-	for range m {
-		p.x = append(p.x, pt())
-	}
-	for range centers {
-		p.z = append(p.z, pt())
-		p.c = append(p.c, rng.NormFloat64())
-	}
-	p.y = make([]float64, m)
-	for i, xi := range p.x {
-		for j, zj := range p.z {
-			p.y[i] += p.c[j] * rbf64(gamma, xi, zj)
-		}
-	}
-	p.k = make([]float64, m*m)
-	for i := range m {
-		for j := range m {
-			p.k[i*m+j] = rbf64(gamma, p.x[i], p.x[j])
-		}
-	}
+	p.fill(pt, rng, centers)
 	return p
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -162,24 +161,10 @@ type usage struct {
 // and peak RSS.
 func runUsage(t *testing.T, dir string, args ...string) (runResult, usage) {
 	t.Helper()
-	cmd := exec.Command(pursuitBin, args...)
-	cmd.Dir = dir
-	var so, se bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &so, &se
 	t0 := time.Now()
-	err := cmd.Run()
+	r, ps := runBinary(t, dir, args...)
 	wall := time.Since(t0)
-	code := 0
-	if err != nil {
-		ee, ok := err.(*exec.ExitError)
-		if !ok {
-			t.Fatalf("running pursuit %s: %v", strings.Join(args, " "), err)
-		}
-		code = ee.ExitCode()
-	}
-	ps := cmd.ProcessState
-	u := usage{cpu: ps.UserTime() + ps.SystemTime(), wall: wall, maxRSS: int64(ps.SysUsage().(*syscall.Rusage).Maxrss) << 10}
-	return runResult{so.String(), se.String(), code}, u
+	return r, usage{cpu: ps.UserTime() + ps.SystemTime(), wall: wall, maxRSS: int64(ps.SysUsage().(*syscall.Rusage).Maxrss) << 10}
 }
 
 // splitModel returns a CLI model file's version, JSON header and payloads.

@@ -52,6 +52,14 @@ type runResult struct {
 // directory when empty).
 func pursuit(t *testing.T, dir string, args ...string) runResult {
 	t.Helper()
+	r, _ := runBinary(t, dir, args...)
+	return r
+}
+
+// runBinary runs the built binary with args in dir and returns its result
+// and its process state (for the resources it used).
+func runBinary(t *testing.T, dir string, args ...string) (runResult, *os.ProcessState) {
+	t.Helper()
 	cmd := exec.Command(pursuitBin, args...)
 	cmd.Dir = dir
 	var so, se bytes.Buffer
@@ -65,7 +73,7 @@ func pursuit(t *testing.T, dir string, args ...string) runResult {
 		}
 		code = ee.ExitCode()
 	}
-	return runResult{so.String(), se.String(), code}
+	return runResult{so.String(), se.String(), code}, cmd.ProcessState
 }
 
 // mustRun runs pursuit and fails the test unless it exits 0.
