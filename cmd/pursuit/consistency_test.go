@@ -23,8 +23,8 @@ import (
 var algoIndependentFlags = []string{
 	"data", "test", "format", "label-column", "header", "positive", "one-vs-rest", "regression", "scale", "val-frac",
 	"algo", "kernel", "gamma", "sigma", "degree", "coef0", "seed", "backend", "threads", "mem-budget", "quiet", "progress", "json",
-	"model", "plot", // train
-	"folds", "grid-gamma", // cv
+	"model", "plot", "export-libsvm", // train
+	"folds", "grid-gamma", "grid", // cv (--grid NAME=...: each NAME checked against the table)
 }
 
 // TestFlagTable checks that every flag of train and cv is classified, and

@@ -53,6 +53,7 @@ func commands() []*command {
 	return []*command{
 		trainCommand(),
 		predictCommand(),
+		exportCommand(),
 		cvCommand(),
 		plotCommand(),
 		subspaceCommand(),

@@ -47,7 +47,7 @@ var readmeNotRun = map[string]string{
 
 // readmeCommandWords are the first words that make inline code look like a
 // command.
-var readmeCommandWords = []string{"go", "pursuit", "bash", "sh", "eval", "apt-get", "apt", "sudo", "git", "make", "svm-train", "svm-predict", "curl", "export", "cd"}
+var readmeCommandWords = []string{"go", "pursuit", "bash", "sh", "eval", "apt-get", "apt", "sudo", "git", "make", "svm-train", "svm-predict", "svm-scale", "curl", "export", "cd"}
 
 // readmeEnvGuard is set in the environment of the commands the README test
 // runs, so that a test run by one of them does not run the README again.
@@ -269,6 +269,12 @@ func TestREADMECommands(t *testing.T) {
 		if strings.Contains(c, "../shared/datasets") && !haveData {
 			t.Logf("skipped (no ../shared/datasets beside the repository): %s", c)
 			continue
+		}
+		if tool := strings.Fields(c)[0]; strings.HasPrefix(tool, "svm-") {
+			if _, err := exec.LookPath(tool); err != nil {
+				t.Logf("skipped (%s is not installed: Debian's libsvm-tools): %s", tool, c)
+				continue
+			}
 		}
 		run := c
 		if c == "go test ./..." { // other go test commands (one package's examples) run as written

@@ -13,9 +13,10 @@ type trainOptions struct {
 	dataFlags
 	modelFlags
 	boundFlags
-	model   string
-	plotDir string
-	curve   bool
+	model        string
+	plotDir      string
+	curve        bool
+	exportLIBSVM string
 }
 
 func newTrainFlags() (*flag.FlagSet, *trainOptions) {
@@ -25,6 +26,7 @@ func newTrainFlags() (*flag.FlagSet, *trainOptions) {
 	addModelFlags(fs, &o.modelFlags)
 	addBoundFlags(fs, &o.boundFlags, true)
 	fs.StringVar(&o.model, "model", "", "write the trained model to `FILE` (read it back with `pursuit predict --model FILE`; "+safeWriteHelp+")")
+	fs.StringVar(&o.exportLIBSVM, "export-libsvm", "", "also write the model as a LIBSVM model to `FILE` (as `pursuit export --format libsvm`; with FILE.range for svm-scale when the data are scaled)")
 	fs.StringVar(&o.plotDir, "plot", "", "write the learning curve and, for 2-D data, the decision surface as PNG files into `DIR`")
 	fs.BoolVar(&o.curve, "curve", false, "record the learning curve (training, validation and test error against the number of steps; KMP family) in the model, for the plot command")
 	return fs, o
@@ -110,7 +112,10 @@ func runTrain(ev *env, args []string) error {
 	world := ev.world()
 	err := o.validate(set)
 	if err == nil {
-		err = checkOutputs(o.inputFiles(), fileArg{"--model", o.model})
+		err = checkOutputs(o.inputFiles(), fileArg{"--model", o.model}, fileArg{"--export-libsvm", o.exportLIBSVM}, fileArg{"--export-libsvm's range file", o.exportLIBSVM + ".range"})
+	}
+	if err == nil && o.exportLIBSVM != "" && o.exportLIBSVM == o.model {
+		err = fmt.Errorf("--export-libsvm %s is --model too: give the LIBSVM model another file", o.model)
 	}
 	if err == nil && world.Size() > 1 {
 		err = refuseAcrossRanks(set, world.Size(), "val-frac", "plot", "curve", "bound")
@@ -188,6 +193,11 @@ func runTrain(ev *env, args []string) error {
 	}
 	if err := ev.together(err); err != nil {
 		return err
+	}
+	if o.exportLIBSVM != "" && world.Rank() == 0 {
+		if _, err := exportLIBSVM(m, o.exportLIBSVM); err != nil {
+			return fmt.Errorf("--export-libsvm: %w", err)
+		}
 	}
 	var plots []string
 	if o.plotDir != "" {

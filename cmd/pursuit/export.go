@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/internal/safefile"
+	"github.com/pursuit-ml/pursuit/svm"
+)
+
+// expander is a fitted model that is one kernel expansion
+// f(x) = Σ_i Coef[i]·K(v_i, x) + Bias with a kernel LIBSVM has, and so can
+// be written as a LIBSVM model.
+type expander interface {
+	// expansion returns the vectors, coefficients, bias and kernel, or an
+	// error saying why the model is not one such expansion.
+	expansion() (kernel backend.Kernel, vectors backend.Matrix, coef []float64, bias float64, err error)
+}
+
+func (f *kmpFitted) expansion() (backend.Kernel, backend.Matrix, []float64, float64, error) {
+	m := f.m
+	switch {
+	case len(m.Outputs) != 1:
+		return backend.Kernel{}, backend.Matrix{}, nil, 0, fmt.Errorf("a one-vs-rest KMP model has %d outputs, and a LIBSVM model of one-vs-rest outputs does not exist (LIBSVM's multi-class is one-vs-one)", len(m.Outputs))
+	case m.Custom != nil:
+		return backend.Kernel{}, backend.Matrix{}, nil, 0, fmt.Errorf("the model uses the custom kernel %q, which LIBSVM does not have", m.Custom.Name)
+	case len(m.Kernels) > 1:
+		return backend.Kernel{}, backend.Matrix{}, nil, 0, fmt.Errorf("the model mixes %d kernels (widths), and a LIBSVM model has one", len(m.Kernels))
+	case len(m.Kernels) == 0:
+		return backend.Kernel{}, backend.Matrix{}, nil, 0, fmt.Errorf("the model has no kernel")
+	}
+	return m.Kernels[0], m.Support, m.Outputs[0].Coef, m.Outputs[0].Bias, nil
+}
+
+func (f *slmcFitted) expansion() (backend.Kernel, backend.Matrix, []float64, float64, error) {
+	return f.m.Kernel, f.m.XV, f.m.Beta, f.m.Bias, nil
+}
+
+func (f *mpkfdaFitted) expansion() (backend.Kernel, backend.Matrix, []float64, float64, error) {
+	return f.m.Kernel, f.m.Centres, f.m.Alpha, f.m.Bias, nil
+}
+
+// libsvmModel returns the model as one LIBSVM model that predicts what
+// `pursuit predict` predicts on data scaled as m.hdr.Scaler says: svm and
+// bpdn as themselves (class labels as the task's), every other kernel
+// expansion as a two-class C-SVC (classifiers) or an ε-SVR (regressors)
+// with sv_coef the coefficients and ρ = −bias. A model that is not one
+// expansion gets an error saying why.
+func (m *cliModel) libsvmModel() (*svm.Model, error) {
+	if len(m.models) != 1 {
+		return nil, fmt.Errorf("a %s one-vs-rest model holds %d binary models, and a LIBSVM model of one-vs-rest machines does not exist (LIBSVM's multi-class is one-vs-one)", m.hdr.Algorithm, len(m.models))
+	}
+	plan := &m.hdr.Labels
+	if f, ok := m.models[0].(*svmFitted); ok {
+		out := *f.m
+		if out.Type == svm.CSVC {
+			// The CLI trains on ±1 targets; LIBSVM prints the task's labels.
+			out.Labels = make([]float64, len(f.m.Labels))
+			for i, l := range f.m.Labels {
+				out.Labels[i] = plan.Classes[0]
+				if l > 0 {
+					out.Labels[i] = plan.Classes[1]
+				}
+			}
+			if m.hdr.Train.NTrain == 0 { // imported from LIBSVM: its own labels
+				out.Labels = f.m.Labels
+			}
+		}
+		return &out, nil
+	}
+	ex, ok := m.models[0].(expander)
+	if !ok {
+		return nil, fmt.Errorf("a %s model is not a kernel expansion LIBSVM can hold", m.hdr.Algorithm)
+	}
+	k, vectors, coef, bias, err := ex.expansion()
+	if err != nil {
+		return nil, err
+	}
+	out := &svm.Model{Type: svm.EpsilonSVR, Kernel: k, SV: vectors, Coef: [][]float64{coef}, Rho: []float64{-bias}}
+	if plan.Task != taskRegression {
+		// LIBSVM predicts its first label where Σ coef·K − ρ > 0; the CLI
+		// predicts Classes[1] where the decision is positive.
+		out.Type = svm.CSVC
+		out.Labels = []float64{plan.Classes[1], plan.Classes[0]}
+		out.NumSV = []int{vectors.Rows, 0}
+	}
+	return out, nil
+}
+
+// writeRange writes s as an svm-scale range file (svm-scale -r FILE): each
+// feature's [min, max] mapped onto [−1, 1] reproduces x' = (x − offset)·scale
+// with min = offset − 1/scale and max = offset + 1/scale; a feature whose
+// scale is 0 (constant in the training data) has min = max, which svm-scale
+// maps to 0 as the scaler does.
+func writeRange(w io.Writer, s *data.Scaler) error {
+	bw := bufio.NewWriter(w)
+	g := func(v float64) string { return strconv.FormatFloat(v, 'g', 17, 64) }
+	fmt.Fprintf(bw, "x\n-1 1\n")
+	for j := range s.Scale {
+		lo, hi := s.Offset[j], s.Offset[j]
+		if s.Scale[j] != 0 {
+			lo, hi = s.Offset[j]-1/s.Scale[j], s.Offset[j]+1/s.Scale[j]
+		}
+		fmt.Fprintf(bw, "%d %s %s\n", j+1, g(lo), g(hi))
+	}
+	return bw.Flush()
+}
+
+// exportLIBSVM writes m as a LIBSVM model to path and, when m scales its
+// data, the svm-scale range file to path+".range". It returns the files
+// written.
+func exportLIBSVM(m *cliModel, path string) ([]string, error) {
+	lm, err := m.libsvmModel()
+	if err != nil {
+		return nil, fmt.Errorf("a %s model cannot be written as a LIBSVM model: %w", m.hdr.Algorithm, err)
+	}
+	if err := safefile.WriteFile(path, 0o666, lm.WriteLIBSVM); err != nil {
+		return nil, err
+	}
+	files := []string{path}
+	if s := m.hdr.Scaler; s != nil && s.Mode != data.ScaleNone {
+		rp := path + ".range"
+		if err := safefile.WriteFile(rp, 0o666, func(w io.Writer) error { return writeRange(w, s) }); err != nil {
+			return nil, err
+		}
+		files = append(files, rp)
+	}
+	return files, nil
+}
+
+type exportOptions struct {
+	model, format, out string
+	memBudget          string
+}
+
+func exportCommand() *command {
+	return &command{
+		name:    "export",
+		summary: "write a model in another format: a LIBSVM model that svm-predict reads (with an svm-scale range file when the model scales)",
+		usage:   "pursuit export --model FILE --out FILE [--format libsvm]",
+		examples: `pursuit export --model moons.model --out moons.libsvm
+# moons.libsvm.range is written beside it when the model scales its data; then, with LIBSVM's tools:
+svm-scale -r moons.libsvm.range moons.test > moons.test.scaled
+svm-predict moons.test.scaled moons.libsvm moons.pred`,
+		run: runExport,
+	}
+}
+
+func runExport(ev *env, args []string) error {
+	c := exportCommand()
+	o := &exportOptions{}
+	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+	fs.StringVar(&o.model, "model", "", "the model `FILE` to export (written by `pursuit train --model`, or a LIBSVM model)")
+	fs.StringVar(&o.format, "format", "libsvm", "the format to write: libsvm (LIBSVM's text model; svm, bpdn, and the KMP family, SLMC and MP-KFDA as one kernel expansion)")
+	fs.StringVar(&o.out, "out", "", "write the exported model to `FILE` (and the svm-scale range file to FILE.range when the model scales its data; "+safeWriteHelp+")")
+	fs.StringVar(&o.memBudget, "mem-budget", "", memBudgetReadUsage)
+	if err := parseFlags(ev, c, fs, args); err != nil {
+		return err
+	}
+	switch {
+	case o.model == "":
+		return fmt.Errorf("missing --model FILE (the model to export)")
+	case o.out == "":
+		return fmt.Errorf("missing --out FILE (where to write the exported model)")
+	case o.format != "libsvm":
+		return fmt.Errorf("--format %q: this pursuit writes libsvm (ONNX export is not built yet)", o.format)
+	}
+	if err := checkOutputs([]fileArg{{"--model", o.model}}, fileArg{"--out", o.out}, fileArg{"--out's range file", o.out + ".range"}); err != nil {
+		return err
+	}
+	mf := modelFlags{memBudget: o.memBudget}
+	e, err := mf.newEngine()
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	m, err := loadModel(e, o.model)
+	if err != nil {
+		return err
+	}
+	files, err := exportLIBSVM(m, o.out)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		fmt.Fprintln(ev.stdout, f)
+	}
+	return nil
+}
