@@ -23,10 +23,11 @@
 // argument and support the RBF kernel only; every other kernel is rejected
 // with an error wrapping ErrKernel.
 //
-// Duplicate training rows: SLMC merges each group of identical rows with the
-// same label into one point whose count multiplies its C in the inner SVM
-// (svm's per-example weights), which leaves W(Z), its gradient and the
-// classifier unchanged and makes the problem smaller; rows with equal
+// Duplicate training rows: SLMC and SKFD merge each group of identical rows
+// with the same label into one point whose count multiplies its C in the
+// inner SVM (svm's per-example weights) and its weight in SKFD's class means
+// and scatter, which leaves W(Z), its gradient and the classifier unchanged
+// and makes the problem smaller; rows with equal
 // features and different labels stay separate points. The inner SVM is
 // solved by SMO, warm-started; on stiff problems (large C on few, low-rank
 // features, where SMO crawls) an interior-point method takes over after
