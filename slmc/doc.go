@@ -23,14 +23,20 @@
 // argument and support the RBF kernel only; every other kernel is rejected
 // with an error wrapping ErrKernel.
 //
-// Duplicate training rows: SLMC merges each group of identical rows with the
-// same label into one point whose count multiplies its C in the inner SVM
-// (svm's per-example weights), which leaves W(Z), its gradient and the
-// classifier unchanged and makes the problem smaller; rows with equal
+// Duplicate training rows: SLMC and SKFD merge each group of identical rows
+// with the same label into one point whose count multiplies its C in the
+// inner SVM (svm's per-example weights) and its weight in SKFD's class means
+// and scatter, which leaves W(Z), its gradient and the classifier unchanged
+// and makes the problem smaller; rows with equal
 // features and different labels stay separate points. The inner SVM is
 // solved by SMO, warm-started; on stiff problems (large C on few, low-rank
 // features, where SMO crawls) an interior-point method takes over after
-// max(2000, 50·N) SMO iterations, for up to 1000 points.
+// max(2000, 50·N) SMO iterations, for up to 1000 points. Its dual
+// residual is held to 10⁻¹⁰ relative or to its rounding floor
+// √N·ε·maxᵢ Σⱼ|Q_ij α_j| (at C = 10⁵ Qα cancels from terms of order 10⁶),
+// whichever is larger; a solve that reaches its 200-iteration cap is still
+// accepted when gap and residuals meet SolverOptions.Tol, the tolerance SMO
+// was asked for (ipmReport.Loose), and fails otherwise.
 //
 // Why the minimisation of W(Z) stopped is Result.Stop (OptimStats), and
 // what to do about it:

@@ -138,6 +138,59 @@ func TestSLMCDuplicateHeavy(t *testing.T) {
 	t.Logf("slowest SLMC run: %.3fs", worst)
 }
 
+// TestSKFDMergedEqualsUnmerged checks that SKFD's W(Z) and ∇W(Z) on the
+// problem with identical rows merged into weighted points equal those on
+// every row (issue 30, item 4: SKFD dropped duplicates, which changes the
+// class means and the scatter), and that TrainSKFD merges rather than
+// drops: its training error is counted over all rows.
+func TestSKFDMergedEqualsUnmerged(t *testing.T) {
+	ds := data.Coarse(60, 3)
+	k := backend.NewRBF(0.5)
+	full, err := newProblem(nil, k, ds.X, ds.Y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, counts := data.MergeDuplicates(ds)
+	merged, err := newProblem(nil, k, md.X, md.Y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged.w = counts
+	z := mat.NewDense(3, 3, []float64{0.5, 0, 1, 2.2, 1, 0, 3, 0.3, 0.8})
+	gf, gm := make([]float64, 9), make([]float64, 9)
+	wf, err := newSKFDW(full, 0.05).eval(z, gf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wm, err := newSKFDW(merged, 0.05).eval(z, gm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(wf-wm) > 1e-10*math.Abs(wf) {
+		t.Errorf("W: merged %.12g, all rows %.12g", wm, wf)
+	}
+	for i := range gf {
+		if math.Abs(gf[i]-gm[i]) > 1e-8*math.Max(1, math.Abs(gf[i])) {
+			t.Errorf("∇W[%d]: merged %.12g, all rows %.12g", i, gm[i], gf[i])
+		}
+	}
+	e := goEngine(t)
+	res, err := TrainSKFD(e, ds.X, ds.Y, Config{Kernel: k, C: 10, NumXV: 3, Init: InitKMeans, Seed: 1, Optim: OptimOptions{MaxIter: 20}}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Duplicates != 60-md.Len() {
+		t.Errorf("%d rows merged, want %d", res.Duplicates, 60-md.Len())
+	}
+	dec, err := res.Model.Decision(e, ds.X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := errorRate(dec, ds.Y); math.Abs(res.TrainError-want) > 1e-12 {
+		t.Errorf("training error %v, over all rows %v", res.TrainError, want)
+	}
+}
+
 var rbf05 = backend.NewRBF(0.5)
 
 var _ = backend.Matrix{}

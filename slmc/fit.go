@@ -45,8 +45,8 @@ func (o SolverOptions) cacheMB(n int) float64 {
 // (nil for α = 0).
 //
 // The second result reports whether the interior-point method produced the
-// solution.
-func solveLinear(phi *mat.Dense, y []float64, c float64, w, warm []float64, o SolverOptions) (*svm.Solution, bool, error) {
+// solution, and how it stopped.
+func solveLinear(phi *mat.Dense, y []float64, c float64, w, warm []float64, o SolverOptions) (*svm.Solution, *ipmReport, error) {
 	n, r := phi.Dims()
 	raw := phi.RawMatrix()
 	if raw.Stride != r {
@@ -55,7 +55,7 @@ func solveLinear(phi *mat.Dense, y []float64, c float64, w, warm []float64, o So
 	}
 	src, err := svm.NewLinear64(n, r, raw.Data)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
 	u := func() []float64 {
 		u := make([]float64, n)
@@ -76,17 +76,17 @@ func solveLinear(phi *mat.Dense, y []float64, c float64, w, warm []float64, o So
 	}
 	sol, err := svm.SolveCSVCWeighted(src, y, c, c, w, warm, so)
 	if err != nil {
-		return nil, false, fmt.Errorf("linear SVM on %d×%d features: %w", n, r, err)
+		return nil, nil, fmt.Errorf("linear SVM on %d×%d features: %w", n, r, err)
 	}
 	if !sol.Converged && n <= ipmMaxPoints {
-		ip, err := solveDualIPM(phi, y, u(), 1e-10)
+		ip, rep, err := solveDualIPM(phi, y, u(), 1e-10, o.Tol)
 		if err != nil {
-			return nil, false, fmt.Errorf("linear SVM on %d×%d features (SMO stopped after %d iterations): %w", n, r, sol.Iter, err)
+			return nil, nil, fmt.Errorf("linear SVM on %d×%d features (SMO stopped after %d iterations): %w", n, r, sol.Iter, err)
 		}
 		ip.Iter += sol.Iter
-		return ip, true, nil
+		return ip, &rep, nil
 	}
-	return sol, false, nil
+	return sol, nil, nil
 }
 
 // fixedFit is the SVM restricted to the span of φ(z_u) for fixed Z.

@@ -36,7 +36,7 @@ func TestIPMMatchesSMO(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ip, err := solveDualIPM(phi, y, u, 1e-11)
+	ip, _, err := solveDualIPM(phi, y, u, 1e-11, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

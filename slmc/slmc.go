@@ -61,13 +61,13 @@ type Config struct {
 	Seed   uint64         // for InitRandom and InitKMeans
 	// KMeansIter bounds the Lloyd iterations of InitKMeans. Default 100.
 	KMeansIter int
-	// KeepDuplicates trains on the rows as given. By default SLMC merges
-	// each group of identical rows with the same label into one point
-	// whose count multiplies its C in the inner SVM (the same problem,
-	// smaller and better conditioned; rows with equal features and
-	// different labels stay separate points), and SKFD removes duplicate
-	// rows, keeping the first occurrence and its label (the paper removes
-	// duplicates: one drawn twice as an initial XV makes Kz singular).
+	// KeepDuplicates trains on the rows as given. By default SLMC and SKFD
+	// merge each group of identical rows with the same label into one
+	// point whose count multiplies its C in the inner SVM and its weight
+	// in SKFD's class means and scatter (the same problem, smaller and
+	// better conditioned; rows with equal features and different labels
+	// stay separate points). Initial XVs are drawn from distinct rows
+	// either way (one drawn twice makes Kz singular).
 	KeepDuplicates bool
 	// Float64Kernels computes K(Z, X) in float64 instead of through the
 	// engine's float32 kernel blocks (slower; for gradient checks).
@@ -80,11 +80,10 @@ type Config struct {
 type Result struct {
 	Model *Model
 	OptimStats
-	// TrainError is the training error of Model on the training rows
-	// (SKFD: on the de-duplicated rows).
+	// TrainError is the training error of Model on the training rows.
 	TrainError float64
 	// Duplicates is the number of training rows merged into an earlier
-	// identical row with the same label (SLMC) or removed (SKFD).
+	// identical row with the same label.
 	Duplicates int
 	// NumSV is the number of training points with α > 0 in the final
 	// inner SVM.
