@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -29,6 +30,7 @@ const (
 	width     = 19 * vg.Centimeter
 	height    = 12 * vg.Centimeter
 	legendGap = 8 // points between the plot, the legend and the edge
+	topPad    = 8 // points above the title, so that no glyph touches the edge
 )
 
 var seriesColors = []color.RGBA{
@@ -61,6 +63,7 @@ func curvePlot(title, xLabel, yLabel string, series []Series, mark float64, mark
 	p.Y.Label.Text = yLabel
 	p.Add(plotter.NewGrid())
 	drawn, integral := 0, true
+	ymin, ymax := math.Inf(1), math.Inf(-1)
 	for i, s := range series {
 		if len(s.X) != len(s.Y) {
 			return nil, fmt.Errorf("series %q has %d x and %d y values", s.Name, len(s.X), len(s.Y))
@@ -70,6 +73,7 @@ func curvePlot(title, xLabel, yLabel string, series []Series, mark float64, mark
 			if isFinite(s.X[j]) && isFinite(s.Y[j]) {
 				xy = append(xy, plotter.XY{X: s.X[j], Y: s.Y[j]})
 				integral = integral && s.X[j] == math.Trunc(s.X[j])
+				ymin, ymax = math.Min(ymin, s.Y[j]), math.Max(ymax, s.Y[j])
 			}
 		}
 		if len(xy) == 0 {
@@ -88,10 +92,10 @@ func curvePlot(title, xLabel, yLabel string, series []Series, mark float64, mark
 	if drawn == 0 {
 		return nil, errors.New("no finite points to draw")
 	}
-	if integral { // counts (steps, basis functions): no 2.5 ticks
-		p.X.Tick.Marker = integerTicks{}
-	}
-	p.Y.Min = math.Min(p.Y.Min, 0)
+	// Counts (steps, basis functions) get no 2.5 ticks.
+	p.X.Tick.Marker = niceTicks{integer: integral}
+	p.Y.Tick.Marker = niceTicks{}
+	p.Y.Min, p.Y.Max = curveYRange(ymin, ymax)
 	if isFinite(mark) {
 		l, err := plotter.NewLine(plotter.XYs{{X: mark, Y: p.Y.Min}, {X: mark, Y: p.Y.Max}})
 		if err != nil {
@@ -106,6 +110,23 @@ func curvePlot(title, xLabel, yLabel string, series []Series, mark float64, mark
 		p.Legend.Add(markLabel, l)
 	}
 	return p, nil
+}
+
+// curveYRange returns the y-axis range of a learning curve whose finite
+// values lie in [ymin, ymax]: from 0 (errors are not negative; below the
+// smallest value when one is) to above the largest value, with a little
+// headroom so that no point lies on the edge.
+func curveYRange(ymin, ymax float64) (lo, hi float64) {
+	lo, hi = math.Min(ymin, 0), ymax
+	span := hi - lo
+	if span == 0 {
+		span = 1
+	}
+	const headroom = 0.05
+	if ymin < 0 {
+		lo -= headroom * span
+	}
+	return lo, hi + headroom*span
 }
 
 // Surface is a decision surface over a rectangle of the plane: Values[r][c]
@@ -253,11 +274,11 @@ func save(p *gplot.Plot, path string) error {
 	if w := leg.Rectangle(dc).Size().X; w > 0 {
 		strip = w + 2*legendGap
 	}
-	p.Draw(draw.Crop(dc, 0, -strip, 0, 0))
+	p.Draw(draw.Crop(dc, 0, -strip, 0, -topPad))
 	if strip > 0 {
-		var top vg.Length
+		top := vg.Length(topPad)
 		if p.Title.Text != "" {
-			top = p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding
+			top += p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding
 		}
 		leg.Left, leg.Top, leg.XOffs, leg.YOffs = true, true, 0, 0
 		leg.Draw(draw.Crop(dc, width-strip+legendGap, 0, 0, -top))
@@ -272,47 +293,76 @@ func save(p *gplot.Plot, path string) error {
 	return nil
 }
 
-// integerTicks marks an axis of counts: labelled ticks at multiples of 1,
-// 2 or 5 × 10^k (at most 7 of them), unlabelled ones at the integers (or
-// round numbers) between.
-type integerTicks struct{}
+// niceTicks marks an axis with labelled ticks at multiples of 1, 2 or 5 ×
+// 10^k (at most 7 of them), one more labelled tick at the start of the
+// range when the first multiple is half a step or more from it (so the
+// reader sees where the axis begins), and an unlabelled tick midway between
+// the labelled ones. For an axis of counts (integer) the step is at least 1
+// and every tick is at an integer: there is no midway tick when it would
+// fall between two integers.
+type niceTicks struct{ integer bool }
 
-func (integerTicks) Ticks(lo, hi float64) []gplot.Tick {
+func (t niceTicks) Ticks(lo, hi float64) []gplot.Tick {
 	if !isFinite(lo) || !isFinite(hi) || hi <= lo {
 		return gplot.DefaultTicks{}.Ticks(lo, hi)
 	}
-	step, minor := 1.0, 0.0
-search:
-	for mag := 1.0; ; mag *= 10 {
-		for _, b := range []float64{1, 2, 5} {
-			if (hi-lo)/(b*mag) <= 6 {
-				step = b * mag
-				switch {
-				case step == 1:
-				case b == 2:
-					minor = step / 2
-				default:
-					minor = step / 5
-				}
-				break search
-			}
-		}
+	step := niceStep(hi-lo, 6, t.integer)
+	prec := 0 // decimals of the labels
+	if !t.integer {
+		prec = max(0, -int(math.Floor(math.Log10(step)+1e-9)))
 	}
+	eps := step * 1e-9
+	first := math.Ceil(lo/step-1e-9) * step
 	var ticks []gplot.Tick
-	for v := math.Ceil(lo/step) * step; v <= hi; v += step {
-		ticks = append(ticks, gplot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', 0, 64)})
+	for i := 0; first+float64(i)*step <= hi+eps; i++ {
+		v := first + float64(i)*step
+		ticks = append(ticks, gplot.Tick{Value: v, Label: formatTick(v, prec)})
 	}
-	if len(ticks) == 0 { // a range within one step: no integer to label
+	if len(ticks) == 0 { // a range within one step: no round number to label
 		return gplot.DefaultTicks{}.Ticks(lo, hi)
 	}
-	if minor > 0 {
-		for v := math.Ceil(lo/minor) * minor; v <= hi; v += minor {
-			if math.Mod(v, step) != 0 {
-				ticks = append(ticks, gplot.Tick{Value: v})
+	// The start, when no labelled tick is near it.
+	start, sprec := lo, prec+1
+	if t.integer {
+		start, sprec = math.Ceil(lo), 0
+	} else {
+		u := math.Pow(10, -float64(sprec))
+		start = math.Ceil(lo/u-1e-9) * u // rounded, inside the range
+	}
+	if first-start >= step/2 {
+		ticks = append(ticks, gplot.Tick{Value: start, Label: formatTick(start, sprec)})
+	}
+	for i := 0; first+(float64(i)-0.5)*step <= hi+eps; i++ {
+		if v := first + (float64(i)-0.5)*step; v >= lo-eps && (!t.integer || v == math.Trunc(v)) {
+			ticks = append(ticks, gplot.Tick{Value: v})
+		}
+	}
+	sort.Slice(ticks, func(i, j int) bool { return ticks[i].Value < ticks[j].Value })
+	return ticks
+}
+
+// niceStep returns the smallest of 1, 2 or 5 × 10^k (at least 1 for
+// counts) that divides span into at most n steps.
+func niceStep(span float64, n int, integer bool) float64 {
+	mag := math.Pow(10, math.Floor(math.Log10(span/float64(n))))
+	if integer && mag < 1 {
+		mag = 1
+	}
+	for ; ; mag *= 10 {
+		for _, b := range []float64{1, 2, 5} {
+			if span/(b*mag) <= float64(n)+1e-9 {
+				return b * mag
 			}
 		}
 	}
-	return ticks
+}
+
+func formatTick(v float64, prec int) string {
+	s := strconv.FormatFloat(v, 'f', prec, 64)
+	if strings.Trim(s, "-0.") == "" {
+		s = strings.TrimPrefix(s, "-") // no "-0"
+	}
+	return s
 }
 
 func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
