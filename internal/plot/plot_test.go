@@ -254,8 +254,9 @@ func TestLegendOutside(t *testing.T) {
 	}
 	bd := img.Bounds()
 	box := image.Rectangle{Min: bd.Max, Max: bd.Min}
+	right := plotRight(img) // not the legend's swatch of the region
 	for y := bd.Min.Y; y < bd.Max.Y; y++ {
-		for x := bd.Min.X; x < bd.Max.X; x++ {
+		for x := bd.Min.X; x <= right; x++ {
 			if isFill(x, y) {
 				box = box.Union(image.Rect(x, y, x+1, y+1))
 			}
@@ -390,4 +391,82 @@ func checkStart(t *testing.T, name string, ticks []gplot.Tick, lo float64) {
 	if labels[0]-lo > step/2 {
 		t.Errorf("%s: first label at %v, %v after the start %v (step %v)", name, labels[0], labels[0]-lo, lo, step)
 	}
+}
+
+// TestSurfaceColourScale: a binary surface has a colour bar of the decision
+// value (reddish and bluish pixels right of the plotting area, where only
+// the legend was before), and a multi-class one names the colour of each
+// class region in its legend.
+func TestSurfaceColourScale(t *testing.T) {
+	s := surface(nil)
+	p, bar, err := surfacePlot(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p == nil || bar == nil {
+		t.Fatal("binary surface: no colour bar")
+	}
+	m := 0.0
+	for _, row := range s.Values {
+		for _, v := range row {
+			m = math.Max(m, math.Abs(v))
+		}
+	}
+	if bar.Y.Min != -m || bar.Y.Max != m || bar.Y.Label.Text == "" {
+		t.Errorf("colour bar covers [%v, %v] labelled %q, want [%v, %v] and a label", bar.Y.Min, bar.Y.Max, bar.Y.Label.Text, -m, m)
+	}
+	dir := t.TempDir()
+	strip := func(path string, want func(r, g, b uint32) bool) int {
+		img := checkPNG(t, path)
+		bd := img.Bounds()
+		right := plotRight(img)
+		n := 0
+		for y := bd.Min.Y; y < bd.Max.Y; y++ {
+			for x := right + 2; x < bd.Max.X; x++ {
+				r, g, b, _ := img.At(x, y).RGBA()
+				if want(r>>8, g>>8, b>>8) {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	path := filepath.Join(dir, "binary.png")
+	if err := DecisionSurface(path, s); err != nil {
+		t.Fatal(err)
+	}
+	red := strip(path, func(r, g, b uint32) bool { return r > b+40 && g > 0x40 })
+	blue := strip(path, func(r, g, b uint32) bool { return b > r+40 && g > 0x60 })
+	if red < 1000 || blue < 1000 {
+		t.Errorf("binary surface: %d reddish and %d bluish pixels in the legend strip; want a colour bar", red, blue)
+	}
+	path = filepath.Join(dir, "multi.png")
+	if err := DecisionSurface(path, surface([]string{"a", "b", "c"})); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		cr, cg, cb, _ := categorical{}.color(i, true).RGBA()
+		n := strip(path, func(r, g, b uint32) bool { return r == cr>>8 && g == cg>>8 && b == cb>>8 })
+		if n < 50 {
+			t.Errorf("multi-class surface: %d pixels of region colour %d in the legend strip; want a swatch", n, i)
+		}
+	}
+}
+
+// plotRight returns the right edge of the plotting area of a surface: the
+// rightmost column that is mostly (3/4) not white.
+func plotRight(img image.Image) int {
+	bd := img.Bounds()
+	for x := bd.Max.X - 1; x >= bd.Min.X; x-- {
+		n := 0
+		for y := bd.Min.Y; y < bd.Max.Y; y++ {
+			if r, g, b, _ := img.At(x, y).RGBA(); r < 0xf000 || g < 0xf000 || b < 0xf000 {
+				n++
+			}
+		}
+		if 4*n > 3*bd.Dy() {
+			return x
+		}
+	}
+	return bd.Min.X
 }
