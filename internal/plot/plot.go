@@ -262,7 +262,7 @@ func colourBar(cm *divergingMap) *gplot.Plot {
 	bar := gplot.New()
 	bar.HideX()
 	bar.Y.Label.Text = "decision value (sign: class)"
-	bar.Y.Tick.Marker = niceTicks{}
+	bar.Y.Tick.Marker = niceTicks{noStart: true}
 	bar.Add(&plotter.ColorBar{ColorMap: cm, Vertical: true, Colors: 64})
 	zero, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 0}})
 	zero.Color, zero.Width = color.Black, vg.Points(1.5)
@@ -378,7 +378,8 @@ func barWidth(bar *gplot.Plot) vg.Length {
 // the labelled ones. For an axis of counts (integer) the step is at least 1
 // and every tick is at an integer: there is no midway tick when it would
 // fall between two integers.
-type niceTicks struct{ integer bool }
+// noStart leaves out the tick at the start (a colour bar: symmetric).
+type niceTicks struct{ integer, noStart bool }
 
 func (t niceTicks) Ticks(lo, hi float64) []gplot.Tick {
 	if !isFinite(lo) || !isFinite(hi) || hi <= lo {
@@ -407,7 +408,7 @@ func (t niceTicks) Ticks(lo, hi float64) []gplot.Tick {
 		u := math.Pow(10, -float64(sprec))
 		start = math.Ceil(lo/u-1e-9) * u // rounded, inside the range
 	}
-	if first-start >= step/2 {
+	if !t.noStart && first-start >= step/2 {
 		ticks = append(ticks, gplot.Tick{Value: start, Label: formatTick(start, sprec)})
 	}
 	for i := 0; first+(float64(i)-0.5)*step <= hi+eps; i++ {
