@@ -437,7 +437,7 @@ func TestSurfaceColourScale(t *testing.T) {
 	}
 	red := strip(path, func(r, g, b uint32) bool { return r > b+40 && g > 0x40 })
 	blue := strip(path, func(r, g, b uint32) bool { return b > r+40 && g > 0x60 })
-	if red < 1000 || blue < 1000 {
+	if red < 1000 || blue < 1500 {
 		t.Errorf("binary surface: %d reddish and %d bluish pixels in the legend strip; want a colour bar", red, blue)
 	}
 	path = filepath.Join(dir, "multi.png")
