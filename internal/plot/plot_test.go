@@ -1,13 +1,17 @@
 package plot
 
 import (
+	"fmt"
 	"image"
 	"image/png"
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
+
+	gplot "gonum.org/v1/plot"
 )
 
 // checkPNG decodes the PNG file at path and reports an error unless it is a
@@ -178,7 +182,7 @@ func TestDecisionSurfaceErrors(t *testing.T) {
 
 func TestIntegerTicks(t *testing.T) {
 	for _, r := range [][2]float64{{1, 40}, {1, 15}, {0, 3}, {1, 4}, {2, 12.5}, {0, 7}, {3, 1000}, {1, 60}, {-5, 5}, {1, 2}, {0.5, 1.5}} {
-		ticks := integerTicks{}.Ticks(r[0], r[1])
+		ticks := niceTicks{integer: true}.Ticks(r[0], r[1])
 		labelled := 0
 		for _, tk := range ticks {
 			if tk.Value < r[0] || tk.Value > r[1] {
@@ -209,15 +213,15 @@ func TestIntegerTicks(t *testing.T) {
 			labels = append(labels, tk.Label)
 		}
 	}
-	if got := strings.Join(labels, " "); got != "5 10 15" {
-		t.Errorf("x labels of a 1…15 curve: %q, want \"5 10 15\"", got)
+	if got := strings.Join(labels, " "); got != "1 5 10 15" {
+		t.Errorf("x labels of a 1…15 curve: %q, want \"1 5 10 15\"", got)
 	}
 	// Fractional x values keep gonum's ticks.
 	p, err = curvePlot("t", "C", "error", []Series{{Name: "a", X: []float64{0.5, 1.5, 2.25}, Y: []float64{1, 2, 3}}}, math.NaN(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := p.X.Tick.Marker.(integerTicks); ok {
+	if m, ok := p.X.Tick.Marker.(niceTicks); ok && m.integer {
 		t.Error("fractional x values got integer ticks")
 	}
 }
@@ -250,8 +254,9 @@ func TestLegendOutside(t *testing.T) {
 	}
 	bd := img.Bounds()
 	box := image.Rectangle{Min: bd.Max, Max: bd.Min}
+	right := plotRight(img) // not the legend's swatch of the region
 	for y := bd.Min.Y; y < bd.Max.Y; y++ {
-		for x := bd.Min.X; x < bd.Max.X; x++ {
+		for x := bd.Min.X; x <= right; x++ {
 			if isFill(x, y) {
 				box = box.Union(image.Rect(x, y, x+1, y+1))
 			}
@@ -278,4 +283,190 @@ func TestLegendOutside(t *testing.T) {
 	if dark < 50 {
 		t.Errorf("only %d dark pixels right of the plotting area: no legend there", dark)
 	}
+}
+
+// TestTitleInside renders a learning curve and a surface and checks that
+// the top rows of pixels are background: the title is not cut by the edge.
+func TestTitleInside(t *testing.T) {
+	dir := t.TempDir()
+	curve := filepath.Join(dir, "curve.png")
+	err := LearningCurve(curve, "Kkp ÅÉ title with ascenders", "steps", "error", []Series{{Name: "a", X: []float64{1, 2, 3}, Y: []float64{0.5, 0.2, 0.1}}}, math.NaN(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	surf := filepath.Join(dir, "surface.png")
+	s := surface(nil)
+	s.Title = "Kkp ÅÉ title with ascenders"
+	if err := DecisionSurface(surf, s); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{curve, surf} {
+		img := checkPNG(t, path)
+		b := img.Bounds()
+		for y := b.Min.Y; y < b.Min.Y+6; y++ {
+			for x := b.Min.X; x < b.Max.X; x++ {
+				if r, g, bl, _ := img.At(x, y).RGBA(); r < 0xf000 || g < 0xf000 || bl < 0xf000 {
+					t.Fatalf("%s: pixel (%d, %d) in the top rows is not background: the title touches the edge", filepath.Base(path), x, y)
+				}
+			}
+		}
+	}
+}
+
+// TestCurveYRange: the y-axis starts at 0 for error rates and covers the
+// largest value with some headroom (it used to end exactly at the largest
+// value, 0.5 for a first step at chance, so step 1 ran along the top edge).
+func TestCurveYRange(t *testing.T) {
+	for _, first := range []float64{0.5, 0.8, 3} {
+		p, err := curvePlot("t", "steps", "error", []Series{
+			{Name: "a", X: []float64{1, 2, 3, 4}, Y: []float64{first, 0.3, 0.1, 0.05}},
+			{Name: "b", X: []float64{1, 2, 3, 4}, Y: []float64{0.4, 0.2, math.NaN(), 0.1}},
+		}, 2, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Y.Min != 0 {
+			t.Errorf("first point %v: y-axis starts at %v, want 0", first, p.Y.Min)
+		}
+		if p.Y.Max <= first*1.02 || p.Y.Max > first*1.2 {
+			t.Errorf("first point %v: y-axis ends at %v, want a little above it", first, p.Y.Max)
+		}
+		labelled := 0
+		for _, tk := range p.Y.Tick.Marker.Ticks(p.Y.Min, p.Y.Max) {
+			if tk.Label != "" {
+				labelled++
+			}
+		}
+		if labelled < 3 {
+			t.Errorf("first point %v: %d labelled y ticks", first, labelled)
+		}
+	}
+	// Negative values (log scale): below the smallest, above the largest.
+	lo, hi := curveYRange(-3, -1)
+	if lo >= -3 || hi <= -1 || hi > 0 {
+		t.Errorf("curveYRange(-3, -1) = %v, %v", lo, hi)
+	}
+}
+
+// TestTicksAtStart: the x-axis of a learning curve has a labelled tick at
+// (or within half a step of) its start, and at most one unlabelled tick
+// between labelled ones.
+func TestTicksAtStart(t *testing.T) {
+	for _, n := range []int{8, 15, 24, 37, 60, 150} {
+		var x, y []float64
+		for i := 1; i <= n; i++ {
+			x, y = append(x, float64(i)), append(y, 1/float64(i))
+		}
+		p, err := curvePlot("t", "steps", "error", []Series{{Name: "a", X: x, Y: y}}, math.NaN(), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkStart(t, fmt.Sprintf("curve 1…%d", n), p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max), p.X.Min)
+	}
+	for _, r := range [][2]float64{{-1.63, 2.61}, {-1.2, 1.44}, {0, 0.525}, {0.013, 0.97}, {-40, 1210}} {
+		checkStart(t, fmt.Sprint(r), niceTicks{}.Ticks(r[0], r[1]), r[0])
+	}
+}
+
+func checkStart(t *testing.T, name string, ticks []gplot.Tick, lo float64) {
+	t.Helper()
+	sort.Slice(ticks, func(i, j int) bool { return ticks[i].Value < ticks[j].Value })
+	var labels []float64
+	between := 0
+	for _, tk := range ticks {
+		if tk.Label == "" {
+			between++
+			continue
+		}
+		if len(labels) > 0 && between > 1 {
+			t.Errorf("%s: %d unlabelled ticks before %s", name, between, tk.Label)
+		}
+		between = 0
+		labels = append(labels, tk.Value)
+	}
+	if len(labels) < 3 {
+		t.Fatalf("%s: %d labelled ticks (%v)", name, len(labels), ticks)
+	}
+	step := labels[len(labels)-1] - labels[len(labels)-2]
+	if labels[0]-lo > step/2 {
+		t.Errorf("%s: first label at %v, %v after the start %v (step %v)", name, labels[0], labels[0]-lo, lo, step)
+	}
+}
+
+// TestSurfaceColourScale: a binary surface has a colour bar of the decision
+// value (reddish and bluish pixels right of the plotting area, where only
+// the legend was before), and a multi-class one names the colour of each
+// class region in its legend.
+func TestSurfaceColourScale(t *testing.T) {
+	s := surface(nil)
+	p, bar, err := surfacePlot(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p == nil || bar == nil {
+		t.Fatal("binary surface: no colour bar")
+	}
+	m := 0.0
+	for _, row := range s.Values {
+		for _, v := range row {
+			m = math.Max(m, math.Abs(v))
+		}
+	}
+	if bar.Y.Min != -m || bar.Y.Max != m || bar.Y.Label.Text == "" {
+		t.Errorf("colour bar covers [%v, %v] labelled %q, want [%v, %v] and a label", bar.Y.Min, bar.Y.Max, bar.Y.Label.Text, -m, m)
+	}
+	dir := t.TempDir()
+	strip := func(path string, want func(r, g, b uint32) bool) int {
+		img := checkPNG(t, path)
+		bd := img.Bounds()
+		right := plotRight(img)
+		n := 0
+		for y := bd.Min.Y; y < bd.Max.Y; y++ {
+			for x := right + 2; x < bd.Max.X; x++ {
+				r, g, b, _ := img.At(x, y).RGBA()
+				if want(r>>8, g>>8, b>>8) {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	path := filepath.Join(dir, "binary.png")
+	if err := DecisionSurface(path, s); err != nil {
+		t.Fatal(err)
+	}
+	red := strip(path, func(r, g, b uint32) bool { return r > b+40 && g > 0x40 })
+	blue := strip(path, func(r, g, b uint32) bool { return b > r+40 && g > 0x60 })
+	if red < 1000 || blue < 1500 {
+		t.Errorf("binary surface: %d reddish and %d bluish pixels in the legend strip; want a colour bar", red, blue)
+	}
+	path = filepath.Join(dir, "multi.png")
+	if err := DecisionSurface(path, surface([]string{"a", "b", "c"})); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		cr, cg, cb, _ := categorical{}.color(i, true).RGBA()
+		n := strip(path, func(r, g, b uint32) bool { return r == cr>>8 && g == cg>>8 && b == cb>>8 })
+		if n < 50 {
+			t.Errorf("multi-class surface: %d pixels of region colour %d in the legend strip; want a swatch", n, i)
+		}
+	}
+}
+
+// plotRight returns the right edge of the plotting area of a surface: the
+// rightmost column that is mostly (3/4) not white.
+func plotRight(img image.Image) int {
+	bd := img.Bounds()
+	for x := bd.Max.X - 1; x >= bd.Min.X; x-- {
+		n := 0
+		for y := bd.Min.Y; y < bd.Max.Y; y++ {
+			if r, g, b, _ := img.At(x, y).RGBA(); r < 0xf000 || g < 0xf000 || b < 0xf000 {
+				n++
+			}
+		}
+		if 4*n > 3*bd.Dy() {
+			return x
+		}
+	}
+	return bd.Min.X
 }
