@@ -185,10 +185,12 @@ func (p *problem) fit() (*result, error) {
 // fitSquared runs basic matching pursuit, back-fitting or pre-fitting with
 // the squared loss.
 //
-// Every variant keeps an orthonormal basis Q of the chosen atoms
-// (orthoBasis: float64, re-orthogonalised twice) and the triangular factor
-// Rf with D_Γ = Q Rf, and refuses atoms numerically dependent on it. For
-// back-fitting and pre-fitting the coefficients are α = Rf⁻¹ c with
+// Basic MP keeps no basis: it refuses only copies of atoms in the
+// expansion (repeats), so its memory does not grow with l × steps.
+// Back-fitting and pre-fitting keep an orthonormal basis Q of the chosen
+// atoms (orthoBasis: float64, re-orthogonalised twice) and the triangular
+// factor Rf with D_Γ = Q Rf, and refuse atoms numerically dependent on it;
+// their coefficients are α = Rf⁻¹ c with
 // c = Qᵀy, and the residual R = y − Q c stays orthogonal to span Q. Each step is one pass
 // over the searched atoms (the searcher's: the stored dictionary, all atoms
 // recomputed block by block, or a random active set) computing Dᵀ[R, q] (R
@@ -207,6 +209,7 @@ func (p *problem) fitSquared() (*result, error) {
 	m, l := len(dc.atoms), len(p.y)
 	lv := backend.AlignedStride(l) // the vectors' stride: each starts on a cache line (vq below)
 	variant := cfg.Variant
+	basic := variant == Basic
 	prefit := variant == PreFit
 	explicit := prefit && cfg.Deflation == Explicit
 	if dc.stream != nil && cfg.Deflation == Explicit {
@@ -245,7 +248,8 @@ func (p *problem) fitSquared() (*result, error) {
 		cskip = make([]bool, ns)
 		skip  = make([]bool, m)                       // chosen or numerically dependent
 		nperp []float64                               // full-search pre-fitting: ‖d_k⊥‖² of every atom
-		ob    = newOrthoBasis(l, p.e.Threads(), p.sh) // of the atoms in the expansion
+		ob    = newOrthoBasis(l, p.e.Threads(), p.sh) // of the atoms in the expansion (back-fitting, pre-fitting)
+		rep   *repeats                                // basic MP: the chosen atoms' centres
 		cs    []float64                               // Qᵀy (back-fitting, pre-fitting)
 		atoms []int
 		coef  []float64
@@ -284,6 +288,9 @@ func (p *problem) fitSquared() (*result, error) {
 	if incremental {
 		rdot = make([]float64, m)
 	}
+	if basic {
+		rep = newRepeats()
+	}
 	if p.val != nil {
 		fVal = make([]float64, len(p.valY))
 	}
@@ -301,7 +308,11 @@ func (p *problem) fitSquared() (*result, error) {
 		// where deviceFit would take every basis vector's products.)
 		ob.external = true
 		var err error
-		if dv, err = newDeviceFit(p.e, st, p.y, ob, min(limit, m, l, 64)); err != nil {
+		capN := min(limit, m, l, 64)
+		if basic {
+			capN = 0 // basic MP keeps no basis
+		}
+		if dv, err = newDeviceFit(p.e, st, p.y, ob, capN); err != nil {
 			return nil, err
 		}
 		defer func() { _ = dv.release() }()
@@ -320,7 +331,7 @@ func (p *problem) fitSquared() (*result, error) {
 		}
 		return ob.project(dk), nil
 	}
-	if cfg.N > 0 && dc.stream == nil {
+	if cfg.N > 0 && dc.stream == nil && !basic {
 		// In memory the orthonormal basis is the other large allocation
 		// (N×l float64): reserve it at once.
 		basisN = min(cfg.N, m, p.n)
@@ -434,26 +445,20 @@ func (p *problem) fitSquared() (*result, error) {
 
 		// Choose among the searched atoms.
 		var gi int
-		if variant == Basic {
-			// Figure 1 may choose an atom of the expansion again, but an
-			// atom numerically dependent on the expansion may not join it.
+		if basic {
+			// Figure 1 may choose an atom of the expansion again, but a
+			// copy of one (the same kernel on a point with the same
+			// coordinates) may not join it (repeats).
 			for {
 				gi, _ = be.ScoredArgMax(score[:n], denom[:n], cskip[:n])
 				if gi < 0 {
 					break
 				}
 				g := cand[gi]
-				if err := load(g); err != nil {
-					return nil, err
-				}
-				if _, in := pos[g]; in {
-					break
-				}
-				nn, err := project()
-				if err != nil {
-					return nil, err
-				}
-				if !(nn <= cfg.Tol*nrm[gi]) { // not dependent (ob.dependent)
+				if _, in := pos[g]; in || !rep.repeated(dc, g) {
+					if err := load(g); err != nil {
+						return nil, err
+					}
 					break
 				}
 				skip[g], cskip[gi] = true, true
@@ -554,7 +559,7 @@ func (p *problem) fitSquared() (*result, error) {
 		}
 
 		// Update.
-		if variant == Basic {
+		if basic {
 			// The coefficient from an exact float64 product with the chosen
 			// atom (the pass's products may carry float32 partial sums).
 			var a float64
@@ -570,16 +575,7 @@ func (p *problem) fitSquared() (*result, error) {
 			if i, ok := pos[g]; ok {
 				coef[i] += a
 			} else {
-				if err := p.growBasis(ob, &basisN, limit, step, basisFloats(false)); err != nil {
-					return nil, err
-				}
-				if dv != nil {
-					if err := dv.push(); err != nil {
-						return nil, err
-					}
-				} else {
-					ob.push()
-				}
+				rep.keep(dc, g)
 				pos[g] = len(atoms)
 				atoms = append(atoms, g)
 				coef = append(coef, a)
