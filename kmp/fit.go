@@ -744,9 +744,12 @@ type orthoBasis struct {
 	// external: the basis vectors live elsewhere (deviceFit) and only
 	// rcols is kept here.
 	external bool
-	v        []float64 // the last projected atom's orthogonal part
-	rc       []float64 // and its projection coefficients Qᵀd
-	nn       float64   // and ‖v‖²
+	// projections and reorths count the projections and those that
+	// needed cgs2's second pass (reported by tests and benchmarks).
+	projections, reorths int
+	v                    []float64 // the last projected atom's orthogonal part
+	rc                   []float64 // and its projection coefficients Qᵀd
+	nn                   float64   // and ‖v‖²
 	// arena holds qs when its first reservation was large (release frees
 	// it): huge pages outside the Go heap, 2 MiB faults instead of 4 KiB
 	// ones (one-vs-rest reserves ten 16 MiB bases at once on USPS).
@@ -801,7 +804,12 @@ func (b *orthoBasis) project(d []float64) float64 {
 	// 26–35 on 2–16), 7,291 × 64 on 4 (46 against 22), 7,291 × 275 on 16
 	// (95 against 22.5), and 50,000 × 1,200 on 16 (130 against 15). The
 	// old bound, one per 1M elements, kept USPS-sized bases on 1–2 threads.
-	b.rc = cgs2(b.v, d, b.qs, b.l, b.size(), min(b.threads, len(b.qs)>>17), b.sh)
+	var reorth bool
+	b.rc, reorth = cgs2(b.v, d, b.qs, b.l, b.size(), min(b.threads, len(b.qs)>>17), b.sh)
+	b.projections++
+	if reorth {
+		b.reorths++
+	}
 	b.nn = b.sh.dot(b.v, b.v)
 	return b.nn
 }
@@ -856,17 +864,41 @@ func deflate(be engine.Ops, sh *shard, dx backend.Matrix, q []float64, prod []fl
 	return nil
 }
 
+// reorthTol is the size of the second projection's coefficients, relative
+// to the first projection's remainder, above which cgs2 applies it: Qv₁ is
+// what the first pass left of d in span Q (rounding, and whatever the
+// basis's own orthogonality lost), and below this it changes v₁ by less
+// than a part in 10¹² (it is about 1e-14 when the basis is orthonormal to
+// working precision), so the pass over Q that would subtract it is skipped.
+const reorthTol = 1e-12
+
+// cgsTileBytes is the size of the block of Q the fused pass of cgs2 reads
+// twice (once for v₁ = d − Qᵀr₁, once for Qv₁): it stays in L2.
+const cgsTileBytes = 256 << 10
+
 // cgs2 writes into v the component of d orthogonal to the rows of the
-// orthonormal basis qs (n×l, row-major) by classical Gram–Schmidt applied
-// twice, and returns the projection coefficients Qᵀd, the new column of the
-// triangular factor (with room for its diagonal). Each pass is two
-// matrix–vector products through gonum's BLAS, split over threads by
-// column blocks of Q. With sh (a sharded run) Q v is summed over the ranks.
-func cgs2(v, d []float64, qs []float64, l, n, threads int, sh *shard) []float64 {
+// orthonormal basis qs (n×l, row-major) by classical Gram–Schmidt with
+// selective re-orthogonalisation, and returns the projection coefficients
+// Qᵀd, the new column of the triangular factor (with room for its
+// diagonal), and whether the second projection was applied.
+//
+// Pass 1 computes r₁ = Qd. Pass 2 goes over Q once, tile by tile (a few
+// hundred kilobytes of columns of Q, kept in cache): it writes the tile's
+// part of v₁ = d − Qᵀr₁ and adds its part of r₂ = Qv₁. Only when ‖r₂‖ >
+// reorthTol·‖v₁‖ (classical Gram–Schmidt lost orthogonality: the atom is
+// nearly in span Q, or the basis is less than orthonormal) does a third
+// pass subtract Qᵀr₂, which is what applying classical Gram–Schmidt twice
+// (CGS2) does every time. So a projection reads Q twice instead of four
+// times, as accurate as CGS2: the re-orthogonalisation it skips would
+// change v₁ by less than reorthTol of its norm. Each pass goes through
+// gonum's BLAS, split over threads by column blocks of Q. With sh (a
+// sharded run) the products are summed over the ranks and every rank takes
+// the same decision.
+func cgs2(v, d []float64, qs []float64, l, n, threads int, sh *shard) ([]float64, bool) {
 	copy(v, d)
 	rc := make([]float64, n, n+1)
 	if n == 0 {
-		return rc
+		return rc, false
 	}
 	threads = max(1, min(threads, l))
 	chunk := (l + threads - 1) / threads
@@ -874,39 +906,74 @@ func cgs2(v, d []float64, qs []float64, l, n, threads int, sh *shard) []float64 
 	for t := range parts {
 		parts[t] = make([]float64, n)
 	}
-	for range 2 {
-		// r = Q v, as a sum of the column blocks' partial products.
-		parallelFor(threads, threads, func(lo, hi int) {
-			for t := lo; t < hi; t++ {
-				c0, c1 := t*chunk, min((t+1)*chunk, l)
-				r := parts[t]
-				if c0 >= c1 {
-					clear(r)
-					continue
-				}
-				q := blas64.General{Rows: n, Cols: c1 - c0, Stride: l, Data: qs[c0:]}
-				blas64.Gemv(blas.NoTrans, 1, q, blas64.Vector{N: c1 - c0, Inc: 1, Data: v[c0:c1]}, 0, blas64.Vector{N: n, Inc: 1, Data: r})
-			}
-		})
+	sumParts := func() []float64 {
 		r := parts[0]
 		for t := 1; t < threads; t++ {
 			floats.Add(r, parts[t])
 		}
 		sh.sum(r)
-		// v −= Qᵀ r, block by block.
-		parallelFor(threads, threads, func(lo, hi int) {
-			for t := lo; t < hi; t++ {
-				c0, c1 := t*chunk, min((t+1)*chunk, l)
-				if c0 >= c1 {
-					continue
-				}
-				q := blas64.General{Rows: n, Cols: c1 - c0, Stride: l, Data: qs[c0:]}
-				blas64.Gemv(blas.Trans, -1, q, blas64.Vector{N: n, Inc: 1, Data: r}, 1, blas64.Vector{N: c1 - c0, Inc: 1, Data: v[c0:c1]})
-			}
-		})
-		floats.Add(rc, r)
+		return r
 	}
-	return rc
+	tile := qTile(n)
+	// Pass 1: r₁ = Q d, as a sum of the column blocks' partial products.
+	parallelFor(threads, threads, func(lo, hi int) {
+		for t := lo; t < hi; t++ {
+			c0, c1 := t*chunk, min((t+1)*chunk, l)
+			r := parts[t]
+			if c0 >= c1 {
+				clear(r)
+				continue
+			}
+			q := blas64.General{Rows: n, Cols: c1 - c0, Stride: l, Data: qs[c0:]}
+			blas64.Gemv(blas.NoTrans, 1, q, blas64.Vector{N: c1 - c0, Inc: 1, Data: v[c0:c1]}, 0, blas64.Vector{N: n, Inc: 1, Data: r})
+		}
+	})
+	r1 := sumParts()
+	copy(rc, r1)
+	// Pass 2: v₁ = d − Qᵀ r₁ (r₁ now in rc) and r₂ = Q v₁, tile by tile.
+	vv := make([]float64, threads) // each block's part of ‖v₁‖²
+	parallelFor(threads, threads, func(lo, hi int) {
+		for t := lo; t < hi; t++ {
+			c0, c1 := t*chunk, min((t+1)*chunk, l)
+			r := parts[t]
+			clear(r)
+			for b0 := c0; b0 < c1; b0 += tile {
+				b1 := min(b0+tile, c1)
+				q := blas64.General{Rows: n, Cols: b1 - b0, Stride: l, Data: qs[b0:]}
+				vb := blas64.Vector{N: b1 - b0, Inc: 1, Data: v[b0:b1]}
+				blas64.Gemv(blas.Trans, -1, q, blas64.Vector{N: n, Inc: 1, Data: rc}, 1, vb)
+				blas64.Gemv(blas.NoTrans, 1, q, vb, 1, blas64.Vector{N: n, Inc: 1, Data: r})
+				vv[t] += floats.Dot(v[b0:b1], v[b0:b1])
+			}
+		}
+	})
+	r2 := sumParts()
+	// ‖v₁‖², summed over the blocks (and ranks); r₂ is the same on every
+	// rank, so is the decision.
+	vn := []float64{floats.Sum(vv)}
+	sh.sum(vn)
+	if !(floats.Dot(r2, r2) > reorthTol*reorthTol*vn[0]) {
+		return rc, false
+	}
+	// Pass 3: v = v₁ − Qᵀ r₂, block by block.
+	parallelFor(threads, threads, func(lo, hi int) {
+		for t := lo; t < hi; t++ {
+			c0, c1 := t*chunk, min((t+1)*chunk, l)
+			if c0 >= c1 {
+				continue
+			}
+			q := blas64.General{Rows: n, Cols: c1 - c0, Stride: l, Data: qs[c0:]}
+			blas64.Gemv(blas.Trans, -1, q, blas64.Vector{N: n, Inc: 1, Data: r2}, 1, blas64.Vector{N: c1 - c0, Inc: 1, Data: v[c0:c1]})
+		}
+	})
+	floats.Add(rc, r2)
+	return rc, true
+}
+
+// qTile is the number of columns of an n-row basis in one tile of cgs2's
+// fused pass (cgsTileBytes, at least 64 columns, a multiple of 8).
+func qTile(n int) int {
+	return max(64, cgsTileBytes/(8*max(n, 1))) &^ 7
 }
 
 // triSolve solves Rf α = c for the upper-triangular factor given by columns
