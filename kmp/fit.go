@@ -188,9 +188,9 @@ func (p *problem) fit() (*result, error) {
 // Basic MP keeps no basis: it refuses only copies of atoms in the
 // expansion (repeats), so its memory does not grow with l × steps.
 // Back-fitting and pre-fitting keep an orthonormal basis Q of the chosen
-// atoms (orthoBasis: float64, re-orthogonalised twice) and the triangular
-// factor Rf with D_Γ = Q Rf, and refuse atoms numerically dependent on it;
-// their coefficients are α = Rf⁻¹ c with
+// atoms (orthoBasis: float64, projected by cgs2, re-orthogonalised when
+// needed) and the triangular factor Rf with D_Γ = Q Rf, and refuse atoms
+// numerically dependent on it; their coefficients are α = Rf⁻¹ c with
 // c = Qᵀy, and the residual R = y − Q c stays orthogonal to span Q. Each step is one pass
 // over the searched atoms (the searcher's: the stored dictionary, all atoms
 // recomputed block by block, or a random active set) computing Dᵀ[R, q] (R
@@ -731,8 +731,9 @@ func negligible(dr, rr, nrm, tol float64) bool {
 }
 
 // orthoBasis is the orthonormal basis Q of the atoms in an expansion
-// (float64, n×l row-major, re-orthogonalised twice by cgs2) and the
-// triangular factor Rf with D_Γ = Q Rf. Every fitter keeps one: an atom whose
+// (float64, n×l row-major, projected by cgs2, re-orthogonalised when
+// needed) and the triangular factor Rf with D_Γ = Q Rf. Every fitter but
+// squared-loss basic matching pursuit (repeats) keeps one: an atom whose
 // part orthogonal to it has squared norm ≤ Tol·‖d_k‖² is numerically
 // dependent on the expansion and may not join it (dependent); squared-loss
 // back-fitting and pre-fitting also solve for their coefficients with it.
@@ -886,8 +887,8 @@ const cgsTileBytes = 256 << 10
 
 // cgs2 writes into v the component of d orthogonal to the rows of the
 // orthonormal basis qs (n×l, row-major) by classical Gram–Schmidt with
-// selective re-orthogonalisation (reorthTol), and returns the projection coefficients
-// Qᵀd, the new column of the triangular factor (with room for its
+// selective re-orthogonalisation (reorthTol), and returns the projection
+// coefficients Qᵀd, the new column of the triangular factor (with room for its
 // diagonal), and whether the second projection was applied.
 //
 // Pass 1 computes r₁ = Qd. Pass 2 goes over Q once, tile by tile (a few
