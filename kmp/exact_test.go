@@ -517,9 +517,18 @@ func TestTriSolve(t *testing.T) {
 func TestCGSSelectiveReorth(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 6))
 	const n, l = 300, 2000
-	if qTile(n) >= l/4 {
-		t.Fatalf("tile of %d columns: the test wants several per thread", qTile(n))
+	// The default tiles, and small ones: several per thread.
+	defer func(b int) { cgsTileBytes = b }(cgsTileBytes)
+	for _, tb := range []int{cgsTileBytes, 64 << 10} {
+		cgsTileBytes = tb
+		if tb == 64<<10 && qTile(n) >= l/4 {
+			t.Fatalf("tile of %d columns: the test wants several per thread", qTile(n))
+		}
+		cgsCases(t, n, l, rng)
 	}
+}
+
+func cgsCases(t *testing.T, n, l int, rng *rand.Rand) {
 	a := mat.NewDense(l, n, nil)
 	for i := range l {
 		for j := range n {
@@ -547,7 +556,7 @@ func TestCGSSelectiveReorth(t *testing.T) {
 			d[i] = rng.NormFloat64()
 		}
 		for _, q := range rows {
-			floats.AddScaled(d, c.inSpan*rng.NormFloat64()/math.Sqrt(n), q)
+			floats.AddScaled(d, c.inSpan*rng.NormFloat64()/math.Sqrt(float64(n)), q)
 		}
 		want := make([]float64, l)
 		orthogonalize(want, d, rows)
