@@ -21,9 +21,11 @@ const (
 	Auto Variant = iota
 	// Basic is matching pursuit of Figure 1: choose the atom most collinear
 	// with the residual, fit only its coefficient. Atoms of the expansion
-	// may be chosen again, but (as in every variant) an atom numerically
-	// dependent on the expansion never joins it (see Config.Tol); training
-	// stops when the best eligible atom is orthogonal to the residual.
+	// may be chosen again, but a copy of one (the same kernel on a point
+	// with the same coordinates) never joins it; with a non-squared loss,
+	// as in every variant, neither does an atom numerically dependent on
+	// the expansion (see Config.Tol). Training stops when the best eligible
+	// atom is orthogonal to the residual.
 	Basic
 	// BackFit chooses as Basic, then refits all coefficients (orthogonal
 	// matching pursuit). With a non-squared loss it is Figure 4: a line
@@ -302,8 +304,9 @@ type Config struct {
 
 	// Tol: an atom whose part orthogonal to the atoms already in the
 	// expansion has squared norm ≤ Tol·‖d_k‖² is numerically dependent on
-	// them and never joins it, whatever the variant and loss (copies of a
-	// training point give one basis function, not several); when no
+	// them and never joins it, in every variant and loss but squared-loss
+	// Basic, which refuses exact copies only (copies of a training point
+	// give one basis function, not several, either way); when no
 	// eligible atom is left training stops (StopExhausted). Basic matching
 	// pursuit also stops when ⟨d_k, R⟩² ≤ Tol·‖d_k‖²·‖R‖² for the best
 	// eligible atom (StopOrthogonal). Default 1e-9.

@@ -37,10 +37,15 @@
 // touches a backend implementation directly, so it runs on every backend
 // the engine offers.
 //
-// Every variant and loss keeps the chosen atoms' orthonormal basis and
-// refuses an atom numerically dependent on it (Config.Tol), so repeated
-// training points give one basis function; when no eligible atom is left,
-// training stops early and Output.Stop says why.
+// Every variant and loss but squared-loss basic matching pursuit keeps the
+// chosen atoms' orthonormal basis and refuses an atom numerically dependent
+// on it (Config.Tol); basic matching pursuit with the squared loss keeps no
+// basis (its memory does not grow with the steps) and refuses an atom that
+// is a copy of one in the expansion (the same kernel on a point with the
+// same coordinates), since its step along a dependent atom is as good as
+// any (repeat.go). Either way repeated training points give one basis
+// function; when no eligible atom is left, training stops early and
+// Output.Stop says why.
 //
 // Training records the whole learning curve (training and validation error
 // and residual norm per step) and supports early stopping on a validation

@@ -3,6 +3,7 @@ package kmp
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
@@ -435,8 +436,8 @@ func TestOrthogonalize(t *testing.T) {
 		d[i] = rng.NormFloat64()
 	}
 	for name, f := range map[string]func(v []float64) []float64{
-		"cgs2":   func(v []float64) []float64 { return cgs2(v, d, flat, l, len(flat)/l, 1, nil) },
-		"cgs2x3": func(v []float64) []float64 { return cgs2(v, d, flat, l, len(flat)/l, 3, nil) },
+		"cgs2":   func(v []float64) []float64 { rc, _ := cgs2(v, d, flat, l, len(flat)/l, 1, nil); return rc },
+		"cgs2x3": func(v []float64) []float64 { rc, _ := cgs2(v, d, flat, l, len(flat)/l, 3, nil); return rc },
 		"mgs2":   func(v []float64) []float64 { return orthogonalize(v, d, rows) },
 	} {
 		v := make([]float64, l)
@@ -504,5 +505,86 @@ func TestTriSolve(t *testing.T) {
 	rcols[7][7] = 0
 	if _, err := triSolve(rcols, c); err == nil {
 		t.Error("zero diagonal: no error")
+	}
+}
+
+// TestCGSSelectiveReorth: cgs2's projection, with its fused tiled pass and
+// its second projection applied only when needed, against modified
+// Gram–Schmidt applied twice, on a basis of many tiles and threads: a
+// random atom (one pass suffices) and atoms nearly in span Q (the second
+// projection must run), each orthogonal to Q to working precision and
+// reconstructing d.
+func TestCGSSelectiveReorth(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	const n, l = 300, 2000
+	// The default tiles, and small ones: several per thread.
+	defer func(b int) { cgsTileBytes = b }(cgsTileBytes)
+	for _, tb := range []int{cgsTileBytes, 64 << 10} {
+		cgsTileBytes = tb
+		if tb == 64<<10 && qTile(n) >= l/4 {
+			t.Fatalf("tile of %d columns: the test wants several per thread", qTile(n))
+		}
+		cgsCases(t, n, l, rng)
+	}
+}
+
+func cgsCases(t *testing.T, n, l int, rng *rand.Rand) {
+	a := mat.NewDense(l, n, nil)
+	for i := range l {
+		for j := range n {
+			a.Set(i, j, rng.NormFloat64())
+		}
+	}
+	var qr mat.QR
+	qr.Factorize(a)
+	var qm mat.Dense
+	qr.QTo(&qm)
+	flat := make([]float64, 0, n*l)
+	var rows [][]float64
+	for j := range n {
+		col := mat.Col(nil, j, &qm)
+		flat = append(flat, col...)
+		rows = append(rows, col)
+	}
+	for _, c := range []struct {
+		name      string
+		inSpan    float64 // size of the part in span Q, against a unit part outside
+		wantReort bool
+	}{{"random", 1, false}, {"nearly dependent", 1e8, true}, {"very nearly dependent", 1e10, true}} {
+		d := make([]float64, l)
+		for i := range d {
+			d[i] = rng.NormFloat64()
+		}
+		for _, q := range rows {
+			floats.AddScaled(d, c.inSpan*rng.NormFloat64()/math.Sqrt(float64(n)), q)
+		}
+		want := make([]float64, l)
+		orthogonalize(want, d, rows)
+		dn, wn := floats.Norm(d, 2), floats.Norm(want, 2)
+		for _, threads := range []int{1, 2, 3} {
+			v := make([]float64, l)
+			rc, reorth := cgs2(v, d, flat, l, n, threads, nil)
+			if reorth != c.wantReort {
+				t.Errorf("%s, %d threads: second projection %v, want %v", c.name, threads, reorth, c.wantReort)
+			}
+			for j, q := range rows {
+				if dot := floats.Dot(q, v); math.Abs(dot) > 1e-13*math.Max(wn, dn*1e-3) {
+					t.Fatalf("%s, %d threads: <q_%d, v> = %g (‖v‖ %g, ‖d‖ %g)", c.name, threads, j, dot, wn, dn)
+				}
+			}
+			diff := slices.Clone(v)
+			floats.Sub(diff, want)
+			if e := floats.Norm(diff, 2); e > math.Max(1e-9*wn, 1e-14*dn) { // both round d: ε·‖d‖
+				t.Errorf("%s, %d threads: ‖v − v_mgs2‖ = %g, ‖v‖ = %g", c.name, threads, e, wn)
+			}
+			back := slices.Clone(v)
+			for j, q := range rows {
+				floats.AddScaled(back, rc[j], q)
+			}
+			floats.Sub(back, d)
+			if e := floats.Norm(back, 2); e > 1e-13*dn {
+				t.Errorf("%s, %d threads: ‖v + Qᵀrc − d‖ = %g, ‖d‖ = %g", c.name, threads, e, dn)
+			}
+		}
 	}
 }
