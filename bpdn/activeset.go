@@ -391,19 +391,7 @@ func (s *state) run(maxIter int, tol float64) (int, error) {
 		}
 		if block >= 0 {
 			i := s.free[block]
-			v := s.a[i]
-			switch {
-			case math.Abs(v) < 0.5*s.c:
-				s.addTo(i, -v)
-				s.a[i], s.st[i] = 0, atZero
-			case v > 0:
-				s.addTo(i, s.c-v)
-				s.a[i], s.st[i] = s.c, atUpper
-			default:
-				s.addTo(i, -s.c-v)
-				s.a[i], s.st[i] = -s.c, atLower
-			}
-			s.sgn[i] = 0
+			s.settle(i)
 			s.free = append(s.free[:block], s.free[block+1:]...)
 			if !s.refactor() {
 				return it, errors.New("bpdn: the free set's Gram matrix lost positive definiteness")
@@ -604,18 +592,7 @@ func (s *state) dependentStep(j int, sg float64, tol float64) (bool, error) {
 	if block < m {
 		bi = s.free[block]
 	}
-	switch v := s.a[bi]; {
-	case math.Abs(v) < 0.5*s.c:
-		s.addTo(bi, -v)
-		s.a[bi], s.st[bi] = 0, atZero
-	case v > 0:
-		s.addTo(bi, s.c-v)
-		s.a[bi], s.st[bi] = s.c, atUpper
-	default:
-		s.addTo(bi, -s.c-v)
-		s.a[bi], s.st[bi] = -s.c, atLower
-	}
-	s.sgn[bi] = 0
+	s.settle(bi)
 	if block < m {
 		s.st[j], s.sgn[j] = isFree, sg
 		s.free = newFree
@@ -754,4 +731,22 @@ func (s *state) pairCheck(tol float64) (up, down int, nu float64, done bool) {
 		nu = (lo + hi) / 2
 	}
 	return up, down, nu, up < 0 || down < 0 || minUp+minDown >= -tol
+}
+
+// settle puts the blocking variable i exactly where it stopped: at zero, or
+// at the box ±C (whichever it is nearer), updating the gradient with the
+// move and leaving it out of the sign pattern.
+func (s *state) settle(i int) {
+	switch v := s.a[i]; {
+	case math.Abs(v) < 0.5*s.c:
+		s.addTo(i, -v)
+		s.a[i], s.st[i] = 0, atZero
+	case v > 0:
+		s.addTo(i, s.c-v)
+		s.a[i], s.st[i] = s.c, atUpper
+	default:
+		s.addTo(i, -s.c-v)
+		s.a[i], s.st[i] = -s.c, atLower
+	}
+	s.sgn[i] = 0
 }
