@@ -414,23 +414,7 @@ func TestDependentAtomsSkipped(t *testing.T) {
 func TestOrthogonalize(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	const n, l = 7, 40
-	a := mat.NewDense(l, n, nil)
-	for i := range l {
-		for j := range n {
-			a.Set(i, j, rng.NormFloat64())
-		}
-	}
-	var qr mat.QR
-	qr.Factorize(a)
-	var qm mat.Dense
-	qr.QTo(&qm)
-	flat := make([]float64, 0, n*l)
-	var rows [][]float64
-	for j := range n {
-		col := mat.Col(nil, j, &qm)
-		flat = append(flat, col...)
-		rows = append(rows, col)
-	}
+	flat, rows := randomOrthonormal(rng, n, l)
 	d := make([]float64, l)
 	for i := range d {
 		d[i] = rng.NormFloat64()
@@ -529,23 +513,7 @@ func TestCGSSelectiveReorth(t *testing.T) {
 }
 
 func cgsCases(t *testing.T, n, l int, rng *rand.Rand) {
-	a := mat.NewDense(l, n, nil)
-	for i := range l {
-		for j := range n {
-			a.Set(i, j, rng.NormFloat64())
-		}
-	}
-	var qr mat.QR
-	qr.Factorize(a)
-	var qm mat.Dense
-	qr.QTo(&qm)
-	flat := make([]float64, 0, n*l)
-	var rows [][]float64
-	for j := range n {
-		col := mat.Col(nil, j, &qm)
-		flat = append(flat, col...)
-		rows = append(rows, col)
-	}
+	flat, rows := randomOrthonormal(rng, n, l)
 	for _, c := range []struct {
 		name      string
 		inSpan    float64 // size of the part in span Q, against a unit part outside
@@ -587,4 +555,26 @@ func cgsCases(t *testing.T, n, l int, rng *rand.Rand) {
 			}
 		}
 	}
+}
+
+// randomOrthonormal returns n random orthonormal vectors of length l (from
+// the QR factor of a Gaussian matrix), side by side in flat and as rows.
+func randomOrthonormal(rng *rand.Rand, n, l int) (flat []float64, rows [][]float64) {
+	a := mat.NewDense(l, n, nil)
+	for i := range l {
+		for j := range n {
+			a.Set(i, j, rng.NormFloat64())
+		}
+	}
+	var qr mat.QR
+	qr.Factorize(a)
+	var qm mat.Dense
+	qr.QTo(&qm)
+	flat = make([]float64, 0, n*l)
+	for j := range n {
+		col := mat.Col(nil, j, &qm)
+		flat = append(flat, col...)
+		rows = append(rows, col)
+	}
+	return flat, rows
 }

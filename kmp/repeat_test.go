@@ -57,21 +57,7 @@ func TestStochasticBasicRepeatsBruteForce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dict := backend.NewMatrix(l, l)
-	idx := make([]int, l)
-	for i := range idx {
-		idx[i] = i
-	}
-	if err := e.Backend().KernelGather(dict, k, x, nil, idx, x, nil); err != nil {
-		t.Fatal(err)
-	}
-	col := func(j int) []float64 {
-		c := make([]float64, l)
-		for i, v := range dict.Row(j) {
-			c[i] = float64(v)
-		}
-		return c
-	}
+	col := dictColumns(t, e, k, x)
 	curve := m.Outputs[0].Curve
 	if len(curve) != steps {
 		t.Fatalf("%d steps, want %d (stop %q)", len(curve), steps, m.Outputs[0].Stop)

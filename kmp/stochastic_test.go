@@ -423,21 +423,7 @@ func TestStochasticSearchBruteForce(t *testing.T) {
 		return a
 	}
 	// Dictionary values in float64 from the float32 kernel rows.
-	dict := backend.NewMatrix(l, l)
-	idx := make([]int, l)
-	for i := range idx {
-		idx[i] = i
-	}
-	if err := e.Backend().KernelGather(dict, k, x, nil, idx, x, nil); err != nil {
-		t.Fatal(err)
-	}
-	col := func(j int) []float64 {
-		c := make([]float64, l)
-		for i, v := range dict.Row(j) {
-			c[i] = float64(v)
-		}
-		return c
-	}
+	col := dictColumns(t, e, k, x)
 	// Residual norm of the least-squares fit of y on the columns cols.
 	lsResid := func(cols []int) float64 {
 		a := mat.NewDense(l, len(cols), nil)
@@ -709,4 +695,26 @@ func TestStreamedCustomKernel(t *testing.T) {
 		kinds[k] = true
 	}
 	t.Logf("support kernels used: %v", kinds)
+}
+
+// dictColumns returns the columns K(·, x_j) of the whole dictionary over x in
+// float64, from the backend's float32 kernel values.
+func dictColumns(t *testing.T, e *engine.Engine, k backend.Kernel, x backend.Matrix) func(j int) []float64 {
+	t.Helper()
+	l := x.Rows
+	dict := backend.NewMatrix(l, l)
+	idx := make([]int, l)
+	for i := range idx {
+		idx[i] = i
+	}
+	if err := e.Backend().KernelGather(dict, k, x, nil, idx, x, nil); err != nil {
+		t.Fatal(err)
+	}
+	return func(j int) []float64 {
+		c := make([]float64, l)
+		for i, v := range dict.Row(j) {
+			c[i] = float64(v)
+		}
+		return c
+	}
 }
