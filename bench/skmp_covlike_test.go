@@ -62,22 +62,7 @@ func TestSKMPCovlikeStep(t *testing.T) {
 		stamps = append(stamps, st.Elapsed)
 		basis = append(basis, st.Basis)
 	}
-	t0 := time.Now()
-	m, err := kmp.Train(e, xtr, ytr, cfg)
-	wall := time.Since(t0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pred, err := m.Predict(e, xte)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wrong := 0
-	for i := range pred {
-		if pred[i] != yte[i] {
-			wrong++
-		}
-	}
+	m, wall, wrong := trainAndCount(t, e, xtr, ytr, xte, yte, cfg)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%v stochastic KMP (s = 228) on covtype-like 50k × 54, backend %s, %d threads: %d steps in %v, %d basis functions, test error %.2f%% (30k points), peak RSS %.0f MB\n",
 		variant, e.BackendName(), e.Threads(), len(stamps), wall.Round(time.Millisecond), m.Support.Rows, 100*float64(wrong)/float64(len(yte)), float64(peakRSS())/1e6)

@@ -286,22 +286,7 @@ func TestSKMP50k(t *testing.T) {
 			t.Logf("step %d: ‖R‖ = %.4g, train error %.4f, %v elapsed, load %s", st.Step, st.Residual, st.TrainErr, st.Elapsed.Round(time.Millisecond), loadAvg())
 		}
 	}
-	t0 := time.Now()
-	m, err := kmp.Train(e, x, y, cfg)
-	wall := time.Since(t0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pred, err := m.Predict(e, xt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wrong := 0
-	for i := range pred {
-		if pred[i] != yt[i] {
-			wrong++
-		}
-	}
+	m, wall, wrong := trainAndCount(t, e, x, y, xt, yt, cfg)
 	rss := peakRSS()
 	var mem runtime.MemStats
 	runtime.ReadMemStats(&mem)
@@ -435,4 +420,27 @@ func TestKMP50kStreamed(t *testing.T) {
 	step := stamps[len(stamps)-1].Sub(stamps[0]) / time.Duration(len(stamps)-1)
 	t.Logf("deterministic basic KMP, streamed, M = l = %d: %v in all (before step 1: scaling, and one streamed pass for the atom norms), %.0f ms/step (steps 2–%d) = %.4f ns per kernel value·feature; peak RSS %.0f MB; load average %s",
 		l, time.Since(t0).Round(time.Millisecond), ms(step), steps, float64(step.Nanoseconds())/(float64(l)*float64(l)*d), float64(peakRSS())/1e6, loadAvg())
+}
+
+// trainAndCount trains KMP with cfg on (x, y), timing it, and counts the
+// wrong predictions on (xt, yt).
+func trainAndCount(t *testing.T, e *engine.Engine, x backend.Matrix, y []float64, xt backend.Matrix, yt []float64, cfg kmp.Config) (*kmp.Model, time.Duration, int) {
+	t.Helper()
+	t0 := time.Now()
+	m, err := kmp.Train(e, x, y, cfg)
+	wall := time.Since(t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pred, err := m.Predict(e, xt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong := 0
+	for i := range pred {
+		if pred[i] != yt[i] {
+			wrong++
+		}
+	}
+	return m, wall, wrong
 }
