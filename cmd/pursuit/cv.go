@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -230,7 +231,7 @@ func runCV(ev *env, args []string) error {
 	for gi := 0; gi < len(grid); {
 		gj := gi + 1
 		for gj < len(grid) && sameFloat(grid[gj].gamma, grid[gi].gamma) && grid[gj].c == grid[gi].c && sameFloat(grid[gj].eps, grid[gi].eps) &&
-			sameGrid(grid[gj].grid, grid[gi].grid) {
+			slices.Equal(grid[gj].grid, grid[gi].grid) {
 			gj++
 		}
 		group := grid[gi:gj]

@@ -131,16 +131,3 @@ func applyGrid(mf *modelFlags, vals []gridValue) {
 		}
 	}
 }
-
-// sameGrid reports whether two settings have the same --grid values.
-func sameGrid(a, b []gridValue) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
