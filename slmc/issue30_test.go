@@ -8,6 +8,7 @@ import (
 
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/svm"
 )
 
@@ -78,14 +79,7 @@ func TestDuplicateHeavyBaselinesConverge(t *testing.T) {
 			if d := len(data.DuplicateRows(tr.X)); d < 130 {
 				t.Fatalf("split %d: only %d duplicate rows", s, d)
 			}
-			m, err := svm.Train(e, tr.X, tr.Y, svm.Params{Kernel: k, C: c})
-			if err != nil {
-				t.Fatal(err)
-			}
-			exp, err := FromSVM(m, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
+			exp := svmExpansion(t, e, tr.X, tr.Y, k, c)
 			nz := exp.NumXVFraction(0.1)
 			xv, err := RandomXV(tr.X, nz, uint64(s))
 			if err != nil {
@@ -179,14 +173,7 @@ func TestSKFDWaveform(t *testing.T) {
 	var sumSVM, sumSKFD float64
 	for s := range uint64(runs) {
 		tr, te := waveformSplit(t, s)
-		m, err := svm.Train(e, tr.X, tr.Y, svm.Params{Kernel: k, C: c})
-		if err != nil {
-			t.Fatal(err)
-		}
-		exp, err := FromSVM(m, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
+		exp := svmExpansion(t, e, tr.X, tr.Y, k, c)
 		svmErr, err := exp.AsModel().ErrorRate(e, te.X, te.Y)
 		if err != nil {
 			t.Fatal(err)
@@ -243,14 +230,7 @@ func TestSKFDDuplicateHeavy(t *testing.T) {
 	for s := range 10 {
 		parts := data.Split(pool.Len(), []float64{150 / float64(pool.Len()), 1 - 150/float64(pool.Len())}, uint64(100+s), pool.Y)
 		tr, te := pool.Subset(parts[0]), pool.Subset(parts[1])
-		m, err := svm.Train(e, tr.X, tr.Y, svm.Params{Kernel: k, C: c})
-		if err != nil {
-			t.Fatal(err)
-		}
-		exp, err := FromSVM(m, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
+		exp := svmExpansion(t, e, tr.X, tr.Y, k, c)
 		var pos float64
 		for _, v := range tr.Y {
 			if v > 0 {
@@ -292,4 +272,19 @@ func TestSKFDDuplicateHeavy(t *testing.T) {
 	if sumSKFD > sumSVM+10*0.02 {
 		t.Errorf("SKFD mean test error %.2f%% more than 2 points above the SVM's %.2f%%", 10*sumSKFD, 10*sumSVM)
 	}
+}
+
+// svmExpansion trains a C-SVC with kernel k and C = c on (x, y) and returns
+// it as an expansion (positive class 1).
+func svmExpansion(t *testing.T, e *engine.Engine, x backend.Matrix, y []float64, k backend.Kernel, c float64) *Expansion {
+	t.Helper()
+	m, err := svm.Train(e, x, y, svm.Params{Kernel: k, C: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp, err := FromSVM(m, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exp
 }
