@@ -222,13 +222,13 @@ func Compress(e *engine.Engine, m *svm.Model, x pursuit.Matrix, y []float64, cfg
 		return nil, err
 	}
 	if e == nil {
-		return nil, fmt.Errorf("slmc: Compress needs an engine")
+		return nil, fmt.Errorf("slmc.Compress needs an engine")
 	}
 	if m == nil {
-		return nil, fmt.Errorf("slmc: Compress: nil SVM model: %w", pursuit.ErrBadInput)
+		return nil, fmt.Errorf("slmc.Compress: nil SVM model: %w", pursuit.ErrBadInput)
 	}
 	if m.Type != svm.CSVC {
-		return nil, fmt.Errorf("slmc: Compress: the model is %v; only C-SVC classifiers (binary or one-vs-one) can be compressed: %w", m.Type, pursuit.ErrBadInput)
+		return nil, fmt.Errorf("slmc.Compress: the model is %v; only C-SVC classifiers (binary or one-vs-one) can be compressed: %w", m.Type, pursuit.ErrBadInput)
 	}
 	method := cfg.Method
 	if method == "" {
@@ -237,28 +237,28 @@ func Compress(e *engine.Engine, m *svm.Model, x pursuit.Matrix, y []float64, cfg
 	switch method {
 	case MethodSLMC, MethodMRS, MethodRS:
 	default:
-		return nil, fmt.Errorf("slmc: Compress: unknown method %q (want slmc, mrs or rs): %w", method, pursuit.ErrConfig)
+		return nil, fmt.Errorf("slmc.Compress: unknown method %q (want slmc, mrs or rs): %w", method, pursuit.ErrConfig)
 	}
 	if err := checkRBF(method, m.Kernel); err != nil {
 		return nil, fmt.Errorf("%w (%w)", err, pursuit.ErrConfig)
 	}
 	if err := x.Validate(); err != nil {
-		return nil, fmt.Errorf("slmc: Compress: training matrix: %w", err)
+		return nil, fmt.Errorf("slmc.Compress: training matrix: %w", err)
 	}
 	if len(y) != x.Rows {
-		return nil, fmt.Errorf("slmc: Compress: %d labels for %d training rows: %w", len(y), x.Rows, pursuit.ErrBadInput)
+		return nil, fmt.Errorf("slmc.Compress: %d labels for %d training rows: %w", len(y), x.Rows, pursuit.ErrBadInput)
 	}
 	if x.Cols < m.SV.Cols {
-		return nil, fmt.Errorf("slmc: Compress: the training data have %d features, the model's support vectors %d: %w", x.Cols, m.SV.Cols, pursuit.ErrBadInput)
+		return nil, fmt.Errorf("slmc.Compress: the training data have %d features, the model's support vectors %d: %w", x.Cols, m.SV.Cols, pursuit.ErrBadInput)
 	}
 	total := m.TotalSV()
 	switch {
 	case cfg.NumXV < 0 || cfg.NumXV > total:
-		return nil, fmt.Errorf("slmc: Compress: %d expansion vectors asked for, the model has %d support vectors: %w", cfg.NumXV, total, pursuit.ErrConfig)
+		return nil, fmt.Errorf("slmc.Compress: %d expansion vectors asked for, the model has %d support vectors: %w", cfg.NumXV, total, pursuit.ErrConfig)
 	case cfg.NumXV == 0 && (cfg.Fraction < 0 || cfg.Fraction > 1 || math.IsNaN(cfg.Fraction)):
-		return nil, fmt.Errorf("slmc: Compress: fraction %v is not in (0, 1]: %w", cfg.Fraction, pursuit.ErrConfig)
+		return nil, fmt.Errorf("slmc.Compress: fraction %v is not in (0, 1]: %w", cfg.Fraction, pursuit.ErrConfig)
 	case cfg.C < 0 || math.IsInf(cfg.C, 0) || math.IsNaN(cfg.C):
-		return nil, fmt.Errorf("slmc: Compress: C %v is not positive and finite: %w", cfg.C, pursuit.ErrConfig)
+		return nil, fmt.Errorf("slmc.Compress: C %v is not positive and finite: %w", cfg.C, pursuit.ErrConfig)
 	}
 	frac := cfg.Fraction
 	if frac == 0 {
@@ -272,7 +272,7 @@ func Compress(e *engine.Engine, m *svm.Model, x pursuit.Matrix, y []float64, cfg
 			}
 		}
 		if !(c > 0) {
-			return nil, fmt.Errorf("slmc: Compress: the model's coefficients are all zero: %w", pursuit.ErrBadInput)
+			return nil, fmt.Errorf("slmc.Compress: the model's coefficients are all zero: %w", pursuit.ErrBadInput)
 		}
 	}
 	k := len(m.Labels)
@@ -282,7 +282,7 @@ func Compress(e *engine.Engine, m *svm.Model, x pursuit.Matrix, y []float64, cfg
 	}
 	for r, v := range y {
 		if _, ok := class[v]; !ok {
-			return nil, fmt.Errorf("slmc: Compress: training row %d has label %v, which is none of the model's classes %v: %w", r+1, v, m.Labels, pursuit.ErrBadInput)
+			return nil, fmt.Errorf("slmc.Compress: training row %d has label %v, which is none of the model's classes %v: %w", r+1, v, m.Labels, pursuit.ErrBadInput)
 		}
 	}
 	say := func(format string, args ...any) {
@@ -317,7 +317,7 @@ func Compress(e *engine.Engine, m *svm.Model, x pursuit.Matrix, y []float64, cfg
 			}
 			nz = min(nz, exp.Vectors.Rows)
 			if exp.Vectors.Rows == 0 || len(rows) == 0 {
-				return nil, fmt.Errorf("slmc: Compress: %s has %d vectors and %d training rows: %w", name, exp.Vectors.Rows, len(rows), pursuit.ErrBadInput)
+				return nil, fmt.Errorf("slmc.Compress: %s has %d vectors and %d training rows: %w", name, exp.Vectors.Rows, len(rows), pursuit.ErrBadInput)
 			}
 			xs := x
 			if len(rows) != x.Rows {
@@ -329,7 +329,7 @@ func Compress(e *engine.Engine, m *svm.Model, x pursuit.Matrix, y []float64, cfg
 				n := int64(len(rows))
 				need := n*int64(nz)*8*3 + n*int64(x.Cols)*8 + int64(cfg.Solver.cacheMB(len(rows))*(1<<20))
 				if err := e.Reserve(fmt.Sprintf("%s: %s's inner problem on %d rows × %d vectors", name, method, n, nz), need); err != nil {
-					return nil, fmt.Errorf("slmc: Compress: %w", err)
+					return nil, fmt.Errorf("slmc.Compress: %w", err)
 				}
 			}
 			say("%s: %s, %d of %d vectors, %d training rows, C = %g", name, method, nz, exp.Vectors.Rows, len(rows), c)
@@ -339,7 +339,7 @@ func Compress(e *engine.Engine, m *svm.Model, x pursuit.Matrix, y []float64, cfg
 			case MethodSLMC:
 				init, err := exp.SVsAsInit(nz, cfg.Seed+uint64(p))
 				if err != nil {
-					return nil, fmt.Errorf("slmc: Compress: %s: %w", name, err)
+					return nil, fmt.Errorf("slmc.Compress: %s: %w", name, err)
 				}
 				oc := cfg.Optim
 				user := oc.Progress
@@ -354,20 +354,20 @@ func Compress(e *engine.Engine, m *svm.Model, x pursuit.Matrix, y []float64, cfg
 				res, err := Train(e, xs, t, Config{Kernel: m.Kernel, C: c, NumXV: nz, Init: InitGiven, InitXV: init,
 					Seed: cfg.Seed, Solver: cfg.Solver, Optim: oc})
 				if err != nil {
-					return nil, fmt.Errorf("slmc: Compress: %s: %w", name, err)
+					return nil, fmt.Errorf("slmc.Compress: %s: %w", name, err)
 				}
 				mach.Model = res.Model
 				mach.Stop = fmt.Sprintf("%s after %d iterations", res.Stop, res.Iterations)
 			case MethodRS, MethodMRS:
 				rs, err := ReducedSet(exp, nz, cfg.RS)
 				if err != nil {
-					return nil, fmt.Errorf("slmc: Compress: %s: %w", name, err)
+					return nil, fmt.Errorf("slmc.Compress: %s: %w", name, err)
 				}
 				mach.Model = rs.Model
 				if method == MethodMRS {
 					mm, err := ModifiedRS(e, xs, t, rs.Model, c, FitOptions{Solver: cfg.Solver})
 					if err != nil {
-						return nil, fmt.Errorf("slmc: Compress: %s: %w", name, err)
+						return nil, fmt.Errorf("slmc.Compress: %s: %w", name, err)
 					}
 					mach.Model = mm
 				}
