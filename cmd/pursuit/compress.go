@@ -332,12 +332,12 @@ func runCompress(ev *env, args []string) error {
 	}
 
 	// The original's row.
-	pred, best, err := timePredict(e, evalSet.X, src.predict)
+	pred, err := src.predict(e, evalSet.X)
 	if err != nil {
 		return fmt.Errorf("the original model on %s: %w", evalName, err)
 	}
-	origMS := best * 1e6 / float64(max(evalSet.Len(), 1))
-	rows := []compressRow{{Model: o.model, Method: "svm", Vectors: src.vectors, Error: num(plan.errorRate(pred, truth)), PredictMSPer1000: origMS, Speedup: 1}}
+	rows := []compressRow{{Model: o.model, Method: "svm", Vectors: src.vectors, Error: num(plan.errorRate(pred, truth))}}
+	predictors := []predictFunc{src.predict}
 	cost := 0.0
 	for _, sm := range src.machines {
 		for _, row := range sm.Coef {
@@ -384,17 +384,29 @@ func runCompress(ev *env, args []string) error {
 		if _, err := cm.save(outs[fi]); err != nil {
 			return err
 		}
-		pred, best, err := timePredict(e, evalSet.X, func(e *engine.Engine, x pursuit.Matrix) ([]float64, error) { return cmPredict(e, cm, x) })
+		predict := func(e *engine.Engine, x pursuit.Matrix) ([]float64, error) { return cmPredict(e, cm, x) }
+		pred, err := predict(e, evalSet.X)
 		if err != nil {
 			return fmt.Errorf("the compressed model on %s: %w", evalName, err)
 		}
-		ms := best * 1e6 / float64(max(evalSet.Len(), 1))
+		predictors = append(predictors, predict)
 		r := compressRow{Model: outs[fi], Method: o.method, Vectors: cm.nBasis(), Error: num(plan.errorRate(pred, truth)),
-			PredictMSPer1000: ms, Speedup: origMS / ms, CompressSeconds: secs, File: outs[fi]}
+			CompressSeconds: secs, File: outs[fi]}
 		if !set["nz"] {
 			r.Fraction = num(frac)
 		}
 		rows = append(rows, r)
+	}
+	if !o.quiet {
+		progress(fmt.Sprintf("timing the predictions of %d models on %s", len(predictors), evalName))
+	}
+	best, err := timePredictions(e, evalSet.X, predictors)
+	if err != nil {
+		return err
+	}
+	for i := range rows {
+		rows[i].PredictMSPer1000 = best[i] * 1e6 / float64(max(evalSet.Len(), 1))
+		rows[i].Speedup = best[0] / best[i]
 	}
 	if o.plot != "" {
 		if err := writeTradeoff(o.plot, rows, evalName); err != nil {
@@ -457,24 +469,30 @@ func cmPredict(e *engine.Engine, cm *cliModel, x pursuit.Matrix) ([]float64, err
 	return cm.hdr.Labels.decide(dec), nil
 }
 
-// timePredict runs predict on x several times (at least 3, until about a
-// second has passed, at most 20) and returns the labels and the fastest
-// run's seconds: the other engineers' processes on a shared machine only
-// ever slow a run down.
-func timePredict(e *engine.Engine, x pursuit.Matrix, predict func(*engine.Engine, pursuit.Matrix) ([]float64, error)) ([]float64, float64, error) {
-	var pred []float64
-	best := math.Inf(1)
-	start := time.Now()
-	for i := 0; i < 20 && (i < 3 || time.Since(start) < time.Second); i++ {
-		t0 := time.Now()
-		p, err := predict(e, x)
-		if err != nil {
-			return nil, 0, err
-		}
-		best = math.Min(best, time.Since(t0).Seconds())
-		pred = p
+// predictFunc predicts the labels of x (already scaled).
+type predictFunc func(e *engine.Engine, x pursuit.Matrix) ([]float64, error)
+
+// timePredictions times each predictor on x and returns the fastest run's
+// seconds of each. The predictors take turns, round after round (at least
+// 5 rounds, until about 2 s have passed, at most 50), so that a load from
+// other processes on a shared machine falls on all of them alike, and the
+// fastest run of each is the one least disturbed.
+func timePredictions(e *engine.Engine, x pursuit.Matrix, ps []predictFunc) ([]float64, error) {
+	best := make([]float64, len(ps))
+	for i := range best {
+		best[i] = math.Inf(1)
 	}
-	return pred, best, nil
+	start := time.Now()
+	for round := 0; round < 50 && (round < 5 || time.Since(start) < 2*time.Second); round++ {
+		for i, p := range ps {
+			t0 := time.Now()
+			if _, err := p(e, x); err != nil {
+				return nil, fmt.Errorf("timing the predictions: %w", err)
+			}
+			best[i] = math.Min(best[i], time.Since(t0).Seconds())
+		}
+	}
+	return best, nil
 }
 
 // writeTradeoff plots the compressed models' error against their vectors,
