@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+
+	"github.com/pursuit-ml/pursuit/engine"
 )
 
 type trainOptions struct {
@@ -147,7 +149,7 @@ func runTrain(ev *env, args []string) error {
 	// stored are every rank's together.
 	nAll, nTr := all.Len(), tr.Len()
 	if world.Size() > 1 {
-		if nAll, err = globalCount(world, all.Len()); err != nil {
+		if nAll, err = engine.GroupOf(world).Sum(all.Len()); err != nil {
 			return err
 		}
 		nTr = nAll // no validation part across ranks
