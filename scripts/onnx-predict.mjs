@@ -55,7 +55,8 @@ function readRows(path, features) {
         const [i, v] = tok.split(':');
         const j = Number(i) - 1;
         if (!Number.isInteger(j) || j < 0 || v === undefined || Number.isNaN(Number(v))) fail(`${path}:${n + 1}: bad entry "${tok}"`);
-        if (j < features) row[j] = Number(v); // as the model's reader, features beyond its count are ignored
+        if (j >= features) fail(`${path}:${n + 1}: feature ${j + 1}, the model takes ${features}`);
+        row[j] = Number(v);
       }
     } else {
       if (tokens.length !== features) fail(`${path}:${n + 1}: ${tokens.length} values, the model takes ${features}`);
