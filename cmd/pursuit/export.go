@@ -191,8 +191,6 @@ func runExport(ev *env, args []string) error {
 		return fmt.Errorf("missing --model FILE (the model to export)")
 	case o.out == "":
 		return fmt.Errorf("missing --out FILE (where to write the exported model)")
-	case !slices.Contains(exportFormats, o.format):
-		return fmt.Errorf("--format %q: pursuit export writes %s", o.format, strings.Join(exportFormats, " or "))
 	}
 	outputs := []fileArg{{"--out", o.out}}
 	if o.format == "libsvm" {
@@ -210,6 +208,10 @@ func runExport(ev *env, args []string) error {
 	m, err := loadModel(e, o.model)
 	if err != nil {
 		return err
+	}
+	if !slices.Contains(exportFormats, o.format) {
+		// Checked after loading, so that the line names the model's kind.
+		return fmt.Errorf("--format %q: pursuit export writes a %s model as %s", o.format, m.hdr.Algorithm, strings.Join(exportFormats, " or "))
 	}
 	files := []string{o.out}
 	if o.format == "onnx" {

@@ -78,6 +78,10 @@ func Require(t testing.TB) *Runtime {
 	return nil
 }
 
+// Dir returns the folder onnxruntime-node is installed in (node_modules
+// under it), for ONNXRT_DIR.
+func (r *Runtime) Dir() string { return r.dir }
+
 var timeLine = regexp.MustCompile(`onnxruntime: (\d+) rows in ([0-9.]+) s`)
 
 // Run runs the ONNX model on the data file (LIBSVM text or dense rows) and
