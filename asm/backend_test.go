@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/backend"
 )
 
@@ -57,7 +58,7 @@ func testBackends(t testing.TB) map[string]*Backend {
 // randView returns a rows×cols view with a random extra stride and offset
 // inside a buffer whose other elements are NaN, so reads outside the view
 // poison results and writes outside it are detectable.
-func randView(rng *rand.Rand, rows, cols int) (backend.Matrix, []float32) {
+func randView(rng *rand.Rand, rows, cols int) (pursuit.Matrix, []float32) {
 	stride := cols + rng.IntN(4)
 	off := rng.IntN(5)
 	n := off + 7
@@ -68,7 +69,7 @@ func randView(rng *rand.Rand, rows, cols int) (backend.Matrix, []float32) {
 	for i := range buf {
 		buf[i] = float32(math.NaN())
 	}
-	m := backend.Matrix{Rows: rows, Cols: cols, Stride: stride}
+	m := pursuit.Matrix{Rows: rows, Cols: cols, Stride: stride}
 	if rows > 0 && cols > 0 {
 		m.Data = buf[off : off+(rows-1)*stride+cols]
 	}
@@ -81,7 +82,7 @@ func randView(rng *rand.Rand, rows, cols int) (backend.Matrix, []float32) {
 }
 
 // checkOutside fails when a NaN guard of buf outside view m was overwritten.
-func checkOutside(t testing.TB, what string, m backend.Matrix, buf []float32) {
+func checkOutside(t testing.TB, what string, m pursuit.Matrix, buf []float32) {
 	t.Helper()
 	if m.Rows == 0 || m.Cols == 0 {
 		for i, v := range buf {
@@ -171,8 +172,8 @@ func TestDictProductsRef(t *testing.T) {
 // a float32 accumulation of 100000 × 0.1 would be off by ~1e-3 relative.
 func TestDictProductsFloat64(t *testing.T) {
 	const n = 100000
-	dict := backend.NewMatrix(1, n)
-	vecs := backend.NewMatrix(8, n)
+	dict := pursuit.NewMatrix(1, n)
+	vecs := pursuit.NewMatrix(8, n)
 	for i := range dict.Data {
 		dict.Data[i] = 1
 	}
@@ -205,7 +206,7 @@ func TestRankUpdateRef(t *testing.T) {
 				vv, _ := randView(rng, k, sh[1])
 				d0 := make([]float32, len(d.Data))
 				copy(d0, d.Data)
-				before := backend.Matrix{Rows: d.Rows, Cols: d.Cols, Stride: d.Stride, Data: d0}
+				before := pursuit.Matrix{Rows: d.Rows, Cols: d.Cols, Stride: d.Stride, Data: d0}
 				const alpha = -0.75
 				if err := b.RankUpdate(d, alpha, uu, vv); err != nil {
 					t.Fatal(err)
@@ -229,32 +230,32 @@ func TestRankUpdateRef(t *testing.T) {
 	}
 }
 
-func testKernels(d int) []backend.Kernel {
+func testKernels(d int) []pursuit.Kernel {
 	g := 1 / float64(max(d, 1))
-	return []backend.Kernel{
-		{Kind: backend.Linear},
-		{Kind: backend.Polynomial, Gamma: g, Coef0: 0.5, Degree: 3},
-		{Kind: backend.RBF, Gamma: 0.5 * g},
-		{Kind: backend.RBF, Gamma: 20 * g},
-		{Kind: backend.Sigmoid, Gamma: g, Coef0: -0.3},
+	return []pursuit.Kernel{
+		{Kind: pursuit.Linear},
+		{Kind: pursuit.Polynomial, Gamma: g, Coef0: 0.5, Degree: 3},
+		{Kind: pursuit.RBF, Gamma: 0.5 * g},
+		{Kind: pursuit.RBF, Gamma: 20 * g},
+		{Kind: pursuit.Sigmoid, Gamma: g, Coef0: -0.3},
 	}
 }
 
 // kernelTol is the error allowed on k(a, b): the float32 inner product
 // (≤ (d+4)·u·S), propagated through the transform, plus a few ulps.
-func kernelTol(k backend.Kernel, a, b []float32, val float64) float64 {
+func kernelTol(k pursuit.Kernel, a, b []float32, val float64) float64 {
 	_, s := dot64(a, b)
 	na, _ := dot64(a, a)
 	nb, _ := dot64(b, b)
 	d := float64(len(a))
 	eDot := 2 * (d + 4) * u32 * s
 	switch k.Kind {
-	case backend.Linear:
+	case pursuit.Linear:
 		return eDot + 1e-30
-	case backend.RBF:
+	case pursuit.RBF:
 		eArg := k.Gamma * (4*(d+4)*u32*(na+nb) + 4*u32*(na+nb))
 		return eArg*math.Max(val, 1e-38)*2 + 4*u32*val + 0x1p-126
-	case backend.Polynomial:
+	case pursuit.Polynomial:
 		t := k.Gamma*math.Abs(eDot) + 4*u32*(k.Gamma*s+math.Abs(k.Coef0))
 		arg := k.Gamma*s + math.Abs(k.Coef0)
 		return float64(k.Degree)*math.Pow(arg+t, float64(k.Degree-1))*t + 12*u32*math.Abs(val) + 1e-30
@@ -330,8 +331,8 @@ func TestIdenticalRowsRBF(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 5))
 	x, _ := randView(rng, 20, 100)
 	for name, b := range testBackends(t) {
-		dst := backend.NewMatrix(20, 20)
-		if err := b.KernelBlock(dst, backend.Kernel{Kind: backend.RBF, Gamma: 0.01}, x, nil, x, nil); err != nil {
+		dst := pursuit.NewMatrix(20, 20)
+		if err := b.KernelBlock(dst, pursuit.Kernel{Kind: pursuit.RBF, Gamma: 0.01}, x, nil, x, nil); err != nil {
 			t.Fatal(err)
 		}
 		for i := 0; i < 20; i++ {
@@ -344,23 +345,23 @@ func TestIdenticalRowsRBF(t *testing.T) {
 
 func TestShapeErrors(t *testing.T) {
 	for name, b := range testBackends(t) {
-		a := backend.NewMatrix(3, 4)
-		c := backend.NewMatrix(3, 5)
-		rbf := backend.Kernel{Kind: backend.RBF, Gamma: 1}
+		a := pursuit.NewMatrix(3, 4)
+		c := pursuit.NewMatrix(3, 5)
+		rbf := pursuit.Kernel{Kind: pursuit.RBF, Gamma: 1}
 		errs := []error{
 			b.SqNorms(make([]float32, 2), a),
-			b.KernelBlock(backend.NewMatrix(3, 3), rbf, a, nil, c, nil),
-			b.KernelGather(backend.NewMatrix(1, 3), rbf, a, nil, []int{3}, a, nil),
+			b.KernelBlock(pursuit.NewMatrix(3, 3), rbf, a, nil, c, nil),
+			b.KernelGather(pursuit.NewMatrix(1, 3), rbf, a, nil, []int{3}, a, nil),
 			b.DictProducts(make([]float64, 9), a, c),
-			b.RankUpdate(a, 1, backend.NewMatrix(1, 2), backend.NewMatrix(1, 4)),
-			b.DictProducts(make([]float64, 9), backend.Matrix{Rows: 2, Cols: 4, Stride: 4, Data: make([]float32, 5)}, a),
+			b.RankUpdate(a, 1, pursuit.NewMatrix(1, 2), pursuit.NewMatrix(1, 4)),
+			b.DictProducts(make([]float64, 9), pursuit.Matrix{Rows: 2, Cols: 4, Stride: 4, Data: make([]float32, 5)}, a),
 		}
 		for i, err := range errs {
-			if !errors.Is(err, backend.ErrShape) {
-				t.Errorf("%s case %d: got %v, want an error wrapping backend.ErrShape", name, i, err)
+			if !errors.Is(err, pursuit.ErrShape) {
+				t.Errorf("%s case %d: got %v, want an error wrapping pursuit.ErrShape", name, i, err)
 			}
 		}
-		if err := b.KernelBlock(backend.NewMatrix(3, 3), backend.Kernel{Kind: backend.RBF}, a, nil, a, nil); err == nil {
+		if err := b.KernelBlock(pursuit.NewMatrix(3, 3), pursuit.Kernel{Kind: pursuit.RBF}, a, nil, a, nil); err == nil {
 			t.Errorf("%s: RBF with gamma 0 accepted", name)
 		}
 	}

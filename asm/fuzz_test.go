@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/backend"
 )
 
@@ -95,7 +96,7 @@ func FuzzRankUpdate(f *testing.F) {
 }
 
 // fuzzKernel picks a kernel for feature dimension d.
-func fuzzKernel(sel uint8, d int) backend.Kernel {
+func fuzzKernel(sel uint8, d int) pursuit.Kernel {
 	ks := testKernels(d)
 	return ks[int(sel/2)%len(ks)]
 }
@@ -118,14 +119,14 @@ func fuzzKernelBlock(t *testing.T, seed uint64, n, m, d uint16, sel uint8, gathe
 	}
 	k := fuzzKernel(sel, int(d))
 	var an, bn []float32
-	if sel&1 == 1 && k.Kind == backend.RBF {
+	if sel&1 == 1 && k.Kind == pursuit.RBF {
 		an, bn = make([]float32, aRows), make([]float32, m)
 		_ = backend.NewGo(1).SqNorms(an, a)
 		_ = backend.NewGo(1).SqNorms(bn, b)
 	}
 	be, ref := fuzzPair(fuzzThreads(sel>>4), sel&0x80 != 0)
 	got, gbuf := randView(rng, int(n), int(m))
-	want := backend.NewMatrix(int(n), int(m))
+	want := pursuit.NewMatrix(int(n), int(m))
 	var err1, err2 error
 	if gather {
 		err1 = be.KernelGather(got, k, a, an, idx, b, bn)

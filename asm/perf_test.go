@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/backend"
 )
 
@@ -26,8 +27,8 @@ func TestPerfReport(t *testing.T) {
 		t.Skip(why)
 	}
 	rng := rand.New(rand.NewPCG(9, 9))
-	rmat := func(r, c int) backend.Matrix {
-		m := backend.NewMatrix(r, c)
+	rmat := func(r, c int) pursuit.Matrix {
+		m := pursuit.NewMatrix(r, c)
 		for i := range m.Data {
 			m.Data[i] = float32(2*rng.Float64() - 1)
 		}
@@ -115,8 +116,8 @@ func TestPerfReport(t *testing.T) {
 		}
 		const n, d = 4096, 256
 		x, z := rmat(n, d), rmat(n, d)
-		dst := backend.NewMatrix(n, n)
-		k := backend.Kernel{Kind: backend.RBF, Gamma: 1.0 / d}
+		dst := pursuit.NewMatrix(n, n)
+		k := pursuit.Kernel{Kind: pursuit.RBF, Gamma: 1.0 / d}
 		for _, e := range bes {
 			xn, zn := make([]float32, n), make([]float32, n)
 			_ = e.b.SqNorms(xn, x)

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/backend"
 )
 
@@ -27,10 +28,10 @@ func TestGoAllocations(t *testing.T) {
 			if err := be.SqNorms(zn, z); err != nil {
 				t.Fatal(err)
 			}
-			dst := backend.NewMatrix(n, n+3)
+			dst := pursuit.NewMatrix(n, n+3)
 			prods := make([]float64, 3*n)
 			u, v := randMatrix(rng, 2, n), randMatrix(rng, 2, n+3)
-			rbf := backend.Kernel{Kind: backend.RBF, Gamma: 0.1}
+			rbf := pursuit.Kernel{Kind: pursuit.RBF, Gamma: 0.1}
 			ops := map[string]func() error{
 				"KernelBlock":  func() error { return be.KernelBlock(dst, rbf, x, xn, z, zn) },
 				"DictProducts": func() error { return be.DictProducts(prods, z.Slice(0, n, 0, 70), x.Slice(0, 3, 0, 70)) },

@@ -3,13 +3,15 @@ package backend
 import (
 	"fmt"
 	"math"
+
+	"github.com/pursuit-ml/pursuit"
 )
 
 // Argument checks shared by every Backend implementation, so that all of them
 // reject the same inputs with the same messages.
 
 // CheckSqNorms validates the arguments of SqNorms.
-func CheckSqNorms(dst []float32, x Matrix) error {
+func CheckSqNorms(dst []float32, x pursuit.Matrix) error {
 	if err := x.Validate(); err != nil {
 		return shapeErr("SqNorms", "x: %v", err)
 	}
@@ -20,12 +22,12 @@ func CheckSqNorms(dst []float32, x Matrix) error {
 }
 
 // CheckKernelBlock validates the arguments of KernelBlock.
-func CheckKernelBlock(dst Matrix, k Kernel, a Matrix, aNorms []float32, b Matrix, bNorms []float32) error {
+func CheckKernelBlock(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, b pursuit.Matrix, bNorms []float32) error {
 	return checkKernelOp("KernelBlock", dst, k, a, aNorms, nil, b, bNorms)
 }
 
 // CheckKernelGather validates the arguments of KernelGather.
-func CheckKernelGather(dst Matrix, k Kernel, a Matrix, aNorms []float32, idx []int, b Matrix, bNorms []float32) error {
+func CheckKernelGather(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, idx []int, b pursuit.Matrix, bNorms []float32) error {
 	if idx == nil {
 		idx = []int{} // a gather of no rows, not KernelBlock's identity
 	}
@@ -34,7 +36,7 @@ func CheckKernelGather(dst Matrix, k Kernel, a Matrix, aNorms []float32, idx []i
 
 // checkKernelOp validates a kernel block (idx nil) or gather: dst is
 // len(idx)×b.Rows (a.Rows×b.Rows for a block) and every idx[r] a row of a.
-func checkKernelOp(op string, dst Matrix, k Kernel, a Matrix, aNorms []float32, idx []int, b Matrix, bNorms []float32) error {
+func checkKernelOp(op string, dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, idx []int, b pursuit.Matrix, bNorms []float32) error {
 	if err := k.Validate(); err != nil {
 		return shapeErrPlain(op, err)
 	}
@@ -62,7 +64,7 @@ func checkKernelOp(op string, dst Matrix, k Kernel, a Matrix, aNorms []float32, 
 	return nil
 }
 
-func checkOperands(op string, dst, a, b Matrix) error {
+func checkOperands(op string, dst, a, b pursuit.Matrix) error {
 	if err := dst.Validate(); err != nil {
 		return shapeErr(op, "dst: %v", err)
 	}
@@ -79,7 +81,7 @@ func checkOperands(op string, dst, a, b Matrix) error {
 }
 
 // CheckDictProducts validates the arguments of DictProducts.
-func CheckDictProducts(dst []float64, dict Matrix, vecs Matrix) error {
+func CheckDictProducts(dst []float64, dict pursuit.Matrix, vecs pursuit.Matrix) error {
 	const op = "DictProducts"
 	if err := dict.Validate(); err != nil {
 		return shapeErr(op, "dict: %v", err)
@@ -98,7 +100,7 @@ func CheckDictProducts(dst []float64, dict Matrix, vecs Matrix) error {
 
 // CheckDictProductsSets validates the arguments of DictProductsSets: one
 // destination per set, and each set's as DictProducts'.
-func CheckDictProductsSets(dst [][]float64, dict Matrix, sets []Matrix) error {
+func CheckDictProductsSets(dst [][]float64, dict pursuit.Matrix, sets []pursuit.Matrix) error {
 	const op = "DictProductsSets"
 	if len(dst) != len(sets) {
 		return shapeErr(op, "%d destinations for %d vector sets", len(dst), len(sets))
@@ -115,7 +117,7 @@ func CheckDictProductsSets(dst [][]float64, dict Matrix, sets []Matrix) error {
 }
 
 // CheckRankUpdate validates the arguments of RankUpdate.
-func CheckRankUpdate(d Matrix, u Matrix, v Matrix) error {
+func CheckRankUpdate(d pursuit.Matrix, u pursuit.Matrix, v pursuit.Matrix) error {
 	const op = "RankUpdate"
 	if err := d.Validate(); err != nil {
 		return shapeErr(op, "d: %v", err)

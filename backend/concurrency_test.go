@@ -6,11 +6,12 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/backend"
 )
 
-func randMatrix(rng *rand.Rand, rows, cols int) backend.Matrix {
-	m := backend.NewMatrix(rows, cols)
+func randMatrix(rng *rand.Rand, rows, cols int) pursuit.Matrix {
+	m := pursuit.NewMatrix(rows, cols)
 	for i := range m.Data {
 		m.Data[i] = float32(2*rng.Float64() - 1)
 	}
@@ -27,11 +28,11 @@ func TestGoConcurrent(t *testing.T) {
 	dict, vecs := randMatrix(rng, 700, 300), randMatrix(rng, 5, 300)
 	u, v := randMatrix(rng, 3, 700), randMatrix(rng, 3, 300)
 	idx := []int{5, 129, 0, 5, 77}
-	kernels := []backend.Kernel{
-		{Kind: backend.RBF, Gamma: 0.05},
-		{Kind: backend.Polynomial, Gamma: 0.1, Coef0: 1, Degree: 3},
-		{Kind: backend.Sigmoid, Gamma: 0.02, Coef0: 0.1},
-		{Kind: backend.Linear},
+	kernels := []pursuit.Kernel{
+		{Kind: pursuit.RBF, Gamma: 0.05},
+		{Kind: pursuit.Polynomial, Gamma: 0.1, Coef0: 1, Degree: 3},
+		{Kind: pursuit.Sigmoid, Gamma: 0.02, Coef0: 0.1},
+		{Kind: pursuit.Linear},
 	}
 
 	type result struct {
@@ -40,12 +41,12 @@ func TestGoConcurrent(t *testing.T) {
 		updated       []float32
 		norms         []float32
 	}
-	compute := func(be backend.Backend, k backend.Kernel) (r result, err error) {
-		blk := backend.NewMatrix(x.Rows, z.Rows)
+	compute := func(be backend.Backend, k pursuit.Kernel) (r result, err error) {
+		blk := pursuit.NewMatrix(x.Rows, z.Rows)
 		if err = be.KernelBlock(blk, k, x, nil, z, nil); err != nil {
 			return
 		}
-		gat := backend.NewMatrix(len(idx)+2, z.Rows)
+		gat := pursuit.NewMatrix(len(idx)+2, z.Rows)
 		if err = be.KernelGather(gat.Slice(0, len(idx), 0, z.Rows), k, x, nil, idx, z, nil); err != nil {
 			return
 		}
@@ -57,7 +58,7 @@ func TestGoConcurrent(t *testing.T) {
 		if err = be.DictProducts(prods, dict, vecs); err != nil {
 			return
 		}
-		d := backend.NewMatrix(dict.Rows, dict.Cols)
+		d := pursuit.NewMatrix(dict.Rows, dict.Cols)
 		copy(d.Data, dict.Data)
 		if err = be.RankUpdate(d, -1, u, v); err != nil {
 			return

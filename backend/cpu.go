@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/internal/hugemem"
 	"github.com/pursuit-ml/pursuit/internal/par"
 )
@@ -75,7 +76,7 @@ func rows[S any](b *CPU, n, grain, size, threshold int, setup func() S, body fun
 
 // SqNorms writes ‖x_i‖² of each row of x into dst[:x.Rows], summed with
 // float64 partial sums and rounded to float32.
-func (b *CPU) SqNorms(dst []float32, x Matrix) error {
+func (b *CPU) SqNorms(dst []float32, x pursuit.Matrix) error {
 	if err := CheckSqNorms(dst, x); err != nil {
 		return err
 	}
@@ -91,14 +92,14 @@ func (b *CPU) SqNorms(dst []float32, x Matrix) error {
 // [off, off+size) of a set, whose products go to dst (product of row i with
 // vector off+j at dst[(off+j)·l+i]).
 type dotGroup struct {
-	vecs      Matrix
+	vecs      pursuit.Matrix
 	dst       []float64
 	off, size int
 }
 
 // appendDictGroups appends the groups DictProducts cuts k = vecs.Rows
 // vectors into: at most maxGroup (a power of two) each, 8, 4, 2, 1.
-func appendDictGroups(g []dotGroup, dst []float64, vecs Matrix, maxGroup int) []dotGroup {
+func appendDictGroups(g []dotGroup, dst []float64, vecs pursuit.Matrix, maxGroup int) []dotGroup {
 	k := vecs.Rows
 	for start := 0; start < k; {
 		size := maxGroup
@@ -124,7 +125,7 @@ const (
 // Each row d_i is multiplied with all vectors while it is in cache (groups of
 // up to CPUKernels.MaxGroup vectors). Partial sums are float32 runs of at
 // most 32 products per lane, added into float64.
-func (b *CPU) DictProducts(dst []float64, dict, vecs Matrix) error {
+func (b *CPU) DictProducts(dst []float64, dict, vecs pursuit.Matrix) error {
 	if err := CheckDictProducts(dst, dict, vecs); err != nil {
 		return err
 	}
@@ -140,7 +141,7 @@ var _ SetProducts = (*CPU)(nil)
 // its products are the same bit for bit (see SetProducts), while each block
 // of the dictionary is read from memory once for all the sets and its rows
 // are applied to every set's vectors while they are in cache.
-func (b *CPU) DictProductsSets(dst [][]float64, dict Matrix, sets []Matrix) error {
+func (b *CPU) DictProductsSets(dst [][]float64, dict pursuit.Matrix, sets []pursuit.Matrix) error {
 	if err := CheckDictProductsSets(dst, dict, sets); err != nil {
 		return err
 	}
@@ -154,7 +155,7 @@ func (b *CPU) DictProductsSets(dst [][]float64, dict Matrix, sets []Matrix) erro
 
 // dictProducts runs the dot kernels over dict for the groups of vectors,
 // the arguments checked.
-func (b *CPU) dictProducts(dict Matrix, groups []dotGroup) {
+func (b *CPU) dictProducts(dict pursuit.Matrix, groups []dotGroup) {
 	l, n, k := dict.Rows, dict.Cols, 0
 	for _, g := range groups {
 		k += g.size
@@ -269,7 +270,7 @@ func (b *CPU) dictProducts(dict Matrix, groups []dotGroup) {
 
 // RankUpdate applies d ← d + alpha·Σ_t u_t v_tᵀ four rows at a time: row i
 // of d gets Σ_t (alpha·u_t[i]) v_t in one load and one store, for any k.
-func (b *CPU) RankUpdate(d Matrix, alpha float32, u, v Matrix) error {
+func (b *CPU) RankUpdate(d pursuit.Matrix, alpha float32, u, v pursuit.Matrix) error {
 	if err := CheckRankUpdate(d, u, v); err != nil {
 		return err
 	}
@@ -344,13 +345,13 @@ func (b *CPU) workspace() *gemmWorkspace {
 // kernelOp is one kernel-block computation: dst[r][j] = k(a_row(r), b_j),
 // where row(r) is idx[r] (gather) or r.
 type kernelOp struct {
-	k      Kernel
-	dst    Matrix
-	a      Matrix
+	k      pursuit.Kernel
+	dst    pursuit.Matrix
+	a      pursuit.Matrix
 	idx    []int     // nil: identity
-	an     []float32 // RBF only: ‖a_row(r)‖², indexed by r (dst row)
-	b      Matrix
-	bn     []float32    // RBF only: ‖b_j‖²
+	an     []float32 // pursuit.RBF only: ‖a_row(r)‖², indexed by r (dst row)
+	b      pursuit.Matrix
+	bn     []float32    // pursuit.RBF only: ‖b_j‖²
 	bp     *cpuPrepared // b packed once, nil to pack it per block
 	negGam float32
 }
@@ -363,7 +364,7 @@ func (op *kernelOp) row(r int) int {
 }
 
 // KernelBlock writes dst[i][j] = k(a_i, b_j).
-func (b *CPU) KernelBlock(dst Matrix, k Kernel, a Matrix, aNorms []float32, bm Matrix, bNorms []float32) error {
+func (b *CPU) KernelBlock(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, bm pursuit.Matrix, bNorms []float32) error {
 	if err := CheckKernelBlock(dst, k, a, aNorms, bm, bNorms); err != nil {
 		return err
 	}
@@ -371,7 +372,7 @@ func (b *CPU) KernelBlock(dst Matrix, k Kernel, a Matrix, aNorms []float32, bm M
 }
 
 // KernelGather writes dst[r][j] = k(a_{idx[r]}, b_j).
-func (b *CPU) KernelGather(dst Matrix, k Kernel, a Matrix, aNorms []float32, idx []int, bm Matrix, bNorms []float32) error {
+func (b *CPU) KernelGather(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, idx []int, bm pursuit.Matrix, bNorms []float32) error {
 	if err := CheckKernelGather(dst, k, a, aNorms, idx, bm, bNorms); err != nil {
 		return err
 	}
@@ -379,7 +380,7 @@ func (b *CPU) KernelGather(dst Matrix, k Kernel, a Matrix, aNorms []float32, idx
 }
 
 // KernelBlockPrepared is KernelBlock with b packed once; see Preparer.
-func (b *CPU) KernelBlockPrepared(dst Matrix, k Kernel, a Matrix, aNorms []float32, bp Prepared) error {
+func (b *CPU) KernelBlockPrepared(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, bp Prepared) error {
 	p, err := b.prepared("KernelBlock", bp)
 	if err != nil {
 		return err
@@ -391,7 +392,7 @@ func (b *CPU) KernelBlockPrepared(dst Matrix, k Kernel, a Matrix, aNorms []float
 }
 
 // KernelGatherPrepared is KernelGather with b packed once; see Preparer.
-func (b *CPU) KernelGatherPrepared(dst Matrix, k Kernel, a Matrix, aNorms []float32, idx []int, bp Prepared) error {
+func (b *CPU) KernelGatherPrepared(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, idx []int, bp Prepared) error {
 	p, err := b.prepared("KernelGather", bp)
 	if err != nil {
 		return err
@@ -404,7 +405,7 @@ func (b *CPU) KernelGatherPrepared(dst Matrix, k Kernel, a Matrix, aNorms []floa
 
 // norms returns the squared norms of the rows of x selected by idx (all
 // rows when idx is nil), taken from given when it is not nil.
-func (b *CPU) norms(given []float32, x Matrix, idx []int) []float32 {
+func (b *CPU) norms(given []float32, x pursuit.Matrix, idx []int) []float32 {
 	if idx == nil {
 		if given != nil {
 			return given[:x.Rows]
@@ -445,7 +446,7 @@ type cpuPrepared struct {
 const preparedArenaMin = 1 << 20
 
 // Prepare packs m once into the micro-kernel's panel layout; see Preparer.
-func (b *CPU) Prepare(m Matrix) (Prepared, error) {
+func (b *CPU) Prepare(m pursuit.Matrix) (Prepared, error) {
 	if err := m.Validate(); err != nil {
 		return nil, shapeErr("Prepare", "b: %v", err)
 	}
@@ -495,7 +496,7 @@ func (b *CPU) prepared(op string, h Prepared) (*cpuPrepared, error) {
 // region packs all of the other operand once, so more regions cost more
 // packing).
 func (b *CPU) kernelBlock(op *kernelOp, aNorms, bNorms []float32) error {
-	if op.k.Kind == RBF {
+	if op.k.Kind == pursuit.RBF {
 		op.an = b.norms(aNorms, op.a, op.idx)
 		op.bn = b.norms(bNorms, op.b, nil)
 	}
@@ -508,7 +509,7 @@ func (b *CPU) kernelBlock(op *kernelOp, aNorms, bNorms []float32) error {
 		for r := 0; r < n; r++ {
 			for j := 0; j < m; j++ {
 				var sq float64
-				if op.k.Kind == RBF {
+				if op.k.Kind == pursuit.RBF {
 					sq = float64(op.an[r]) + float64(op.bn[j])
 				}
 				op.dst.Set(r, j, float32(op.k.FromDot(0, sq)))
@@ -563,7 +564,7 @@ func (b *CPU) kernelFewRows(op *kernelOp) {
 	}
 	defer b.prodPool.Put(sc)
 	prod := sc.prod[:n*m]
-	vecs := Matrix{Rows: n, Cols: d, Stride: d, Data: sc.vecs[:n*d]}
+	vecs := pursuit.Matrix{Rows: n, Cols: d, Stride: d, Data: sc.vecs[:n*d]}
 	for r := 0; r < n; r++ {
 		copy(vecs.Row(r), op.a.Row(op.row(r)))
 	}
@@ -607,7 +608,7 @@ func (b *CPU) gemmRegion(op *kernelOp, r0, r1, c0, c1 int) {
 	d := op.a.Cols
 	k := &b.k
 	mr, nr := k.MR, k.NR
-	rbf := op.k.Kind == RBF
+	rbf := op.k.Kind == pursuit.RBF
 	for jc := c0; jc < c1; jc += k.NC {
 		ncur := min(k.NC, c1-jc)
 		npan := (ncur + nr - 1) / nr
@@ -705,12 +706,12 @@ func (b *CPU) tile(op *kernelOp, ws *gemmWorkspace, apan, bpan []float32, kc, i0
 // a multiple of 16 or NR).
 func (b *CPU) transform(op *kernelOp, c []float32, ldc, ni, nj, cols int, an, bn []float32) {
 	switch op.k.Kind {
-	case Linear:
-	case RBF:
+	case pursuit.Linear:
+	case pursuit.RBF:
 		b.k.RBF(c, ldc, ni, cols, an, bn, op.negGam)
-	case Polynomial:
+	case pursuit.Polynomial:
 		b.k.Poly(c, ldc, ni, cols, float32(op.k.Gamma), float32(op.k.Coef0), op.k.Degree)
-	case Sigmoid:
+	case pursuit.Sigmoid:
 		g, c0 := op.k.Gamma, op.k.Coef0
 		for i := 0; i < ni; i++ {
 			row := c[i*ldc : i*ldc+nj]
@@ -724,7 +725,7 @@ func (b *CPU) transform(op *kernelOp, c []float32, ldc, ni, nj, cols int, an, bn
 // packB copies rows [j0, j0+ncur) × columns [pc, pc+kc) of m into panels
 // of NR rows, each stored p-major (NR consecutive values per p), zero
 // padded. Groups of 8 rows go through the transposing Pack8 kernel.
-func (b *CPU) packB(bp []float32, m Matrix, j0, ncur, pc, kc int) {
+func (b *CPU) packB(bp []float32, m pursuit.Matrix, j0, ncur, pc, kc int) {
 	nr := b.k.NR
 	for jp := 0; jp*nr < ncur; jp++ {
 		pan := bp[jp*kc*nr : (jp+1)*kc*nr]

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/pursuit-ml/pursuit"
 )
 
 func TestExpNeg(t *testing.T) {
@@ -61,7 +63,7 @@ func BenchmarkMathExp(b *testing.B) {
 func TestDictGroups(t *testing.T) {
 	spans := func(k, mg int) string {
 		var out []string
-		for _, g := range appendDictGroups(nil, nil, Matrix{Rows: k}, mg) {
+		for _, g := range appendDictGroups(nil, nil, pursuit.Matrix{Rows: k}, mg) {
 			out = append(out, fmt.Sprint([2]int{g.off, g.size}))
 		}
 		return strings.Join(out, " ")
@@ -69,7 +71,7 @@ func TestDictGroups(t *testing.T) {
 	for _, mg := range []int{4, 8} {
 		for k := 1; k <= 20; k++ {
 			next := 0
-			for _, g := range appendDictGroups(nil, nil, Matrix{Rows: k}, mg) {
+			for _, g := range appendDictGroups(nil, nil, pursuit.Matrix{Rows: k}, mg) {
 				if g.off != next || g.size > mg || g.size&(g.size-1) != 0 {
 					t.Fatalf("k=%d: bad group %v", k, g)
 				}
@@ -90,7 +92,7 @@ func TestDictGroups(t *testing.T) {
 
 func TestNewAlignedMatrix(t *testing.T) {
 	for _, c := range [][2]int{{0, 5}, {3, 0}, {1, 1}, {5, 16}, {7, 7291}, {40, 33}} {
-		m := NewAlignedMatrix(c[0], c[1])
+		m := pursuit.NewAlignedMatrix(c[0], c[1])
 		if err := m.Validate(); err != nil {
 			t.Fatalf("%v: %v", c, err)
 		}
@@ -112,7 +114,7 @@ func TestNewAlignedMatrix(t *testing.T) {
 func TestPreparedArena(t *testing.T) {
 	b := NewCPU("go", 1, GoKernels())
 	const rows, cols = 3001, 97 // 1.2 MB packed
-	x := NewMatrix(rows, cols)
+	x := pursuit.NewMatrix(rows, cols)
 	for i := range x.Data {
 		x.Data[i] = float32(math.Sin(float64(i)*0.37)) / 4
 	}
@@ -125,8 +127,8 @@ func TestPreparedArena(t *testing.T) {
 		t.Fatal("a 1.2 MB packed copy is not in a huge-page arena")
 	}
 	idx := []int{0, 17, 3000, 1500, 2, 999, 1000, 1001, 64, 7, 2999, 11}
-	k := NewRBF(0.5)
-	got, want := NewMatrix(len(idx), rows), NewMatrix(len(idx), rows)
+	k := pursuit.NewRBF(0.5)
+	got, want := pursuit.NewMatrix(len(idx), rows), pursuit.NewMatrix(len(idx), rows)
 	if err := b.KernelGatherPrepared(got, k, x, h.Norms(), idx, h); err != nil {
 		t.Fatal(err)
 	}

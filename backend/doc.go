@@ -46,7 +46,8 @@
 // # Storage and precision
 //
 // Large matrices (data, kernel blocks, dictionaries) are stored as float32
-// row-major Matrix values: halving the bytes halves the time of every
+// row-major pursuit.Matrix values (the type lives in the module's leaf
+// package, so that learners need not import this one): halving the bytes halves the time of every
 // memory-bound pass, and the kernel values themselves are only meaningful to
 // about 1e-6 relative. Where float64 is used, and why:
 //

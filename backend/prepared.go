@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+
+	"github.com/pursuit-ml/pursuit"
 )
 
 // Prepared is a matrix that a backend has put once into the form its kernel
@@ -15,7 +17,7 @@ import (
 // change while the handle is in use.
 type Prepared interface {
 	// Matrix returns the view the handle was prepared from.
-	Matrix() Matrix
+	Matrix() pursuit.Matrix
 	// Norms returns ‖b_j‖² of every row, computed once at preparation
 	// (float64 partial sums rounded to float32, as SqNorms). The caller
 	// must not modify it.
@@ -39,11 +41,11 @@ type Prepared interface {
 //     unprepared blocks may take a faster path that rounds differently.)
 type Preparer interface {
 	// Prepare prepares b.
-	Prepare(b Matrix) (Prepared, error)
+	Prepare(b pursuit.Matrix) (Prepared, error)
 	// KernelBlockPrepared writes dst[i][j] = k(a_i, b_j).
-	KernelBlockPrepared(dst Matrix, k Kernel, a Matrix, aNorms []float32, b Prepared) error
+	KernelBlockPrepared(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, b Prepared) error
 	// KernelGatherPrepared writes dst[r][j] = k(a_{idx[r]}, b_j).
-	KernelGatherPrepared(dst Matrix, k Kernel, a Matrix, aNorms []float32, idx []int, b Prepared) error
+	KernelGatherPrepared(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, idx []int, b Prepared) error
 }
 
 // RowTiler is the optional capability of a backend that computes the rows
@@ -65,13 +67,13 @@ var ErrPrepared = errors.New("prepared operand not usable")
 // view, its norms and the released flag. Backends embed it in their handle
 // types.
 type PreparedBase struct {
-	M        Matrix
+	M        pursuit.Matrix
 	SqNorms  []float32
 	released atomic.Bool
 }
 
 // Matrix returns the view the handle was prepared from.
-func (p *PreparedBase) Matrix() Matrix { return p.M }
+func (p *PreparedBase) Matrix() pursuit.Matrix { return p.M }
 
 // Norms returns the squared row norms.
 func (p *PreparedBase) Norms() []float32 { return p.SqNorms }

@@ -1,6 +1,10 @@
 package backend
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/pursuit-ml/pursuit"
+)
 
 // Block is a kernel block K(a[idx], b) that a backend keeps where it
 // computed it (device memory on a GPU), so that the products of its rows
@@ -29,15 +33,15 @@ type ResidentBlock interface {
 	NewBlock(rows, cols int) (Block, error)
 	// KernelGatherBlock writes dst[r][j] = k(a_{idx[r]}, b_j) for the
 	// prepared b (KernelGatherPrepared); dst is len(idx)×b.Rows.
-	KernelGatherBlock(dst Block, k Kernel, a Matrix, aNorms []float32, idx []int, b Prepared) error
+	KernelGatherBlock(dst Block, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, idx []int, b Prepared) error
 	// BlockProducts writes dst[j*blk.Rows()+i] = ⟨blk_i, v_j⟩
 	// (DictProducts with the block as the dictionary).
-	BlockProducts(dst []float64, blk Block, vecs Matrix) error
+	BlockProducts(dst []float64, blk Block, vecs pursuit.Matrix) error
 	// BlockSqNorms writes ‖blk_i‖² into dst[:blk.Rows()] (SqNorms).
 	BlockSqNorms(dst []float32, blk Block) error
 	// ReadBlock copies rows r0 … r0+dst.Rows−1 of blk into dst, which has
 	// blk.Cols() columns.
-	ReadBlock(dst Matrix, blk Block, r0 int) error
+	ReadBlock(dst pursuit.Matrix, blk Block, r0 int) error
 }
 
 // DeviceMemory is the optional capability of a backend with memory of its
@@ -58,7 +62,7 @@ var ErrDeviceMemory = errors.New("out of device memory")
 // set's products are, bit for bit, those of BlockProducts(dst[s], blk,
 // sets[s]), whatever the other sets (as SetProducts requires).
 type BlockSetProducts interface {
-	BlockProductsSets(dst [][]float64, blk Block, sets []Matrix) error
+	BlockProductsSets(dst [][]float64, blk Block, sets []pursuit.Matrix) error
 }
 
 // Vectors is a rows×cols float64 matrix that a backend keeps in its memory

@@ -1,5 +1,7 @@
 package backend
 
+import "github.com/pursuit-ml/pursuit"
+
 // SetProducts is the optional capability of a backend that computes the
 // products of a dictionary with several sets of vectors in one pass over
 // the dictionary: one-vs-rest KMP steps every class at once, and with each
@@ -13,5 +15,5 @@ type SetProducts interface {
 	// v_j of sets[s]. Each set's products are, bit for bit, those of
 	// DictProducts(dst[s], dict, sets[s]), whatever the other sets: a
 	// class of one-vs-rest KMP chooses the atoms its binary run chooses.
-	DictProductsSets(dst [][]float64, dict Matrix, sets []Matrix) error
+	DictProductsSets(dst [][]float64, dict pursuit.Matrix, sets []pursuit.Matrix) error
 }

@@ -27,7 +27,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/bound"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
@@ -44,7 +44,7 @@ type hussainCurves struct {
 
 // hussainSplit fits sparse KPCA on tr with k = 1..K and evaluates the
 // residuals and the three bounds.
-func hussainSplit(t *testing.T, e *engine.Engine, kern backend.Kernel, tr, te backend.Matrix, K int) hussainCurves {
+func hussainSplit(t *testing.T, e *engine.Engine, kern pursuit.Kernel, tr, te pursuit.Matrix, K int) hussainCurves {
 	t.Helper()
 	m := tr.Rows
 	fit, err := greedy.FitKPCA(e, tr, greedy.KPCAConfig{Kernel: kern, Steps: K})
@@ -151,7 +151,7 @@ func TestHussainFigure2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kern := backend.NewRBF(gamma)
+	kern := pursuit.NewRBF(gamma)
 	const splits = 10
 	var avg hussainCurves
 	for s := range splits {
@@ -196,9 +196,9 @@ func TestHussainFigure3(t *testing.T) {
 		t.Skip("set PURSUIT_HUSSAIN=1 to run the Hussain et al. figure reproductions")
 	}
 	const n, dim, big = 1000, 450, 50
-	toy := func(seed uint64) backend.Matrix {
+	toy := func(seed uint64) pursuit.Matrix {
 		rng := rand.New(rand.NewPCG(seed, 3))
-		x := backend.NewMatrix(n, dim)
+		x := pursuit.NewMatrix(n, dim)
 		for i := range n {
 			var s float64
 			row := x.Row(i)
@@ -220,7 +220,7 @@ func TestHussainFigure3(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := hussainSplit(t, e, backend.NewLinear(), toy(1), toy(2), hussainK)
+	c := hussainSplit(t, e, pursuit.NewLinear(), toy(1), toy(2), hussainK)
 	reportHussain(t, "toy: 1000 points, 450 dimensions, 50 with 100× the variance, unit rows, linear kernel", c)
 	t.Logf("minimum of Corollary 1 at k = %d (paper 46), Theorem 7 at k = %d (paper 29), Theorem 8 at k = %d (K/m) or %d (K; paper 150)", argmin(c.cor1)+1, argmin(c.th7)+1, argmin(c.th8)+1, argmin(c.th8u)+1)
 }

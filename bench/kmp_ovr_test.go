@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/backend/backendtest"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/kmp"
@@ -43,7 +43,7 @@ func TestKMPOneVsRestPass(t *testing.T) {
 	}
 	defer e.Close()
 	cfg := kmp.Config{Variant: kmp.PreFit, Task: kmp.Classification,
-		Kernels: []backend.Kernel{backend.NewRBF(1.0 / 128)}, N: 275, Bias: true}
+		Kernels: []pursuit.Kernel{pursuit.NewRBF(1.0 / 128)}, N: 275, Bias: true}
 	t.Logf("backend %s (%s); train %d×%d; %d steps per class", e.BackendName(), e.Reason(), train.Len(), train.Dim(), cfg.N)
 
 	// Ten separate binary runs.

@@ -34,7 +34,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/kmp"
@@ -85,7 +85,7 @@ var kmpStepSetup struct {
 	gbps   float64
 	src    string
 	step   time.Duration
-	d      backend.Matrix
+	d      pursuit.Matrix
 	l      int
 	limits string
 }
@@ -106,13 +106,13 @@ func BenchmarkKMPPreFitStep(b *testing.B) {
 			b.Fatal(err)
 		}
 		st.l = train.Len()
-		k := backend.NewRBF(1.0 / 128)
+		k := pursuit.NewRBF(1.0 / 128)
 		// A pre-fitting run: the step time is the fastest of the curve's
 		// per-step times from step 10 on (the least disturbed by the other
 		// jobs of a shared machine; later steps cost a little more as the
 		// basis grows).
 		const steps, skip = 60, 10
-		m, err := kmp.Train(st.e, train.X, signsOf(train.Y, 8), kmp.Config{Variant: kmp.PreFit, Kernels: []backend.Kernel{k}, N: steps})
+		m, err := kmp.Train(st.e, train.X, signsOf(train.Y, 8), kmp.Config{Variant: kmp.PreFit, Kernels: []pursuit.Kernel{k}, N: steps})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -134,7 +134,7 @@ func BenchmarkKMPPreFitStep(b *testing.B) {
 		b.Logf("machine limits: %s", st.limits)
 	}
 	l, e := st.l, st.e
-	vecs := backend.NewMatrix(4, l)
+	vecs := pursuit.NewMatrix(4, l)
 	for i := range vecs.Data {
 		vecs.Data[i] = float32(i%7) - 3
 	}

@@ -27,7 +27,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/kmp"
@@ -116,7 +116,7 @@ func TestKMPUCI(t *testing.T) {
 				continue
 			}
 			d := loadShared(t, "uci", set.name+".gz")
-			k := []backend.Kernel{backend.NewRBFSigma(set.sigma)}
+			k := []pursuit.Kernel{pursuit.NewRBFSigma(set.sigma)}
 			cfgs := []kmp.Config{
 				{Variant: kmp.PreFit, Kernels: k, Bias: true, Patience: patience},
 				{Loss: kmp.Tanh, Variant: kmp.BackFit, Kernels: k, Bias: true, RefitEvery: 1, N: 100, Patience: patience},

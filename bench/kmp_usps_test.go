@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/kmp"
@@ -104,7 +104,7 @@ func TestKMPUSPS(t *testing.T) {
 			nSteps++
 		}
 		m0, err := kmp.Train(e, train.X, y, kmp.Config{
-			Variant: kmp.PreFit, Kernels: []backend.Kernel{backend.NewRBF(1.0 / 128)}, N: nSteps, Bias: bias,
+			Variant: kmp.PreFit, Kernels: []pursuit.Kernel{pursuit.NewRBF(1.0 / 128)}, N: nSteps, Bias: bias,
 		})
 		if err != nil {
 			t.Fatal(err)

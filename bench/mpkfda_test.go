@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/greedy"
@@ -31,7 +31,7 @@ func TestMPKFDAUSPS(t *testing.T) {
 	}
 	const digit, svmErr, svmSV = 8, 25.0 / 2007, 663
 	y, yt := signsOf(train.Y, digit), signsOf(test.Y, digit)
-	kern := backend.NewRBF(1.0 / 128)
+	kern := pursuit.NewRBF(1.0 / 128)
 	t.Logf("load %s", loadAvg())
 	for _, k := range []int{100, 200, 331} {
 		t0 := time.Now()

@@ -60,7 +60,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/engine/comm"
 	"github.com/pursuit-ml/pursuit/kmp"
@@ -115,8 +115,8 @@ func TestShardedStepWorld(t *testing.T) {
 	l, steps := envInt(t, "PURSUIT_SHARDED_L", 200_000), envInt(t, "PURSUIT_SHARDED_STEPS", 8)
 	const d, s = 54, 228
 	x, y := skmpSynthetic(l, d, 1)
-	k := backend.NewRBF(1.0 / d)
-	cfg := kmp.Config{Variant: kmp.Basic, Task: kmp.Regression, Kernels: []backend.Kernel{k}, N: steps, Seed: 3}
+	k := pursuit.NewRBF(1.0 / d)
+	cfg := kmp.Config{Variant: kmp.Basic, Task: kmp.Regression, Kernels: []pursuit.Kernel{k}, N: steps, Seed: 3}
 	sc := kmp.Stochastic{ActiveSet: s}
 	if ranks := envInt(t, "PURSUIT_SHARDED_RANKS", 1); w.Size() == 1 && ranks > 1 {
 		// In-process ranks (goroutines), for comparison with MPI.
@@ -155,7 +155,7 @@ func TestShardedStepWorld(t *testing.T) {
 
 // shardedStep trains on rank c's even share of the rows with one thread
 // and describes the time per step and in collectives.
-func shardedStep(c comm.Comm, x backend.Matrix, y []float64, cfg kmp.Config, sc kmp.Stochastic) (string, error) {
+func shardedStep(c comm.Comm, x pursuit.Matrix, y []float64, cfg kmp.Config, sc kmp.Stochastic) (string, error) {
 	l, d := x.Rows, x.Cols
 	n, r := c.Size(), c.Rank()
 	r0, r1 := l*r/n, l*(r+1)/n

@@ -18,15 +18,15 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/greedy"
 )
 
 // halves splits 16×16 images into their left and right 8 columns.
-func halves(x backend.Matrix, n int) (backend.Matrix, backend.Matrix) {
-	l, r := backend.NewMatrix(n, 128), backend.NewMatrix(n, 128)
+func halves(x pursuit.Matrix, n int) (pursuit.Matrix, pursuit.Matrix) {
+	l, r := pursuit.NewMatrix(n, 128), pursuit.NewMatrix(n, 128)
 	for i := range n {
 		row := x.Row(i)
 		for y := range 16 {
@@ -40,7 +40,7 @@ func halves(x backend.Matrix, n int) (backend.Matrix, backend.Matrix) {
 // fullFeatures returns Z = V Λ^{1/2} (eigenvalues above 1e-9 of the
 // largest) with Z Zᵀ = K for the training rows, and the map for new rows
 // z(x) = Λ^{-1/2} Vᵀ k(x).
-func fullFeatures(t *testing.T, e *engine.Engine, kern backend.Kernel, tr, te backend.Matrix) (*mat.Dense, *mat.Dense) {
+func fullFeatures(t *testing.T, e *engine.Engine, kern pursuit.Kernel, tr, te pursuit.Matrix) (*mat.Dense, *mat.Dense) {
 	K, err := e.KernelMatrix(kern, tr, nil, tr, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +121,7 @@ func TestSKCCAUSPS(t *testing.T) {
 	const m = 1000
 	xl, xr := halves(train.X, m)
 	tl, tr := halves(test.X, test.Len())
-	kern := backend.NewRBF(1.0 / 64)
+	kern := pursuit.NewRBF(1.0 / 64)
 	// Full ridge KCCA.
 	zl, ztl := fullFeatures(t, e, kern, xl, tl)
 	zr, ztr := fullFeatures(t, e, kern, xr, tr)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/kmp"
@@ -54,7 +54,7 @@ func TestSKMPCovlikeStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := kmp.Config{Variant: variant, Task: kmp.Classification, Kernels: []backend.Kernel{backend.NewRBF(0.125)}, Bias: true,
+	cfg := kmp.Config{Variant: variant, Task: kmp.Classification, Kernels: []pursuit.Kernel{pursuit.NewRBF(0.125)}, Bias: true,
 		Scale: data.ScaleMinMax, N: steps, Seed: 1, Stochastic: &kmp.Stochastic{ActiveSet: 228}}
 	var stamps []time.Duration
 	var basis []int

@@ -35,7 +35,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/kmp"
@@ -50,9 +50,9 @@ func skmpSkip(t *testing.T) {
 
 // skmpSynthetic is a Forest-CoverType-like shape: d features in [0, 1] and
 // a nonlinear two-class rule with 5% label noise.
-func skmpSynthetic(l, d int, seed uint64) (backend.Matrix, []float64) {
+func skmpSynthetic(l, d int, seed uint64) (pursuit.Matrix, []float64) {
 	rng := rand.New(rand.NewPCG(seed, 54))
-	x := backend.NewMatrix(l, d)
+	x := pursuit.NewMatrix(l, d)
 	y := make([]float64, l)
 	for i := range l {
 		var s float64
@@ -77,7 +77,7 @@ func skmpSynthetic(l, d int, seed uint64) (backend.Matrix, []float64) {
 // measured by the progress hook. Every step does the same work, so the
 // fastest steps are the ones least disturbed by the other jobs of a shared
 // machine; a low percentile rather than the minimum resists outliers.
-func stepTime(t *testing.T, e *engine.Engine, x backend.Matrix, y []float64, cfg kmp.Config, skip int) (time.Duration, *kmp.Model) {
+func stepTime(t *testing.T, e *engine.Engine, x pursuit.Matrix, y []float64, cfg kmp.Config, skip int) (time.Duration, *kmp.Model) {
 	t.Helper()
 	var stamps []time.Time
 	cfg.Progress = func(kmp.Step) { stamps = append(stamps, time.Now()) }
@@ -158,7 +158,7 @@ func TestSKMPScaling(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("backend %s (%s), %d threads, GOMAXPROCS %d, load average %s at start", e.BackendName(), e.Reason(), e.Threads(), runtime.GOMAXPROCS(0), loadAvg())
-	k := []backend.Kernel{backend.NewRBF(gamma)}
+	k := []pursuit.Kernel{pursuit.NewRBF(gamma)}
 	type row struct {
 		l                       int
 		s59, s228, det, str     time.Duration
@@ -174,7 +174,7 @@ func TestSKMPScaling(t *testing.T) {
 		}
 	}
 	type dataset struct {
-		x backend.Matrix
+		x pursuit.Matrix
 		y []float64
 	}
 	sets := map[int]dataset{}
@@ -272,7 +272,7 @@ func TestSKMP50k(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := kmp.Config{Variant: kmp.Basic, Kernels: []backend.Kernel{backend.NewRBF(0.5)}, N: steps, Seed: 1,
+	cfg := kmp.Config{Variant: kmp.Basic, Kernels: []pursuit.Kernel{pursuit.NewRBF(0.5)}, N: steps, Seed: 1,
 		Stochastic: &kmp.Stochastic{Eps: 0.01, Q: 0.98}}
 	p, err := kmp.PlanTraining(e, l, cfg)
 	if err != nil {
@@ -320,7 +320,7 @@ func TestSKMPUSPS(t *testing.T) {
 	checkpoints := []int{200, 500, 1000}
 	// The test set is given as the validation set only to record its error
 	// along the learning curve (no patience: every run does all steps).
-	base := kmp.Config{Variant: kmp.Basic, Kernels: []backend.Kernel{backend.NewRBF(1.0 / 128)}, N: 1000, ValX: test.X, ValY: yte}
+	base := kmp.Config{Variant: kmp.Basic, Kernels: []pursuit.Kernel{pursuit.NewRBF(1.0 / 128)}, N: 1000, ValX: test.X, ValY: yte}
 	errsAt := func(m *kmp.Model) []float64 {
 		c := m.Outputs[0].Curve
 		out := make([]float64, len(checkpoints))
@@ -399,7 +399,7 @@ func TestKMP50kStreamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := kmp.Config{Variant: kmp.Basic, Kernels: []backend.Kernel{backend.NewRBF(0.5)}, N: steps}
+	cfg := kmp.Config{Variant: kmp.Basic, Kernels: []pursuit.Kernel{pursuit.NewRBF(0.5)}, N: steps}
 	p, err := kmp.PlanTraining(e, l, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -424,7 +424,7 @@ func TestKMP50kStreamed(t *testing.T) {
 
 // trainAndCount trains KMP with cfg on (x, y), timing it, and counts the
 // wrong predictions on (xt, yt).
-func trainAndCount(t *testing.T, e *engine.Engine, x backend.Matrix, y []float64, xt backend.Matrix, yt []float64, cfg kmp.Config) (*kmp.Model, time.Duration, int) {
+func trainAndCount(t *testing.T, e *engine.Engine, x pursuit.Matrix, y []float64, xt pursuit.Matrix, yt []float64, cfg kmp.Config) (*kmp.Model, time.Duration, int) {
 	t.Helper()
 	t0 := time.Now()
 	m, err := kmp.Train(e, x, y, cfg)

@@ -24,7 +24,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/backend/backendtest"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
@@ -37,7 +37,7 @@ var skpcaSetup struct {
 	once         sync.Once
 	skip         string
 	e            *engine.Engine
-	x            backend.Matrix
+	x            pursuit.Matrix
 	load         string
 	kmTime, pass time.Duration
 	gbps         float64
@@ -46,7 +46,7 @@ var skpcaSetup struct {
 
 func BenchmarkSKPCAUSPS(b *testing.B) {
 	const steps = 300
-	kern := backend.NewRBF(1.0 / 128)
+	kern := pursuit.NewRBF(1.0 / 128)
 	st := &skpcaSetup
 	st.once.Do(func() {
 		path, err := data.SharedFile("usps", "usps.train.gz")
@@ -70,7 +70,7 @@ func BenchmarkSKPCAUSPS(b *testing.B) {
 			b.Fatal(err)
 		}
 		st.kmTime = time.Since(t0)
-		vecs := backend.NewMatrix(2, m)
+		vecs := pursuit.NewMatrix(2, m)
 		for i := range vecs.Data {
 			vecs.Data[i] = float32(i%5) - 2
 		}

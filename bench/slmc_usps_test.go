@@ -32,7 +32,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/slmc"
@@ -84,7 +84,7 @@ func slmcEngine(t *testing.T) *engine.Engine {
 }
 
 // slmcBinary returns the rows of d with label pos (+1) or neg (−1).
-func slmcBinary(d *data.Dataset, pos, neg float64) (backend.Matrix, []float64) {
+func slmcBinary(d *data.Dataset, pos, neg float64) (pursuit.Matrix, []float64) {
 	var idx []int
 	for i, v := range d.Y {
 		if v == pos || v == neg {
@@ -102,7 +102,7 @@ func slmcBinary(d *data.Dataset, pos, neg float64) (backend.Matrix, []float64) {
 	return s.X, s.Y
 }
 
-func slmcErr(t *testing.T, e *engine.Engine, m *slmc.Model, x backend.Matrix, y []float64) float64 {
+func slmcErr(t *testing.T, e *engine.Engine, m *slmc.Model, x pursuit.Matrix, y []float64) float64 {
 	t.Helper()
 	er, err := m.ErrorRate(e, x, y)
 	if err != nil {
@@ -119,7 +119,7 @@ func TestSLMCUSPS38(t *testing.T) {
 	e := slmcEngine(t)
 	xtr, ytr := slmcBinary(train, 3, 8)
 	xte, yte := slmcBinary(test, 3, 8)
-	k := backend.NewRBF(slmcGamma)
+	k := pursuit.NewRBF(slmcGamma)
 
 	start := time.Now()
 	m, err := svm.Train(e, xtr, ytr, svm.Params{Kernel: k, C: slmcC})
@@ -195,7 +195,7 @@ func TestSLMCUSPS38(t *testing.T) {
 
 // writeXVImage renders every row of xv as an h×w grey image (−1 white, +1
 // black, as USPS ink), scaled by scale, in one row of tiles.
-func writeXVImage(path string, xv backend.Matrix, h, w, scale int) error {
+func writeXVImage(path string, xv pursuit.Matrix, h, w, scale int) error {
 	if xv.Cols != h*w {
 		return fmt.Errorf("vectors have %d features, want %d×%d", xv.Cols, h, w)
 	}
@@ -256,7 +256,7 @@ func TestSLMCUSPS(t *testing.T) {
 	slmcSkip(t)
 	train, test := slmcUSPS(t)
 	e := slmcEngine(t)
-	k := backend.NewRBF(slmcGamma)
+	k := pursuit.NewRBF(slmcGamma)
 	ratios := slmcEnvList(t, "PURSUIT_SLMC_RATIOS", "0.05,0.10")
 	digits := slmcEnvList(t, "PURSUIT_SLMC_DIGITS", "0,1,2,3,4,5,6,7,8,9")
 	out := slmcOut(t)
@@ -499,7 +499,7 @@ func TestSLMCUSPSTiming(t *testing.T) {
 	slmcSkip(t)
 	train, test := slmcUSPS(t)
 	e := slmcEngine(t)
-	k := backend.NewRBF(slmcGamma)
+	k := pursuit.NewRBF(slmcGamma)
 	dd, _ := data.Dedup(train)
 	dec := map[float64][]float64{}
 	var total, svmTotal float64
@@ -535,7 +535,7 @@ func slmcDigitSVM(t *testing.T, e *engine.Engine, dd *data.Dataset, dgt float64)
 		t.Fatal(err)
 	}
 	t0 := time.Now()
-	m, err := svm.Train(e, dd.X, y, svm.Params{Kernel: backend.NewRBF(slmcGamma), C: slmcC})
+	m, err := svm.Train(e, dd.X, y, svm.Params{Kernel: pursuit.NewRBF(slmcGamma), C: slmcC})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"gonum.org/v1/gonum/mat"
@@ -164,7 +164,7 @@ func TestBostonHardTube(t *testing.T) {
 	}
 	defer e.Close()
 	n := ds.Len()
-	k, err := Gram(e, ds.X, backend.NewRBF(1.0/13))
+	k, err := Gram(e, ds.X, pursuit.NewRBF(1.0/13))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/svm"
 )
@@ -14,7 +14,7 @@ import (
 // symmetrised as (K + Kᵀ)/2 so that both solvers see one exactly symmetric
 // matrix. The n×n float64 matrix is reserved against the engine's memory
 // budget.
-func Gram(e *engine.Engine, x backend.Matrix, k backend.Kernel) ([]float64, error) {
+func Gram(e *engine.Engine, x pursuit.Matrix, k pursuit.Kernel) ([]float64, error) {
 	if err := e.RequireOneRank("bpdn.Gram"); err != nil {
 		return nil, err
 	}
@@ -52,7 +52,7 @@ func Gram(e *engine.Engine, x backend.Matrix, k backend.Kernel) ([]float64, erro
 // see them) and targets y under kernel k, and returns it as an ε-SVR model
 // in LIBSVM's layout (Coef[0] = a on the support, Rho[0] = −b), ready for
 // Model.Predict and Model.WriteLIBSVM, with the solution.
-func Train(e *engine.Engine, x backend.Matrix, y []float64, k backend.Kernel, p Params) (*svm.Model, *Solution, error) {
+func Train(e *engine.Engine, x pursuit.Matrix, y []float64, k pursuit.Kernel, p Params) (*svm.Model, *Solution, error) {
 	if err := e.RequireOneRank("bpdn.Train"); err != nil {
 		return nil, nil, err
 	}
@@ -78,8 +78,8 @@ func Train(e *engine.Engine, x backend.Matrix, y []float64, k backend.Kernel, p 
 }
 
 // Model returns the solution as an ε-SVR model over the rows of x.
-func Model(x backend.Matrix, k backend.Kernel, sol *Solution) *svm.Model {
-	sv := backend.NewMatrix(len(sol.Support), x.Cols)
+func Model(x pursuit.Matrix, k pursuit.Kernel, sol *Solution) *svm.Model {
+	sv := pursuit.NewMatrix(len(sol.Support), x.Cols)
 	coef := make([]float64, len(sol.Support))
 	for r, i := range sol.Support {
 		copy(sv.Row(r), x.Row(i))

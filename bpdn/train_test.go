@@ -6,7 +6,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/svm"
 )
@@ -23,12 +23,12 @@ func TestTrainEngine(t *testing.T) {
 	}
 	defer e.Close()
 	p := newRKHS(13, 150, 2, 20, testGamma)
-	x := backend.NewMatrix(p.m, 2)
+	x := pursuit.NewMatrix(p.m, 2)
 	for i, xi := range p.x {
 		x.Set(i, 0, float32(xi[0]))
 		x.Set(i, 1, float32(xi[1]))
 	}
-	k := backend.NewRBF(testGamma)
+	k := pursuit.NewRBF(testGamma)
 	const eps = 0.05
 	m, sol, err := Train(e, x, p.y, k, Params{Epsilon: eps, C: inf})
 	if err != nil {

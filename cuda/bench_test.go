@@ -12,6 +12,7 @@ import (
 
 	cu "gorgonia.org/cu"
 
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/backend/backendtest"
 )
@@ -128,8 +129,8 @@ func BenchmarkDeviceLimits(b *testing.B) {
 	b.Logf("%s: FP32 peak %.0f GFLOP/s (attributes), device copy %.0f GB/s (measured)", be.Device(), peak, bw)
 }
 
-func randHost(rng *rand.Rand, rows, cols int) backend.Matrix {
-	m := backend.NewMatrix(rows, cols)
+func randHost(rng *rand.Rand, rows, cols int) pursuit.Matrix {
+	m := pursuit.NewMatrix(rows, cols)
 	for i := range m.Data {
 		m.Data[i] = float32(2*rng.Float64() - 1)
 	}
@@ -138,7 +139,7 @@ func randHost(rng *rand.Rand, rows, cols int) backend.Matrix {
 
 // residentBlock prepares x (rows×cols, random) and gathers the block of
 // its rows idx into a resident block.
-func residentBlock(b *testing.B, be *Backend, k backend.Kernel, x backend.Matrix, idx []int) (backend.Prepared, backend.Block) {
+func residentBlock(b *testing.B, be *Backend, k pursuit.Kernel, x pursuit.Matrix, idx []int) (backend.Prepared, backend.Block) {
 	b.Helper()
 	p, err := be.Prepare(x)
 	if err != nil {
@@ -166,7 +167,7 @@ func BenchmarkResident(b *testing.B) {
 	be := openB(b)
 	peak, bw := deviceLimits(b, be)
 	rng := rand.New(rand.NewPCG(1, 2))
-	rbf := backend.Kernel{Kind: backend.RBF, Gamma: 1.0 / 256}
+	rbf := pursuit.Kernel{Kind: pursuit.RBF, Gamma: 1.0 / 256}
 
 	for _, n := range []int{4096, 16384} {
 		b.Run(fmt.Sprintf("KernelGatherBlock/rbf/%dx%dx256", n, n), func(b *testing.B) {
@@ -214,7 +215,7 @@ func BenchmarkResident(b *testing.B) {
 		for _, k := range []int{1, 2, 8} {
 			b.Run(fmt.Sprintf("BlockProducts/%dx%d/k=%d", shape[0], shape[1], k), func(b *testing.B) {
 				x := randHost(rng, shape[1], 1)
-				p, blk := residentBlock(b, be, backend.Kernel{Kind: backend.Linear}, x, allRows(shape[0]))
+				p, blk := residentBlock(b, be, pursuit.Kernel{Kind: pursuit.Linear}, x, allRows(shape[0]))
 				defer p.Release()
 				defer blk.Release()
 				vecs := randHost(rng, k, shape[1])

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/backend/backendtest"
 )
@@ -41,8 +42,8 @@ func TestConformance(t *testing.T) {
 	backendtest.Run(t, open(t))
 }
 
-func randMatrix(rng *rand.Rand, rows, cols int) backend.Matrix {
-	m := backend.NewMatrix(rows, cols)
+func randMatrix(rng *rand.Rand, rows, cols int) pursuit.Matrix {
+	m := pursuit.NewMatrix(rows, cols)
 	for i := range m.Data {
 		m.Data[i] = float32(2*rng.Float64() - 1)
 	}
@@ -65,13 +66,13 @@ func TestLargerShapes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 
 	a, b := randMatrix(rng, 300, 301), randMatrix(rng, 517, 301)
-	for _, k := range []backend.Kernel{
-		{Kind: backend.Linear},
-		{Kind: backend.RBF, Gamma: 1.0 / 301},
-		{Kind: backend.Polynomial, Gamma: 1.0 / 301, Coef0: 1, Degree: 3},
-		{Kind: backend.Sigmoid, Gamma: 1.0 / 301, Coef0: -0.2},
+	for _, k := range []pursuit.Kernel{
+		{Kind: pursuit.Linear},
+		{Kind: pursuit.RBF, Gamma: 1.0 / 301},
+		{Kind: pursuit.Polynomial, Gamma: 1.0 / 301, Coef0: 1, Degree: 3},
+		{Kind: pursuit.Sigmoid, Gamma: 1.0 / 301, Coef0: -0.2},
 	} {
-		got, want := backend.NewMatrix(a.Rows, b.Rows), backend.NewMatrix(a.Rows, b.Rows)
+		got, want := pursuit.NewMatrix(a.Rows, b.Rows), pursuit.NewMatrix(a.Rows, b.Rows)
 		if err := be.KernelBlock(got, k, a, nil, b, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -121,7 +122,7 @@ func TestResidentBlock(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 8))
 	const l, d, s = 1000, 37, 59
 	x := randMatrix(rng, l, d)
-	k := backend.Kernel{Kind: backend.RBF, Gamma: 1.0 / d}
+	k := pursuit.Kernel{Kind: pursuit.RBF, Gamma: 1.0 / d}
 	up0, down0 := be.Traffic()
 	p, err := be.Prepare(x)
 	if err != nil {
@@ -140,11 +141,11 @@ func TestResidentBlock(t *testing.T) {
 	for i := range idx {
 		idx[i] = rng.IntN(l)
 	}
-	want := backend.NewMatrix(s, l)
+	want := pursuit.NewMatrix(s, l)
 	if err := ref.KernelGather(want, k, x, xn, idx, x, xn); err != nil {
 		t.Fatal(err)
 	}
-	check := func(name string, got backend.Matrix) {
+	check := func(name string, got pursuit.Matrix) {
 		t.Helper()
 		for i := range want.Data {
 			if !closeTo(float64(got.Data[i]), float64(want.Data[i]), 1e-5) {
@@ -159,7 +160,7 @@ func TestResidentBlock(t *testing.T) {
 	// gathered rows and their norms instead, still independent of l.
 	sameNorms := slices.Equal(xn, p.Norms())
 	for _, norms := range [][]float32{nil, p.Norms(), append([]float32(nil), p.Norms()...), xn} {
-		got := backend.NewMatrix(s, l)
+		got := pursuit.NewMatrix(s, l)
 		up0, down0 = be.Traffic()
 		if err := be.KernelGatherPrepared(got, k, x, norms, idx, p); err != nil {
 			t.Fatal(err)
@@ -177,9 +178,9 @@ func TestResidentBlock(t *testing.T) {
 		}
 	}
 	// a other than the prepared matrix: the gathered rows go up.
-	xc := backend.NewMatrix(l, d)
+	xc := pursuit.NewMatrix(l, d)
 	copy(xc.Data, x.Data)
-	got := backend.NewMatrix(s, l)
+	got := pursuit.NewMatrix(s, l)
 	up0, _ = be.Traffic()
 	if err := be.KernelGatherPrepared(got, k, xc, xn, idx, p); err != nil {
 		t.Fatal(err)
@@ -203,7 +204,7 @@ func TestResidentBlock(t *testing.T) {
 	if up-up0 != int64(8*s) || down != down0 {
 		t.Errorf("KernelGatherBlock moved %d bytes up and %d down, want %d and 0", up-up0, down-down0, 8*s)
 	}
-	got = backend.NewMatrix(s, l)
+	got = pursuit.NewMatrix(s, l)
 	if err := be.ReadBlock(got.Slice(0, s-1, 0, l), blk, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +229,7 @@ func TestResidentBlock(t *testing.T) {
 	// Several sets at once (one-vs-rest's outputs): each set's products
 	// are those of its own BlockProducts call bit for bit, and the sets
 	// take one upload of the vectors and one copy of the products back.
-	sets := []backend.Matrix{vecs.Slice(0, 3, 0, l), randMatrix(rng, 7, l), vecs.Slice(3, 4, 0, l)}
+	sets := []pursuit.Matrix{vecs.Slice(0, 3, 0, l), randMatrix(rng, 7, l), vecs.Slice(3, 4, 0, l)}
 	setDst := [][]float64{make([]float64, 3*s), make([]float64, 7*s), make([]float64, s)}
 	up0, down0 = be.Traffic()
 	if err := be.BlockProductsSets(setDst, blk, sets); err != nil {
@@ -266,16 +267,16 @@ func TestResidentBlock(t *testing.T) {
 		target error
 		err    error
 	}{
-		{"KernelGatherBlock idx out of range", backend.ErrShape, be.KernelGatherBlock(blk, k, x, nil, append(idx[:s-1:s-1], l), p)},
-		{"KernelGatherBlock wrong rows", backend.ErrShape, be.KernelGatherBlock(blk, k, x, nil, idx[:3], p)},
-		{"KernelGatherBlock features", backend.ErrShape, be.KernelGatherBlock(blk, k, backend.NewMatrix(l, d+1), nil, idx, p)},
-		{"BlockProducts lengths", backend.ErrShape, be.BlockProducts(gotP, blk, backend.NewMatrix(1, l+1))},
-		{"BlockProducts dst", backend.ErrShape, be.BlockProducts(gotP[:5], blk, vecs)},
-		{"BlockSqNorms dst", backend.ErrShape, be.BlockSqNorms(gotN[:5], blk)},
-		{"ReadBlock rows", backend.ErrShape, be.ReadBlock(got, blk, 1)},
+		{"KernelGatherBlock idx out of range", pursuit.ErrShape, be.KernelGatherBlock(blk, k, x, nil, append(idx[:s-1:s-1], l), p)},
+		{"KernelGatherBlock wrong rows", pursuit.ErrShape, be.KernelGatherBlock(blk, k, x, nil, idx[:3], p)},
+		{"KernelGatherBlock features", pursuit.ErrShape, be.KernelGatherBlock(blk, k, pursuit.NewMatrix(l, d+1), nil, idx, p)},
+		{"BlockProducts lengths", pursuit.ErrShape, be.BlockProducts(gotP, blk, pursuit.NewMatrix(1, l+1))},
+		{"BlockProducts dst", pursuit.ErrShape, be.BlockProducts(gotP[:5], blk, vecs)},
+		{"BlockSqNorms dst", pursuit.ErrShape, be.BlockSqNorms(gotN[:5], blk)},
+		{"ReadBlock rows", pursuit.ErrShape, be.ReadBlock(got, blk, 1)},
 		{"BlockProducts foreign block", backend.ErrPrepared, be.BlockProducts(gotP, nil, vecs)},
-		{"BlockProductsSets dst", backend.ErrShape, be.BlockProductsSets(setDst[:2], blk, sets)},
-		{"BlockProductsSets set lengths", backend.ErrShape, be.BlockProductsSets(setDst[:1], blk, []backend.Matrix{backend.NewMatrix(1, l+1)})},
+		{"BlockProductsSets dst", pursuit.ErrShape, be.BlockProductsSets(setDst[:2], blk, sets)},
+		{"BlockProductsSets set lengths", pursuit.ErrShape, be.BlockProductsSets(setDst[:1], blk, []pursuit.Matrix{pursuit.NewMatrix(1, l+1)})},
 	} {
 		if !errors.Is(c.err, c.target) {
 			t.Errorf("%s: got %v, want an error wrapping %v", c.name, c.err, c.target)
@@ -307,7 +308,7 @@ func TestResidentBlock(t *testing.T) {
 	if err := op.Release(); err != nil {
 		t.Errorf("Release after Close: %v", err)
 	}
-	if err := other.SqNorms(make([]float32, 1), backend.NewMatrix(1, 1)); !errors.Is(err, errClosed) {
+	if err := other.SqNorms(make([]float32, 1), pursuit.NewMatrix(1, 1)); !errors.Is(err, errClosed) {
 		t.Errorf("use after Close: got %v", err)
 	}
 }

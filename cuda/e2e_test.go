@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/cuda"
 	"github.com/pursuit-ml/pursuit/engine"
@@ -27,9 +28,9 @@ import (
 
 // skmpData is a two-class problem: the label is the sign of a smooth
 // function of the first two features, with label noise.
-func skmpData(l, d int, seed uint64) (backend.Matrix, []float64) {
+func skmpData(l, d int, seed uint64) (pursuit.Matrix, []float64) {
 	rng := rand.New(rand.NewPCG(seed, 5))
-	x := backend.NewMatrix(l, d)
+	x := pursuit.NewMatrix(l, d)
 	y := make([]float64, l)
 	for i := range l {
 		for j := range d {
@@ -69,7 +70,7 @@ func traffic(t testing.TB, e *engine.Engine) (up, down int64) {
 func TestStochasticKMPEndToEnd(t *testing.T) {
 	const l, d, s, steps = 4000, 4, 59, 25
 	x, y := skmpData(l, d, 1)
-	cfg := kmp.Config{Variant: kmp.PreFit, Kernels: []backend.Kernel{{Kind: backend.RBF, Gamma: 1}}, N: steps, Seed: 42}
+	cfg := kmp.Config{Variant: kmp.PreFit, Kernels: []pursuit.Kernel{{Kind: pursuit.RBF, Gamma: 1}}, N: steps, Seed: 42}
 	sc := kmp.Stochastic{ActiveSet: s}
 	want, err := kmp.TrainStochastic(newEngine(t, "go"), x, y, cfg, sc)
 	if err != nil {
@@ -118,7 +119,7 @@ func TestDeterministicKMPOnDevice(t *testing.T) {
 	const l, d, steps = 2000, 4, 20
 	x, y := skmpData(l, d, 3)
 	e := newEngine(t, "cuda")
-	kern := []backend.Kernel{{Kind: backend.RBF, Gamma: 1}}
+	kern := []pursuit.Kernel{{Kind: pursuit.RBF, Gamma: 1}}
 	for _, c := range []struct {
 		name     string
 		cfg      kmp.Config
@@ -194,7 +195,7 @@ func TestKeptDictionaryOutOfMemory(t *testing.T) {
 	}
 	const l, d, steps = 1000, 4, 12
 	x, y := skmpData(l, d, 6)
-	cfg := kmp.Config{Variant: kmp.PreFit, Kernels: []backend.Kernel{{Kind: backend.RBF, Gamma: 1}}, N: steps, Seed: 1}
+	cfg := kmp.Config{Variant: kmp.PreFit, Kernels: []pursuit.Kernel{{Kind: pursuit.RBF, Gamma: 1}}, N: steps, Seed: 1}
 	want, err := kmp.Train(newEngine(t, "cuda"), x, y, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -232,7 +233,7 @@ func TestOneVsRestKMPOnDevice(t *testing.T) {
 	}
 	e := newEngine(t, "cuda")
 	var order []int
-	cfg := kmp.Config{Variant: kmp.PreFit, Task: kmp.Classification, Kernels: []backend.Kernel{{Kind: backend.RBF, Gamma: 1}}, N: steps}
+	cfg := kmp.Config{Variant: kmp.PreFit, Task: kmp.Classification, Kernels: []pursuit.Kernel{{Kind: pursuit.RBF, Gamma: 1}}, N: steps}
 	ovrCfg := cfg
 	ovrCfg.Progress = func(st kmp.Step) { order = append(order, st.Output) }
 	ovr, err := kmp.TrainOneVsRest(e, x, y, ovrCfg)
@@ -278,7 +279,7 @@ func stepBytes(t *testing.T, v kmp.Variant, l, s, steps int) (up, down []int64, 
 	e := newEngine(t, "cuda")
 	x, y := skmpData(l, 2, 2)
 	var last [2]int64
-	cfg := kmp.Config{Variant: v, Kernels: []backend.Kernel{{Kind: backend.RBF, Gamma: 1}}, N: steps, Seed: 3,
+	cfg := kmp.Config{Variant: v, Kernels: []pursuit.Kernel{{Kind: pursuit.RBF, Gamma: 1}}, N: steps, Seed: 3,
 		Progress: func(st kmp.Step) {
 			u, d := traffic(t, e)
 			if st.Step == 1 {
@@ -350,7 +351,7 @@ func checkStepBytes(t *testing.T, v kmp.Variant, sizes []int, s, steps int) {
 func BenchmarkStochasticKMP200k(b *testing.B) {
 	const l, d, s, steps = 200000, 64, 228, 10
 	x, y := skmpData(l, d, 3)
-	cfg := kmp.Config{Variant: kmp.PreFit, Kernels: []backend.Kernel{{Kind: backend.RBF, Gamma: 1.0 / d}}, N: steps, Seed: 1}
+	cfg := kmp.Config{Variant: kmp.PreFit, Kernels: []pursuit.Kernel{{Kind: pursuit.RBF, Gamma: 1.0 / d}}, N: steps, Seed: 1}
 	perStep := func(name string) time.Duration {
 		m, err := kmp.TrainStochastic(newEngine(b, name), x, y, cfg, kmp.Stochastic{ActiveSet: s})
 		if err != nil {
@@ -375,7 +376,7 @@ func TestSMORowBatchBytes(t *testing.T) {
 	const l, d, batch = 3000, 8, 16
 	e := newEngine(t, "cuda")
 	x, _ := skmpData(l, d, 4)
-	k := backend.Kernel{Kind: backend.RBF, Gamma: 0.5}
+	k := pursuit.Kernel{Kind: pursuit.RBF, Gamma: 0.5}
 	up0, down0 := traffic(t, e)
 	rows, err := svm.NewEngineRows(e, x, k)
 	if err != nil {
@@ -391,7 +392,7 @@ func TestSMORowBatchBytes(t *testing.T) {
 		for i := range idx {
 			idx[i] = rng.IntN(l)
 		}
-		dst := backend.NewMatrix(batch, l)
+		dst := pursuit.NewMatrix(batch, l)
 		u0, d0 := traffic(t, e)
 		if err := rows.Rows(dst, idx); err != nil {
 			t.Fatal(err)
@@ -401,7 +402,7 @@ func TestSMORowBatchBytes(t *testing.T) {
 		if u1-u0 != 8*batch || d1-d0 != int64(4*batch*l) {
 			t.Errorf("batch %d moved %d bytes up and %d down, want %d (indices) and %d (rows)", b, u1-u0, d1-d0, 8*batch, 4*batch*l)
 		}
-		want := backend.NewMatrix(batch, l)
+		want := pursuit.NewMatrix(batch, l)
 		if err := ref.KernelGather(want, k, x, nil, idx, x, nil); err != nil {
 			t.Fatal(err)
 		}

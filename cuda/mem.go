@@ -9,6 +9,7 @@ import (
 
 	cu "gorgonia.org/cu"
 
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/backend"
 )
 
@@ -114,7 +115,7 @@ func (b *Backend) ensure(s slot, bytes int64) (devMem, error) {
 // hostSpan returns the elements of m from its first to its last element and
 // whether uploading that span (leading dimension m.Stride) wastes little
 // compared with packing the rows.
-func hostSpan(m backend.Matrix) ([]float32, bool) {
+func hostSpan(m pursuit.Matrix) ([]float32, bool) {
 	if m.Rows == 0 || m.Cols == 0 {
 		return nil, true
 	}
@@ -124,7 +125,7 @@ func hostSpan(m backend.Matrix) ([]float32, bool) {
 
 // uploadTo copies the host matrix m into device memory mem, returning the
 // leading dimension used (worker thread).
-func (b *Backend) uploadTo(mem devMem, m backend.Matrix, allowStride bool) (int, error) {
+func (b *Backend) uploadTo(mem devMem, m pursuit.Matrix, allowStride bool) (int, error) {
 	if m.Rows == 0 || m.Cols == 0 {
 		return max(m.Cols, 1), nil
 	}
@@ -156,7 +157,7 @@ func (b *Backend) uploadTo(mem devMem, m backend.Matrix, allowStride bool) (int,
 }
 
 // uploadBytes is the device size uploadTo needs for m.
-func uploadBytes(m backend.Matrix, allowStride bool) int64 {
+func uploadBytes(m pursuit.Matrix, allowStride bool) int64 {
 	if m.Rows == 0 || m.Cols == 0 {
 		return 4
 	}
@@ -168,7 +169,7 @@ func uploadBytes(m backend.Matrix, allowStride bool) int64 {
 }
 
 // scratchMatrix uploads m into scratch slot s and returns a device view.
-func (b *Backend) scratchMatrix(s slot, m backend.Matrix) (*devMatrix, error) {
+func (b *Backend) scratchMatrix(s slot, m pursuit.Matrix) (*devMatrix, error) {
 	mem, err := b.ensure(s, uploadBytes(m, true))
 	if err != nil {
 		return nil, err
@@ -194,13 +195,13 @@ func (b *Backend) scratchVec(s slot, v []float32, n int) (*devMatrix, error) {
 	if v == nil {
 		return nil, nil
 	}
-	return b.scratchMatrix(s, backend.Matrix{Rows: 1, Cols: n, Stride: n, Data: v[:n]})
+	return b.scratchMatrix(s, pursuit.Matrix{Rows: 1, Cols: n, Stride: n, Data: v[:n]})
 }
 
 // download copies the device matrix src into the host matrix dst, which has
 // its shape (worker thread). Host elements outside dst's rows are never
 // written.
-func (b *Backend) download(dst backend.Matrix, src *devMatrix) error {
+func (b *Backend) download(dst pursuit.Matrix, src *devMatrix) error {
 	if dst.Rows == 0 || dst.Cols == 0 {
 		return nil
 	}

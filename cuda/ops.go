@@ -9,6 +9,7 @@ import (
 
 	cu "gorgonia.org/cu"
 
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/backend"
 )
 
@@ -58,12 +59,12 @@ func (b *Backend) normsFor(n *devMatrix, x *devMatrix, s slot) (cu.DevicePtr, er
 
 // kernelBlockDev computes dst (rows×bm.rows) = k(a_{g(i)}, b_j) where g is
 // idx (device, rows entries) or the identity when idx is 0.
-func (b *Backend) kernelBlockDev(dst *devMatrix, k backend.Kernel, a, aN *devMatrix, idx cu.DevicePtr, rows int, bm, bN *devMatrix) error {
+func (b *Backend) kernelBlockDev(dst *devMatrix, k pursuit.Kernel, a, aN *devMatrix, idx cu.DevicePtr, rows int, bm, bN *devMatrix) error {
 	if rows == 0 || bm.rows == 0 {
 		return nil
 	}
 	var aNorm, bNorm cu.DevicePtr
-	if k.Kind == backend.RBF {
+	if k.Kind == pursuit.RBF {
 		var err error
 		if aNorm, err = b.normsFor(aN, a, slotANorms); err != nil {
 			return err
@@ -135,7 +136,7 @@ func (b *Backend) rankDev(d *devMatrix, alpha float32, u, v *devMatrix) error {
 // through backend.Preparer and backend.ResidentBlock (prepared.go).
 
 // SqNorms writes ‖x_i‖² into dst[:x.Rows].
-func (b *Backend) SqNorms(dst []float32, x backend.Matrix) error {
+func (b *Backend) SqNorms(dst []float32, x pursuit.Matrix) error {
 	if err := backend.CheckSqNorms(dst, x); err != nil {
 		return err
 	}
@@ -169,7 +170,7 @@ func (b *Backend) SqNorms(dst []float32, x backend.Matrix) error {
 }
 
 // KernelBlock writes dst[i][j] = k(a_i, b_j).
-func (b *Backend) KernelBlock(dst backend.Matrix, k backend.Kernel, a backend.Matrix, aNorms []float32, bm backend.Matrix, bNorms []float32) error {
+func (b *Backend) KernelBlock(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, bm pursuit.Matrix, bNorms []float32) error {
 	if err := backend.CheckKernelBlock(dst, k, a, aNorms, bm, bNorms); err != nil {
 		return err
 	}
@@ -181,14 +182,14 @@ func (b *Backend) KernelBlock(dst backend.Matrix, k backend.Kernel, a backend.Ma
 
 // KernelGather writes dst[r][j] = k(a_{idx[r]}, b_j). The rows a[idx] are
 // gathered on the host, so only they cross the bus.
-func (b *Backend) KernelGather(dst backend.Matrix, k backend.Kernel, a backend.Matrix, aNorms []float32, idx []int, bm backend.Matrix, bNorms []float32) error {
+func (b *Backend) KernelGather(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, idx []int, bm pursuit.Matrix, bNorms []float32) error {
 	if err := backend.CheckKernelGather(dst, k, a, aNorms, idx, bm, bNorms); err != nil {
 		return err
 	}
 	if dst.Rows == 0 || dst.Cols == 0 {
 		return nil
 	}
-	g := backend.NewMatrix(len(idx), a.Cols)
+	g := pursuit.NewMatrix(len(idx), a.Cols)
 	var gn []float32
 	if aNorms != nil {
 		gn = make([]float32, len(idx))
@@ -214,13 +215,13 @@ func (b *Backend) slabRows(rowBytes int64, rows int) int {
 
 // hostKernel runs a kernel block on host operands (worker thread): b once,
 // then a and dst in slabs of rows.
-func (b *Backend) hostKernel(op string, dst backend.Matrix, k backend.Kernel, a backend.Matrix, aNorms []float32, bm backend.Matrix, bNorms []float32) error {
+func (b *Backend) hostKernel(op string, dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, bm pursuit.Matrix, bNorms []float32) error {
 	bd, err := b.scratchMatrix(slotB, bm)
 	if err != nil {
 		return err
 	}
 	var bn *devMatrix
-	if k.Kind == backend.RBF {
+	if k.Kind == pursuit.RBF {
 		if bNorms != nil {
 			if bn, err = b.scratchVec(slotBNorms, bNorms, bm.Rows); err != nil {
 				return err
@@ -242,7 +243,7 @@ func (b *Backend) hostKernel(op string, dst backend.Matrix, k backend.Kernel, a 
 // kernelOnDeviceB runs a kernel block whose b (and, for RBF, its norms bn)
 // is on the device: a and dst go through the device in slabs of rows
 // (worker thread).
-func (b *Backend) kernelOnDeviceB(op string, dst backend.Matrix, k backend.Kernel, a backend.Matrix, aNorms []float32, bd, bn *devMatrix) error {
+func (b *Backend) kernelOnDeviceB(op string, dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, bd, bn *devMatrix) error {
 	slab := b.slabRows(int64(a.Cols+bd.rows)*4, a.Rows)
 	for r0 := 0; r0 < a.Rows; r0 += slab {
 		r1 := min(a.Rows, r0+slab)
@@ -252,7 +253,7 @@ func (b *Backend) kernelOnDeviceB(op string, dst backend.Matrix, k backend.Kerne
 			return err
 		}
 		var an *devMatrix
-		if k.Kind == backend.RBF && aNorms != nil {
+		if k.Kind == pursuit.RBF && aNorms != nil {
 			if an, err = b.scratchVec(slotANorms, aNorms[r0:r1], r1-r0); err != nil {
 				return err
 			}
@@ -276,7 +277,7 @@ func (b *Backend) kernelOnDeviceB(op string, dst backend.Matrix, k backend.Kerne
 
 // DictProducts computes dst[j*dict.Rows+i] = <d_i, v_j> in one pass over
 // dict per group of 8 vectors.
-func (b *Backend) DictProducts(dst []float64, dict backend.Matrix, vecs backend.Matrix) error {
+func (b *Backend) DictProducts(dst []float64, dict pursuit.Matrix, vecs pursuit.Matrix) error {
 	if err := backend.CheckDictProducts(dst, dict, vecs); err != nil {
 		return err
 	}
@@ -288,7 +289,7 @@ func (b *Backend) DictProducts(dst []float64, dict backend.Matrix, vecs backend.
 
 // dictProducts is DictProducts on the worker goroutine, the arguments
 // checked.
-func (b *Backend) dictProducts(dst []float64, dict backend.Matrix, vecs backend.Matrix) error {
+func (b *Backend) dictProducts(dst []float64, dict pursuit.Matrix, vecs pursuit.Matrix) error {
 	vd, err := b.scratchMatrix(slotB, vecs)
 	if err != nil {
 		return err
@@ -340,11 +341,11 @@ var _ backend.SetProducts = (*Backend)(nil)
 // (dict_partial's per-vector accumulators, dict_reduce's fixed order of
 // chunks), so every set's products are those of its own DictProducts call
 // bit for bit, as backend.SetProducts requires.
-func (b *Backend) DictProductsSets(dst [][]float64, dict backend.Matrix, sets []backend.Matrix) error {
+func (b *Backend) DictProductsSets(dst [][]float64, dict pursuit.Matrix, sets []pursuit.Matrix) error {
 	if err := backend.CheckDictProductsSets(dst, dict, sets); err != nil {
 		return err
 	}
-	return b.sideBySide(dst, sets, dict.Rows, func(out []float64, all backend.Matrix) error {
+	return b.sideBySide(dst, sets, dict.Rows, func(out []float64, all pursuit.Matrix) error {
 		return b.dictProducts(out, dict, all)
 	})
 }
@@ -354,7 +355,7 @@ func (b *Backend) DictProductsSets(dst [][]float64, dict backend.Matrix, sets []
 // share of out (worker thread). The side-by-side copies of the vectors and
 // of the products are host staging the worker keeps between calls (the
 // size of the sets and of dst).
-func (b *Backend) sideBySide(dst [][]float64, sets []backend.Matrix, rows int, products func(out []float64, all backend.Matrix) error) error {
+func (b *Backend) sideBySide(dst [][]float64, sets []pursuit.Matrix, rows int, products func(out []float64, all pursuit.Matrix) error) error {
 	k := 0
 	for _, v := range sets {
 		k += v.Rows
@@ -365,7 +366,7 @@ func (b *Backend) sideBySide(dst [][]float64, sets []backend.Matrix, rows int, p
 	cols := sets[0].Cols
 	return b.do(func() error {
 		b.stageSets = slices.Grow(b.stageSets[:0], k*cols)[:k*cols]
-		all := backend.Matrix{Rows: k, Cols: cols, Stride: cols, Data: b.stageSets}
+		all := pursuit.Matrix{Rows: k, Cols: cols, Stride: cols, Data: b.stageSets}
 		r := 0
 		for _, v := range sets {
 			for i := range v.Rows {
@@ -388,7 +389,7 @@ func (b *Backend) sideBySide(dst [][]float64, sets []backend.Matrix, rows int, p
 }
 
 // RankUpdate applies d ← d + alpha·Σ_t u_t v_tᵀ.
-func (b *Backend) RankUpdate(d backend.Matrix, alpha float32, u backend.Matrix, v backend.Matrix) error {
+func (b *Backend) RankUpdate(d pursuit.Matrix, alpha float32, u pursuit.Matrix, v pursuit.Matrix) error {
 	if err := backend.CheckRankUpdate(d, u, v); err != nil {
 		return err
 	}

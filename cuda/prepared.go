@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/backend"
 )
 
@@ -37,9 +38,9 @@ type cudaPrepared struct {
 var _ backend.Prepared = (*cudaPrepared)(nil)
 
 // Prepare uploads b and its squared row norms once; see backend.Preparer.
-func (b *Backend) Prepare(m backend.Matrix) (backend.Prepared, error) {
+func (b *Backend) Prepare(m pursuit.Matrix) (backend.Prepared, error) {
 	if err := m.Validate(); err != nil {
-		return nil, fmt.Errorf("cuda: Prepare: %w: b: %v", backend.ErrShape, err)
+		return nil, fmt.Errorf("cuda: Prepare: %w: b: %v", pursuit.ErrShape, err)
 	}
 	p := &cudaPrepared{owner: b, PreparedBase: backend.PreparedBase{M: m, SqNorms: make([]float32, m.Rows)}}
 	err := b.do(func() error {
@@ -115,7 +116,7 @@ func (b *Backend) prepared(op string, h backend.Prepared) (*cudaPrepared, error)
 
 // KernelBlockPrepared writes dst[i][j] = k(a_i, b_j) with b on the device;
 // a and dst cross the bus.
-func (b *Backend) KernelBlockPrepared(dst backend.Matrix, k backend.Kernel, a backend.Matrix, aNorms []float32, bp backend.Prepared) error {
+func (b *Backend) KernelBlockPrepared(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, bp backend.Prepared) error {
 	p, err := b.prepared("KernelBlock", bp)
 	if err != nil {
 		return err
@@ -132,7 +133,7 @@ func (b *Backend) KernelBlockPrepared(dst backend.Matrix, k backend.Kernel, a ba
 // KernelGatherPrepared writes dst[r][j] = k(a_{idx[r]}, b_j) with b on the
 // device: only idx (when a is the prepared matrix) or the rows a[idx] go up,
 // and only dst comes back.
-func (b *Backend) KernelGatherPrepared(dst backend.Matrix, k backend.Kernel, a backend.Matrix, aNorms []float32, idx []int, bp backend.Prepared) error {
+func (b *Backend) KernelGatherPrepared(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, idx []int, bp backend.Prepared) error {
 	p, err := b.prepared("KernelGather", bp)
 	if err != nil {
 		return err
@@ -160,7 +161,7 @@ func (b *Backend) KernelGatherPrepared(dst backend.Matrix, k backend.Kernel, a b
 }
 
 // sameMatrix reports whether a is the view m (same memory and shape).
-func sameMatrix(a, m backend.Matrix) bool {
+func sameMatrix(a, m pursuit.Matrix) bool {
 	return a.Rows == m.Rows && a.Cols == m.Cols && a.Stride == m.Stride &&
 		len(a.Data) > 0 && len(m.Data) > 0 && &a.Data[0] == &m.Data[0]
 }
@@ -168,7 +169,7 @@ func sameMatrix(a, m backend.Matrix) bool {
 // ownNorms reports whether a is the prepared matrix and aNorms (nil, or
 // equal to the prepared norms) lets the gather read a and its norms on the
 // device.
-func (p *cudaPrepared) ownNorms(a backend.Matrix, aNorms []float32) bool {
+func (p *cudaPrepared) ownNorms(a pursuit.Matrix, aNorms []float32) bool {
 	if !sameMatrix(a, p.M) {
 		return false
 	}
@@ -191,7 +192,7 @@ func (p *cudaPrepared) ownNorms(a backend.Matrix, aNorms []float32) bool {
 // gatherDev computes dst = K(a[idx], p) on the device (worker thread). With
 // own, a is the prepared matrix and only idx is copied; otherwise the rows
 // a[idx] (and their norms) are gathered on the host and copied.
-func (b *Backend) gatherDev(dst *devMatrix, k backend.Kernel, a backend.Matrix, aNorms []float32, idx []int, p *cudaPrepared, own bool) error {
+func (b *Backend) gatherDev(dst *devMatrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, idx []int, p *cudaPrepared, own bool) error {
 	if len(idx) == 0 || p.M.Rows == 0 {
 		return nil
 	}
@@ -203,7 +204,7 @@ func (b *Backend) gatherDev(dst *devMatrix, k backend.Kernel, a backend.Matrix, 
 		return b.kernelBlockDev(dst, k, p.x, p.n, ip, len(idx), p.x, p.n)
 	}
 	b.stage = grow(b.stage, len(idx)*a.Cols)
-	g := backend.Matrix{Rows: len(idx), Cols: a.Cols, Stride: a.Cols, Data: b.stage}
+	g := pursuit.Matrix{Rows: len(idx), Cols: a.Cols, Stride: a.Cols, Data: b.stage}
 	for r, i := range idx {
 		copy(g.Row(r), a.Row(i))
 	}
@@ -212,7 +213,7 @@ func (b *Backend) gatherDev(dst *devMatrix, k backend.Kernel, a backend.Matrix, 
 		return err
 	}
 	var an *devMatrix
-	if k.Kind == backend.RBF && aNorms != nil {
+	if k.Kind == pursuit.RBF && aNorms != nil {
 		gn := make([]float32, len(idx))
 		for r, i := range idx {
 			gn[r] = aNorms[i]
@@ -253,7 +254,7 @@ func (c *cudaBlock) Release() error {
 // backend.ResidentBlock.
 func (b *Backend) NewBlock(rows, cols int) (backend.Block, error) {
 	if rows < 0 || cols < 0 {
-		return nil, fmt.Errorf("cuda: NewBlock: %w: negative shape %d×%d", backend.ErrShape, rows, cols)
+		return nil, fmt.Errorf("cuda: NewBlock: %w: negative shape %d×%d", pursuit.ErrShape, rows, cols)
 	}
 	blk := &cudaBlock{owner: b}
 	err := b.do(func() error {
@@ -280,7 +281,7 @@ func (b *Backend) block(op string, blk backend.Block) (*cudaBlock, error) {
 
 // KernelGatherBlock computes the gathered kernel block into dst on the
 // device; see backend.ResidentBlock.
-func (b *Backend) KernelGatherBlock(dst backend.Block, k backend.Kernel, a backend.Matrix, aNorms []float32, idx []int, bp backend.Prepared) error {
+func (b *Backend) KernelGatherBlock(dst backend.Block, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, idx []int, bp backend.Prepared) error {
 	const op = "KernelGather"
 	p, err := b.prepared(op, bp)
 	if err != nil {
@@ -294,19 +295,19 @@ func (b *Backend) KernelGatherBlock(dst backend.Block, k backend.Kernel, a backe
 		return fmt.Errorf("cuda: %s: %w", op, err)
 	}
 	if err := a.Validate(); err != nil {
-		return fmt.Errorf("cuda: %s: %w: a: %v", op, backend.ErrShape, err)
+		return fmt.Errorf("cuda: %s: %w: a: %v", op, pursuit.ErrShape, err)
 	}
 	switch {
 	case a.Cols != p.M.Cols:
-		return fmt.Errorf("cuda: %s: %w: a has %d features, b has %d", op, backend.ErrShape, a.Cols, p.M.Cols)
+		return fmt.Errorf("cuda: %s: %w: a has %d features, b has %d", op, pursuit.ErrShape, a.Cols, p.M.Cols)
 	case c.m.rows != len(idx) || c.m.cols != p.M.Rows:
-		return fmt.Errorf("cuda: %s: %w: dst is %d×%d, want %d×%d", op, backend.ErrShape, c.m.rows, c.m.cols, len(idx), p.M.Rows)
+		return fmt.Errorf("cuda: %s: %w: dst is %d×%d, want %d×%d", op, pursuit.ErrShape, c.m.rows, c.m.cols, len(idx), p.M.Rows)
 	case aNorms != nil && len(aNorms) < a.Rows:
-		return fmt.Errorf("cuda: %s: %w: aNorms has %d elements for %d rows", op, backend.ErrShape, len(aNorms), a.Rows)
+		return fmt.Errorf("cuda: %s: %w: aNorms has %d elements for %d rows", op, pursuit.ErrShape, len(aNorms), a.Rows)
 	}
 	for r, i := range idx {
 		if i < 0 || i >= a.Rows {
-			return fmt.Errorf("cuda: %s: %w: idx[%d] = %d is outside [0, %d)", op, backend.ErrShape, r, i, a.Rows)
+			return fmt.Errorf("cuda: %s: %w: idx[%d] = %d is outside [0, %d)", op, pursuit.ErrShape, r, i, a.Rows)
 		}
 	}
 	own := p.ownNorms(a, aNorms)
@@ -320,7 +321,7 @@ func (b *Backend) KernelGatherBlock(dst backend.Block, k backend.Kernel, a backe
 
 // BlockProducts is DictProducts with the resident block as the dictionary:
 // vecs go up, the products come back.
-func (b *Backend) BlockProducts(dst []float64, blk backend.Block, vecs backend.Matrix) error {
+func (b *Backend) BlockProducts(dst []float64, blk backend.Block, vecs pursuit.Matrix) error {
 	c, err := b.checkBlockProducts(blk, dst, vecs)
 	if err != nil || c.m.rows*vecs.Rows == 0 {
 		return err
@@ -334,9 +335,9 @@ var _ backend.BlockSetProducts = (*Backend)(nil)
 // upload, one pass of the products kernels and one copy back, the sets'
 // vectors side by side (as DictProductsSets, and with the same guarantee:
 // each set's products are those of its own BlockProducts call bit for bit).
-func (b *Backend) BlockProductsSets(dst [][]float64, blk backend.Block, sets []backend.Matrix) error {
+func (b *Backend) BlockProductsSets(dst [][]float64, blk backend.Block, sets []pursuit.Matrix) error {
 	if len(dst) != len(sets) {
-		return fmt.Errorf("cuda: DictProductsSets: %w: %d destinations for %d sets", backend.ErrShape, len(dst), len(sets))
+		return fmt.Errorf("cuda: DictProductsSets: %w: %d destinations for %d sets", pursuit.ErrShape, len(dst), len(sets))
 	}
 	var c *cudaBlock
 	for s, v := range sets {
@@ -348,32 +349,32 @@ func (b *Backend) BlockProductsSets(dst [][]float64, blk backend.Block, sets []b
 	if c == nil {
 		return nil
 	}
-	return b.sideBySide(dst, sets, c.m.rows, func(out []float64, all backend.Matrix) error {
+	return b.sideBySide(dst, sets, c.m.rows, func(out []float64, all pursuit.Matrix) error {
 		return b.blockProducts(out, c, all)
 	})
 }
 
 // checkBlockProducts checks the arguments of BlockProducts.
-func (b *Backend) checkBlockProducts(blk backend.Block, dst []float64, vecs backend.Matrix) (*cudaBlock, error) {
+func (b *Backend) checkBlockProducts(blk backend.Block, dst []float64, vecs pursuit.Matrix) (*cudaBlock, error) {
 	const op = "DictProducts"
 	c, err := b.block(op, blk)
 	if err != nil {
 		return nil, err
 	}
 	if err := vecs.Validate(); err != nil {
-		return nil, fmt.Errorf("cuda: %s: %w: vecs: %v", op, backend.ErrShape, err)
+		return nil, fmt.Errorf("cuda: %s: %w: vecs: %v", op, pursuit.ErrShape, err)
 	}
 	if vecs.Cols != c.m.cols {
-		return nil, fmt.Errorf("cuda: %s: %w: block rows have length %d, vecs rows %d", op, backend.ErrShape, c.m.cols, vecs.Cols)
+		return nil, fmt.Errorf("cuda: %s: %w: block rows have length %d, vecs rows %d", op, pursuit.ErrShape, c.m.cols, vecs.Cols)
 	}
 	if n := c.m.rows * vecs.Rows; len(dst) < n {
-		return nil, fmt.Errorf("cuda: %s: %w: dst has %d elements, want %d×%d", op, backend.ErrShape, len(dst), vecs.Rows, c.m.rows)
+		return nil, fmt.Errorf("cuda: %s: %w: dst has %d elements, want %d×%d", op, pursuit.ErrShape, len(dst), vecs.Rows, c.m.rows)
 	}
 	return c, nil
 }
 
 // blockProducts is BlockProducts, the arguments checked (worker thread).
-func (b *Backend) blockProducts(dst []float64, c *cudaBlock, vecs backend.Matrix) error {
+func (b *Backend) blockProducts(dst []float64, c *cudaBlock, vecs pursuit.Matrix) error {
 	n := c.m.rows * vecs.Rows
 	vd, err := b.scratchMatrix(slotB, vecs)
 	if err != nil {
@@ -401,7 +402,7 @@ func (b *Backend) BlockSqNorms(dst []float32, blk backend.Block) error {
 		return err
 	}
 	if len(dst) < c.m.rows {
-		return fmt.Errorf("cuda: %s: %w: dst has %d elements for %d rows", op, backend.ErrShape, len(dst), c.m.rows)
+		return fmt.Errorf("cuda: %s: %w: dst has %d elements for %d rows", op, pursuit.ErrShape, len(dst), c.m.rows)
 	}
 	if c.m.rows == 0 {
 		return nil
@@ -422,17 +423,17 @@ func (b *Backend) BlockSqNorms(dst []float32, blk backend.Block) error {
 }
 
 // ReadBlock copies rows r0 … r0+dst.Rows−1 of the block into dst.
-func (b *Backend) ReadBlock(dst backend.Matrix, blk backend.Block, r0 int) error {
+func (b *Backend) ReadBlock(dst pursuit.Matrix, blk backend.Block, r0 int) error {
 	const op = "ReadBlock"
 	c, err := b.block(op, blk)
 	if err != nil {
 		return err
 	}
 	if err := dst.Validate(); err != nil {
-		return fmt.Errorf("cuda: %s: %w: dst: %v", op, backend.ErrShape, err)
+		return fmt.Errorf("cuda: %s: %w: dst: %v", op, pursuit.ErrShape, err)
 	}
 	if dst.Cols != c.m.cols || r0 < 0 || r0+dst.Rows > c.m.rows {
-		return fmt.Errorf("cuda: %s: %w: rows %d…%d of a %d×%d block into a %d×%d matrix", op, backend.ErrShape, r0, r0+dst.Rows-1, c.m.rows, c.m.cols, dst.Rows, dst.Cols)
+		return fmt.Errorf("cuda: %s: %w: rows %d…%d of a %d×%d block into a %d×%d matrix", op, pursuit.ErrShape, r0, r0+dst.Rows-1, c.m.rows, c.m.cols, dst.Rows, dst.Cols)
 	}
 	if dst.Rows == 0 || dst.Cols == 0 {
 		return nil

@@ -9,6 +9,7 @@ import (
 
 	cu "gorgonia.org/cu"
 
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/backend"
 )
 
@@ -55,7 +56,7 @@ func (v *cudaVectors) Release() error {
 // see backend.ResidentVectors.
 func (b *Backend) NewVectors(rows, cols int) (backend.Vectors, error) {
 	if rows < 0 || cols < 0 {
-		return nil, fmt.Errorf("cuda: NewVectors: %w: negative shape %d×%d", backend.ErrShape, rows, cols)
+		return nil, fmt.Errorf("cuda: NewVectors: %w: negative shape %d×%d", pursuit.ErrShape, rows, cols)
 	}
 	v := &cudaVectors{owner: b, cols: cols}
 	err := b.do(func() error {
@@ -83,7 +84,7 @@ func (b *Backend) vectors(op string, h backend.Vectors) (*cudaVectors, error) {
 // checkRows validates rows r0 … r0+n−1 of v.
 func checkRows(op string, v *cudaVectors, r0, n int) error {
 	if r0 < 0 || n < 0 || r0+n > v.m.rows {
-		return fmt.Errorf("cuda: %s: %w: rows %d…%d of %d vectors", op, backend.ErrShape, r0, r0+n-1, v.m.rows)
+		return fmt.Errorf("cuda: %s: %w: rows %d…%d of %d vectors", op, pursuit.ErrShape, r0, r0+n-1, v.m.rows)
 	}
 	return nil
 }
@@ -91,7 +92,7 @@ func checkRows(op string, v *cudaVectors, r0, n int) error {
 // wholeRows returns the number of vectors of length cols in n values.
 func wholeRows(op string, n, cols int) (int, error) {
 	if cols == 0 || n%cols != 0 {
-		return 0, fmt.Errorf("cuda: %s: %w: %d values for vectors of length %d", op, backend.ErrShape, n, cols)
+		return 0, fmt.Errorf("cuda: %s: %w: %d values for vectors of length %d", op, pursuit.ErrShape, n, cols)
 	}
 	return n / cols, nil
 }
@@ -185,9 +186,9 @@ func (b *Backend) BlockVectorProducts(dst []float64, blk backend.Block, vh backe
 	nb, nv := c.m.rows, r1-r0
 	switch {
 	case v.cols != c.m.cols:
-		return fmt.Errorf("cuda: %s: %w: block rows of length %d, vectors of length %d", op, backend.ErrShape, c.m.cols, v.cols)
+		return fmt.Errorf("cuda: %s: %w: block rows of length %d, vectors of length %d", op, pursuit.ErrShape, c.m.cols, v.cols)
 	case len(dst) < nb*nv:
-		return fmt.Errorf("cuda: %s: %w: dst has %d elements, want %d×%d", op, backend.ErrShape, len(dst), nv, nb)
+		return fmt.Errorf("cuda: %s: %w: dst has %d elements, want %d×%d", op, pursuit.ErrShape, len(dst), nv, nb)
 	}
 	if nb*nv == 0 {
 		return nil
@@ -217,7 +218,7 @@ func (b *Backend) BlockSqNorms64(dst []float64, blk backend.Block) error {
 	}
 	nb := c.m.rows
 	if len(dst) < nb {
-		return fmt.Errorf("cuda: %s: %w: dst has %d elements for %d rows", op, backend.ErrShape, len(dst), nb)
+		return fmt.Errorf("cuda: %s: %w: dst has %d elements for %d rows", op, pursuit.ErrShape, len(dst), nb)
 	}
 	if nb == 0 {
 		return nil
@@ -257,7 +258,7 @@ func (b *Backend) VectorDots(dst []float64, ah backend.Vectors, a0, a1 int, bh b
 	}
 	n := a1 - a0
 	if a.cols != bv.cols || len(dst) < n {
-		return fmt.Errorf("cuda: %s: %w: vectors of length %d and %d into %d values for %d products", op, backend.ErrShape, a.cols, bv.cols, len(dst), n)
+		return fmt.Errorf("cuda: %s: %w: vectors of length %d and %d into %d values for %d products", op, pursuit.ErrShape, a.cols, bv.cols, len(dst), n)
 	}
 	if n == 0 {
 		return nil
@@ -297,7 +298,7 @@ func (b *Backend) CombineVectors(yh backend.Vectors, ry int, beta float64, coef 
 		return err
 	}
 	if a.cols != y.cols {
-		return fmt.Errorf("cuda: %s: %w: vectors of length %d and %d", op, backend.ErrShape, y.cols, a.cols)
+		return fmt.Errorf("cuda: %s: %w: vectors of length %d and %d", op, pursuit.ErrShape, y.cols, a.cols)
 	}
 	if y.cols == 0 {
 		return nil
@@ -342,7 +343,7 @@ func (b *Backend) CopyBlockRow(dh backend.Vectors, r int, blk backend.Block, br 
 		return err
 	}
 	if br < 0 || br >= c.m.rows || v.cols != c.m.cols {
-		return fmt.Errorf("cuda: %s: %w: row %d of a %d×%d block into vectors of length %d", op, backend.ErrShape, br, c.m.rows, c.m.cols, v.cols)
+		return fmt.Errorf("cuda: %s: %w: row %d of a %d×%d block into vectors of length %d", op, pursuit.ErrShape, br, c.m.rows, c.m.cols, v.cols)
 	}
 	if v.cols == 0 {
 		return nil
@@ -375,7 +376,7 @@ func (b *Backend) SignMismatches(ah backend.Vectors, ra int, bh backend.Vectors,
 		return 0, err
 	}
 	if a.cols != bv.cols {
-		return 0, fmt.Errorf("cuda: %s: %w: vectors of length %d and %d", op, backend.ErrShape, a.cols, bv.cols)
+		return 0, fmt.Errorf("cuda: %s: %w: vectors of length %d and %d", op, pursuit.ErrShape, a.cols, bv.cols)
 	}
 	if a.cols == 0 {
 		return 0, nil

@@ -4,7 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 )
 
 // CovtypeLike generates n points shaped like LIBSVM's scaled
@@ -19,7 +19,7 @@ import (
 func CovtypeLike(n int, seed uint64) *Dataset {
 	const cont, wild, soil = 10, 4, 40
 	rng := rand.New(rand.NewPCG(seed, 0xc0f7))
-	x := backend.NewMatrix(n, cont+wild+soil)
+	x := pursuit.NewMatrix(n, cont+wild+soil)
 	y := make([]float64, n)
 	wildP := []float64{0.45, 0.05, 0.44, 0.06}
 	soilOff := make([]float64, soil)

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 )
 
 // ReadCSV reads comma-separated values from r: one example per record, every
@@ -110,12 +110,12 @@ func ReadCSV(r io.Reader, name string, opts ...Option) (*Dataset, error) {
 		}
 	}
 	if len(ys) == 0 && nfields > 0 && o.rowHi >= 0 {
-		return &Dataset{X: backend.NewMatrix(0, nfields-1), Y: []float64{}, Name: name}, nil // an empty shard
+		return &Dataset{X: pursuit.NewMatrix(0, nfields-1), Y: []float64{}, Name: name}, nil // an empty shard
 	}
 	if len(ys) == 0 {
 		return nil, &ParseError{File: name, Err: fmt.Errorf("%w: the file holds no data records", ErrNoExamples)}
 	}
-	x, err := backend.MatrixFrom(len(ys), nfields-1, xs)
+	x, err := pursuit.MatrixFrom(len(ys), nfields-1, xs)
 	if err != nil {
 		return nil, &ParseError{File: name, Err: err}
 	}

@@ -5,13 +5,13 @@ import (
 	"math"
 	"slices"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 )
 
 // Dataset is a set of examples held densely in memory: row i of X is example
 // i and Y[i] its label (classification) or target (regression).
 type Dataset struct {
-	X    backend.Matrix // n×d dense float32, Stride == Cols
+	X    pursuit.Matrix // n×d dense float32, Stride == Cols
 	Y    []float64      // labels (classification) or targets (regression), len n
 	Name string         // file name or description, used in error messages
 }
@@ -27,7 +27,7 @@ func (d *Dataset) Dim() int { return d.X.Cols }
 // expression.
 func (d *Dataset) Subset(idx []int) *Dataset {
 	out := &Dataset{
-		X:    backend.NewMatrix(len(idx), d.X.Cols),
+		X:    pursuit.NewMatrix(len(idx), d.X.Cols),
 		Y:    make([]float64, len(idx)),
 		Name: d.Name,
 	}

@@ -4,13 +4,13 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/pursuit-ml/pursuit/backend"
-
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pursuit-ml/pursuit"
 )
 
 func TestSubset(t *testing.T) {
@@ -76,7 +76,7 @@ func TestSharedDir(t *testing.T) {
 func TestReorder(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, n := range []int{1, 2, 7, 50} {
-		d := &Dataset{X: backend.NewMatrix(n, 3), Y: make([]float64, n), Name: "t"}
+		d := &Dataset{X: pursuit.NewMatrix(n, 3), Y: make([]float64, n), Name: "t"}
 		for i := range n {
 			d.Y[i] = float64(i)
 			for j := range 3 {
@@ -98,7 +98,7 @@ func TestReorder(t *testing.T) {
 			t.Fatalf("view of rows %d..%d: %d rows, shared %v", n/2, n, v.Len(), v.Len() > 0 && &v.X.Row(0)[0] == &d.X.Row(n / 2)[0])
 		}
 	}
-	d := &Dataset{X: backend.NewMatrix(3, 1), Y: make([]float64, 3)}
+	d := &Dataset{X: pursuit.NewMatrix(3, 1), Y: make([]float64, 3)}
 	for _, bad := range [][]int{{0, 1}, {0, 1, 1}, {0, 1, 3}, {-1, 0, 1}} {
 		if err := d.Reorder(bad); err == nil {
 			t.Errorf("Reorder(%v) accepted", bad)

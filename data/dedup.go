@@ -5,13 +5,13 @@ import (
 	"hash/maphash"
 	"math"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 )
 
 // DuplicateRows returns, in increasing order, the indices of the rows of x
 // equal to an earlier row (element by element as float32 values, so -0
 // equals +0 and a row holding NaN equals nothing).
-func DuplicateRows(x backend.Matrix) []int {
+func DuplicateRows(x pursuit.Matrix) []int {
 	var dups []int
 	forEachRow(x, func(i, first int) {
 		if first != i {
@@ -23,7 +23,7 @@ func DuplicateRows(x backend.Matrix) []int {
 
 // forEachRow calls f(i, first) for each row i of x in order, where first is
 // the index of the earliest row equal to row i (i itself if none).
-func forEachRow(x backend.Matrix, f func(i, first int)) {
+func forEachRow(x pursuit.Matrix, f func(i, first int)) {
 	seed := maphash.MakeSeed()
 	seen := make(map[uint64][]int, x.Rows)
 	var buf [4]byte

@@ -6,14 +6,14 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 )
 
 func TestDuplicateRowsBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, shape := range [][2]int{{0, 3}, {1, 2}, {40, 3}, {200, 1}, {30, 0}} {
 		n, d := shape[0], shape[1]
-		x := backend.NewMatrix(n, d)
+		x := pursuit.NewMatrix(n, d)
 		for i := range n {
 			for j := range d {
 				x.Set(i, j, float32(rng.IntN(3))) // few distinct values: many duplicates
@@ -76,7 +76,7 @@ func TestDedup(t *testing.T) {
 func TestMergeDuplicatesBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	n, d := 120, 2
-	x := backend.NewMatrix(n, d)
+	x := pursuit.NewMatrix(n, d)
 	y := make([]float64, n)
 	for i := range n {
 		for j := range d {

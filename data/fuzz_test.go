@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 )
 
 // fuzzLimit keeps the fuzzers' dense matrices small (and exercises the
@@ -169,7 +169,7 @@ func FuzzRoundTrip(f *testing.F) {
 		if n == 0 {
 			return
 		}
-		ds := &Dataset{X: backend.NewMatrix(n, d), Y: make([]float64, n), Name: "rt"}
+		ds := &Dataset{X: pursuit.NewMatrix(n, d), Y: make([]float64, n), Name: "rt"}
 		for i := range n {
 			r := raw[i*rowBytes:]
 			y := math.Float64frombits(binary.LittleEndian.Uint64(r))

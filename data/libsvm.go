@@ -10,7 +10,7 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 )
 
 // readBufSize is the bufio buffer used by the readers; lines longer than this
@@ -113,7 +113,7 @@ type libsvmRows struct {
 
 	// Dense: rows are written into x; n of them so far.
 	dense bool
-	x     backend.Matrix
+	x     pursuit.Matrix
 	n     int
 
 	// Shard (dense only): skip example lines before parsing, and stop once
@@ -162,7 +162,7 @@ func ReadLibSVM(r io.Reader, name string, opts ...Option) (*Dataset, error) {
 	if err := checkDense(n, d, o.memLimit); err != nil {
 		return nil, &ParseError{File: name, Err: err}
 	}
-	x := backend.NewMatrix(n, d)
+	x := pursuit.NewMatrix(n, d)
 	start := 0
 	for i, end := range sp.rowEnd {
 		row := x.Row(i)
@@ -249,7 +249,7 @@ func loadLibSVM(f *os.File, name string, o *options) (*Dataset, error) {
 	if err := checkDense(n, d, o.memLimit); err != nil {
 		return nil, &ParseError{File: name, Err: err}
 	}
-	dn := libsvmRows{dense: true, x: backend.NewMatrix(n, d), y: make([]float64, n), skip: lo, stopWhenFull: o.sharded()}
+	dn := libsvmRows{dense: true, x: pursuit.NewMatrix(n, d), y: make([]float64, n), skip: lo, stopWhenFull: o.sharded()}
 	if n == 0 {
 		return &Dataset{X: dn.x, Y: dn.y, Name: name}, nil
 	}

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 )
 
 // wantRows compares d with dense rows written out in float64.
@@ -223,7 +223,7 @@ func TestReadLibSVMLongLine(t *testing.T) {
 // randomDataset makes an n×d data set with mostly zeros and values spanning
 // float32's range, denormals and negative zero included.
 func randomDataset(rng *rand.Rand, n, d int) *Dataset {
-	ds := &Dataset{X: backend.NewMatrix(n, d), Y: make([]float64, n), Name: "random"}
+	ds := &Dataset{X: pursuit.NewMatrix(n, d), Y: make([]float64, n), Name: "random"}
 	special := []float32{math.SmallestNonzeroFloat32, -math.SmallestNonzeroFloat32, math.MaxFloat32, -math.MaxFloat32,
 		float32(math.Copysign(0, -1)), 1e-38, 0.1, 1.0 / 3, 16777217}
 	for i := range n {
@@ -277,7 +277,7 @@ func sameData(t *testing.T, got, want *Dataset) {
 }
 
 func TestWriteLibSVMFormat(t *testing.T) {
-	x, _ := backend.MatrixFrom(2, 4, []float32{0.5, 0, -2, 0, 0, 0, 0, 0.1})
+	x, _ := pursuit.MatrixFrom(2, 4, []float32{0.5, 0, -2, 0, 0, 0, 0, 0.1})
 	var buf bytes.Buffer
 	if err := WriteLibSVM(&buf, &Dataset{X: x, Y: []float64{1, -1}}); err != nil {
 		t.Fatal(err)
@@ -286,7 +286,7 @@ func TestWriteLibSVMFormat(t *testing.T) {
 		t.Errorf("wrote %q, want %q", buf.String(), want)
 	}
 	// A strided view writes its own columns only.
-	big, _ := backend.MatrixFrom(2, 3, []float32{1, 2, 3, 4, 5, 6})
+	big, _ := pursuit.MatrixFrom(2, 3, []float32{1, 2, 3, 4, 5, 6})
 	buf.Reset()
 	if err := WriteLibSVM(&buf, &Dataset{X: big.Slice(0, 2, 1, 3), Y: []float64{0, 3}}); err != nil {
 		t.Fatal(err)
@@ -297,7 +297,7 @@ func TestWriteLibSVMFormat(t *testing.T) {
 }
 
 func TestWriteLibSVMErrors(t *testing.T) {
-	x, _ := backend.MatrixFrom(2, 2, []float32{1, 2, 3, float32(math.NaN())})
+	x, _ := pursuit.MatrixFrom(2, 2, []float32{1, 2, 3, float32(math.NaN())})
 	var buf bytes.Buffer
 	err := WriteLibSVM(&buf, &Dataset{X: x, Y: []float64{1, 2}, Name: "nan"})
 	if err == nil || !strings.Contains(err.Error(), "example 2: feature 2 is NaN") {

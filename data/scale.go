@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine/comm"
 )
 
@@ -48,7 +48,7 @@ type Scaler struct {
 
 // FitScaler computes the scaling of mode over the rows of x (the training
 // data). It fails on an unknown mode, an empty x or non-finite values.
-func FitScaler(mode ScaleMode, x backend.Matrix) (*Scaler, error) {
+func FitScaler(mode ScaleMode, x pursuit.Matrix) (*Scaler, error) {
 	if err := checkFit(mode, x); err != nil {
 		return nil, err
 	}
@@ -84,7 +84,7 @@ func FitScaler(mode ScaleMode, x backend.Matrix) (*Scaler, error) {
 // exactly; standard up to the order in which the ranks' sums are added). It
 // is a collective: every rank calls it, and every rank fails when one
 // rank's rows are invalid.
-func FitScalerComm(mode ScaleMode, x backend.Matrix, c comm.Comm) (*Scaler, error) {
+func FitScalerComm(mode ScaleMode, x pursuit.Matrix, c comm.Comm) (*Scaler, error) {
 	if c.Size() == 1 {
 		return FitScaler(mode, x)
 	}
@@ -146,7 +146,7 @@ func FitScalerComm(mode ScaleMode, x backend.Matrix, c comm.Comm) (*Scaler, erro
 }
 
 // checkFit validates the mode and x (finite values) for fitting.
-func checkFit(mode ScaleMode, x backend.Matrix) error {
+func checkFit(mode ScaleMode, x pursuit.Matrix) error {
 	if err := x.Validate(); err != nil {
 		return fmt.Errorf("fit %s scaler: %w", mode, err)
 	}
@@ -167,7 +167,7 @@ func checkFit(mode ScaleMode, x backend.Matrix) error {
 
 // columnRange returns each feature's smallest and largest value over the
 // rows of x (+Inf and −Inf without rows).
-func columnRange(x backend.Matrix) (lo, hi []float64) {
+func columnRange(x pursuit.Matrix) (lo, hi []float64) {
 	lo, hi = make([]float64, x.Cols), make([]float64, x.Cols)
 	for j := range lo {
 		lo[j], hi[j] = math.Inf(1), math.Inf(-1)
@@ -183,7 +183,7 @@ func columnRange(x backend.Matrix) (lo, hi []float64) {
 }
 
 // columnSums returns each feature's sum over the rows of x.
-func columnSums(x backend.Matrix) []float64 {
+func columnSums(x pursuit.Matrix) []float64 {
 	sum := make([]float64, x.Cols)
 	for i := range x.Rows {
 		for j, v := range x.Row(i) {
@@ -194,7 +194,7 @@ func columnSums(x backend.Matrix) []float64 {
 }
 
 // squaredDeviations returns each feature's Σ (x − mean)² over the rows of x.
-func squaredDeviations(x backend.Matrix, mean []float64) []float64 {
+func squaredDeviations(x pursuit.Matrix, mean []float64) []float64 {
 	ss := make([]float64, x.Cols)
 	for i := range x.Rows {
 		for j, v := range x.Row(i) {
@@ -260,7 +260,7 @@ func (s *Scaler) Dim() int { return len(s.Scale) }
 // leaves x unchanged. Results are computed in float64 and rounded to float32;
 // a non-finite input or result (a value beyond float32's range after scaling)
 // is an error, reported when reached.
-func (s *Scaler) Apply(x backend.Matrix) error {
+func (s *Scaler) Apply(x pursuit.Matrix) error {
 	if err := s.Check(); err != nil {
 		return err
 	}

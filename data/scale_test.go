@@ -8,13 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine/comm"
 )
 
-func matrix(t *testing.T, rows [][]float32) backend.Matrix {
+func matrix(t *testing.T, rows [][]float32) pursuit.Matrix {
 	t.Helper()
-	m := backend.NewMatrix(len(rows), len(rows[0]))
+	m := pursuit.NewMatrix(len(rows), len(rows[0]))
 	for i, r := range rows {
 		copy(m.Row(i), r)
 	}
@@ -72,8 +72,8 @@ func TestScalerMinMax(t *testing.T) {
 func TestScalerReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	const n, d = 50, 7
-	train, test := backend.NewMatrix(n, d), backend.NewMatrix(9, d)
-	for _, m := range []backend.Matrix{train, test} {
+	train, test := pursuit.NewMatrix(n, d), pursuit.NewMatrix(9, d)
+	for _, m := range []pursuit.Matrix{train, test} {
 		for i := range m.Rows {
 			for j := range d {
 				m.Set(i, j, float32(rng.NormFloat64()*float64(j+1)*10+float64(j)))
@@ -121,8 +121,8 @@ func TestScalerReference(t *testing.T) {
 				sc[j] = 0
 			}
 		}
-		for _, m := range []backend.Matrix{train, test} {
-			c := backend.NewMatrix(m.Rows, d)
+		for _, m := range []pursuit.Matrix{train, test} {
+			c := pursuit.NewMatrix(m.Rows, d)
 			copy(c.Data, m.Data)
 			if err := s2.Apply(c); err != nil {
 				t.Fatal(err)
@@ -138,7 +138,7 @@ func TestScalerReference(t *testing.T) {
 		}
 		if mode == ScaleStandard {
 			// Training data: mean 0, σ 1 on non-constant columns.
-			c := backend.NewMatrix(n, d)
+			c := pursuit.NewMatrix(n, d)
 			copy(c.Data, train.Data)
 			s.Apply(c)
 			for j := range d {
@@ -164,7 +164,7 @@ func TestScalerErrors(t *testing.T) {
 	if _, err := FitScaler("l2", x); err == nil || !strings.Contains(err.Error(), `unknown scaling "l2"`) {
 		t.Errorf("unknown mode: %v", err)
 	}
-	if _, err := FitScaler(ScaleMinMax, backend.NewMatrix(0, 3)); err == nil || !strings.Contains(err.Error(), "no rows") {
+	if _, err := FitScaler(ScaleMinMax, pursuit.NewMatrix(0, 3)); err == nil || !strings.Contains(err.Error(), "no rows") {
 		t.Errorf("empty: %v", err)
 	}
 	bad := matrix(t, [][]float32{{1, float32(math.Inf(1))}})
@@ -188,7 +188,7 @@ func TestScalerErrors(t *testing.T) {
 		{Mode: ScaleMinMax, Offset: []float64{0}, Scale: []float64{1, 2}},
 		{Mode: ScaleStandard, Offset: []float64{math.NaN()}, Scale: []float64{1}},
 	} {
-		if err := bad.Apply(backend.NewMatrix(1, 1)); err == nil {
+		if err := bad.Apply(pursuit.NewMatrix(1, 1)); err == nil {
 			t.Errorf("corrupt scaler %+v accepted", bad)
 		}
 	}
@@ -213,7 +213,7 @@ func TestScalerApplyNonFinite(t *testing.T) {
 // with a non-finite value makes every rank fail.
 func TestFitScalerComm(t *testing.T) {
 	const l, d = 50, 3
-	x := backend.NewMatrix(l, d)
+	x := pursuit.NewMatrix(l, d)
 	for i := range l {
 		for j := range d {
 			x.Set(i, j, float32(3*math.Sin(float64(i*(j+2)))+float64(j)))
@@ -252,7 +252,7 @@ func TestFitScalerComm(t *testing.T) {
 			}
 		}
 	}
-	bad := backend.NewMatrix(l, d)
+	bad := pursuit.NewMatrix(l, d)
 	copy(bad.Data, x.Data)
 	bad.Row(40)[2] = float32(math.Inf(1))
 	errs := make([]error, 3)

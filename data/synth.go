@@ -5,7 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 )
 
 // TwoMoons generates n points of the two interleaved half circles problem
@@ -13,7 +13,7 @@ import (
 // deviation noise.
 func TwoMoons(n int, noise float64, seed uint64) *Dataset {
 	rng := rand.New(rand.NewPCG(seed, 1))
-	d := &Dataset{X: backend.NewMatrix(n, 2), Y: make([]float64, n), Name: "two-moons"}
+	d := &Dataset{X: pursuit.NewMatrix(n, 2), Y: make([]float64, n), Name: "two-moons"}
 	for i := range n {
 		t := math.Pi * rng.Float64()
 		var x, y float64
@@ -35,7 +35,7 @@ func TwoMoons(n int, noise float64, seed uint64) *Dataset {
 // about 1.3% for dim = 20; no linear rule comes close.
 func Ringnorm(n, dim int, seed uint64) *Dataset {
 	rng := rand.New(rand.NewPCG(seed, 2))
-	d := &Dataset{X: backend.NewMatrix(n, dim), Y: make([]float64, n), Name: fmt.Sprintf("ringnorm-%dd", dim)}
+	d := &Dataset{X: pursuit.NewMatrix(n, dim), Y: make([]float64, n), Name: fmt.Sprintf("ringnorm-%dd", dim)}
 	mu := 1 / math.Sqrt(float64(dim))
 	for i := range n {
 		row := d.X.Row(i)
@@ -62,7 +62,7 @@ func Ringnorm(n, dim int, seed uint64) *Dataset {
 // alternate +1, −1.
 func Banana(n int, noise float64, seed uint64) *Dataset {
 	rng := rand.New(rand.NewPCG(seed, 3))
-	d := &Dataset{X: backend.NewMatrix(n, 2), Y: make([]float64, n), Name: "banana"}
+	d := &Dataset{X: pursuit.NewMatrix(n, 2), Y: make([]float64, n), Name: "banana"}
 	for i := range n {
 		t := 3*rng.Float64() - 1.5
 		var x, y float64
@@ -87,7 +87,7 @@ func Banana(n int, noise float64, seed uint64) *Dataset {
 // labels.
 func Coarse(n int, seed uint64) *Dataset {
 	rng := rand.New(rand.NewPCG(seed, 4))
-	d := &Dataset{X: backend.NewMatrix(n, 3), Y: make([]float64, n), Name: "coarse"}
+	d := &Dataset{X: pursuit.NewMatrix(n, 3), Y: make([]float64, n), Name: "coarse"}
 	for i := range n {
 		a, b, c := rng.IntN(4), rng.IntN(2), rng.IntN(2)
 		// An additive logistic rule, as the titanic set roughly follows
@@ -132,7 +132,7 @@ func Waveform(n int, seed uint64) *Dataset {
 		h[2][m-1] = math.Max(6-math.Abs(float64(m+4-11)), 0)
 	}
 	pairs := [3][2]int{{0, 1}, {0, 2}, {1, 2}}
-	d := &Dataset{X: backend.NewMatrix(n, dim), Y: make([]float64, n), Name: "waveform"}
+	d := &Dataset{X: pursuit.NewMatrix(n, dim), Y: make([]float64, n), Name: "waveform"}
 	for i := range n {
 		cls := rng.IntN(3)
 		u := rng.Float64()

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/backend"
 )
 
@@ -14,7 +15,7 @@ import (
 // with BlockRows, and Release it when done.
 type Block struct {
 	h    backend.Block  // resident block, or nil
-	m    backend.Matrix // host block (no resident capability)
+	m    pursuit.Matrix // host block (no resident capability)
 	rows int
 	cols int
 }
@@ -35,7 +36,7 @@ func (b *Block) Release() error {
 	if b == nil {
 		return nil
 	}
-	b.m = backend.Matrix{}
+	b.m = pursuit.Matrix{}
 	if b.h != nil {
 		return b.h.Release()
 	}
@@ -66,7 +67,7 @@ func (e *Engine) DeviceFree() (int64, bool) {
 // len(idx)×b rows, reusing reuse (which may be nil, and is released when
 // its shape does not fit) and returning the block that holds the result.
 // With a resident backend and a = b's matrix, only idx crosses the bus.
-func (e *Engine) GatherBlock(reuse *Block, k backend.Kernel, a backend.Matrix, aNorms []float32, idx []int, b *Prepared) (*Block, error) {
+func (e *Engine) GatherBlock(reuse *Block, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, idx []int, b *Prepared) (*Block, error) {
 	if b == nil {
 		return reuse, fmt.Errorf("KernelGather: %w: b is nil", backend.ErrPrepared)
 	}
@@ -92,7 +93,7 @@ func (e *Engine) GatherBlock(reuse *Block, k backend.Kernel, a backend.Matrix, a
 			if err := e.Reserve(fmt.Sprintf("a %d×%d kernel block", rows, cols), int64(rows)*int64(cols)*4); err != nil {
 				return nil, err
 			}
-			blk.m = backend.NewMatrix(rows, cols)
+			blk.m = pursuit.NewMatrix(rows, cols)
 		}
 	}
 	if resident {
@@ -103,7 +104,7 @@ func (e *Engine) GatherBlock(reuse *Block, k backend.Kernel, a backend.Matrix, a
 
 // BlockProducts writes dst[j*blk.Rows()+i] = ⟨blk_i, v_j⟩; see
 // backend.Backend.DictProducts.
-func (e *Engine) BlockProducts(dst []float64, blk *Block, vecs backend.Matrix) error {
+func (e *Engine) BlockProducts(dst []float64, blk *Block, vecs pursuit.Matrix) error {
 	if blk == nil {
 		return fmt.Errorf("DictProducts: %w: block is nil", backend.ErrPrepared)
 	}
@@ -117,7 +118,7 @@ func (e *Engine) BlockProducts(dst []float64, blk *Block, vecs backend.Matrix) e
 // row v_j of sets[s], each set's products those of BlockProducts(dst[s],
 // blk, sets[s]) bit for bit, in one call where the backend can
 // (backend.BlockSetProducts; a host block: DictProductsSets).
-func (e *Engine) BlockProductsSets(dst [][]float64, blk *Block, sets []backend.Matrix) error {
+func (e *Engine) BlockProductsSets(dst [][]float64, blk *Block, sets []pursuit.Matrix) error {
 	switch bs, ok := e.be.(backend.BlockSetProducts); {
 	case blk == nil:
 		return fmt.Errorf("DictProductsSets: %w: block is nil", backend.ErrPrepared)
@@ -127,7 +128,7 @@ func (e *Engine) BlockProductsSets(dst [][]float64, blk *Block, sets []backend.M
 		return bs.BlockProductsSets(dst, blk.h, sets)
 	}
 	if len(dst) != len(sets) {
-		return fmt.Errorf("DictProductsSets: %w: %d destinations for %d sets", backend.ErrShape, len(dst), len(sets))
+		return fmt.Errorf("DictProductsSets: %w: %d destinations for %d sets", pursuit.ErrShape, len(dst), len(sets))
 	}
 	for s, v := range sets {
 		if err := e.BlockProducts(dst[s], blk, v); err != nil {
@@ -150,7 +151,7 @@ func (e *Engine) BlockSqNorms(dst []float32, blk *Block) error {
 }
 
 // BlockRows copies rows r0 … r0+dst.Rows−1 of blk into dst.
-func (e *Engine) BlockRows(dst backend.Matrix, blk *Block, r0 int) error {
+func (e *Engine) BlockRows(dst pursuit.Matrix, blk *Block, r0 int) error {
 	if blk == nil {
 		return fmt.Errorf("ReadBlock: %w: block is nil", backend.ErrPrepared)
 	}
@@ -158,7 +159,7 @@ func (e *Engine) BlockRows(dst backend.Matrix, blk *Block, r0 int) error {
 		return e.be.(backend.ResidentBlock).ReadBlock(dst, blk.h, r0)
 	}
 	if err := dst.Validate(); err != nil || dst.Cols != blk.cols || r0 < 0 || r0+dst.Rows > blk.rows {
-		return fmt.Errorf("ReadBlock: %w: rows %d…%d of a %d×%d block into a %d×%d matrix", backend.ErrShape, r0, r0+dst.Rows-1, blk.rows, blk.cols, dst.Rows, dst.Cols)
+		return fmt.Errorf("ReadBlock: %w: rows %d…%d of a %d×%d block into a %d×%d matrix", pursuit.ErrShape, r0, r0+dst.Rows-1, blk.rows, blk.cols, dst.Rows, dst.Cols)
 	}
 	for i := range dst.Rows {
 		copy(dst.Row(i), blk.m.Row(r0+i))

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/backend"
 )
 
@@ -14,7 +15,7 @@ import (
 // replaced, and unusable arguments give errors.
 func TestGatherBlockHost(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
-	x := backend.NewMatrix(200, 9)
+	x := pursuit.NewMatrix(200, 9)
 	for i := range x.Data {
 		x.Data[i] = float32(rng.Float64()*2 - 1)
 	}
@@ -30,7 +31,7 @@ func TestGatherBlockHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Release()
-	k := backend.NewRBF(0.3)
+	k := pursuit.NewRBF(0.3)
 	var blk *Block
 	for _, idx := range [][]int{{5, 199, 0, 5}, {7, 8, 9}, {1, 2, 3}} {
 		prev := blk
@@ -43,11 +44,11 @@ func TestGatherBlockHost(t *testing.T) {
 		if prev != nil && prev.Rows() == len(idx) && prev != blk {
 			t.Errorf("a block of the same shape was not reused")
 		}
-		want := backend.NewMatrix(len(idx), x.Rows)
+		want := pursuit.NewMatrix(len(idx), x.Rows)
 		if err := e.KernelGatherPrepared(want, k, x, p.Norms(), idx, p); err != nil {
 			t.Fatal(err)
 		}
-		got := backend.NewMatrix(len(idx), x.Rows)
+		got := pursuit.NewMatrix(len(idx), x.Rows)
 		if err := e.BlockRows(got.Slice(1, len(idx), 0, x.Rows), blk, 1); err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +60,7 @@ func TestGatherBlockHost(t *testing.T) {
 				t.Fatalf("element %d: %v, want %v", i, got.Data[i], want.Data[i])
 			}
 		}
-		vecs := backend.NewMatrix(3, x.Rows)
+		vecs := pursuit.NewMatrix(3, x.Rows)
 		for i := range vecs.Data {
 			vecs.Data[i] = float32(rng.NormFloat64())
 		}
@@ -88,7 +89,7 @@ func TestGatherBlockHost(t *testing.T) {
 			}
 		}
 	}
-	if err := e.BlockRows(backend.NewMatrix(2, x.Rows), blk, 2); !errors.Is(err, backend.ErrShape) {
+	if err := e.BlockRows(pursuit.NewMatrix(2, x.Rows), blk, 2); !errors.Is(err, pursuit.ErrShape) {
 		t.Errorf("BlockRows past the end: %v, want ErrShape", err)
 	}
 	if _, err := e.GatherBlock(nil, k, x, nil, []int{0}, nil); !errors.Is(err, backend.ErrPrepared) {
@@ -97,7 +98,7 @@ func TestGatherBlockHost(t *testing.T) {
 	if err := e.BlockProducts(nil, nil, x); !errors.Is(err, backend.ErrPrepared) {
 		t.Errorf("BlockProducts of a nil block: %v, want ErrPrepared", err)
 	}
-	if _, err := e.GatherBlock(nil, k, x, nil, []int{0, 200}, p); !errors.Is(err, backend.ErrShape) {
+	if _, err := e.GatherBlock(nil, k, x, nil, []int{0, 200}, p); !errors.Is(err, pursuit.ErrShape) {
 		t.Errorf("GatherBlock with an index out of range: %v, want ErrShape", err)
 	}
 	if err := blk.Release(); err != nil {

@@ -20,7 +20,7 @@
 // even the vectors stay on the device. Algorithms use these methods and
 // never name a backend.
 //
-// Kernel specifications (backend.Kernel, made by backend.NewRBF and the
+// Kernel specifications (pursuit.Kernel, made by pursuit.NewRBF and the
 // other constructors) follow LIBSVM's conventions: NewRBF(γ) is
 // exp(−γ‖x−z‖²); NewRBFSigma(σ) is the form exp(−‖x−z‖²/σ²) used by the kernel
 // matching pursuit papers, i.e. γ = 1/σ².

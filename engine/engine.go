@@ -10,6 +10,7 @@ import (
 
 	"github.com/klauspost/cpuid/v2"
 
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/engine/comm"
 )
@@ -290,7 +291,7 @@ func (e *Engine) Close() error {
 }
 
 // SqNorms returns the squared row norms of x.
-func (e *Engine) SqNorms(x backend.Matrix) ([]float32, error) {
+func (e *Engine) SqNorms(x pursuit.Matrix) ([]float32, error) {
 	out := make([]float32, x.Rows)
 	if err := e.be.SqNorms(out, x); err != nil {
 		return nil, err
@@ -300,13 +301,13 @@ func (e *Engine) SqNorms(x backend.Matrix) ([]float32, error) {
 
 // KernelMatrix allocates and fills K(a, b) (a.Rows×b.Rows) within the memory
 // budget. aNorms and bNorms may be nil.
-func (e *Engine) KernelMatrix(k backend.Kernel, a backend.Matrix, aNorms []float32, b backend.Matrix, bNorms []float32) (backend.Matrix, error) {
+func (e *Engine) KernelMatrix(k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, b pursuit.Matrix, bNorms []float32) (pursuit.Matrix, error) {
 	if err := e.Reserve(fmt.Sprintf("a %d×%d kernel matrix", a.Rows, b.Rows), int64(a.Rows)*int64(b.Rows)*4); err != nil {
-		return backend.Matrix{}, err
+		return pursuit.Matrix{}, err
 	}
-	dst := backend.NewMatrix(a.Rows, b.Rows)
+	dst := pursuit.NewMatrix(a.Rows, b.Rows)
 	if err := e.be.KernelBlock(dst, k, a, aNorms, b, bNorms); err != nil {
-		return backend.Matrix{}, err
+		return pursuit.Matrix{}, err
 	}
 	return dst, nil
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 )
 
 func env(vals map[string]string) Option {
@@ -84,8 +84,8 @@ func TestReserve(t *testing.T) {
 	if !errors.Is(err, ErrBudget) || !strings.Contains(err.Error(), "1000×1000") || !strings.Contains(err.Error(), "1.0 MiB") {
 		t.Fatalf("over budget: got %v", err)
 	}
-	a := backend.NewMatrix(600, 3)
-	if _, err := e.KernelMatrix(backend.NewRBF(1), a, nil, a, nil); !errors.Is(err, ErrBudget) {
+	a := pursuit.NewMatrix(600, 3)
+	if _, err := e.KernelMatrix(pursuit.NewRBF(1), a, nil, a, nil); !errors.Is(err, ErrBudget) {
 		t.Fatalf("KernelMatrix over budget: got %v", err)
 	}
 	if _, err := New(WithMemoryBudget(-1), env(nil)); err == nil {
@@ -146,15 +146,15 @@ func TestKernelMatrixMatchesEval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := backend.NewMatrix(5, 3)
-	b := backend.NewMatrix(4, 3)
+	a := pursuit.NewMatrix(5, 3)
+	b := pursuit.NewMatrix(4, 3)
 	for i := range a.Data {
 		a.Data[i] = float32(i%7) / 7
 	}
 	for i := range b.Data {
 		b.Data[i] = float32(i%5) / 5
 	}
-	k := backend.NewRBF(0.7)
+	k := pursuit.NewRBF(0.7)
 	km, err := e.KernelMatrix(k, a, nil, b, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/backend"
 )
 
@@ -13,25 +14,25 @@ import (
 // (for training across machines) communication around them.
 
 // KernelBlock writes dst[i][j] = k(a_i, b_j); see backend.Backend.KernelBlock.
-func (e *Engine) KernelBlock(dst backend.Matrix, k backend.Kernel, a backend.Matrix, aNorms []float32, b backend.Matrix, bNorms []float32) error {
+func (e *Engine) KernelBlock(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, b pursuit.Matrix, bNorms []float32) error {
 	return e.be.KernelBlock(dst, k, a, aNorms, b, bNorms)
 }
 
 // KernelGather writes dst[r][j] = k(a_{idx[r]}, b_j); see
 // backend.Backend.KernelGather.
-func (e *Engine) KernelGather(dst backend.Matrix, k backend.Kernel, a backend.Matrix, aNorms []float32, idx []int, b backend.Matrix, bNorms []float32) error {
+func (e *Engine) KernelGather(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, idx []int, b pursuit.Matrix, bNorms []float32) error {
 	return e.be.KernelGather(dst, k, a, aNorms, idx, b, bNorms)
 }
 
 // DictProducts computes every ⟨d_i, v_j⟩ in one pass over dict; see
 // backend.Backend.DictProducts.
-func (e *Engine) DictProducts(dst []float64, dict backend.Matrix, vecs backend.Matrix) error {
+func (e *Engine) DictProducts(dst []float64, dict pursuit.Matrix, vecs pursuit.Matrix) error {
 	return e.be.DictProducts(dst, dict, vecs)
 }
 
 // RankUpdate applies d ← d + alpha·Σ_t u_t v_tᵀ; see
 // backend.Backend.RankUpdate.
-func (e *Engine) RankUpdate(d backend.Matrix, alpha float32, u backend.Matrix, v backend.Matrix) error {
+func (e *Engine) RankUpdate(d pursuit.Matrix, alpha float32, u pursuit.Matrix, v pursuit.Matrix) error {
 	return e.be.RankUpdate(d, alpha, u, v)
 }
 
@@ -44,10 +45,10 @@ func (e *Engine) ScoredArgMax(s, n []float64, skip []bool) (int, float64) {
 // Ops is the set of hot operations algorithms use; *Engine implements it.
 // Algorithms hold an Ops (or the *Engine) rather than a backend.Backend.
 type Ops interface {
-	KernelBlock(dst backend.Matrix, k backend.Kernel, a backend.Matrix, aNorms []float32, b backend.Matrix, bNorms []float32) error
-	KernelGather(dst backend.Matrix, k backend.Kernel, a backend.Matrix, aNorms []float32, idx []int, b backend.Matrix, bNorms []float32) error
-	DictProducts(dst []float64, dict backend.Matrix, vecs backend.Matrix) error
-	RankUpdate(d backend.Matrix, alpha float32, u backend.Matrix, v backend.Matrix) error
+	KernelBlock(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, b pursuit.Matrix, bNorms []float32) error
+	KernelGather(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, idx []int, b pursuit.Matrix, bNorms []float32) error
+	DictProducts(dst []float64, dict pursuit.Matrix, vecs pursuit.Matrix) error
+	RankUpdate(d pursuit.Matrix, alpha float32, u pursuit.Matrix, v pursuit.Matrix) error
 	ScoredArgMax(s, n []float64, skip []bool) (int, float64)
 }
 
@@ -76,7 +77,7 @@ func dictSetRows(cols int) int {
 // calls DictProducts on it once per set, so that the dictionary is read
 // from memory once for all sets; the calls for one set do not depend on
 // the others.
-func (e *Engine) DictProductsSets(dst [][]float64, dict backend.Matrix, sets []backend.Matrix) error {
+func (e *Engine) DictProductsSets(dst [][]float64, dict pursuit.Matrix, sets []pursuit.Matrix) error {
 	if err := backend.CheckDictProductsSets(dst, dict, sets); err != nil {
 		return fmt.Errorf("engine: %w", err)
 	}
@@ -95,7 +96,7 @@ func (e *Engine) DictProductsSets(dst [][]float64, dict backend.Matrix, sets []b
 
 // dictProductsSets is DictProductsSets with nb rows per block, for sets of
 // at most most vectors, the arguments checked.
-func (e *Engine) dictProductsSets(dst [][]float64, dict backend.Matrix, sets []backend.Matrix, most, nb int) error {
+func (e *Engine) dictProductsSets(dst [][]float64, dict pursuit.Matrix, sets []pursuit.Matrix, most, nb int) error {
 	m := dict.Rows
 	if m == 0 || most == 0 {
 		return nil

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/backend"
 )
 
@@ -28,8 +29,8 @@ func cpuEngines(t *testing.T) []*Engine {
 	return out
 }
 
-func randMatrix(rng *rand.Rand, rows, cols int) backend.Matrix {
-	m := backend.NewMatrix(rows, cols)
+func randMatrix(rng *rand.Rand, rows, cols int) pursuit.Matrix {
+	m := pursuit.NewMatrix(rows, cols)
 	for i := range m.Data {
 		m.Data[i] = float32(rng.NormFloat64())
 	}
@@ -81,7 +82,7 @@ func checkDictProductsSets(t *testing.T, e *Engine, label string, refs map[int]*
 			name := fmt.Sprintf("%s/%dx%d", label, c.m, c.cols)
 			dict := randMatrix(rng, c.m, c.cols)
 			sizes := []int{4, 2, 4, 0, 4, 2, 3, 8, 1, 4, 4, 5}
-			sets := make([]backend.Matrix, len(sizes))
+			sets := make([]pursuit.Matrix, len(sizes))
 			dst := make([][]float64, len(sizes))
 			for s, k := range sizes {
 				sets[s] = randMatrix(rng, k, c.cols)
@@ -117,7 +118,7 @@ func checkDictProductsSets(t *testing.T, e *Engine, label string, refs map[int]*
 					}
 				}
 				alone := [][]float64{make([]float64, v.Rows*c.m)}
-				if err := e.DictProductsSets(alone, dict, []backend.Matrix{v}); err != nil {
+				if err := e.DictProductsSets(alone, dict, []pursuit.Matrix{v}); err != nil {
 					t.Fatal(err)
 				}
 				whole := make([]float64, v.Rows*c.m)
@@ -142,19 +143,19 @@ func TestDictProductsSetsErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dict := backend.NewMatrix(5, 3)
+	dict := pursuit.NewMatrix(5, 3)
 	for _, c := range []struct {
 		name string
 		dst  [][]float64
-		sets []backend.Matrix
+		sets []pursuit.Matrix
 	}{
-		{"fewer destinations", [][]float64{make([]float64, 10)}, []backend.Matrix{backend.NewMatrix(2, 3), backend.NewMatrix(2, 3)}},
-		{"short destination", [][]float64{make([]float64, 9)}, []backend.Matrix{backend.NewMatrix(2, 3)}},
-		{"vector length", [][]float64{make([]float64, 10)}, []backend.Matrix{backend.NewMatrix(2, 4)}},
+		{"fewer destinations", [][]float64{make([]float64, 10)}, []pursuit.Matrix{pursuit.NewMatrix(2, 3), pursuit.NewMatrix(2, 3)}},
+		{"short destination", [][]float64{make([]float64, 9)}, []pursuit.Matrix{pursuit.NewMatrix(2, 3)}},
+		{"vector length", [][]float64{make([]float64, 10)}, []pursuit.Matrix{pursuit.NewMatrix(2, 4)}},
 	} {
 		err := e.DictProductsSets(c.dst, dict, c.sets)
-		if !errors.Is(err, backend.ErrShape) {
-			t.Errorf("%s: got %v, want an error wrapping backend.ErrShape", c.name, err)
+		if !errors.Is(err, pursuit.ErrShape) {
+			t.Errorf("%s: got %v, want an error wrapping pursuit.ErrShape", c.name, err)
 		}
 	}
 	// No sets, or empty ones, are no work and no error.

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/backend"
 )
 
@@ -18,7 +19,7 @@ import (
 // beside it. The matrix must not change while the handle
 // is in use.
 type Prepared struct {
-	m     backend.Matrix
+	m     pursuit.Matrix
 	norms []float32
 	h     backend.Prepared // nil when the backend lacks the capability
 }
@@ -27,9 +28,9 @@ type Prepared struct {
 // The backend's prepared copy counts against the memory budget; when it does
 // not fit, or the backend cannot prepare operands, the handle falls back to
 // the plain operations on b, with the same results.
-func (e *Engine) Prepare(b backend.Matrix) (*Prepared, error) {
+func (e *Engine) Prepare(b pursuit.Matrix) (*Prepared, error) {
 	if err := b.Validate(); err != nil {
-		return nil, fmt.Errorf("engine: prepare: %w: %v", backend.ErrShape, err)
+		return nil, fmt.Errorf("engine: prepare: %w: %v", pursuit.ErrShape, err)
 	}
 	if p, ok := e.be.(backend.Preparer); ok && e.Reserve("a prepared copy of the data", int64(b.Rows)*int64(b.Cols)*4) == nil {
 		h, err := p.Prepare(b)
@@ -46,7 +47,7 @@ func (e *Engine) Prepare(b backend.Matrix) (*Prepared, error) {
 }
 
 // Matrix returns the matrix the handle was made from.
-func (p *Prepared) Matrix() backend.Matrix { return p.m }
+func (p *Prepared) Matrix() pursuit.Matrix { return p.m }
 
 // Norms returns the squared row norms, computed once. Do not modify them.
 func (p *Prepared) Norms() []float32 { return p.norms }
@@ -77,7 +78,7 @@ func (e *Engine) TileRows() int {
 
 // KernelBlockPrepared writes dst[i][j] = k(a_i, b_j) for the prepared b;
 // see backend.Backend.KernelBlock.
-func (e *Engine) KernelBlockPrepared(dst backend.Matrix, k backend.Kernel, a backend.Matrix, aNorms []float32, b *Prepared) error {
+func (e *Engine) KernelBlockPrepared(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, b *Prepared) error {
 	if b == nil {
 		return fmt.Errorf("KernelBlock: %w: b is nil", backend.ErrPrepared)
 	}
@@ -91,7 +92,7 @@ func (e *Engine) KernelBlockPrepared(dst backend.Matrix, k backend.Kernel, a bac
 
 // KernelGatherPrepared writes dst[r][j] = k(a_{idx[r]}, b_j) for the
 // prepared b; see backend.Backend.KernelGather.
-func (e *Engine) KernelGatherPrepared(dst backend.Matrix, k backend.Kernel, a backend.Matrix, aNorms []float32, idx []int, b *Prepared) error {
+func (e *Engine) KernelGatherPrepared(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, idx []int, b *Prepared) error {
 	if b == nil {
 		return fmt.Errorf("KernelGather: %w: b is nil", backend.ErrPrepared)
 	}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/backend"
 )
 
@@ -15,12 +16,12 @@ import (
 // KernelGather's bit for bit and the float64 kernel to float32 accuracy.
 func TestPreparedGather(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	x := backend.NewMatrix(300, 37)
+	x := pursuit.NewMatrix(300, 37)
 	for i := range x.Data {
 		x.Data[i] = float32(rng.Float64()*2 - 1)
 	}
 	idx := []int{299, 0, 17, 17, 150, 3, 8, 9, 10, 11, 12, 13}
-	k := backend.NewRBF(1.0 / 37)
+	k := pursuit.NewRBF(1.0 / 37)
 	for _, name := range []string{BackendGo, BackendAVX2} {
 		for _, budget := range []int64{DefaultMemoryBudget, 1024} {
 			e, err := New(WithBackend(name), WithThreads(2), WithMemoryBudget(budget), env(nil))
@@ -41,7 +42,7 @@ func TestPreparedGather(t *testing.T) {
 					t.Fatalf("%s: norm %d = %v, SqNorms gives %v", name, i, v, norms[i])
 				}
 			}
-			got, want := backend.NewMatrix(len(idx), x.Rows), backend.NewMatrix(len(idx), x.Rows)
+			got, want := pursuit.NewMatrix(len(idx), x.Rows), pursuit.NewMatrix(len(idx), x.Rows)
 			if err := e.KernelGatherPrepared(got, k, x, p.Norms(), idx, p); err != nil {
 				t.Fatalf("%s: KernelGatherPrepared: %v", name, err)
 			}
@@ -59,7 +60,7 @@ func TestPreparedGather(t *testing.T) {
 					}
 				}
 			}
-			block := backend.NewMatrix(x.Rows, x.Rows)
+			block := pursuit.NewMatrix(x.Rows, x.Rows)
 			if err := e.KernelBlockPrepared(block, k, x, nil, p); err != nil {
 				t.Fatalf("%s: KernelBlockPrepared: %v", name, err)
 			}
@@ -91,17 +92,17 @@ func TestPreparedForeign(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := backend.NewMatrix(20, 3)
+	x := pursuit.NewMatrix(20, 3)
 	p, err := a.Prepare(x)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dst := backend.NewMatrix(2, 20)
-	if err := b.KernelGatherPrepared(dst, backend.NewLinear(), x, nil, []int{0, 1}, p); !errors.Is(err, backend.ErrPrepared) {
+	dst := pursuit.NewMatrix(2, 20)
+	if err := b.KernelGatherPrepared(dst, pursuit.NewLinear(), x, nil, []int{0, 1}, p); !errors.Is(err, backend.ErrPrepared) {
 		t.Errorf("another engine's handle: error %v, want one wrapping backend.ErrPrepared", err)
 	}
-	if _, err := a.Prepare(backend.Matrix{Rows: 2, Cols: 3, Stride: 3, Data: make([]float32, 4)}); !errors.Is(err, backend.ErrShape) {
-		t.Errorf("Prepare of a short matrix: error %v, want one wrapping backend.ErrShape", err)
+	if _, err := a.Prepare(pursuit.Matrix{Rows: 2, Cols: 3, Stride: 3, Data: make([]float32, 4)}); !errors.Is(err, pursuit.ErrShape) {
+		t.Errorf("Prepare of a short matrix: error %v, want one wrapping pursuit.ErrShape", err)
 	}
 }
 

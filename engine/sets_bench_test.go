@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/backend/backendtest"
 )
 
@@ -34,7 +34,7 @@ func BenchmarkDictProductsSets(b *testing.B) {
 	const m, l, outs = 7292, 7291, 10
 	rng := rand.New(rand.NewPCG(1, 2))
 	d := randMatrix(rng, m, l)
-	sets := make([]backend.Matrix, outs)
+	sets := make([]pursuit.Matrix, outs)
 	dst := make([][]float64, outs)
 	for s := range sets {
 		sets[s] = randMatrix(rng, 4, l)

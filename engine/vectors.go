@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/internal/f32"
 	"github.com/pursuit-ml/pursuit/internal/par"
@@ -57,7 +58,7 @@ func (e *Engine) ResidentVectors() bool {
 // undefined until written.
 func (e *Engine) NewVectors(rows, cols int) (*Vectors, error) {
 	if rows < 0 || cols < 0 {
-		return nil, fmt.Errorf("engine: NewVectors: %w: negative shape %d×%d", backend.ErrShape, rows, cols)
+		return nil, fmt.Errorf("engine: NewVectors: %w: negative shape %d×%d", pursuit.ErrShape, rows, cols)
 	}
 	v := &Vectors{rows: rows, cols: cols}
 	if rv, ok := e.be.(backend.ResidentVectors); ok {
@@ -96,7 +97,7 @@ func (e *Engine) vectorsOp(op string, vs ...*Vectors) (backend.ResidentVectors, 
 
 func rowsErr(op string, v *Vectors, r0, n int) error {
 	if r0 < 0 || n < 0 || r0+n > v.rows {
-		return fmt.Errorf("%s: %w: rows %d…%d of %d vectors", op, backend.ErrShape, r0, r0+n-1, v.rows)
+		return fmt.Errorf("%s: %w: rows %d…%d of %d vectors", op, pursuit.ErrShape, r0, r0+n-1, v.rows)
 	}
 	return nil
 }
@@ -115,7 +116,7 @@ func (e *Engine) WriteVectors(dst *Vectors, r0 int, src []float64) error {
 		return rv.WriteVectors(dst.h, r0, src)
 	}
 	if dst.cols == 0 || len(src)%dst.cols != 0 {
-		return fmt.Errorf("%s: %w: %d values for vectors of length %d", op, backend.ErrShape, len(src), dst.cols)
+		return fmt.Errorf("%s: %w: %d values for vectors of length %d", op, pursuit.ErrShape, len(src), dst.cols)
 	}
 	if err := rowsErr(op, dst, r0, len(src)/dst.cols); err != nil {
 		return err
@@ -136,7 +137,7 @@ func (e *Engine) ReadVectors(dst []float64, src *Vectors, r0 int) error {
 		return rv.ReadVectors(dst, src.h, r0)
 	}
 	if src.cols == 0 || len(dst)%src.cols != 0 {
-		return fmt.Errorf("%s: %w: %d values for vectors of length %d", op, backend.ErrShape, len(dst), src.cols)
+		return fmt.Errorf("%s: %w: %d values for vectors of length %d", op, pursuit.ErrShape, len(dst), src.cols)
 	}
 	if err := rowsErr(op, src, r0, len(dst)/src.cols); err != nil {
 		return err
@@ -168,9 +169,9 @@ func (e *Engine) BlockVectorProducts(dst []float64, blk *Block, v *Vectors, r0, 
 	nb := blk.rows
 	switch {
 	case v.cols != blk.cols:
-		return fmt.Errorf("%s: %w: block rows of length %d, vectors of length %d", op, backend.ErrShape, blk.cols, v.cols)
+		return fmt.Errorf("%s: %w: block rows of length %d, vectors of length %d", op, pursuit.ErrShape, blk.cols, v.cols)
 	case len(dst) < nb*(r1-r0):
-		return fmt.Errorf("%s: %w: dst has %d elements, want %d×%d", op, backend.ErrShape, len(dst), r1-r0, nb)
+		return fmt.Errorf("%s: %w: dst has %d elements, want %d×%d", op, pursuit.ErrShape, len(dst), r1-r0, nb)
 	case blk.m.Data == nil && nb*blk.cols > 0:
 		return fmt.Errorf("%s: %w: the block was released", op, backend.ErrPrepared)
 	}
@@ -205,7 +206,7 @@ func (e *Engine) BlockSqNorms64(dst []float64, blk *Block) error {
 	}
 	switch {
 	case len(dst) < blk.rows:
-		return fmt.Errorf("%s: %w: dst has %d elements for %d rows", op, backend.ErrShape, len(dst), blk.rows)
+		return fmt.Errorf("%s: %w: dst has %d elements for %d rows", op, pursuit.ErrShape, len(dst), blk.rows)
 	case blk.m.Data == nil && blk.rows*blk.cols > 0:
 		return fmt.Errorf("%s: %w: the block was released", op, backend.ErrPrepared)
 	}
@@ -231,7 +232,7 @@ func (e *Engine) VectorDots(dst []float64, a *Vectors, a0, a1 int, b *Vectors, r
 		return err
 	}
 	if a.cols != b.cols || len(dst) < a1-a0 {
-		return fmt.Errorf("%s: %w: vectors of length %d and %d into %d values for %d products", op, backend.ErrShape, a.cols, b.cols, len(dst), a1-a0)
+		return fmt.Errorf("%s: %w: vectors of length %d and %d into %d values for %d products", op, pursuit.ErrShape, a.cols, b.cols, len(dst), a1-a0)
 	}
 	bv := b.row(rb)
 	for i := a0; i < a1; i++ {
@@ -259,7 +260,7 @@ func (e *Engine) CombineVectors(y *Vectors, ry int, beta float64, coef []float64
 		return err
 	}
 	if a.cols != y.cols {
-		return fmt.Errorf("%s: %w: vectors of length %d and %d", op, backend.ErrShape, y.cols, a.cols)
+		return fmt.Errorf("%s: %w: vectors of length %d and %d", op, pursuit.ErrShape, y.cols, a.cols)
 	}
 	yv := y.row(ry)
 	for c := range yv {
@@ -295,7 +296,7 @@ func (e *Engine) CopyBlockRow(dst *Vectors, r int, blk *Block, br int) error {
 		return err
 	}
 	if br < 0 || br >= blk.rows || dst.cols != blk.cols {
-		return fmt.Errorf("%s: %w: row %d of a %d×%d block into vectors of length %d", op, backend.ErrShape, br, blk.rows, blk.cols, dst.cols)
+		return fmt.Errorf("%s: %w: row %d of a %d×%d block into vectors of length %d", op, pursuit.ErrShape, br, blk.rows, blk.cols, dst.cols)
 	}
 	if blk.m.Data == nil && blk.cols > 0 {
 		return fmt.Errorf("%s: %w: the block was released", op, backend.ErrPrepared)
@@ -322,7 +323,7 @@ func (e *Engine) SignMismatches(a *Vectors, ra int, b *Vectors, rb int) (int, er
 		return 0, err
 	}
 	if a.cols != b.cols {
-		return 0, fmt.Errorf("%s: %w: vectors of length %d and %d", op, backend.ErrShape, a.cols, b.cols)
+		return 0, fmt.Errorf("%s: %w: vectors of length %d and %d", op, pursuit.ErrShape, a.cols, b.cols)
 	}
 	n := 0
 	bv := b.row(rb)

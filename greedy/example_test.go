@@ -4,15 +4,15 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/bound"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/greedy"
 )
 
 // points returns n points on a noisy circle in 2-D.
-func points(n int) backend.Matrix {
-	x := backend.NewMatrix(n, 2)
+func points(n int) pursuit.Matrix {
+	x := pursuit.NewMatrix(n, 2)
 	for i := range n {
 		a := 2 * math.Pi * float64(i) / float64(n)
 		r := 1 + 0.1*math.Sin(7*a)
@@ -30,7 +30,7 @@ func ExampleFitKPCA() {
 		panic(err)
 	}
 	x := points(200)
-	fit, err := greedy.FitKPCA(e, x, greedy.KPCAConfig{Kernel: backend.NewRBF(0.5), Steps: 12})
+	fit, err := greedy.FitKPCA(e, x, greedy.KPCAConfig{Kernel: pursuit.NewRBF(0.5), Steps: 12})
 	if err != nil {
 		panic(err)
 	}
@@ -65,7 +65,7 @@ func ExampleTrainKFDA() {
 		panic(err)
 	}
 	// Inside (−1) and outside (+1) a circle of radius 0.8.
-	x := backend.NewMatrix(300, 2)
+	x := pursuit.NewMatrix(300, 2)
 	y := make([]float64, 300)
 	for i := range 300 {
 		u, v := math.Sin(float64(i)*1.7), math.Cos(float64(i)*2.3)
@@ -76,7 +76,7 @@ func ExampleTrainKFDA() {
 			y[i] = 1
 		}
 	}
-	f, err := greedy.TrainKFDA(e, x, y, greedy.KFDAConfig{Kernel: backend.NewRBF(2), Steps: 15})
+	f, err := greedy.TrainKFDA(e, x, y, greedy.KFDAConfig{Kernel: pursuit.NewRBF(2), Steps: 15})
 	if err != nil {
 		panic(err)
 	}
@@ -106,14 +106,14 @@ func ExampleFitKCCA() {
 		panic(err)
 	}
 	const m = 300
-	x, y := backend.NewMatrix(m, 2), backend.NewMatrix(m, 1)
+	x, y := pursuit.NewMatrix(m, 2), pursuit.NewMatrix(m, 1)
 	for i := range m {
 		a, b := math.Sin(float64(i)*0.7), math.Cos(float64(i)*1.3)
 		x.Set(i, 0, float32(a))
 		x.Set(i, 1, float32(b))
 		y.Set(i, 0, float32(a*a+0.1*math.Sin(float64(i)*5.1)))
 	}
-	f, err := greedy.FitKCCA(e, x, y, greedy.KCCAConfig{KernelX: backend.NewRBF(1), KernelY: backend.NewRBF(1), Steps: 20})
+	f, err := greedy.FitKCCA(e, x, y, greedy.KCCAConfig{KernelX: pursuit.NewRBF(1), KernelY: pursuit.NewRBF(1), Steps: 20})
 	if err != nil {
 		panic(err)
 	}

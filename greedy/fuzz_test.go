@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/internal/fuzzlimit"
 	"github.com/pursuit-ml/pursuit/internal/modelfile"
 )
@@ -24,7 +24,7 @@ import (
 func FuzzLoadKFDA(f *testing.F) {
 	e := newEngine(f)
 	x, y := twoClass(30, 3, 4)
-	trained, err := TrainKFDA(e, x, y, KFDAConfig{Kernel: backend.NewRBF(0.5), Steps: 4})
+	trained, err := TrainKFDA(e, x, y, KFDAConfig{Kernel: pursuit.NewRBF(0.5), Steps: 4})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func checkLoadedKFDA(t *testing.T, m *KFDA) {
 		return // three rows would not fit the budget; the structure was checked
 	}
 	e := newEngine(t)
-	x := backend.NewMatrix(3, m.Centres.Cols)
+	x := pursuit.NewMatrix(3, m.Centres.Cols)
 	for i := range x.Rows {
 		for j := range x.Cols {
 			x.Set(i, j, float32(math.Sin(float64(3*i+j+1))))

@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/internal/par"
 )
@@ -18,7 +18,7 @@ const DefaultCCARidge = 1e-3
 
 // KCCAConfig configures sparse kernel CCA.
 type KCCAConfig struct {
-	KernelX, KernelY backend.Kernel
+	KernelX, KernelY pursuit.Kernel
 	// Steps is k, the number of paired training points chosen (1 ≤ k ≤ m).
 	Steps int
 	// Ridge regularises the final CCA on the k-dimensional projections:
@@ -40,9 +40,9 @@ type KCCAConfig struct {
 // Directions are scaled to unit variance on the training pairs, so a pair's
 // projections are standardised canonical variates.
 type KCCA struct {
-	KernelX, KernelY   backend.Kernel
+	KernelX, KernelY   pursuit.Kernel
 	Index              []int          // chosen pairs, in order of choice
-	CentresX, CentresY backend.Matrix // the chosen points of each view
+	CentresX, CentresY pursuit.Matrix // the chosen points of each view
 	LX, LY             *mat.TriDense  // Cholesky factors of K_x[i,i], K_y[i,i]
 	MeanX, MeanY       []float64      // training means of the features
 	WX, WY             *mat.Dense     // k×k: column c is canonical direction c
@@ -62,7 +62,7 @@ type KCCA struct {
 // new directions of both views (the cross terms ⟨K^x_j, q^y⟩ and
 // ⟨K^y_j, q^x⟩ need the other view's direction), and updates the per-pair
 // sums in float64 in O(mk).
-func FitKCCA(e *engine.Engine, x, y backend.Matrix, cfg KCCAConfig) (*KCCA, error) {
+func FitKCCA(e *engine.Engine, x, y pursuit.Matrix, cfg KCCAConfig) (*KCCA, error) {
 	if err := e.RequireOneRank("greedy.FitKCCA"); err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func FitKCCA(e *engine.Engine, x, y backend.Matrix, cfg KCCAConfig) (*KCCA, erro
 	if cfg.Steps < 1 || cfg.Steps > m {
 		return nil, configErr("sparse KCCA: k = %d steps with m = %d pairs, want 1 ≤ k ≤ m", cfg.Steps, m)
 	}
-	for _, k := range []backend.Kernel{cfg.KernelX, cfg.KernelY} {
+	for _, k := range []pursuit.Kernel{cfg.KernelX, cfg.KernelY} {
 		if err := k.Validate(); err != nil {
 			return nil, fmt.Errorf("sparse KCCA: %w", err)
 		}
@@ -104,7 +104,7 @@ func FitKCCA(e *engine.Engine, x, y backend.Matrix, cfg KCCAConfig) (*KCCA, erro
 	st := &kccaState{e: e, m: m, steps: cfg.Steps, tol: tol, kx: kx, ky: ky,
 		px: make([]float64, m*cfg.Steps), py: make([]float64, m*cfg.Steps),
 		nx: make([]float64, m), ny: make([]float64, m), nx0: make([]float64, m), ny0: make([]float64, m),
-		xy: make([]float64, m), chosen: make([]bool, m), vecs: backend.NewMatrix(4, m), prod: make([]float64, 4*m),
+		xy: make([]float64, m), chosen: make([]bool, m), vecs: pursuit.NewMatrix(4, m), prod: make([]float64, 4*m),
 		s: make([]float64, m), n: make([]float64, m), skip: make([]bool, m)}
 	st.init()
 	fit := &KCCA{KernelX: cfg.KernelX, KernelY: cfg.KernelY}
@@ -128,10 +128,10 @@ func FitKCCA(e *engine.Engine, x, y backend.Matrix, cfg KCCAConfig) (*KCCA, erro
 	return fit, nil
 }
 
-func kernelMatrix(e *engine.Engine, k backend.Kernel, x backend.Matrix) (backend.Matrix, error) {
+func kernelMatrix(e *engine.Engine, k pursuit.Kernel, x pursuit.Matrix) (pursuit.Matrix, error) {
 	norms, err := e.SqNorms(x)
 	if err != nil {
-		return backend.Matrix{}, err
+		return pursuit.Matrix{}, err
 	}
 	return e.KernelMatrix(k, x, norms, x, norms)
 }
@@ -140,14 +140,14 @@ type kccaState struct {
 	e        *engine.Engine
 	m, steps int
 	tol      float64
-	kx, ky   backend.Matrix
+	kx, ky   pursuit.Matrix
 	qx, qy   [][]float64 // orthonormal bases of each view's chosen deflated columns
 	px, py   []float64   // m×steps: p[j*steps+s] = ⟨q_s, K_j⟩
 	nx, ny   []float64   // ‖d_j‖²
 	nx0, ny0 []float64
 	xy       []float64 // ⟨d^x_j, d^y_j⟩
 	chosen   []bool
-	vecs     backend.Matrix
+	vecs     pursuit.Matrix
 	prod     []float64
 	s, n     []float64
 	skip     []bool
@@ -191,7 +191,7 @@ func (st *kccaState) pick() (int, float64) {
 
 // newDirection returns the normalised deflated column p of K against the
 // basis q (Gram–Schmidt twice).
-func newDirection(k backend.Matrix, q [][]float64, p int) ([]float64, error) {
+func newDirection(k pursuit.Matrix, q [][]float64, p int) ([]float64, error) {
 	d := make([]float64, k.Rows)
 	for i, v := range k.Row(p) {
 		d[i] = float64(v)
@@ -229,7 +229,7 @@ func (st *kccaState) deflate(p int) error {
 	// One pass over each matrix with both directions: (K q_own, K q_other).
 	ux, uy := make([]float64, 2*m), make([]float64, 2*m)
 	for _, v := range []struct {
-		k          backend.Matrix
+		k          pursuit.Matrix
 		own, other []float64
 		out        []float64
 	}{{st.kx, qx, qy, ux}, {st.ky, qy, qx, uy}} {
@@ -287,7 +287,7 @@ func (st *kccaState) deflate(p int) error {
 // with a 1-D second view, 20 chosen points gave K[i,i] a smallest
 // eigenvalue of −1.4e-6 with AVX2's rounding and a positive one with
 // AVX-512's.)
-func nystromFeatures(K backend.Matrix, idx []int) (*mat.Dense, *mat.TriDense, error) {
+func nystromFeatures(K pursuit.Matrix, idx []int) (*mat.Dense, *mat.TriDense, error) {
 	m, k := K.Rows, len(idx)
 	kii := mat.NewSymDense(k, nil)
 	for a, i := range idx {
@@ -348,7 +348,7 @@ func centre(z *mat.Dense) []float64 {
 }
 
 // finish solves regularised CCA on the centred Nyström features.
-func (f *KCCA) finish(kx, ky, x, y backend.Matrix, ridge float64) error {
+func (f *KCCA) finish(kx, ky, x, y pursuit.Matrix, ridge float64) error {
 	zx, lx, err := nystromFeatures(kx, f.Index)
 	if err != nil {
 		return fmt.Errorf("sparse KCCA: view x: %w", err)
@@ -363,7 +363,7 @@ func (f *KCCA) finish(kx, ky, x, y backend.Matrix, ridge float64) error {
 		return fmt.Errorf("sparse KCCA: %w", err)
 	}
 	k := len(f.Index)
-	f.CentresX, f.CentresY = backend.NewMatrix(k, x.Cols), backend.NewMatrix(k, y.Cols)
+	f.CentresX, f.CentresY = pursuit.NewMatrix(k, x.Cols), pursuit.NewMatrix(k, y.Cols)
 	for r, i := range f.Index {
 		copy(f.CentresX.Row(r), x.Row(i))
 		copy(f.CentresY.Row(r), y.Row(i))
@@ -439,7 +439,7 @@ func CCA(zx, zy *mat.Dense, ridge float64) (*mat.Dense, *mat.Dense, []float64, e
 
 // Transform maps paired points to their first n canonical variates (n ≤ k;
 // 0 for all): x_j ↦ W_xᵀ(L_x⁻¹k_x(x_j) − μ_x), likewise for y.
-func (f *KCCA) Transform(e *engine.Engine, x, y backend.Matrix, n int) (*mat.Dense, *mat.Dense, error) {
+func (f *KCCA) Transform(e *engine.Engine, x, y pursuit.Matrix, n int) (*mat.Dense, *mat.Dense, error) {
 	k := len(f.Index)
 	if n <= 0 || n > k {
 		n = k
@@ -450,11 +450,11 @@ func (f *KCCA) Transform(e *engine.Engine, x, y backend.Matrix, n int) (*mat.Den
 	if x.Rows == 0 {
 		return nil, nil, configErr("sparse KCCA: no pairs to transform")
 	}
-	proj := func(kern backend.Kernel, pts, centres backend.Matrix, L *mat.TriDense, mu []float64, w *mat.Dense, view string) (*mat.Dense, error) {
+	proj := func(kern pursuit.Kernel, pts, centres pursuit.Matrix, L *mat.TriDense, mu []float64, w *mat.Dense, view string) (*mat.Dense, error) {
 		if pts.Cols != centres.Cols {
 			return nil, configErr("sparse KCCA: view %s has %d features, the model %d", view, pts.Cols, centres.Cols)
 		}
-		kb := backend.NewMatrix(pts.Rows, k)
+		kb := pursuit.NewMatrix(pts.Rows, k)
 		if err := e.KernelBlock(kb, kern, pts, nil, centres, nil); err != nil {
 			return nil, fmt.Errorf("sparse KCCA: view %s: %w", view, err)
 		}

@@ -8,15 +8,14 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/pursuit-ml/pursuit"
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/pursuit-ml/pursuit/backend"
 )
 
 // twoViews returns m pairs: x in 4-D, y a noisy non-linear image in 3-D.
-func twoViews(m int, seed uint64) (backend.Matrix, backend.Matrix) {
+func twoViews(m int, seed uint64) (pursuit.Matrix, pursuit.Matrix) {
 	rng := rand.New(rand.NewPCG(seed, 2))
-	x, y := backend.NewMatrix(m, 4), backend.NewMatrix(m, 3)
+	x, y := pursuit.NewMatrix(m, 4), pursuit.NewMatrix(m, 3)
 	for i := range m {
 		var v [4]float64
 		for c := range v {
@@ -166,7 +165,7 @@ func bruteCorr(t *testing.T, Kx, Ky [][]float64, idx []int, ridge float64) []flo
 func TestKCCABruteForce(t *testing.T) {
 	e := newEngine(t)
 	x, y := twoViews(80, 1)
-	kx, ky := backend.NewRBF(0.3), backend.NewRBF(0.5)
+	kx, ky := pursuit.NewRBF(0.3), pursuit.NewRBF(0.5)
 	Kx, Ky := kernel64(t, e, kx, x), kernel64(t, e, ky, y)
 	const k = 20
 	idx := algorithm3(Kx, Ky, k)
@@ -212,9 +211,9 @@ func TestKCCABruteForce(t *testing.T) {
 func TestKCCABadInput(t *testing.T) {
 	e := newEngine(t)
 	x, y := twoViews(30, 2)
-	k := backend.NewRBF(0.5)
+	k := pursuit.NewRBF(0.5)
 	for name, c := range map[string]struct {
-		x, y backend.Matrix
+		x, y pursuit.Matrix
 		cfg  KCCAConfig
 	}{
 		"row counts differ": {x, y.Slice(0, 20, 0, 3), KCCAConfig{KernelX: k, KernelY: k, Steps: 3}},
@@ -236,8 +235,8 @@ func TestNystromJitter(t *testing.T) {
 	v := [3][3]float64{{1 / math.Sqrt(3), 1 / math.Sqrt(2), 1 / math.Sqrt(6)},
 		{1 / math.Sqrt(3), -1 / math.Sqrt(2), 1 / math.Sqrt(6)},
 		{1 / math.Sqrt(3), 0, -2 / math.Sqrt(6)}}
-	build := func(lam [3]float64) backend.Matrix {
-		k := backend.NewMatrix(3, 3)
+	build := func(lam [3]float64) pursuit.Matrix {
+		k := pursuit.NewMatrix(3, 3)
 		for a := range 3 {
 			for b := range 3 {
 				var s float64

@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/internal/par"
 	"github.com/pursuit-ml/pursuit/kmp"
@@ -17,7 +17,7 @@ const DefaultRidge = 1e-3
 
 // KFDAConfig configures MP-KFDA.
 type KFDAConfig struct {
-	Kernel backend.Kernel
+	Kernel pursuit.Kernel
 	// Steps is k, the number of basis vectors (1 ≤ k ≤ m); fewer when no
 	// column is left with a usable quotient.
 	Steps int
@@ -37,9 +37,9 @@ type KFDAConfig struct {
 // KFDA is a trained MP-KFDA binary classifier: f(x) = Σ_r α_r κ(x, c_r) + b,
 // positive for the class labelled +1.
 type KFDA struct {
-	Kernel  backend.Kernel
+	Kernel  pursuit.Kernel
 	Index   []int          // chosen training rows, in order of choice
-	Centres backend.Matrix // the chosen points c_r, k×d
+	Centres pursuit.Matrix // the chosen points c_r, k×d
 	Alpha   []float64      // α = L⁻ᵀ w
 	Bias    float64
 	W       []float64 // the Fisher direction in the k Nyström features
@@ -86,7 +86,7 @@ func kfdaWeights(y []float64) (pos []bool, mp, mn int, ap, an float64, err error
 // read-only: one DictProducts pass per step gives ⟨K_j, q⟩ and
 // ⟨K_j, q∘1₊⟩, and the per-column quantities (d_jᵀy, ‖d_j‖², the class
 // sums and squared sums of d_j) are updated in float64 in O(mk).
-func TrainKFDA(e *engine.Engine, x backend.Matrix, y []float64, cfg KFDAConfig) (*KFDA, error) {
+func TrainKFDA(e *engine.Engine, x pursuit.Matrix, y []float64, cfg KFDAConfig) (*KFDA, error) {
 	if err := e.RequireOneRank("greedy.TrainKFDA"); err != nil {
 		return nil, err
 	}
@@ -155,7 +155,7 @@ func TrainKFDA(e *engine.Engine, x backend.Matrix, y []float64, cfg KFDAConfig) 
 
 type kfdaState struct {
 	e          *engine.Engine
-	k          backend.Matrix
+	k          pursuit.Matrix
 	m, steps   int
 	y          []float64
 	pos        []bool
@@ -169,19 +169,19 @@ type kfdaState struct {
 	sp, sn     []float64   // Σ_{+} d_j², Σ_{−} d_j²
 	tp, tn     []float64   // Σ_{+} d_j, Σ_{−} d_j
 	chosen     []bool
-	vecs       backend.Matrix
+	vecs       pursuit.Matrix
 	prod       []float64
 	s, n       []float64
 	skip       []bool
 	qy, qp, qn float64
 }
 
-func newKFDAState(e *engine.Engine, K backend.Matrix, y []float64, pos []bool, steps int, tol, ap, an, mp, mn float64) *kfdaState {
+func newKFDAState(e *engine.Engine, K pursuit.Matrix, y []float64, pos []bool, steps int, tol, ap, an, mp, mn float64) *kfdaState {
 	m := K.Rows
 	mk := func() []float64 { return make([]float64, m) }
 	return &kfdaState{e: e, k: K, m: m, steps: steps, y: y, pos: pos, tol: tol, ap: ap, an: an, mp: mp, mn: mn,
 		p: make([]float64, m*steps), dy: mk(), nrm: mk(), nrm0: mk(), sp: mk(), sn: mk(), tp: mk(), tn: mk(),
-		chosen: make([]bool, m), vecs: backend.NewMatrix(4, m), prod: make([]float64, 4*m),
+		chosen: make([]bool, m), vecs: pursuit.NewMatrix(4, m), prod: make([]float64, 4*m),
 		s: mk(), n: mk(), skip: make([]bool, m)}
 }
 
@@ -333,7 +333,7 @@ func (st *kfdaState) deflate(p int) error {
 
 // fisherOnColumns fits the regularised Fisher direction on the Nyström
 // features of the chosen columns.
-func fisherOnColumns(K, x backend.Matrix, y []float64, idx []int, scores []float64, kern backend.Kernel, ridge, ap, an float64) (*KFDA, error) {
+func fisherOnColumns(K, x pursuit.Matrix, y []float64, idx []int, scores []float64, kern pursuit.Kernel, ridge, ap, an float64) (*KFDA, error) {
 	k := len(idx)
 	z, L, err := nystromFeatures(K, idx)
 	if err != nil {
@@ -347,7 +347,7 @@ func fisherOnColumns(K, x backend.Matrix, y []float64, idx []int, scores []float
 	if err := alpha.SolveVec(L.T(), alpha); err != nil {
 		return nil, fmt.Errorf("MP-KFDA: α = L⁻ᵀw: %w", err)
 	}
-	centres := backend.NewMatrix(k, x.Cols)
+	centres := pursuit.NewMatrix(k, x.Cols)
 	for r, i := range idx {
 		copy(centres.Row(r), x.Row(i))
 	}
@@ -419,7 +419,7 @@ func fisher(z *mat.Dense, y []float64, ridge, ap, an float64) ([]float64, float6
 }
 
 // Decision returns f(x) = Σ_r α_r κ(x, c_r) + b for each row of xs.
-func (f *KFDA) Decision(e *engine.Engine, xs backend.Matrix) ([]float64, error) {
+func (f *KFDA) Decision(e *engine.Engine, xs pursuit.Matrix) ([]float64, error) {
 	if xs.Cols != f.Centres.Cols {
 		return nil, configErr("MP-KFDA: points have %d features, the model %d", xs.Cols, f.Centres.Cols)
 	}
@@ -428,7 +428,7 @@ func (f *KFDA) Decision(e *engine.Engine, xs backend.Matrix) ([]float64, error) 
 	if n == 0 {
 		return out, nil
 	}
-	kx := backend.NewMatrix(n, k)
+	kx := pursuit.NewMatrix(n, k)
 	if err := e.KernelBlock(kx, f.Kernel, xs, nil, f.Centres, nil); err != nil {
 		return nil, fmt.Errorf("MP-KFDA: kernel with the basis: %w", err)
 	}

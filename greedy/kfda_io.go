@@ -5,7 +5,7 @@ import (
 	"io"
 	"math"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/internal/modelfile"
 )
 
@@ -112,7 +112,7 @@ func LoadKFDA(r io.Reader) (*KFDA, error) {
 	}
 	f := &KFDA{
 		Kernel:  kernel,
-		Centres: backend.Matrix{Rows: fm.Rows, Cols: fm.Cols, Stride: fm.Cols, Data: fm.Centres},
+		Centres: pursuit.Matrix{Rows: fm.Rows, Cols: fm.Cols, Stride: fm.Cols, Data: fm.Centres},
 		Index:   fm.Index, Alpha: fm.Alpha, Bias: fm.Bias, W: fm.W, Scores: fm.Scores,
 	}
 	if err := f.Check(); err != nil {

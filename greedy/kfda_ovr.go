@@ -3,7 +3,7 @@ package greedy
 import (
 	"fmt"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 )
@@ -19,7 +19,7 @@ type KFDAOneVsRest struct {
 // TrainKFDAOneVsRest trains MP-KFDA (TrainKFDA, with cfg) once per distinct
 // label of y, classes in increasing order, each on "this class against the
 // rest".
-func TrainKFDAOneVsRest(e *engine.Engine, x backend.Matrix, y []float64, cfg KFDAConfig) (*KFDAOneVsRest, error) {
+func TrainKFDAOneVsRest(e *engine.Engine, x pursuit.Matrix, y []float64, cfg KFDAConfig) (*KFDAOneVsRest, error) {
 	if err := e.RequireOneRank("greedy.TrainKFDAOneVsRest"); err != nil {
 		return nil, err
 	}
@@ -40,7 +40,7 @@ func TrainKFDAOneVsRest(e *engine.Engine, x backend.Matrix, y []float64, cfg KFD
 
 // Predict returns, for each row of x, the class whose discriminant gives
 // the largest decision value (ties to the smaller class).
-func (o *KFDAOneVsRest) Predict(e *engine.Engine, x backend.Matrix) ([]float64, error) {
+func (o *KFDAOneVsRest) Predict(e *engine.Engine, x pursuit.Matrix) ([]float64, error) {
 	out := make([]float64, x.Rows)
 	best := make([]float64, x.Rows)
 	for c, m := range o.Models {

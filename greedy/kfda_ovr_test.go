@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 )
 
@@ -16,7 +16,7 @@ func TestTrainKFDAOneVsRest(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 2))
 	centres := [][2]float64{{0, 3}, {-3, -1}, {3, -1}}
 	labels := []float64{9, 2, 5}
-	x := backend.NewMatrix(120, 2)
+	x := pursuit.NewMatrix(120, 2)
 	y := make([]float64, 120)
 	for i := range 120 {
 		c := i % 3
@@ -24,7 +24,7 @@ func TestTrainKFDAOneVsRest(t *testing.T) {
 		x.Set(i, 0, float32(centres[c][0]+0.7*rng.NormFloat64()))
 		x.Set(i, 1, float32(centres[c][1]+0.7*rng.NormFloat64()))
 	}
-	cfg := KFDAConfig{Kernel: backend.NewRBF(0.5), Steps: 8, Seed: 1}
+	cfg := KFDAConfig{Kernel: pursuit.NewRBF(0.5), Steps: 8, Seed: 1}
 	o, err := TrainKFDAOneVsRest(e, x, y, cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -10,15 +10,15 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/kmp"
 )
 
 // twoClass returns m points in d dimensions: class +1 around +c, −1
 // around −c, overlapping, with about a third positive.
-func twoClass(m, d int, seed uint64) (backend.Matrix, []float64) {
+func twoClass(m, d int, seed uint64) (pursuit.Matrix, []float64) {
 	rng := rand.New(rand.NewPCG(seed, 1))
-	x := backend.NewMatrix(m, d)
+	x := pursuit.NewMatrix(m, d)
 	y := make([]float64, m)
 	for i := range m {
 		y[i] = -1
@@ -156,7 +156,7 @@ func bruteKFDA(t *testing.T, K0 [][]float64, y []float64, k int, ridge float64) 
 func TestKFDABruteForce(t *testing.T) {
 	e := newEngine(t)
 	x, y := twoClass(100, 5, 3)
-	kern := backend.NewRBF(0.2)
+	kern := pursuit.NewRBF(0.2)
 	K := kernel64(t, e, kern, x)
 	const k = 30
 	idx, alpha, bias := bruteKFDA(t, K, y, k, DefaultRidge)
@@ -205,7 +205,7 @@ func TestKFDABruteForce(t *testing.T) {
 func TestKFDAStochastic(t *testing.T) {
 	e := newEngine(t)
 	x, y := twoClass(150, 4, 5)
-	kern := backend.NewRBF(0.3)
+	kern := pursuit.NewRBF(0.3)
 	full, err := TrainKFDA(e, x, y, KFDAConfig{Kernel: kern, Steps: 12})
 	if err != nil {
 		t.Fatal(err)
@@ -228,7 +228,7 @@ func TestKFDAStochastic(t *testing.T) {
 func TestKFDABadInput(t *testing.T) {
 	e := newEngine(t)
 	x, y := twoClass(20, 3, 1)
-	kern := backend.NewRBF(0.5)
+	kern := pursuit.NewRBF(0.5)
 	ones := slices.Repeat([]float64{1}, 20)
 	bad := slices.Clone(y)
 	bad[3] = 0.5
@@ -252,7 +252,7 @@ func TestKFDABadInput(t *testing.T) {
 func TestKFDASaveLoad(t *testing.T) {
 	e := newEngine(t)
 	x, y := twoClass(80, 3, 9)
-	f, err := TrainKFDA(e, x, y, KFDAConfig{Kernel: backend.NewRBF(0.4), Steps: 10})
+	f, err := TrainKFDA(e, x, y, KFDAConfig{Kernel: pursuit.NewRBF(0.4), Steps: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

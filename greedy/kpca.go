@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/internal/activeset"
 	"github.com/pursuit-ml/pursuit/internal/par"
@@ -31,7 +31,7 @@ const DefaultTol = 1e-10
 
 // KPCAConfig configures sparse kernel PCA.
 type KPCAConfig struct {
-	Kernel backend.Kernel
+	Kernel pursuit.Kernel
 	// Steps is k, the number of training points to choose (1 ≤ k ≤ m). The
 	// fit stops early, with fewer, when every residual diagonal is below
 	// Tol (the span of the chosen points holds every training point).
@@ -56,9 +56,9 @@ type KPCAConfig struct {
 // approximation K[:,i] K[i,i]⁻¹ K[i,:], G's row j the features of
 // training point j).
 type KPCA struct {
-	Kernel  backend.Kernel
+	Kernel  pursuit.Kernel
 	Index   []int          // chosen training rows, in order of choice
-	Centres backend.Matrix // the chosen points, k×d
+	Centres pursuit.Matrix // the chosen points, k×d
 	L       *mat.TriDense  // k×k, lower
 	G       *mat.Dense     // m×k training features
 	// Scores[s] is step s's criterion ‖d_p‖²/K̂_pp, the decrease of
@@ -84,7 +84,7 @@ func (p *KPCA) Residuals() []float64 {
 type kpcaState struct {
 	e     *engine.Engine
 	m     int
-	k     backend.Matrix // K, read-only in the implicit form; K̂ in the explicit one
+	k     pursuit.Matrix // K, read-only in the implicit form; K̂ in the explicit one
 	kdiag []float64      // κ(x_j, x_j)
 	diag  []float64      // K̂_jj
 	nrm   []float64      // ‖d_j‖², implicit form
@@ -96,7 +96,7 @@ type kpcaState struct {
 	w       []float64 // Gᵀg for the newest g (implicit form)
 	chosen  []bool
 	tol     float64
-	vecs    backend.Matrix // 2×m hi/lo of g
+	vecs    pursuit.Matrix // 2×m hi/lo of g
 	prod    []float64
 	sq, elg []float64 // ScoredArgMax inputs
 	skip    []bool
@@ -113,7 +113,7 @@ type kpcaState struct {
 // engine's DictProducts over K per step (K g) and O(mk) float64 work on the
 // factor; products with K use a hi/lo float32 split of g, so everything
 // but K's own float32 rounding is float64.
-func FitKPCA(e *engine.Engine, x backend.Matrix, cfg KPCAConfig) (*KPCA, error) {
+func FitKPCA(e *engine.Engine, x pursuit.Matrix, cfg KPCAConfig) (*KPCA, error) {
 	if err := e.RequireOneRank("greedy.FitKPCA"); err != nil {
 		return nil, err
 	}
@@ -144,7 +144,7 @@ func FitKPCA(e *engine.Engine, x backend.Matrix, cfg KPCAConfig) (*KPCA, error) 
 	st := &kpcaState{e: e, m: m, k: K, tol: tol, chosen: make([]bool, m),
 		f: make([]float64, m*cfg.Steps), steps: cfg.Steps,
 		kdiag: make([]float64, m), diag: make([]float64, m),
-		vecs: backend.NewMatrix(2, m), prod: make([]float64, 2*m),
+		vecs: pursuit.NewMatrix(2, m), prod: make([]float64, 2*m),
 		sq: make([]float64, m), elg: make([]float64, m), skip: make([]bool, m)}
 	var tr0 float64
 	for j := range m {
@@ -198,7 +198,7 @@ func FitKPCA(e *engine.Engine, x backend.Matrix, cfg KPCAConfig) (*KPCA, error) 
 }
 
 // rowSqNorms writes the float64 squared norms of the rows of a into out.
-func rowSqNorms(a backend.Matrix, out []float64, threads int) {
+func rowSqNorms(a pursuit.Matrix, out []float64, threads int) {
 	par.For(a.Rows, threads, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			var s0, s1 float64
@@ -371,7 +371,7 @@ func dot(a, b []float64) float64 {
 
 // finish fills G, L and the centres from the factor (m×steps row-major,
 // the first len(p.Index) columns filled).
-func (p *KPCA) finish(x backend.Matrix, f []float64, steps int) {
+func (p *KPCA) finish(x pursuit.Matrix, f []float64, steps int) {
 	m, k := x.Rows, len(p.Index)
 	p.G = mat.NewDense(m, k, nil)
 	for j := range m {
@@ -383,7 +383,7 @@ func (p *KPCA) finish(x backend.Matrix, f []float64, steps int) {
 			p.L.SetTri(r, s, f[i*steps+s])
 		}
 	}
-	p.Centres = backend.NewMatrix(k, x.Cols)
+	p.Centres = pursuit.NewMatrix(k, x.Cols)
 	for r, i := range p.Index {
 		copy(p.Centres.Row(r), x.Row(i))
 	}
@@ -393,7 +393,7 @@ func (p *KPCA) finish(x backend.Matrix, f []float64, steps int) {
 // (k_i(x) = κ(x, x_{i_r}) over the chosen points; z·z' is the Nyström
 // kernel) and the residual κ(x,x) − ‖z‖², the squared distance in feature
 // space from φ(x) to the span of the chosen points.
-func (p *KPCA) Transform(e *engine.Engine, xs backend.Matrix) (*mat.Dense, []float64, error) {
+func (p *KPCA) Transform(e *engine.Engine, xs pursuit.Matrix) (*mat.Dense, []float64, error) {
 	k := len(p.Index)
 	if xs.Cols != p.Centres.Cols {
 		return nil, nil, configErr("sparse KPCA: points have %d features, the model %d", xs.Cols, p.Centres.Cols)
@@ -404,7 +404,7 @@ func (p *KPCA) Transform(e *engine.Engine, xs backend.Matrix) (*mat.Dense, []flo
 	}
 	z := mat.NewDense(n, k, nil)
 	resid := make([]float64, n)
-	kx := backend.NewMatrix(n, k)
+	kx := pursuit.NewMatrix(n, k)
 	if err := e.KernelBlock(kx, p.Kernel, xs, nil, p.Centres, nil); err != nil {
 		return nil, nil, fmt.Errorf("sparse KPCA: kernel with the chosen points: %w", err)
 	}
@@ -431,24 +431,24 @@ func (p *KPCA) Transform(e *engine.Engine, xs backend.Matrix) (*mat.Dense, []flo
 // stochastic is not nil, the candidate sampler (seeded by seed and a salt
 // per method, so the methods draw different subsets) with the active-set
 // size; without it every row is a candidate (smp nil, size m).
-func prepareSearch(e *engine.Engine, k backend.Kernel, x backend.Matrix, stochastic *kmp.Stochastic, seed, salt uint64) (smp *activeset.Sampler, size int, K backend.Matrix, err error) {
+func prepareSearch(e *engine.Engine, k pursuit.Kernel, x pursuit.Matrix, stochastic *kmp.Stochastic, seed, salt uint64) (smp *activeset.Sampler, size int, K pursuit.Matrix, err error) {
 	m := x.Rows
 	size = m
 	if stochastic != nil {
 		s, err := stochastic.Size()
 		if err != nil {
-			return nil, 0, backend.Matrix{}, err
+			return nil, 0, pursuit.Matrix{}, err
 		}
 		size = min(s, m)
 		smp = activeset.New(m, seed, salt)
 	}
 	norms, err := e.SqNorms(x)
 	if err != nil {
-		return nil, 0, backend.Matrix{}, err
+		return nil, 0, pursuit.Matrix{}, err
 	}
 	K, err = e.KernelMatrix(k, x, norms, x, norms)
 	if err != nil {
-		return nil, 0, backend.Matrix{}, err
+		return nil, 0, pursuit.Matrix{}, err
 	}
 	return smp, size, K, nil
 }

@@ -8,7 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/kmp"
@@ -46,7 +46,7 @@ func boston(t testing.TB) *data.Dataset {
 
 // kernel64 returns the engine's float32 kernel matrix as float64 — the
 // matrix FitKPCA works on, so the references see the same entries.
-func kernel64(t testing.TB, e *engine.Engine, k backend.Kernel, x backend.Matrix) [][]float64 {
+func kernel64(t testing.TB, e *engine.Engine, k pursuit.Kernel, x pursuit.Matrix) [][]float64 {
 	t.Helper()
 	norms, err := e.SqNorms(x)
 	if err != nil {
@@ -237,7 +237,7 @@ func nystrom(t testing.TB, K [][]float64, idx []int) *mat.Dense {
 	return &N
 }
 
-var bostonKernel = backend.NewRBF(0.05)
+var bostonKernel = pursuit.NewRBF(0.05)
 
 // Theorem 5: the literal Algorithms 2 and 6 choose the same 30 points on
 // Boston, and FitKPCA (implicit and explicit) chooses them too.
@@ -430,7 +430,7 @@ func TestKPCAStochastic(t *testing.T) {
 
 func TestKPCABadInput(t *testing.T) {
 	e := newEngine(t)
-	x := backend.NewMatrix(5, 2)
+	x := pursuit.NewMatrix(5, 2)
 	for _, c := range []KPCAConfig{
 		{Kernel: bostonKernel, Steps: 6},
 		{Kernel: bostonKernel, Steps: 0},
@@ -441,7 +441,7 @@ func TestKPCABadInput(t *testing.T) {
 		}
 	}
 	// A linear kernel on all-zero points has nothing to choose.
-	if _, err := FitKPCA(e, x, KPCAConfig{Kernel: backend.NewLinear(), Steps: 2}); !errors.Is(err, ErrConfig) {
+	if _, err := FitKPCA(e, x, KPCAConfig{Kernel: pursuit.NewLinear(), Steps: 2}); !errors.Is(err, ErrConfig) {
 		t.Errorf("zero points, linear kernel: err = %v, want ErrConfig", err)
 	}
 }
@@ -451,7 +451,7 @@ func TestKPCABadInput(t *testing.T) {
 func TestKernelSpectrum(t *testing.T) {
 	e := newEngine(t)
 	x, _ := twoClass(60, 3, 11)
-	kern := backend.NewRBF(0.3)
+	kern := pursuit.NewRBF(0.3)
 	sp, err := KernelSpectrum(e, kern, x)
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 )
 
@@ -20,7 +20,7 @@ type Spectrum struct {
 // KernelSpectrum computes the kernel matrix of x through the engine and its
 // eigenvalues and those of the centred matrix with gonum (O(m³): for the
 // training sets of bound plots, a few thousand points).
-func KernelSpectrum(e *engine.Engine, kern backend.Kernel, x backend.Matrix) (*Spectrum, error) {
+func KernelSpectrum(e *engine.Engine, kern pursuit.Kernel, x pursuit.Matrix) (*Spectrum, error) {
 	if err := e.RequireOneRank("greedy.KernelSpectrum"); err != nil {
 		return nil, err
 	}

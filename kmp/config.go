@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 )
 
@@ -261,7 +261,7 @@ type Config struct {
 	// Kernels: the dictionary holds, for each kernel, the functions
 	// K(·, c) centred on every candidate c. Several kernels (e.g. several RBF
 	// widths) are mixed in one dictionary.
-	Kernels []backend.Kernel
+	Kernels []pursuit.Kernel
 	// Custom, if not nil, adds a user-supplied kernel to the dictionary.
 	Custom *CustomKernel
 	// Bias adds the constant function to the dictionary (the bias b). It is
@@ -281,7 +281,7 @@ type Config struct {
 	// space; or ValFrac, a fraction of the training data held out (stratified
 	// for classification). The model keeps the step with the lowest
 	// validation error (ties: the earliest).
-	ValX    backend.Matrix
+	ValX    pursuit.Matrix
 	ValY    []float64
 	ValFrac float64
 	// Patience stops training after this many steps without a validation

@@ -8,14 +8,14 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 )
 
 // moonsData is the two interleaved half circles problem, labels ±1
 // alternating, with Gaussian noise.
-func moonsData(n int, noise float64, seed uint64) (backend.Matrix, []float64) {
+func moonsData(n int, noise float64, seed uint64) (pursuit.Matrix, []float64) {
 	rng := rand.New(rand.NewPCG(seed, 5))
-	x := backend.NewMatrix(n, 2)
+	x := pursuit.NewMatrix(n, 2)
 	y := make([]float64, n)
 	for i := range n {
 		t := math.Pi * rng.Float64()
@@ -31,8 +31,8 @@ func moonsData(n int, noise float64, seed uint64) (backend.Matrix, []float64) {
 }
 
 // repeatRows returns every row of x (and its target) k times in a row.
-func repeatRows(x backend.Matrix, y []float64, k int) (backend.Matrix, []float64) {
-	xr := backend.NewMatrix(k*x.Rows, x.Cols)
+func repeatRows(x pursuit.Matrix, y []float64, k int) (pursuit.Matrix, []float64) {
+	xr := pursuit.NewMatrix(k*x.Rows, x.Cols)
 	yr := make([]float64, k*x.Rows)
 	for i := range xr.Rows {
 		copy(xr.Row(i), x.Row(i/k))
@@ -75,7 +75,7 @@ func distinctAtoms(c []Step, kept int) int {
 func TestIdenticalRowsOneAtom(t *testing.T) {
 	e := goEngine(t)
 	const l, n = 40, 100
-	x := backend.NewMatrix(l, 3)
+	x := pursuit.NewMatrix(l, 3)
 	y := make([]float64, l)
 	for i := range l {
 		copy(x.Row(i), []float32{0.3, -1.2, 2})
@@ -84,13 +84,13 @@ func TestIdenticalRowsOneAtom(t *testing.T) {
 			y[i] = -1
 		}
 	}
-	kernels := map[string]backend.Kernel{"rbf": backend.NewRBF(0.5), "linear": backend.NewLinear()}
+	kernels := map[string]pursuit.Kernel{"rbf": pursuit.NewRBF(0.5), "linear": pursuit.NewLinear()}
 	for _, c := range dependentCases {
 		for kn, k := range kernels {
 			for _, bias := range []bool{false, true} {
 				for _, active := range []int{0, 5} { // full search; stochastic
 					name := fmt.Sprintf("%v/%s/bias=%v/active=%d", c, kn, bias, active)
-					cfg := Config{Variant: c.variant, Loss: c.loss, Kernels: []backend.Kernel{k}, Bias: bias, N: n}
+					cfg := Config{Variant: c.variant, Loss: c.loss, Kernels: []pursuit.Kernel{k}, Bias: bias, N: n}
 					if active > 0 {
 						cfg.Stochastic = &Stochastic{ActiveSet: active}
 					}
@@ -147,7 +147,7 @@ func TestRepeatedRowsNoDuplicateSupport(t *testing.T) {
 	x0, y0 := moonsData(200, 0.15, 3)
 	x, y := repeatRows(x0, y0, 3)
 	for _, c := range dependentCases {
-		m, err := Train(e, x, y, Config{Variant: c.variant, Loss: c.loss, Kernels: []backend.Kernel{backend.NewRBF(4)}, Bias: true, N: 60})
+		m, err := Train(e, x, y, Config{Variant: c.variant, Loss: c.loss, Kernels: []pursuit.Kernel{pursuit.NewRBF(4)}, Bias: true, N: 60})
 		if err != nil {
 			t.Fatalf("%v: %v", c, err)
 		}
@@ -179,7 +179,7 @@ func TestRepeatedRowsNoDuplicateSupport(t *testing.T) {
 func TestStochasticGivesUpOnDependentDictionary(t *testing.T) {
 	e := goEngine(t)
 	const l, giveUp = 5000, 10 * 59
-	x := backend.NewMatrix(l, 2)
+	x := pursuit.NewMatrix(l, 2)
 	y := make([]float64, l)
 	for i := range l {
 		copy(x.Row(i), []float32{0.5, -0.25})

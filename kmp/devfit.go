@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 )
 
@@ -34,7 +34,7 @@ type deviceFit struct {
 	nn    float64        // and ‖v‖²
 	dr    float64        // ⟨d, R⟩ of the loaded atom (basic MP)
 	buf   []float64      // an atom computed on the host
-	row   backend.Matrix // and its float32 values (streamer.row64's scratch)
+	row   pursuit.Matrix // and its float32 values (streamer.row64's scratch)
 }
 
 const (

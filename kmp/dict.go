@@ -8,7 +8,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/internal/f32"
 	"github.com/pursuit-ml/pursuit/internal/par"
@@ -28,7 +28,7 @@ const biasKernel = -1
 // backend's DictProducts streams it once per step (searcher.scan).
 type dictionary struct {
 	atoms  []atom
-	d      backend.Matrix // M×l
+	d      pursuit.Matrix // M×l
 	nrm2   []float64      // ‖d_k‖², float64
 	stream *streamer      // not nil: atoms computed on the fly, d unused (scale.go)
 	held   int64          // bytes charged to the engine's budget (release when training ends)
@@ -40,7 +40,7 @@ type dictionary struct {
 // fill writes dst[r][j] = atoms[r] evaluated at point j of pts (fillAtoms):
 // the atoms are the dictionary's, centred on training rows, which are the
 // rows of tr on one rank and the points cs fetched when sharded.
-func (dc *dictionary) fill(e *engine.Engine, cfg *Config, atoms []atom, pts trainSet, dst backend.Matrix, idx []int) error {
+func (dc *dictionary) fill(e *engine.Engine, cfg *Config, atoms []atom, pts trainSet, dst pursuit.Matrix, idx []int) error {
 	if dc.cs == nil {
 		return fillAtoms(e, cfg, atoms, dc.tr, pts, dst, idx)
 	}
@@ -64,7 +64,7 @@ func (dc *dictionary) release(e *engine.Engine) error {
 // trainSet is the scaled training (or validation) data the dictionary's
 // functions are evaluated on.
 type trainSet struct {
-	x     backend.Matrix
+	x     pursuit.Matrix
 	norms []float32
 	prep  *engine.Prepared // x prepared by the engine (device-resident on a GPU), or nil
 }
@@ -115,11 +115,11 @@ func chooseCandidates(l, m int, seed uint64) []int {
 // norms are summed over the ranks.
 func buildDictionary(e *engine.Engine, cfg *Config, dc *dictionary) (*dictionary, error) {
 	m, l := len(dc.atoms), dc.tr.x.Rows
-	held := int64(m) * int64(backend.AlignedStride(l)) * 4
+	held := int64(m) * int64(pursuit.AlignedStride(l)) * 4
 	if err := holdAll(e, dc.sh, fmt.Sprintf("the KMP dictionary (%d functions × %d training points, float32)", m, l), held); err != nil {
 		return nil, fmt.Errorf("kmp: %w", err)
 	}
-	dc.d = backend.NewAlignedMatrix(m, l) // whole cache lines per row: the passes' loads are not split
+	dc.d = pursuit.NewAlignedMatrix(m, l) // whole cache lines per row: the passes' loads are not split
 	if err := dc.fill(e, cfg, dc.atoms, dc.tr, dc.d, nil); err != nil {
 		e.Release(held)
 		return nil, err
@@ -137,7 +137,7 @@ func buildDictionary(e *engine.Engine, cfg *Config, dc *dictionary) (*dictionary
 // atoms' centres are rows of tr. idx is scratch for the centres' rows (nil,
 // or at least len(atoms) long: the streamed search calls this for every
 // chunk of every block each step).
-func fillAtoms(e *engine.Engine, cfg *Config, atoms []atom, tr, pts trainSet, dst backend.Matrix, idx []int) error {
+func fillAtoms(e *engine.Engine, cfg *Config, atoms []atom, tr, pts trainSet, dst pursuit.Matrix, idx []int) error {
 	be := e
 	if len(idx) < len(atoms) {
 		idx = make([]int, len(atoms))
@@ -187,7 +187,7 @@ func fillAtoms(e *engine.Engine, cfg *Config, atoms []atom, tr, pts trainSet, ds
 
 // customBlock evaluates a user kernel function: dst[r][j] = f(x_j, c_r). It
 // rejects non-finite values with the position that produced them.
-func customBlock(f KernelFunc, atoms []atom, centres, pts backend.Matrix, dst backend.Matrix, threads int) error {
+func customBlock(f KernelFunc, atoms []atom, centres, pts pursuit.Matrix, dst pursuit.Matrix, threads int) error {
 	var (
 		mu       sync.Mutex
 		firstErr error
@@ -214,7 +214,7 @@ func customBlock(f KernelFunc, atoms []atom, centres, pts backend.Matrix, dst ba
 }
 
 // rowSqNorms64 returns the float64 squared norms of the rows of d.
-func rowSqNorms64(d backend.Matrix, threads int) []float64 {
+func rowSqNorms64(d pursuit.Matrix, threads int) []float64 {
 	out := make([]float64, d.Rows)
 	rowSqNorms64To(out, d, threads)
 	return out
@@ -225,7 +225,7 @@ func rowSqNorms64(d backend.Matrix, threads int) []float64 {
 // in-memory dictionary keeps this order so that its runs stay as they were:
 // the non-squared losses' refits amplify last-bit changes into other
 // choices.)
-func rowSqNorms64To(out []float64, d backend.Matrix, threads int) {
+func rowSqNorms64To(out []float64, d pursuit.Matrix, threads int) {
 	parallelFor(d.Rows, threads, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			var s float64
@@ -239,7 +239,7 @@ func rowSqNorms64To(out []float64, d backend.Matrix, threads int) {
 
 // addSqNorms adds the float64 squared norms of the rows of d to out
 // (f32.SqNorm: four independent accumulators).
-func addSqNorms(d backend.Matrix, threads int, out []float64) {
+func addSqNorms(d pursuit.Matrix, threads int, out []float64) {
 	parallelFor(d.Rows, threads, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			out[i] += f32.SqNorm(d.Row(i))

@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 )
 
@@ -24,9 +24,9 @@ func goEngine(t testing.TB) *engine.Engine {
 
 // randomData returns n points in d dimensions uniform in [-1,1] and smooth
 // real targets plus noise.
-func randomData(n, d int, seed uint64) (backend.Matrix, []float64) {
+func randomData(n, d int, seed uint64) (pursuit.Matrix, []float64) {
 	rng := rand.New(rand.NewPCG(seed, 7))
-	x := backend.NewMatrix(n, d)
+	x := pursuit.NewMatrix(n, d)
 	y := make([]float64, n)
 	for i := range n {
 		var s float64
@@ -41,9 +41,9 @@ func randomData(n, d int, seed uint64) (backend.Matrix, []float64) {
 }
 
 // circleData is a binary problem: inside/outside a circle, with label noise.
-func circleData(n int, seed uint64) (backend.Matrix, []float64) {
+func circleData(n int, seed uint64) (pursuit.Matrix, []float64) {
 	rng := rand.New(rand.NewPCG(seed, 11))
-	x := backend.NewMatrix(n, 2)
+	x := pursuit.NewMatrix(n, 2)
 	y := make([]float64, n)
 	for i := range n {
 		a, b := rng.Float64()*2-1, rng.Float64()*2-1
@@ -62,7 +62,7 @@ func circleData(n int, seed uint64) (backend.Matrix, []float64) {
 
 // denseDict rebuilds the training dictionary of cfg on x (no scaling, no
 // validation split) as a float64 M×l matrix, row k = atom k.
-func denseDict(t testing.TB, e *engine.Engine, x backend.Matrix, cfg Config) ([]atom, *mat.Dense) {
+func denseDict(t testing.TB, e *engine.Engine, x pursuit.Matrix, cfg Config) ([]atom, *mat.Dense) {
 	t.Helper()
 	if err := cfg.resolve(); err != nil {
 		t.Fatal(err)
@@ -147,9 +147,9 @@ func TestPreFitIsGreedyLeastSquares(t *testing.T) {
 		name string
 		cfg  Config
 	}{
-		{"rbf", Config{Kernels: []backend.Kernel{backend.NewRBF(1.5)}}},
-		{"mixed+bias", Config{Kernels: []backend.Kernel{backend.NewRBF(0.5), backend.NewRBF(4), backend.NewPoly(0.7, 1, 2)}, Bias: true}},
-		{"subset", Config{Kernels: []backend.Kernel{backend.NewRBF(2)}, Candidates: 23, Seed: 5, Bias: true}},
+		{"rbf", Config{Kernels: []pursuit.Kernel{pursuit.NewRBF(1.5)}}},
+		{"mixed+bias", Config{Kernels: []pursuit.Kernel{pursuit.NewRBF(0.5), pursuit.NewRBF(4), pursuit.NewPoly(0.7, 1, 2)}, Bias: true}},
+		{"subset", Config{Kernels: []pursuit.Kernel{pursuit.NewRBF(2)}, Candidates: 23, Seed: 5, Bias: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			x, y := randomData(50, 3, 1)
@@ -231,7 +231,7 @@ func checkLSCoef(t *testing.T, m *Model, d *mat.Dense, basis []int, y []float64,
 func TestBackFitIsOMP(t *testing.T) {
 	e := goEngine(t)
 	x, y := randomData(60, 2, 3)
-	cfg := Config{Variant: BackFit, Task: Regression, N: 12, Kernels: []backend.Kernel{backend.NewRBF(1), backend.NewRBF(6)}, Bias: true}
+	cfg := Config{Variant: BackFit, Task: Regression, N: 12, Kernels: []pursuit.Kernel{pursuit.NewRBF(1), pursuit.NewRBF(6)}, Bias: true}
 	m, err := Train(e, x, y, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -300,7 +300,7 @@ func figure1(d *mat.Dense, y []float64, n int) ([]int, []float64) {
 func TestBasicMatchesFigure1(t *testing.T) {
 	e := goEngine(t)
 	x, y := randomData(45, 2, 4)
-	cfg := Config{Variant: Basic, Task: Regression, N: 40, Kernels: []backend.Kernel{backend.NewRBF(3)}}
+	cfg := Config{Variant: Basic, Task: Regression, N: 40, Kernels: []pursuit.Kernel{pursuit.NewRBF(3)}}
 	m, err := Train(e, x, y, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -343,7 +343,7 @@ func TestExplicitDeflationSameChoices(t *testing.T) {
 	e := goEngine(t)
 	x, y := circleData(120, 6)
 	for _, bias := range []bool{false, true} {
-		base := Config{Variant: PreFit, N: 25, Kernels: []backend.Kernel{backend.NewRBF(3), backend.NewRBF(12)}, Bias: bias}
+		base := Config{Variant: PreFit, N: 25, Kernels: []pursuit.Kernel{pursuit.NewRBF(3), pursuit.NewRBF(12)}, Bias: bias}
 		mi, err := Train(e, x, y, base)
 		if err != nil {
 			t.Fatal(err)
@@ -379,14 +379,14 @@ func TestDependentAtomsSkipped(t *testing.T) {
 	e := goEngine(t)
 	x0, y0 := randomData(10, 2, 8)
 	// Each point three times.
-	x := backend.NewMatrix(30, 2)
+	x := pursuit.NewMatrix(30, 2)
 	y := make([]float64, 30)
 	for i := range 30 {
 		copy(x.Row(i), x0.Row(i%10))
 		y[i] = y0[i%10]
 	}
 	for _, v := range []Variant{PreFit, BackFit} {
-		m, err := Train(e, x, y, Config{Variant: v, Task: Regression, N: 30, Kernels: []backend.Kernel{backend.NewRBF(1)}})
+		m, err := Train(e, x, y, Config{Variant: v, Task: Regression, N: 30, Kernels: []pursuit.Kernel{pursuit.NewRBF(1)}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/kmp"
 )
@@ -18,7 +18,7 @@ func ExampleTrainStochastic() {
 	}
 	// Two classes: inside or outside a circle.
 	rng := rand.New(rand.NewPCG(1, 2))
-	x := backend.NewMatrix(1000, 2)
+	x := pursuit.NewMatrix(1000, 2)
 	y := make([]float64, 1000)
 	for i := range 1000 {
 		a, b := rng.Float64()*2-1, rng.Float64()*2-1
@@ -29,7 +29,7 @@ func ExampleTrainStochastic() {
 			y[i] = 1
 		}
 	}
-	cfg := kmp.Config{Variant: kmp.Basic, Kernels: []backend.Kernel{backend.NewRBF(4)}, Bias: true, N: 100, Seed: 7}
+	cfg := kmp.Config{Variant: kmp.Basic, Kernels: []pursuit.Kernel{pursuit.NewRBF(4)}, Bias: true, N: 100, Seed: 7}
 	sc := kmp.Stochastic{Eps: 0.05, Q: 0.95}
 	cfg.Stochastic = &sc
 	plan, err := kmp.PlanTraining(e, x.Rows, cfg)

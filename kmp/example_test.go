@@ -6,16 +6,16 @@ import (
 	"log"
 	"math"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/kmp"
 )
 
 // ring returns n points on a grid over [-1,1]², labelled +1 inside the
 // circle of radius 0.6 and −1 outside.
-func ring(n int) (backend.Matrix, []float64) {
+func ring(n int) (pursuit.Matrix, []float64) {
 	side := int(math.Sqrt(float64(n)))
-	x := backend.NewMatrix(side*side, 2)
+	x := pursuit.NewMatrix(side*side, 2)
 	y := make([]float64, side*side)
 	for i := range side {
 		for j := range side {
@@ -42,7 +42,7 @@ func ExampleTrain() {
 	x, y := ring(400)
 	m, err := kmp.Train(e, x, y, kmp.Config{
 		Variant: kmp.PreFit,
-		Kernels: []backend.Kernel{backend.NewRBF(4)},
+		Kernels: []pursuit.Kernel{pursuit.NewRBF(4)},
 		N:       12,
 		Bias:    true,
 	})
@@ -81,7 +81,7 @@ func ExampleTrainOneVsRest() {
 		y[i] = math.Min(y[i], 2)
 	}
 	m, err := kmp.TrainOneVsRest(e, x, y, kmp.Config{
-		Kernels:  []backend.Kernel{backend.NewRBF(2)},
+		Kernels:  []pursuit.Kernel{pursuit.NewRBF(2)},
 		ValFrac:  0.2,
 		Patience: 10,
 		Bias:     true,
@@ -104,7 +104,7 @@ func ExampleLoad() {
 		log.Fatal(err)
 	}
 	x, y := ring(100)
-	m, err := kmp.Train(e, x, y, kmp.Config{Kernels: []backend.Kernel{backend.NewRBF(4)}, N: 5})
+	m, err := kmp.Train(e, x, y, kmp.Config{Kernels: []pursuit.Kernel{pursuit.NewRBF(4)}, N: 5})
 	if err != nil {
 		log.Fatal(err)
 	}

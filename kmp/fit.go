@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/internal/hugemem"
 )
@@ -53,7 +53,7 @@ func (v *valSet) row(k int) ([]float64, error) {
 	if r, ok := v.cache[k]; ok {
 		return r, nil
 	}
-	dst := backend.NewMatrix(1, v.pts.x.Rows)
+	dst := pursuit.NewMatrix(1, v.pts.x.Rows)
 	if err := v.dict.fill(v.e, v.cfg, v.dict.atoms[k:k+1], v.pts, dst, nil); err != nil {
 		return nil, fmt.Errorf("kmp: validation kernel values: %w", err)
 	}
@@ -207,7 +207,7 @@ func (p *problem) fit() (*result, error) {
 func (p *problem) fitSquared() (*result, error) {
 	cfg, dc, be := p.cfg, p.dict, p.e
 	m, l := len(dc.atoms), len(p.y)
-	lv := backend.AlignedStride(l) // the vectors' stride: each starts on a cache line (vq below)
+	lv := pursuit.AlignedStride(l) // the vectors' stride: each starts on a cache line (vq below)
 	variant := cfg.Variant
 	basic := variant == Basic
 	prefit := variant == PreFit
@@ -220,14 +220,14 @@ func (p *problem) fitSquared() (*result, error) {
 	ns := search.size
 
 	var (
-		dx    backend.Matrix // explicit deflation's working copy
+		dx    pursuit.Matrix // explicit deflation's working copy
 		dprod []float64      // and its deflation products
 	)
 	if explicit {
-		if err := p.reserve("the explicitly deflated copy of the KMP dictionary", int64(m)*int64(backend.AlignedStride(l))*4); err != nil {
+		if err := p.reserve("the explicitly deflated copy of the KMP dictionary", int64(m)*int64(pursuit.AlignedStride(l))*4); err != nil {
 			return nil, fmt.Errorf("kmp: %w", err)
 		}
-		dx = backend.NewAlignedMatrix(m, l)
+		dx = pursuit.NewAlignedMatrix(m, l)
 		for k := range m {
 			copy(dx.Row(k), dc.d.Row(k))
 		}
@@ -379,13 +379,13 @@ func (p *problem) fitSquared() (*result, error) {
 			nq = len(cs)
 			nv = 2 + 2*nq
 		}
-		var vecs backend.Matrix // the host vectors (dv keeps its own)
+		var vecs pursuit.Matrix // the host vectors (dv keeps its own)
 		if dv == nil {
 			v0 := 0
 			if qOnly {
 				v0 = lv // q
 			}
-			vecs = backend.Matrix{Rows: nv, Cols: l, Stride: lv, Data: vq[v0 : v0+(nv-1)*lv+l]}
+			vecs = pursuit.Matrix{Rows: nv, Cols: l, Stride: lv, Data: vq[v0 : v0+(nv-1)*lv+l]}
 		}
 		if incremental {
 			if qOnly {
@@ -837,7 +837,7 @@ func (b *orthoBasis) push() []float64 {
 
 // deflate applies D ← D − (D q) qᵀ to the explicit copy dx through the
 // backend's RankUpdate; prod (2·M) and vecs (2×l) are scratch.
-func deflate(be engine.Ops, sh *shard, dx backend.Matrix, q []float64, prod []float64, vecs backend.Matrix) error {
+func deflate(be engine.Ops, sh *shard, dx pursuit.Matrix, q []float64, prod []float64, vecs pursuit.Matrix) error {
 	m, l := dx.Rows, dx.Cols
 	if l > 0 {
 		splitHiLo(q, vecs.Row(0), vecs.Row(1))
@@ -851,11 +851,11 @@ func deflate(be engine.Ops, sh *shard, dx backend.Matrix, q []float64, prod []fl
 	if l == 0 {
 		return sh.failed()
 	}
-	u := backend.NewMatrix(1, m)
+	u := pursuit.NewMatrix(1, m)
 	for k := range m {
 		u.Data[k] = float32(prod[k] + prod[m+k])
 	}
-	qv := backend.NewMatrix(1, l)
+	qv := pursuit.NewMatrix(1, l)
 	for i, x := range q {
 		qv.Data[i] = float32(x)
 	}

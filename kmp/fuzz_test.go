@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/internal/fuzzlimit"
@@ -145,7 +145,7 @@ func checkLoaded(t *testing.T, e *engine.Engine, m *Model) {
 		// it would only allocate.
 		return
 	}
-	x := backend.NewMatrix(3, m.Support.Cols)
+	x := pursuit.NewMatrix(3, m.Support.Cols)
 	for i := range x.Rows {
 		for j := range x.Cols {
 			x.Set(i, j, float32(math.Cos(float64(2*i+j+1))))
@@ -204,7 +204,7 @@ func TestWriteFuzzSeeds(t *testing.T) {
 		ovr  bool
 		cfg  Config
 	}{
-		{"binary-backfit-scaled-val", yb, false, Config{Kernels: []backend.Kernel{backend.NewRBF(0.5), backend.NewRBF(2)}, N: 4, Bias: true,
+		{"binary-backfit-scaled-val", yb, false, Config{Kernels: []pursuit.Kernel{pursuit.NewRBF(0.5), pursuit.NewRBF(2)}, N: 4, Bias: true,
 			Scale: data.ScaleStandard, ValX: vx, ValY: func() []float64 {
 				v := make([]float64, len(vy))
 				for i := range vy {
@@ -215,9 +215,9 @@ func TestWriteFuzzSeeds(t *testing.T) {
 				}
 				return v
 			}()}},
-		{"three-class-ovr-poly", y, true, Config{Kernels: []backend.Kernel{{Kind: backend.Polynomial, Gamma: 0.5, Coef0: 1, Degree: 2}}, N: 3}},
-		{"regression-basic-linear", y, false, Config{Task: Regression, Variant: Basic, Kernels: []backend.Kernel{backend.NewLinear()}, N: 3, Bias: true}},
-		{"binary-logistic-custom", yb, false, Config{Loss: Logistic, Kernels: []backend.Kernel{{Kind: backend.Sigmoid, Gamma: 0.2, Coef0: 0.1}},
+		{"three-class-ovr-poly", y, true, Config{Kernels: []pursuit.Kernel{{Kind: pursuit.Polynomial, Gamma: 0.5, Coef0: 1, Degree: 2}}, N: 3}},
+		{"regression-basic-linear", y, false, Config{Task: Regression, Variant: Basic, Kernels: []pursuit.Kernel{pursuit.NewLinear()}, N: 3, Bias: true}},
+		{"binary-logistic-custom", yb, false, Config{Loss: Logistic, Kernels: []pursuit.Kernel{{Kind: pursuit.Sigmoid, Gamma: 0.2, Coef0: 0.1}},
 			Custom: &CustomKernel{Name: "l1", Func: func(a, b []float32) float64 {
 				var d float64
 				for j := range a {

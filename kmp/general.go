@@ -3,11 +3,10 @@ package kmp
 import (
 	"math"
 
+	"github.com/pursuit-ml/pursuit"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
-
-	"github.com/pursuit-ml/pursuit/backend"
 )
 
 // fitGeneral is matching pursuit with a non-squared loss (Vincent & Bengio,
@@ -34,7 +33,7 @@ func (p *problem) fitGeneral() (*result, error) {
 	ns := search.size
 	f := make([]float64, l)
 	g := make([]float64, l)
-	vecs := backend.NewMatrix(2, l)
+	vecs := pursuit.NewMatrix(2, l)
 	score, nrm := search.score, search.nrm
 	skip, cskip := make([]bool, m), make([]bool, ns) // in the expansion (back-fitting) or dependent
 	var (

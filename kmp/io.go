@@ -6,7 +6,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/internal/modelfile"
 )
@@ -190,7 +190,7 @@ func fromFile(fm *fileModel, lo *loadOptions) (*Model, error) {
 	if !modelfile.FitsShape(fm.Rows, fm.Cols, len(fm.Support)) {
 		return nil, fmt.Errorf("kmp: load: support_rows %d × support_cols %d support vectors, but the file holds %d support values", fm.Rows, fm.Cols, len(fm.Support))
 	}
-	m.Support = backend.Matrix{Rows: fm.Rows, Cols: fm.Cols, Stride: fm.Cols, Data: fm.Support}
+	m.Support = pursuit.Matrix{Rows: fm.Rows, Cols: fm.Cols, Stride: fm.Cols, Data: fm.Support}
 	if m.SupportIndex == nil {
 		m.SupportIndex = []int{}
 	}

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 )
 
 // TestCapKernelFunctionsKeepsBestValidationStep checks CapKernelFunctions
@@ -17,7 +17,7 @@ func TestCapKernelFunctionsKeepsBestValidationStep(t *testing.T) {
 	tr, trY := x.Slice(0, 200, 0, 2), y[:200]
 	val, valY := x.Slice(200, 300, 0, 2), y[200:]
 	for _, n := range []int{3, 10, 40} {
-		cfg := Config{Variant: PreFit, Task: Classification, Kernels: []backend.Kernel{backend.NewRBF(4)}, Bias: true,
+		cfg := Config{Variant: PreFit, Task: Classification, Kernels: []pursuit.Kernel{pursuit.NewRBF(4)}, Bias: true,
 			N: n + 1, ValX: val, ValY: valY, Seed: 1}
 		m, err := Train(e, tr, trY, cfg)
 		if err != nil {

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 )
 
@@ -40,7 +40,7 @@ import (
 // products are summed over the ranks in one collective per pass.
 type lockstep struct {
 	e *engine.Engine
-	d backend.Matrix // the shared dictionary
+	d pursuit.Matrix // the shared dictionary
 	// dc and all, for a dictionary streamed in resident blocks (a GPU):
 	// each pass gathers every block once for all outputs (scanSets).
 	dc    *dictionary
@@ -58,7 +58,7 @@ type lockstep struct {
 type stepRequest struct {
 	output int
 	dst    []float64
-	vecs   backend.Matrix
+	vecs   pursuit.Matrix
 	err    error
 	resume chan struct{}
 }
@@ -106,7 +106,7 @@ func newLockstep(e *engine.Engine, cfg *Config, dict *dictionary, n, l, lAll int
 // products is called from an output's fitter: it hands over the output's
 // vectors and waits for their products with the dictionary (dst as
 // DictProducts').
-func (ls *lockstep) products(output int, dst []float64, vecs backend.Matrix) error {
+func (ls *lockstep) products(output int, dst []float64, vecs pursuit.Matrix) error {
 	r := &stepRequest{output: output, dst: dst, vecs: vecs, resume: make(chan struct{})}
 	ls.yield <- r
 	<-r.resume
@@ -184,7 +184,7 @@ func (ls *lockstep) run(n int, fit func(o int) error, report func(Step)) []error
 			err = errStopped
 		} else {
 			dst := make([][]float64, len(batch))
-			sets := make([]backend.Matrix, len(batch))
+			sets := make([]pursuit.Matrix, len(batch))
 			for i, r := range batch {
 				dst[i], sets[i] = r.dst, r.vecs
 			}

@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 )
@@ -14,7 +14,7 @@ import (
 // blobsK returns n points in d dimensions around k overlapping centres,
 // labelled 0…k−1 (labels 10·class so that they are not the ±1 of a binary
 // problem).
-func blobsK(n, d, k int, seed uint64) (backend.Matrix, []float64) {
+func blobsK(n, d, k int, seed uint64) (pursuit.Matrix, []float64) {
 	rng := rand.New(rand.NewPCG(seed, 14))
 	centres := make([][]float64, k)
 	for c := range centres {
@@ -23,7 +23,7 @@ func blobsK(n, d, k int, seed uint64) (backend.Matrix, []float64) {
 			centres[c][j] = rng.NormFloat64()
 		}
 	}
-	x := backend.NewMatrix(n, d)
+	x := pursuit.NewMatrix(n, d)
 	y := make([]float64, n)
 	for i := range n {
 		c := i % k
@@ -66,7 +66,7 @@ func TestOneVsRestLockstepMatchesBinary(t *testing.T) {
 			name := fmt.Sprintf("%s/%s/%s/explicit=%v/val=%v", e.BackendName(), c.variant, c.loss, c.deflation == Explicit, c.val)
 			t.Run(name, func(t *testing.T) {
 				cfg := Config{Variant: c.variant, Loss: c.loss, Task: Classification, Deflation: c.deflation,
-					Kernels: []backend.Kernel{backend.NewRBF(0.5)}, Bias: true, N: 30}
+					Kernels: []pursuit.Kernel{pursuit.NewRBF(0.5)}, Bias: true, N: 30}
 				if c.val {
 					cfg.ValX, cfg.ValY, cfg.Patience = vx, vy, 6
 				}
@@ -177,7 +177,7 @@ func TestLockstepProgressOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got []Step
-		cfg := Config{Variant: PreFit, Task: Classification, Kernels: []backend.Kernel{backend.NewRBF(0.5)}, N: 12, Bias: true,
+		cfg := Config{Variant: PreFit, Task: Classification, Kernels: []pursuit.Kernel{pursuit.NewRBF(0.5)}, N: 12, Bias: true,
 			ValX: all.Slice(150, 210, 0, 3), ValY: ally[150:], Patience: 4,
 			Progress: func(s Step) { got = append(got, s) }}
 		if _, err := TrainOneVsRest(e, x, y, cfg); err != nil {

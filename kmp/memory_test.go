@@ -9,7 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 )
 
@@ -27,7 +27,7 @@ func TestTrainDoesNotCopyTheData(t *testing.T) {
 	for i := range yv {
 		yv[i] = sign(yv[i])
 	}
-	cfg := Config{Variant: Basic, Task: Classification, Kernels: []backend.Kernel{backend.NewRBF(0.01)}, N: 3,
+	cfg := Config{Variant: Basic, Task: Classification, Kernels: []pursuit.Kernel{pursuit.NewRBF(0.01)}, N: 3,
 		Stochastic: &Stochastic{ActiveSet: 4}, ValX: xv, ValY: yv, Patience: 5, Seed: 1}
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -77,7 +77,7 @@ func sign(v float64) float64 {
 // reserve next must fit beside it, and given back afterwards.
 func TestInMemoryDictionaryHeld(t *testing.T) {
 	x, y := randomData(300, 4, 5)
-	cfg := Config{Variant: PreFit, Task: Regression, Kernels: []backend.Kernel{backend.NewRBF(0.5)}, N: 5}
+	cfg := Config{Variant: PreFit, Task: Regression, Kernels: []pursuit.Kernel{pursuit.NewRBF(0.5)}, N: 5}
 	const dict = 300 * 300 * 4 // 300 atoms at 300 points; the basis is 5×300 float64 (12,000 B)
 	for _, c := range []struct {
 		spare int64

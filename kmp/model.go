@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/internal/par"
@@ -23,7 +23,7 @@ type Model struct {
 	Classes []float64
 	// Kernels are the built-in kernels of the dictionary; Custom the
 	// user-supplied one, if any (SupportKernel == CustomKernelIndex).
-	Kernels []backend.Kernel
+	Kernels []pursuit.Kernel
 	Custom  *CustomKernel
 	// Scaler is the feature scaling fitted on the training data (nil: none);
 	// Decision applies it to new data. Support is in the scaled space.
@@ -31,7 +31,7 @@ type Model struct {
 	// Support holds the support vectors (S×d, scaled), SupportIndex their
 	// rows in the training data given to Train, SupportKernel which kernel
 	// each uses (an index into Kernels, or CustomKernelIndex).
-	Support       backend.Matrix
+	Support       pursuit.Matrix
 	SupportIndex  []int
 	SupportKernel []int
 	Outputs       []Output
@@ -138,7 +138,7 @@ const predictBlock = 1024
 
 // DecisionAll returns every output's decision values at the rows of x (in
 // the caller's unscaled feature space): out[o][i] = f_o(x_i).
-func (m *Model) DecisionAll(e *engine.Engine, x backend.Matrix) ([][]float64, error) {
+func (m *Model) DecisionAll(e *engine.Engine, x pursuit.Matrix) ([][]float64, error) {
 	if err := x.Validate(); err != nil {
 		return nil, fmt.Errorf("kmp: decision: %w", err)
 	}
@@ -147,7 +147,7 @@ func (m *Model) DecisionAll(e *engine.Engine, x backend.Matrix) ([][]float64, er
 	}
 	xs := x // read only; a scaled copy when the model scales
 	if m.Scaler != nil {
-		xs = backend.NewMatrix(x.Rows, x.Cols)
+		xs = pursuit.NewMatrix(x.Rows, x.Cols)
 		for i := range x.Rows {
 			copy(xs.Row(i), x.Row(i))
 		}
@@ -173,7 +173,7 @@ func (m *Model) DecisionAll(e *engine.Engine, x backend.Matrix) ([][]float64, er
 	}
 	for _, k := range order {
 		idx := groups[k]
-		sv := backend.NewMatrix(len(idx), m.Support.Cols)
+		sv := pursuit.NewMatrix(len(idx), m.Support.Cols)
 		for r, s := range idx {
 			copy(sv.Row(r), m.Support.Row(s))
 		}
@@ -189,7 +189,7 @@ func (m *Model) DecisionAll(e *engine.Engine, x backend.Matrix) ([][]float64, er
 		for r0 := 0; r0 < x.Rows; r0 += predictBlock {
 			r1 := min(r0+predictBlock, x.Rows)
 			blk := xs.Slice(r0, r1, 0, xs.Cols)
-			kb := backend.Matrix{Rows: r1 - r0, Cols: len(idx), Stride: len(idx), Data: buf[:(r1-r0)*len(idx)]}
+			kb := pursuit.Matrix{Rows: r1 - r0, Cols: len(idx), Stride: len(idx), Data: buf[:(r1-r0)*len(idx)]}
 			if k == CustomKernelIndex {
 				if m.Custom == nil || m.Custom.Func == nil {
 					return nil, errors.New("kmp: decision: the model uses a custom kernel function that was not supplied")
@@ -228,7 +228,7 @@ func (m *Model) DecisionAll(e *engine.Engine, x backend.Matrix) ([][]float64, er
 
 // Decision returns the decision values of a single-output model (binary or
 // regression).
-func (m *Model) Decision(e *engine.Engine, x backend.Matrix) ([]float64, error) {
+func (m *Model) Decision(e *engine.Engine, x pursuit.Matrix) ([]float64, error) {
 	if len(m.Outputs) != 1 {
 		return nil, fmt.Errorf("kmp: Decision needs a single-output model, this one has %d outputs (use DecisionAll)", len(m.Outputs))
 	}
@@ -242,7 +242,7 @@ func (m *Model) Decision(e *engine.Engine, x backend.Matrix) ([]float64, error) 
 // Predict returns class labels (classification: the positive class where
 // f > 0; one-vs-rest: the class of the largest output) or the regression
 // values.
-func (m *Model) Predict(e *engine.Engine, x backend.Matrix) ([]float64, error) {
+func (m *Model) Predict(e *engine.Engine, x pursuit.Matrix) ([]float64, error) {
 	out, err := m.DecisionAll(e, x)
 	if err != nil {
 		return nil, err

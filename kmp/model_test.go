@@ -11,16 +11,16 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 )
 
 // blobs is a 3-class problem: Gaussian blobs around three centres.
-func blobs(n int, seed uint64) (backend.Matrix, []float64) {
+func blobs(n int, seed uint64) (pursuit.Matrix, []float64) {
 	rng := rand.New(rand.NewPCG(seed, 3))
 	centres := [][2]float64{{0, 0}, {3, 0}, {0, 3}}
-	x := backend.NewMatrix(n, 2)
+	x := pursuit.NewMatrix(n, 2)
 	y := make([]float64, n)
 	for i := range n {
 		c := i % 3
@@ -62,7 +62,7 @@ func TestDecisionReproducesTraining(t *testing.T) {
 	for _, cfg := range cases {
 		cfg.Scale = data.ScaleMinMax
 		if cfg.Custom == nil {
-			cfg.Kernels = []backend.Kernel{backend.NewRBF(2)}
+			cfg.Kernels = []pursuit.Kernel{pursuit.NewRBF(2)}
 		}
 		m, err := Train(e, x, y, cfg)
 		if err != nil {
@@ -94,7 +94,7 @@ func TestEarlyStopping(t *testing.T) {
 		{Loss: Tanh, Patience: 5, RefitEvery: 2},
 		{Variant: Basic, N: 60},
 	} {
-		cfg.Kernels = []backend.Kernel{backend.NewRBF(4)}
+		cfg.Kernels = []pursuit.Kernel{pursuit.NewRBF(4)}
 		cfg.ValX, cfg.ValY = vx, vy
 		m, err := Train(e, x, y, cfg)
 		if err != nil {
@@ -123,7 +123,7 @@ func TestEarlyStopping(t *testing.T) {
 		t.Logf("%v/%v: %d steps run, kept %d, val err %.3f", m.Variant, m.Loss, len(out.Curve), out.Steps, out.Curve[best].ValErr)
 	}
 	// ValFrac holds out a stratified part of the training data.
-	m, err := Train(e, x, y, Config{Kernels: []backend.Kernel{backend.NewRBF(4)}, ValFrac: 0.3, Patience: 5, Seed: 3})
+	m, err := Train(e, x, y, Config{Kernels: []pursuit.Kernel{pursuit.NewRBF(4)}, ValFrac: 0.3, Patience: 5, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestOneVsRest(t *testing.T) {
 	e := goEngine(t)
 	x, y := blobs(240, 1)
 	tx, ty := blobs(300, 2)
-	m, err := Train(e, x, y, Config{Kernels: []backend.Kernel{backend.NewRBF(0.5)}, N: 15, Bias: true})
+	m, err := Train(e, x, y, Config{Kernels: []pursuit.Kernel{pursuit.NewRBF(0.5)}, N: 15, Bias: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestOneVsRest(t *testing.T) {
 	for i := range y {
 		by[i] = float64(int(y[i]) % 2)
 	}
-	m2, err := TrainOneVsRest(e, x, by, Config{Kernels: []backend.Kernel{backend.NewRBF(0.5)}, N: 5})
+	m2, err := TrainOneVsRest(e, x, by, Config{Kernels: []pursuit.Kernel{pursuit.NewRBF(0.5)}, N: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func TestSaveLoad(t *testing.T) {
 	e := goEngine(t)
 	x, y := blobs(90, 4)
 	vx, vy := blobs(60, 5)
-	m, err := Train(e, x, y, Config{Kernels: []backend.Kernel{backend.NewRBF(0.5), backend.NewRBF(2)}, N: 6, Bias: true,
+	m, err := Train(e, x, y, Config{Kernels: []pursuit.Kernel{pursuit.NewRBF(0.5), pursuit.NewRBF(2)}, N: 6, Bias: true,
 		Scale: data.ScaleStandard, ValX: vx, ValY: vy})
 	if err != nil {
 		t.Fatal(err)
@@ -307,7 +307,7 @@ func TestSaveLoadCustomKernel(t *testing.T) {
 		}
 		return math.Exp(-2 * d)
 	}}
-	m, err := Train(e, x, y, Config{Custom: ck, Kernels: []backend.Kernel{backend.NewRBF(1)}, N: 8})
+	m, err := Train(e, x, y, Config{Custom: ck, Kernels: []pursuit.Kernel{pursuit.NewRBF(1)}, N: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +351,7 @@ func TestNonSquaredOptimality(t *testing.T) {
 	e := goEngine(t)
 	x, y := circleData(120, 14)
 	for _, loss := range []Loss{Logistic, Exponential, Tanh} {
-		cfg := Config{Loss: loss, Variant: BackFit, RefitEvery: 1, N: 6, Kernels: []backend.Kernel{backend.NewRBF(2)}}
+		cfg := Config{Loss: loss, Variant: BackFit, RefitEvery: 1, N: 6, Kernels: []pursuit.Kernel{pursuit.NewRBF(2)}}
 		m, err := Train(e, x, y, cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -375,7 +375,7 @@ func TestNonSquaredOptimality(t *testing.T) {
 		t.Logf("%v: max |∂L/∂α| = %.3g (%.3g at zero)", loss, gmax, gref)
 	}
 	// Line search: basic MP with the logistic loss, one step.
-	cfg := Config{Loss: Logistic, Variant: Basic, N: 1, Kernels: []backend.Kernel{backend.NewRBF(2)}}
+	cfg := Config{Loss: Logistic, Variant: Basic, N: 1, Kernels: []pursuit.Kernel{pursuit.NewRBF(2)}}
 	m, err := Train(e, x, y, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -396,13 +396,13 @@ func TestNonSquaredOptimality(t *testing.T) {
 func TestBadInput(t *testing.T) {
 	e := goEngine(t)
 	x, y := circleData(20, 1)
-	k := []backend.Kernel{backend.NewRBF(1)}
-	nan := backend.NewMatrix(20, 2)
+	k := []pursuit.Kernel{pursuit.NewRBF(1)}
+	nan := pursuit.NewMatrix(20, 2)
 	copy(nan.Data, x.Data)
 	nan.Data[7] = float32(math.NaN())
 	for _, tc := range []struct {
 		name string
-		x    backend.Matrix
+		x    pursuit.Matrix
 		y    []float64
 		cfg  Config
 		want string
@@ -414,8 +414,8 @@ func TestBadInput(t *testing.T) {
 		{"prefit tanh", x, y, Config{Kernels: k, N: 3, Variant: PreFit, Loss: Tanh}, "squared loss"},
 		{"regression tanh", x, y, Config{Kernels: k, N: 3, Task: Regression, Loss: Tanh}, "regression"},
 		{"one class", x, make([]float64, 20), Config{Kernels: k, N: 3}, "two classes"},
-		{"bad gamma", x, y, Config{Kernels: []backend.Kernel{backend.NewRBF(-1)}, N: 3}, "gamma"},
-		{"val shape", x, y, Config{Kernels: k, ValX: backend.NewMatrix(3, 5), ValY: make([]float64, 3)}, "features"},
+		{"bad gamma", x, y, Config{Kernels: []pursuit.Kernel{pursuit.NewRBF(-1)}, N: 3}, "gamma"},
+		{"val shape", x, y, Config{Kernels: k, ValX: pursuit.NewMatrix(3, 5), ValY: make([]float64, 3)}, "features"},
 		{"basic forever", x, y, Config{Kernels: k, Variant: Basic, ValX: x, ValY: y}, "Patience"},
 		{"budget", x, y, Config{Kernels: k, N: 3, Deflation: Explicit, Variant: PreFit}, ""},
 	} {
@@ -439,7 +439,7 @@ func TestBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Decision(e, backend.NewMatrix(2, 5)); err == nil || !strings.Contains(err.Error(), "features") {
+	if _, err := m.Decision(e, pursuit.NewMatrix(2, 5)); err == nil || !strings.Contains(err.Error(), "features") {
 		t.Errorf("decision on wrong width: %v", err)
 	}
 }
@@ -457,7 +457,7 @@ func TestTruncate(t *testing.T) {
 		{Loss: Tanh, RefitEvery: 2},
 		{Loss: Logistic, Variant: Basic},
 	} {
-		cfg.Kernels = []backend.Kernel{backend.NewRBF(3)}
+		cfg.Kernels = []pursuit.Kernel{pursuit.NewRBF(3)}
 		long, short := cfg, cfg
 		long.N, short.N = 18, 7
 		ml, err := Train(e, x, y, long)
@@ -487,7 +487,7 @@ func TestTruncate(t *testing.T) {
 		}
 	}
 	xb, yb := blobs(90, 3)
-	m, err := Train(e, xb, yb, Config{Kernels: []backend.Kernel{backend.NewRBF(1)}, N: 10})
+	m, err := Train(e, xb, yb, Config{Kernels: []pursuit.Kernel{pursuit.NewRBF(1)}, N: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -527,7 +527,7 @@ func TestRegressionAndProgress(t *testing.T) {
 	x, y := randomData(200, 2, 31)
 	vx, vy := randomData(100, 2, 32)
 	var seen []Step
-	m, err := Train(e, x, y, Config{Task: Regression, Kernels: []backend.Kernel{backend.NewRBF(1)}, Bias: true,
+	m, err := Train(e, x, y, Config{Task: Regression, Kernels: []pursuit.Kernel{pursuit.NewRBF(1)}, Bias: true,
 		ValX: vx, ValY: vy, Patience: 10, Progress: func(s Step) { seen = append(seen, s) }})
 	if err != nil {
 		t.Fatal(err)
@@ -556,7 +556,7 @@ func TestRegressionAndProgress(t *testing.T) {
 	// One-vs-rest: Step.Output tells the classes apart.
 	xb, yb := blobs(60, 9)
 	outputs := map[int]int{}
-	if _, err := Train(e, xb, yb, Config{Kernels: []backend.Kernel{backend.NewRBF(1)}, N: 4, Progress: func(s Step) { outputs[s.Output]++ }}); err != nil {
+	if _, err := Train(e, xb, yb, Config{Kernels: []pursuit.Kernel{pursuit.NewRBF(1)}, N: 4, Progress: func(s Step) { outputs[s.Output]++ }}); err != nil {
 		t.Fatal(err)
 	}
 	if len(outputs) != 3 || outputs[0] != 4 || outputs[2] != 4 {

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 )
 
 // path records how an output's expansion grew, step by step, so that the
@@ -69,7 +69,7 @@ func (pa *path) at(variant Variant, loss Loss, n int) ([]int, []float64, error) 
 // on (see newOrigin).
 type origin struct {
 	atoms []atom
-	x     backend.Matrix
+	x     pursuit.Matrix
 	trIdx []int
 	paths []*path // per output; nil entries when not recorded
 }

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 )
 
@@ -34,7 +34,7 @@ func (m *Model) PrefixSizes(steps []int) ([]int, error) {
 // of all the truncations (with early stopping, steps past the kept one use
 // vectors the model dropped) is computed once, block by block, and each
 // truncation only combines its columns. Only a model that CanTruncate can.
-func (m *Model) PrefixDecisions(e *engine.Engine, x backend.Matrix, steps []int) ([][][]float64, error) {
+func (m *Model) PrefixDecisions(e *engine.Engine, x pursuit.Matrix, steps []int) ([][][]float64, error) {
 	if !m.CanTruncate() {
 		return nil, errors.New("kmp: prefix decisions: the model keeps no training path (only freshly trained models have one)")
 	}
@@ -85,13 +85,13 @@ func (m *Model) PrefixDecisions(e *engine.Engine, x backend.Matrix, steps []int)
 			cols[i][j] = c
 		}
 	}
-	sv, err := backend.MatrixFrom(len(kernelOf), x.Cols, union)
+	sv, err := pursuit.MatrixFrom(len(kernelOf), x.Cols, union)
 	if err != nil {
 		return nil, fmt.Errorf("kmp: prefix decisions: %w", err)
 	}
 	xs := x
 	if m.Scaler != nil {
-		xs = backend.NewMatrix(x.Rows, x.Cols)
+		xs = pursuit.NewMatrix(x.Rows, x.Cols)
 		for i := range x.Rows {
 			copy(xs.Row(i), x.Row(i))
 		}
@@ -121,7 +121,7 @@ func (m *Model) PrefixDecisions(e *engine.Engine, x backend.Matrix, steps []int)
 	}
 	for _, k := range order {
 		idx := groups[k]
-		g := backend.NewMatrix(len(idx), x.Cols)
+		g := pursuit.NewMatrix(len(idx), x.Cols)
 		at := make([]int, sv.Rows) // union column → column of g, -1 if another kernel
 		for c := range at {
 			at[c] = -1
@@ -133,7 +133,7 @@ func (m *Model) PrefixDecisions(e *engine.Engine, x backend.Matrix, steps []int)
 		buf := make([]float32, min(predictBlock, x.Rows)*len(idx))
 		for r0 := 0; r0 < x.Rows; r0 += predictBlock {
 			r1 := min(r0+predictBlock, x.Rows)
-			kb := backend.Matrix{Rows: r1 - r0, Cols: len(idx), Stride: len(idx), Data: buf[:(r1-r0)*len(idx)]}
+			kb := pursuit.Matrix{Rows: r1 - r0, Cols: len(idx), Stride: len(idx), Data: buf[:(r1-r0)*len(idx)]}
 			if err := e.KernelBlock(kb, m.Kernels[k], xs.Slice(r0, r1, 0, xs.Cols), nil, g, nil); err != nil {
 				return nil, fmt.Errorf("kmp: prefix decisions: kernel block: %w", err)
 			}

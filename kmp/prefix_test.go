@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 )
 
@@ -24,15 +24,15 @@ func TestPrefixDecisions(t *testing.T) {
 	bx, by := blobs(150, 1)
 	cases := []struct {
 		name string
-		x    backend.Matrix
+		x    pursuit.Matrix
 		y    []float64
 		cfg  Config
 		ovr  bool
-		test backend.Matrix
+		test pursuit.Matrix
 	}{
-		{"binary, early stopping", tr, trY, Config{Variant: PreFit, Kernels: []backend.Kernel{backend.NewRBF(4)}, Bias: true, N: 40, ValX: val, ValY: valY, Patience: 5, Seed: 1}, false, test},
-		{"one-vs-rest", bx, by, Config{Variant: PreFit, Kernels: []backend.Kernel{backend.NewRBF(1)}, Bias: true, N: 13, Seed: 1}, true, bx},
-		{"scaled, two kernels", tr, trY, Config{Variant: BackFit, Kernels: []backend.Kernel{backend.NewRBF(4), backend.NewRBF(0.5)}, Bias: true, N: 15, Scale: data.ScaleStandard, Seed: 1}, false, test},
+		{"binary, early stopping", tr, trY, Config{Variant: PreFit, Kernels: []pursuit.Kernel{pursuit.NewRBF(4)}, Bias: true, N: 40, ValX: val, ValY: valY, Patience: 5, Seed: 1}, false, test},
+		{"one-vs-rest", bx, by, Config{Variant: PreFit, Kernels: []pursuit.Kernel{pursuit.NewRBF(1)}, Bias: true, N: 13, Seed: 1}, true, bx},
+		{"scaled, two kernels", tr, trY, Config{Variant: BackFit, Kernels: []pursuit.Kernel{pursuit.NewRBF(4), pursuit.NewRBF(0.5)}, Bias: true, N: 15, Scale: data.ScaleStandard, Seed: 1}, false, test},
 		{"basic, custom kernel", tr, trY, Config{Variant: Basic, Custom: &CustomKernel{Func: func(a, b []float32) float64 {
 			d := float64(a[0]-b[0])*float64(a[0]-b[0]) + float64(a[1]-b[1])*float64(a[1]-b[1])
 			return math.Exp(-2 * d)
@@ -108,7 +108,7 @@ func TestPrefixDecisions(t *testing.T) {
 		}
 	}
 	// A loaded model keeps no path.
-	m, err := Train(e, tr, trY, Config{Variant: PreFit, Kernels: []backend.Kernel{backend.NewRBF(4)}, N: 3})
+	m, err := Train(e, tr, trY, Config{Variant: PreFit, Kernels: []pursuit.Kernel{pursuit.NewRBF(4)}, N: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 )
 
@@ -44,15 +44,15 @@ func TestStochasticBasicRepeatsBruteForce(t *testing.T) {
 	const l0, copies, s, steps = 50, 3, 12, 40
 	x0, y0 := skmpData(l0, 3, 21)
 	l := l0 * copies
-	x := backend.NewMatrix(l, 3)
+	x := pursuit.NewMatrix(l, 3)
 	y := make([]float64, l)
 	for i := range l {
 		// Copies spread over the rows: point i%l0.
 		copy(x.Row(i), x0.Row(i%l0))
 		y[i] = y0[i%l0]
 	}
-	k := backend.NewRBF(2)
-	cfg := Config{Variant: Basic, Kernels: []backend.Kernel{k}, N: steps, Seed: 5}
+	k := pursuit.NewRBF(2)
+	cfg := Config{Variant: Basic, Kernels: []pursuit.Kernel{k}, N: steps, Seed: 5}
 	m, err := TrainStochastic(e, x, y, cfg, Stochastic{ActiveSet: s})
 	if err != nil {
 		t.Fatal(err)
@@ -158,7 +158,7 @@ func TestBasicKeepsNoBasis(t *testing.T) {
 	x, y := skmpData(l, 5, 31)
 	basis := int64(l) * n * 8
 	e := skmpEngine(t, engine.WithMemoryBudget(basis/4))
-	cfg := Config{Variant: Basic, Kernels: []backend.Kernel{backend.NewRBF(1)}, N: n, Seed: 2, Stochastic: &Stochastic{ActiveSet: 16}}
+	cfg := Config{Variant: Basic, Kernels: []pursuit.Kernel{pursuit.NewRBF(1)}, N: n, Seed: 2, Stochastic: &Stochastic{ActiveSet: 16}}
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)

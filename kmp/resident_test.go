@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 )
@@ -28,7 +28,7 @@ func TestScanResident(t *testing.T) {
 	const l, d, s = 700, 5, 23
 	rng := rand.New(rand.NewPCG(3, 4))
 	x := uniformPoints(rng, l, d)
-	cfg := Config{Kernels: []backend.Kernel{backend.NewRBF(0.7), backend.NewPoly(0.3, 1, 2)}, Bias: true, N: 5, Stochastic: &Stochastic{ActiveSet: s}}
+	cfg := Config{Kernels: []pursuit.Kernel{pursuit.NewRBF(0.7), pursuit.NewPoly(0.3, 1, 2)}, Bias: true, N: 5, Stochastic: &Stochastic{ActiveSet: s}}
 	if err := cfg.resolve(); err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestScanResident(t *testing.T) {
 		}
 	}()
 
-	vecs := backend.NewMatrix(3, l)
+	vecs := pursuit.NewMatrix(3, l)
 	for i := range vecs.Data {
 		vecs.Data[i] = float32(rng.NormFloat64())
 	}
@@ -99,7 +99,7 @@ func TestScanResident(t *testing.T) {
 		// run of a kernel) are read from the resident block.
 		for _, k := range append(cand[:2:2], cand[len(cand)-3:len(cand)-1]...) {
 			a, b := make([]float64, l), make([]float64, l)
-			var scratch backend.Matrix
+			var scratch pursuit.Matrix
 			if err := chunked.stream.row64(chunked, k, a, &scratch); err != nil {
 				t.Fatal(err)
 			}
@@ -152,7 +152,7 @@ func TestDeviceFitMatchesHost(t *testing.T) {
 			if task == Regression {
 				y = yreg
 			}
-			cfg := Config{Task: task, Variant: v, Kernels: []backend.Kernel{backend.NewRBF(2), backend.NewPoly(0.5, 1, 2)}, Bias: true, N: 15, Seed: 4,
+			cfg := Config{Task: task, Variant: v, Kernels: []pursuit.Kernel{pursuit.NewRBF(2), pursuit.NewPoly(0.5, 1, 2)}, Bias: true, N: 15, Seed: 4,
 				Stochastic: &Stochastic{ActiveSet: s}}
 			if err := cfg.resolve(); err != nil {
 				t.Fatal(err)
@@ -207,7 +207,7 @@ func TestStreamedResidentMatchesHost(t *testing.T) {
 		v    Variant
 		loss Loss
 	}{{Basic, Squared}, {BackFit, Squared}, {PreFit, Squared}, {BackFit, Tanh}} {
-		cfg := Config{Variant: c.v, Loss: c.loss, Kernels: []backend.Kernel{backend.NewRBF(2), backend.NewPoly(0.5, 1, 2)}, Bias: true, N: 15, Seed: 4}
+		cfg := Config{Variant: c.v, Loss: c.loss, Kernels: []pursuit.Kernel{pursuit.NewRBF(2), pursuit.NewPoly(0.5, 1, 2)}, Bias: true, N: 15, Seed: 4}
 		if err := cfg.resolve(); err != nil {
 			t.Fatal(err)
 		}
@@ -248,7 +248,7 @@ func TestResidentLockstepMatchesAlone(t *testing.T) {
 	}
 	tr := trainSet{x: x, norms: norms}
 	for _, v := range []Variant{PreFit, Basic} {
-		cfg := Config{Variant: v, Task: Classification, Kernels: []backend.Kernel{backend.NewRBF(2)}, Bias: true, N: 12}
+		cfg := Config{Variant: v, Task: Classification, Kernels: []pursuit.Kernel{pursuit.NewRBF(2)}, Bias: true, N: 12}
 		if err := cfg.resolve(); err != nil {
 			t.Fatal(err)
 		}
@@ -352,8 +352,8 @@ func fitHostAndResident(t *testing.T, name string, e *engine.Engine, cfg *Config
 }
 
 // uniformPoints returns l points drawn uniformly from [−1, 1]^d.
-func uniformPoints(rng *rand.Rand, l, d int) backend.Matrix {
-	x := backend.NewMatrix(l, d)
+func uniformPoints(rng *rand.Rand, l, d int) pursuit.Matrix {
+	x := pursuit.NewMatrix(l, d)
 	for i := range x.Data {
 		x.Data[i] = float32(2*rng.Float64() - 1)
 	}
@@ -386,7 +386,7 @@ func TestKeptDictionaryGatheredOnce(t *testing.T) {
 	const l = 400
 	tr, y := waveProblem(t, e, 14, l, 3)
 	for _, v := range []Variant{PreFit, BackFit, Basic} {
-		cfg := Config{Variant: v, Kernels: []backend.Kernel{backend.NewRBF(2)}, Bias: true, N: 12}
+		cfg := Config{Variant: v, Kernels: []pursuit.Kernel{pursuit.NewRBF(2)}, Bias: true, N: 12}
 		if err := cfg.resolve(); err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/engine"
 )
@@ -243,7 +244,7 @@ func newDictionary(e *engine.Engine, cfg *Config, dc *dictionary) (*dictionary, 
 		for i := range all {
 			all[i] = i
 		}
-		if err := st.scan(dc, all, backend.Matrix{}, true, func(b0, _ int, _, nrm []float64) {
+		if err := st.scan(dc, all, pursuit.Matrix{}, true, func(b0, _ int, _, nrm []float64) {
 			copy(dc.nrm2[b0:], nrm)
 		}); err != nil {
 			return nil, err
@@ -288,7 +289,7 @@ type streamer struct {
 	blkAtoms []int // the atoms whose rows blk holds, in order
 	gathered int   // kernel blocks gathered (a full search over one kept block: 1)
 	nrm32    []float32
-	host     backend.Matrix // constant and custom atoms of a resident scan
+	host     pursuit.Matrix // constant and custom atoms of a resident scan
 	vprod    []float64      // products with resident vectors (scanRows)
 	prods    [][]float64    // a block's products per set of vectors (scanResidentSets)
 	parts    [][]float64    // a run's products per set of vectors (scanResidentSets)
@@ -301,7 +302,7 @@ type streamer struct {
 // block's offset b0 in cand, its size nb, prod[j*nb+i] = <d_{cand[b0+i]},
 // v_j> for the rows v_j of vecs (length l), and, when norms is set,
 // nrm[i] = ‖d_{cand[b0+i]}‖².
-func (st *streamer) scan(dc *dictionary, cand []int, vecs backend.Matrix, norms bool, each func(b0, nb int, prod, nrm []float64)) error {
+func (st *streamer) scan(dc *dictionary, cand []int, vecs pursuit.Matrix, norms bool, each func(b0, nb int, prod, nrm []float64)) error {
 	if st.resident {
 		return st.scanResident(dc, cand, vecs, norms, each)
 	}
@@ -323,7 +324,7 @@ func (st *streamer) scan(dc *dictionary, cand []int, vecs backend.Matrix, norms 
 		clear(nrm)
 		for j0 := 0; j0 < l; j0 += st.chunk {
 			j1 := min(j0+st.chunk, l)
-			blk := backend.Matrix{Rows: nb, Cols: j1 - j0, Stride: j1 - j0, Data: st.buf[:nb*(j1-j0)]}
+			blk := pursuit.Matrix{Rows: nb, Cols: j1 - j0, Stride: j1 - j0, Data: st.buf[:nb*(j1-j0)]}
 			pts := trainSet{x: st.tr.x.Slice(j0, j1, 0, st.tr.x.Cols), norms: st.tr.norms[j0:j1]}
 			if err := dc.fill(st.e, st.cfg, st.ab, pts, blk, st.idx); err != nil {
 				return err
@@ -368,9 +369,9 @@ func growEach(buf *[][]float64, n int, size func(s int) int) [][]float64 {
 // through *one, the caller's 1×l scratch (made on first use). The fitters
 // of a lock-step resident search call it at once (between passes, while the
 // blocks do not change), so the scratch is each caller's own.
-func (st *streamer) row64(dc *dictionary, k int, dst []float64, scratch *backend.Matrix) error {
+func (st *streamer) row64(dc *dictionary, k int, dst []float64, scratch *pursuit.Matrix) error {
 	if scratch.Cols != st.tr.x.Rows {
-		*scratch = backend.NewMatrix(1, st.tr.x.Rows)
+		*scratch = pursuit.NewMatrix(1, st.tr.x.Rows)
 	}
 	one := *scratch
 	a := dc.atoms[k]
@@ -408,7 +409,7 @@ func (st *streamer) row64(dc *dictionary, k int, dst []float64, scratch *backend
 // points at once against X prepared on the device, and only its products
 // with vecs and its squared norms come back (float32-rounded norms, as
 // SqNorms); constant and custom atoms are computed on the host.
-func (st *streamer) scanResident(dc *dictionary, cand []int, vecs backend.Matrix, norms bool, each func(b0, nb int, prod, nrm []float64)) error {
+func (st *streamer) scanResident(dc *dictionary, cand []int, vecs pursuit.Matrix, norms bool, each func(b0, nb int, prod, nrm []float64)) error {
 	return st.scanResidentWith(dc, cand, vecs, nil, norms, each)
 }
 
@@ -430,13 +431,13 @@ func (st *streamer) scanRows(dc *dictionary, cand []int, vr vecRows, norms bool,
 	if !st.resident {
 		return errors.New("kmp: resident vectors need a resident stochastic search")
 	}
-	return st.scanResidentWith(dc, cand, backend.Matrix{}, &vr, norms, each)
+	return st.scanResidentWith(dc, cand, pursuit.Matrix{}, &vr, norms, each)
 }
 
-func (st *streamer) scanResidentWith(dc *dictionary, cand []int, vecs backend.Matrix, vr *vecRows, norms bool, each func(b0, nb int, prod, nrm []float64)) error {
-	var sets []backend.Matrix
+func (st *streamer) scanResidentWith(dc *dictionary, cand []int, vecs pursuit.Matrix, vr *vecRows, norms bool, each func(b0, nb int, prod, nrm []float64)) error {
+	var sets []pursuit.Matrix
 	if vr != nil || vecs.Rows > 0 {
-		sets = []backend.Matrix{vecs}
+		sets = []pursuit.Matrix{vecs}
 	}
 	return st.scanResidentSets(dc, cand, sets, vr, norms, func(b0, nb int, prods [][]float64, nrm []float64) {
 		var prod []float64
@@ -452,7 +453,7 @@ func (st *streamer) scanResidentWith(dc *dictionary, cand []int, vecs backend.Ma
 // once and multiplied with each set by its own products call, so every set
 // gets the products a scan with its vectors alone gets. dst[s][j·n+i] is
 // the product of atom cand[i] with row j of sets[s] (n = len(cand)).
-func (st *streamer) scanSets(dc *dictionary, cand []int, sets []backend.Matrix, dst [][]float64) error {
+func (st *streamer) scanSets(dc *dictionary, cand []int, sets []pursuit.Matrix, dst [][]float64) error {
 	n := len(cand)
 	return st.scanResidentSets(dc, cand, sets, nil, false, func(b0, nb int, prods [][]float64, _ []float64) {
 		for s, v := range sets {
@@ -466,7 +467,7 @@ func (st *streamer) scanSets(dc *dictionary, cand []int, sets []backend.Matrix, 
 // scanResidentSets is scanResident for the sets of vectors sets (or, with
 // vr, the resident vectors vr as the one set): each gets prods[s] of a
 // block in scan's layout.
-func (st *streamer) scanResidentSets(dc *dictionary, cand []int, sets []backend.Matrix, vr *vecRows, norms bool, each func(b0, nb int, prods [][]float64, nrm []float64)) error {
+func (st *streamer) scanResidentSets(dc *dictionary, cand []int, sets []pursuit.Matrix, vr *vecRows, norms bool, each func(b0, nb int, prods [][]float64, nrm []float64)) error {
 	e, n, l := st.e, len(cand), st.tr.x.Rows
 	rows := func(s int) int {
 		if vr != nil {
@@ -493,7 +494,7 @@ func (st *streamer) scanResidentSets(dc *dictionary, cand []int, sets []backend.
 			}
 			nr := end - r
 			var blk *engine.Block
-			var hm backend.Matrix
+			var hm pursuit.Matrix
 			if a.kernel >= 0 {
 				if run := cand[b0+r : b0+end]; st.blk == nil || !slices.Equal(st.blkAtoms, run) {
 					// Gathered, unless the last block holds these very atoms
@@ -523,9 +524,9 @@ func (st *streamer) scanResidentSets(dc *dictionary, cand []int, sets []backend.
 				blk = st.blk
 			} else {
 				if len(st.host.Data) < nr*l {
-					st.host = backend.NewMatrix(nr, l)
+					st.host = pursuit.NewMatrix(nr, l)
 				}
-				hm = backend.Matrix{Rows: nr, Cols: l, Stride: l, Data: st.host.Data[:nr*l]}
+				hm = pursuit.Matrix{Rows: nr, Cols: l, Stride: l, Data: st.host.Data[:nr*l]}
 				if err := dc.fill(e, st.cfg, st.ab[r:end], st.tr, hm, st.idx); err != nil {
 					return err
 				}
@@ -571,7 +572,7 @@ func (st *streamer) scanResidentSets(dc *dictionary, cand []int, sets []backend.
 // block blk (float64 sums like the products with the fitter's resident
 // vectors when sums64 is set, else float32-rounded as SqNorms), or of the
 // host rows hm.
-func (st *streamer) blockNorms(nrm []float64, blk *engine.Block, hm backend.Matrix, sums64 bool) error {
+func (st *streamer) blockNorms(nrm []float64, blk *engine.Block, hm pursuit.Matrix, sums64 bool) error {
 	switch {
 	case blk == nil:
 		addSqNorms(hm, st.e.Threads(), nrm)
@@ -613,7 +614,7 @@ func (st *streamer) vecProducts(part []float64, nr int, products func(dst []floa
 
 // hostVecProducts writes dst[j*hm.Rows+i] = ⟨hm_i, v_j⟩ in float64 for atoms
 // computed on the host, bringing the resident vectors down.
-func (st *streamer) hostVecProducts(dst []float64, hm backend.Matrix, vr *vecRows) error {
+func (st *streamer) hostVecProducts(dst []float64, hm pursuit.Matrix, vr *vecRows) error {
 	l := hm.Cols
 	st.vhost = grow(st.vhost, (vr.r1-vr.r0)*l)
 	if err := st.e.ReadVectors(st.vhost, vr.v, vr.r0); err != nil {

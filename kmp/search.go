@@ -3,7 +3,7 @@ package kmp
 import (
 	"fmt"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 )
 
@@ -28,8 +28,8 @@ type searcher struct {
 	// so per-atom state such as pre-fitting's ‖d_k⊥‖² can be kept up to
 	// date across steps.
 	running bool
-	d       backend.Matrix // in memory: the matrix the pass reads
-	row     backend.Matrix // streamed: this output's scratch for one atom (row64)
+	d       pursuit.Matrix // in memory: the matrix the pass reads
+	row     pursuit.Matrix // streamed: this output's scratch for one atom (row64)
 	prod    []float64      // in memory: the pass's products
 	// Filled by scan for the searched atoms, in the order of next's result:
 	// ⟨d_k, v_0⟩ (the first hi/lo pair of rows of vecs) and ‖d_k‖².
@@ -120,7 +120,7 @@ func (s *searcher) canResample() bool {
 // (when they are not all held), and the products and norms are the sums of
 // every rank's, added by one collective: each is then called once, for all
 // of cand.
-func (s *searcher) scan(cand []int, vecs backend.Matrix, lo bool, each func(b0, nb int, prod []float64)) error {
+func (s *searcher) scan(cand []int, vecs pursuit.Matrix, lo bool, each func(b0, nb int, prod []float64)) error {
 	dc := s.dc
 	if dc.cs != nil {
 		if err := dc.cs.fetch(dc.atoms, cand); err != nil {
@@ -149,7 +149,7 @@ func (s *searcher) scan(cand []int, vecs backend.Matrix, lo bool, each func(b0, 
 		s.prod = grow(s.prod, vecs.Rows*m)
 		var err error
 		if sameMatrix(s.d, dc.d) {
-			err = s.e.DictProductsSets([][]float64{s.prod[:vecs.Rows*m]}, s.d, []backend.Matrix{vecs})
+			err = s.e.DictProductsSets([][]float64{s.prod[:vecs.Rows*m]}, s.d, []pursuit.Matrix{vecs})
 		} else {
 			err = s.be.DictProducts(s.prod, s.d, vecs)
 		}
@@ -209,7 +209,7 @@ func (s *searcher) row64(k int, dst []float64) error {
 }
 
 // sameMatrix reports whether a and b are views of the same elements.
-func sameMatrix(a, b backend.Matrix) bool {
+func sameMatrix(a, b pursuit.Matrix) bool {
 	return a.Rows == b.Rows && a.Cols == b.Cols && a.Stride == b.Stride &&
 		len(a.Data) == len(b.Data) && (len(a.Data) == 0 || &a.Data[0] == &b.Data[0])
 }
@@ -218,7 +218,7 @@ func sameMatrix(a, b backend.Matrix) bool {
 // products (and, for a random active set, norms) over this rank's points go
 // into one buffer, one collective sums it over the ranks, and block is
 // called once for all of cand.
-func (s *searcher) scanSharded(cand []int, vecs backend.Matrix, block func(b0, nb int, prod, bn []float64)) error {
+func (s *searcher) scanSharded(cand []int, vecs pursuit.Matrix, block func(b0, nb int, prod, bn []float64)) error {
 	dc := s.dc
 	n, k := len(cand), vecs.Rows
 	norms := !s.running

@@ -8,7 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/engine/comm"
 )
@@ -166,7 +166,7 @@ func holdAll(e *engine.Engine, sh *shard, what string, bytes int64) error {
 // one error instead of pairing collectives wrongly), then learn each
 // other's numbers of rows; cfg's valRows is set to every rank's validation
 // rows together.
-func startShard(c comm.Comm, x backend.Matrix, y []float64, cfg *Config) (*shard, error) {
+func startShard(c comm.Comm, x pursuit.Matrix, y []float64, cfg *Config) (*shard, error) {
 	input := "valid"
 	bad := checkInput(x, y, cfg, true)
 	if bad != nil {
@@ -298,7 +298,7 @@ type centres struct {
 	sh   *shard
 	e    *engine.Engine
 	held int64          // bytes held against the budget (every candidate's point)
-	x    backend.Matrix // this rank's training rows (scaled)
+	x    pursuit.Matrix // this rank's training rows (scaled)
 	// all: pts holds every candidate point, gathered once, in candidate
 	// order (Streamed, InMemory); else the last fetch's points.
 	all  bool
@@ -316,7 +316,7 @@ type centres struct {
 // when every atom is searched every step (deterministic search, or an
 // active set as large as the dictionary) every candidate's point is
 // gathered now, once; a random active set's are fetched each step.
-func newCentres(e *engine.Engine, sh *shard, cfg *Config, x backend.Matrix, atoms []atom, candidates int) (*centres, error) {
+func newCentres(e *engine.Engine, sh *shard, cfg *Config, x pursuit.Matrix, atoms []atom, candidates int) (*centres, error) {
 	cs := &centres{sh: sh, e: e, x: x, at: map[int]int{}, kept: map[int][]float32{}}
 	if cfg.Stochastic != nil {
 		if s, err := cfg.Stochastic.Size(); err != nil || s < len(atoms) {
@@ -383,9 +383,9 @@ func (cs *centres) fetch(atoms []atom, cand []int) error {
 		return fmt.Errorf("kmp: gathering the candidate centres: %w", err)
 	}
 	if cap(cs.pts.x.Data) < len(need)*d {
-		cs.pts.x = backend.NewMatrix(len(need), d)
+		cs.pts.x = pursuit.NewMatrix(len(need), d)
 	} else {
-		cs.pts.x = backend.Matrix{Rows: len(need), Cols: d, Stride: d, Data: cs.pts.x.Data[:len(need)*d]}
+		cs.pts.x = pursuit.Matrix{Rows: len(need), Cols: d, Stride: d, Data: cs.pts.x.Data[:len(need)*d]}
 	}
 	for i, v := range cs.recv {
 		cs.pts.x.Data[i] = float32(v)
@@ -427,13 +427,13 @@ func (cs *centres) local(atoms []atom) []atom {
 // modelRows returns, for the model, the matrix of the kept centres, the
 // original row (of the concatenated input) of each, and the dictionary's
 // atoms renumbered as rows of that matrix (−1 for centres never chosen).
-func (cs *centres) modelRows(atoms []atom) (backend.Matrix, []int, []atom) {
+func (cs *centres) modelRows(atoms []atom) (pursuit.Matrix, []int, []atom) {
 	rows := make([]int, 0, len(cs.kept))
 	for g := range cs.kept {
 		rows = append(rows, g)
 	}
 	slices.Sort(rows)
-	x := backend.NewMatrix(len(rows), cs.x.Cols)
+	x := pursuit.NewMatrix(len(rows), cs.x.Cols)
 	orig := make([]int, len(rows))
 	slot := make(map[int]int, len(rows))
 	for i, g := range rows {

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/engine/comm"
@@ -19,9 +19,9 @@ import (
 
 // shardedProblem is a small problem with a smooth target: regression
 // targets, and the same points labelled ±1 and with three classes.
-func shardedProblem(l, d int, seed uint64) (x backend.Matrix, reg, bin, three []float64) {
+func shardedProblem(l, d int, seed uint64) (x pursuit.Matrix, reg, bin, three []float64) {
 	rng := rand.New(rand.NewPCG(seed, 1))
-	x = backend.NewMatrix(l, d)
+	x = pursuit.NewMatrix(l, d)
 	reg, bin, three = make([]float64, l), make([]float64, l), make([]float64, l)
 	for i := range l {
 		s := 0.0
@@ -58,7 +58,7 @@ func threeTargets(_, _, three []float64) []float64 { return three }
 // search (every training point a candidate) and stochastic search (active
 // sets of 9), and the options that change how the rows are used.
 func shardCases() []shardCase {
-	k := []backend.Kernel{backend.NewRBF(0.7)}
+	k := []pursuit.Kernel{pursuit.NewRBF(0.7)}
 	var cases []shardCase
 	for _, v := range []Variant{Basic, BackFit, PreFit} {
 		for _, loss := range []Loss{Squared, Tanh, Logistic, Exponential} {
@@ -100,7 +100,7 @@ func shardCases() []shardCase {
 	// Options: early stopping on a split-off validation part (stratified
 	// for classification), feature scaling, the bias and a second kernel,
 	// a random subset of candidates, a custom kernel, explicit deflation.
-	two := []backend.Kernel{backend.NewRBF(0.7), backend.NewRBF(3)}
+	two := []pursuit.Kernel{pursuit.NewRBF(0.7), pursuit.NewRBF(3)}
 	custom := &CustomKernel{Name: "laplace", Func: func(a, b []float32) float64 {
 		s := 0.0
 		for i := range a {
@@ -129,7 +129,7 @@ func shardCases() []shardCase {
 
 // trainCase trains tc on x and y with engine e (single process, or one rank
 // whose rows x and y are).
-func trainCase(e *engine.Engine, x backend.Matrix, y []float64, tc shardCase) (*Model, error) {
+func trainCase(e *engine.Engine, x pursuit.Matrix, y []float64, tc shardCase) (*Model, error) {
 	if tc.ovr {
 		return TrainOneVsRest(e, x, y, tc.cfg)
 	}
@@ -173,7 +173,7 @@ func valShare(tc shardCase, r int, b []int) shardCase {
 // trainShards trains tc on n in-process ranks, rank r holding rows
 // [bounds[r], bounds[r+1]) of x and y (and engine options opts), and
 // returns every rank's model.
-func trainShards(n int, bounds []int, x backend.Matrix, y []float64, tc shardCase, opts ...engine.Option) ([]*Model, error) {
+func trainShards(n int, bounds []int, x pursuit.Matrix, y []float64, tc shardCase, opts ...engine.Option) ([]*Model, error) {
 	models := make([]*Model, n)
 	var mu sync.Mutex
 	err := comm.Run(n, func(c comm.Comm) error {
@@ -209,7 +209,7 @@ func stepAtoms(m *Model) [][]int {
 // and decisions on xt to tol relative (decisions: to the largest |decision|
 // of the output).
 // It returns the largest relative difference of the decisions.
-func sameModel(e *engine.Engine, got, want *Model, xt backend.Matrix, tol float64) (float64, error) {
+func sameModel(e *engine.Engine, got, want *Model, xt pursuit.Matrix, tol float64) (float64, error) {
 	if ga, wa := stepAtoms(got), stepAtoms(want); fmt.Sprint(ga) != fmt.Sprint(wa) {
 		return 0, fmt.Errorf("chose atoms %v, the single-process run %v", ga, wa)
 	}
@@ -259,7 +259,7 @@ func sameModel(e *engine.Engine, got, want *Model, xt backend.Matrix, tol float6
 // sameDecisions compares two models' decisions on xt to tol relative to the
 // largest |decision| of each output of want, and returns the largest such
 // relative difference.
-func sameDecisions(e *engine.Engine, got, want *Model, xt backend.Matrix, tol float64) (float64, error) {
+func sameDecisions(e *engine.Engine, got, want *Model, xt pursuit.Matrix, tol float64) (float64, error) {
 	gd, err := got.DecisionAll(e, xt)
 	if err != nil {
 		return 0, err
@@ -298,7 +298,7 @@ const shardL, shardD = 90, 4
 
 // shardFixture returns the table tests' training rows and targets, test
 // rows, and a single-process engine.
-func shardFixture(t *testing.T) (x backend.Matrix, reg, bin, three []float64, xt backend.Matrix, single *engine.Engine) {
+func shardFixture(t *testing.T) (x pursuit.Matrix, reg, bin, three []float64, xt pursuit.Matrix, single *engine.Engine) {
 	x, reg, bin, three = shardedProblem(shardL, shardD, 3)
 	xt, _, _, _ = shardedProblem(40, shardD, 4)
 	single, err := engine.New(engine.WithThreads(1))
@@ -350,7 +350,7 @@ func TestShardedMatchesSingleProcess(t *testing.T) {
 
 // runRanks trains tc on n in-process ranks with per-rank engine options and
 // per-rank rows, returning every rank's model and error.
-func runRanks(n int, rank func(r int) (backend.Matrix, []float64, shardCase, []engine.Option)) ([]*Model, []error) {
+func runRanks(n int, rank func(r int) (pursuit.Matrix, []float64, shardCase, []engine.Option)) ([]*Model, []error) {
 	models, errs := make([]*Model, n), make([]error, n)
 	comm.Run(n, func(c comm.Comm) error {
 		x, y, tc, opts := rank(c.Rank())
@@ -374,7 +374,7 @@ func TestShardedBudget(t *testing.T) {
 	const l, d = 90, 4
 	x, reg, _, _ := shardedProblem(l, d, 8)
 	xt, _, _, _ := shardedProblem(30, d, 9)
-	tc := shardCase{cfg: Config{Variant: PreFit, Task: Regression, Kernels: []backend.Kernel{backend.NewRBF(0.7)}, N: 10}}
+	tc := shardCase{cfg: Config{Variant: PreFit, Task: Regression, Kernels: []pursuit.Kernel{pursuit.NewRBF(0.7)}, N: 10}}
 	single, err := engine.New(engine.WithThreads(1))
 	if err != nil {
 		t.Fatal(err)
@@ -385,7 +385,7 @@ func TestShardedBudget(t *testing.T) {
 	}
 	bounds := shardBounds(2, l) // rank 1: 54 rows, a 90 × 54 float32 dictionary of 19.4 KB
 	for _, budget := range []int64{10 << 10, 100} {
-		models, errs := runRanks(2, func(r int) (backend.Matrix, []float64, shardCase, []engine.Option) {
+		models, errs := runRanks(2, func(r int) (pursuit.Matrix, []float64, shardCase, []engine.Option) {
 			var opts []engine.Option
 			if r == 1 {
 				opts = append(opts, engine.WithMemoryBudget(budget))
@@ -417,24 +417,24 @@ func TestShardedConfigMismatch(t *testing.T) {
 	x, reg, _, _ := shardedProblem(60, 3, 5)
 	bad := slices.Clone(reg)
 	bad[45] = math.NaN()
-	base := Config{Variant: Basic, Task: Regression, Kernels: []backend.Kernel{backend.NewRBF(1)}, N: 5}
+	base := Config{Variant: Basic, Task: Regression, Kernels: []pursuit.Kernel{pursuit.NewRBF(1)}, N: 5}
 	cases := []struct {
 		name string
-		rank func(r int) (backend.Matrix, []float64, Config)
+		rank func(r int) (pursuit.Matrix, []float64, Config)
 		want string
 	}{
-		{"rank 2 has another seed", func(r int) (backend.Matrix, []float64, Config) {
+		{"rank 2 has another seed", func(r int) (pursuit.Matrix, []float64, Config) {
 			c := base
 			c.Seed = uint64(1 + r/2)
 			return x, reg, c
 		}, "rank 2's seed differs"},
-		{"rank 1 has another kernel width", func(r int) (backend.Matrix, []float64, Config) {
+		{"rank 1 has another kernel width", func(r int) (pursuit.Matrix, []float64, Config) {
 			c := base
-			c.Kernels = []backend.Kernel{backend.NewRBF(1 + float64(r%2)*1e-9)}
+			c.Kernels = []pursuit.Kernel{pursuit.NewRBF(1 + float64(r%2)*1e-9)}
 			return x, reg, c
 		}, "rank 1's kernel differs"},
-		{"rank 2 has a NaN target", func(r int) (backend.Matrix, []float64, Config) { return x, bad, base }, "rank 2's input differs"},
-		{"rank 1 has fewer features", func(r int) (backend.Matrix, []float64, Config) {
+		{"rank 2 has a NaN target", func(r int) (pursuit.Matrix, []float64, Config) { return x, bad, base }, "rank 2's input differs"},
+		{"rank 1 has fewer features", func(r int) (pursuit.Matrix, []float64, Config) {
 			if r == 1 {
 				return x.Slice(0, x.Rows, 0, 2), reg, base
 			}
@@ -443,7 +443,7 @@ func TestShardedConfigMismatch(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, errs := runRanks(3, func(r int) (backend.Matrix, []float64, shardCase, []engine.Option) {
+			_, errs := runRanks(3, func(r int) (pursuit.Matrix, []float64, shardCase, []engine.Option) {
 				xr, yr, cfg := tc.rank(r)
 				return xr.Slice(20*r, 20*r+20, 0, xr.Cols), yr[20*r : 20*r+20], shardCase{cfg: cfg}, nil
 			})

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/internal/activeset"
 )
@@ -85,7 +85,7 @@ func (sc Stochastic) Size() (int, error) {
 // Across several ranks it works as Train does: every rank draws the same
 // active sets, the sampled atoms' centres are gathered from the ranks that
 // hold them, and one collective sums the ranks' partial products.
-func TrainStochastic(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, sc Stochastic) (*Model, error) {
+func TrainStochastic(e *engine.Engine, x pursuit.Matrix, y []float64, cfg Config, sc Stochastic) (*Model, error) {
 	cfg.Stochastic = &sc
 	return Train(e, x, y, cfg)
 }

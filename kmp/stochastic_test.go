@@ -11,7 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 )
 
@@ -134,9 +134,9 @@ func TestSamplerWithoutReplacement(t *testing.T) {
 
 // skmpData is a small two-class problem in d dimensions with some label
 // noise.
-func skmpData(n, d int, seed uint64) (backend.Matrix, []float64) {
+func skmpData(n, d int, seed uint64) (pursuit.Matrix, []float64) {
 	rng := rand.New(rand.NewPCG(seed, 99))
-	x := backend.NewMatrix(n, d)
+	x := pursuit.NewMatrix(n, d)
 	y := make([]float64, n)
 	for i := range n {
 		var r2 float64
@@ -252,7 +252,7 @@ func TestStochasticFullActiveSetIsDeterministic(t *testing.T) {
 	xv, yv := skmpData(60, 3, 2)
 	for _, c := range skmpCases {
 		for _, val := range []bool{false, true} {
-			cfg := Config{Variant: c.variant, Loss: c.loss, Kernels: []backend.Kernel{backend.NewRBF(1.5), backend.NewRBF(6)}, Bias: true, N: c.steps(30), RefitEvery: 3, Seed: 5}
+			cfg := Config{Variant: c.variant, Loss: c.loss, Kernels: []pursuit.Kernel{pursuit.NewRBF(1.5), pursuit.NewRBF(6)}, Bias: true, N: c.steps(30), RefitEvery: 3, Seed: 5}
 			if val {
 				cfg.ValX, cfg.ValY = xv, yv
 			}
@@ -280,7 +280,7 @@ func TestStreamedMatchesInMemory(t *testing.T) {
 	// 2 kernels × 300 candidates + bias = 601 atoms × 300 points × 4 B ≈ 721 kB.
 	small := skmpEngine(t, engine.WithMemoryBudget(200_000))
 	for _, c := range skmpCases {
-		cfg := Config{Variant: c.variant, Loss: c.loss, Kernels: []backend.Kernel{backend.NewRBF(0.5), backend.NewRBF(3)}, Bias: true, N: c.steps(25), RefitEvery: 2, ValX: xv, ValY: yv}
+		cfg := Config{Variant: c.variant, Loss: c.loss, Kernels: []pursuit.Kernel{pursuit.NewRBF(0.5), pursuit.NewRBF(3)}, Bias: true, N: c.steps(25), RefitEvery: 2, ValX: xv, ValY: yv}
 		p, err := PlanTraining(small, l, cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -303,7 +303,7 @@ func TestStreamedMatchesInMemory(t *testing.T) {
 		skmpSameRun(t, c.name+" streamed", got, want, rel, coefRel)
 	}
 	// Explicit deflation cannot stream: a clear error.
-	_, err := Train(small, x, y, Config{Variant: PreFit, Deflation: Explicit, Kernels: []backend.Kernel{backend.NewRBF(1)}, N: 5})
+	_, err := Train(small, x, y, Config{Variant: PreFit, Deflation: Explicit, Kernels: []pursuit.Kernel{pursuit.NewRBF(1)}, N: 5})
 	if !errors.Is(err, engine.ErrBudget) {
 		t.Errorf("explicit deflation over the budget: %v, want ErrBudget", err)
 	}
@@ -316,11 +316,11 @@ func TestStochasticBoundedMemory(t *testing.T) {
 	x, y := skmpData(l, 5, 6)
 	// The full dictionary is 3000×3000×4 B = 36 MB; allow 3 MB per allocation.
 	e := skmpEngine(t, engine.WithMemoryBudget(3<<20))
-	if _, err := Train(e, x, y, Config{Variant: PreFit, Kernels: []backend.Kernel{backend.NewRBF(1)}, N: 5, Deflation: Explicit}); !errors.Is(err, engine.ErrBudget) {
+	if _, err := Train(e, x, y, Config{Variant: PreFit, Kernels: []pursuit.Kernel{pursuit.NewRBF(1)}, N: 5, Deflation: Explicit}); !errors.Is(err, engine.ErrBudget) {
 		t.Fatalf("explicit deflation of a 36 MB dictionary under a 3 MB budget: %v", err)
 	}
 	for _, v := range []Variant{Basic, BackFit, PreFit} {
-		cfg := Config{Variant: v, Kernels: []backend.Kernel{backend.NewRBF(1)}, N: 40, Seed: 3}
+		cfg := Config{Variant: v, Kernels: []pursuit.Kernel{pursuit.NewRBF(1)}, N: 40, Seed: 3}
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		m, err := TrainStochastic(e, x, y, cfg, Stochastic{ActiveSet: 30})
@@ -343,17 +343,17 @@ func TestStochasticBoundedMemory(t *testing.T) {
 		}
 		t.Logf("%v: allocated %.2f MB, residual %.4g → %.4g", v, float64(alloc)/1e6, curve[0].Residual, curve[39].Residual)
 	}
-	p, err := PlanTraining(e, l, Config{Kernels: []backend.Kernel{backend.NewRBF(1)}, N: 5, Stochastic: &Stochastic{Eps: 0.01, Q: 0.98}})
+	p, err := PlanTraining(e, l, Config{Kernels: []pursuit.Kernel{pursuit.NewRBF(1)}, N: 5, Stochastic: &Stochastic{Eps: 0.01, Q: 0.98}})
 	if err != nil || p.Mode != StochasticSearch || p.ActiveSet != 228 || p.Block != 228 {
 		t.Errorf("stochastic plan: %+v, %v", p, err)
 	}
 	// Not even one kernel row fits: a clear error, not a crash.
 	tiny := skmpEngine(t, engine.WithMemoryBudget(8000))
-	_, err = TrainStochastic(tiny, x, y, Config{Kernels: []backend.Kernel{backend.NewRBF(1)}, N: 5}, Stochastic{})
+	_, err = TrainStochastic(tiny, x, y, Config{Kernels: []pursuit.Kernel{pursuit.NewRBF(1)}, N: 5}, Stochastic{})
 	if !errors.Is(err, engine.ErrBudget) {
 		t.Errorf("an 8 kB budget for rows of 12 kB: %v, want ErrBudget", err)
 	}
-	_, err = Train(tiny, x, y, Config{Kernels: []backend.Kernel{backend.NewRBF(1)}, N: 5})
+	_, err = Train(tiny, x, y, Config{Kernels: []pursuit.Kernel{pursuit.NewRBF(1)}, N: 5})
 	if !errors.Is(err, engine.ErrBudget) {
 		t.Errorf("deterministic under an 8 kB budget: %v, want ErrBudget", err)
 	}
@@ -363,7 +363,7 @@ func TestStochasticReproducible(t *testing.T) {
 	e := skmpEngine(t)
 	x, y := skmpData(400, 3, 7)
 	for _, v := range []Variant{Basic, BackFit, PreFit} {
-		cfg := Config{Variant: v, Kernels: []backend.Kernel{backend.NewRBF(2)}, Bias: true, N: 30, Seed: 42}
+		cfg := Config{Variant: v, Kernels: []pursuit.Kernel{pursuit.NewRBF(2)}, Bias: true, N: 30, Seed: 42}
 		a, err := TrainStochastic(e, x, y, cfg, Stochastic{ActiveSet: 12})
 		if err != nil {
 			t.Fatal(err)
@@ -393,7 +393,7 @@ func TestStochasticReproducible(t *testing.T) {
 	for i := range y3 {
 		y3[i] = float64(i % 3)
 	}
-	cfg := Config{Variant: Basic, Kernels: []backend.Kernel{backend.NewRBF(2)}, N: 10, Seed: 1, Stochastic: &Stochastic{ActiveSet: 8}}
+	cfg := Config{Variant: Basic, Kernels: []pursuit.Kernel{pursuit.NewRBF(2)}, N: 10, Seed: 1, Stochastic: &Stochastic{ActiveSet: 8}}
 	m1, err := TrainOneVsRest(e, x, y3, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -413,8 +413,8 @@ func TestStochasticSearchBruteForce(t *testing.T) {
 	e := skmpEngine(t)
 	const l, s, steps = 120, 9, 15
 	x, y := skmpData(l, 3, 8)
-	k := backend.NewRBF(2)
-	cfg := Config{Kernels: []backend.Kernel{k}, N: steps, Seed: 9}
+	k := pursuit.NewRBF(2)
+	cfg := Config{Kernels: []pursuit.Kernel{k}, N: steps, Seed: 9}
 	atomsOf := func(m *Model) []int {
 		var a []int
 		for _, st := range m.Outputs[0].Curve {
@@ -527,7 +527,7 @@ func TestStochasticProgressAndModel(t *testing.T) {
 	x, y := skmpData(300, 3, 10)
 	xv, yv := skmpData(100, 3, 11)
 	var seen []Step
-	cfg := Config{Variant: BackFit, Kernels: []backend.Kernel{backend.NewRBF(2)}, Bias: true, N: 40, Patience: 10, ValX: xv, ValY: yv,
+	cfg := Config{Variant: BackFit, Kernels: []pursuit.Kernel{pursuit.NewRBF(2)}, Bias: true, N: 40, Patience: 10, ValX: xv, ValY: yv,
 		Progress: func(s Step) { seen = append(seen, s) }}
 	m, err := TrainStochastic(e, x, y, cfg, Stochastic{Eps: 0.05, Q: 0.95})
 	if err != nil {
@@ -563,7 +563,7 @@ func TestStochasticTruncate(t *testing.T) {
 	e := skmpEngine(t)
 	x, y := skmpData(300, 3, 12)
 	for _, c := range skmpCases {
-		cfg := Config{Variant: c.variant, Loss: c.loss, Kernels: []backend.Kernel{backend.NewRBF(2)}, Bias: true, N: 24, RefitEvery: 1, Seed: 4,
+		cfg := Config{Variant: c.variant, Loss: c.loss, Kernels: []pursuit.Kernel{pursuit.NewRBF(2)}, Bias: true, N: 24, RefitEvery: 1, Seed: 4,
 			Stochastic: &Stochastic{ActiveSet: 25}}
 		long, err := Train(e, x, y, cfg)
 		if err != nil {
@@ -606,7 +606,7 @@ func TestChunkedSearchMatchesInMemory(t *testing.T) {
 	// atoms × 512 points.
 	small := skmpEngine(t, engine.WithMemoryBudget(3<<20))
 	for _, c := range []skmpCase{{"basic", Basic, Squared}, {"prefit", PreFit, Squared}, {"backfit-tanh", BackFit, Tanh}} {
-		cfg := Config{Variant: c.variant, Loss: c.loss, Kernels: []backend.Kernel{backend.NewRBF(3)}, N: 12, RefitEvery: 4}
+		cfg := Config{Variant: c.variant, Loss: c.loss, Kernels: []pursuit.Kernel{pursuit.NewRBF(3)}, N: 12, RefitEvery: 4}
 		want, err := Train(big, x, y, cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -641,7 +641,7 @@ func TestStochasticExhaustsDictionary(t *testing.T) {
 	e := skmpEngine(t)
 	x, y := skmpData(24, 3, 14)
 	for _, v := range []Variant{BackFit, PreFit} {
-		m, err := TrainStochastic(e, x, y, Config{Variant: v, Kernels: []backend.Kernel{backend.NewRBF(8)}, N: 24, Seed: 2}, Stochastic{ActiveSet: 3})
+		m, err := TrainStochastic(e, x, y, Config{Variant: v, Kernels: []pursuit.Kernel{pursuit.NewRBF(8)}, N: 24, Seed: 2}, Stochastic{ActiveSet: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -671,7 +671,7 @@ func TestStreamedCustomKernel(t *testing.T) {
 		}
 		return math.Exp(-s) * (1 + 0.1*float64(a[0]))
 	}}
-	cfg := Config{Variant: PreFit, Custom: lap, Kernels: []backend.Kernel{backend.NewRBF(2)}, Bias: true, N: 15}
+	cfg := Config{Variant: PreFit, Custom: lap, Kernels: []pursuit.Kernel{pursuit.NewRBF(2)}, Bias: true, N: 15}
 	want, err := Train(skmpEngine(t), x, y, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -699,10 +699,10 @@ func TestStreamedCustomKernel(t *testing.T) {
 
 // dictColumns returns the columns K(·, x_j) of the whole dictionary over x in
 // float64, from the backend's float32 kernel values.
-func dictColumns(t *testing.T, e *engine.Engine, k backend.Kernel, x backend.Matrix) func(j int) []float64 {
+func dictColumns(t *testing.T, e *engine.Engine, k pursuit.Kernel, x pursuit.Matrix) func(j int) []float64 {
 	t.Helper()
 	l := x.Rows
-	dict := backend.NewMatrix(l, l)
+	dict := pursuit.NewMatrix(l, l)
 	idx := make([]int, l)
 	for i := range idx {
 		idx[i] = i

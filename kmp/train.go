@@ -6,7 +6,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 )
@@ -33,14 +33,14 @@ import (
 // input, stop every rank with an error (comm.ErrConfig); a Custom kernel
 // must be the same function on every rank (only its name is compared). See
 // shard.go for how a step is split.
-func Train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config) (*Model, error) {
+func Train(e *engine.Engine, x pursuit.Matrix, y []float64, cfg Config) (*Model, error) {
 	return train(e, x, y, cfg, false)
 }
 
 // TrainOneVsRest fits one machine per class (target +1 for the class, −1
 // for the others) on one shared dictionary, even for two classes. Across
 // several ranks it works as Train does.
-func TrainOneVsRest(e *engine.Engine, x backend.Matrix, y []float64, cfg Config) (*Model, error) {
+func TrainOneVsRest(e *engine.Engine, x pursuit.Matrix, y []float64, cfg Config) (*Model, error) {
 	if cfg.Task != Classification {
 		return nil, errors.New("kmp: one-vs-rest needs a classification task")
 	}
@@ -49,7 +49,7 @@ func TrainOneVsRest(e *engine.Engine, x backend.Matrix, y []float64, cfg Config)
 
 // checkInput validates one rank's training rows and validation set.
 // allowEmpty admits a rank without training rows (sharded runs).
-func checkInput(x backend.Matrix, y []float64, cfg *Config, allowEmpty bool) error {
+func checkInput(x pursuit.Matrix, y []float64, cfg *Config, allowEmpty bool) error {
 	if err := x.Validate(); err != nil {
 		return fmt.Errorf("kmp: training data: %w", err)
 	}
@@ -79,7 +79,7 @@ func checkInput(x backend.Matrix, y []float64, cfg *Config, allowEmpty bool) err
 	return nil
 }
 
-func train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, forceOVR bool) (m *Model, err error) {
+func train(e *engine.Engine, x pursuit.Matrix, y []float64, cfg Config, forceOVR bool) (m *Model, err error) {
 	if e == nil {
 		return nil, errors.New("kmp: nil engine")
 	}
@@ -171,7 +171,7 @@ func train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, forceOVR
 			trIdx, sh.offset = sh.localPart(trIdx)
 			cfg.valRows = len(parts[1])
 		}
-		valX = backend.NewMatrix(len(vi), x.Cols)
+		valX = pursuit.NewMatrix(len(vi), x.Cols)
 		valY = make([]float64, len(vi))
 		for r, i := range vi {
 			copy(valX.Row(r), x.Row(i))
@@ -190,7 +190,7 @@ func train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, forceOVR
 	scale := cfg.Scale != data.ScaleNone
 	xt := x
 	if scale || cfg.ValFrac > 0 {
-		xt = backend.NewMatrix(l, x.Cols)
+		xt = pursuit.NewMatrix(l, x.Cols)
 		for r, i := range trIdx {
 			copy(xt.Row(r), x.Row(i))
 		}
@@ -229,11 +229,11 @@ func train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, forceOVR
 	if nVal > 0 {
 		xv := valX // a copy already when split off by ValFrac
 		if xv.Rows == 0 {
-			xv = backend.NewMatrix(0, x.Cols) // a rank without validation rows
+			xv = pursuit.NewMatrix(0, x.Cols) // a rank without validation rows
 		}
 		if scaler != nil {
 			if cfg.ValFrac == 0 {
-				xv = backend.NewMatrix(valX.Rows, x.Cols)
+				xv = pursuit.NewMatrix(valX.Rows, x.Cols)
 				for i := range valX.Rows {
 					copy(xv.Row(i), valX.Row(i))
 				}
@@ -339,7 +339,7 @@ func distinct(y []float64) []float64 {
 	return slices.Compact(c)
 }
 
-func checkFinite(what string, x backend.Matrix, y []float64) error {
+func checkFinite(what string, x pursuit.Matrix, y []float64) error {
 	for i := range x.Rows {
 		for j, v := range x.Row(i) {
 			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
@@ -359,10 +359,10 @@ func checkFinite(what string, x backend.Matrix, y []float64) error {
 // the support vectors, the constant atom the bias.
 // With mapCurve the curves' Support fields are mapped from training-part
 // rows to rows of the caller's data.
-func assemble(cfg *Config, dictAtoms []atom, x backend.Matrix, trIdx []int, scaler *data.Scaler, classes []float64, results []*result, mapCurve bool) *Model {
+func assemble(cfg *Config, dictAtoms []atom, x pursuit.Matrix, trIdx []int, scaler *data.Scaler, classes []float64, results []*result, mapCurve bool) *Model {
 	m := &Model{
 		Task: cfg.Task, Loss: cfg.Loss, Variant: cfg.Variant, Classes: classes,
-		Kernels: append([]backend.Kernel(nil), cfg.Kernels...), Custom: cfg.Custom, Scaler: scaler,
+		Kernels: append([]pursuit.Kernel(nil), cfg.Kernels...), Custom: cfg.Custom, Scaler: scaler,
 	}
 	slot := map[int]int{} // atom → support row
 	var svAtoms []int
@@ -377,7 +377,7 @@ func assemble(cfg *Config, dictAtoms []atom, x backend.Matrix, trIdx []int, scal
 			}
 		}
 	}
-	m.Support = backend.NewMatrix(len(svAtoms), x.Cols)
+	m.Support = pursuit.NewMatrix(len(svAtoms), x.Cols)
 	for s, a := range svAtoms {
 		at := dictAtoms[a]
 		copy(m.Support.Row(s), x.Row(at.center))
@@ -410,7 +410,7 @@ func assemble(cfg *Config, dictAtoms []atom, x backend.Matrix, trIdx []int, scal
 // points, copies of only those that the outputs' paths use as centres (at
 // most the steps run per output), so the model does not keep the training
 // data alive nor depend on the caller leaving it unchanged.
-func newOrigin(dictAtoms []atom, x backend.Matrix, trIdx []int, results []*result) *origin {
+func newOrigin(dictAtoms []atom, x pursuit.Matrix, trIdx []int, results []*result) *origin {
 	o := &origin{atoms: append([]atom(nil), dictAtoms...)}
 	slot := map[int]int{} // centre in x → row of o.x
 	var rows []int
@@ -428,7 +428,7 @@ func newOrigin(dictAtoms []atom, x backend.Matrix, trIdx []int, results []*resul
 			}
 		}
 	}
-	o.x = backend.NewMatrix(len(rows), x.Cols)
+	o.x = pursuit.NewMatrix(len(rows), x.Cols)
 	o.trIdx = make([]int, len(rows))
 	for k, c := range rows {
 		copy(o.x.Row(k), x.Row(c))

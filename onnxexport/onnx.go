@@ -9,7 +9,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/onnxexport/internal/onnxpb"
 	"github.com/pursuit-ml/pursuit/svm"
@@ -201,15 +201,15 @@ func graph(m *svm.Model, s *data.Scaler) (*onnxpb.GraphProto, error) {
 // kernelAttrs returns ONNX's kernel_type and kernel_params [γ, c0, degree]
 // for k: ONNX's kernels are LIBSVM's (LINEAR x·z, POLY (γ x·z + c0)^d, RBF
 // exp(−γ‖x−z‖²), SIGMOID tanh(γ x·z + c0)).
-func kernelAttrs(k backend.Kernel) (string, []float64, error) {
+func kernelAttrs(k pursuit.Kernel) (string, []float64, error) {
 	switch k.Kind {
-	case backend.Linear:
+	case pursuit.Linear:
 		return "LINEAR", []float64{0, 0, 0}, nil
-	case backend.Polynomial:
+	case pursuit.Polynomial:
 		return "POLY", []float64{k.Gamma, k.Coef0, float64(k.Degree)}, nil
-	case backend.RBF:
+	case pursuit.RBF:
 		return "RBF", []float64{k.Gamma, 0, 0}, nil
-	case backend.Sigmoid:
+	case pursuit.Sigmoid:
 		return "SIGMOID", []float64{k.Gamma, k.Coef0, 0}, nil
 	}
 	return "", nil, fmt.Errorf("onnxexport: the %s kernel: %w", k, ErrNotExpressible)
@@ -233,12 +233,12 @@ func classLabels(labels []float64) (*onnxpb.AttributeProto, onnxpb.TensorProto_D
 	return ints("classlabels_ints", whole), onnxpb.TensorProto_INT64
 }
 
-// denseRows returns m's rows one after another (without the stride's
-// padding).
-func denseRows(m backend.Matrix) []float32 {
-	out := make([]float32, 0, m.Rows*m.Cols)
+// denseRows returns m's rows, dense or sparse, one after another as dense
+// rows (without the stride's padding): ONNX's support_vectors are dense.
+func denseRows(m pursuit.Matrix) []float32 {
+	out := make([]float32, m.Rows*m.Cols)
 	for i := range m.Rows {
-		out = append(out, m.Row(i)...)
+		m.RowTo(out[i*m.Cols:], i)
 	}
 	return out
 }

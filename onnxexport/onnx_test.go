@@ -11,7 +11,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/internal/onnxrt"
@@ -32,7 +32,7 @@ func blobs(n, d int, labels []float64, seed uint64) *data.Dataset {
 			centres[c][j] = 3 * rng.NormFloat64()
 		}
 	}
-	ds := &data.Dataset{X: backend.NewMatrix(n, d), Y: make([]float64, n), Name: "blobs"}
+	ds := &data.Dataset{X: pursuit.NewMatrix(n, d), Y: make([]float64, n), Name: "blobs"}
 	for i := range n {
 		c := i % len(labels)
 		for j := range d {
@@ -62,8 +62,8 @@ func fitScaled(t *testing.T, e *engine.Engine, ds *data.Dataset, mode data.Scale
 	return m, s
 }
 
-func cloneMatrix(m backend.Matrix) backend.Matrix {
-	c := backend.NewMatrix(m.Rows, m.Cols)
+func cloneMatrix(m pursuit.Matrix) pursuit.Matrix {
+	c := pursuit.NewMatrix(m.Rows, m.Cols)
 	for i := range m.Rows {
 		copy(c.Row(i), m.Row(i))
 	}
@@ -93,13 +93,13 @@ func TestOnnxRuntimeAgrees(t *testing.T) {
 	}
 	cases := []tc{
 		{"4 classes, int labels", blobs(240, 5, []float64{3, -1, 0, 7}, 1), blobs(200, 5, []float64{3, -1, 0, 7}, 2), data.ScaleMinMax,
-			svm.Params{Kernel: backend.NewRBF(0.5), C: 10}},
+			svm.Params{Kernel: pursuit.NewRBF(0.5), C: 10}},
 		{"3 classes, labels 0.5 1.5 2.5", blobs(150, 4, []float64{0.5, 1.5, 2.5}, 3), blobs(90, 4, []float64{0.5, 1.5, 2.5}, 4), data.ScaleStandard,
-			svm.Params{Kernel: backend.NewRBF(0.2), C: 1}},
+			svm.Params{Kernel: pursuit.NewRBF(0.2), C: 1}},
 		{"binary, sigmoid", blobs(120, 3, []float64{1, 2}, 5), blobs(60, 3, []float64{1, 2}, 6), data.ScaleMinMax,
-			svm.Params{Kernel: backend.Kernel{Kind: backend.Sigmoid, Gamma: 0.1, Coef0: -0.5}, C: 1}},
+			svm.Params{Kernel: pursuit.Kernel{Kind: pursuit.Sigmoid, Gamma: 0.1, Coef0: -0.5}, C: 1}},
 		{"5 classes, linear", blobs(200, 4, []float64{1, 2, 3, 4, 5}, 7), blobs(100, 4, []float64{1, 2, 3, 4, 5}, 8), data.ScaleMinMax,
-			svm.Params{Kernel: backend.Kernel{Kind: backend.Linear}, C: 1}},
+			svm.Params{Kernel: pursuit.Kernel{Kind: pursuit.Linear}, C: 1}},
 	}
 	reg := blobs(150, 3, []float64{0}, 9)
 	regTest := blobs(60, 3, []float64{0}, 10)
@@ -109,14 +109,14 @@ func TestOnnxRuntimeAgrees(t *testing.T) {
 		}
 	}
 	cases = append(cases, tc{"ε-SVR", reg, regTest, data.ScaleStandard,
-		svm.Params{Type: svm.EpsilonSVR, Kernel: backend.NewRBF(0.5), C: 10, Epsilon: 0.01}})
+		svm.Params{Type: svm.EpsilonSVR, Kernel: pursuit.NewRBF(0.5), C: 10, Epsilon: 0.01}})
 	if p, err := data.SharedFile("usps", "usps.train.gz"); err != nil {
 		t.Logf("no USPS case: shared data not available (%v)", err)
 	} else if usps, err := data.Load(p); err != nil {
 		t.Fatal(err)
 	} else {
 		cases = append(cases, tc{"USPS 10 digits one-vs-one", usps.Subset(seq(0, 800)), usps.Subset(seq(800, 1300)), data.ScaleNone,
-			svm.Params{Kernel: backend.NewRBF(1.0 / 128), C: 10}})
+			svm.Params{Kernel: pursuit.NewRBF(1.0 / 128), C: 10}})
 	}
 	dir := t.TempDir()
 	for _, c := range cases {
@@ -243,12 +243,12 @@ func attr(n *onnxpb.NodeProto, name string) *onnxpb.AttributeProto {
 // smallModel is a 3-class C-SVC with 2, 1 and 2 support vectors in two
 // features.
 func smallModel() *svm.Model {
-	sv := backend.NewMatrix(5, 2)
+	sv := pursuit.NewMatrix(5, 2)
 	for i := range sv.Data {
 		sv.Data[i] = float32(i) / 4
 	}
 	return &svm.Model{
-		Type: svm.CSVC, Kernel: backend.NewRBF(0.5), Labels: []float64{4, -2, 9}, NumSV: []int{2, 1, 2}, SV: sv,
+		Type: svm.CSVC, Kernel: pursuit.NewRBF(0.5), Labels: []float64{4, -2, 9}, NumSV: []int{2, 1, 2}, SV: sv,
 		Coef: [][]float64{{1, 0.5, -1, 0.25, -0.75}, {0.5, -0.5, 1, -1, 0.125}},
 		Rho:  []float64{0.1, -0.2, 0.3},
 	}
@@ -328,7 +328,7 @@ func TestMarshalRefuses(t *testing.T) {
 		t.Error("a model with too few offsets was accepted")
 	}
 	m = smallModel()
-	m.Kernel = backend.Kernel{Kind: backend.KernelKind(99), Gamma: 1}
+	m.Kernel = pursuit.Kernel{Kind: pursuit.KernelKind(99), Gamma: 1}
 	if _, err := onnxexport.Marshal(m, nil); err == nil {
 		t.Error("an unknown kernel was accepted")
 	}

@@ -7,7 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/svm"
 )
@@ -75,27 +75,27 @@ func (x *Expansion) NumXVFraction(frac float64) int {
 
 // SVsAsInit returns nz of the expansion's vectors drawn at random (seeded),
 // as initial expansion vectors for Config.InitGiven.
-func (x *Expansion) SVsAsInit(nz int, seed uint64) (backend.Matrix, error) {
+func (x *Expansion) SVsAsInit(nz int, seed uint64) (pursuit.Matrix, error) {
 	if nz < 1 || nz > x.Vectors.Rows {
-		return backend.Matrix{}, fmt.Errorf("slmc: %d initial vectors from %d support vectors", nz, x.Vectors.Rows)
+		return pursuit.Matrix{}, fmt.Errorf("slmc: %d initial vectors from %d support vectors", nz, x.Vectors.Rows)
 	}
 	return pickRows(x.Vectors, randomRows(newRand(seed), x.Vectors.Rows, nz)), nil
 }
 
 // RandomXV returns nz distinct rows of x drawn at random (seeded): the
 // expansion vectors of RSVM and MRSVM.
-func RandomXV(x backend.Matrix, nz int, seed uint64) (backend.Matrix, error) {
+func RandomXV(x pursuit.Matrix, nz int, seed uint64) (pursuit.Matrix, error) {
 	if err := x.Validate(); err != nil {
-		return backend.Matrix{}, fmt.Errorf("slmc: RandomXV: %w", err)
+		return pursuit.Matrix{}, fmt.Errorf("slmc: RandomXV: %w", err)
 	}
 	if nz < 1 || nz > x.Rows {
-		return backend.Matrix{}, fmt.Errorf("slmc: RandomXV: %d vectors from %d rows", nz, x.Rows)
+		return pursuit.Matrix{}, fmt.Errorf("slmc: RandomXV: %d vectors from %d rows", nz, x.Rows)
 	}
 	return pickRows(x, randomRows(newRand(seed), x.Rows, nz)), nil
 }
 
-func pickRows(x backend.Matrix, idx []int) backend.Matrix {
-	out := backend.NewMatrix(len(idx), x.Cols)
+func pickRows(x pursuit.Matrix, idx []int) pursuit.Matrix {
+	out := pursuit.NewMatrix(len(idx), x.Cols)
 	for r, i := range idx {
 		copy(out.Row(r), x.Row(i))
 	}
@@ -105,7 +105,7 @@ func pickRows(x backend.Matrix, idx []int) backend.Matrix {
 // ModifiedRS is the paper's MRS (§4.1): the reduced-set vectors of rs with
 // coefficients and bias from the SVM restricted to their span (eq. 45)
 // instead of the least-squares fit (eq. 47).
-func ModifiedRS(e *engine.Engine, x backend.Matrix, y []float64, rs *Model, c float64, opt FitOptions) (*Model, error) {
+func ModifiedRS(e *engine.Engine, x pursuit.Matrix, y []float64, rs *Model, c float64, opt FitOptions) (*Model, error) {
 	if err := e.RequireOneRank("slmc.ModifiedRS"); err != nil {
 		return nil, err
 	}
@@ -122,7 +122,7 @@ func ModifiedRS(e *engine.Engine, x backend.Matrix, y []float64, rs *Model, c fl
 
 // ModifiedRSVM is the paper's MRSVM (§4.2): given expansion vectors (RSVM's
 // random training points, see RandomXV), coefficients and bias by eq. 45.
-func ModifiedRSVM(e *engine.Engine, x backend.Matrix, y []float64, k backend.Kernel, xv backend.Matrix, c float64, opt FitOptions) (*Model, error) {
+func ModifiedRSVM(e *engine.Engine, x pursuit.Matrix, y []float64, k pursuit.Kernel, xv pursuit.Matrix, c float64, opt FitOptions) (*Model, error) {
 	if err := e.RequireOneRank("slmc.ModifiedRSVM"); err != nil {
 		return nil, err
 	}
@@ -140,7 +140,7 @@ func ModifiedRSVM(e *engine.Engine, x backend.Matrix, y []float64, k backend.Ker
 // ½βᵀβ, which makes the problem a standard linear C-SVC with bias on the
 // empirical kernel map ψ_z(x_i) = K(Z, x_i); β is its weight vector. Any
 // kernel is accepted.
-func ReducedSVM(e *engine.Engine, x backend.Matrix, y []float64, k backend.Kernel, xv backend.Matrix, c float64, opt FitOptions) (*Model, error) {
+func ReducedSVM(e *engine.Engine, x pursuit.Matrix, y []float64, k pursuit.Kernel, xv pursuit.Matrix, c float64, opt FitOptions) (*Model, error) {
 	if err := e.RequireOneRank("slmc.ReducedSVM"); err != nil {
 		return nil, err
 	}

@@ -7,13 +7,13 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/svm"
 )
 
 // primal28 evaluates the objective (28) of the SVM restricted to span φ(Z),
 // ½βᵀKzβ + C Σ max(0, 1 − y_i f(x_i)), in float64.
-func primal28(m *Model, x backend.Matrix, y []float64, c float64) float64 {
+func primal28(m *Model, x pursuit.Matrix, y []float64, c float64) float64 {
 	z := toDense(m.XV)
 	kz := kernelZZ(m.Kernel, z)
 	b := mat.NewVecDense(len(m.Beta), m.Beta)
@@ -30,7 +30,7 @@ func primal28(m *Model, x backend.Matrix, y []float64, c float64) float64 {
 // coefficients.
 func TestModifiedBeatOriginal(t *testing.T) {
 	x, y := ring(200, 61)
-	k := backend.NewRBF(1)
+	k := pursuit.NewRBF(1)
 	const c = 5.0
 	e := goEngine(t)
 	exp, _ := fullSVM(t, x, y, k, c)
@@ -79,7 +79,7 @@ func TestModifiedBeatOriginal(t *testing.T) {
 	if _, err := ReducedSVM(e, x, y, k, xv, 0, fit); err == nil {
 		t.Error("RSVM accepted C = 0")
 	}
-	if _, err := ModifiedRSVM(e, x, y, k, backend.NewMatrix(3, 5), c, fit); err == nil {
+	if _, err := ModifiedRSVM(e, x, y, k, pursuit.NewMatrix(3, 5), c, fit); err == nil {
 		t.Error("MRSVM accepted XVs of the wrong dimension")
 	}
 	if _, err := RandomXV(x, 201, 1); err == nil {
@@ -92,7 +92,7 @@ func TestModifiedBeatOriginal(t *testing.T) {
 func TestFromSVM(t *testing.T) {
 	x, y := blobs(80, 3, 0.5, 71)
 	e := goEngine(t)
-	m, err := svm.Train(e, x, y, svm.Params{Kernel: backend.NewRBF(0.5), C: 1})
+	m, err := svm.Train(e, x, y, svm.Params{Kernel: pursuit.NewRBF(0.5), C: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestFromSVM(t *testing.T) {
 // central finite differences of W(Z) = −λmax.
 func TestSKFDGradientFD(t *testing.T) {
 	x, y := blobs(40, 3, 0.4, 81)
-	p, err := newProblem(nil, backend.NewRBF(0.3), x, y)
+	p, err := newProblem(nil, pursuit.NewRBF(0.3), x, y)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestSKFDGradientFD(t *testing.T) {
 func TestSKFDTrain(t *testing.T) {
 	x, y := ring(300, 91)
 	e := goEngine(t)
-	res, err := TrainSKFD(e, x, y, Config{Kernel: backend.NewRBF(1), C: 10, NumXV: 5, Init: InitKMeans, Seed: 1,
+	res, err := TrainSKFD(e, x, y, Config{Kernel: pursuit.NewRBF(1), C: 10, NumXV: 5, Init: InitKMeans, Seed: 1,
 		Optim: OptimOptions{MaxIter: 50}}, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -203,10 +203,10 @@ func TestSKFDTrain(t *testing.T) {
 	if len(res.KFDBeta) != 5 || res.Model.NumXV() != 5 {
 		t.Fatalf("got %d Fisher coefficients and %d XVs, want 5", len(res.KFDBeta), res.Model.NumXV())
 	}
-	if _, err := TrainSKFD(e, x, y, Config{Kernel: backend.NewLinear(), C: 1, NumXV: 3}, 0); err == nil {
+	if _, err := TrainSKFD(e, x, y, Config{Kernel: pursuit.NewLinear(), C: 1, NumXV: 3}, 0); err == nil {
 		t.Error("SKFD accepted a linear kernel")
 	}
-	if _, err := TrainSKFD(e, x, y, Config{Kernel: backend.NewRBF(1), C: 1, NumXV: 3}, math.Inf(1)); err == nil {
+	if _, err := TrainSKFD(e, x, y, Config{Kernel: pursuit.NewRBF(1), C: 1, NumXV: 3}, math.Inf(1)); err == nil {
 		t.Error("SKFD accepted mu = +Inf")
 	}
 }
@@ -216,7 +216,7 @@ func TestSKFDTrain(t *testing.T) {
 // coefficient fit accepts any positive semi-definite kernel).
 func TestFitCoefficientsPoly(t *testing.T) {
 	x, y := ring(80, 101)
-	k := backend.NewPoly(0.5, 1, 2)
+	k := pursuit.NewPoly(0.5, 1, 2)
 	exp, _ := fullSVM(t, x, y, k, 1)
 	e := goEngine(t)
 	fit, err := FitCoefficients(e, x, y, k, exp.Vectors, 1, FitOptions{Float64Kernels: true, Solver: SolverOptions{Tol: 1e-10}})

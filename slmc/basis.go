@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/pursuit-ml/pursuit"
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/pursuit-ml/pursuit/backend"
 )
 
 // eigenFloor is the relative threshold below which eigenvalues of Kz are
@@ -27,7 +26,7 @@ type basis struct {
 }
 
 // kernelZZ returns K(Z, Z) in float64.
-func kernelZZ(k backend.Kernel, z *mat.Dense) *mat.SymDense {
+func kernelZZ(k pursuit.Kernel, z *mat.Dense) *mat.SymDense {
 	nz, _ := z.Dims()
 	full := mat.NewDense(nz, nz, nil)
 	kernelRef(full, k, z, z, nil)

@@ -6,15 +6,15 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 )
 
 // blobs returns n points in d dimensions from two Gaussian blobs (labels ±1)
 // with centers ±sep along every axis.
-func blobs(n, d int, sep float64, seed uint64) (backend.Matrix, []float64) {
+func blobs(n, d int, sep float64, seed uint64) (pursuit.Matrix, []float64) {
 	rng := newRand(seed)
-	x := backend.NewMatrix(n, d)
+	x := pursuit.NewMatrix(n, d)
 	y := make([]float64, n)
 	for i := range n {
 		y[i] = 1
@@ -54,7 +54,7 @@ func wFixedAlpha(t *testing.T, p *problem, z *mat.Dense, alpha []float64) (float
 // finite differences of W_α(Z) with α held fixed (float64 kernels).
 func TestGradientFixedAlpha(t *testing.T) {
 	x, y := blobs(40, 3, 0.7, 1)
-	k := backend.NewRBF(0.4)
+	k := pursuit.NewRBF(0.4)
 	p, err := newProblem(nil, k, x, y)
 	if err != nil {
 		t.Fatal(err)
@@ -105,7 +105,7 @@ func TestGradientFixedAlpha(t *testing.T) {
 // TestWhitening checks TᵀT = Kz⁻¹ and ⟨φ_z(x_i), φ_z(x_j)⟩ = ψᵢᵀKz⁻¹ψⱼ.
 func TestWhitening(t *testing.T) {
 	x, y := blobs(20, 4, 0.5, 4)
-	p, err := newProblem(nil, backend.NewRBF(0.3), x, y)
+	p, err := newProblem(nil, pursuit.NewRBF(0.3), x, y)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestWhitening(t *testing.T) {
 // eigen-direction instead of failing.
 func TestWhiteningDuplicateXV(t *testing.T) {
 	x, y := blobs(10, 2, 0.5, 6)
-	p, err := newProblem(nil, backend.NewRBF(1), x, y)
+	p, err := newProblem(nil, pursuit.NewRBF(1), x, y)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func TestEnginePsi(t *testing.T) {
 	}
 	defer e.Close()
 	x, y := blobs(30, 5, 0.5, 8)
-	k := backend.NewRBF(0.2)
+	k := pursuit.NewRBF(0.2)
 	pe, err := newProblem(e, k, x, y)
 	if err != nil {
 		t.Fatal(err)
@@ -216,27 +216,27 @@ func eye(n int) *mat.Dense {
 
 func TestBadInputs(t *testing.T) {
 	x, y := blobs(10, 2, 0.5, 10)
-	if _, err := newProblem(nil, backend.NewRBF(1), x, y[:5]); err == nil {
+	if _, err := newProblem(nil, pursuit.NewRBF(1), x, y[:5]); err == nil {
 		t.Error("label count mismatch accepted")
 	}
 	y2 := append([]float64(nil), y...)
 	y2[3] = 2
-	if _, err := newProblem(nil, backend.NewRBF(1), x, y2); err == nil {
+	if _, err := newProblem(nil, pursuit.NewRBF(1), x, y2); err == nil {
 		t.Error("label 2 accepted")
 	}
 	for i := range y2 {
 		y2[i] = 1
 	}
-	if _, err := newProblem(nil, backend.NewRBF(1), x, y2); err == nil {
+	if _, err := newProblem(nil, pursuit.NewRBF(1), x, y2); err == nil {
 		t.Error("single-class labels accepted")
 	}
-	x2 := backend.NewMatrix(10, 2)
+	x2 := pursuit.NewMatrix(10, 2)
 	copy(x2.Data, x.Data)
 	x2.Set(1, 1, float32(math.NaN()))
-	if _, err := newProblem(nil, backend.NewRBF(1), x2, y); err == nil {
+	if _, err := newProblem(nil, pursuit.NewRBF(1), x2, y); err == nil {
 		t.Error("NaN feature accepted")
 	}
-	if err := checkRBF("test", backend.NewLinear()); err == nil {
+	if err := checkRBF("test", pursuit.NewLinear()); err == nil {
 		t.Error("linear kernel accepted")
 	}
 }

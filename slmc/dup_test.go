@@ -7,7 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/svm"
 )
@@ -18,7 +18,7 @@ import (
 // problem with every row kept.
 func TestMergedEqualsUnmerged(t *testing.T) {
 	ds := data.Coarse(60, 3)
-	k := backend.NewRBF(0.5)
+	k := pursuit.NewRBF(0.5)
 	const c = 50.0
 	full, err := newProblem(nil, k, ds.X, ds.Y)
 	if err != nil {
@@ -88,7 +88,7 @@ func TestMergedEqualsUnmerged(t *testing.T) {
 // at most 2 s).
 func TestSLMCDuplicateHeavy(t *testing.T) {
 	e := goEngine(t)
-	k := backend.NewRBF(0.5)
+	k := pursuit.NewRBF(0.5)
 	const c = 1e5
 	var worst float64
 	for seed := uint64(1); seed <= 4; seed++ {
@@ -145,7 +145,7 @@ func TestSLMCDuplicateHeavy(t *testing.T) {
 // drops: its training error is counted over all rows.
 func TestSKFDMergedEqualsUnmerged(t *testing.T) {
 	ds := data.Coarse(60, 3)
-	k := backend.NewRBF(0.5)
+	k := pursuit.NewRBF(0.5)
 	full, err := newProblem(nil, k, ds.X, ds.Y)
 	if err != nil {
 		t.Fatal(err)
@@ -191,6 +191,6 @@ func TestSKFDMergedEqualsUnmerged(t *testing.T) {
 	}
 }
 
-var rbf05 = backend.NewRBF(0.5)
+var rbf05 = pursuit.NewRBF(0.5)
 
-var _ = backend.Matrix{}
+var _ = pursuit.Matrix{}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"log"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/slmc"
 	"github.com/pursuit-ml/pursuit/svm"
@@ -13,8 +13,8 @@ import (
 
 // disc returns side² points on a grid over [-1,1]², labelled +1 inside the
 // circle of radius 0.6 and −1 outside.
-func disc(side int) (backend.Matrix, []float64) {
-	x := backend.NewMatrix(side*side, 2)
+func disc(side int) (pursuit.Matrix, []float64) {
+	x := pursuit.NewMatrix(side*side, 2)
 	y := make([]float64, side*side)
 	for i := range side {
 		for j := range side {
@@ -41,7 +41,7 @@ func ExampleTrain() {
 	}
 	x, y := disc(20)
 	res, err := slmc.Train(e, x, y, slmc.Config{
-		Kernel: backend.NewRBF(4),
+		Kernel: pursuit.NewRBF(4),
 		C:      10,
 		NumXV:  6,
 		Init:   slmc.InitKMeans,
@@ -76,7 +76,7 @@ func ExampleFromSVM() {
 		log.Fatal(err)
 	}
 	x, y := disc(20)
-	k := backend.NewRBF(4)
+	k := pursuit.NewRBF(4)
 	const c = 10
 	sm, err := svm.Train(e, x, y, svm.Params{Kernel: k, C: c})
 	if err != nil {
@@ -120,7 +120,7 @@ func ExampleLoad() {
 		log.Fatal(err)
 	}
 	x, y := disc(12)
-	res, err := slmc.Train(e, x, y, slmc.Config{Kernel: backend.NewRBF(4), C: 10, NumXV: 4, Seed: 1})
+	res, err := slmc.Train(e, x, y, slmc.Config{Kernel: pursuit.NewRBF(4), C: 10, NumXV: 4, Seed: 1})
 	if err != nil {
 		log.Fatal(err)
 	}

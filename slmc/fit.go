@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/svm"
 )
@@ -137,7 +137,7 @@ type FitOptions struct {
 // map; β by eq. 45). This is how MRS, MRSVM and SKFD get their
 // coefficients. Any kernel whose K(Z, Z) is positive semi-definite works;
 // eigen-directions of K(Z, Z) below 1e-9·λmax are dropped.
-func FitCoefficients(e *engine.Engine, x backend.Matrix, y []float64, k backend.Kernel, xv backend.Matrix, c float64, opt FitOptions) (*Model, error) {
+func FitCoefficients(e *engine.Engine, x pursuit.Matrix, y []float64, k pursuit.Kernel, xv pursuit.Matrix, c float64, opt FitOptions) (*Model, error) {
 	if err := e.RequireOneRank("slmc.FitCoefficients"); err != nil {
 		return nil, err
 	}
@@ -155,7 +155,7 @@ func FitCoefficients(e *engine.Engine, x backend.Matrix, y []float64, k backend.
 	return newModel("fit", k, z, f.beta, f.bias), nil
 }
 
-func prepareFit(e *engine.Engine, x backend.Matrix, y []float64, k backend.Kernel, xv backend.Matrix, c float64, opt FitOptions) (*problem, *mat.Dense, error) {
+func prepareFit(e *engine.Engine, x pursuit.Matrix, y []float64, k pursuit.Kernel, xv pursuit.Matrix, c float64, opt FitOptions) (*problem, *mat.Dense, error) {
 	if !(c > 0) || math.IsInf(c, 0) {
 		return nil, nil, fmt.Errorf("C must be positive and finite, got %v", c)
 	}

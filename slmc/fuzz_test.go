@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/internal/fuzzlimit"
 	"github.com/pursuit-ml/pursuit/internal/modelfile"
@@ -115,7 +115,7 @@ func checkLoaded(t *testing.T, e *engine.Engine, m *Model) {
 		// scoring it would only allocate.
 		return
 	}
-	x := backend.NewMatrix(3, m.XV.Cols)
+	x := pursuit.NewMatrix(3, m.XV.Cols)
 	for i := range x.Rows {
 		for j := range x.Cols {
 			x.Set(i, j, float32(math.Sin(float64(i-2*j))))
@@ -148,7 +148,7 @@ func TestWriteFuzzSeeds(t *testing.T) {
 		t.Fatal(err)
 	}
 	x, y := blobs(30, 2, 0.8, 21)
-	res, err := Train(e, x, y, Config{Kernel: backend.NewRBF(0.5), C: 5, NumXV: 3, Init: InitKMeans, Seed: 1})
+	res, err := Train(e, x, y, Config{Kernel: pursuit.NewRBF(0.5), C: 5, NumXV: 3, Init: InitKMeans, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestWriteFuzzSeeds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rsvm, err := ReducedSVM(e, x, y, backend.NewPoly(0.5, 1, 2), xv, 1, FitOptions{})
+	rsvm, err := ReducedSVM(e, x, y, pursuit.NewPoly(0.5, 1, 2), xv, 1, FitOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestWriteFuzzSeeds(t *testing.T) {
 	}{
 		{"slmc-rbf", res.Model},
 		{"rsvm-poly", rsvm},
-		{"empty-sigmoid", &Model{Method: "svm", Kernel: backend.Kernel{Kind: backend.Sigmoid, Gamma: 0.1, Coef0: -1}, XV: backend.NewMatrix(0, 2), Bias: -0.5}},
+		{"empty-sigmoid", &Model{Method: "svm", Kernel: pursuit.Kernel{Kind: pursuit.Sigmoid, Gamma: 0.1, Coef0: -1}, XV: pursuit.NewMatrix(0, 2), Bias: -0.5}},
 	} {
 		var buf bytes.Buffer
 		if err := c.m.Save(&buf); err != nil {

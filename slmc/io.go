@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/internal/modelfile"
 )
 
@@ -93,7 +93,7 @@ func (fm *fileModel) model() (*Model, error) {
 	if !shapeOK {
 		return nil, fmt.Errorf("slmc: load: rows %d × cols %d expansion vectors, but the file holds %d values", fm.Rows, fm.Cols, len(fm.XV))
 	}
-	xv := backend.Matrix{Rows: fm.Rows, Cols: fm.Cols, Stride: fm.Cols, Data: fm.XV}
+	xv := pursuit.Matrix{Rows: fm.Rows, Cols: fm.Cols, Stride: fm.Cols, Data: fm.XV}
 	if xv.Data == nil {
 		xv.Data = []float32{}
 	}

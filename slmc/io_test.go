@@ -7,17 +7,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/internal/modelfile"
 )
 
 // trainedModel returns an SLMC model with 4 expansion vectors in 3-D and
 // held-out points to score.
-func trainedModel(t *testing.T, e *engine.Engine) (*Model, backend.Matrix) {
+func trainedModel(t *testing.T, e *engine.Engine) (*Model, pursuit.Matrix) {
 	t.Helper()
 	x, y := blobs(80, 3, 0.8, 11)
-	res, err := Train(e, x, y, Config{Kernel: backend.NewRBF(0.5), C: 5, NumXV: 4, Init: InitKMeans, Seed: 2})
+	res, err := Train(e, x, y, Config{Kernel: pursuit.NewRBF(0.5), C: 5, NumXV: 4, Init: InitKMeans, Seed: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func saved(t *testing.T, m *Model) []byte {
 func TestSaveLoadRoundTrip(t *testing.T) {
 	e := goEngine(t)
 	m, test := trainedModel(t, e)
-	poly := &Model{Method: "rsvm", Kernel: backend.NewPoly(0.25, 1, 3), XV: m.XV, Beta: []float64{1e-300, -2.5, math.Pi, 7e22}, Bias: -1.0 / 3}
+	poly := &Model{Method: "rsvm", Kernel: pursuit.NewPoly(0.25, 1, 3), XV: m.XV, Beta: []float64{1e-300, -2.5, math.Pi, 7e22}, Bias: -1.0 / 3}
 	for _, m := range []*Model{m, poly} {
 		file := saved(t, m)
 		got, err := Load(bytes.NewReader(file))
@@ -74,12 +74,12 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 
 func TestSaveLoadNoExpansionVectors(t *testing.T) {
 	e := goEngine(t)
-	m := &Model{Method: "svm", Kernel: backend.NewRBF(1), XV: backend.NewMatrix(0, 2), Beta: []float64{}, Bias: 0.25}
+	m := &Model{Method: "svm", Kernel: pursuit.NewRBF(1), XV: pursuit.NewMatrix(0, 2), Beta: []float64{}, Bias: 0.25}
 	got, err := Load(bytes.NewReader(saved(t, m)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := got.Decision(e, backend.NewMatrix(3, 2))
+	d, err := got.Decision(e, pursuit.NewMatrix(3, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,9 +188,9 @@ func TestLoadOtherFiles(t *testing.T) {
 func TestSaveInvalid(t *testing.T) {
 	bad := []*Model{
 		nil,
-		{Method: "slmc", Kernel: backend.NewRBF(1), XV: backend.NewMatrix(2, 2), Beta: []float64{1}},
-		{Method: "slmc", Kernel: backend.NewRBF(1), XV: backend.NewMatrix(1, 2), Beta: []float64{math.NaN()}},
-		{Method: "slmc", Kernel: backend.NewRBF(1), XV: backend.Matrix{Rows: 1, Cols: 1, Stride: 1, Data: []float32{float32(math.Inf(1))}}, Beta: []float64{1}},
+		{Method: "slmc", Kernel: pursuit.NewRBF(1), XV: pursuit.NewMatrix(2, 2), Beta: []float64{1}},
+		{Method: "slmc", Kernel: pursuit.NewRBF(1), XV: pursuit.NewMatrix(1, 2), Beta: []float64{math.NaN()}},
+		{Method: "slmc", Kernel: pursuit.NewRBF(1), XV: pursuit.Matrix{Rows: 1, Cols: 1, Stride: 1, Data: []float32{float32(math.Inf(1))}}, Beta: []float64{1}},
 	}
 	for i, m := range bad {
 		var b bytes.Buffer

@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/svm"
@@ -71,7 +71,7 @@ func TestDuplicateHeavyBaselinesConverge(t *testing.T) {
 	const c = 1e5
 	splits := titanicSplits(t, 10)
 	for _, g := range []float64{0.5, 0.1} {
-		k := backend.NewRBF(g)
+		k := pursuit.NewRBF(g)
 		fails := map[string]int{}
 		var worstKKT float64
 		var floors, loose int
@@ -164,7 +164,7 @@ func waveformSplit(t testing.TB, s uint64) (*data.Dataset, *data.Dataset) {
 // scatter) every run hit the cap.
 func TestSKFDWaveform(t *testing.T) {
 	e := goEngine(t)
-	k := backend.NewRBF(1.0 / 20)
+	k := pursuit.NewRBF(1.0 / 20)
 	const c = 1.0
 	runs := 10
 	if testing.Short() {
@@ -209,7 +209,7 @@ func TestSKFDWaveform(t *testing.T) {
 // mean test error must be within 2 points of the SVM's.
 func TestSKFDDuplicateHeavy(t *testing.T) {
 	e := goEngine(t)
-	k := backend.NewRBF(0.5)
+	k := pursuit.NewRBF(0.5)
 	const c = 1e5
 	// Titanic's classes are about 32:68; so are these, by dropping every
 	// second positive row of a data.Coarse sample.
@@ -276,7 +276,7 @@ func TestSKFDDuplicateHeavy(t *testing.T) {
 
 // svmExpansion trains a C-SVC with kernel k and C = c on (x, y) and returns
 // it as an expansion (positive class 1).
-func svmExpansion(t *testing.T, e *engine.Engine, x backend.Matrix, y []float64, k backend.Kernel, c float64) *Expansion {
+func svmExpansion(t *testing.T, e *engine.Engine, x pursuit.Matrix, y []float64, k pursuit.Kernel, c float64) *Expansion {
 	t.Helper()
 	m, err := svm.Train(e, x, y, svm.Params{Kernel: k, C: c})
 	if err != nil {

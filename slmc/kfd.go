@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 )
 
@@ -175,7 +175,7 @@ type SKFDResult struct {
 // scatter averaged over the training rows (≤ 0: DefaultKFDMu). Duplicate
 // rows are merged as for SLMC (Config.KeepDuplicates), which leaves W(Z),
 // its gradient and the final SVM fit unchanged.
-func TrainSKFD(e *engine.Engine, x backend.Matrix, y []float64, cfg Config, mu float64) (*SKFDResult, error) {
+func TrainSKFD(e *engine.Engine, x pursuit.Matrix, y []float64, cfg Config, mu float64) (*SKFDResult, error) {
 	if err := e.RequireOneRank("slmc.TrainSKFD"); err != nil {
 		return nil, err
 	}

@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 )
 
@@ -15,8 +15,8 @@ import (
 // f(x) > 0 and −1 otherwise.
 type Model struct {
 	Method string         // "slmc", "rs", "mrs", "rsvm", "mrsvm", "skfd"
-	Kernel backend.Kernel // the kernel K
-	XV     backend.Matrix // Nz×d expansion vectors
+	Kernel pursuit.Kernel // the kernel K
+	XV     pursuit.Matrix // Nz×d expansion vectors
 	Beta   []float64      // Nz expansion coefficients
 	Bias   float64
 }
@@ -54,7 +54,7 @@ const decisionBlock = 4096
 
 // Decision returns f(x_i) for every row of x, computing the kernel blocks
 // through the engine.
-func (m *Model) Decision(e *engine.Engine, x backend.Matrix) ([]float64, error) {
+func (m *Model) Decision(e *engine.Engine, x pursuit.Matrix) ([]float64, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ func (m *Model) Decision(e *engine.Engine, x backend.Matrix) ([]float64, error) 
 	}
 	for r0 := 0; r0 < x.Rows; r0 += decisionBlock {
 		r1 := min(r0+decisionBlock, x.Rows)
-		blk := backend.NewMatrix(r1-r0, m.XV.Rows)
+		blk := pursuit.NewMatrix(r1-r0, m.XV.Rows)
 		if err := e.KernelBlock(blk, m.Kernel, x.Slice(r0, r1, 0, x.Cols), nil, m.XV, nil); err != nil {
 			return nil, fmt.Errorf("slmc: Decision kernel block: %w", err)
 		}
@@ -92,7 +92,7 @@ func (m *Model) Decision(e *engine.Engine, x backend.Matrix) ([]float64, error) 
 }
 
 // Predict returns the ±1 class of every row of x.
-func (m *Model) Predict(e *engine.Engine, x backend.Matrix) ([]float64, error) {
+func (m *Model) Predict(e *engine.Engine, x pursuit.Matrix) ([]float64, error) {
 	f, err := m.Decision(e, x)
 	if err != nil {
 		return nil, err
@@ -105,7 +105,7 @@ func (m *Model) Predict(e *engine.Engine, x backend.Matrix) ([]float64, error) {
 
 // ErrorRate returns the fraction of rows of x whose predicted class differs
 // from the ±1 label in y.
-func (m *Model) ErrorRate(e *engine.Engine, x backend.Matrix, y []float64) (float64, error) {
+func (m *Model) ErrorRate(e *engine.Engine, x pursuit.Matrix, y []float64) (float64, error) {
 	if len(y) != x.Rows {
 		return 0, fmt.Errorf("slmc: ErrorRate: %d labels for %d rows", len(y), x.Rows)
 	}
@@ -138,7 +138,7 @@ func errorRate(f, y []float64) float64 {
 }
 
 // newModel packs float64 expansion vectors into a Model.
-func newModel(method string, k backend.Kernel, z *mat.Dense, beta []float64, bias float64) *Model {
+func newModel(method string, k pursuit.Kernel, z *mat.Dense, beta []float64, bias float64) *Model {
 	return &Model{Method: method, Kernel: k, XV: toMatrix32(z), Beta: beta, Bias: bias}
 }
 
@@ -146,8 +146,8 @@ func newModel(method string, k backend.Kernel, z *mat.Dense, beta []float64, bia
 // with vectors s_i, the rows of Vectors — typically an SVM whose Coef are
 // y_i α_i. The reduced-set methods approximate it.
 type Expansion struct {
-	Kernel  backend.Kernel
-	Vectors backend.Matrix
+	Kernel  pursuit.Kernel
+	Vectors pursuit.Matrix
 	Coef    []float64
 	Bias    float64
 }

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 )
@@ -47,7 +47,7 @@ func TrainOneVsRest(y []float64, train BinaryTrainer) (*OneVsRestModel, error) {
 
 // Predict returns, for each row of x, the class whose model gives the
 // largest decision value (ties to the smaller class).
-func (o *OneVsRestModel) Predict(e *engine.Engine, x backend.Matrix) ([]float64, error) {
+func (o *OneVsRestModel) Predict(e *engine.Engine, x pursuit.Matrix) ([]float64, error) {
 	out := make([]float64, x.Rows)
 	best := make([]float64, x.Rows)
 	for c, m := range o.Models {

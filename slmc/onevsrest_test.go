@@ -5,16 +5,16 @@ import (
 	"math"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 )
 
 // threeBlobs returns n points around three centres, labelled 3, 1 and 2 in
 // turn (unsorted, to check the class order).
-func threeBlobs(n int, seed uint64) (backend.Matrix, []float64) {
+func threeBlobs(n int, seed uint64) (pursuit.Matrix, []float64) {
 	rng := newRand(seed)
 	centres := [][2]float64{{0, 2}, {-2, -1}, {2, -1}}
 	labels := []float64{3, 1, 2}
-	x := backend.NewMatrix(n, 2)
+	x := pursuit.NewMatrix(n, 2)
 	y := make([]float64, n)
 	for i := range n {
 		c := i % 3
@@ -28,7 +28,7 @@ func threeBlobs(n int, seed uint64) (backend.Matrix, []float64) {
 func TestTrainOneVsRest(t *testing.T) {
 	x, y := threeBlobs(150, 5)
 	e := goEngine(t)
-	cfg := Config{Kernel: backend.NewRBF(0.5), C: 10, NumXV: 3, Seed: 2, Optim: OptimOptions{MaxIter: 40}}
+	cfg := Config{Kernel: pursuit.NewRBF(0.5), C: 10, NumXV: 3, Seed: 2, Optim: OptimOptions{MaxIter: 40}}
 	train := func(tg []float64) (*Model, error) {
 		r, err := Train(e, x, tg, cfg)
 		if err != nil {

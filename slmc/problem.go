@@ -7,7 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 )
 
@@ -18,8 +18,8 @@ var ErrKernel = errors.New("unsupported kernel")
 // checkRBF rejects every kernel but a valid Gaussian (RBF) kernel: the
 // gradients of W(Z) and the reduced-set fixed-point iteration are derived
 // for exp(−γ‖x−z‖²) only.
-func checkRBF(method string, k backend.Kernel) error {
-	if k.Kind != backend.RBF {
+func checkRBF(method string, k pursuit.Kernel) error {
+	if k.Kind != pursuit.RBF {
 		return fmt.Errorf("slmc: %s supports only the rbf kernel exp(-gamma*|x-z|^2), got %s: %w", method, k, ErrKernel)
 	}
 	if err := k.Validate(); err != nil {
@@ -33,8 +33,8 @@ func checkRBF(method string, k backend.Kernel) error {
 // gradients.
 type problem struct {
 	eng    *engine.Engine // nil: kernels in float64 (reference path)
-	k      backend.Kernel
-	x      backend.Matrix // N×d
+	k      pursuit.Kernel
+	x      pursuit.Matrix // N×d
 	xNorms []float32      // ‖x_i‖² (float32, for the engine)
 	xf     *mat.Dense     // N×d float64 copy of x
 	xsq    []float64      // ‖x_i‖² in float64
@@ -64,7 +64,7 @@ func (p *problem) errorRate(f []float64) float64 {
 // newProblem validates x and y (labels must be −1 or +1, both present) and
 // prepares the float64 copies. eng may be nil for the float64 reference
 // kernels.
-func newProblem(eng *engine.Engine, k backend.Kernel, x backend.Matrix, y []float64) (*problem, error) {
+func newProblem(eng *engine.Engine, k pursuit.Kernel, x pursuit.Matrix, y []float64) (*problem, error) {
 	if err := x.Validate(); err != nil {
 		return nil, fmt.Errorf("training matrix: %w", err)
 	}
@@ -139,7 +139,7 @@ func (p *problem) psi(z *mat.Dense) (*mat.Dense, error) {
 		return nil, err
 	}
 	zm := toMatrix32(z)
-	blk := backend.NewMatrix(nz, n)
+	blk := pursuit.NewMatrix(nz, n)
 	if err := p.eng.KernelBlock(blk, p.k, zm, nil, p.x, p.xNorms); err != nil {
 		return nil, fmt.Errorf("kernel block K(Z, X): %w", err)
 	}
@@ -152,7 +152,7 @@ func (p *problem) psi(z *mat.Dense) (*mat.Dense, error) {
 
 // kernelRef writes K(a_i, b_j) into dst (a.Rows×b.Rows) in float64. bsq
 // holds ‖b_j‖² (computed when nil).
-func kernelRef(dst *mat.Dense, k backend.Kernel, a, b *mat.Dense, bsq []float64) {
+func kernelRef(dst *mat.Dense, k pursuit.Kernel, a, b *mat.Dense, bsq []float64) {
 	ra, _ := a.Dims()
 	rb, _ := b.Dims()
 	dst.Mul(a, b.T())
@@ -180,10 +180,10 @@ func rowSqNorms(a *mat.Dense) []float64 {
 	return out
 }
 
-// toMatrix32 converts a float64 matrix to a float32 backend.Matrix.
-func toMatrix32(a *mat.Dense) backend.Matrix {
+// toMatrix32 converts a float64 matrix to a float32 pursuit.Matrix.
+func toMatrix32(a *mat.Dense) pursuit.Matrix {
 	r, c := a.Dims()
-	m := backend.NewMatrix(r, c)
+	m := pursuit.NewMatrix(r, c)
 	for i := range r {
 		dst := m.Row(i)
 		for j, v := range a.RawRowView(i) {
@@ -193,8 +193,8 @@ func toMatrix32(a *mat.Dense) backend.Matrix {
 	return m
 }
 
-// toDense converts a float32 backend.Matrix to a float64 matrix.
-func toDense(m backend.Matrix) *mat.Dense {
+// toDense converts a float32 pursuit.Matrix to a float64 matrix.
+func toDense(m pursuit.Matrix) *mat.Dense {
 	out := mat.NewDense(max(m.Rows, 1), max(m.Cols, 1), nil)
 	if m.Rows == 0 || m.Cols == 0 {
 		return out

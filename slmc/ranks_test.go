@@ -3,7 +3,7 @@ package slmc
 import (
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/engine/enginetest"
 )
@@ -12,9 +12,9 @@ import (
 // rows across ranks refuse a multi-rank engine instead of training each
 // rank on its own rows alone.
 func TestRefusesSeveralRanks(t *testing.T) {
-	x := backend.NewMatrix(4, 2)
+	x := pursuit.NewMatrix(4, 2)
 	y := []float64{1, -1, 1, -1}
-	k := backend.NewRBF(1)
+	k := pursuit.NewRBF(1)
 	enginetest.RefusesSeveralRanks(t, map[string]func(e *engine.Engine) error{
 		"Train":           func(e *engine.Engine) error { _, err := Train(e, x, y, Config{Kernel: k}); return err },
 		"TrainSKFD":       func(e *engine.Engine) error { _, err := TrainSKFD(e, x, y, Config{Kernel: k}, 1); return err },

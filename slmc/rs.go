@@ -5,10 +5,9 @@ import (
 	"math"
 	"slices"
 
+	"github.com/pursuit-ml/pursuit"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
-
-	"github.com/pursuit-ml/pursuit/backend"
 )
 
 // RSOptions tunes the reduced-set method.
@@ -236,7 +235,7 @@ func rsAscend(r *residualExpansion, z0 []float64, opt RSOptions, wNorm float64) 
 
 // rsState holds the expansion for the least-squares fits of the reduced set.
 type rsState struct {
-	k     backend.Kernel // RBF
+	k     pursuit.Kernel // RBF
 	s     *mat.Dense
 	c     []float64
 	wNorm float64

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 )
 
@@ -13,7 +13,7 @@ import (
 type rsProblem struct {
 	name        string
 	train, test *data.Dataset
-	k           backend.Kernel
+	k           pursuit.Kernel
 	c           float64
 }
 
@@ -43,11 +43,11 @@ func rsProblems(t *testing.T) []rsProblem {
 	}
 	var out []rsProblem
 	tr, te := split(data.TwoMoons(600, 0.2, 1), 400, data.ScaleMinMax)
-	out = append(out, rsProblem{"two-moons", tr, te, backend.NewRBF(4), 10})
+	out = append(out, rsProblem{"two-moons", tr, te, pursuit.NewRBF(4), 10})
 	tr, te = split(data.Ringnorm(3000, 20, 1), 2000, data.ScaleStandard)
-	out = append(out, rsProblem{"ringnorm-20d", tr, te, backend.NewRBF(1.0 / 40), 10})
+	out = append(out, rsProblem{"ringnorm-20d", tr, te, pursuit.NewRBF(1.0 / 40), 10})
 	tr, te = split(data.Banana(800, 0.3, 1), 400, data.ScaleNone)
-	out = append(out, rsProblem{"banana", tr, te, backend.NewRBF(1), 100})
+	out = append(out, rsProblem{"banana", tr, te, pursuit.NewRBF(1), 100})
 	return out
 }
 

@@ -4,9 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/pursuit-ml/pursuit"
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/pursuit-ml/pursuit/backend"
 )
 
 func TestKMeansRecoversBlobs(t *testing.T) {
@@ -60,11 +59,11 @@ func TestKMeansRecoversBlobs(t *testing.T) {
 // oneDExpansion is an expansion on the line: two positive bumps and a
 // negative one.
 func oneDExpansion() *Expansion {
-	s := backend.NewMatrix(6, 1)
+	s := pursuit.NewMatrix(6, 1)
 	for i, v := range []float32{-2, -1.8, 0.1, 0.2, 2, 2.3} {
 		s.Set(i, 0, v)
 	}
-	return &Expansion{Kernel: backend.NewRBF(1), Vectors: s, Coef: []float64{1, 0.8, -0.5, -0.4, 1.2, 0.6}, Bias: 0.1}
+	return &Expansion{Kernel: pursuit.NewRBF(1), Vectors: s, Coef: []float64{1, 0.8, -0.5, -0.4, 1.2, 0.6}, Bias: 0.1}
 }
 
 // TestReducedSetFirstVector compares the first RS vector with a brute-force
@@ -111,7 +110,7 @@ func TestReducedSetResidual(t *testing.T) {
 	for i := range coef {
 		coef[i] = rng.NormFloat64()
 	}
-	x := &Expansion{Kernel: backend.NewRBF(0.5), Vectors: xm, Coef: coef}
+	x := &Expansion{Kernel: pursuit.NewRBF(0.5), Vectors: xm, Coef: coef}
 	prev := math.Inf(1)
 	for _, nz := range []int{1, 3, 6, 12} {
 		res, err := ReducedSet(x, nz, RSOptions{})
@@ -149,7 +148,7 @@ func TestReducedSetResidual(t *testing.T) {
 		t.Error("nz = 0 accepted")
 	}
 	bad := *x
-	bad.Kernel = backend.NewPoly(1, 1, 2)
+	bad.Kernel = pursuit.NewPoly(1, 1, 2)
 	if _, err := ReducedSet(&bad, 2, RSOptions{}); err == nil {
 		t.Error("polynomial kernel accepted by RS")
 	}

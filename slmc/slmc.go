@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 )
@@ -53,11 +53,11 @@ func ParseInit(s string) (Init, error) {
 
 // Config configures Train (SLMC) and TrainSKFD.
 type Config struct {
-	Kernel backend.Kernel // must be RBF
+	Kernel pursuit.Kernel // must be RBF
 	C      float64        // SVM cost (SLMC, and the final fit of SKFD)
 	NumXV  int            // Nz, the number of expansion vectors
 	Init   Init
-	InitXV backend.Matrix // the initial XVs for InitGiven (NumXV rows)
+	InitXV pursuit.Matrix // the initial XVs for InitGiven (NumXV rows)
 	Seed   uint64         // for InitRandom and InitKMeans
 	// KMeansIter bounds the Lloyd iterations of InitKMeans. Default 100.
 	KMeansIter int
@@ -91,7 +91,7 @@ type Result struct {
 }
 
 // validate checks the parts of the configuration common to SLMC and SKFD.
-func (c *Config) validate(method string, x backend.Matrix) error {
+func (c *Config) validate(method string, x pursuit.Matrix) error {
 	if err := checkRBF(method, c.Kernel); err != nil {
 		return err
 	}
@@ -122,7 +122,7 @@ func (c *Config) validate(method string, x backend.Matrix) error {
 
 // setup merges (merge) or removes duplicate training rows, and builds the
 // problem and the initial Z.
-func (c *Config) setup(method string, e *engine.Engine, x backend.Matrix, y []float64, merge bool) (*problem, *mat.Dense, int, error) {
+func (c *Config) setup(method string, e *engine.Engine, x pursuit.Matrix, y []float64, merge bool) (*problem, *mat.Dense, int, error) {
 	if err := x.Validate(); err != nil {
 		return nil, nil, 0, fmt.Errorf("slmc: %s: training matrix: %w", method, err)
 	}
@@ -193,7 +193,7 @@ func (c *Config) setup(method string, e *engine.Engine, x backend.Matrix, y []fl
 
 // distinctRows returns the indices of the rows of x not equal to an earlier
 // row.
-func distinctRows(x backend.Matrix) []int {
+func distinctRows(x pursuit.Matrix) []int {
 	dup := data.DuplicateRows(x)
 	out := make([]int, 0, x.Rows-len(dup))
 	for i, d := 0, 0; i < x.Rows; i++ {
@@ -218,8 +218,8 @@ func finiteDense(z *mat.Dense) error {
 	return nil
 }
 
-func copyMatrix(x backend.Matrix) backend.Matrix {
-	out := backend.NewMatrix(x.Rows, x.Cols)
+func copyMatrix(x pursuit.Matrix) pursuit.Matrix {
+	out := pursuit.NewMatrix(x.Rows, x.Cols)
 	for i := range x.Rows {
 		copy(out.Row(i), x.Row(i))
 	}
@@ -269,7 +269,7 @@ func (s *slmcW) trainError() float64 {
 // W(Z) over the expansion vectors Z with L-BFGS, each evaluation training
 // the exact SVM on the whitened map φ_z, and returns the classifier with
 // β = Kz⁻¹ΨYα (eq. 45) and the SVM's bias at the final Z.
-func Train(e *engine.Engine, x backend.Matrix, y []float64, cfg Config) (*Result, error) {
+func Train(e *engine.Engine, x pursuit.Matrix, y []float64, cfg Config) (*Result, error) {
 	if err := e.RequireOneRank("slmc.Train"); err != nil {
 		return nil, err
 	}

@@ -7,7 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/svm"
 )
@@ -24,7 +24,7 @@ func goEngine(t testing.TB) *engine.Engine {
 
 // fullSVM trains the exact RBF SVM in float64 (precomputed Gram matrix) and
 // returns it as an Expansion over its support vectors.
-func fullSVM(t *testing.T, x backend.Matrix, y []float64, k backend.Kernel, c float64) (*Expansion, *svm.Solution) {
+func fullSVM(t *testing.T, x pursuit.Matrix, y []float64, k pursuit.Kernel, c float64) (*Expansion, *svm.Solution) {
 	t.Helper()
 	xf := toDense(x)
 	n := x.Rows
@@ -46,7 +46,7 @@ func fullSVM(t *testing.T, x backend.Matrix, y []float64, k backend.Kernel, c fl
 			coef = append(coef, a*y[i])
 		}
 	}
-	sv := backend.NewMatrix(len(idx), x.Cols)
+	sv := pursuit.NewMatrix(len(idx), x.Cols)
 	for r, i := range idx {
 		copy(sv.Row(r), x.Row(i))
 	}
@@ -54,7 +54,7 @@ func fullSVM(t *testing.T, x backend.Matrix, y []float64, k backend.Kernel, c fl
 }
 
 // decisionRef evaluates Σβ K(z, x) + b in float64.
-func decisionRef(m *Model, x backend.Matrix) []float64 {
+func decisionRef(m *Model, x pursuit.Matrix) []float64 {
 	kk := mat.NewDense(x.Rows, m.XV.Rows, nil)
 	kernelRef(kk, m.Kernel, toDense(x), toDense(m.XV), nil)
 	out := make([]float64, x.Rows)
@@ -72,7 +72,7 @@ func decisionRef(m *Model, x backend.Matrix) []float64 {
 // ∇W vanishes, and SLMC started there keeps the SVM's decision function.
 func TestExample1(t *testing.T) {
 	x, y := blobs(60, 2, 0.6, 21)
-	k := backend.NewRBF(0.5)
+	k := pursuit.NewRBF(0.5)
 	const c = 2.0
 	exp, sol := fullSVM(t, x, y, k, c)
 	nsv := exp.Vectors.Rows
@@ -125,7 +125,7 @@ func TestExample1(t *testing.T) {
 // central finite differences.
 func TestGradientFD(t *testing.T) {
 	x, y := blobs(50, 3, 0.4, 31)
-	k := backend.NewRBF(0.3)
+	k := pursuit.NewRBF(0.3)
 	p, err := newProblem(nil, k, x, y)
 	if err != nil {
 		t.Fatal(err)
@@ -168,7 +168,7 @@ func TestGradientFD(t *testing.T) {
 // beats the one at the random initial XVs.
 func TestTrainDecreasesW(t *testing.T) {
 	x, y := ring(300, 41)
-	k := backend.NewRBF(1)
+	k := pursuit.NewRBF(1)
 	e := goEngine(t)
 	var seen []Progress
 	cfg := Config{Kernel: k, C: 10, NumXV: 4, Seed: 3,
@@ -224,9 +224,9 @@ func TestTrainDecreasesW(t *testing.T) {
 }
 
 // ring returns points inside a disc (+1) and in an annulus around it (−1).
-func ring(n int, seed uint64) (backend.Matrix, []float64) {
+func ring(n int, seed uint64) (pursuit.Matrix, []float64) {
 	rng := newRand(seed)
-	x := backend.NewMatrix(n, 2)
+	x := pursuit.NewMatrix(n, 2)
 	y := make([]float64, n)
 	for i := range n {
 		r := 1.5 * rng.Float64()
@@ -246,10 +246,10 @@ func ring(n int, seed uint64) (backend.Matrix, []float64) {
 func TestTrainBadInput(t *testing.T) {
 	x, y := blobs(30, 2, 0.5, 51)
 	e := goEngine(t)
-	good := Config{Kernel: backend.NewRBF(1), C: 1, NumXV: 3}
+	good := Config{Kernel: pursuit.NewRBF(1), C: 1, NumXV: 3}
 	cases := map[string]func(c *Config){
-		"linear kernel":  func(c *Config) { c.Kernel = backend.NewLinear() },
-		"poly kernel":    func(c *Config) { c.Kernel = backend.NewPoly(1, 0, 2) },
+		"linear kernel":  func(c *Config) { c.Kernel = pursuit.NewLinear() },
+		"poly kernel":    func(c *Config) { c.Kernel = pursuit.NewPoly(1, 0, 2) },
 		"C = 0":          func(c *Config) { c.C = 0 },
 		"C = NaN":        func(c *Config) { c.C = math.NaN() },
 		"Nz = 0":         func(c *Config) { c.NumXV = 0 },
@@ -273,16 +273,16 @@ func TestTrainBadInput(t *testing.T) {
 		t.Error("nil engine accepted")
 	}
 	c := good
-	c.Kernel = backend.NewSigmoid(1, 0)
+	c.Kernel = pursuit.NewSigmoid(1, 0)
 	if _, err := Train(e, x, y, c); !errors.Is(err, ErrKernel) {
 		t.Errorf("sigmoid kernel: error %v does not wrap ErrKernel", err)
 	}
 	// Duplicates are removed before drawing the initial XVs.
-	xd := backend.NewMatrix(60, 2)
+	xd := pursuit.NewMatrix(60, 2)
 	copy(xd.Data[:60], x.Data)
 	copy(xd.Data[60:], x.Data)
 	yd := append(append([]float64(nil), y...), y...)
-	res, err := Train(e, xd, yd, Config{Kernel: backend.NewRBF(1), C: 1, NumXV: 3, Optim: OptimOptions{MaxIter: 3}})
+	res, err := Train(e, xd, yd, Config{Kernel: pursuit.NewRBF(1), C: 1, NumXV: 3, Optim: OptimOptions{MaxIter: 3}})
 	if err != nil {
 		t.Fatal(err)
 	}

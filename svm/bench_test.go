@@ -7,13 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 )
 
 // uspsParams are the SLMC paper's USPS settings: γ = 1/128, C = 10
 // (features already in [−1, 1]).
-func uspsParams() Params { return Params{Kernel: backend.NewRBF(1.0 / 128), C: 10} }
+func uspsParams() Params { return Params{Kernel: pursuit.NewRBF(1.0 / 128), C: 10} }
 
 func errorRate(pred, y []float64) float64 {
 	bad := 0
@@ -50,7 +50,7 @@ func BenchmarkUSPS8VsRest(b *testing.B) {
 func BenchmarkMushrooms(b *testing.B) {
 	d := loadShared(b, "mushrooms", "mushrooms.gz")
 	tr, te := splitThirds(b, d)
-	benchBinary(b, tr.X, tr.Y, te.X, te.Y, Params{Kernel: backend.NewRBF(1.0 / 112), C: 1})
+	benchBinary(b, tr.X, tr.Y, te.X, te.Y, Params{Kernel: pursuit.NewRBF(1.0 / 112), C: 1})
 }
 
 // BenchmarkCovtypeLike15k trains 15,000 generated covtype-like points
@@ -59,7 +59,7 @@ func BenchmarkMushrooms(b *testing.B) {
 func BenchmarkCovtypeLike15k(b *testing.B) {
 	x, y := covtypeLike(20000, 1)
 	const l = 15000
-	benchBinary(b, x.Slice(0, l, 0, x.Cols), y[:l], x.Slice(l, x.Rows, 0, x.Cols), y[l:], Params{Kernel: backend.NewRBF(0.5), C: 1})
+	benchBinary(b, x.Slice(0, l, 0, x.Cols), y[:l], x.Slice(l, x.Rows, 0, x.Cols), y[l:], Params{Kernel: pursuit.NewRBF(0.5), C: 1})
 }
 
 // reportCPURatio reports cpu/libsvm, our CPU time over svm-train's, when
@@ -73,7 +73,7 @@ func reportCPURatio(b *testing.B, ours, theirs time.Duration) {
 // benchBinary trains one binary C-SVC problem here and with svm-train in
 // the same run and reports the time ratio, the support-vector counts, the
 // test errors and the objectives.
-func benchBinary(b *testing.B, xtr backend.Matrix, ytr []float64, xte backend.Matrix, yte []float64, p Params) {
+func benchBinary(b *testing.B, xtr pursuit.Matrix, ytr []float64, xte pursuit.Matrix, yte []float64, p Params) {
 	trainBin, predictBin := libsvmTools(b)
 	e := testEngine(b)
 	dir := b.TempDir()

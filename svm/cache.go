@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"runtime"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/internal/hugemem"
 )
 
@@ -377,7 +377,7 @@ func (c *rowCache[T]) loadScattered(batch []int) error {
 func fill32(src KernelRows) func(dst []float32, idx []int) error {
 	l := src.Len()
 	return func(dst []float32, idx []int) error {
-		m := backend.Matrix{Rows: len(idx), Cols: l, Stride: l, Data: dst[:len(idx)*l]}
+		m := pursuit.Matrix{Rows: len(idx), Cols: l, Stride: l, Data: dst[:len(idx)*l]}
 		return src.Rows(m, idx)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 )
 
 // A LIBSVM model's declared sizes are checked against what the file holds
@@ -73,8 +73,8 @@ func TestReadLIBSVMModelDeclaredSizes(t *testing.T) {
 // WriteLIBSVM keeps the feature count: the first support vector names the
 // last feature even when it is zero, and the model reads back as wide.
 func TestWriteLIBSVMKeepsWidth(t *testing.T) {
-	m := &Model{Type: EpsilonSVR, Kernel: backend.Kernel{Kind: backend.Linear}, Rho: []float64{0},
-		Coef: [][]float64{{1, -1}}, SV: backend.NewMatrix(2, 5)}
+	m := &Model{Type: EpsilonSVR, Kernel: pursuit.Kernel{Kind: pursuit.Linear}, Rho: []float64{0},
+		Coef: [][]float64{{1, -1}}, SV: pursuit.NewMatrix(2, 5)}
 	m.SV.Set(0, 0, 1)
 	m.SV.Set(1, 2, 2)
 	var buf bytes.Buffer

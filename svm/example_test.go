@@ -8,15 +8,15 @@ import (
 	"math"
 	"strings"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/svm"
 )
 
 // disc returns side² points on a grid over [-1,1]², labelled +1 inside the
 // circle of radius 0.6 and −1 outside.
-func disc(side int) (backend.Matrix, []float64) {
-	x := backend.NewMatrix(side*side, 2)
+func disc(side int) (pursuit.Matrix, []float64) {
+	x := pursuit.NewMatrix(side*side, 2)
 	y := make([]float64, side*side)
 	for i := range side {
 		for j := range side {
@@ -35,7 +35,7 @@ func disc(side int) (backend.Matrix, []float64) {
 
 // thirds relabels the rows of x by the third of [-1,1] their first
 // coordinate falls in: classes 0, 1 and 2.
-func thirds(x backend.Matrix) []float64 {
+func thirds(x pursuit.Matrix) []float64 {
 	y := make([]float64, x.Rows)
 	for i := range y {
 		y[i] = math.Min(math.Floor((float64(x.At(i, 0))+1)*1.5), 2)
@@ -62,7 +62,7 @@ func ExampleTrain() {
 		log.Fatal(err)
 	}
 	x, y := disc(20)
-	m, err := svm.Train(e, x, y, svm.Params{Kernel: backend.NewRBF(4), C: 100})
+	m, err := svm.Train(e, x, y, svm.Params{Kernel: pursuit.NewRBF(4), C: 100})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func ExampleTrain() {
 	fmt.Printf("support vectors: %d of %d points\n", m.TotalSV(), x.Rows)
 	fmt.Printf("training error: %.4f\n", errorRate(pred, y))
 
-	pts := backend.NewMatrix(2, 2) // the centre (0, 0) and a corner (0.95, −0.95)
+	pts := pursuit.NewMatrix(2, 2) // the centre (0, 0) and a corner (0.95, −0.95)
 	pts.Set(1, 0, 0.95)
 	pts.Set(1, 1, -0.95)
 	p, err := m.Predict(e, pts)
@@ -98,7 +98,7 @@ func ExampleTrain_multiclass() {
 	}
 	x, _ := disc(20)
 	y := thirds(x)
-	m, err := svm.Train(e, x, y, svm.Params{Kernel: backend.NewRBF(2), C: 10})
+	m, err := svm.Train(e, x, y, svm.Params{Kernel: pursuit.NewRBF(2), C: 10})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func ExampleTrainOneVsRest() {
 	}
 	x, _ := disc(20)
 	y := thirds(x)
-	m, err := svm.TrainOneVsRest(e, x, y, svm.Params{Kernel: backend.NewRBF(2), C: 10})
+	m, err := svm.TrainOneVsRest(e, x, y, svm.Params{Kernel: pursuit.NewRBF(2), C: 10})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func ExampleReadLIBSVMModel() {
 		log.Fatal(err)
 	}
 	x, y := disc(20)
-	m, err := svm.Train(e, x, y, svm.Params{Kernel: backend.NewRBF(4), C: 100})
+	m, err := svm.Train(e, x, y, svm.Params{Kernel: pursuit.NewRBF(4), C: 100})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/internal/fuzzlimit"
 )
@@ -93,7 +93,7 @@ func FuzzReadLIBSVMModel(f *testing.F) {
 				t.Fatalf("the model written twice differs:\n%s\nvs\n%s", buf.Bytes(), buf2.Bytes())
 			}
 			// Same decisions (and no panic) on a few points.
-			x := backend.NewMatrix(3, max(m.SV.Cols, 1))
+			x := pursuit.NewMatrix(3, max(m.SV.Cols, 1))
 			for i := range x.Rows {
 				for j := range x.Cols {
 					x.Set(i, j, float32(math.Sin(float64(3*i+j+1))))
@@ -126,8 +126,8 @@ func sameLIBSVMModel(t *testing.T, a, b *Model) {
 	if a.Type != b.Type || a.Kernel.Kind != b.Kernel.Kind || a.SV.Rows != b.SV.Rows {
 		t.Fatalf("type/kernel/SV count changed: %v %v %d vs %v %v %d", a.Type, a.Kernel, a.SV.Rows, b.Type, b.Kernel, b.SV.Rows)
 	}
-	if a.Kernel.Kind != backend.Linear && (a.Kernel.Gamma != b.Kernel.Gamma || a.Kernel.Kind != backend.RBF && a.Kernel.Coef0 != b.Kernel.Coef0 ||
-		a.Kernel.Kind == backend.Polynomial && a.Kernel.Degree != b.Kernel.Degree) {
+	if a.Kernel.Kind != pursuit.Linear && (a.Kernel.Gamma != b.Kernel.Gamma || a.Kernel.Kind != pursuit.RBF && a.Kernel.Coef0 != b.Kernel.Coef0 ||
+		a.Kernel.Kind == pursuit.Polynomial && a.Kernel.Degree != b.Kernel.Degree) {
 		t.Fatalf("kernel changed: %+v vs %+v", a.Kernel, b.Kernel)
 	}
 	if !slices.Equal(a.Rho, b.Rho) || len(a.Coef) != len(b.Coef) {
@@ -185,10 +185,10 @@ func TestWriteFuzzSeeds(t *testing.T) {
 		labels []float64
 		p      Params
 	}{
-		{"binary-rbf", []float64{1, -1}, Params{Kernel: backend.NewRBF(0.5), C: 1}},
-		{"three-class-poly", []float64{3, 1, 2}, Params{Kernel: backend.Kernel{Kind: backend.Polynomial, Gamma: 0.5, Coef0: 1, Degree: 2}, C: 1}},
-		{"binary-sigmoid-prob", []float64{2, 7}, Params{Kernel: backend.Kernel{Kind: backend.Sigmoid, Gamma: 0.1, Coef0: -0.5}, C: 1, Probability: true}},
-		{"svr-linear", nil, Params{Type: EpsilonSVR, Kernel: backend.NewLinear(), C: 1, Epsilon: 0.1}},
+		{"binary-rbf", []float64{1, -1}, Params{Kernel: pursuit.NewRBF(0.5), C: 1}},
+		{"three-class-poly", []float64{3, 1, 2}, Params{Kernel: pursuit.Kernel{Kind: pursuit.Polynomial, Gamma: 0.5, Coef0: 1, Degree: 2}, C: 1}},
+		{"binary-sigmoid-prob", []float64{2, 7}, Params{Kernel: pursuit.Kernel{Kind: pursuit.Sigmoid, Gamma: 0.1, Coef0: -0.5}, C: 1, Probability: true}},
+		{"svr-linear", nil, Params{Type: EpsilonSVR, Kernel: pursuit.NewLinear(), C: 1, Epsilon: 0.1}},
 	}
 	for i, c := range cases {
 		labels := c.labels
@@ -267,7 +267,7 @@ func TestReadLIBSVMModelFuzzRegressions(t *testing.T) {
 	} {
 		m, err := readLIBSVMModel(bytes.NewReader([]byte(c.text)), fuzzModelBytes)
 		if err == nil {
-			_, derr := m.Decision(e, backend.NewMatrix(1, 3))
+			_, derr := m.Decision(e, pursuit.NewMatrix(1, 3))
 			t.Fatalf("%s: accepted (decision error %v)", c.name, derr)
 		}
 		if !bytes.Contains([]byte(err.Error()), []byte(c.want)) {

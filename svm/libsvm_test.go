@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 )
@@ -47,7 +47,7 @@ func loadShared(t testing.TB, elem ...string) *data.Dataset {
 	return d
 }
 
-func writeData(t testing.TB, path string, x backend.Matrix, y []float64) {
+func writeData(t testing.TB, path string, x pursuit.Matrix, y []float64) {
 	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {
@@ -137,15 +137,15 @@ func testEngine(t testing.TB) *engine.Engine {
 	return e
 }
 
-func libsvmKernelArgs(k backend.Kernel) []string {
+func libsvmKernelArgs(k pursuit.Kernel) []string {
 	switch k.Kind {
-	case backend.Linear:
+	case pursuit.Linear:
 		return []string{"-t", "0"}
-	case backend.Polynomial:
+	case pursuit.Polynomial:
 		return []string{"-t", "1", "-g", fmt.Sprint(k.Gamma), "-r", fmt.Sprint(k.Coef0), "-d", fmt.Sprint(k.Degree)}
-	case backend.RBF:
+	case pursuit.RBF:
 		return []string{"-t", "2", "-g", fmt.Sprint(k.Gamma)}
-	case backend.Sigmoid:
+	case pursuit.Sigmoid:
 		return []string{"-t", "3", "-g", fmt.Sprint(k.Gamma), "-r", fmt.Sprint(k.Coef0)}
 	}
 	return nil
@@ -177,7 +177,7 @@ func score(typ Type, pred, y []float64) float64 {
 // compareLIBSVM trains the same problem here and with svm-train and checks
 // the objectives, support-vector counts and test scores, and that each side
 // predicts with the other's model file exactly as the other does.
-func compareLIBSVM(t *testing.T, name string, xtr backend.Matrix, ytr []float64, xte backend.Matrix, yte []float64, p Params) {
+func compareLIBSVM(t *testing.T, name string, xtr pursuit.Matrix, ytr []float64, xte pursuit.Matrix, yte []float64, p Params) {
 	trainBin, predictBin := libsvmTools(t)
 	e := testEngine(t)
 	dir := t.TempDir()
@@ -276,7 +276,7 @@ func orDefault(v, d float64) float64 {
 // checkSamePredictions checks that m predicts want on x: identical labels
 // except where a decision value is within 1e-5 of 0 (float32 kernels here,
 // float64 in LIBSVM), and regression values to 1e-5 relative.
-func checkSamePredictions(t *testing.T, what string, e *engine.Engine, m *Model, x backend.Matrix, want []float64) {
+func checkSamePredictions(t *testing.T, what string, e *engine.Engine, m *Model, x pursuit.Matrix, want []float64) {
 	t.Helper()
 	got, err := m.Predict(e, x)
 	if err != nil {
@@ -338,25 +338,25 @@ func splitThirds(t testing.TB, d *data.Dataset) (*data.Dataset, *data.Dataset) {
 func TestLIBSVMSonar(t *testing.T) {
 	d := scaled(t, loadShared(t, "uci", "sonar.gz"))
 	tr, te := splitThirds(t, d)
-	compareLIBSVM(t, "sonar", tr.X, tr.Y, te.X, te.Y, Params{Kernel: backend.NewRBF(1.0 / 60), C: 10})
+	compareLIBSVM(t, "sonar", tr.X, tr.Y, te.X, te.Y, Params{Kernel: pursuit.NewRBF(1.0 / 60), C: 10})
 }
 
 func TestLIBSVMIonosphereWeighted(t *testing.T) {
 	d := scaled(t, loadShared(t, "uci", "ionosphere.gz"))
 	tr, te := splitThirds(t, d)
-	compareLIBSVM(t, "ionosphere", tr.X, tr.Y, te.X, te.Y, Params{Kernel: backend.NewRBF(0.05), C: 4, Weights: map[float64]float64{-1: 2.5}})
+	compareLIBSVM(t, "ionosphere", tr.X, tr.Y, te.X, te.Y, Params{Kernel: pursuit.NewRBF(0.05), C: 4, Weights: map[float64]float64{-1: 2.5}})
 }
 
 func TestLIBSVMPimaPoly(t *testing.T) {
 	d := scaled(t, loadShared(t, "uci", "pima.gz"))
 	tr, te := splitThirds(t, d)
-	compareLIBSVM(t, "pima poly", tr.X, tr.Y, te.X, te.Y, Params{Kernel: backend.NewPoly(0.2, 1, 3), C: 1})
+	compareLIBSVM(t, "pima poly", tr.X, tr.Y, te.X, te.Y, Params{Kernel: pursuit.NewPoly(0.2, 1, 3), C: 1})
 }
 
 func TestLIBSVMBostonSVR(t *testing.T) {
 	d := scaled(t, loadShared(t, "boston", "boston.gz"))
 	tr, te := splitThirds(t, d)
-	compareLIBSVM(t, "boston ε-SVR", tr.X, tr.Y, te.X, te.Y, Params{Type: EpsilonSVR, Kernel: backend.NewRBF(1.0 / 13), C: 10, Epsilon: 0.5})
+	compareLIBSVM(t, "boston ε-SVR", tr.X, tr.Y, te.X, te.Y, Params{Type: EpsilonSVR, Kernel: pursuit.NewRBF(1.0 / 13), C: 10, Epsilon: 0.5})
 }
 
 // The USPS comparisons with svm-train take 10-20 s; they run by default (the
@@ -377,7 +377,7 @@ func TestLIBSVMUSPSMulticlassSubset(t *testing.T) {
 		idx = append(idx, i)
 	}
 	sub := tr.Subset(idx)
-	compareLIBSVM(t, "USPS 10-class one-vs-one (1500 points)", sub.X, sub.Y, te.X, te.Y, Params{Kernel: backend.NewRBF(1.0 / 128), C: 10})
+	compareLIBSVM(t, "USPS 10-class one-vs-one (1500 points)", sub.X, sub.Y, te.X, te.Y, Params{Kernel: pursuit.NewRBF(1.0 / 128), C: 10})
 }
 
 func TestLIBSVMUSPS8VsRest(t *testing.T) {
@@ -392,5 +392,5 @@ func TestLIBSVMUSPS8VsRest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	compareLIBSVM(t, "USPS 8 vs rest", tr.X, ytr, te.X, yte, Params{Kernel: backend.NewRBF(1.0 / 128), C: 10})
+	compareLIBSVM(t, "USPS 8 vs rest", tr.X, ytr, te.X, yte, Params{Kernel: pursuit.NewRBF(1.0 / 128), C: 10})
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 )
 
@@ -24,10 +24,10 @@ import (
 // α_s − α*_s) and bias b = −Rho[0]; see Binary.
 type Model struct {
 	Type    Type
-	Kernel  backend.Kernel
+	Kernel  pursuit.Kernel
 	Labels  []float64      // class labels in model order (nil for ε-SVR)
 	NumSV   []int          // support vectors per class (nil for ε-SVR)
-	SV      backend.Matrix // support vectors, one per row
+	SV      pursuit.Matrix // support vectors, one per row
 	SVIndex []int          // training-set indices of the SVs (nil when read from a file)
 	Coef    [][]float64    // k−1 rows of len(SV) coefficients
 	Rho     []float64      // k(k−1)/2 offsets
@@ -120,7 +120,7 @@ func (m *Model) check() error {
 
 // kernelBlocks calls f with consecutive row blocks of x and the kernel block
 // K(x[r0:r1], SV), the block being at most about 32 MiB.
-func (m *Model) kernelBlocks(e *engine.Engine, x backend.Matrix, f func(r0 int, kv backend.Matrix)) error {
+func (m *Model) kernelBlocks(e *engine.Engine, x pursuit.Matrix, f func(r0 int, kv pursuit.Matrix)) error {
 	if e == nil {
 		return fmt.Errorf("svm: nil engine")
 	}
@@ -152,7 +152,7 @@ func (m *Model) kernelBlocks(e *engine.Engine, x backend.Matrix, f func(r0 int, 
 	buf := make([]float32, chunk*sv.Rows)
 	for r0 := 0; r0 < x.Rows; r0 += chunk {
 		r1 := min(r0+chunk, x.Rows)
-		kv := backend.Matrix{Rows: r1 - r0, Cols: sv.Rows, Stride: sv.Rows, Data: buf[:(r1-r0)*sv.Rows]}
+		kv := pursuit.Matrix{Rows: r1 - r0, Cols: sv.Rows, Stride: sv.Rows, Data: buf[:(r1-r0)*sv.Rows]}
 		if err := e.KernelBlock(kv, m.Kernel, x.Slice(r0, r1, 0, x.Cols), nil, sv, svNorms); err != nil {
 			return fmt.Errorf("svm: decision kernel block: %w", err)
 		}
@@ -162,8 +162,8 @@ func (m *Model) kernelBlocks(e *engine.Engine, x backend.Matrix, f func(r0 int, 
 }
 
 // padCols returns a copy of m widened to cols columns with zeros.
-func padCols(m backend.Matrix, cols int) backend.Matrix {
-	out := backend.NewMatrix(m.Rows, cols)
+func padCols(m pursuit.Matrix, cols int) pursuit.Matrix {
+	out := pursuit.NewMatrix(m.Rows, cols)
 	for i := range m.Rows {
 		copy(out.Row(i), m.Row(i))
 	}
@@ -174,7 +174,7 @@ func padCols(m backend.Matrix, cols int) backend.Matrix {
 // values per row, row-major (LIBSVM's order for multi-class). Missing
 // trailing features (x narrower than the support vectors, or the reverse)
 // are zero.
-func (m *Model) Decision(e *engine.Engine, x backend.Matrix) ([]float64, error) {
+func (m *Model) Decision(e *engine.Engine, x pursuit.Matrix) ([]float64, error) {
 	nd := m.NumDecision()
 	out := make([]float64, x.Rows*nd)
 	k := m.NumClasses()
@@ -184,7 +184,7 @@ func (m *Model) Decision(e *engine.Engine, x backend.Matrix) ([]float64, error) 
 			start[c+1] = start[c] + m.NumSV[c]
 		}
 	}
-	err := m.kernelBlocks(e, x, func(r0 int, kv backend.Matrix) {
+	err := m.kernelBlocks(e, x, func(r0 int, kv pursuit.Matrix) {
 		for r := range kv.Rows {
 			row := kv.Row(r)
 			dst := out[(r0+r)*nd : (r0+r+1)*nd]
@@ -223,7 +223,7 @@ func (m *Model) Decision(e *engine.Engine, x backend.Matrix) ([]float64, error) 
 // Predict returns the predicted label (C-SVC, by LIBSVM's one-vs-one
 // voting, ties to the class listed first) or regression value (ε-SVR) of
 // each row of x.
-func (m *Model) Predict(e *engine.Engine, x backend.Matrix) ([]float64, error) {
+func (m *Model) Predict(e *engine.Engine, x pursuit.Matrix) ([]float64, error) {
 	dec, err := m.Decision(e, x)
 	if err != nil {
 		return nil, err
@@ -263,7 +263,7 @@ func (m *Model) Predict(e *engine.Engine, x backend.Matrix) ([]float64, error) {
 // class (k values per row, in Labels order) from the Platt sigmoids and
 // pairwise coupling (Wu, Lin & Weng 2004, as LIBSVM). The model must have
 // been trained with Probability.
-func (m *Model) PredictProbability(e *engine.Engine, x backend.Matrix) ([]float64, error) {
+func (m *Model) PredictProbability(e *engine.Engine, x pursuit.Matrix) ([]float64, error) {
 	if m.Type != CSVC || len(m.ProbA) != len(m.Rho) || len(m.ProbB) != len(m.Rho) {
 		return nil, fmt.Errorf("svm: the model has no probability information (train with Params.Probability)")
 	}

@@ -11,12 +11,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 )
 
 // blobs returns n points around k centres in d dimensions, labelled by
 // centre with the given labels.
-func blobs(seed uint64, n, d int, labels []float64, spread float64) (backend.Matrix, []float64) {
+func blobs(seed uint64, n, d int, labels []float64, spread float64) (pursuit.Matrix, []float64) {
 	rng := rand.New(rand.NewPCG(seed, 5))
 	k := len(labels)
 	centres := make([][]float64, k)
@@ -26,7 +26,7 @@ func blobs(seed uint64, n, d int, labels []float64, spread float64) (backend.Mat
 			centres[c][j] = 2 * rng.NormFloat64()
 		}
 	}
-	x := backend.NewMatrix(n, d)
+	x := pursuit.NewMatrix(n, d)
 	y := make([]float64, n)
 	for i := range n {
 		c := rng.IntN(k)
@@ -85,14 +85,14 @@ func TestDecisionAndRoundTrip(t *testing.T) {
 		labels []float64
 		p      Params
 	}{
-		{"binary rbf", []float64{-1, 1}, Params{Kernel: backend.NewRBF(0.3), C: 2}},
-		{"3-class linear", []float64{7, 2, 5}, Params{Kernel: backend.NewLinear(), C: 0.5}},
-		{"4-class poly", []float64{0, 1, 2, 3}, Params{Kernel: backend.NewPoly(0.3, 1, 2), C: 1}},
-		{"3-class sigmoid", []float64{1, 2, 3}, Params{Kernel: backend.NewSigmoid(0.05, -0.5), C: 1}},
-		{"ε-SVR rbf", nil, Params{Type: EpsilonSVR, Kernel: backend.NewRBF(0.2), C: 3, Epsilon: 0.1}},
+		{"binary rbf", []float64{-1, 1}, Params{Kernel: pursuit.NewRBF(0.3), C: 2}},
+		{"3-class linear", []float64{7, 2, 5}, Params{Kernel: pursuit.NewLinear(), C: 0.5}},
+		{"4-class poly", []float64{0, 1, 2, 3}, Params{Kernel: pursuit.NewPoly(0.3, 1, 2), C: 1}},
+		{"3-class sigmoid", []float64{1, 2, 3}, Params{Kernel: pursuit.NewSigmoid(0.05, -0.5), C: 1}},
+		{"ε-SVR rbf", nil, Params{Type: EpsilonSVR, Kernel: pursuit.NewRBF(0.2), C: 3, Epsilon: 0.1}},
 	}
 	for _, c := range cases {
-		var x backend.Matrix
+		var x pursuit.Matrix
 		var y []float64
 		if c.labels == nil {
 			x, _ = randData(11, 120, 4)
@@ -163,7 +163,7 @@ func TestDecisionAndRoundTrip(t *testing.T) {
 func TestDecisionPadsFeatures(t *testing.T) {
 	e := testEngine(t)
 	x, y := blobs(13, 80, 3, []float64{1, -1}, 1)
-	m, err := Train(e, x, y, Params{Kernel: backend.NewRBF(0.5), C: 1})
+	m, err := Train(e, x, y, Params{Kernel: pursuit.NewRBF(0.5), C: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +214,7 @@ func TestOneVsRest(t *testing.T) {
 	e := testEngine(t)
 	labels := []float64{3, 1, 2}
 	x, y := blobs(14, 180, 4, labels, 1.5)
-	p := Params{Kernel: backend.NewRBF(0.25), C: 5, CacheMB: 0.05} // small cache: rows are evicted and recomputed
+	p := Params{Kernel: pursuit.NewRBF(0.25), C: 5, CacheMB: 0.05} // small cache: rows are evicted and recomputed
 	ovr, err := TrainOneVsRest(e, x, y, p)
 	if err != nil {
 		t.Fatal(err)
@@ -278,7 +278,7 @@ func TestOneVsRest(t *testing.T) {
 func TestProbability(t *testing.T) {
 	e := testEngine(t)
 	x, y := blobs(15, 240, 3, []float64{1, 2, 3}, 1.8)
-	m, err := Train(e, x, y, Params{Kernel: backend.NewRBF(0.3), C: 1, Probability: true, Seed: 1})
+	m, err := Train(e, x, y, Params{Kernel: pursuit.NewRBF(0.3), C: 1, Probability: true, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,10 +319,10 @@ func TestProbability(t *testing.T) {
 	if agree < x.Rows*9/10 {
 		t.Errorf("most probable class agrees with the vote on %d of %d examples", agree, x.Rows)
 	}
-	if _, err := Train(e, x, y, Params{Type: EpsilonSVR, Kernel: backend.NewRBF(1), C: 1, Probability: true}); err == nil {
+	if _, err := Train(e, x, y, Params{Type: EpsilonSVR, Kernel: pursuit.NewRBF(1), C: 1, Probability: true}); err == nil {
 		t.Error("ε-SVR with probability: no error")
 	}
-	noProb, _ := Train(e, x, y, Params{Kernel: backend.NewRBF(0.3), C: 1})
+	noProb, _ := Train(e, x, y, Params{Kernel: pursuit.NewRBF(0.3), C: 1})
 	if _, err := noProb.PredictProbability(e, x); err == nil {
 		t.Error("PredictProbability without probability information: no error")
 	}
@@ -334,7 +334,7 @@ func TestLIBSVMProbabilityInterop(t *testing.T) {
 	_, predictBin := libsvmTools(t)
 	e := testEngine(t)
 	x, y := blobs(16, 200, 3, []float64{1, 2, 3}, 1.8)
-	m, err := Train(e, x, y, Params{Kernel: backend.NewRBF(0.3), C: 1, Probability: true, Seed: 2})
+	m, err := Train(e, x, y, Params{Kernel: pursuit.NewRBF(0.3), C: 1, Probability: true, Seed: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 )
 
@@ -31,13 +31,13 @@ func (m *Model) WriteLIBSVM(w io.Writer) error {
 	fmt.Fprintf(bw, "svm_type %s\n", m.Type)
 	k := m.Kernel
 	switch k.Kind {
-	case backend.Linear:
+	case pursuit.Linear:
 		fmt.Fprintf(bw, "kernel_type linear\n")
-	case backend.Polynomial:
+	case pursuit.Polynomial:
 		fmt.Fprintf(bw, "kernel_type polynomial\ndegree %d\ngamma %s\ncoef0 %s\n", k.Degree, g(k.Gamma), g(k.Coef0))
-	case backend.RBF:
+	case pursuit.RBF:
 		fmt.Fprintf(bw, "kernel_type rbf\ngamma %s\n", g(k.Gamma))
-	case backend.Sigmoid:
+	case pursuit.Sigmoid:
 		fmt.Fprintf(bw, "kernel_type sigmoid\ngamma %s\ncoef0 %s\n", g(k.Gamma), g(k.Coef0))
 	}
 	fmt.Fprintf(bw, "nr_class %d\ntotal_sv %d\nrho %s\n", m.NumClasses(), m.SV.Rows, list(m.Rho))
@@ -180,13 +180,13 @@ func readLIBSVMModel(r io.Reader, maxBytes int64) (*Model, error) {
 				kernelSet = true
 				switch args[0] {
 				case "linear":
-					m.Kernel.Kind = backend.Linear
+					m.Kernel.Kind = pursuit.Linear
 				case "polynomial":
-					m.Kernel.Kind = backend.Polynomial
+					m.Kernel.Kind = pursuit.Polynomial
 				case "rbf":
-					m.Kernel.Kind = backend.RBF
+					m.Kernel.Kind = pursuit.RBF
 				case "sigmoid":
-					m.Kernel.Kind = backend.Sigmoid
+					m.Kernel.Kind = pursuit.Sigmoid
 				default:
 					return fail("kernel_type %q is not supported (linear, polynomial, rbf, sigmoid are)", args[0])
 				}
@@ -337,7 +337,7 @@ func readLIBSVMModel(r io.Reader, maxBytes int64) (*Model, error) {
 			}
 		}
 	}
-	m.SV = backend.NewMatrix(totalSV, dim)
+	m.SV = pursuit.NewMatrix(totalSV, dim)
 	for s, es := range svs {
 		for _, e := range es {
 			m.SV.Set(s, e.j, e.v)

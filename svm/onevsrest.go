@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 )
@@ -21,7 +21,7 @@ const (
 // Classifier is a trained multi-class (or binary) classifier.
 type Classifier interface {
 	// Predict returns the predicted label of each row of x.
-	Predict(e *engine.Engine, x backend.Matrix) ([]float64, error)
+	Predict(e *engine.Engine, x pursuit.Matrix) ([]float64, error)
 	// TotalSV returns the number of support vectors (summed over the
 	// machines of a one-vs-rest classifier).
 	TotalSV() int
@@ -29,7 +29,7 @@ type Classifier interface {
 
 // TrainMulticlass trains a C-SVC classifier with the given strategy: a
 // *Model for OneVsOne, a *OneVsRestModel for OneVsRest.
-func TrainMulticlass(e *engine.Engine, x backend.Matrix, y []float64, p Params, s Strategy) (Classifier, error) {
+func TrainMulticlass(e *engine.Engine, x pursuit.Matrix, y []float64, p Params, s Strategy) (Classifier, error) {
 	switch s {
 	case OneVsOne:
 		return Train(e, x, y, p)
@@ -62,7 +62,7 @@ func (o *OneVsRestModel) TotalSV() int {
 // others. Params.Weights apply to the positive class of each machine
 // (C·w[c] for class c, C·w[other] is not used: the rest has weight 1).
 // Across ranks it takes each rank's rows as Train does.
-func TrainOneVsRest(e *engine.Engine, x backend.Matrix, y []float64, p Params) (*OneVsRestModel, error) {
+func TrainOneVsRest(e *engine.Engine, x pursuit.Matrix, y []float64, p Params) (*OneVsRestModel, error) {
 	if e == nil {
 		return nil, badInput("nil engine")
 	}
@@ -113,7 +113,7 @@ func TrainOneVsRest(e *engine.Engine, x backend.Matrix, y []float64, p Params) (
 }
 
 // trainBinaryShared trains a ±1 machine on all of x using a shared cache.
-func trainBinaryShared(e *engine.Engine, x backend.Matrix, y []float64, cPos, cNeg float64, p Params, rows *EngineRows, cache *rowCache[float32]) (*Model, error) {
+func trainBinaryShared(e *engine.Engine, x pursuit.Matrix, y []float64, cPos, cNeg float64, p Params, rows *EngineRows, cache *rowCache[float32]) (*Model, error) {
 	prob := Problem{Y: y, P: make([]float64, len(y)), C: make([]float64, len(y))}
 	for i := range y {
 		prob.P[i] = -1
@@ -167,7 +167,7 @@ func trainBinaryShared(e *engine.Engine, x backend.Matrix, y []float64, cPos, cN
 
 // Decision returns, for each row of x, the decision value of every machine
 // (len(Classes) values per row).
-func (o *OneVsRestModel) Decision(e *engine.Engine, x backend.Matrix) ([]float64, error) {
+func (o *OneVsRestModel) Decision(e *engine.Engine, x pursuit.Matrix) ([]float64, error) {
 	k := len(o.Machines)
 	out := make([]float64, x.Rows*k)
 	for c, m := range o.Machines {
@@ -184,7 +184,7 @@ func (o *OneVsRestModel) Decision(e *engine.Engine, x backend.Matrix) ([]float64
 
 // Predict returns, for each row of x, the class whose machine gives the
 // largest decision value (ties to the smaller class).
-func (o *OneVsRestModel) Predict(e *engine.Engine, x backend.Matrix) ([]float64, error) {
+func (o *OneVsRestModel) Predict(e *engine.Engine, x pursuit.Matrix) ([]float64, error) {
 	d, err := o.Decision(e, x)
 	if err != nil {
 		return nil, err

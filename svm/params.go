@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 )
 
 // Type is the SVM formulation.
@@ -30,7 +30,7 @@ func (t Type) String() string {
 // Params are the training parameters, with LIBSVM's meanings.
 type Params struct {
 	Type   Type           // CSVC (the zero value) or EpsilonSVR
-	Kernel backend.Kernel // required; see backend.NewRBF, backend.NewLinear, …
+	Kernel pursuit.Kernel // required; see pursuit.NewRBF, pursuit.NewLinear, …
 	C      float64        // cost, > 0 (LIBSVM's -c; LIBSVM's default is 1)
 	// Epsilon is the ε-SVR tube half-width, ≥ 0 (LIBSVM's -p, whose
 	// default 0.1 is NOT applied here: zero means zero).
@@ -71,7 +71,7 @@ func badInput(format string, args ...any) error {
 }
 
 // validate checks the parameters and the training data.
-func (p Params) validate(x backend.Matrix, y []float64) error {
+func (p Params) validate(x pursuit.Matrix, y []float64) error {
 	if err := p.validateParams(); err != nil {
 		return err
 	}
@@ -84,7 +84,7 @@ func (p Params) validateParams() error {
 		return badInput("unknown SVM type %d", int(p.Type))
 	}
 	if p.Kernel.Kind == 0 {
-		return badInput("no kernel given (set Params.Kernel, e.g. backend.NewRBF(gamma))")
+		return badInput("no kernel given (set Params.Kernel, e.g. pursuit.NewRBF(gamma))")
 	}
 	if err := p.Kernel.Validate(); err != nil {
 		return badInput("%v", err)
@@ -112,7 +112,7 @@ func (p Params) validateParams() error {
 // validateData checks the training data (and the instance weights, one per
 // row). A rank's shard of a training set split across ranks may have no
 // rows (shard set): it is then a 0×d matrix.
-func (p Params) validateData(x backend.Matrix, y []float64, shard bool) error {
+func (p Params) validateData(x pursuit.Matrix, y []float64, shard bool) error {
 	if err := x.Validate(); err != nil {
 		return badInput("data matrix: %v", err)
 	}

@@ -4,14 +4,14 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 )
 
 // binaryProbability fits Platt's sigmoid P(y=+1|f) = 1/(1+exp(A f + B)) to
 // 5-fold cross-validated decision values of the ±1 problem (x, y), as
 // LIBSVM's -b 1 does.
-func binaryProbability(e *engine.Engine, x backend.Matrix, y []float64, cPos, cNeg float64, p Params) (float64, float64, error) {
+func binaryProbability(e *engine.Engine, x pursuit.Matrix, y []float64, cPos, cNeg float64, p Params) (float64, float64, error) {
 	const folds = 5
 	l := len(y)
 	rng := rand.New(rand.NewPCG(p.Seed, 0x5eed))

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/engine/comm"
 )
@@ -18,7 +18,7 @@ import (
 // training set whose shards are all empty is bad input.
 func TestShardedRefusesAndMismatches(t *testing.T) {
 	x, y, _ := shardData(40, 3, 2, 3)
-	k := backend.NewRBF(1)
+	k := pursuit.NewRBF(1)
 	bad := append([]float64(nil), y...)
 	bad[30] = math.NaN()
 	cases := []struct {
@@ -44,7 +44,7 @@ func TestShardedRefusesAndMismatches(t *testing.T) {
 			return err
 		}, comm.ErrConfig, "rank 3's input differs"},
 		{"every shard empty", func(e *engine.Engine, r int) error {
-			_, err := Train(e, backend.NewMatrix(0, 3), nil, Params{Kernel: k, C: 1})
+			_, err := Train(e, pursuit.NewMatrix(0, 3), nil, Params{Kernel: k, C: 1})
 			return err
 		}, ErrBadInput, "every rank's shard is empty"},
 	}
@@ -84,7 +84,7 @@ func TestShardedBudgetAgreed(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		_, errs[c.Rank()] = Train(e, x.Slice(40*c.Rank(), 40*c.Rank()+40, 0, 3), y[40*c.Rank():40*c.Rank()+40], Params{Kernel: backend.NewRBF(1), C: 1})
+		_, errs[c.Rank()] = Train(e, x.Slice(40*c.Rank(), 40*c.Rank()+40, 0, 3), y[40*c.Rank():40*c.Rank()+40], Params{Kernel: pursuit.NewRBF(1), C: 1})
 		return nil
 	})
 	for r, err := range errs {

@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 )
 
@@ -28,7 +28,7 @@ type KernelRows interface {
 	RowSource
 	// Rows writes dst[r][j] = K(idx[r], j) for j < Len(); dst is
 	// len(idx)×Len().
-	Rows(dst backend.Matrix, idx []int) error
+	Rows(dst pursuit.Matrix, idx []int) error
 }
 
 // KernelRows64 supplies float64 kernel rows.
@@ -44,14 +44,14 @@ type KernelRows64 interface {
 // of once per batch of rows).
 type EngineRows struct {
 	e    *engine.Engine
-	x    backend.Matrix
+	x    pursuit.Matrix
 	xp   *engine.Prepared
-	k    backend.Kernel
+	k    pursuit.Kernel
 	diag []float64
 }
 
 // NewEngineRows returns the kernel-row source of the rows of x under kernel k.
-func NewEngineRows(e *engine.Engine, x backend.Matrix, k backend.Kernel) (*EngineRows, error) {
+func NewEngineRows(e *engine.Engine, x pursuit.Matrix, k pursuit.Kernel) (*EngineRows, error) {
 	if e == nil {
 		return nil, errors.New("svm: kernel rows: nil engine")
 	}
@@ -67,7 +67,7 @@ func NewEngineRows(e *engine.Engine, x backend.Matrix, k backend.Kernel) (*Engin
 	}
 	diag := make([]float64, x.Rows)
 	for i := range diag {
-		if k.Kind == backend.RBF {
+		if k.Kind == pursuit.RBF {
 			diag[i] = 1
 			continue
 		}
@@ -87,7 +87,7 @@ func (r *EngineRows) Len() int { return r.x.Rows }
 func (r *EngineRows) Diag() []float64 { return r.diag }
 
 // Rows computes the kernel rows idx in one gathered block.
-func (r *EngineRows) Rows(dst backend.Matrix, idx []int) error {
+func (r *EngineRows) Rows(dst pursuit.Matrix, idx []int) error {
 	return r.e.KernelGatherPrepared(dst, r.k, r.x, r.xp.Norms(), idx, r.xp)
 }
 
@@ -98,12 +98,12 @@ func (r *EngineRows) Release() error { return r.xp.Release() }
 
 // Gram32 is a precomputed l×l float32 kernel matrix.
 type Gram32 struct {
-	g    backend.Matrix
+	g    pursuit.Matrix
 	diag []float64
 }
 
 // NewGram32 wraps a precomputed symmetric l×l kernel matrix (not copied).
-func NewGram32(g backend.Matrix) (*Gram32, error) {
+func NewGram32(g pursuit.Matrix) (*Gram32, error) {
 	if err := g.Validate(); err != nil {
 		return nil, fmt.Errorf("svm: Gram matrix: %w", err)
 	}
@@ -127,7 +127,7 @@ func (g *Gram32) Len() int { return g.g.Rows }
 func (g *Gram32) Diag() []float64 { return g.diag }
 
 // Rows copies rows idx.
-func (g *Gram32) Rows(dst backend.Matrix, idx []int) error {
+func (g *Gram32) Rows(dst pursuit.Matrix, idx []int) error {
 	if dst.Rows != len(idx) || dst.Cols != g.g.Rows {
 		return fmt.Errorf("svm: Gram rows: destination %d×%d, want %d×%d", dst.Rows, dst.Cols, len(idx), g.g.Rows)
 	}

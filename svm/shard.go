@@ -7,7 +7,7 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/engine/comm"
 )
@@ -126,8 +126,8 @@ type shard struct {
 	nVars int   // variables of the whole problem
 
 	e     *engine.Engine
-	k     backend.Kernel
-	x     backend.Matrix // the own points
+	k     pursuit.Kernel
+	x     pursuit.Matrix // the own points
 	rows  *EngineRows    // nil on an empty shard
 	diag  []float64      // K(x, x) of every own point
 	norms []float32      // ‖x‖² of every own point (as the engine prepared them)
@@ -138,7 +138,7 @@ type shard struct {
 	rec, all []float64 // exchange buffers
 	counts   []int
 	send     []float64
-	pts      backend.Matrix
+	pts      pursuit.Matrix
 	pn       []float32
 }
 
@@ -162,7 +162,7 @@ const recWidth = 12
 // newShard prepares this rank's points x (in the layout's order) for the
 // kernel k. vars maps its variables to the whole problem's nVars; the
 // problem's Index maps them to own points.
-func newShard(e *engine.Engine, lay *shardLayout, x backend.Matrix, k backend.Kernel, vars []int, nVars int) (*shard, error) {
+func newShard(e *engine.Engine, lay *shardLayout, x pursuit.Matrix, k pursuit.Kernel, vars []int, nVars int) (*shard, error) {
 	sh := &shard{c: e.Comm(), lay: lay, vars: vars, nVars: nVars, e: e, k: k, x: x}
 	if x.Rows != len(lay.keys) {
 		return nil, fmt.Errorf("svm: shard of %d points for %d keys", x.Rows, len(lay.keys))
@@ -231,7 +231,7 @@ func (sh *shard) fill(dst []float32, batch []int) error {
 	if cap(sh.pts.Data) < n*d {
 		sh.pts.Data = make([]float32, n*d)
 	}
-	sh.pts = backend.Matrix{Rows: n, Cols: d, Stride: d, Data: sh.pts.Data[:n*d]}
+	sh.pts = pursuit.Matrix{Rows: n, Cols: d, Stride: d, Data: sh.pts.Data[:n*d]}
 	if cap(sh.pn) < n {
 		sh.pn = make([]float32, n)
 	}
@@ -245,7 +245,7 @@ func (sh *shard) fill(dst []float32, batch []int) error {
 			sh.pts.Data[t*d+j] = float32(v)
 		}
 	}
-	out := backend.Matrix{Rows: n, Cols: lp, Stride: lp, Data: dst[:n*lp]}
+	out := pursuit.Matrix{Rows: n, Cols: lp, Stride: lp, Data: dst[:n*lp]}
 	return sh.e.KernelBlockPrepared(out, sh.k, sh.pts, pn, sh.rows.xp)
 }
 

@@ -10,16 +10,16 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/engine/comm"
 )
 
 // shardData returns l points in d dimensions with k overlapping classes
 // (labels 1…k, or ±1 for k = 2), and a regression target.
-func shardData(l, d, k int, seed uint64) (backend.Matrix, []float64, []float64) {
+func shardData(l, d, k int, seed uint64) (pursuit.Matrix, []float64, []float64) {
 	rng := rand.New(rand.NewPCG(seed, 0x5a4d))
-	x := backend.NewMatrix(l, d)
+	x := pursuit.NewMatrix(l, d)
 	y := make([]float64, l)
 	z := make([]float64, l)
 	for i := range l {
@@ -46,7 +46,7 @@ func shardData(l, d, k int, seed uint64) (backend.Matrix, []float64, []float64) 
 // support vectors must be the same training rows, and the coefficients, the
 // offsets and the decision values on xt equal to 1e-6 relative (to the
 // largest magnitude of each).
-func sameSVM(e *engine.Engine, got, want *Model, xt backend.Matrix) error {
+func sameSVM(e *engine.Engine, got, want *Model, xt pursuit.Matrix) error {
 	if !slices.Equal(got.SVIndex, want.SVIndex) {
 		return fmt.Errorf("support vectors %v, one process %v", got.SVIndex, want.SVIndex)
 	}
@@ -111,7 +111,7 @@ func newEngine(be string, opts ...engine.Option) (*engine.Engine, error) {
 
 // runRanks trains on n in-process ranks with the given backend ("" for the
 // default), rank r on rows [b[r], b[r+1]), and returns every rank's result.
-func runRanks[M any](t *testing.T, n int, be string, x backend.Matrix, train func(e *engine.Engine, x backend.Matrix, lo, hi int) (M, error)) []M {
+func runRanks[M any](t *testing.T, n int, be string, x pursuit.Matrix, train func(e *engine.Engine, x pursuit.Matrix, lo, hi int) (M, error)) []M {
 	t.Helper()
 	b := shardBounds(n, x.Rows)
 	out := make([]M, n)
@@ -176,11 +176,11 @@ func TestShardedOneRankIsOneProcess(t *testing.T) {
 		y    []float64
 		p    Params
 	}{
-		{"binary", y2, Params{Kernel: backend.NewRBF(0.5), C: 4}},
-		{"binary, small cache, batch 5, weighted", y2, Params{Kernel: backend.NewRBF(0.5), C: 4, CacheMB: 0.02, Batch: 5, Weights: map[float64]float64{1: 2}}},
-		{"three classes, polynomial", y3, Params{Kernel: backend.NewPoly(0.3, 1, 2), C: 1}},
-		{"ε-SVR", z, Params{Type: EpsilonSVR, Kernel: backend.NewRBF(0.3), C: 2, Epsilon: 0.05}},
-		{"ε-SVR, no shrinking, instance weights", z, Params{Type: EpsilonSVR, Kernel: backend.NewRBF(0.3), C: 2, Epsilon: 0.05, NoShrinking: true, InstanceWeights: weightsFor(230)}},
+		{"binary", y2, Params{Kernel: pursuit.NewRBF(0.5), C: 4}},
+		{"binary, small cache, batch 5, weighted", y2, Params{Kernel: pursuit.NewRBF(0.5), C: 4, CacheMB: 0.02, Batch: 5, Weights: map[float64]float64{1: 2}}},
+		{"three classes, polynomial", y3, Params{Kernel: pursuit.NewPoly(0.3, 1, 2), C: 1}},
+		{"ε-SVR", z, Params{Type: EpsilonSVR, Kernel: pursuit.NewRBF(0.3), C: 2, Epsilon: 0.05}},
+		{"ε-SVR, no shrinking, instance weights", z, Params{Type: EpsilonSVR, Kernel: pursuit.NewRBF(0.3), C: 2, Epsilon: 0.05, NoShrinking: true, InstanceWeights: weightsFor(230)}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -198,7 +198,7 @@ func TestShardedOneRankIsOneProcess(t *testing.T) {
 		})
 	}
 	t.Run("one-vs-rest", func(t *testing.T) {
-		p := Params{Kernel: backend.NewRBF(0.5), C: 2, CacheMB: 0.05}
+		p := Params{Kernel: pursuit.NewRBF(0.5), C: 2, CacheMB: 0.05}
 		want, err := TrainOneVsRest(e, x, y3, p)
 		if err != nil {
 			t.Fatal(err)
@@ -257,14 +257,14 @@ func TestShardedMatchesOneProcess(t *testing.T) {
 	tiny, tinyY, _ := shardData(25, 3, 2, 9) // shorter than a streaming kernel row
 	cases := []struct {
 		name string
-		x    backend.Matrix
+		x    pursuit.Matrix
 		y    []float64
 		p    Params
 	}{
-		{"binary", x, y2, Params{Kernel: backend.NewRBF(0.4), C: 3}},
-		{"three classes, weighted, small cache", x, y3, Params{Kernel: backend.NewRBF(0.4), C: 1, CacheMB: 0.02, Weights: map[float64]float64{2: 1.5}}},
-		{"ε-SVR", x, z, Params{Type: EpsilonSVR, Kernel: backend.NewRBF(0.2), C: 1, Epsilon: 0.05}},
-		{"25 points, linear", tiny, tinyY, Params{Kernel: backend.NewLinear(), C: 1}},
+		{"binary", x, y2, Params{Kernel: pursuit.NewRBF(0.4), C: 3}},
+		{"three classes, weighted, small cache", x, y3, Params{Kernel: pursuit.NewRBF(0.4), C: 1, CacheMB: 0.02, Weights: map[float64]float64{2: 1.5}}},
+		{"ε-SVR", x, z, Params{Type: EpsilonSVR, Kernel: pursuit.NewRBF(0.2), C: 1, Epsilon: 0.05}},
+		{"25 points, linear", tiny, tinyY, Params{Kernel: pursuit.NewLinear(), C: 1}},
 	}
 	for _, be := range []string{"go", ""} {
 		e, err := newEngine(be)
@@ -278,7 +278,7 @@ func TestShardedMatchesOneProcess(t *testing.T) {
 			}
 			for n := 1; n <= 4; n++ {
 				t.Run(fmt.Sprintf("%s/%s/N=%d", e.BackendName(), tc.name, n), func(t *testing.T) {
-					models := runRanks(t, n, be, tc.x, func(e *engine.Engine, xs backend.Matrix, lo, hi int) (*Model, error) {
+					models := runRanks(t, n, be, tc.x, func(e *engine.Engine, xs pursuit.Matrix, lo, hi int) (*Model, error) {
 						return Train(e, xs, tc.y[lo:hi], tc.p)
 					})
 					xt := xt
@@ -314,12 +314,12 @@ func TestShardedOneVsRestMatchesOneProcess(t *testing.T) {
 	x, y, _ := shardData(190, 5, 3, 11)
 	xt, _, _ := shardData(40, 5, 3, 12)
 	e := testEngine(t)
-	p := Params{Kernel: backend.NewRBF(0.4), C: 2}
+	p := Params{Kernel: pursuit.NewRBF(0.4), C: 2}
 	want, err := TrainOneVsRest(e, x, y, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := runRanks(t, 3, "", x, func(e *engine.Engine, xs backend.Matrix, lo, hi int) (Classifier, error) {
+	got := runRanks(t, 3, "", x, func(e *engine.Engine, xs pursuit.Matrix, lo, hi int) (Classifier, error) {
 		return TrainMulticlass(e, xs, y[lo:hi], p, OneVsRest)
 	})
 	for r, g := range got {
@@ -364,8 +364,8 @@ func TestTrainWorld(t *testing.T) {
 		y    []float64
 		p    Params
 	}{
-		{"C-SVC", y, Params{Kernel: backend.NewRBF(0.5), C: 2}},
-		{"ε-SVR", z, Params{Type: EpsilonSVR, Kernel: backend.NewRBF(0.3), C: 1, Epsilon: 0.05}},
+		{"C-SVC", y, Params{Kernel: pursuit.NewRBF(0.5), C: 2}},
+		{"ε-SVR", z, Params{Type: EpsilonSVR, Kernel: pursuit.NewRBF(0.3), C: 1, Epsilon: 0.05}},
 	} {
 		want, err := Train(single, x, tc.y, tc.p)
 		if err != nil {
@@ -439,7 +439,7 @@ func (c *countingComm) BcastFloat64(buf []float64, root int) error {
 // collectives at the start, at shrinking and at the end.
 func TestShardedCommunication(t *testing.T) {
 	x, y, _ := shardData(190, 5, 2, 7)
-	p := Params{Kernel: backend.NewRBF(0.4), C: 3, CacheMB: 0.03}
+	p := Params{Kernel: pursuit.NewRBF(0.4), C: 3, CacheMB: 0.03}
 	const n = 3
 	counts := make([]*countingComm, n)
 	models := make([]*Model, n)

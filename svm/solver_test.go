@@ -10,14 +10,15 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/backend"
 )
 
 // randData returns n points in d dimensions with labels from a noisy
 // non-linear rule (both classes present).
-func randData(seed uint64, n, d int) (backend.Matrix, []float64) {
+func randData(seed uint64, n, d int) (pursuit.Matrix, []float64) {
 	rng := rand.New(rand.NewPCG(seed, 99))
-	x := backend.NewMatrix(n, d)
+	x := pursuit.NewMatrix(n, d)
 	y := make([]float64, n)
 	for i := range n {
 		var s float64
@@ -36,7 +37,7 @@ func randData(seed uint64, n, d int) (backend.Matrix, []float64) {
 }
 
 // gram64 computes the kernel matrix in float64 with the scalar reference.
-func gram64(k backend.Kernel, x backend.Matrix) []float64 {
+func gram64(k pursuit.Kernel, x pursuit.Matrix) []float64 {
 	n := x.Rows
 	g := make([]float64, n*n)
 	for i := range n {
@@ -148,7 +149,7 @@ func bruteForce(k []float64, l int, prob Problem) float64 {
 }
 
 func TestBruteForceCSVC(t *testing.T) {
-	kernels := []backend.Kernel{backend.NewRBF(0.3), backend.NewLinear(), backend.NewPoly(0.5, 1, 2)}
+	kernels := []pursuit.Kernel{pursuit.NewRBF(0.3), pursuit.NewLinear(), pursuit.NewPoly(0.5, 1, 2)}
 	for trial := range 6 {
 		x, y := randData(uint64(trial), 8, 3)
 		k := kernels[trial%3]
@@ -187,7 +188,7 @@ func TestBruteForceSVR(t *testing.T) {
 		for i := range z {
 			z[i] = float64(x.At(i, 0))*2 + math.Sin(float64(i))
 		}
-		k := backend.NewRBF(0.5)
+		k := pursuit.NewRBF(0.5)
 		g := gram64(k, x)
 		src, _ := NewGram64(5, g)
 		c, eps := 2.0, 0.1*float64(trial)
@@ -253,7 +254,7 @@ func kktGap(g []float64, y, alpha []float64, cPos, cNeg float64) float64 {
 func TestKKTEngineRows(t *testing.T) {
 	e := testEngine(t)
 	x, y := randData(3, 300, 6)
-	k := backend.NewRBF(0.2)
+	k := pursuit.NewRBF(0.2)
 	rows, err := NewEngineRows(e, x, k)
 	if err != nil {
 		t.Fatal(err)
@@ -281,8 +282,8 @@ func TestKKTEngineRows(t *testing.T) {
 
 func TestSolverVariantsAgree(t *testing.T) {
 	x, y := randData(4, 250, 5)
-	k := backend.NewRBF(0.3)
-	g32 := backend.NewMatrix(250, 250)
+	k := pursuit.NewRBF(0.3)
+	g32 := pursuit.NewMatrix(250, 250)
 	g := gram64(k, x)
 	for i := range g {
 		g32.Data[i] = float32(g[i])
@@ -338,8 +339,8 @@ func TestFloat64SourcesAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g64, _ := NewGram64(n, gram64(backend.NewLinear(), x))
-	eng, err := NewEngineRows(e, x, backend.NewLinear())
+	g64, _ := NewGram64(n, gram64(pursuit.NewLinear(), x))
+	eng, err := NewEngineRows(e, x, pursuit.NewLinear())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,7 +362,7 @@ func TestFloat64SourcesAgree(t *testing.T) {
 	if d := relDiff(a.Obj, c.Obj); d > 1e-4 {
 		t.Errorf("Linear64 obj %.15g vs float32 engine rows %.15g", a.Obj, c.Obj)
 	}
-	if gap := kktGap(gram64(backend.NewLinear(), x), y, a.Alpha, 1, 1); gap > 1e-9 {
+	if gap := kktGap(gram64(pursuit.NewLinear(), x), y, a.Alpha, 1, 1); gap > 1e-9 {
 		t.Errorf("float64 path: KKT gap %g > 1e-9", gap)
 	}
 }
@@ -419,8 +420,8 @@ func TestWarmStart(t *testing.T) {
 func TestBadInput(t *testing.T) {
 	e := testEngine(t)
 	x, y := randData(7, 20, 3)
-	ok := Params{Kernel: backend.NewRBF(0.5), C: 1}
-	nan := backend.NewMatrix(20, 3)
+	ok := Params{Kernel: pursuit.NewRBF(0.5), C: 1}
+	nan := pursuit.NewMatrix(20, 3)
 	copy(nan.Data, x.Data)
 	nan.Set(4, 1, float32(math.NaN()))
 	ones := make([]float64, 20)
@@ -431,24 +432,24 @@ func TestBadInput(t *testing.T) {
 	ynan[3] = math.NaN()
 	cases := []struct {
 		name string
-		x    backend.Matrix
+		x    pursuit.Matrix
 		y    []float64
 		p    Params
 		want string
 	}{
-		{"C = 0", x, y, Params{Kernel: backend.NewRBF(0.5)}, "C must be positive"},
-		{"C < 0", x, y, Params{Kernel: backend.NewRBF(0.5), C: -1}, "C must be positive"},
-		{"gamma = 0", x, y, Params{Kernel: backend.NewRBF(0), C: 1}, "gamma"},
-		{"gamma < 0", x, y, Params{Kernel: backend.NewRBF(-2), C: 1}, "gamma"},
+		{"C = 0", x, y, Params{Kernel: pursuit.NewRBF(0.5)}, "C must be positive"},
+		{"C < 0", x, y, Params{Kernel: pursuit.NewRBF(0.5), C: -1}, "C must be positive"},
+		{"gamma = 0", x, y, Params{Kernel: pursuit.NewRBF(0), C: 1}, "gamma"},
+		{"gamma < 0", x, y, Params{Kernel: pursuit.NewRBF(-2), C: 1}, "gamma"},
 		{"no kernel", x, y, Params{C: 1}, "no kernel"},
 		{"single class", x, ones, ok, "two classes"},
-		{"empty", backend.NewMatrix(0, 3), nil, ok, "empty"},
+		{"empty", pursuit.NewMatrix(0, 3), nil, ok, "empty"},
 		{"NaN feature", nan, y, ok, "not finite"},
 		{"NaN label", x, ynan, ok, "not finite"},
 		{"label count", x, y[:10], ok, "10 labels"},
-		{"negative epsilon", x, y, Params{Type: EpsilonSVR, Kernel: backend.NewRBF(1), C: 1, Epsilon: -1}, "epsilon"},
-		{"unknown weight", x, y, Params{Kernel: backend.NewRBF(1), C: 1, Weights: map[float64]float64{5: 2}}, "class 5"},
-		{"bad tolerance", x, y, Params{Kernel: backend.NewRBF(1), C: 1, Tol: -1}, "tolerance"},
+		{"negative epsilon", x, y, Params{Type: EpsilonSVR, Kernel: pursuit.NewRBF(1), C: 1, Epsilon: -1}, "epsilon"},
+		{"unknown weight", x, y, Params{Kernel: pursuit.NewRBF(1), C: 1, Weights: map[float64]float64{5: 2}}, "class 5"},
+		{"bad tolerance", x, y, Params{Kernel: pursuit.NewRBF(1), C: 1, Tol: -1}, "tolerance"},
 	}
 	for _, c := range cases {
 		_, err := Train(e, c.x, c.y, c.p)
@@ -469,7 +470,7 @@ func TestDuplicatedPoints(t *testing.T) {
 	e := testEngine(t)
 	x0, y0 := randData(8, 40, 3)
 	// Every point three times, and one point duplicated with both labels.
-	x := backend.NewMatrix(121, 3)
+	x := pursuit.NewMatrix(121, 3)
 	y := make([]float64, 121)
 	for r := range 3 {
 		for i := range 40 {
@@ -479,7 +480,7 @@ func TestDuplicatedPoints(t *testing.T) {
 	}
 	copy(x.Row(120), x0.Row(0))
 	y[120] = -y0[0]
-	k := backend.NewRBF(0.5)
+	k := pursuit.NewRBF(0.5)
 	m, err := Train(e, x, y, Params{Kernel: k, C: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -550,7 +551,7 @@ func TestSigmoidTrain(t *testing.T) {
 
 func TestMaxIterAndSolveErrors(t *testing.T) {
 	x, y := randData(9, 100, 4)
-	src, _ := NewGram64(100, gram64(backend.NewRBF(0.3), x))
+	src, _ := NewGram64(100, gram64(pursuit.NewRBF(0.3), x))
 	sol, err := SolveCSVC(src, y, 10, 10, nil, Options{MaxIter: 5})
 	if err != nil {
 		t.Fatal(err)
@@ -601,7 +602,7 @@ func TestMaxIterAndSolveErrors(t *testing.T) {
 		}, "target 2"},
 		{"nil source", func() error { _, err := Solve(nil, Problem{Y: y, P: p, C: c}, Options{}); return err }, "nil kernel"},
 		{"bad features", func() error { _, err := NewLinear64(2, 2, []float64{1, math.Inf(1), 0, 0}); return err }, "row 0"},
-		{"non-square Gram", func() error { _, err := NewGram32(backend.NewMatrix(2, 3)); return err }, "square"},
+		{"non-square Gram", func() error { _, err := NewGram32(pursuit.NewMatrix(2, 3)); return err }, "square"},
 	}
 	for _, tc := range cases {
 		err := tc.run()
@@ -777,7 +778,7 @@ type hiddenRows struct{ *EngineRows }
 func TestScansMatchLoops(t *testing.T) {
 	e := testEngine(t)
 	x, y := covtypeLike(2000, 3)
-	rows, err := NewEngineRows(e, x, backend.NewRBF(0.5))
+	rows, err := NewEngineRows(e, x, pursuit.NewRBF(0.5))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -809,7 +810,7 @@ func TestScansMatchLoops(t *testing.T) {
 func TestSignsFollowActivity(t *testing.T) {
 	e := testEngine(t)
 	x, y := covtypeLike(1000, 4)
-	rows, err := NewEngineRows(e, x, backend.NewRBF(0.5))
+	rows, err := NewEngineRows(e, x, pursuit.NewRBF(0.5))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -894,7 +895,7 @@ func TestDefaultBatchIsOneTile(t *testing.T) {
 		}
 		tile := batchFor(e.TileRows())
 		stats := func(batch int) TrainStats {
-			m, err := Train(e, x, y, Params{Kernel: backend.NewRBF(0.5), C: 1, Batch: batch})
+			m, err := Train(e, x, y, Params{Kernel: pursuit.NewRBF(0.5), C: 1, Batch: batch})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -929,7 +930,7 @@ func TestModelIndependentOfCacheAndBatch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		base := Params{Kernel: backend.NewRBF(0.5), C: 1}
+		base := Params{Kernel: pursuit.NewRBF(0.5), C: 1}
 		want, err := Train(e, x, y, base)
 		if err != nil {
 			t.Fatal(err)

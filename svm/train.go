@@ -3,7 +3,7 @@ package svm
 import (
 	"fmt"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/internal/hugemem"
 )
@@ -25,7 +25,7 @@ import (
 // the rank's own rows (non-nil on every rank, empty on an empty shard).
 // Probability estimates are not available across ranks (an error wrapping
 // comm.ErrNotDistributed).
-func Train(e *engine.Engine, x backend.Matrix, y []float64, p Params) (*Model, error) {
+func Train(e *engine.Engine, x pursuit.Matrix, y []float64, p Params) (*Model, error) {
 	if e == nil {
 		return nil, badInput("nil engine")
 	}
@@ -41,7 +41,7 @@ func Train(e *engine.Engine, x backend.Matrix, y []float64, p Params) (*Model, e
 	return trainOVO(e, x, y, p)
 }
 
-func trainSVR(e *engine.Engine, x backend.Matrix, y []float64, p Params) (*Model, error) {
+func trainSVR(e *engine.Engine, x pursuit.Matrix, y []float64, p Params) (*Model, error) {
 	rows, err := NewEngineRows(e, x, p.Kernel)
 	if err != nil {
 		return nil, err
@@ -86,8 +86,8 @@ func reserveCache(e *engine.Engine, p Params, l int) error {
 }
 
 // gatherRows copies rows idx of x into a new matrix.
-func gatherRows(x backend.Matrix, idx []int) backend.Matrix {
-	out := backend.NewMatrix(len(idx), x.Cols)
+func gatherRows(x pursuit.Matrix, idx []int) pursuit.Matrix {
+	out := pursuit.NewMatrix(len(idx), x.Cols)
 	for r, i := range idx {
 		copy(out.Row(r), x.Row(i))
 	}
@@ -98,14 +98,14 @@ func gatherRows(x backend.Matrix, idx []int) backend.Matrix {
 // gives back, after which the matrix must not be used: a hugemem.Arena where the
 // platform has one (the copy of a class pair, a few megabytes, then faults
 // in a few huge pages instead of hundreds of 4 KiB ones), else the Go heap.
-func gatherRowsScratch(x backend.Matrix, idx []int) (backend.Matrix, func()) {
+func gatherRowsScratch(x pursuit.Matrix, idx []int) (pursuit.Matrix, func()) {
 	a := hugemem.New(len(idx) * x.Cols * 4)
 	data := hugemem.Slice[float32](a, len(idx)*x.Cols)
 	if data == nil {
 		a.Free()
 		return gatherRows(x, idx), func() {}
 	}
-	out := backend.Matrix{Rows: len(idx), Cols: x.Cols, Stride: x.Cols, Data: data}
+	out := pursuit.Matrix{Rows: len(idx), Cols: x.Cols, Stride: x.Cols, Data: data}
 	for r, i := range idx {
 		copy(out.Row(r), x.Row(i))
 	}
@@ -176,7 +176,7 @@ func (fit *binaryFit) setSolution(y []float64, sol *Solution) {
 	fit.stats = statsOf(sol)
 }
 
-func trainOVO(e *engine.Engine, x backend.Matrix, y []float64, p Params) (*Model, error) {
+func trainOVO(e *engine.Engine, x pursuit.Matrix, y []float64, p Params) (*Model, error) {
 	labels, groups := groupClasses(y)
 	k := len(labels)
 	if k < 2 {
@@ -297,7 +297,7 @@ func isIdentity(idx []int) bool {
 
 // trainBinary solves one ±1 problem on x (and, with probability, fits the
 // Platt sigmoid on cross-validated decision values first).
-func trainBinary(e *engine.Engine, x backend.Matrix, y []float64, cPos, cNeg float64, p Params) (binaryFit, error) {
+func trainBinary(e *engine.Engine, x pursuit.Matrix, y []float64, cPos, cNeg float64, p Params) (binaryFit, error) {
 	var fit binaryFit
 	if p.Probability {
 		a, b, err := binaryProbability(e, x, y, cPos, cNeg, p)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/engine/comm"
@@ -34,7 +34,7 @@ type shardStart struct {
 // startSharded checks, collectively, that every rank was started alike and
 // holds valid rows, and gathers the shard sizes. Every rank returns the
 // same error or none, so no rank is left waiting in a collective.
-func startSharded(e *engine.Engine, x backend.Matrix, y []float64, p Params, method string) (*shardStart, error) {
+func startSharded(e *engine.Engine, x pursuit.Matrix, y []float64, p Params, method string) (*shardStart, error) {
 	c := e.Comm()
 	// A rank whose own rows are bad must not return before the first
 	// collective: its error is one of the entries every rank compares.
@@ -189,7 +189,7 @@ func appendSV(send []float64, group, gi int, coef []float64, row []float32) []fl
 // svFrom fills a model's SV, SVIndex and coefficient rows (nc of them)
 // from sorted records.
 func svFrom(m *Model, recs [][]float64, nc, d int) {
-	m.SV = backend.NewMatrix(len(recs), d)
+	m.SV = pursuit.NewMatrix(len(recs), d)
 	m.SVIndex = make([]int, len(recs))
 	m.Coef = make([][]float64, nc)
 	for q := range m.Coef {
@@ -221,7 +221,7 @@ func reserveShardCache(e *engine.Engine, p Params, sh *shard) error {
 // as one collective: when any rank fails, every rank returns an error (its
 // own, or one naming the failing rank), so none waits for the others in
 // the solver.
-func openShard(e *engine.Engine, p Params, lay *shardLayout, x func() backend.Matrix, vars []int, nVars int, pairRows int64) (*shard, error) {
+func openShard(e *engine.Engine, p Params, lay *shardLayout, x func() pursuit.Matrix, vars []int, nVars int, pairRows int64) (*shard, error) {
 	var sh *shard
 	var err error
 	if pairRows > 0 {
@@ -253,7 +253,7 @@ func agreed(c comm.Comm, err error) error {
 }
 
 // trainSharded is Train across ranks.
-func trainSharded(e *engine.Engine, x backend.Matrix, y []float64, p Params) (*Model, error) {
+func trainSharded(e *engine.Engine, x pursuit.Matrix, y []float64, p Params) (*Model, error) {
 	st, err := startSharded(e, x, y, p, "svm.Train")
 	if err != nil {
 		return nil, err
@@ -264,7 +264,7 @@ func trainSharded(e *engine.Engine, x backend.Matrix, y []float64, p Params) (*M
 	return trainOVOSharded(e, st, x, y, p)
 }
 
-func trainSVRSharded(e *engine.Engine, st *shardStart, x backend.Matrix, y []float64, p Params) (*Model, error) {
+func trainSVRSharded(e *engine.Engine, st *shardStart, x pursuit.Matrix, y []float64, p Params) (*Model, error) {
 	c := st.c
 	lay := newShardLayout(c.Rank(), c.Size(), [][]int{st.counts})
 	lp, l := x.Rows, st.l
@@ -273,7 +273,7 @@ func trainSVRSharded(e *engine.Engine, st *shardStart, x backend.Matrix, y []flo
 	for i := range lp {
 		vars[i], vars[lp+i] = lay.keys[i], l+lay.keys[i]
 	}
-	sh, err := openShard(e, p, lay, func() backend.Matrix { return x }, vars, 2*l, 0)
+	sh, err := openShard(e, p, lay, func() pursuit.Matrix { return x }, vars, 2*l, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -310,7 +310,7 @@ func trainSVRSharded(e *engine.Engine, st *shardStart, x backend.Matrix, y []flo
 	return m, nil
 }
 
-func trainOVOSharded(e *engine.Engine, st *shardStart, x backend.Matrix, y []float64, p Params) (*Model, error) {
+func trainOVOSharded(e *engine.Engine, st *shardStart, x pursuit.Matrix, y []float64, p Params) (*Model, error) {
 	c := st.c
 	labels, err := globalLabels(c, y)
 	if err != nil {
@@ -394,9 +394,9 @@ func trainOVOSharded(e *engine.Engine, st *shardStart, x backend.Matrix, y []flo
 // trainBinarySharded solves one ±1 problem split across ranks: rows idx of
 // x, with labels y, are this rank's points of the problem, in the layout's
 // order.
-func trainBinarySharded(e *engine.Engine, lay *shardLayout, x backend.Matrix, idx []int, y []float64, cPos, cNeg float64, p Params) (binaryFit, error) {
+func trainBinarySharded(e *engine.Engine, lay *shardLayout, x pursuit.Matrix, idx []int, y []float64, cPos, cNeg float64, p Params) (binaryFit, error) {
 	var fit binaryFit
-	sh, err := openShard(e, p, lay, func() backend.Matrix { return gatherRows(x, idx) }, append([]int(nil), lay.keys...), lay.total(), int64(len(idx))*int64(x.Cols)*4)
+	sh, err := openShard(e, p, lay, func() pursuit.Matrix { return gatherRows(x, idx) }, append([]int(nil), lay.keys...), lay.total(), int64(len(idx))*int64(x.Cols)*4)
 	if err != nil {
 		return fit, err
 	}
@@ -415,7 +415,7 @@ func trainBinarySharded(e *engine.Engine, lay *shardLayout, x backend.Matrix, id
 
 // trainOneVsRestSharded is TrainOneVsRest across ranks; the machines share
 // one kernel-row cache, as in one process.
-func trainOneVsRestSharded(e *engine.Engine, x backend.Matrix, y []float64, p Params) (*OneVsRestModel, error) {
+func trainOneVsRestSharded(e *engine.Engine, x pursuit.Matrix, y []float64, p Params) (*OneVsRestModel, error) {
 	st, err := startSharded(e, x, y, p, "svm.TrainOneVsRest")
 	if err != nil {
 		return nil, err
@@ -436,7 +436,7 @@ func trainOneVsRestSharded(e *engine.Engine, x backend.Matrix, y []float64, p Pa
 		return nil, err
 	}
 	lay := newShardLayout(c.Rank(), c.Size(), [][]int{st.counts})
-	sh, err := openShard(e, p, lay, func() backend.Matrix { return x }, append([]int(nil), lay.keys...), st.l, 0)
+	sh, err := openShard(e, p, lay, func() pursuit.Matrix { return x }, append([]int(nil), lay.keys...), st.l, 0)
 	if err != nil {
 		return nil, err
 	}

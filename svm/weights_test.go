@@ -5,14 +5,14 @@ import (
 	"math"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 )
 
 // TestInstanceWeightsBruteForce checks SolveCSVCWeighted against the
 // brute-force optimum of the dual with bounds cPos·w_i / cNeg·w_i.
 func TestInstanceWeightsBruteForce(t *testing.T) {
 	x, y := randData(31, 7, 2)
-	k := backend.NewRBF(0.7)
+	k := pursuit.NewRBF(0.7)
 	g := gram64(k, x)
 	w := []float64{0.3, 2.5, 1, 4, 0.7, 1.5, 3}
 	const cPos, cNeg = 1.5, 0.8
@@ -49,12 +49,12 @@ func TestInstanceWeightsBruteForce(t *testing.T) {
 }
 
 // repeatRows returns x and y with row i repeated m[i] times.
-func repeatRows(x backend.Matrix, y []float64, m []int) (backend.Matrix, []float64) {
+func repeatRows(x pursuit.Matrix, y []float64, m []int) (pursuit.Matrix, []float64) {
 	n := 0
 	for _, c := range m {
 		n += c
 	}
-	out := backend.NewMatrix(n, x.Cols)
+	out := pursuit.NewMatrix(n, x.Cols)
 	oy := make([]float64, 0, n)
 	r := 0
 	for i, c := range m {
@@ -80,7 +80,7 @@ func TestInstanceWeightsEqualDuplicates(t *testing.T) {
 		w[i] = float64(mult[i])
 	}
 	xd, yd := repeatRows(x, y, mult)
-	k := backend.NewRBF(0.3)
+	k := pursuit.NewRBF(0.3)
 	xt, _ := randData(6, 30, 3)
 
 	// Binary, float64: the dual optimum, the bias and f on test points.
@@ -107,7 +107,7 @@ func TestInstanceWeightsEqualDuplicates(t *testing.T) {
 	if math.Abs(solW.Bias-solD.Bias) > 1e-7 {
 		t.Errorf("bias %.10g weighted, %.10g duplicated", solW.Bias, solD.Bias)
 	}
-	f := func(xs backend.Matrix, ys, alpha []float64, b float64, row []float32) float64 {
+	f := func(xs pursuit.Matrix, ys, alpha []float64, b float64, row []float32) float64 {
 		s := b
 		for i, a := range alpha {
 			s += a * ys[i] * k.Eval(xs.Row(i), row)

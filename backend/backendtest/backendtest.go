@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/backend"
 )
 
@@ -40,14 +41,14 @@ func Run(t *testing.T, be backend.Backend) {
 var sizes = []int{0, 1, 2, 3, 7, 13, 17, 31, 33, 64, 100, 257}
 
 // kernels returns the kernels tried for feature dimension d.
-func kernels(d int) []backend.Kernel {
+func kernels(d int) []pursuit.Kernel {
 	g := 1 / float64(max(d, 1))
-	return []backend.Kernel{
-		{Kind: backend.Linear},
-		{Kind: backend.Polynomial, Gamma: 0.5 * g, Coef0: 1, Degree: 2},
-		{Kind: backend.Polynomial, Gamma: g, Coef0: 0.5, Degree: 3},
-		{Kind: backend.RBF, Gamma: 0.5 * g},
-		{Kind: backend.Sigmoid, Gamma: g, Coef0: -0.3},
+	return []pursuit.Kernel{
+		{Kind: pursuit.Linear},
+		{Kind: pursuit.Polynomial, Gamma: 0.5 * g, Coef0: 1, Degree: 2},
+		{Kind: pursuit.Polynomial, Gamma: g, Coef0: 0.5, Degree: 3},
+		{Kind: pursuit.RBF, Gamma: 0.5 * g},
+		{Kind: pursuit.Sigmoid, Gamma: g, Coef0: -0.3},
 	}
 }
 
@@ -112,13 +113,13 @@ func blockCases() []blockCase {
 
 // checkBlock compares dst with the reference computed from stats (one row
 // per dst row) and checks its guards; name prefixes messages.
-func checkBlock(t testing.TB, name string, k backend.Kernel, dst *view, stats [][]pairStats) {
+func checkBlock(t testing.TB, name string, k pursuit.Kernel, dst *view, stats [][]pairStats) {
 	bad := 0
 	for r, row := range stats {
 		for j, st := range row {
 			want, tol := refKernel(k, st)
 			got := float64(dst.m.At(r, j))
-			if !within(got, want, tol) || (k.Kind == backend.RBF && !(got >= 0 && got <= 1)) {
+			if !within(got, want, tol) || (k.Kind == pursuit.RBF && !(got >= 0 && got <= 1)) {
 				if bad < maxReports {
 					t.Errorf("%s: dst[%d][%d] = %v, want %v ± %.3g (error %.3g)", name, r, j, got, want, tol, got-want)
 				}
@@ -157,12 +158,12 @@ func testKernelBlock(t testing.TB, be backend.Backend) {
 			stats := statsGrid(a.m, seq(c.n), b.m)
 			for _, k := range kernels(c.d) {
 				var an, bn []float32
-				if k.Kind == backend.RBF && li == 1 {
+				if k.Kind == pursuit.RBF && li == 1 {
 					an, bn = norms(a.m, 3), norms(b.m, 0)
 				}
-				if k.Kind == backend.RBF && li == 0 && c.n%2 == 1 {
+				if k.Kind == pursuit.RBF && li == 0 && c.n%2 == 1 {
 					an = norms(a.m, 1) // one given, one computed
-				} else if k.Kind == backend.RBF && li == 0 && c.m%2 == 1 {
+				} else if k.Kind == pursuit.RBF && li == 0 && c.m%2 == 1 {
 					bn = norms(b.m, 1)
 				}
 				dst := newView(c.n, c.m, l, nil)
@@ -186,7 +187,7 @@ func testKernelBlock(t testing.TB, be backend.Backend) {
 	// half the rows, and only the clamp keeps the RBF values ≤ 1.
 	big := newView(40, 33, layouts[1], uniform(rng, -100, 100))
 	bigNorms := norms(big.m, 0)
-	rbf := backend.Kernel{Kind: backend.RBF, Gamma: 0.5 / 33}
+	rbf := pursuit.Kernel{Kind: pursuit.RBF, Gamma: 0.5 / 33}
 	dst := newView(40, 40, layouts[0], nil)
 	if err := callErr(func() error { return be.KernelBlock(dst.m, rbf, big.m, bigNorms, big.m, bigNorms) }); err != nil {
 		t.Errorf("KernelBlock clamp: %v", err)
@@ -233,10 +234,10 @@ func testKernelGather(t testing.TB, be backend.Backend) {
 			stats := statsGrid(a.m, idx, b.m)
 			for _, k := range kernels(c.d) {
 				var an, bn []float32
-				if k.Kind == backend.RBF && li == 1 {
+				if k.Kind == pursuit.RBF && li == 1 {
 					an, bn = norms(a.m, 2), norms(b.m, 1)
 				}
-				if k.Kind == backend.RBF && li == 0 && c.r%2 == 1 {
+				if k.Kind == pursuit.RBF && li == 0 && c.r%2 == 1 {
 					bn = norms(b.m, 0)
 				}
 				dst := newView(c.r, c.m, l, nil)
@@ -463,26 +464,26 @@ func testScoredArgMax(t testing.TB, be backend.Backend) {
 // testErrors checks that every invalid argument gives an error of the right
 // kind, without a panic and without writing to the output.
 func testErrors(t testing.TB, be backend.Backend) {
-	mat := func(r, c int) backend.Matrix { return backend.NewMatrix(r, c) }
-	badStride := backend.Matrix{Rows: 2, Cols: 3, Stride: 2, Data: make([]float32, 10)}
-	shortData := backend.Matrix{Rows: 2, Cols: 3, Stride: 3, Data: make([]float32, 5)}
-	negative := backend.Matrix{Rows: -1, Cols: 3, Stride: 3}
-	rbf := backend.Kernel{Kind: backend.RBF, Gamma: 1}
+	mat := func(r, c int) pursuit.Matrix { return pursuit.NewMatrix(r, c) }
+	badStride := pursuit.Matrix{Rows: 2, Cols: 3, Stride: 2, Data: make([]float32, 10)}
+	shortData := pursuit.Matrix{Rows: 2, Cols: 3, Stride: 3, Data: make([]float32, 5)}
+	negative := pursuit.Matrix{Rows: -1, Cols: 3, Stride: 3}
+	rbf := pursuit.Kernel{Kind: pursuit.RBF, Gamma: 1}
 	type errCase struct {
 		name  string
-		shape bool // wants errors.Is(err, backend.ErrShape); else a kernel error
+		shape bool // wants errors.Is(err, pursuit.ErrShape); else a kernel error
 		call  func() error
 	}
 	a, b := mat(4, 3), mat(5, 3)
 	dst := mat(4, 5)
-	kernelErrs := map[string]backend.Kernel{
+	kernelErrs := map[string]pursuit.Kernel{
 		"unknown kind":    {Kind: 0, Gamma: 1},
-		"rbf gamma 0":     {Kind: backend.RBF},
-		"rbf gamma NaN":   {Kind: backend.RBF, Gamma: math.NaN()},
-		"sigmoid gamma∞":  {Kind: backend.Sigmoid, Gamma: math.Inf(1)},
-		"poly degree 0":   {Kind: backend.Polynomial, Gamma: 1, Degree: 0},
-		"poly coef0 NaN":  {Kind: backend.Polynomial, Gamma: 1, Coef0: math.NaN(), Degree: 2},
-		"sigmoid gamma<0": {Kind: backend.Sigmoid, Gamma: -1},
+		"rbf gamma 0":     {Kind: pursuit.RBF},
+		"rbf gamma NaN":   {Kind: pursuit.RBF, Gamma: math.NaN()},
+		"sigmoid gamma∞":  {Kind: pursuit.Sigmoid, Gamma: math.Inf(1)},
+		"poly degree 0":   {Kind: pursuit.Polynomial, Gamma: 1, Degree: 0},
+		"poly coef0 NaN":  {Kind: pursuit.Polynomial, Gamma: 1, Coef0: math.NaN(), Degree: 2},
+		"sigmoid gamma<0": {Kind: pursuit.Sigmoid, Gamma: -1},
 	}
 	var cases []errCase
 	for name, k := range kernelErrs {
@@ -505,7 +506,7 @@ func testErrors(t testing.TB, be backend.Backend) {
 		errCase{"KernelBlock bad a", true, func() error { return be.KernelBlock(mat(2, 5), rbf, shortData, nil, b, nil) }},
 		errCase{"KernelBlock bad b", true, func() error { return be.KernelBlock(mat(4, 2), rbf, a, nil, badStride, nil) }},
 		errCase{"KernelBlock bad dst", true, func() error {
-			return be.KernelBlock(backend.Matrix{Rows: 4, Cols: 5, Stride: 5, Data: make([]float32, 19)}, rbf, a, nil, b, nil)
+			return be.KernelBlock(pursuit.Matrix{Rows: 4, Cols: 5, Stride: 5, Data: make([]float32, 19)}, rbf, a, nil, b, nil)
 		}},
 		errCase{"KernelBlock negative a", true, func() error { return be.KernelBlock(mat(0, 5), rbf, negative, nil, b, nil) }},
 
@@ -537,9 +538,9 @@ func testErrors(t testing.TB, be backend.Backend) {
 			t.Errorf("%s: no error", c.name)
 		case strings.HasPrefix(err.Error(), "panic"):
 			t.Errorf("%s: %v", c.name, err)
-		case c.shape && !errors.Is(err, backend.ErrShape):
-			t.Errorf("%s: error %q does not wrap backend.ErrShape", c.name, err)
-		case !c.shape && errors.Is(err, backend.ErrShape):
+		case c.shape && !errors.Is(err, pursuit.ErrShape):
+			t.Errorf("%s: error %q does not wrap pursuit.ErrShape", c.name, err)
+		case !c.shape && errors.Is(err, pursuit.ErrShape):
 			t.Errorf("%s: invalid kernel reported as a shape mismatch: %v", c.name, err)
 		}
 		for i, v := range dst.Data {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/backend"
 )
 
@@ -35,7 +36,7 @@ func dot32(a, b []float32) float32 {
 	return s
 }
 
-func (n *naive) SqNorms(dst []float32, x backend.Matrix) error {
+func (n *naive) SqNorms(dst []float32, x pursuit.Matrix) error {
 	if err := backend.CheckSqNorms(dst, x); err != nil {
 		return err
 	}
@@ -45,39 +46,39 @@ func (n *naive) SqNorms(dst []float32, x backend.Matrix) error {
 	return nil
 }
 
-func (n *naive) kernel32(k backend.Kernel, a, b []float32, an, bn float32) float32 {
+func (n *naive) kernel32(k pursuit.Kernel, a, b []float32, an, bn float32) float32 {
 	dot := dot32(a, b)
 	g, c := float32(k.Gamma), float32(k.Coef0)
 	switch k.Kind {
-	case backend.Linear:
+	case pursuit.Linear:
 		return dot
-	case backend.Polynomial:
+	case pursuit.Polynomial:
 		t := g*dot + c
 		r := float32(1)
 		for range k.Degree {
 			r *= t
 		}
 		return r
-	case backend.RBF:
+	case pursuit.RBF:
 		d := an + bn - 2*dot
 		if d < 0 && !n.noClamp {
 			d = 0
 		}
 		return float32(math.Exp(float64(-g * d)))
-	case backend.Sigmoid:
+	case pursuit.Sigmoid:
 		return float32(math.Tanh(float64(g*dot + c)))
 	}
 	return float32(math.NaN())
 }
 
-func (n *naive) row(m backend.Matrix, i int) []float32 {
+func (n *naive) row(m pursuit.Matrix, i int) []float32 {
 	if n.noStride && m.Cols > 0 {
 		return m.Data[i*m.Cols : (i+1)*m.Cols]
 	}
 	return m.Row(i)
 }
 
-func (n *naive) KernelBlock(dst backend.Matrix, k backend.Kernel, a backend.Matrix, aNorms []float32, b backend.Matrix, bNorms []float32) error {
+func (n *naive) KernelBlock(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, b pursuit.Matrix, bNorms []float32) error {
 	if n.panicShape && a.Cols != b.Cols {
 		panic("features differ")
 	}
@@ -91,7 +92,7 @@ func (n *naive) KernelBlock(dst backend.Matrix, k backend.Kernel, a backend.Matr
 	return n.KernelGather(dst, k, a, aNorms, idx, b, bNorms)
 }
 
-func (n *naive) KernelGather(dst backend.Matrix, k backend.Kernel, a backend.Matrix, aNorms []float32, idx []int, b backend.Matrix, bNorms []float32) error {
+func (n *naive) KernelGather(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, idx []int, b pursuit.Matrix, bNorms []float32) error {
 	if err := backend.CheckKernelGather(dst, k, a, aNorms, idx, b, bNorms); err != nil {
 		return err
 	}
@@ -123,7 +124,7 @@ func (n *naive) KernelGather(dst backend.Matrix, k backend.Kernel, a backend.Mat
 	return nil
 }
 
-func (n *naive) DictProducts(dst []float64, dict backend.Matrix, vecs backend.Matrix) error {
+func (n *naive) DictProducts(dst []float64, dict pursuit.Matrix, vecs pursuit.Matrix) error {
 	if err := backend.CheckDictProducts(dst, dict, vecs); err != nil {
 		return err
 	}
@@ -143,7 +144,7 @@ func (n *naive) DictProducts(dst []float64, dict backend.Matrix, vecs backend.Ma
 	return nil
 }
 
-func (n *naive) RankUpdate(d backend.Matrix, alpha float32, u backend.Matrix, v backend.Matrix) error {
+func (n *naive) RankUpdate(d pursuit.Matrix, alpha float32, u pursuit.Matrix, v pursuit.Matrix) error {
 	if err := backend.CheckRankUpdate(d, u, v); err != nil {
 		return err
 	}
@@ -175,7 +176,7 @@ type naiveSets struct {
 	reversed bool
 }
 
-func (n *naiveSets) DictProductsSets(dst [][]float64, dict backend.Matrix, sets []backend.Matrix) error {
+func (n *naiveSets) DictProductsSets(dst [][]float64, dict pursuit.Matrix, sets []pursuit.Matrix) error {
 	if err := backend.CheckDictProductsSets(dst, dict, sets); err != nil {
 		return err
 	}

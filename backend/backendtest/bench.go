@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/backend"
 )
 
@@ -20,8 +21,8 @@ import (
 //
 // See the package documentation for how to call it and the metrics.
 func Bench(b *testing.B, be backend.Backend) {
-	rbf := backend.Kernel{Kind: backend.RBF, Gamma: 1.0 / 256}
-	poly := backend.Kernel{Kind: backend.Polynomial, Gamma: 1.0 / 256, Coef0: 1, Degree: 3}
+	rbf := pursuit.Kernel{Kind: pursuit.RBF, Gamma: 1.0 / 256}
+	poly := pursuit.Kernel{Kind: pursuit.Polynomial, Gamma: 1.0 / 256, Coef0: 1, Degree: 3}
 	for _, n := range []int{1024, 4096} {
 		b.Run(fmt.Sprintf("KernelBlock/rbf/%dx%dx256", n, n), func(b *testing.B) { BenchKernelBlock(b, be, rbf, n, n, 256) })
 	}
@@ -45,15 +46,15 @@ func Bench(b *testing.B, be backend.Backend) {
 }
 
 // randMatrix returns a rows×cols matrix of uniform values in [-1, 1).
-func randMatrix(rng *rand.Rand, rows, cols int) backend.Matrix {
-	m := backend.NewMatrix(rows, cols)
+func randMatrix(rng *rand.Rand, rows, cols int) pursuit.Matrix {
+	m := pursuit.NewMatrix(rows, cols)
 	for i := range m.Data {
 		m.Data[i] = float32(2*rng.Float64() - 1)
 	}
 	return m
 }
 
-func sqNorms(b *testing.B, be backend.Backend, m backend.Matrix) []float32 {
+func sqNorms(b *testing.B, be backend.Backend, m pursuit.Matrix) []float32 {
 	out := make([]float32, m.Rows)
 	if err := be.SqNorms(out, m); err != nil {
 		b.Fatal(err)
@@ -64,11 +65,11 @@ func sqNorms(b *testing.B, be backend.Backend, m backend.Matrix) []float32 {
 // BenchKernelBlock times KernelBlock of an n×d block against an m×d one
 // (squared norms given, as an engine that caches them would call it) and
 // reports GFLOP/s counting the product only: flops = 2·n·m·d per call.
-func BenchKernelBlock(b *testing.B, be backend.Backend, k backend.Kernel, n, m, d int) {
+func BenchKernelBlock(b *testing.B, be backend.Backend, k pursuit.Kernel, n, m, d int) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	x, z := randMatrix(rng, n, d), randMatrix(rng, m, d)
 	xn, zn := sqNorms(b, be, x), sqNorms(b, be, z)
-	dst := backend.NewMatrix(n, m)
+	dst := pursuit.NewMatrix(n, m)
 	loop(b, 2*float64(n)*float64(m)*float64(d)/1e9, "GFLOP", func() error {
 		return be.KernelBlock(dst, k, x, xn, z, zn)
 	})
@@ -77,7 +78,7 @@ func BenchKernelBlock(b *testing.B, be backend.Backend, k backend.Kernel, n, m, 
 // BenchKernelGather times KernelGather of rows random rows of an l×d matrix X
 // against all of X (the kernel rows an SMO step or a stochastic KMP step
 // needs) and reports GFLOP/s with flops = 2·rows·l·d per call.
-func BenchKernelGather(b *testing.B, be backend.Backend, k backend.Kernel, rows, l, d int) {
+func BenchKernelGather(b *testing.B, be backend.Backend, k pursuit.Kernel, rows, l, d int) {
 	rng := rand.New(rand.NewPCG(2, 2))
 	x := randMatrix(rng, l, d)
 	xn := sqNorms(b, be, x)
@@ -85,7 +86,7 @@ func BenchKernelGather(b *testing.B, be backend.Backend, k backend.Kernel, rows,
 	for i := range idx {
 		idx[i] = rng.IntN(l)
 	}
-	dst := backend.NewMatrix(rows, l)
+	dst := pursuit.NewMatrix(rows, l)
 	loop(b, 2*float64(rows)*float64(l)*float64(d)/1e9, "GFLOP", func() error {
 		return be.KernelGather(dst, k, x, xn, idx, x, xn)
 	})
@@ -111,7 +112,7 @@ func BenchDictProductsSets(b *testing.B, be backend.Backend, l, n, sets, k int) 
 	sp := be.(backend.SetProducts)
 	rng := rand.New(rand.NewPCG(3, 4))
 	dict := randMatrix(rng, l, n)
-	vecs := make([]backend.Matrix, sets)
+	vecs := make([]pursuit.Matrix, sets)
 	dst := make([][]float64, sets)
 	for s := range vecs {
 		vecs[s], dst[s] = randMatrix(rng, k, n), make([]float64, l*k)

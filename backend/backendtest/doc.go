@@ -12,7 +12,7 @@
 // element), with NaN guard bands around every output (checked untouched
 // afterwards) and NaN padding inside the input views (any read outside a
 // view poisons the result). It also checks that inputs are left unmodified
-// and that every invalid argument gives an error (wrapping backend.ErrShape
+// and that every invalid argument gives an error (wrapping pursuit.ErrShape
 // for shapes) rather than a panic. Use it from the backend's own tests:
 //
 //	func TestConformance(t *testing.T) {

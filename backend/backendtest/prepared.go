@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/backend"
 )
 
@@ -39,7 +40,7 @@ func testPrepared(t *testing.T, be backend.Backend) {
 		stats := statsGrid(a.m, seq(c.n), b.m)
 		for _, k := range kernels(c.d) {
 			var an []float32
-			if k.Kind == backend.RBF && c.n%2 == 1 {
+			if k.Kind == pursuit.RBF && c.n%2 == 1 {
 				an = norms(a.m, 1)
 			}
 			name := fmt.Sprintf("KernelBlockPrepared %s n=%d m=%d d=%d b %s", k, c.n, c.m, c.d, l.name)
@@ -111,7 +112,7 @@ func testPrepared(t *testing.T, be backend.Backend) {
 		for i := range idx {
 			idx[i] = rng.IntN(m)
 		}
-		k := backend.Kernel{Kind: backend.RBF, Gamma: 1 / float64(d)}
+		k := pursuit.Kernel{Kind: pursuit.RBF, Gamma: 1 / float64(d)}
 		name := fmt.Sprintf("KernelGatherPrepared %s %d rows of %d×%d", k, n, m, d)
 		dst := newView(n, m, layouts[0], nil)
 		if err := callErr(func() error { return p.KernelGatherPrepared(dst.m, k, x.m, nil, idx, h) }); err != nil {
@@ -129,7 +130,7 @@ func testPrepared(t *testing.T, be backend.Backend) {
 // has the bits of the same row gathered alone and of the same row gathered
 // among 20 others in another place (the rows of idx reversed, after four
 // random rows).
-func checkRowInvariance(t *testing.T, name string, p backend.Preparer, k backend.Kernel, a backend.Matrix, an []float32, idx []int, h backend.Prepared, got backend.Matrix, rng *rand.Rand) {
+func checkRowInvariance(t *testing.T, name string, p backend.Preparer, k pursuit.Kernel, a pursuit.Matrix, an []float32, idx []int, h backend.Prepared, got pursuit.Matrix, rng *rand.Rand) {
 	m := got.Cols
 	mixed := make([]int, 4, 4+len(idx)+20)
 	for i := range mixed {
@@ -141,12 +142,12 @@ func checkRowInvariance(t *testing.T, name string, p backend.Preparer, k backend
 	for len(mixed) < 24 {
 		mixed = append(mixed, rng.IntN(a.Rows))
 	}
-	all := backend.NewMatrix(len(mixed), m)
+	all := pursuit.NewMatrix(len(mixed), m)
 	if err := callErr(func() error { return p.KernelGatherPrepared(all, k, a, an, mixed, h) }); err != nil {
 		t.Errorf("%s: gathering %d rows: %v", name, len(mixed), err)
 		return
 	}
-	one := backend.NewMatrix(1, m)
+	one := pursuit.NewMatrix(1, m)
 	for r, i := range idx {
 		if err := callErr(func() error { return p.KernelGatherPrepared(one, k, a, an, []int{i}, h) }); err != nil {
 			t.Errorf("%s: gathering row %d alone: %v", name, i, err)
@@ -168,7 +169,7 @@ func checkRowInvariance(t *testing.T, name string, p backend.Preparer, k backend
 }
 
 // checkPreparedNorms checks the handle's view and norms against b.
-func checkPreparedNorms(t *testing.T, name string, h backend.Prepared, b backend.Matrix) {
+func checkPreparedNorms(t *testing.T, name string, h backend.Prepared, b pursuit.Matrix) {
 	if got := h.Matrix(); got.Rows != b.Rows || got.Cols != b.Cols {
 		t.Errorf("%s: Matrix() is %d×%d, want %d×%d", name, got.Rows, got.Cols, b.Rows, b.Cols)
 	}
@@ -187,7 +188,7 @@ func checkPreparedNorms(t *testing.T, name string, h backend.Prepared, b backend
 }
 
 // sameBits checks that two results are identical bit for bit.
-func sameBits(t *testing.T, name string, got, want backend.Matrix) {
+func sameBits(t *testing.T, name string, got, want pursuit.Matrix) {
 	for i := range got.Rows {
 		for j := range got.Cols {
 			if g, w := got.At(i, j), want.At(i, j); math.Float32bits(g) != math.Float32bits(w) {
@@ -199,17 +200,17 @@ func sameBits(t *testing.T, name string, got, want backend.Matrix) {
 }
 
 // foreignPrepared is a handle no backend made.
-type foreignPrepared struct{ m backend.Matrix }
+type foreignPrepared struct{ m pursuit.Matrix }
 
-func (f foreignPrepared) Matrix() backend.Matrix { return f.m }
+func (f foreignPrepared) Matrix() pursuit.Matrix { return f.m }
 func (f foreignPrepared) Norms() []float32       { return make([]float32, f.m.Rows) }
 func (f foreignPrepared) Release() error         { return nil }
 
 func testPreparedErrors(t *testing.T, p backend.Preparer) {
-	rbf := backend.Kernel{Kind: backend.RBF, Gamma: 1}
-	bm := backend.NewMatrix(5, 3)
-	if _, err := p.Prepare(backend.Matrix{Rows: 2, Cols: 3, Stride: 3, Data: make([]float32, 5)}); !errors.Is(err, backend.ErrShape) {
-		t.Errorf("Prepare of a short matrix: error %v, want one wrapping backend.ErrShape", err)
+	rbf := pursuit.Kernel{Kind: pursuit.RBF, Gamma: 1}
+	bm := pursuit.NewMatrix(5, 3)
+	if _, err := p.Prepare(pursuit.Matrix{Rows: 2, Cols: 3, Stride: 3, Data: make([]float32, 5)}); !errors.Is(err, pursuit.ErrShape) {
+		t.Errorf("Prepare of a short matrix: error %v, want one wrapping pursuit.ErrShape", err)
 	}
 	h, err := p.Prepare(bm)
 	if err != nil {
@@ -225,7 +226,7 @@ func testPreparedErrors(t *testing.T, p backend.Preparer) {
 	if err := released.Release(); err != nil {
 		t.Errorf("second Release: %v", err)
 	}
-	a, dst := backend.NewMatrix(4, 3), backend.NewMatrix(4, 5)
+	a, dst := pursuit.NewMatrix(4, 3), pursuit.NewMatrix(4, 5)
 	idx := []int{0, 3, 1, 1}
 	type errCase struct {
 		name   string
@@ -241,16 +242,16 @@ func testPreparedErrors(t *testing.T, p backend.Preparer) {
 		}},
 		{"KernelBlockPrepared released b", backend.ErrPrepared, func() error { return p.KernelBlockPrepared(dst, rbf, a, nil, released) }},
 		{"KernelGatherPrepared released b", backend.ErrPrepared, func() error { return p.KernelGatherPrepared(dst, rbf, a, nil, idx, released) }},
-		{"KernelBlockPrepared features", backend.ErrShape, func() error { return p.KernelBlockPrepared(dst, rbf, backend.NewMatrix(4, 2), nil, h) }},
-		{"KernelBlockPrepared dst cols", backend.ErrShape, func() error { return p.KernelBlockPrepared(backend.NewMatrix(4, 4), rbf, a, nil, h) }},
-		{"KernelBlockPrepared aNorms", backend.ErrShape, func() error { return p.KernelBlockPrepared(dst, rbf, a, make([]float32, 3), h) }},
-		{"KernelGatherPrepared idx = rows", backend.ErrShape, func() error { return p.KernelGatherPrepared(dst, rbf, a, nil, []int{0, 4, 1, 1}, h) }},
-		{"KernelGatherPrepared dst rows", backend.ErrShape, func() error { return p.KernelGatherPrepared(dst, rbf, a, nil, idx[:3], h) }},
-		{"KernelGatherPrepared bad a", backend.ErrShape, func() error {
-			return p.KernelGatherPrepared(dst, rbf, backend.Matrix{Rows: 4, Cols: 3, Stride: 2, Data: make([]float32, 12)}, nil, idx, h)
+		{"KernelBlockPrepared features", pursuit.ErrShape, func() error { return p.KernelBlockPrepared(dst, rbf, pursuit.NewMatrix(4, 2), nil, h) }},
+		{"KernelBlockPrepared dst cols", pursuit.ErrShape, func() error { return p.KernelBlockPrepared(pursuit.NewMatrix(4, 4), rbf, a, nil, h) }},
+		{"KernelBlockPrepared aNorms", pursuit.ErrShape, func() error { return p.KernelBlockPrepared(dst, rbf, a, make([]float32, 3), h) }},
+		{"KernelGatherPrepared idx = rows", pursuit.ErrShape, func() error { return p.KernelGatherPrepared(dst, rbf, a, nil, []int{0, 4, 1, 1}, h) }},
+		{"KernelGatherPrepared dst rows", pursuit.ErrShape, func() error { return p.KernelGatherPrepared(dst, rbf, a, nil, idx[:3], h) }},
+		{"KernelGatherPrepared bad a", pursuit.ErrShape, func() error {
+			return p.KernelGatherPrepared(dst, rbf, pursuit.Matrix{Rows: 4, Cols: 3, Stride: 2, Data: make([]float32, 12)}, nil, idx, h)
 		}},
 		{"KernelGatherPrepared bad kernel", nil, func() error {
-			return p.KernelGatherPrepared(dst, backend.Kernel{Kind: backend.RBF}, a, nil, idx, h)
+			return p.KernelGatherPrepared(dst, pursuit.Kernel{Kind: pursuit.RBF}, a, nil, idx, h)
 		}},
 	}
 	if other := otherHandle(); other != nil {
@@ -266,7 +267,7 @@ func testPreparedErrors(t *testing.T, p backend.Preparer) {
 			t.Errorf("%s: no error", c.name)
 		case c.target != nil && !errors.Is(err, c.target):
 			t.Errorf("%s: error %q does not wrap %v", c.name, err, c.target)
-		case c.target == nil && (errors.Is(err, backend.ErrShape) || errors.Is(err, backend.ErrPrepared)):
+		case c.target == nil && (errors.Is(err, pursuit.ErrShape) || errors.Is(err, backend.ErrPrepared)):
 			t.Errorf("%s: invalid kernel reported as %v", c.name, err)
 		}
 		for i, v := range dst.Data {
@@ -286,7 +287,7 @@ func otherHandle() backend.Prepared {
 	if !ok {
 		return nil
 	}
-	h, err := p.Prepare(backend.NewMatrix(5, 3))
+	h, err := p.Prepare(pursuit.NewMatrix(5, 3))
 	if err != nil {
 		return nil
 	}

@@ -3,6 +3,7 @@ package backendtest
 import (
 	"math"
 
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/backend"
 )
 
@@ -33,7 +34,7 @@ func statsOf(a, b []float32) pairStats {
 }
 
 // statsGrid returns the stats of rows aRows of a against every row of b.
-func statsGrid(a backend.Matrix, aRows []int, b backend.Matrix) [][]pairStats {
+func statsGrid(a pursuit.Matrix, aRows []int, b pursuit.Matrix) [][]pairStats {
 	g := make([][]pairStats, len(aRows))
 	for r, i := range aRows {
 		g[r] = make([]pairStats, b.Rows)
@@ -46,25 +47,25 @@ func statsGrid(a backend.Matrix, aRows []int, b backend.Matrix) [][]pairStats {
 
 // refKernel returns the exact (float64) kernel value of a pair of rows and
 // the tolerance a float32 backend is allowed on it.
-func refKernel(k backend.Kernel, p pairStats) (val, tol float64) {
+func refKernel(k pursuit.Kernel, p pairStats) (val, tol float64) {
 	eDot := 2 * (float64(p.d) + 4) * u * p.abs
 	var deriv, eArg, degree float64
 	switch k.Kind {
-	case backend.Linear:
+	case pursuit.Linear:
 		val = p.dot
 		deriv, eArg = 1, eDot
-	case backend.Polynomial:
+	case pursuit.Polynomial:
 		t := k.Gamma*p.dot + k.Coef0
 		val = math.Pow(t, float64(k.Degree))
 		eArg = k.Gamma*eDot + 4*u*(k.Gamma*math.Abs(p.dot)+math.Abs(k.Coef0))
 		degree = float64(k.Degree)
 		deriv = degree * math.Pow(math.Abs(t)+eArg, degree-1)
-	case backend.Sigmoid:
+	case pursuit.Sigmoid:
 		t := k.Gamma*p.dot + k.Coef0
 		val = math.Tanh(t)
 		eArg = k.Gamma*eDot + 4*u*(k.Gamma*math.Abs(p.dot)+math.Abs(k.Coef0))
 		deriv = 1
-	case backend.RBF:
+	case pursuit.RBF:
 		val = math.Exp(-k.Gamma * p.dist)
 		eDist := 4 * (float64(p.d) + 4) * u * (p.na + p.nb)
 		eArg = k.Gamma * (eDist + 4*u*p.dist)

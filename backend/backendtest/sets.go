@@ -7,13 +7,14 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/backend"
 )
 
 // testSetProducts checks backend.SetProducts: every set's products equal,
 // bit for bit, those of DictProducts on that set alone, whatever the other
 // sets (their number, sizes, layouts, empty ones); nothing is written past
-// any destination; shape errors wrap backend.ErrShape.
+// any destination; shape errors wrap pursuit.ErrShape.
 func testSetProducts(t testing.TB, be backend.Backend) {
 	sp, ok := be.(backend.SetProducts)
 	if !ok {
@@ -26,7 +27,7 @@ func testSetProducts(t testing.TB, be backend.Backend) {
 		for si, sizes := range setLists {
 			name := fmt.Sprintf("DictProductsSets l=%d n=%d sets %v", c.l, c.n, sizes)
 			dict := newView(c.l, c.n, layouts[(ci+si)%2], uniform(rng, -1, 1))
-			sets := make([]backend.Matrix, len(sizes))
+			sets := make([]pursuit.Matrix, len(sizes))
 			dst := make([]*guarded64, len(sizes))
 			ds := make([][]float64, len(sizes))
 			for s, k := range sizes {
@@ -56,19 +57,19 @@ func testSetProducts(t testing.TB, be backend.Backend) {
 			}
 		}
 	}
-	mat := backend.NewMatrix
+	mat := pursuit.NewMatrix
 	for _, c := range []struct {
 		name string
 		dst  [][]float64
-		sets []backend.Matrix
+		sets []pursuit.Matrix
 	}{
-		{"fewer destinations", [][]float64{make([]float64, 10)}, []backend.Matrix{mat(2, 3), mat(2, 3)}},
-		{"short destination", [][]float64{make([]float64, 10), make([]float64, 9)}, []backend.Matrix{mat(2, 3), mat(2, 3)}},
-		{"vector length", [][]float64{make([]float64, 10)}, []backend.Matrix{mat(2, 4)}},
+		{"fewer destinations", [][]float64{make([]float64, 10)}, []pursuit.Matrix{mat(2, 3), mat(2, 3)}},
+		{"short destination", [][]float64{make([]float64, 10), make([]float64, 9)}, []pursuit.Matrix{mat(2, 3), mat(2, 3)}},
+		{"vector length", [][]float64{make([]float64, 10)}, []pursuit.Matrix{mat(2, 4)}},
 	} {
 		err := callErr(func() error { return sp.DictProductsSets(c.dst, mat(5, 3), c.sets) })
-		if !errors.Is(err, backend.ErrShape) {
-			t.Errorf("DictProductsSets %s: got %v, want an error wrapping backend.ErrShape", c.name, err)
+		if !errors.Is(err, pursuit.ErrShape) {
+			t.Errorf("DictProductsSets %s: got %v, want an error wrapping pursuit.ErrShape", c.name, err)
 		}
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 )
 
 // guard32 and guard64 are the NaN bit patterns written around and between
@@ -37,7 +37,7 @@ const tail = 19
 
 // view is a Matrix inside a guarded buffer.
 type view struct {
-	m   backend.Matrix
+	m   pursuit.Matrix
 	buf []float32
 	off int
 }
@@ -55,7 +55,7 @@ func newView(rows, cols int, l layout, fill func(i, j int) float32) *view {
 	for i := range buf {
 		buf[i] = guard32
 	}
-	m := backend.Matrix{Rows: rows, Cols: cols, Stride: stride}
+	m := pursuit.Matrix{Rows: rows, Cols: cols, Stride: stride}
 	if rows > 0 && cols > 0 {
 		m.Data = buf[l.off : l.off+(rows-1)*stride+cols]
 	}
@@ -167,7 +167,7 @@ func uniform(rng *rand.Rand, lo, hi float64) func(i, j int) float32 {
 
 // norms returns the squared row norms of m rounded to float32, followed by
 // extra guard NaNs (which the backend must not read).
-func norms(m backend.Matrix, extra int) []float32 {
+func norms(m pursuit.Matrix, extra int) []float32 {
 	out := make([]float32, m.Rows+extra)
 	for i := range out {
 		out[i] = guard32

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/bpdn"
 	"github.com/pursuit-ml/pursuit/engine"
 )
@@ -72,7 +72,7 @@ func containsFloat(v []float64, x float64) bool {
 // trainBPDN trains Girosi's sparse approximation (package bpdn); the model
 // is an ε-SVR model of package svm, saved as LIBSVM's epsilon_svr text model
 // like the svm algorithm's.
-func trainBPDN(e *engine.Engine, p *trainParams, x backend.Matrix, y []float64, _ backend.Matrix, _ []float64) (fitted, error) {
+func trainBPDN(e *engine.Engine, p *trainParams, x pursuit.Matrix, y []float64, _ pursuit.Matrix, _ []float64) (fitted, error) {
 	if err := checkRegressionTargets(y); err != nil {
 		return nil, err
 	}

@@ -5,7 +5,7 @@ import (
 	"io"
 	"math"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/kmp"
 )
@@ -76,12 +76,12 @@ func kmpBasis(p *trainParams, n int, earlyStop bool) int {
 // N counts steps, and the bias (an atom of the dictionary) may take one, so
 // the CLI runs basis+1 steps and kmpCapBasis then keeps the longest prefix
 // with at most basis kernel functions.
-func kmpConfig(variant kmp.Variant, loss kmp.Loss, stochastic bool, p *trainParams, n int, xVal backend.Matrix, yVal []float64) kmp.Config {
+func kmpConfig(variant kmp.Variant, loss kmp.Loss, stochastic bool, p *trainParams, n int, xVal pursuit.Matrix, yVal []float64) kmp.Config {
 	cfg := kmp.Config{
 		Variant: variant,
 		Loss:    loss,
 		Task:    kmp.Classification,
-		Kernels: []backend.Kernel{p.kernel},
+		Kernels: []pursuit.Kernel{p.kernel},
 		Bias:    true,
 		N:       kmpBasis(p, n, xVal.Rows > 0) + 1, // + the bias's step
 		Seed:    uint64(p.seed),
@@ -109,7 +109,7 @@ func kmpConfig(variant kmp.Variant, loss kmp.Loss, stochastic bool, p *trainPara
 // variant; stochastic searches a random active set per step (skmp), with
 // the variant p.fit names.
 func kmpTrainer(variant kmp.Variant, loss kmp.Loss, stochastic bool) (trainFunc, trainOVRFunc) {
-	run := func(e *engine.Engine, p *trainParams, x backend.Matrix, y, classes []float64, xVal backend.Matrix, yVal []float64, ovr bool) (*kmpFitted, error) {
+	run := func(e *engine.Engine, p *trainParams, x pursuit.Matrix, y, classes []float64, xVal pursuit.Matrix, yVal []float64, ovr bool) (*kmpFitted, error) {
 		variant := variant
 		if stochastic {
 			variant = skmpDefaultFit
@@ -153,10 +153,10 @@ func kmpTrainer(variant kmp.Variant, loss kmp.Loss, stochastic bool) (trainFunc,
 		}
 		return f, nil
 	}
-	bin := func(e *engine.Engine, p *trainParams, x backend.Matrix, y []float64, xVal backend.Matrix, yVal []float64) (fitted, error) {
+	bin := func(e *engine.Engine, p *trainParams, x pursuit.Matrix, y []float64, xVal pursuit.Matrix, yVal []float64) (fitted, error) {
 		return run(e, p, x, y, nil, xVal, yVal, false)
 	}
-	ovr := func(e *engine.Engine, p *trainParams, x backend.Matrix, y, classes []float64, xVal backend.Matrix, yVal []float64) ([]fitted, error) {
+	ovr := func(e *engine.Engine, p *trainParams, x pursuit.Matrix, y, classes []float64, xVal pursuit.Matrix, yVal []float64) ([]fitted, error) {
 		f, err := run(e, p, x, y, classes, xVal, yVal, true)
 		if err != nil {
 			return nil, err
@@ -215,17 +215,17 @@ func loadKMP(r io.Reader, _ int64) (fitted, error) {
 	return newKMPFitted(m, nil)
 }
 
-func (f *kmpFitted) Decision(e *engine.Engine, x backend.Matrix) ([]float64, error) {
+func (f *kmpFitted) Decision(e *engine.Engine, x pursuit.Matrix) ([]float64, error) {
 	return f.m.Decision(e, x)
 }
 
 func (f *kmpFitted) Outputs() int { return len(f.m.Outputs) }
 
-func (f *kmpFitted) DecisionAll(e *engine.Engine, x backend.Matrix) ([][]float64, error) {
+func (f *kmpFitted) DecisionAll(e *engine.Engine, x pursuit.Matrix) ([][]float64, error) {
 	return f.decisionAll(e, x, f.m)
 }
 
-func (f *kmpFitted) decisionAll(e *engine.Engine, x backend.Matrix, m *kmp.Model) ([][]float64, error) {
+func (f *kmpFitted) decisionAll(e *engine.Engine, x pursuit.Matrix, m *kmp.Model) ([][]float64, error) {
 	all, err := m.DecisionAll(e, x)
 	if err != nil {
 		return nil, err
@@ -246,7 +246,7 @@ func (f *kmpFitted) ordered(all [][]float64) [][]float64 {
 }
 
 func (f *kmpFitted) NBasis() int            { return f.m.Size().SupportVectors }
-func (f *kmpFitted) Basis() backend.Matrix  { return f.m.Support }
+func (f *kmpFitted) Basis() pursuit.Matrix  { return f.m.Support }
 func (f *kmpFitted) Save(w io.Writer) error { return f.m.Save(w) }
 
 // CanPrefix reports whether the model can predict as if stopped early: a
@@ -282,7 +282,7 @@ func (f *kmpFitted) PrefixSizes(ns []int) ([]int, error) { return f.m.PrefixSize
 // PrefixDecisions returns every output (in the CLI's class order) as if
 // training had stopped after n steps, for each n of ns (kmp's one-pass
 // PrefixDecisions).
-func (f *kmpFitted) PrefixDecisions(e *engine.Engine, x backend.Matrix, ns []int) ([][][]float64, error) {
+func (f *kmpFitted) PrefixDecisions(e *engine.Engine, x pursuit.Matrix, ns []int) ([][][]float64, error) {
 	out, err := f.m.PrefixDecisions(e, x, ns)
 	if err != nil {
 		return nil, err

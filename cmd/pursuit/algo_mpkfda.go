@@ -5,7 +5,7 @@ import (
 	"io"
 	"slices"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/greedy"
 )
@@ -36,7 +36,7 @@ func mpkfdaConfig(p *trainParams, rows int) (greedy.KFDAConfig, error) {
 	return greedy.KFDAConfig{Kernel: p.kernel, Steps: k, Seed: uint64(p.seed)}, nil
 }
 
-func trainMPKFDA(e *engine.Engine, p *trainParams, x backend.Matrix, y []float64, _ backend.Matrix, _ []float64) (fitted, error) {
+func trainMPKFDA(e *engine.Engine, p *trainParams, x pursuit.Matrix, y []float64, _ pursuit.Matrix, _ []float64) (fitted, error) {
 	cfg, err := mpkfdaConfig(p, x.Rows)
 	if err != nil {
 		return nil, err
@@ -50,7 +50,7 @@ func trainMPKFDA(e *engine.Engine, p *trainParams, x backend.Matrix, y []float64
 
 // trainMPKFDAOneVsRest trains one discriminant per class with
 // greedy.TrainKFDAOneVsRest; each is its own payload.
-func trainMPKFDAOneVsRest(e *engine.Engine, p *trainParams, x backend.Matrix, y, classes []float64, _ backend.Matrix, _ []float64) ([]fitted, error) {
+func trainMPKFDAOneVsRest(e *engine.Engine, p *trainParams, x pursuit.Matrix, y, classes []float64, _ pursuit.Matrix, _ []float64) ([]fitted, error) {
 	cfg, err := mpkfdaConfig(p, x.Rows)
 	if err != nil {
 		return nil, err
@@ -77,9 +77,9 @@ func loadMPKFDA(r io.Reader, _ int64) (fitted, error) {
 	return &mpkfdaFitted{m: m}, nil
 }
 
-func (f *mpkfdaFitted) Decision(e *engine.Engine, x backend.Matrix) ([]float64, error) {
+func (f *mpkfdaFitted) Decision(e *engine.Engine, x pursuit.Matrix) ([]float64, error) {
 	return f.m.Decision(e, x)
 }
 func (f *mpkfdaFitted) NBasis() int            { return len(f.m.Alpha) }
-func (f *mpkfdaFitted) Basis() backend.Matrix  { return f.m.Centres }
+func (f *mpkfdaFitted) Basis() pursuit.Matrix  { return f.m.Centres }
 func (f *mpkfdaFitted) Save(w io.Writer) error { return f.m.Save(w) }

@@ -6,7 +6,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/slmc"
 	"github.com/pursuit-ml/pursuit/svm"
@@ -28,7 +28,7 @@ type slmcFitted struct {
 	stop string // why the L-BFGS minimisation stopped (slmc, skfd)
 }
 
-func trainSLMC(e *engine.Engine, p *trainParams, x backend.Matrix, y []float64, _ backend.Matrix, _ []float64) (fitted, error) {
+func trainSLMC(e *engine.Engine, p *trainParams, x pursuit.Matrix, y []float64, _ pursuit.Matrix, _ []float64) (fitted, error) {
 	method := p.method
 	if method == "" {
 		method = "slmc"
@@ -120,7 +120,7 @@ func trainSLMC(e *engine.Engine, p *trainParams, x backend.Matrix, y []float64, 
 
 // trainSLMCOneVsRest trains one model per class with slmc.TrainOneVsRest,
 // each as trainSLMC trains a binary one.
-func trainSLMCOneVsRest(e *engine.Engine, p *trainParams, x backend.Matrix, y, classes []float64, xVal backend.Matrix, _ []float64) ([]fitted, error) {
+func trainSLMCOneVsRest(e *engine.Engine, p *trainParams, x pursuit.Matrix, y, classes []float64, xVal pursuit.Matrix, _ []float64) ([]fitted, error) {
 	var fs []fitted
 	o, err := slmc.TrainOneVsRest(y, func(t []float64) (*slmc.Model, error) {
 		f, err := trainSLMC(e, p, x, t, xVal, nil)
@@ -147,11 +147,11 @@ func loadSLMC(r io.Reader, _ int64) (fitted, error) {
 	return &slmcFitted{m: m}, nil
 }
 
-func (f *slmcFitted) Decision(e *engine.Engine, x backend.Matrix) ([]float64, error) {
+func (f *slmcFitted) Decision(e *engine.Engine, x pursuit.Matrix) ([]float64, error) {
 	return f.m.Decision(e, x)
 }
 func (f *slmcFitted) NBasis() int           { return f.m.NumXV() }
-func (f *slmcFitted) Basis() backend.Matrix { return f.m.XV }
+func (f *slmcFitted) Basis() pursuit.Matrix { return f.m.XV }
 
 func (f *slmcFitted) Save(w io.Writer) error { return f.m.Save(w) }
 

@@ -5,7 +5,7 @@ import (
 	"io"
 	"slices"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/svm"
 )
@@ -28,7 +28,7 @@ func svmParams(p *trainParams) svm.Params {
 	return sp
 }
 
-func trainSVM(e *engine.Engine, p *trainParams, x backend.Matrix, y []float64, _ backend.Matrix, _ []float64) (fitted, error) {
+func trainSVM(e *engine.Engine, p *trainParams, x pursuit.Matrix, y []float64, _ pursuit.Matrix, _ []float64) (fitted, error) {
 	if p.progress != nil {
 		p.progress(progressUpdate{Step: 0, Total: 1, Metric: "smo", Value: nan(), ValErr: nan()})
 	}
@@ -42,7 +42,7 @@ func trainSVM(e *engine.Engine, p *trainParams, x backend.Matrix, y []float64, _
 // trainSVMOneVsRest trains one C-SVC per class with svm.TrainOneVsRest (the
 // machines share one kernel-row cache); each machine is its own payload, a
 // binary LIBSVM model.
-func trainSVMOneVsRest(e *engine.Engine, p *trainParams, x backend.Matrix, y, classes []float64, _ backend.Matrix, _ []float64) ([]fitted, error) {
+func trainSVMOneVsRest(e *engine.Engine, p *trainParams, x pursuit.Matrix, y, classes []float64, _ pursuit.Matrix, _ []float64) ([]fitted, error) {
 	if p.progress != nil {
 		p.progress(progressUpdate{Step: 0, Total: 1, Metric: "smo", Value: nan(), ValErr: nan()})
 	}
@@ -77,7 +77,7 @@ func loadSVM(r io.Reader, maxBytes int64) (fitted, error) {
 	return newSVMFitted(m)
 }
 
-func (f *svmFitted) Decision(e *engine.Engine, x backend.Matrix) ([]float64, error) {
+func (f *svmFitted) Decision(e *engine.Engine, x pursuit.Matrix) ([]float64, error) {
 	d, err := f.m.Decision(e, x)
 	if err != nil {
 		return nil, err
@@ -93,5 +93,5 @@ func (f *svmFitted) Decision(e *engine.Engine, x backend.Matrix) ([]float64, err
 }
 
 func (f *svmFitted) NBasis() int            { return f.m.TotalSV() }
-func (f *svmFitted) Basis() backend.Matrix  { return f.m.SV }
+func (f *svmFitted) Basis() pursuit.Matrix  { return f.m.SV }
 func (f *svmFitted) Save(w io.Writer) error { return f.m.WriteLIBSVM(w) }

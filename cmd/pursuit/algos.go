@@ -6,14 +6,14 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 )
 
 // trainParams are the algorithm settings from the train/cv/demo flags, after
 // validation. Zero values mean "the algorithm's default".
 type trainParams struct {
-	kernel     backend.Kernel
+	kernel     pursuit.Kernel
 	basis      int     // number of basis functions (KMP family, cap under early stopping)
 	earlyStop  bool    // stop on the validation set (KMP family)
 	patience   int     // early-stopping patience in steps
@@ -41,13 +41,13 @@ type trainParams struct {
 type fitted interface {
 	// Decision returns the real-valued output for each row of x (features
 	// already scaled as at training).
-	Decision(e *engine.Engine, x backend.Matrix) ([]float64, error)
+	Decision(e *engine.Engine, x pursuit.Matrix) ([]float64, error)
 	// NBasis is the number of basis functions (support or expansion
 	// vectors) the prediction uses.
 	NBasis() int
 	// Basis returns the basis vectors in the scaled feature space, for the
 	// decision-surface plot; a 0-row matrix when the model has none to show.
-	Basis() backend.Matrix
+	Basis() pursuit.Matrix
 	// Save writes the algorithm's own model format.
 	Save(w io.Writer) error
 }
@@ -62,7 +62,7 @@ type prefixDecider interface {
 	CanPrefix() bool
 	// PrefixLen is the number of steps training ran.
 	PrefixLen() int
-	PrefixDecisions(e *engine.Engine, x backend.Matrix, ns []int) ([][][]float64, error)
+	PrefixDecisions(e *engine.Engine, x pursuit.Matrix, ns []int) ([][][]float64, error)
 	// PrefixSizes returns the number of basis functions after each n of
 	// ns steps.
 	PrefixSizes(ns []int) ([]int, error)
@@ -75,7 +75,7 @@ type multiFitted interface {
 	// Outputs is the number of outputs (classes).
 	Outputs() int
 	// DecisionAll returns out[k][i], output k on row i of x.
-	DecisionAll(e *engine.Engine, x backend.Matrix) ([][]float64, error)
+	DecisionAll(e *engine.Engine, x pursuit.Matrix) ([][]float64, error)
 }
 
 // isMulti reports whether f has more than one output.
@@ -101,11 +101,11 @@ type curver interface {
 // it returns, in order, must follow classes (the distinct labels in
 // increasing order): one multi-output model (the KMP family) or one binary
 // model per class.
-type trainOVRFunc func(e *engine.Engine, p *trainParams, x backend.Matrix, y, classes []float64, xVal backend.Matrix, yVal []float64) ([]fitted, error)
+type trainOVRFunc func(e *engine.Engine, p *trainParams, x pursuit.Matrix, y, classes []float64, xVal pursuit.Matrix, yVal []float64) ([]fitted, error)
 
 // trainFunc trains one binary classifier (y in {−1, +1}) or regressor on x;
 // xVal/yVal is the validation set (0 rows when there is none).
-type trainFunc func(e *engine.Engine, p *trainParams, x backend.Matrix, y []float64, xVal backend.Matrix, yVal []float64) (fitted, error)
+type trainFunc func(e *engine.Engine, p *trainParams, x pursuit.Matrix, y []float64, xVal pursuit.Matrix, yVal []float64) (fitted, error)
 
 // algorithm describes one learner the CLI offers.
 type algorithm struct {

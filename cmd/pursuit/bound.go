@@ -6,7 +6,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/bound"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
@@ -161,7 +161,7 @@ func trainBound(e *engine.Engine, algo string, m *cliModel, tr *data.Dataset, pl
 // vector matching one row (so duplicates of a basis point outside the basis
 // stay outside). Rows compare without their trailing zeros: a LIBSVM
 // model's support vectors end at their last non-zero feature.
-func compressionSet(x, basis backend.Matrix) []bool {
+func compressionSet(x, basis pursuit.Matrix) []bool {
 	rows := map[string][]int{}
 	key := func(r []float32) string {
 		for len(r) > 0 && r[len(r)-1] == 0 {

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/internal/modelfile"
 )
@@ -20,7 +20,7 @@ import (
 // variables in [−1, 1]².
 func smoothRegression(n int, seed uint64) *data.Dataset {
 	rng := rand.New(rand.NewPCG(seed, 5))
-	x := backend.NewMatrix(n, 2)
+	x := pursuit.NewMatrix(n, 2)
 	y := make([]float64, n)
 	for i := range n {
 		u, v := 2*rng.Float64()-1, 2*rng.Float64()-1
@@ -136,7 +136,7 @@ func TestEquivCommand(t *testing.T) {
 			t.Errorf("equiv output lacks %q:\n%s", w, r.stdout)
 		}
 	}
-	r = pursuit(t, dir, "equiv", "--data", f, "--epsilon", "0.02", "--gamma", "20", "--smo-tol", "0.5")
+	r = runPursuit(t, dir, "equiv", "--data", f, "--epsilon", "0.02", "--gamma", "20", "--smo-tol", "0.5")
 	if r.code != 1 || !strings.Contains(r.stdout, "DISAGREE") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 		t.Errorf("a loose SMO: exit %d, want 1\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
@@ -153,7 +153,7 @@ func TestBPDNBadInput(t *testing.T) {
 	moons := filepath.Join(dir, "moons.train")
 	writeData(t, moons, twoMoons(60, 0.1, 1))
 	// A duplicated point with another target: K is singular.
-	dup := &data.Dataset{X: backend.NewMatrix(ds.Len()+1, 2), Y: append(append([]float64{}, ds.Y...), ds.Y[0]+1), Name: "dup"}
+	dup := &data.Dataset{X: pursuit.NewMatrix(ds.Len()+1, 2), Y: append(append([]float64{}, ds.Y...), ds.Y[0]+1), Name: "dup"}
 	copy(dup.X.Data, ds.X.Data[:ds.Len()*2])
 	copy(dup.X.Row(ds.Len()), ds.X.Row(0))
 	dupFile := filepath.Join(dir, "dup.train")

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/kmp"
 )
@@ -184,7 +184,7 @@ func TestIssue16Small(t *testing.T) {
 			var r runResult
 			if c.fail != nil {
 				wantFail(t, dir, c.fail, c.args...)
-				r = pursuit(t, dir, c.args...)
+				r = runPursuit(t, dir, c.args...)
 			} else {
 				r = mustRun(t, dir, c.args...)
 			}
@@ -238,7 +238,7 @@ func TestCurveAxis(t *testing.T) {
 		repick  bool
 	}{{kmp.PreFit, false}, {kmp.Basic, true}} {
 		bin, _ := kmpTrainer(c.variant, kmp.Squared, false)
-		f, err := bin(e, &trainParams{kernel: backend.NewRBF(4), basis: 12, seed: 1}, moons.X, moons.Y, backend.Matrix{}, nil)
+		f, err := bin(e, &trainParams{kernel: pursuit.NewRBF(4), basis: 12, seed: 1}, moons.X, moons.Y, pursuit.Matrix{}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 )
 
@@ -16,7 +16,7 @@ import (
 func TestCVRegressionTable(t *testing.T) {
 	dir := t.TempDir()
 	n := 120
-	ds := &data.Dataset{X: backend.NewMatrix(n, 1), Y: make([]float64, n)}
+	ds := &data.Dataset{X: pursuit.NewMatrix(n, 1), Y: make([]float64, n)}
 	for i := range n {
 		x := -3 + 6*float64(i)/float64(n-1)
 		ds.X.Set(i, 0, float32(x))

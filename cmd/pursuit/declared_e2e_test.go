@@ -157,7 +157,7 @@ type usage struct {
 	maxRSS    int64
 }
 
-// runUsage runs pursuit like pursuit() and returns its CPU time, wall time
+// runUsage runs pursuit like runPursuit() and returns its CPU time, wall time
 // and peak RSS.
 func runUsage(t *testing.T, dir string, args ...string) (runResult, usage) {
 	t.Helper()

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 )
 
@@ -48,9 +48,9 @@ type runResult struct {
 	code           int
 }
 
-// pursuit runs the built binary with args in dir (the test's temporary
+// runPursuit runs the built binary with args in dir (the test's temporary
 // directory when empty).
-func pursuit(t *testing.T, dir string, args ...string) runResult {
+func runPursuit(t *testing.T, dir string, args ...string) runResult {
 	t.Helper()
 	r, _ := runBinary(t, dir, args...)
 	return r
@@ -79,7 +79,7 @@ func runBinary(t *testing.T, dir string, args ...string) (runResult, *os.Process
 // mustRun runs pursuit and fails the test unless it exits 0.
 func mustRun(t *testing.T, dir string, args ...string) runResult {
 	t.Helper()
-	r := pursuit(t, dir, args...)
+	r := runPursuit(t, dir, args...)
 	if r.code != 0 {
 		t.Fatalf("pursuit %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
 	}
@@ -90,7 +90,7 @@ func mustRun(t *testing.T, dir string, args ...string) runResult {
 // containing every one of want, and no Go panic trace.
 func wantFail(t *testing.T, dir string, want []string, args ...string) {
 	t.Helper()
-	r := pursuit(t, dir, args...)
+	r := runPursuit(t, dir, args...)
 	if r.code != exitError {
 		t.Errorf("pursuit %s: exit %d, want %d\nstderr: %s", strings.Join(args, " "), r.code, exitError, r.stderr)
 		return
@@ -132,7 +132,7 @@ func moonsFiles(t *testing.T, dir string) (train, test string) {
 
 // threeClass is a 3-class 2-D problem: three Gaussian blobs, labels 1, 2, 3.
 func threeClass(n int) *data.Dataset {
-	d := &data.Dataset{X: backend.NewMatrix(n, 2), Y: make([]float64, n), Name: "blobs"}
+	d := &data.Dataset{X: pursuit.NewMatrix(n, 2), Y: make([]float64, n), Name: "blobs"}
 	centres := [][2]float64{{0, 0}, {3, 0}, {1.5, 2.5}}
 	for i := range n {
 		c := i % 3
@@ -397,7 +397,7 @@ func TestMultiClass(t *testing.T) {
 func TestRegression(t *testing.T) {
 	dir := t.TempDir()
 	n := 200
-	ds := &data.Dataset{X: backend.NewMatrix(n, 1), Y: make([]float64, n)}
+	ds := &data.Dataset{X: pursuit.NewMatrix(n, 1), Y: make([]float64, n)}
 	for i := range n {
 		x := -3 + 6*float64(i)/float64(n-1)
 		ds.X.Set(i, 0, float32(x))
@@ -474,7 +474,7 @@ func TestPlotCommand(t *testing.T) {
 		t.Errorf("missing decision surface or learning curve among %v", files)
 	}
 	// Without --data there are no points for the surface; the curve stays.
-	r = pursuit(t, dir, "plot", "--model", model, "--out", out)
+	r = runPursuit(t, dir, "plot", "--model", model, "--out", out)
 	if algo == "kmp" && (r.code != 0 || !strings.Contains(r.stdout, "-curve.png")) {
 		t.Errorf("plot without --data: exit %d, %s %s", r.code, r.stdout, r.stderr)
 	}

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/internal/safefile"
 	"github.com/pursuit-ml/pursuit/onnxexport"
@@ -22,29 +22,29 @@ import (
 type expander interface {
 	// expansion returns the vectors, coefficients, bias and kernel, or an
 	// error saying why the model is not one such expansion.
-	expansion() (kernel backend.Kernel, vectors backend.Matrix, coef []float64, bias float64, err error)
+	expansion() (kernel pursuit.Kernel, vectors pursuit.Matrix, coef []float64, bias float64, err error)
 }
 
-func (f *kmpFitted) expansion() (backend.Kernel, backend.Matrix, []float64, float64, error) {
+func (f *kmpFitted) expansion() (pursuit.Kernel, pursuit.Matrix, []float64, float64, error) {
 	m := f.m
 	switch {
 	case len(m.Outputs) != 1:
-		return backend.Kernel{}, backend.Matrix{}, nil, 0, fmt.Errorf("a one-vs-rest KMP model has %d outputs, and a LIBSVM model of one-vs-rest outputs does not exist (LIBSVM's multi-class is one-vs-one)", len(m.Outputs))
+		return pursuit.Kernel{}, pursuit.Matrix{}, nil, 0, fmt.Errorf("a one-vs-rest KMP model has %d outputs, and a LIBSVM model of one-vs-rest outputs does not exist (LIBSVM's multi-class is one-vs-one)", len(m.Outputs))
 	case m.Custom != nil:
-		return backend.Kernel{}, backend.Matrix{}, nil, 0, fmt.Errorf("the model uses the custom kernel %q, which LIBSVM does not have", m.Custom.Name)
+		return pursuit.Kernel{}, pursuit.Matrix{}, nil, 0, fmt.Errorf("the model uses the custom kernel %q, which LIBSVM does not have", m.Custom.Name)
 	case len(m.Kernels) > 1:
-		return backend.Kernel{}, backend.Matrix{}, nil, 0, fmt.Errorf("the model mixes %d kernels (widths), and a LIBSVM model has one", len(m.Kernels))
+		return pursuit.Kernel{}, pursuit.Matrix{}, nil, 0, fmt.Errorf("the model mixes %d kernels (widths), and a LIBSVM model has one", len(m.Kernels))
 	case len(m.Kernels) == 0:
-		return backend.Kernel{}, backend.Matrix{}, nil, 0, fmt.Errorf("the model has no kernel")
+		return pursuit.Kernel{}, pursuit.Matrix{}, nil, 0, fmt.Errorf("the model has no kernel")
 	}
 	return m.Kernels[0], m.Support, m.Outputs[0].Coef, m.Outputs[0].Bias, nil
 }
 
-func (f *slmcFitted) expansion() (backend.Kernel, backend.Matrix, []float64, float64, error) {
+func (f *slmcFitted) expansion() (pursuit.Kernel, pursuit.Matrix, []float64, float64, error) {
 	return f.m.Kernel, f.m.XV, f.m.Beta, f.m.Bias, nil
 }
 
-func (f *mpkfdaFitted) expansion() (backend.Kernel, backend.Matrix, []float64, float64, error) {
+func (f *mpkfdaFitted) expansion() (pursuit.Kernel, pursuit.Matrix, []float64, float64, error) {
 	return f.m.Kernel, f.m.Centres, f.m.Alpha, f.m.Bias, nil
 }
 

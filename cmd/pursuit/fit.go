@@ -5,7 +5,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 )
@@ -45,7 +45,7 @@ func fit(e *engine.Engine, algo *algorithm, p *trainParams, plan labelPlan, tr, 
 		return nil, fmt.Errorf("%s: %d training example(s) are too few to train a classifier", tr.Name, nTrain)
 	}
 	m := &cliModel{hdr: modelHeader{Algorithm: algo.name, Labels: plan, Dim: tr.Dim(), Kernel: p.kernel.String()}}
-	var xVal backend.Matrix
+	var xVal pursuit.Matrix
 	if val != nil {
 		xVal = val.X
 	}

@@ -88,7 +88,7 @@ func TestSubspaceFlagsCheckedAsTrain(t *testing.T) {
 			wantFail(t, dir, []string{c.want}, append([]string{cmd, "--data", train}, c.args...)...)
 		}
 	}
-	r := pursuit(t, dir, "subspace", "--data", train, "--k", "5", "--mem-budget", "10KiB")
+	r := runPursuit(t, dir, "subspace", "--data", train, "--k", "5", "--mem-budget", "10KiB")
 	if r.code != exitError || !strings.Contains(r.stderr, "raise it with --mem-budget") || strings.Contains(r.stderr, "mode") {
 		t.Errorf("subspace over budget: exit %d, %q", r.code, r.stderr)
 	}
@@ -131,7 +131,7 @@ func TestBoundChecksItsData(t *testing.T) {
 	// A message about the bound names no flag the user did not give.
 	reg := filepath.Join(dir, "reg.model")
 	mustRun(t, dir, "train", "--data", train, "--algo", "svm", "--regression", "--model", reg, "--quiet")
-	r = pursuit(t, dir, "bound", "--model", reg, "--data", train)
+	r = runPursuit(t, dir, "bound", "--model", reg, "--data", train)
 	if r.code != exitError || !strings.Contains(r.stderr, "--alpha") || strings.Contains(r.stderr, "--bound") {
 		t.Errorf("bound on a regressor without --alpha: exit %d, %q", r.code, r.stderr)
 	}

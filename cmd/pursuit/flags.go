@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/engine/comm"
 )
@@ -431,14 +431,14 @@ func contains(list []string, s string) bool {
 }
 
 // kernelFor builds the kernel for data of dim features from the flags.
-func (m *modelFlags) kernelFor(dim int) (backend.Kernel, error) {
+func (m *modelFlags) kernelFor(dim int) (pursuit.Kernel, error) {
 	gamma := m.gamma
 	if m.sigma > 0 {
 		gamma = 1 / (m.sigma * m.sigma)
 	}
-	k, err := backend.ParseKernel(m.kernel, gamma, m.coef0, m.degree, dim)
+	k, err := pursuit.ParseKernel(m.kernel, gamma, m.coef0, m.degree, dim)
 	if err != nil {
-		return backend.Kernel{}, fmt.Errorf("kernel: %w", err)
+		return pursuit.Kernel{}, fmt.Errorf("kernel: %w", err)
 	}
 	return k, nil
 }

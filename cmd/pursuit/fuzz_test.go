@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/internal/fuzzlimit"
 	"github.com/pursuit-ml/pursuit/internal/modelfile"
@@ -202,7 +202,7 @@ func checkParse(t *testing.T, e *engine.Engine, in []byte) {
 	if 3*int64(dim)*4 > fuzzModelBudget {
 		return // three rows would not fit the budget; the structure was checked
 	}
-	x := backend.NewMatrix(3, dim)
+	x := pursuit.NewMatrix(3, dim)
 	for i := range x.Rows {
 		for j := range x.Cols {
 			x.Set(i, j, float32(math.Sin(float64(5*i+j))))

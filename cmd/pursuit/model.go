@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/internal/modelfile"
@@ -121,7 +121,7 @@ type cliModel struct {
 }
 
 // decisions returns the outputs of every binary model on x (already scaled).
-func (m *cliModel) decisions(e *engine.Engine, x backend.Matrix) ([][]float64, error) {
+func (m *cliModel) decisions(e *engine.Engine, x pursuit.Matrix) ([][]float64, error) {
 	var dec [][]float64
 	for _, f := range m.models {
 		var ds [][]float64
@@ -154,7 +154,7 @@ func (m *cliModel) decisions(e *engine.Engine, x backend.Matrix) ([][]float64, e
 // prefixDecisions returns, for each n in ns, the decisions as if training
 // had stopped after n steps; ok is false when an algorithm cannot predict
 // so.
-func (m *cliModel) prefixDecisions(e *engine.Engine, x backend.Matrix, ns []int) ([][][]float64, bool, error) {
+func (m *cliModel) prefixDecisions(e *engine.Engine, x pursuit.Matrix, ns []int) ([][][]float64, bool, error) {
 	out := make([][][]float64, len(ns))
 	for _, f := range m.models {
 		pd, ok := f.(prefixDecider)

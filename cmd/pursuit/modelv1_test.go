@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 )
 
@@ -55,7 +55,7 @@ func TestModelV1Fixtures(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		x := backend.NewMatrix(5, m.hdr.Dim)
+		x := pursuit.NewMatrix(5, m.hdr.Dim)
 		for i := range x.Rows {
 			for j := range x.Cols {
 				x.Set(i, j, float32(math.Sin(float64(5*i+j))))

@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/svm"
@@ -37,7 +37,7 @@ func TestSVMOneVsRestIsLibrarys(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	lib, err := svm.TrainOneVsRest(e, trd.X, trd.Y, svm.Params{Type: svm.CSVC, Kernel: backend.NewRBF(2), C: 3, Seed: 7})
+	lib, err := svm.TrainOneVsRest(e, trd.X, trd.Y, svm.Params{Type: svm.CSVC, Kernel: pursuit.NewRBF(2), C: 3, Seed: 7})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/internal/plot"
@@ -134,7 +134,7 @@ func writeSurface(e *engine.Engine, path, title string, m *cliModel, raw *data.D
 		s.X = append(s.X, lo[0]+t*(hi[0]-lo[0]))
 		s.Y = append(s.Y, lo[1]+t*(hi[1]-lo[1]))
 	}
-	g := backend.NewMatrix(surfaceGrid*surfaceGrid, 2)
+	g := pursuit.NewMatrix(surfaceGrid*surfaceGrid, 2)
 	for r, y := range s.Y {
 		for c, x := range s.X {
 			g.Set(r*surfaceGrid+c, 0, float32(x))

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/kmp"
@@ -24,14 +24,14 @@ func TestKMPPrefixDecisions(t *testing.T) {
 	tr, rest := head(moons, 160)
 	val, test := head(rest, 40)
 	bin, ovr := kmpTrainer(kmp.PreFit, kmp.Squared, false)
-	p := &trainParams{kernel: backend.NewRBF(4), patience: 5, seed: 1}
+	p := &trainParams{kernel: pursuit.NewRBF(4), patience: 5, seed: 1}
 	f1, err := bin(e, p, tr.X, tr.Y, val.X, val.Y)
 	if err != nil {
 		t.Fatal(err)
 	}
 	blobs := threeClass(150)
-	p2 := &trainParams{kernel: backend.NewRBF(1), basis: 12, seed: 1}
-	f2, err := ovr(e, p2, blobs.X, blobs.Y, []float64{1, 2, 3}, backend.Matrix{}, nil)
+	p2 := &trainParams{kernel: pursuit.NewRBF(1), basis: 12, seed: 1}
+	f2, err := ovr(e, p2, blobs.X, blobs.Y, []float64{1, 2, 3}, pursuit.Matrix{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

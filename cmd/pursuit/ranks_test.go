@@ -14,7 +14,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/engine/comm"
@@ -227,15 +227,15 @@ func shards(t *testing.T, train func(e *engine.Engine) error) bool {
 }
 
 // tinyShard is rank r's row of a two-row problem.
-func tinyShard(e *engine.Engine) (backend.Matrix, []float64) {
-	x := backend.NewMatrix(1, 1)
+func tinyShard(e *engine.Engine) (pursuit.Matrix, []float64) {
+	x := pursuit.NewMatrix(1, 1)
 	x.Data[0] = float32(e.Comm().Rank())
 	return x, []float64{float64(2*e.Comm().Rank() - 1)}
 }
 
 func probeKMP(e *engine.Engine) error {
 	x, y := tinyShard(e)
-	_, err := kmp.Train(e, x, y, kmp.Config{Kernels: []backend.Kernel{backend.NewRBF(1)}, N: 1})
+	_, err := kmp.Train(e, x, y, kmp.Config{Kernels: []pursuit.Kernel{pursuit.NewRBF(1)}, N: 1})
 	return err
 }
 
@@ -249,7 +249,7 @@ func probeSLMC(e *engine.Engine) error {
 
 func probeSVM(e *engine.Engine) error {
 	x, y := tinyShard(e)
-	_, err := svm.Train(e, x, y, svm.Params{Kernel: backend.NewRBF(1), C: 1})
+	_, err := svm.Train(e, x, y, svm.Params{Kernel: pursuit.NewRBF(1), C: 1})
 	return err
 }
 

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/slmc"
 )
@@ -13,11 +13,11 @@ import (
 // TestSLMCPayload checks that the slmc payload is slmc's own file format
 // (so a payload cut inside the CLI's frame is still refused by slmc.Load).
 func TestSLMCPayload(t *testing.T) {
-	xv, err := backend.MatrixFrom(2, 2, []float32{0.5, -1, 2, 0.25})
+	xv, err := pursuit.MatrixFrom(2, 2, []float32{0.5, -1, 2, 0.25})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &slmcFitted{m: &slmc.Model{Method: "slmc", Kernel: backend.NewRBF(2), XV: xv, Beta: []float64{0.75, -1.5}, Bias: 0.125}}
+	f := &slmcFitted{m: &slmc.Model{Method: "slmc", Kernel: pursuit.NewRBF(2), XV: xv, Beta: []float64{0.75, -1.5}, Bias: 0.125}}
 	var b bytes.Buffer
 	if err := f.Save(&b); err != nil {
 		t.Fatal(err)
@@ -34,13 +34,13 @@ func TestSLMCPayload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x, _ := backend.MatrixFrom(3, 2, []float32{0, 0, 1, 1, 0.5, -1})
+	x, _ := pursuit.MatrixFrom(3, 2, []float32{0, 0, 1, 1, 0.5, -1})
 	want, err := f.Decision(e, x)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, m := range []interface {
-		Decision(*engine.Engine, backend.Matrix) ([]float64, error)
+		Decision(*engine.Engine, pursuit.Matrix) ([]float64, error)
 	}{g, direct} {
 		got, err := m.Decision(e, x)
 		if err != nil {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/bound"
 	"github.com/pursuit-ml/pursuit/data"
 )
@@ -78,7 +78,7 @@ func TestSubspaceBadInput(t *testing.T) {
 func skccaViews(t *testing.T, dir string, n int, seed uint64, name string) (string, string) {
 	t.Helper()
 	x := twoMoons(n, 0.1, seed)
-	y := &data.Dataset{X: backend.NewMatrix(n, 1), Y: x.Y, Name: "y"}
+	y := &data.Dataset{X: pursuit.NewMatrix(n, 1), Y: x.Y, Name: "y"}
 	for i := range n {
 		a, b := float64(x.X.At(i, 0)), float64(x.X.At(i, 1))
 		y.X.Set(i, 0, float32(a*a+b+0.05*math.Sin(float64(i)*7.3)))

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/kmp"
@@ -75,7 +75,7 @@ func TestUSPSRoundTrip(t *testing.T) {
 	yTest, _ := data.BinaryLabels(test.Y, digit)
 	m, err := kmp.Train(e, sub.X, y, kmp.Config{
 		Variant: kmp.PreFit, Loss: kmp.Squared, Task: kmp.Classification,
-		Kernels: []backend.Kernel{backend.NewRBF(gamma)}, Bias: true, N: basis + 1, Seed: 1,
+		Kernels: []pursuit.Kernel{pursuit.NewRBF(gamma)}, Bias: true, N: basis + 1, Seed: 1,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/engine"
 )
@@ -15,7 +16,7 @@ import (
 // engine's host fallback otherwise) against a float64 reference computed on
 // the host from the block's values, on shapes that do not fill a device's
 // blocks evenly, and checks that bad rows and released handles give errors
-// wrapping backend.ErrShape and backend.ErrPrepared.
+// wrapping pursuit.ErrShape and backend.ErrPrepared.
 func Vectors(t *testing.T, e *engine.Engine) {
 	t.Helper()
 	for _, sh := range []struct{ l, d, nb, nv int }{{1, 1, 1, 2}, {37, 3, 5, 4}, {1000, 7, 23, 9}, {5003, 4, 59, 12}} {
@@ -33,7 +34,7 @@ func near(got, want, mag float64, n int) bool {
 func checkVectors(t *testing.T, e *engine.Engine, l, d, nb, nv int) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(uint64(l), uint64(nv)))
-	x := backend.NewMatrix(l, d)
+	x := pursuit.NewMatrix(l, d)
 	for i := range x.Data {
 		x.Data[i] = float32(2*rng.Float64() - 1)
 	}
@@ -46,12 +47,12 @@ func checkVectors(t *testing.T, e *engine.Engine, l, d, nb, nv int) {
 	for i := range idx {
 		idx[i] = rng.IntN(l)
 	}
-	blk, err := e.GatherBlock(nil, backend.NewRBF(0.5), x, p.Norms(), idx, p)
+	blk, err := e.GatherBlock(nil, pursuit.NewRBF(0.5), x, p.Norms(), idx, p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer blk.Release()
-	bm := backend.NewMatrix(nb, l)
+	bm := pursuit.NewMatrix(nb, l)
 	if err := e.BlockRows(bm, blk, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -235,13 +236,13 @@ func checkVectors(t *testing.T, e *engine.Engine, l, d, nb, nv int) {
 func checkVectorErrors(t *testing.T, e *engine.Engine) {
 	t.Helper()
 	const l = 64
-	x := backend.NewMatrix(l, 2)
+	x := pursuit.NewMatrix(l, 2)
 	p, err := e.Prepare(x)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Release()
-	blk, err := e.GatherBlock(nil, backend.NewLinear(), x, p.Norms(), []int{0, 1}, p)
+	blk, err := e.GatherBlock(nil, pursuit.NewLinear(), x, p.Norms(), []int{0, 1}, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +275,7 @@ func checkVectorErrors(t *testing.T, e *engine.Engine) {
 		"mismatches of other length": mis,
 	}
 	for name, err := range shape {
-		if !errors.Is(err, backend.ErrShape) {
+		if !errors.Is(err, pursuit.ErrShape) {
 			t.Errorf("%s: error %v, want one wrapping ErrShape", name, err)
 		}
 	}

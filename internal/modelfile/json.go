@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 )
 
 // WriteJSON encodes v as JSON and writes it as one frame. Encoding errors
@@ -44,19 +44,19 @@ type Kernel struct {
 }
 
 // KernelOf is k as stored.
-func KernelOf(k backend.Kernel) Kernel {
+func KernelOf(k pursuit.Kernel) Kernel {
 	return Kernel{Kind: k.Kind.String(), Gamma: k.Gamma, Coef0: k.Coef0, Degree: k.Degree}
 }
 
 // Kernel returns the stored kernel, or an error for a kind it does not know.
-// The parameters are not validated here (backend.Kernel.Validate does).
-func (k Kernel) Kernel() (backend.Kernel, error) {
-	for _, c := range []backend.KernelKind{backend.Linear, backend.Polynomial, backend.RBF, backend.Sigmoid} {
+// The parameters are not validated here (pursuit.Kernel.Validate does).
+func (k Kernel) Kernel() (pursuit.Kernel, error) {
+	for _, c := range []pursuit.KernelKind{pursuit.Linear, pursuit.Polynomial, pursuit.RBF, pursuit.Sigmoid} {
 		if c.String() == k.Kind {
-			return backend.Kernel{Kind: c, Gamma: k.Gamma, Coef0: k.Coef0, Degree: k.Degree}, nil
+			return pursuit.Kernel{Kind: c, Gamma: k.Gamma, Coef0: k.Coef0, Degree: k.Degree}, nil
 		}
 	}
-	return backend.Kernel{}, fmt.Errorf("unknown kernel kind %q", k.Kind)
+	return pursuit.Kernel{}, fmt.Errorf("unknown kernel kind %q", k.Kind)
 }
 
 // FitsShape reports whether n stored values are exactly a rows×cols

@@ -5,15 +5,15 @@ import (
 	"math"
 	"testing"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit"
 )
 
 func TestKernelRoundTrip(t *testing.T) {
-	for _, k := range []backend.Kernel{
-		{Kind: backend.Linear},
-		{Kind: backend.Polynomial, Gamma: 0.5, Coef0: 1, Degree: 3},
-		{Kind: backend.RBF, Gamma: 1.0 / 128},
-		{Kind: backend.Sigmoid, Gamma: 2, Coef0: -1},
+	for _, k := range []pursuit.Kernel{
+		{Kind: pursuit.Linear},
+		{Kind: pursuit.Polynomial, Gamma: 0.5, Coef0: 1, Degree: 3},
+		{Kind: pursuit.RBF, Gamma: 1.0 / 128},
+		{Kind: pursuit.Sigmoid, Gamma: 2, Coef0: -1},
 	} {
 		got, err := KernelOf(k).Kernel()
 		if err != nil || got != k {
@@ -31,7 +31,7 @@ func TestJSONFrame(t *testing.T) {
 		K Kernel    `json:"k"`
 		V []float64 `json:"v"`
 	}
-	in := payload{A: 7, K: KernelOf(backend.Kernel{Kind: backend.RBF, Gamma: 2}), V: []float64{1, -2.5}}
+	in := payload{A: 7, K: KernelOf(pursuit.Kernel{Kind: pursuit.RBF, Gamma: 2}), V: []float64{1, -2.5}}
 	var b bytes.Buffer
 	if err := WriteJSON(&b, "TEST\n", 3, &in); err != nil {
 		t.Fatal(err)
