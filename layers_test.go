@@ -20,7 +20,8 @@ var layer = map[string]int{
 	// the vocabulary and the leaf helpers
 	".": 0, "internal/f32": 0, "internal/par": 0, "internal/activeset": 0,
 	"internal/hugemem": 0, "internal/safefile": 0, "internal/fuzzlimit": 0,
-	"internal/modelfile": 0, "internal/plot": 0,
+	"internal/modelfile": 0, "internal/plot": 0, "internal/onnxrt": 0,
+	"onnxexport/internal/onnxpb": 0,
 	// data, the backend interface and its CPU driver, the communicator
 	"data": 1, "backend": 1, "engine/comm": 1,
 	// backends and the conformance suite
@@ -29,6 +30,8 @@ var layer = map[string]int{
 	"engine": 3, "engine/enginetest": 4,
 	// learners
 	"kmp": 5, "svm": 5, "bound": 5, "greedy": 6, "slmc": 6, "bpdn": 6,
+	// model export
+	"onnxexport": 6,
 	// the command, benchmarks and scripts
 	"cmd/pursuit": 7, "bench": 7, "scripts": 7,
 }
