@@ -3,12 +3,14 @@ package data
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/pursuit-ml/pursuit"
 )
@@ -721,4 +723,34 @@ func appendFeature(buf []byte, j int, v float32) ([]byte, error) {
 	buf = strconv.AppendInt(buf, int64(j+1), 10)
 	buf = append(buf, ':')
 	return strconv.AppendFloat(buf, float64(v), 'g', -1, 32), nil
+}
+
+// WriteFile writes d to path in LIBSVM format (WriteLibSVM), gzip-compressed
+// when the name ends in ".gz", creating or truncating the file. Errors name
+// path.
+func WriteFile(path string, d *Dataset) (err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("write data: %w", err)
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("write %s: %w", path, cerr)
+		}
+	}()
+	var w io.Writer = f
+	var zw *gzip.Writer
+	if strings.HasSuffix(strings.ToLower(path), ".gz") {
+		zw = gzip.NewWriter(f)
+		w = zw
+	}
+	if err := WriteLibSVM(w, d); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if zw != nil {
+		if err := zw.Close(); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	return nil
 }
