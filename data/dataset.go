@@ -8,10 +8,12 @@ import (
 	"github.com/pursuit-ml/pursuit"
 )
 
-// Dataset is a set of examples held densely in memory: row i of X is example
-// i and Y[i] its label (classification) or target (regression).
+// Dataset is a set of examples held in memory: row i of X is example i and
+// Y[i] its label (classification) or target (regression). X is dense or,
+// for sparse LIBSVM data (WithStorage), compressed sparse rows; every
+// operation of this package takes both.
 type Dataset struct {
-	X    pursuit.Matrix // n×d dense float32, Stride == Cols
+	X    pursuit.Matrix // n×d float32, dense with Stride == Cols or sparse
 	Y    []float64      // labels (classification) or targets (regression), len n
 	Name string         // file name or description, used in error messages
 }
@@ -26,6 +28,9 @@ func (d *Dataset) Dim() int { return d.X.Cols }
 // repeats allowed). It panics if an index is out of range, like a slice
 // expression.
 func (d *Dataset) Subset(idx []int) *Dataset {
+	if d.X.IsSparse() {
+		return d.subsetSparse(idx)
+	}
 	out := &Dataset{
 		X:    pursuit.NewMatrix(len(idx), d.X.Cols),
 		Y:    make([]float64, len(idx)),
@@ -42,9 +47,10 @@ func (d *Dataset) Subset(idx []int) *Dataset {
 }
 
 // Reorder permutes the examples in place so that example k becomes the
-// former example order[k], with one row of scratch memory: a split can then
-// make its parts contiguous views (View) of one matrix instead of copies.
-// order must be a permutation of 0..Len()-1.
+// former example order[k], with one row of scratch memory (sparse rows: a
+// copy of the non-zeros, as rows differ in length): a split can then make
+// its parts contiguous views (View) of one matrix instead of copies. order
+// must be a permutation of 0..Len()-1.
 func (d *Dataset) Reorder(order []int) error {
 	n := d.X.Rows
 	if len(order) != n {
@@ -56,6 +62,10 @@ func (d *Dataset) Reorder(order []int) error {
 			return fmt.Errorf("data: Reorder index %d is out of range [0, %d) or repeated in %s", i, n, d.Name)
 		}
 		done[i] = true
+	}
+	if d.X.IsSparse() {
+		d.reorderSparse(order)
+		return nil
 	}
 	clear(done)
 	tmp := make([]float32, d.X.Cols)
@@ -86,20 +96,21 @@ func (d *Dataset) View(r0, r1 int) *Dataset {
 	return &Dataset{X: d.X.Slice(r0, r1, 0, d.X.Cols), Y: d.Y[r0:r1:r1], Name: d.Name}
 }
 
-// Bytes returns the memory the examples take: the float32 matrix and the
-// float64 labels.
-func (d *Dataset) Bytes() int64 { return int64(d.X.Rows)*int64(d.X.Cols)*4 + int64(len(d.Y))*8 }
+// Bytes returns the memory the examples take: the float32 matrix (dense or
+// sparse, pursuit.Matrix.Bytes) and the float64 labels.
+func (d *Dataset) Bytes() int64 { return d.X.Bytes() + int64(len(d.Y))*8 }
 
 // Classes returns the distinct labels in increasing order.
 func (d *Dataset) Classes() []float64 { return distinct(d.Y) }
 
-// Validate reports whether the Dataset is well formed: a valid matrix with
-// Stride == Cols, one label per row, and only finite labels and features.
+// Validate reports whether the Dataset is well formed: a valid matrix (dense
+// with Stride == Cols, or sparse rows with increasing columns), one label
+// per row, and only finite labels and features.
 func (d *Dataset) Validate() error {
 	if err := d.X.Validate(); err != nil {
 		return fmt.Errorf("%s: %w", d.Name, err)
 	}
-	if d.X.Rows > 0 && d.X.Stride != d.X.Cols {
+	if !d.X.IsSparse() && d.X.Rows > 0 && d.X.Stride != d.X.Cols {
 		return fmt.Errorf("%s: matrix stride %d differs from its %d columns", d.Name, d.X.Stride, d.X.Cols)
 	}
 	if len(d.Y) != d.X.Rows {
@@ -110,14 +121,86 @@ func (d *Dataset) Validate() error {
 			return fmt.Errorf("%s: example %d: label %v is not finite", d.Name, i+1, y)
 		}
 	}
-	for i := range d.X.Rows {
-		for j, v := range d.X.Row(i) {
+	if i, j, v, ok := firstNonFinite(d.X); ok {
+		return fmt.Errorf("%s: example %d: feature %d is %v, not finite", d.Name, i+1, j+1, v)
+	}
+	return nil
+}
+
+// firstNonFinite returns the first non-finite value of x (row, column), if
+// any, dense or sparse.
+func firstNonFinite(x pursuit.Matrix) (i, j int, v float32, ok bool) {
+	for i := range x.Rows {
+		if x.IsSparse() {
+			idx, val := x.SparseRow(i)
+			for k, v := range val {
+				if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+					return i, int(idx[k]), v, true
+				}
+			}
+			continue
+		}
+		for j, v := range x.Row(i) {
 			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
-				return fmt.Errorf("%s: example %d: feature %d is %v, not finite", d.Name, i+1, j+1, v)
+				return i, j, v, true
 			}
 		}
 	}
-	return nil
+	return 0, 0, 0, false
+}
+
+// subsetSparse is Subset for sparse rows: the copy holds the rows'
+// non-zeros only.
+func (d *Dataset) subsetSparse(idx []int) *Dataset {
+	var nnz int64
+	c := d.X.Sparse
+	for _, i := range idx {
+		if i < 0 || i >= d.X.Rows {
+			panic(fmt.Sprintf("data: Subset index %d out of range [0, %d) in %s", i, d.X.Rows, d.Name))
+		}
+		nnz += c.Offsets[i+1] - c.Offsets[i]
+	}
+	off := make([]int64, 1, len(idx)+1)
+	ind := make([]int32, 0, nnz)
+	val := make([]float32, 0, nnz)
+	y := make([]float64, len(idx))
+	for k, i := range idx {
+		ri, rv := d.X.SparseRow(i)
+		ind = append(ind, ri...)
+		val = append(val, rv...)
+		off = append(off, int64(len(ind)))
+		y[k] = d.Y[i]
+	}
+	x := pursuit.Matrix{Rows: len(idx), Cols: d.X.Cols, Sparse: &pursuit.CSR{Offsets: off, Indices: ind, Values: val}}
+	return &Dataset{X: x, Y: y, Name: d.Name}
+}
+
+// reorderSparse is Reorder for sparse rows (order checked): the rows'
+// non-zeros are copied out in the new order and back into the same span of
+// the arrays, so views of d's rows stay views of its storage.
+func (d *Dataset) reorderSparse(order []int) {
+	c := d.X.Sparse
+	base, end := c.Offsets[0], c.Offsets[d.X.Rows]
+	ind := make([]int32, 0, end-base)
+	val := make([]float32, 0, end-base)
+	lens := make([]int64, len(order))
+	y := make([]float64, len(order))
+	for k, i := range order {
+		ri, rv := d.X.SparseRow(i)
+		ind = append(ind, ri...)
+		val = append(val, rv...)
+		lens[k] = int64(len(ri))
+		y[k] = d.Y[i]
+	}
+	copy(c.Indices[base:end], ind)
+	copy(c.Values[base:end], val)
+	copy(d.Y, y)
+	p := base
+	for k, l := range lens {
+		c.Offsets[k] = p
+		p += l
+	}
+	c.Offsets[len(order)] = p
 }
 
 // distinct returns the distinct values of y in increasing order. NaN values

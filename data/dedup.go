@@ -22,26 +22,26 @@ func DuplicateRows(x pursuit.Matrix) []int {
 }
 
 // forEachRow calls f(i, first) for each row i of x in order, where first is
-// the index of the earliest row equal to row i (i itself if none).
+// the index of the earliest row equal to row i (i itself if none). Rows are
+// dense or sparse (a sparse row's stored zeros count as absent).
 func forEachRow(x pursuit.Matrix, f func(i, first int)) {
 	seed := maphash.MakeSeed()
 	seen := make(map[uint64][]int, x.Rows)
-	var buf [4]byte
+	var buf [8]byte
 	for i := range x.Rows {
-		row := x.Row(i)
 		var h maphash.Hash
 		h.SetSeed(seed)
-		for _, v := range row {
-			if v == 0 {
-				v = 0 // fold -0 into +0
-			}
-			binary.LittleEndian.PutUint32(buf[:], math.Float32bits(v))
+		// Hash the non-zeros as (column, value) pairs: the same for a
+		// row held dense or sparse.
+		visitNonZeros(x, i, func(j int, v float32) {
+			binary.LittleEndian.PutUint32(buf[:4], uint32(j))
+			binary.LittleEndian.PutUint32(buf[4:], math.Float32bits(v))
 			h.Write(buf[:])
-		}
+		})
 		key := h.Sum64()
 		first := i
 		for _, j := range seen[key] {
-			if equalRows(row, x.Row(j)) {
+			if equalRows(x, i, j) {
 				first = j
 				break
 			}
@@ -53,13 +53,56 @@ func forEachRow(x pursuit.Matrix, f func(i, first int)) {
 	}
 }
 
-func equalRows(a, b []float32) bool {
-	for k := range a {
-		if a[k] != b[k] {
-			return false
+// visitNonZeros calls f(j, v) for each non-zero v of row i of x in
+// increasing column j (-0 counts as zero).
+func visitNonZeros(x pursuit.Matrix, i int, f func(j int, v float32)) {
+	if x.IsSparse() {
+		idx, val := x.SparseRow(i)
+		for k, v := range val {
+			if v != 0 {
+				f(int(idx[k]), v)
+			}
+		}
+		return
+	}
+	for j, v := range x.Row(i) {
+		if v != 0 {
+			f(j, v)
 		}
 	}
-	return true
+}
+
+// equalRows reports whether rows a and b of x are equal element by element
+// (NaN equals nothing).
+func equalRows(x pursuit.Matrix, a, b int) bool {
+	if !x.IsSparse() {
+		ra, rb := x.Row(a), x.Row(b)
+		for k := range ra {
+			if ra[k] != rb[k] {
+				return false
+			}
+		}
+		return true
+	}
+	ia, va := x.SparseRow(a)
+	ib, vb := x.SparseRow(b)
+	p, q := 0, 0
+	for {
+		for p < len(va) && va[p] == 0 {
+			p++
+		}
+		for q < len(vb) && vb[q] == 0 {
+			q++
+		}
+		if p == len(va) || q == len(vb) {
+			return p == len(va) && q == len(vb)
+		}
+		if ia[p] != ib[q] || va[p] != vb[q] {
+			return false
+		}
+		p++
+		q++
+	}
 }
 
 // Dedup returns a copy of d without the rows whose features equal an earlier

@@ -1,8 +1,9 @@
 // Package data loads, checks and prepares the example sets that Pursuit's
 // learners train and predict on.
 //
-// It reads LIBSVM/svmlight files (sparse on disk, dense float32 in memory) and
-// CSV files with a label column, decompressing .gz and .bz2 transparently, and
+// It reads LIBSVM/svmlight files (sparse on disk; in memory dense float32, or
+// compressed sparse rows in O(non-zeros) memory, chosen by WithStorage, by
+// density with StorageAuto) and CSV files (always dense) with a label column, decompressing .gz and .bz2 transparently, and
 // writes LIBSVM files back. Every parse error is a *ParseError naming the
 // file, the line, the offending token and the reason; the parsers never panic
 // on bad input (they are fuzzed) and refuse to allocate a dense matrix larger

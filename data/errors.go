@@ -30,11 +30,18 @@ type LimitError struct {
 	What  string // e.g. "a dense 1000×750000 float32 matrix"
 	Need  int64  // bytes needed
 	Limit int64  // bytes allowed
+	// SparseNeed, when not 0, is what sparse storage of the same data
+	// would need (less than Need): the error then suggests it.
+	SparseNeed int64
 }
 
 // Error formats the error as "data too large: WHAT needs N, over the L
 // budget (raise it with WithMemoryLimit)".
 func (e *LimitError) Error() string {
+	if e.SparseNeed > 0 {
+		return fmt.Sprintf("%v: %s needs %s, over the %s budget (use sparse storage, WithStorage(StorageSparse), which needs %s, or raise the budget with WithMemoryLimit)",
+			ErrTooLarge, e.What, humanBytes(e.Need), humanBytes(e.Limit), humanBytes(e.SparseNeed))
+	}
 	return fmt.Sprintf("%v: %s needs %s, over the %s budget (raise it with WithMemoryLimit)",
 		ErrTooLarge, e.What, humanBytes(e.Need), humanBytes(e.Limit))
 }

@@ -68,11 +68,13 @@ func FuzzReadLibSVM(f *testing.F) {
 		"+1 qid:3 1:1 # c\n\n-1.5e0 4:0\r\n",
 		"1 0:1\n", "1 2:1 1:1\n", "nan 1:1\n", "1 1:inf\n", "", "# only\n",
 		"1 16777216:1\n", "3\n", "1 1:0x1p-3\n", "1 +2:1\n", "1 1:1e-50\n",
+		"1 2:1 2:1\n", "1 2147483647:1\n", "1 2147483648:1\n", "-1\n1 3:0 5:2\n",
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		d, err := ReadLibSVM(bytes.NewReader(in), "fuzz.svm", WithMemoryLimit(fuzzLimit))
+		checkSparseAgrees(t, in, d, err)
 		ry, rrows, rdim := refParseLibSVM(string(in))
 		if err != nil {
 			var pe *ParseError
@@ -195,4 +197,38 @@ func FuzzRoundTrip(f *testing.F) {
 		}
 		sameData(t, back, ds)
 	})
+}
+
+// checkSparseAgrees reads in with sparse storage and checks it against the
+// dense reading d (err its error): the same data where dense reads it, and
+// where sparse fails, dense failed too. Sparse takes what dense refuses only
+// for its size (wider indices, a smaller charge against the limit).
+func checkSparseAgrees(t *testing.T, in []byte, d *Dataset, err error) {
+	t.Helper()
+	s, serr := ReadLibSVM(bytes.NewReader(in), "fuzz.svm", WithMemoryLimit(fuzzLimit), WithStorage(StorageSparse))
+	switch {
+	case serr != nil:
+		var pe *ParseError
+		if !errors.As(serr, &pe) || !strings.HasPrefix(serr.Error(), "fuzz.svm") {
+			t.Fatalf("sparse: error %q (%T) does not name the file", serr, serr)
+		}
+		if err == nil {
+			t.Fatalf("sparse refused what dense reads: %v", serr)
+		}
+	case err != nil:
+		if !errors.Is(err, ErrTooLarge) {
+			t.Fatalf("sparse read what dense refuses for another reason than size: %v", err)
+		}
+		if err := s.Validate(); err != nil {
+			t.Fatal(err)
+		}
+	default:
+		if !s.X.IsSparse() {
+			t.Fatal("sparse storage gave dense rows")
+		}
+		if err := s.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		sameData(t, s, d)
+	}
 }

@@ -3,12 +3,14 @@ package data
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/pursuit-ml/pursuit"
 )
@@ -98,28 +100,35 @@ func nextToken(line []byte, pos *int) []byte {
 	return line[i:j]
 }
 
-// libsvmRows receives the parsed examples: in compressed sparse rows when
-// the shape is not known in advance (ReadLibSVM's single pass over a
-// stream), or straight into a dense matrix of the shape a first pass found
-// (Load on a file), so that the matrix is the only data-sized allocation.
+// libsvmRows receives the parsed examples: in compressed sparse rows (when
+// the storage is sparse, and in ReadLibSVM's single pass over a stream,
+// whose shape is not known in advance), or straight into a dense matrix of
+// the shape Load's first pass found, so that the matrix is the only
+// data-sized allocation.
 type libsvmRows struct {
 	y []float64
+	n int // examples parsed so far
 
-	// Sparse: rowEnd[i] is the end of row i in idx/val.
-	rowEnd []int
+	// Sparse: row i's non-zeros are idx/val[off[i]:off[i+1]], idx 0-based.
+	off    []int64
 	idx    []int32
 	val    []float32
-	maxIdx int // largest feature index seen (1-based)
+	maxIdx int   // largest feature index seen (1-based)
+	nnzCap int64 // Load: the first pass's count of non-zeros; more means the file changed (-1: no cap)
 
-	// Dense: rows are written into x; n of them so far.
+	// Dense: rows are written into x.
 	dense bool
 	x     pursuit.Matrix
-	n     int
 
-	// Shard (dense only): skip example lines before parsing, and stop once
-	// x is full instead of reading on to check that the file ends there.
+	// Load: the examples and features the first pass found (rows -1: a
+	// stream, not known).
+	rows, cols int
+
+	// Shard: skip example lines before parsing, and stop once rows are
+	// read instead of reading on to check that the file ends there.
 	skip         int
 	stopWhenFull bool
+	storage      Storage // the stream's storage asked for (its memory guard)
 }
 
 // errChanged reports a file whose second reading disagrees with its first.
@@ -137,8 +146,10 @@ var errChanged = errors.New("the file changed while it was being read (its two p
 //
 // A single pass over r cannot know the matrix's shape in advance, so the
 // examples are held as sparse rows (8 bytes per non-zero value) until the
-// end and then copied into the dense matrix; the memory limit counts both.
-// Load reads a file twice instead and allocates only the dense matrix.
+// end. In sparse storage (WithStorage) those rows are the result; in dense
+// storage they are then copied into the dense matrix, and the memory limit
+// counts both. Load reads a file twice instead and allocates only the
+// storage it returns.
 func ReadLibSVM(r io.Reader, name string, opts ...Option) (*Dataset, error) {
 	o := buildOptions(opts)
 	if o.badOption != nil {
@@ -147,29 +158,38 @@ func ReadLibSVM(r io.Reader, name string, opts ...Option) (*Dataset, error) {
 	if err := errShardStream(&o); err != nil {
 		return nil, &ParseError{File: name, Err: err}
 	}
-	var sp libsvmRows
+	sp := libsvmRows{rows: -1, nnzCap: -1, off: []int64{0}, storage: o.storage}
 	if err := sp.read(r, name, &o); err != nil {
 		return nil, err
 	}
-	if len(sp.y) == 0 {
+	if sp.n == 0 {
 		return nil, noExamples(name)
 	}
 	d := sp.maxIdx
 	if o.dim > 0 {
 		d = o.dim
 	}
-	n := len(sp.y)
-	if err := checkDense(n, d, o.memLimit); err != nil {
+	n := sp.n
+	nnz := int64(len(sp.idx))
+	if st, _ := ResolveStorage(o.storage, n, d, nnz); st == StorageSparse {
+		x := pursuit.Matrix{Rows: n, Cols: d, Sparse: &pursuit.CSR{Offsets: sp.off, Indices: sp.idx, Values: sp.val}}
+		return &Dataset{X: x, Y: sp.y, Name: name}, nil
+	}
+	if err := checkDenseHint(n, d, nnz, o.memLimit); err != nil {
 		return nil, &ParseError{File: name, Err: err}
 	}
+	if sparse, dense := SparseBytes(n, nnz), int64(n)*int64(d)*4; sparse+dense > o.memLimit {
+		return nil, &ParseError{File: name, Err: &LimitError{
+			What: fmt.Sprintf("reading in one pass: %d stored values (%s) and the dense %d×%d float32 matrix they become (%s)",
+				nnz, humanBytes(sparse), n, d, humanBytes(dense)),
+			Need: sparse + dense, Limit: o.memLimit, SparseNeed: sparse}}
+	}
 	x := pursuit.NewMatrix(n, d)
-	start := 0
-	for i, end := range sp.rowEnd {
+	for i := range n {
 		row := x.Row(i)
-		for k := start; k < end; k++ {
-			row[sp.idx[k]-1] = sp.val[k]
+		for k := sp.off[i]; k < sp.off[i+1]; k++ {
+			row[sp.idx[k]] = sp.val[k]
 		}
-		start = end
 	}
 	return &Dataset{X: x, Y: sp.y, Name: name}, nil
 }
@@ -178,9 +198,14 @@ func noExamples(name string) error {
 	return &ParseError{File: name, Err: fmt.Errorf("%w: the file holds no example lines", ErrNoExamples)}
 }
 
-// maxIndexFor is the largest feature index the options accept.
+// maxIndexFor is the largest feature index the options accept: MaxIndex
+// (or the forced feature count) for dense storage, MaxSparseIndex
+// otherwise.
 func maxIndexFor(o *options) int {
-	return max(MaxIndex, o.dim)
+	if o.storage == StorageDense {
+		return max(MaxIndex, o.dim)
+	}
+	return MaxSparseIndex
 }
 
 // read parses every line of r into sp.
@@ -204,7 +229,7 @@ func (sp *libsvmRows) read(r io.Reader, name string, o *options) error {
 		if err := sp.parseLine(line, name, lr.line, o, maxIndex); err != nil {
 			return err
 		}
-		if sp.stopWhenFull && sp.n == sp.x.Rows {
+		if sp.stopWhenFull && sp.n == sp.rows {
 			return nil
 		}
 	}
@@ -225,63 +250,100 @@ func exampleText(line []byte) []byte {
 }
 
 // loadLibSVM reads the LIBSVM file f in two passes: the first counts the
-// examples and finds the largest feature index (scanLibSVMShape), so the
-// memory limit is checked before anything data-sized is allocated; the
-// second parses the values straight into the dense matrix.
+// examples and their index:value pairs and finds the largest feature index
+// (scanLibSVMShape), so the storage is chosen and the memory limit checked
+// before anything data-sized is allocated; the second parses the values
+// straight into the dense matrix or the compressed sparse rows.
 func loadLibSVM(f *os.File, name string, o *options) (*Dataset, error) {
 	r, err := decompress(f, name)
 	if err != nil {
 		return nil, err
 	}
-	rows, maxIdx, line, err := scanLibSVMShape(r, o.memLimit, maxIndexFor(o))
+	// A shard's count of non-zeros (for sparse rows) needs each line's.
+	sh, line, err := scanLibSVMShape(r, o.memLimit, maxIndexFor(o), o.sharded() && o.storage != StorageDense)
 	if err != nil {
 		return nil, &ParseError{File: name, Line: line, Err: err}
 	}
-	if rows == 0 {
+	if sh.rows == 0 {
 		return nil, noExamples(name)
 	}
-	d := maxIdx
+	d := sh.maxIdx
 	if o.dim > 0 {
 		d = o.dim
 	}
-	lo, hi := o.keepRange(rows)
+	lo, hi := o.keepRange(sh.rows)
 	n := hi - lo
-	if err := checkDense(n, d, o.memLimit); err != nil {
-		return nil, &ParseError{File: name, Err: err}
+	nnz := sh.nnz
+	switch {
+	case o.sharded() && sh.rowNNZ == nil: // dense: the share, for the error's hint only
+		nnz = sh.nnz * int64(n) / int64(sh.rows)
+	case o.sharded():
+		nnz = 0
+		for _, c := range sh.rowNNZ[lo:hi] {
+			nnz += int64(c)
+		}
 	}
-	dn := libsvmRows{dense: true, x: pursuit.NewMatrix(n, d), y: make([]float64, n), skip: lo, stopWhenFull: o.sharded()}
-	if n == 0 {
-		return &Dataset{X: dn.x, Y: dn.y, Name: name}, nil
+	// Every rank resolves the storage from the whole file, so they agree.
+	st, _ := ResolveStorage(o.storage, sh.rows, d, sh.nnz)
+	dn := libsvmRows{y: make([]float64, 0, n), rows: n, cols: d, skip: lo, stopWhenFull: o.sharded(), nnzCap: -1}
+	if st == StorageSparse {
+		if err := checkSparse(n, nnz, o.memLimit); err != nil {
+			return nil, &ParseError{File: name, Err: err}
+		}
+		dn.off = make([]int64, 1, n+1)
+		dn.idx = make([]int32, 0, nnz)
+		dn.val = make([]float32, 0, nnz)
+		dn.nnzCap = nnz
+	} else {
+		if err := checkDenseHint(n, d, nnz, o.memLimit); err != nil {
+			return nil, &ParseError{File: name, Err: err}
+		}
+		dn.dense, dn.x = true, pursuit.NewMatrix(n, d)
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, fmt.Errorf("load %s: %w", name, err)
+	if n > 0 {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, fmt.Errorf("load %s: %w", name, err)
+		}
+		if r, err = decompress(f, name); err != nil {
+			return nil, err
+		}
+		if err := dn.read(r, name, o); err != nil {
+			return nil, err
+		}
+		if dn.n != n {
+			return nil, &ParseError{File: name, Err: fmt.Errorf("%w: %d examples, then %d", errChanged, sh.rows, lo+dn.n)}
+		}
 	}
-	if r, err = decompress(f, name); err != nil {
-		return nil, err
+	x := dn.x
+	if !dn.dense {
+		x = pursuit.Matrix{Rows: n, Cols: d, Sparse: &pursuit.CSR{Offsets: dn.off, Indices: dn.idx, Values: dn.val}}
 	}
-	if err := dn.read(r, name, o); err != nil {
-		return nil, err
-	}
-	if dn.n != n {
-		return nil, &ParseError{File: name, Err: fmt.Errorf("%w: %d examples, then %d", errChanged, rows, lo+dn.n)}
-	}
-	return &Dataset{X: dn.x, Y: dn.y, Name: name}, nil
+	return &Dataset{X: x, Y: dn.y, Name: name}, nil
+}
+
+// libsvmShape is what Load's first pass finds.
+type libsvmShape struct {
+	rows   int     // example lines
+	maxIdx int     // largest feature index (1-based)
+	nnz    int64   // index:value pairs (qid not counted): at least the non-zeros
+	rowNNZ []int32 // the pairs of each example line (only when asked for)
 }
 
 // scanLibSVMShape is Load's first pass over LIBSVM text: it counts the
-// example lines and finds the largest feature index (each line's last, as
-// indices increase) without parsing values. A line it cannot make sense of
-// counts as an example and adds no index: the second pass reports what is
-// wrong with it. line is the line of a read error.
-func scanLibSVMShape(r io.Reader, maxLine int64, maxIndex int) (rows, maxIdx, line int, err error) {
+// example lines and their index:value pairs and finds the largest feature
+// index (each line's last, as indices increase) without parsing values. A
+// line it cannot make sense of counts as an example and adds no index: the
+// second pass reports what is wrong with it. perRow keeps each line's count
+// of pairs (for a shard's share). line is the line of a read error.
+func scanLibSVMShape(r io.Reader, maxLine int64, maxIndex int, perRow bool) (sh libsvmShape, line int, err error) {
 	lr := newLineReader(r, maxLine)
 	for {
 		b, err := lr.next()
 		if err == io.EOF {
-			return rows, maxIdx, 0, nil
+			return sh, 0, nil
 		}
 		if err != nil {
-			return 0, 0, lr.line, err
+			return libsvmShape{}, lr.line, err
 		}
 		b = exampleText(b)
 		end := len(b)
@@ -292,7 +354,20 @@ func scanLibSVMShape(r io.Reader, maxLine int64, maxIndex int) (rows, maxIdx, li
 		if begin == end {
 			continue // blank or comment-only
 		}
-		rows++
+		sh.rows++
+		pairs := bytes.Count(b, colon)
+		if pairs > 0 {
+			// A qid right after the label is not a feature.
+			pos := 0
+			nextToken(b, &pos)
+			if bytes.HasPrefix(nextToken(b, &pos), qidPrefix) {
+				pairs--
+			}
+		}
+		sh.nnz += int64(pairs)
+		if perRow {
+			sh.rowNNZ = append(sh.rowNNZ, int32(min(pairs, math.MaxInt32)))
+		}
 		first := true
 		for _, c := range b[:begin] {
 			if !isSpace(c) {
@@ -304,15 +379,20 @@ func scanLibSVMShape(r io.Reader, maxLine int64, maxIndex int) (rows, maxIdx, li
 			continue // the label alone
 		}
 		tok := b[begin:end]
-		colon := bytes.IndexByte(tok, ':')
-		if colon < 0 {
+		c := bytes.IndexByte(tok, ':')
+		if c < 0 {
 			continue
 		}
-		if idx, err := parseIndex(tok[:colon], maxIndex); err == nil {
-			maxIdx = max(maxIdx, idx)
+		if idx, err := parseIndex(tok[:c], maxIndex); err == nil {
+			sh.maxIdx = max(sh.maxIdx, idx)
 		}
 	}
 }
+
+var (
+	colon     = []byte{':'}
+	qidPrefix = []byte("qid:")
+)
 
 // checkDense returns a *LimitError when an n×d float32 matrix exceeds limit
 // bytes.
@@ -321,6 +401,18 @@ func checkDense(n, d int, limit int64) error {
 		return &LimitError{What: fmt.Sprintf("a dense %d×%d float32 matrix", n, d), Need: need, Limit: limit}
 	}
 	return nil
+}
+
+// checkDenseHint is checkDense for data with nnz non-zeros: the error
+// says what sparse storage would need when that is less.
+func checkDenseHint(n, d int, nnz, limit int64) error {
+	err := checkDense(n, d, limit)
+	if le, ok := err.(*LimitError); ok {
+		if sp := SparseBytes(n, nnz); sp < le.Need {
+			le.SparseNeed = sp
+		}
+	}
+	return err
 }
 
 func humanBytes(b int64) string {
@@ -349,11 +441,11 @@ func (sp *libsvmRows) parseLine(line []byte, name string, lineNo int, o *options
 	if err != nil {
 		return &ParseError{File: name, Line: lineNo, Token: shortToken(tok), Err: err}
 	}
+	if sp.rows >= 0 && sp.n == sp.rows {
+		return &ParseError{File: name, Line: lineNo, Err: fmt.Errorf("%w: more than %d examples", errChanged, sp.rows)}
+	}
 	var row []float32
 	if sp.dense {
-		if sp.n == sp.x.Rows {
-			return &ParseError{File: name, Line: lineNo, Err: fmt.Errorf("%w: more than %d examples", errChanged, sp.x.Rows)}
-		}
 		row = sp.x.Row(sp.n)
 	}
 	prev := 0
@@ -380,7 +472,10 @@ func (sp *libsvmRows) parseLine(line []byte, name string, lineNo int, o *options
 		if err != nil {
 			return &ParseError{File: name, Line: lineNo, Token: shortToken(tok), Err: err}
 		}
-		if idx <= prev {
+		switch {
+		case idx == prev:
+			return parseErr(name, lineNo, tok, "%w: feature index %d repeated (indices must be strictly increasing)", ErrSyntax, idx)
+		case idx < prev:
 			return parseErr(name, lineNo, tok, "%w: feature index %d after %d (indices must be strictly increasing)", ErrSyntax, idx, prev)
 		}
 		if o.dim > 0 && idx > o.dim {
@@ -394,38 +489,50 @@ func (sp *libsvmRows) parseLine(line []byte, name string, lineNo int, o *options
 		switch {
 		case v == 0:
 		case !sp.dense:
-			sp.idx = append(sp.idx, int32(idx))
+			if sp.nnzCap >= 0 && int64(len(sp.idx)) == sp.nnzCap {
+				return &ParseError{File: name, Line: lineNo, Err: fmt.Errorf("%w: more than %d feature values", errChanged, sp.nnzCap)}
+			}
+			sp.idx = append(sp.idx, int32(idx-1))
 			sp.val = append(sp.val, v)
 		case idx <= len(row):
 			row[idx-1] = v
 		}
 	}
-	if sp.dense {
-		if prev > sp.x.Cols {
-			return &ParseError{File: name, Line: lineNo, Err: fmt.Errorf("%w: feature index %d, then %d features", errChanged, prev, sp.x.Cols)}
+	if sp.rows >= 0 {
+		// Load: the shape is known.
+		if prev > sp.cols {
+			return &ParseError{File: name, Line: lineNo, Err: fmt.Errorf("%w: feature index %d, then %d features", errChanged, prev, sp.cols)}
 		}
-		sp.y[sp.n] = label
+		sp.y = append(sp.y, label)
+		if !sp.dense {
+			sp.off = append(sp.off, int64(len(sp.idx)))
+		}
 		sp.n++
 		return nil
 	}
-	if prev > sp.maxIdx {
-		sp.maxIdx = prev
-	}
+	sp.maxIdx = max(sp.maxIdx, prev)
 	// Guard memory as we go, so a huge file fails at the line that breaks the
-	// budget rather than after reading it all: the dense matrix, and the
-	// sparse rows it is built from beside it.
-	d := max(sp.maxIdx, o.dim)
-	if err := checkDense(len(sp.y)+1, d, o.memLimit); err != nil {
+	// budget rather than after reading it all: the sparse rows, and for dense
+	// storage the dense matrix they become beside them.
+	n := sp.n + 1
+	nnz := int64(len(sp.idx))
+	if sp.storage == StorageDense {
+		d := max(sp.maxIdx, o.dim)
+		if err := checkDenseHint(n, d, nnz, o.memLimit); err != nil {
+			return &ParseError{File: name, Line: lineNo, Err: err}
+		}
+		if sparse, dense := SparseBytes(n, nnz), int64(n)*int64(d)*4; sparse+dense > o.memLimit {
+			return &ParseError{File: name, Line: lineNo, Err: &LimitError{
+				What: fmt.Sprintf("reading in one pass: %d stored values (%s) and the dense %d×%d float32 matrix they become (%s)",
+					nnz, humanBytes(sparse), n, d, humanBytes(dense)),
+				Need: sparse + dense, Limit: o.memLimit, SparseNeed: sparse}}
+		}
+	} else if err := checkSparse(n, nnz, o.memLimit); err != nil {
 		return &ParseError{File: name, Line: lineNo, Err: err}
 	}
-	if sparse, dense := int64(len(sp.idx))*8, int64(len(sp.y)+1)*int64(d)*4; sparse+dense > o.memLimit {
-		return &ParseError{File: name, Line: lineNo, Err: &LimitError{
-			What: fmt.Sprintf("reading in one pass: %d stored values (%s) and the dense %d×%d float32 matrix they become (%s)",
-				len(sp.idx), humanBytes(sparse), len(sp.y)+1, d, humanBytes(dense)),
-			Need: sparse + dense, Limit: o.memLimit}}
-	}
 	sp.y = append(sp.y, label)
-	sp.rowEnd = append(sp.rowEnd, len(sp.idx))
+	sp.off = append(sp.off, nnz)
+	sp.n++
 	return nil
 }
 
@@ -550,8 +657,10 @@ func parseIndex(b []byte, maxIndex int) (int, error) {
 		return 0, fmt.Errorf("%w: feature index is negative (indices are 1-based)", ErrSyntax)
 	case n == 0:
 		return 0, fmt.Errorf("%w: feature index 0 (indices are 1-based)", ErrSyntax)
+	case big && maxIndex >= MaxSparseIndex:
+		return 0, fmt.Errorf("%w: feature index above the limit of %d (2³¹−1, the largest 32-bit column index)", ErrTooLarge, maxIndex)
 	case big:
-		return 0, fmt.Errorf("%w: feature index above the limit of %d (corrupt file? a dense matrix that wide would not fit in memory)", ErrTooLarge, maxIndex)
+		return 0, fmt.Errorf("%w: feature index above the limit of %d (corrupt file? a dense matrix that wide would not fit in memory; sparse storage takes indices up to %d)", ErrTooLarge, maxIndex, MaxSparseIndex)
 	}
 	return n, nil
 }
@@ -575,17 +684,20 @@ func WriteLibSVM(w io.Writer, d *Dataset) error {
 			return fmt.Errorf("write %s: example %d: label %v is not finite", d.Name, i+1, y)
 		}
 		buf = strconv.AppendFloat(buf[:0], y, 'g', -1, 64)
-		for j, v := range d.X.Row(i) {
-			if v == 0 {
-				continue
+		var err error
+		if d.X.IsSparse() {
+			idx, val := d.X.SparseRow(i)
+			for k, j := range idx {
+				if buf, err = appendFeature(buf, int(j), val[k]); err != nil {
+					return fmt.Errorf("write %s: example %d: %w", d.Name, i+1, err)
+				}
 			}
-			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
-				return fmt.Errorf("write %s: example %d: feature %d is %v, not finite", d.Name, i+1, j+1, v)
+		} else {
+			for j, v := range d.X.Row(i) {
+				if buf, err = appendFeature(buf, j, v); err != nil {
+					return fmt.Errorf("write %s: example %d: %w", d.Name, i+1, err)
+				}
 			}
-			buf = append(buf, ' ')
-			buf = strconv.AppendInt(buf, int64(j+1), 10)
-			buf = append(buf, ':')
-			buf = strconv.AppendFloat(buf, float64(v), 'g', -1, 32)
 		}
 		buf = append(buf, '\n')
 		if _, err := bw.Write(buf); err != nil {
@@ -594,6 +706,51 @@ func WriteLibSVM(w io.Writer, d *Dataset) error {
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("write %s: %w", d.Name, err)
+	}
+	return nil
+}
+
+// appendFeature appends " j+1:v" to buf for a non-zero v (nothing for 0);
+// a non-finite v is an error.
+func appendFeature(buf []byte, j int, v float32) ([]byte, error) {
+	if v == 0 {
+		return buf, nil
+	}
+	if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+		return buf, fmt.Errorf("feature %d is %v, not finite", j+1, v)
+	}
+	buf = append(buf, ' ')
+	buf = strconv.AppendInt(buf, int64(j+1), 10)
+	buf = append(buf, ':')
+	return strconv.AppendFloat(buf, float64(v), 'g', -1, 32), nil
+}
+
+// WriteFile writes d to path in LIBSVM format (WriteLibSVM), gzip-compressed
+// when the name ends in ".gz", creating or truncating the file. Errors name
+// path.
+func WriteFile(path string, d *Dataset) (err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("write data: %w", err)
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("write %s: %w", path, cerr)
+		}
+	}()
+	var w io.Writer = f
+	var zw *gzip.Writer
+	if strings.HasSuffix(strings.ToLower(path), ".gz") {
+		zw = gzip.NewWriter(f)
+		w = zw
+	}
+	if err := WriteLibSVM(w, d); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if zw != nil {
+		if err := zw.Close(); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
 	}
 	return nil
 }

@@ -21,9 +21,11 @@ import (
 // with the gzip or bzip2 magic bytes whatever the name. Errors name path.
 //
 // A LIBSVM file (a regular file, not a pipe) is read twice: first to count
-// its examples and features, so that the memory limit is checked before
-// anything data-sized is allocated, then into the dense matrix, which is
-// the only data-sized allocation.
+// its examples, features and non-zeros, so that the storage is chosen
+// (WithStorage) and the memory limit checked before anything data-sized is
+// allocated, then into the dense matrix or the compressed sparse rows, which
+// are the only data-sized allocation (sparse: O(non-zeros), nothing as long
+// as the feature count).
 func Load(path string, opts ...Option) (*Dataset, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -6,9 +6,11 @@ import "fmt"
 // readers allocate unless WithMemoryLimit says otherwise (8 GiB).
 const DefaultMemoryLimit int64 = 8 << 30
 
-// MaxIndex is the largest feature index a LIBSVM file may use (1<<24) unless
-// WithDim asks for more features. Larger indices are almost always a corrupt
-// file, and a dense matrix that wide would not fit in memory anyway.
+// MaxIndex is the largest feature index a LIBSVM file read into dense
+// storage may use (1<<24) unless WithDim asks for more features. Larger
+// indices are almost always a corrupt file, and a dense matrix that wide
+// would not fit in memory anyway. Sparse storage (and StorageAuto) takes
+// indices up to MaxSparseIndex.
 const MaxIndex = 1 << 24
 
 // Format names an on-disk file format.
@@ -30,6 +32,7 @@ type options struct {
 	header    bool  // CSV: first record is a header
 	memLimit  int64 // dense matrix budget in bytes
 	format    Format
+	storage   Storage // LIBSVM: how the features are held (WithStorage)
 	badOption error
 	linesHint int // CSV: Load's count of the file's lines, an upper bound on its records
 	// WithShard: this rank's share of the rows (shardSize 0: all of them).
@@ -42,7 +45,7 @@ type options struct {
 }
 
 func buildOptions(opts []Option) options {
-	o := options{rowHi: -1, memLimit: DefaultMemoryLimit, headerName: "WithHeader(true)", libsvmName: "WithFormat(FormatLibSVM)"}
+	o := options{rowHi: -1, memLimit: DefaultMemoryLimit, storage: DefaultStorage, headerName: "WithHeader(true)", libsvmName: "WithFormat(FormatLibSVM)"}
 	for _, f := range opts {
 		if f != nil {
 			f(&o)

@@ -15,21 +15,47 @@ type ScaleMode string
 const (
 	ScaleMinMax   ScaleMode = "minmax"   // each feature mapped linearly onto [-1, 1] over the training data
 	ScaleStandard ScaleMode = "standard" // each feature to mean 0, standard deviation 1 (population σ)
+	ScaleMaxAbs   ScaleMode = "maxabs"   // each feature divided by its largest |value| over the training data, onto [-1, 1]: zeros stay zero
 	ScaleNone     ScaleMode = "none"     // identity, still checks the feature count
 )
 
-// ParseScaleMode parses a scaling name: "minmax" (or "min-max"), "standard"
-// (or "std", "zscore"), "none"; case does not matter.
+// DefaultScaleMode returns the scaling to use on x when none is asked for:
+// ScaleMaxAbs for sparse x, as it keeps the zeros (min-max scaling maps a
+// zero to −1 unless the feature's range is symmetric, and standard scaling
+// subtracts the mean: both fill in the zeros of sparse data), ScaleMinMax
+// for dense x.
+func DefaultScaleMode(x pursuit.Matrix) ScaleMode {
+	if x.IsSparse() {
+		return ScaleMaxAbs
+	}
+	return ScaleMinMax
+}
+
+// KeepsZeros reports whether the scaling maps 0 to 0 on every feature, so
+// that it applies to sparse rows without filling them in.
+func (m ScaleMode) KeepsZeros() bool { return m == ScaleMaxAbs || m == ScaleNone }
+
+// errFillsZeros is the error of a scaling that would fill in sparse rows.
+func errFillsZeros(verb string, m ScaleMode) error {
+	return fmt.Errorf("%s %s scaler: the data are sparse and %s scaling would fill in their zeros (every zero becomes non-zero): use %s or %s scaling, which keep them, or dense storage",
+		verb, m, m, ScaleMaxAbs, ScaleNone)
+}
+
+// ParseScaleMode parses a scaling name: "minmax" (or "min-max"), "maxabs"
+// (or "max-abs"), "standard" (or "std", "zscore"), "none"; case does not
+// matter.
 func ParseScaleMode(s string) (ScaleMode, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "minmax", "min-max":
 		return ScaleMinMax, nil
 	case "standard", "std", "zscore", "z-score":
 		return ScaleStandard, nil
+	case "maxabs", "max-abs":
+		return ScaleMaxAbs, nil
 	case "none":
 		return ScaleNone, nil
 	}
-	return "", fmt.Errorf("unknown feature scaling %q (want minmax, standard or none)", s)
+	return "", fmt.Errorf("unknown feature scaling %q (want minmax, maxabs, standard or none)", s)
 }
 
 // Scaler is a fitted per-feature affine map x'_j = (x_j − Offset[j])·Scale[j].
@@ -46,7 +72,9 @@ type Scaler struct {
 }
 
 // FitScaler computes the scaling of mode over the rows of x (the training
-// data). It fails on an unknown mode, an empty x or non-finite values.
+// data). It fails on an unknown mode, an empty x or non-finite values, and
+// on sparse x for a scaling that would fill in its zeros (minmax,
+// standard: see KeepsZeros).
 func FitScaler(mode ScaleMode, x pursuit.Matrix) (*Scaler, error) {
 	if err := checkFit(mode, x); err != nil {
 		return nil, err
@@ -64,6 +92,8 @@ func FitScaler(mode ScaleMode, x pursuit.Matrix) (*Scaler, error) {
 	case ScaleMinMax:
 		lo, hi := columnRange(x)
 		s.setMinMax(lo, hi)
+	case ScaleMaxAbs:
+		s.setMaxAbs(columnMaxAbs(x))
 	case ScaleStandard:
 		// Two passes (mean, then squared deviations): exact enough in float64
 		// and free of the cancellation of the one-pass formula.
@@ -135,6 +165,18 @@ func FitScalerComm(mode ScaleMode, x pursuit.Matrix, c Ranks) (*Scaler, error) {
 			}
 		}
 		s.setMinMax(lo, hi)
+	case ScaleMaxAbs:
+		m := columnMaxAbs(x)
+		all, err := c.Allgather(m)
+		if err != nil {
+			return nil, fmt.Errorf("fit %s scaler: %w", mode, err)
+		}
+		for r := range c.Size() {
+			for j, v := range all[d*r : d*(r+1)] {
+				m[j] = math.Max(m[j], v)
+			}
+		}
+		s.setMaxAbs(m)
 	case ScaleStandard:
 		mean := columnSums(x)
 		if err := c.AllreduceSum(mean); err != nil {
@@ -158,16 +200,15 @@ func checkFit(mode ScaleMode, x pursuit.Matrix) error {
 		return fmt.Errorf("fit %s scaler: %w", mode, err)
 	}
 	switch mode {
-	case ScaleMinMax, ScaleStandard, ScaleNone:
+	case ScaleMinMax, ScaleStandard, ScaleMaxAbs, ScaleNone:
 	default:
-		return fmt.Errorf("fit scaler: unknown scaling %q (want minmax, standard or none)", string(mode))
+		return fmt.Errorf("fit scaler: unknown scaling %q (want minmax, maxabs, standard or none)", string(mode))
 	}
-	for i := range x.Rows {
-		for j, v := range x.Row(i) {
-			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
-				return fmt.Errorf("fit %s scaler: row %d feature %d is %v, not finite", mode, i+1, j+1, v)
-			}
-		}
+	if x.IsSparse() && !mode.KeepsZeros() {
+		return errFillsZeros("fit", mode)
+	}
+	if i, j, v, ok := firstNonFinite(x); ok {
+		return fmt.Errorf("fit %s scaler: row %d feature %d is %v, not finite", mode, i+1, j+1, v)
 	}
 	return nil
 }
@@ -187,6 +228,28 @@ func columnRange(x pursuit.Matrix) (lo, hi []float64) {
 		}
 	}
 	return lo, hi
+}
+
+// columnMaxAbs returns each feature's largest |value| over the rows of x,
+// dense or sparse (0 without rows).
+func columnMaxAbs(x pursuit.Matrix) []float64 {
+	m := make([]float64, x.Cols)
+	for i := range x.Rows {
+		visitNonZeros(x, i, func(j int, v float32) {
+			m[j] = math.Max(m[j], math.Abs(float64(v)))
+		})
+	}
+	return m
+}
+
+// setMaxAbs divides each feature by its largest |value| (a feature that is
+// 0 throughout gets Scale 0).
+func (s *Scaler) setMaxAbs(m []float64) {
+	for j, v := range m {
+		if v > 0 {
+			s.Scale[j] = 1 / v
+		}
+	}
 }
 
 // columnSums returns each feature's sum over the rows of x.
@@ -244,9 +307,16 @@ func (s *Scaler) setStandard(mean, ss []float64, n float64) {
 // Scaler to report a corrupt model early.
 func (s *Scaler) Check() error {
 	switch s.Mode {
-	case ScaleMinMax, ScaleStandard, ScaleNone:
+	case ScaleMinMax, ScaleStandard, ScaleMaxAbs, ScaleNone:
 	default:
-		return fmt.Errorf("scaler: unknown scaling %q (want minmax, standard or none)", string(s.Mode))
+		return fmt.Errorf("scaler: unknown scaling %q (want minmax, maxabs, standard or none)", string(s.Mode))
+	}
+	if s.Mode == ScaleMaxAbs {
+		for j, o := range s.Offset {
+			if o != 0 {
+				return fmt.Errorf("scaler: maxabs scaling with offset %v on feature %d (want 0)", o, j+1)
+			}
+		}
 	}
 	if len(s.Offset) != len(s.Scale) {
 		return fmt.Errorf("scaler: %d offsets but %d scales", len(s.Offset), len(s.Scale))
@@ -264,7 +334,9 @@ func (s *Scaler) Dim() int { return len(s.Scale) }
 
 // Apply scales the rows of x in place. x must have exactly the features s was
 // fitted on; otherwise it returns an error wrapping ErrFeatureMismatch and
-// leaves x unchanged. Results are computed in float64 and rounded to float32;
+// leaves x unchanged. Sparse x takes only the scalings that keep zeros
+// (maxabs, none), which scale its stored values; the others are refused
+// before anything changes. Results are computed in float64 and rounded to float32;
 // a non-finite input or result (a value beyond float32's range after scaling)
 // is an error, reported when reached.
 func (s *Scaler) Apply(x pursuit.Matrix) error {
@@ -279,6 +351,24 @@ func (s *Scaler) Apply(x pursuit.Matrix) error {
 			s.Mode, ErrFeatureMismatch, x.Cols, len(s.Scale))
 	}
 	if s.Mode == ScaleNone {
+		return nil
+	}
+	if x.IsSparse() {
+		if !s.Mode.KeepsZeros() {
+			return errFillsZeros("apply", s.Mode)
+		}
+		for i := range x.Rows {
+			idx, val := x.SparseRow(i)
+			for k, j := range idx {
+				v := val[k]
+				f := float32(float64(v) * s.Scale[j])
+				if g := float64(f); math.IsNaN(g) || math.IsInf(g, 0) {
+					return fmt.Errorf("apply %s scaler: row %d feature %d: %v scales to %v (rows before it are already scaled)",
+						s.Mode, i+1, j+1, v, f)
+				}
+				val[k] = f
+			}
+		}
 		return nil
 	}
 	for i := range x.Rows {

@@ -24,13 +24,13 @@ func matrix(t *testing.T, rows [][]float32) pursuit.Matrix {
 
 func TestParseScaleMode(t *testing.T) {
 	for in, want := range map[string]ScaleMode{"minmax": ScaleMinMax, "Min-Max": ScaleMinMax, "standard": ScaleStandard,
-		"zscore": ScaleStandard, " none ": ScaleNone} {
+		"zscore": ScaleStandard, " none ": ScaleNone, "maxabs": ScaleMaxAbs, "Max-Abs": ScaleMaxAbs} {
 		if got, err := ParseScaleMode(in); err != nil || got != want {
 			t.Errorf("ParseScaleMode(%q) = %q, %v", in, got, err)
 		}
 	}
 	for _, in := range []string{"", "max", "l2"} {
-		if _, err := ParseScaleMode(in); err == nil || !strings.Contains(err.Error(), "want minmax, standard or none") {
+		if _, err := ParseScaleMode(in); err == nil || !strings.Contains(err.Error(), "want minmax, maxabs, standard or none") {
 			t.Errorf("ParseScaleMode(%q): %v", in, err)
 		}
 	}

@@ -21,7 +21,7 @@ import (
 // algorithm. A new flag goes either here or into algoFlags' table, and
 // TestFlagTable fails until it does.
 var algoIndependentFlags = []string{
-	"data", "test", "format", "label-column", "header", "positive", "one-vs-rest", "regression", "scale", "val-frac",
+	"data", "test", "format", "label-column", "header", "positive", "one-vs-rest", "regression", "scale", "storage", "val-frac",
 	"algo", "kernel", "gamma", "sigma", "degree", "coef0", "seed", "backend", "threads", "mem-budget", "quiet", "progress", "json",
 	"model", "plot", "export-libsvm", "export-onnx", // train
 	"folds", "grid-gamma", "grid", // cv (--grid NAME=...: each NAME checked against the table)

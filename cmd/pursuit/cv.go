@@ -185,7 +185,15 @@ func runCV(ev *env, args []string) error {
 		return err
 	}
 	defer e.Close()
+	o.dataFlags.sparseOK, o.dataFlags.storageAlgo = sparseAlgos[algo.name], algo.name
+	if note := o.dataFlags.storageNote(); note != "" && ev.world().Rank() == 0 {
+		fmt.Fprintf(ev.stderr, "pursuit cv: %s\n", note)
+	}
 	all, test, plan, err := o.loadTrainTest(e)
+	var stor *storageJSON
+	if err == nil {
+		stor = o.describeStorage(all) // before scaling fills in any zeros
+	}
 	if err == nil && all.Len() < 2*o.folds {
 		err = fmt.Errorf("%s: %d examples are too few for %d folds", o.data, all.Len(), o.folds)
 	}
@@ -368,6 +376,10 @@ func runCV(ev *env, args []string) error {
 		Algorithm: algo.name, Backend: e.BackendName(), Task: plan.Task,
 		NTrain: all.Len(), NBasis: int(math.Round(grid[best].pt.NBasis)),
 		TrainError: num(grid[best].pt.TrainError), TestError: nil, TrainSeconds: time.Since(start).Seconds(),
+		Storage: stor,
+	}
+	if m, err := scaleMode(o.scale, all); err == nil {
+		out.Scale = string(m)
 	}
 	// Retrain on all the data with the best setting when a test set or a
 	// model file is asked for (rank 0 alone, across ranks).

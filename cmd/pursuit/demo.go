@@ -15,6 +15,7 @@ import (
 )
 
 type demoOptions struct {
+	sparse     string
 	out        string
 	algos      string
 	backend    string
@@ -34,6 +35,7 @@ func newDemoFlags() (*flag.FlagSet, *demoOptions) {
 	fs.BoolVar(&o.small, "small", false, "smaller problems, for a quick check (a few seconds)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
 	fs.BoolVar(&o.jsonOutput, "json", false, "print one JSON object with every result instead of the table")
+	fs.StringVar(&o.sparse, "sparse", "", "only write a generated text-like sparse data set of `SHAPE` rcv1 (20,242 × 47,236, 76 non-zeros a row) or news20 (19,996 × 1,355,191, 455 a row) into --out as SHAPE-like.train.svm and, a quarter of its size, SHAPE-like.test.svm (LIBSVM format; Zipf vocabulary, topic mixtures, unit-norm tf-idf rows, labels by topic), and stop")
 	return fs, o
 }
 
@@ -44,7 +46,8 @@ func demoCommand() *command {
 		usage:   "pursuit demo [--out DIR] [--algo A,B,...] [--backend B] [--seed S] [--small] [--json]",
 		examples: `pursuit demo                      # two moons (2-D) and ringnorm (20-D); plots in ./pursuit-demo
 pursuit demo --out /tmp/demo --algo kmp,svm
-pursuit demo --small --json`,
+pursuit demo --small --json
+pursuit demo --sparse rcv1 --out /tmp/text   # writes rcv1-like.train.svm and rcv1-like.test.svm`,
 		run: runDemo,
 	}
 }
@@ -91,6 +94,9 @@ func runDemo(ev *env, args []string) error {
 	fs, o := newDemoFlags()
 	if err := parseFlags(ev, c, fs, args); err != nil {
 		return err
+	}
+	if o.sparse != "" {
+		return writeSparseDemo(ev, o)
 	}
 	var algos []*algorithm
 	if o.algos == "" {
@@ -274,4 +280,35 @@ func listAnd(names []string) string {
 		return strings.Join(names, "")
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// writeSparseDemo writes the text-like set of --sparse's shape (and a test
+// set a quarter its size, from the same topics and vocabulary) into --out.
+func writeSparseDemo(ev *env, o *demoOptions) error {
+	shape, err := data.TextLikeShape(o.sparse)
+	if err != nil {
+		return fmt.Errorf("--sparse: %w", err)
+	}
+	nTrain := shape.Rows
+	shape.Rows += nTrain / 4
+	shape.Seed = uint64(o.seed)
+	ds, err := data.TextLike(shape)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(o.out, 0o777); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	tr, te := head(ds, nTrain)
+	for _, f := range []struct {
+		ds   *data.Dataset
+		name string
+	}{{tr, "train"}, {te, "test"}} {
+		path := filepath.Join(o.out, o.sparse+"-like."+f.name+".svm")
+		if err := writeDataset(path, f.ds); err != nil {
+			return err
+		}
+		fmt.Fprintf(ev.stdout, "wrote %s: %d examples, %d features, %d non-zeros\n", path, f.ds.Len(), f.ds.Dim(), f.ds.X.NNZ())
+	}
+	return nil
 }

@@ -25,6 +25,12 @@ type dataFlags struct {
 	valFrac     float64
 	labelColumn int
 	header      bool
+	// storage is --storage (auto, dense or sparse; "" for the commands
+	// without the flag: dense). sparseOK says the command's algorithm takes
+	// sparse rows (sparseAlgos); without it the data are held dense.
+	storage     string
+	sparseOK    bool
+	storageAlgo string // the algorithm, for the messages about storage
 }
 
 // modelFlags are the algorithm and kernel settings shared by train, cv and
@@ -67,12 +73,15 @@ func addDataFlags(fs *flag.FlagSet, d *dataFlags, withTest bool) {
 	fs.StringVar(&d.positive, "positive", "", "train `LABEL` vs the rest: examples labelled LABEL become +1, all others −1")
 	fs.BoolVar(&d.oneVsRest, "one-vs-rest", false, "multi-class data: train one classifier per class, predict the largest output")
 	fs.BoolVar(&d.regression, "regression", false, "real-valued targets (implied by --svr-epsilon); errors are mean squared errors")
-	fs.StringVar(&d.scale, "scale", "minmax", "feature scaling fitted on the training data and kept in the model: minmax ([-1,1]), standard or none")
+	fs.StringVar(&d.scale, "scale", "auto", scaleUsage)
+	fs.StringVar(&d.storage, "storage", "auto", storageUsage)
 	fs.Float64Var(&d.valFrac, "val-frac", 0, "hold out this `FRACTION` of the training data for validation (KMP: early stopping on it); 0, the default, holds out nothing")
 }
 
 // Usage texts shared by several commands.
 const (
+	scaleUsage       = "feature scaling fitted on the training data and kept in the model: auto (the default: minmax for dense data, maxabs for sparse data, as it keeps their zeros), minmax ([-1,1]), maxabs (x/max|x|, onto [-1,1], zeros stay zero), standard or none; sparse data take only maxabs or none"
+	storageUsage     = "how LIBSVM data are held in memory: auto (sparse rows when under 25% of the values are non-zero, else dense), dense or sparse; CSV is always dense. Algorithms that do not take sparse rows yet hold the data dense"
 	labelColumnUsage = "CSV only: 0-based column holding the label (default 0, the first column; negative counts from the end, -1 is the last)"
 	threadsUsage     = "CPU threads for the CPU backends; 0 (the default) means GOMAXPROCS"
 )
@@ -394,9 +403,14 @@ func (d *dataFlags) validate(set map[string]bool, needData bool) error {
 		return fmt.Errorf("--val-frac %v: must be in [0, 1)", d.valFrac)
 	}
 	switch d.scale {
-	case "minmax", "standard", "none":
+	case "auto", "minmax", "maxabs", "standard", "none":
 	default:
-		return fmt.Errorf("--scale %q: want minmax, standard or none", d.scale)
+		return fmt.Errorf("--scale %q: want auto, minmax, maxabs, standard or none", d.scale)
+	}
+	switch d.storage {
+	case "", "auto", "dense", "sparse":
+	default:
+		return fmt.Errorf("--storage %q: want auto, dense or sparse", d.storage)
 	}
 	switch d.format {
 	case "auto", "libsvm", "csv":

@@ -7,12 +7,16 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 )
 
 type infoOptions struct {
 	json    bool
 	backend string
+	data    string
+	storage string
+	format  string
 }
 
 func newInfoFlags() (*flag.FlagSet, *infoOptions) {
@@ -20,6 +24,9 @@ func newInfoFlags() (*flag.FlagSet, *infoOptions) {
 	fs := flag.NewFlagSet("info", flag.ContinueOnError)
 	fs.BoolVar(&o.json, "json", false, "print one JSON object instead of text")
 	fs.StringVar(&o.backend, "backend", "", "show what choosing this backend (go, avx2, avx2-only, cuda, auto) gives; default: the automatic choice, or $"+engine.EnvBackend)
+	fs.StringVar(&o.data, "data", "", "report how the data `FILE` is held in memory (dense or sparse rows, and why) and its default scaling, instead of the machine")
+	fs.StringVar(&o.storage, "storage", "auto", "with --data: "+storageUsage)
+	fs.StringVar(&o.format, "format", "auto", "with --data: data file format: auto, libsvm or csv")
 	return fs, o
 }
 
@@ -27,9 +34,10 @@ func infoCommand() *command {
 	return &command{
 		name:    "info",
 		summary: "show the CPU, the available backends and the one Pursuit chooses",
-		usage:   "pursuit info [--json] [--backend NAME]",
+		usage:   "pursuit info [--json] [--backend NAME] | pursuit info --data FILE [--storage auto|dense|sparse] [--json]",
 		examples: `pursuit info
 pursuit info --json
+pursuit info --data news20.binary.bz2   # dense or sparse rows, and why
 PURSUIT_BACKEND=go pursuit info     # what forcing the pure-Go backend gives`,
 		run: runInfo,
 	}
@@ -61,6 +69,9 @@ func runInfo(ev *env, args []string) error {
 	fs, o := newInfoFlags()
 	if err := parseFlags(ev, c, fs, args); err != nil {
 		return err
+	}
+	if o.data != "" {
+		return runInfoData(ev, o)
 	}
 	rep := infoReport{
 		Version:   version,
@@ -143,4 +154,46 @@ func printInfo(ev *env, r *infoReport) {
 		}
 		fmt.Fprintf(w, "  %-12s %-22s %s\n", a.Name, mark, a.Summary)
 	}
+}
+
+// dataInfo is what `pursuit info --data FILE --json` prints.
+type dataInfo struct {
+	Data     string       `json:"data"`
+	Examples int          `json:"n_examples"`
+	Features int          `json:"n_features"`
+	Storage  *storageJSON `json:"storage"`
+	// DenseBytes is what dense rows take, for comparison.
+	DenseBytes int64 `json:"dense_bytes"`
+	// Scale is what --scale auto chooses for these data.
+	Scale       string   `json:"scale"`
+	SparseAlgos []string `json:"sparse_algorithms"`
+}
+
+// runInfoData loads --data in --storage and reports how it is held.
+func runInfoData(ev *env, o *infoOptions) error {
+	df := dataFlags{data: o.data, format: o.format, storage: o.storage, sparseOK: true, scale: "auto"}
+	if err := df.validate(map[string]bool{}, true); err != nil {
+		return err
+	}
+	ds, err := loadData(o.data, df.loadOptions(0))
+	if err != nil {
+		return err
+	}
+	rep := dataInfo{Data: o.data, Examples: ds.Len(), Features: ds.Dim(), Storage: df.describeStorage(ds),
+		DenseBytes: 4 * int64(ds.Len()) * int64(ds.Dim()), Scale: string(data.DefaultScaleMode(ds.X)), SparseAlgos: []string{}}
+	for _, a := range algorithms() {
+		if sparseAlgos[a.name] {
+			rep.SparseAlgos = append(rep.SparseAlgos, a.name)
+		}
+	}
+	if o.json {
+		return printJSON(ev, rep)
+	}
+	w, st := ev.stdout, rep.Storage
+	fmt.Fprintf(w, "data:      %s: %d examples, %d features, %d non-zeros (density %.3g)\n", o.data, rep.Examples, rep.Features, st.NNZ, st.Density)
+	fmt.Fprintf(w, "storage:   %s (--storage %s): %s\n", st.Kind, st.Asked, st.Reason)
+	fmt.Fprintf(w, "memory:    %s for the features (dense rows: %s)\n", engine.FormatBytes(st.Bytes), engine.FormatBytes(rep.DenseBytes))
+	fmt.Fprintf(w, "scaling:   --scale auto fits %s on these data\n", rep.Scale)
+	fmt.Fprintf(w, "sparse:    the algorithms that train on sparse rows: %s (the others hold the data dense)\n", sparseAlgoList())
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
@@ -32,7 +33,84 @@ func (d *dataFlags) loadOptions(dim int) []data.Option {
 	if dim > 0 {
 		opts = append(opts, data.WithDim(dim))
 	}
-	return opts
+	return append(opts, data.WithStorage(d.loadStorage()))
+}
+
+// sparseAlgos are the algorithms checked to train and predict on sparse
+// rows (the same models as on dense rows); the others get their data
+// dense. The list grows as each algorithm is verified (issue 28).
+var sparseAlgos = map[string]bool{}
+
+// sparseAlgoList names the algorithms of sparseAlgos, or says there are
+// none yet.
+func sparseAlgoList() string {
+	var names []string
+	for _, a := range algorithms() {
+		if sparseAlgos[a.name] {
+			names = append(names, a.name)
+		}
+	}
+	if len(names) == 0 {
+		return "none yet"
+	}
+	return strings.Join(names, ", ")
+}
+
+// loadStorage is the storage the data are loaded in: --storage, except
+// dense for an algorithm that does not take sparse rows yet and for the
+// commands without the flag.
+func (d *dataFlags) loadStorage() data.Storage {
+	if d.storage == "" || !d.sparseOK {
+		return data.StorageDense
+	}
+	st, err := data.ParseStorage(d.storage)
+	if err != nil {
+		return data.StorageDense // validate refused it already
+	}
+	return st
+}
+
+// storageNote is the warning for --storage sparse with an algorithm that
+// does not take sparse rows yet ("" otherwise).
+func (d *dataFlags) storageNote() string {
+	if d.storage != "sparse" || d.sparseOK {
+		return ""
+	}
+	return fmt.Sprintf("warning: --algo %s does not take sparse rows yet: the data are held dense, as with --storage dense", d.storageAlgo)
+}
+
+// storageJSON is the "storage" object of the JSON output: how the
+// training data are held and why.
+type storageJSON struct {
+	Kind    string  `json:"kind"`      // dense or sparse
+	Asked   string  `json:"requested"` // --storage
+	Density float64 `json:"density"`   // non-zeros / (rows·features), this rank's rows
+	NNZ     int64   `json:"nnz"`       // non-zeros, this rank's rows
+	Bytes   int64   `json:"bytes"`     // the features' memory, this rank's rows
+	Reason  string  `json:"reason"`
+}
+
+// describeStorage says how ds is held and why, given the flags.
+func (d *dataFlags) describeStorage(ds *data.Dataset) *storageJSON {
+	nnz := data.CountNonZeros(ds.X)
+	asked := d.storage
+	if asked == "" {
+		asked = "dense"
+	}
+	kind := "dense"
+	if ds.X.IsSparse() {
+		kind = "sparse"
+	}
+	_, why := data.ResolveStorage(data.Storage(asked), ds.Len(), ds.Dim(), nnz)
+	if !d.sparseOK && asked != "dense" {
+		auto, autoWhy := data.ResolveStorage(data.StorageAuto, ds.Len(), ds.Dim(), nnz)
+		if auto == data.StorageSparse || asked == "sparse" {
+			why = fmt.Sprintf("--algo %s does not take sparse rows yet, so the data are held dense (--storage %s; %s)", d.storageAlgo, asked, autoWhy)
+		} else {
+			why = autoWhy
+		}
+	}
+	return &storageJSON{Kind: kind, Asked: asked, Density: data.Density(ds.Len(), ds.Dim(), nnz), NNZ: nnz, Bytes: ds.X.Bytes(), Reason: why}
 }
 
 // csvLabelColumn returns the 0-based column the labels of path were read
@@ -112,12 +190,17 @@ func budgetError(err error, flag string) error {
 		}
 		where += ": "
 	}
-	if flag == "" {
-		return fmt.Errorf("%s%s needs %s, over the %s limit for data held in memory: %w",
-			where, le.What, engine.FormatBytes(le.Need), engine.FormatBytes(le.Limit), engine.ErrBudget)
+	sparse := ""
+	if le.SparseNeed > 0 {
+		sparse = fmt.Sprintf("; use sparse storage, which needs %s (--storage sparse, with an algorithm that takes sparse rows: %s)",
+			engine.FormatBytes(le.SparseNeed), sparseAlgoList())
 	}
-	return fmt.Errorf("%s%s needs %s, over the %s that %s leaves for it (raise %s, or train on fewer examples or features): %w",
-		where, le.What, engine.FormatBytes(le.Need), engine.FormatBytes(le.Limit), flag, flag, engine.ErrBudget)
+	if flag == "" {
+		return fmt.Errorf("%s%s needs %s, over the %s limit for data held in memory%s: %w",
+			where, le.What, engine.FormatBytes(le.Need), engine.FormatBytes(le.Limit), sparse, engine.ErrBudget)
+	}
+	return fmt.Errorf("%s%s needs %s, over the %s that %s leaves for it (raise %s, or train on fewer examples or features)%s: %w",
+		where, le.What, engine.FormatBytes(le.Need), engine.FormatBytes(le.Limit), flag, flag, sparse, engine.ErrBudget)
 }
 
 // loadWithin loads path within what e's memory budget leaves and charges
@@ -238,11 +321,24 @@ func splitVal(ds *data.Dataset, frac float64, seed int64, plan *labelPlan) (trai
 	return ds.View(0, n0), ds.View(n0, ds.Len()), nil
 }
 
-// fitScaler fits the scaling of the flags on ds.
-func fitScaler(mode string, ds *data.Dataset) (*data.Scaler, error) {
+// scaleMode parses --scale for ds: auto is data.DefaultScaleMode (maxabs
+// for sparse rows, minmax for dense ones).
+func scaleMode(mode string, ds *data.Dataset) (data.ScaleMode, error) {
+	if mode == "auto" {
+		return data.DefaultScaleMode(ds.X), nil
+	}
 	m, err := data.ParseScaleMode(mode)
 	if err != nil {
-		return nil, fmt.Errorf("--scale: %w", err)
+		return "", fmt.Errorf("--scale: %w", err)
+	}
+	return m, nil
+}
+
+// fitScaler fits the scaling of the flags on ds.
+func fitScaler(mode string, ds *data.Dataset) (*data.Scaler, error) {
+	m, err := scaleMode(mode, ds)
+	if err != nil {
+		return nil, err
 	}
 	s, err := data.FitScaler(m, ds.X)
 	if err != nil {
@@ -258,9 +354,9 @@ func fitScalerOn(e *engine.Engine, mode string, ds *data.Dataset) (*data.Scaler,
 	if c.Size() == 1 {
 		return fitScaler(mode, ds)
 	}
-	m, err := data.ParseScaleMode(mode)
+	m, err := scaleMode(mode, ds)
 	if err != nil {
-		return nil, fmt.Errorf("--scale: %w", err)
+		return nil, err
 	}
 	s, err := data.FitScalerComm(m, ds.X, e.Group())
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"path/filepath"
 
+	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 )
 
@@ -93,6 +94,11 @@ type resultJSON struct {
 	Stop   string `json:"stop,omitempty"`
 	// Bound is --bound's bound for the trained model (bound.go).
 	Bound *boundJSON `json:"bound,omitempty"`
+	// Scale is the feature scaling fitted (--scale auto resolved: minmax
+	// for dense data, maxabs for sparse); Storage says how the training
+	// data were held and why (train and cv).
+	Scale   string       `json:"scale,omitempty"`
+	Storage *storageJSON `json:"storage,omitempty"`
 }
 
 // num returns a pointer to v, or nil for NaN (JSON null).
@@ -140,7 +146,15 @@ func runTrain(ev *env, args []string) error {
 	}
 	defer e.Close()
 
+	o.dataFlags.sparseOK, o.dataFlags.storageAlgo = sparseAlgos[algo.name], algo.name
+	if note := o.dataFlags.storageNote(); note != "" && world.Rank() == 0 {
+		fmt.Fprintf(ev.stderr, "pursuit train: %s\n", note)
+	}
 	all, test, plan, err := o.loadTrainTest(e)
+	var stor *storageJSON
+	if err == nil {
+		stor = o.describeStorage(all) // before scaling fills in any zeros
+	}
 	if err := ev.together(err); err != nil {
 		return err
 	}
@@ -222,7 +236,7 @@ func runTrain(ev *env, args []string) error {
 		NTrain: nTr, NTest: res.nTest, NBasis: m.hdr.NBasis,
 		TrainError: num(res.trainErr), ValError: num(res.valErr), TestError: num(res.testErr),
 		TrainSeconds: res.trainSeconds, PredictSeconds: res.predictSeconds, ModelBytes: size,
-		Model: o.model, Plots: plots,
+		Model: o.model, Plots: plots, Scale: string(scaler.Mode), Storage: stor,
 	}
 	if val != nil {
 		out.NVal = val.Len()
@@ -257,6 +271,9 @@ func runTrain(ev *env, args []string) error {
 	}
 	if lc := describeLabelColumn(o.data, o.format, o.labelColumn, all.Dim()); lc != "" {
 		fmt.Fprintf(w, "           %s\n", lc)
+	}
+	if out.Storage.Kind == "sparse" || o.storage != "auto" || out.Scale == string(data.ScaleMaxAbs) {
+		fmt.Fprintf(w, "storage    %s, scaling %s: %s\n", out.Storage.Kind, out.Scale, out.Storage.Reason)
 	}
 	fmt.Fprintf(w, "model      %d basis functions", m.hdr.NBasis)
 	if len(m.models) > 1 {
