@@ -20,6 +20,8 @@ func asmKernels(avx512 bool) kernels {
 		Gemm: gemm6x16Asm, MR: 6, NR: 16, KC: kcBlock, MC: mcBlock, NC: ncBlock,
 		RBF: rbfAsm, Poly: polyAsm, ArgMax: argmaxAsm, Pack8: pack8Asm,
 		SMOGradient: smoGradientAsm, SMOSelect: smoSelectAsm, SMOAddScaled: smoAddScaledAsm}
+	g := goKernels()
+	k.SparseDot, k.SparseRows = g.SparseDot, g.SparseRows
 	if avx512 {
 		k.Gemm, k.MR, k.NR = gemm12x32Asm, 12, 32
 		k.RBF = rbf512Asm

@@ -89,6 +89,9 @@ func CheckDictProducts(dst []float64, dict pursuit.Matrix, vecs pursuit.Matrix) 
 	if err := vecs.Validate(); err != nil {
 		return shapeErr(op, "vecs: %v", err)
 	}
+	if err := checkDense(op, "dict", dict, "vecs", vecs); err != nil {
+		return err
+	}
 	if dict.Cols != vecs.Cols {
 		return shapeErr(op, "dict rows have length %d, vecs rows %d", dict.Cols, vecs.Cols)
 	}
@@ -107,6 +110,9 @@ func CheckDictProductsSets(dst [][]float64, dict pursuit.Matrix, sets []pursuit.
 	}
 	if err := dict.Validate(); err != nil {
 		return shapeErr(op, "dict: %v", err)
+	}
+	if err := checkDense(op, "dict", dict); err != nil {
+		return err
 	}
 	for s, v := range sets {
 		if err := CheckDictProducts(dst[s], dict, v); err != nil {
@@ -128,11 +134,25 @@ func CheckRankUpdate(d pursuit.Matrix, u pursuit.Matrix, v pursuit.Matrix) error
 	if err := v.Validate(); err != nil {
 		return shapeErr(op, "v: %v", err)
 	}
+	if err := checkDense(op, "d", d, "u", u, "v", v); err != nil {
+		return err
+	}
 	if u.Rows != v.Rows {
 		return shapeErr(op, "u has %d vectors, v has %d", u.Rows, v.Rows)
 	}
 	if u.Cols != d.Rows || v.Cols != d.Cols {
 		return shapeErr(op, "u vectors have length %d and v vectors %d for a %d×%d matrix", u.Cols, v.Cols, d.Rows, d.Cols)
+	}
+	return nil
+}
+
+// checkDense rejects a sparse operand of an operation that takes dense
+// ones only (DictProducts, RankUpdate): args are name, matrix pairs.
+func checkDense(op string, args ...any) error {
+	for i := 0; i+1 < len(args); i += 2 {
+		if m := args[i+1].(pursuit.Matrix); m.IsSparse() {
+			return shapeErr(op, "%s is sparse: %s takes dense matrices only (kernel blocks, gathers and norms take sparse ones)", args[i], op)
+		}
 	}
 	return nil
 }
