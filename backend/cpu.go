@@ -386,7 +386,8 @@ func (b *CPU) KernelBlockPrepared(dst pursuit.Matrix, k pursuit.Kernel, a pursui
 	if err != nil {
 		return err
 	}
-	if err := CheckKernelBlock(dst, k, a, aNorms, p.M, nil); err != nil {
+	// p.M was validated by Prepare
+	if err := checkKernel("KernelBlock", dst, k, a, aNorms, nil, p.M, nil, true); err != nil {
 		return err
 	}
 	return b.kernelBlock(&kernelOp{k: k, dst: dst, a: a, b: p.M, bp: p}, aNorms, p.SqNorms)
@@ -398,7 +399,11 @@ func (b *CPU) KernelGatherPrepared(dst pursuit.Matrix, k pursuit.Kernel, a pursu
 	if err != nil {
 		return err
 	}
-	if err := CheckKernelGather(dst, k, a, aNorms, idx, p.M, nil); err != nil {
+	if idx == nil {
+		idx = []int{} // a gather of no rows, not KernelBlock's identity
+	}
+	// p.M was validated by Prepare
+	if err := checkKernel("KernelGather", dst, k, a, aNorms, idx, p.M, nil, true); err != nil {
 		return err
 	}
 	return b.kernelBlock(&kernelOp{k: k, dst: dst, a: a, idx: idx, b: p.M, bp: p}, aNorms, p.SqNorms)

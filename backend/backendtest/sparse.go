@@ -178,6 +178,7 @@ func testSparse(t testing.TB, be backend.Backend) {
 		checkBlock(t, name, k, dst, stats)
 	}
 	testSparseDenseOnly(t, be, x.m)
+	testSparseInvalid(t, be)
 	if p, ok := be.(backend.Preparer); ok {
 		testSparsePrepared(t, be, p, rng)
 	}
@@ -380,6 +381,57 @@ func testSparseRejected(t testing.TB, be backend.Backend, x pursuit.Matrix) {
 			if v != float32(math.Pi) {
 				t.Errorf("%s: wrote dst.Data[%d] = %v before failing", name, i, v)
 				break
+			}
+		}
+	}
+}
+
+// testSparseInvalid checks that malformed sparse operands give errors
+// wrapping pursuit.ErrShape, not panics or reads out of range: a gathered
+// row whose columns decrease or leave [0, Cols), offsets past the arrays.
+func testSparseInvalid(t testing.TB, be backend.Backend) {
+	rbf := pursuit.Kernel{Kind: pursuit.RBF, Gamma: 0.5}
+	good := pursuit.Matrix{Rows: 2, Cols: 4, Sparse: &pursuit.CSR{Offsets: []int64{0, 1, 2}, Indices: []int32{0, 3}, Values: []float32{1, 1}}}
+	bad := map[string]pursuit.Matrix{
+		"columns decrease": {Rows: 2, Cols: 4, Sparse: &pursuit.CSR{Offsets: []int64{0, 1, 3}, Indices: []int32{0, 3, 1}, Values: []float32{1, 1, 1}}},
+		"column ≥ Cols":    {Rows: 2, Cols: 4, Sparse: &pursuit.CSR{Offsets: []int64{0, 1, 2}, Indices: []int32{0, 9}, Values: []float32{1, 1}}},
+		"column < 0":       {Rows: 2, Cols: 4, Sparse: &pursuit.CSR{Offsets: []int64{0, 1, 2}, Indices: []int32{0, -1}, Values: []float32{1, 1}}},
+		"offsets past end": {Rows: 2, Cols: 4, Sparse: &pursuit.CSR{Offsets: []int64{0, 1, 5}, Indices: []int32{0, 3}, Values: []float32{1, 1}}},
+		"short offsets":    {Rows: 2, Cols: 4, Sparse: &pursuit.CSR{Offsets: []int64{0, 1}, Indices: []int32{0, 3}, Values: []float32{1, 1}}},
+	}
+	for name, m := range bad {
+		calls := map[string]func() error{
+			"KernelGather a": func() error { return be.KernelGather(pursuit.NewMatrix(1, 2), rbf, m, nil, []int{1}, good, nil) },
+			"KernelGather b": func() error { return be.KernelGather(pursuit.NewMatrix(1, 2), rbf, good, nil, []int{1}, m, nil) },
+			"KernelBlock a":  func() error { return be.KernelBlock(pursuit.NewMatrix(2, 2), rbf, m, nil, good, nil) },
+			"SqNorms":        func() error { return be.SqNorms(make([]float32, 2), m) },
+		}
+		if p, ok := be.(backend.Preparer); ok {
+			calls["Prepare"] = func() error {
+				h, err := p.Prepare(m)
+				if err == nil {
+					_ = h.Release()
+				}
+				return err
+			}
+			calls["KernelGatherPrepared a"] = func() error {
+				h, err := p.Prepare(good)
+				if err != nil {
+					return nil // reported by the other cases
+				}
+				defer h.Release()
+				return p.KernelGatherPrepared(pursuit.NewMatrix(1, 2), rbf, m, nil, []int{1}, h)
+			}
+		}
+		for call, f := range calls {
+			err := callErr(f)
+			switch {
+			case err == nil:
+				t.Errorf("%s with %s: no error", call, name)
+			case strings.HasPrefix(err.Error(), "panic"):
+				t.Errorf("%s with %s: %v", call, name, err)
+			case !errors.Is(err, pursuit.ErrShape):
+				t.Errorf("%s with %s: error %q does not wrap pursuit.ErrShape", call, name, err)
 			}
 		}
 	}
