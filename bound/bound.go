@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/pursuit-ml/pursuit"
 )
 
 // ErrInput is wrapped by every error for arguments a bound is not defined
 // for (δ outside (0, 1), k > m, t > m − k, no points left outside the
 // compression and error sets, negative eigenvalues).
-var ErrInput = errors.New("bound: invalid input")
+var ErrInput = pursuit.Tag(errors.New("bound: invalid input"), pursuit.ErrBadInput)
 
 func inputErr(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInput, fmt.Sprintf(format, args...))

@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/pursuit-ml/pursuit"
 )
 
 // ErrBadInput is wrapped by the errors returned for invalid parameters or
 // data.
-var ErrBadInput = errors.New("bpdn: bad input")
+var ErrBadInput = pursuit.Tag(errors.New("bpdn: bad input"), pursuit.ErrBadInput)
 
 // ErrSingular is wrapped by the error Solve returns when C = ∞ and the hard
 // ε-tube is infeasible: that needs a singular Gram matrix (with a positive
@@ -20,7 +22,7 @@ var ErrSingular = errors.New("bpdn: singular Gram matrix")
 // ErrInfeasible is wrapped by the error Solve returns when C = ∞ and no f
 // in the span of the kernel columns and no bias b keep every target within
 // ε (see InfeasibleError).
-var ErrInfeasible = errors.New("bpdn: the hard ε-tube is infeasible")
+var ErrInfeasible = pursuit.Tag(errors.New("bpdn: the hard ε-tube is infeasible"), pursuit.ErrBadInput)
 
 // InfeasibleError is the error Solve returns, with C = ∞, when it finds a
 // direction d with Kd = 0 (to float64's resolution) and 1ᵀd = 0 along

@@ -4,19 +4,21 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/pursuit-ml/pursuit"
 )
 
 // Sentinel reasons, to be tested with errors.Is on the errors this package
 // returns.
 var (
-	ErrSyntax          = errors.New("malformed input")
-	ErrNotFinite       = errors.New("value is not finite")
-	ErrOutOfRange      = errors.New("value out of range")
-	ErrNoExamples      = errors.New("no examples")
-	ErrFeatureMismatch = errors.New("feature-count mismatch at prediction")
-	ErrTooLarge        = errors.New("data too large")
-	ErrSingleClass     = errors.New("only one class present")
-	ErrNotBinary       = errors.New("labels are not binary -1/+1")
+	ErrSyntax          = pursuit.Tag(errors.New("malformed input"), pursuit.ErrBadInput)
+	ErrNotFinite       = pursuit.Tag(errors.New("value is not finite"), pursuit.ErrBadInput)
+	ErrOutOfRange      = pursuit.Tag(errors.New("value out of range"), pursuit.ErrBadInput)
+	ErrNoExamples      = pursuit.Tag(errors.New("no examples"), pursuit.ErrBadInput)
+	ErrFeatureMismatch = pursuit.Tag(errors.New("feature-count mismatch at prediction"), pursuit.ErrBadInput)
+	ErrTooLarge        = pursuit.Tag(errors.New("data too large"), pursuit.ErrBadInput)
+	ErrSingleClass     = pursuit.Tag(errors.New("only one class present"), pursuit.ErrBadInput)
+	ErrNotBinary       = pursuit.Tag(errors.New("labels are not binary -1/+1"), pursuit.ErrBadInput)
 )
 
 // LimitError reports data that would not fit the WithMemoryLimit budget:

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/pursuit-ml/pursuit"
-	"github.com/pursuit-ml/pursuit/engine/comm"
 )
 
 // ScaleMode names a feature scaling.
@@ -78,13 +77,21 @@ func FitScaler(mode ScaleMode, x pursuit.Matrix) (*Scaler, error) {
 	return s, nil
 }
 
+// Ranks is what FitScalerComm needs of the ranks a run is split across:
+// engine.Group (the engine's collectives) is one.
+type Ranks interface {
+	Size() int
+	AllreduceSum(buf []float64) error
+	Allgather(send []float64) ([]float64, error)
+}
+
 // FitScalerComm is FitScaler over the rows of every rank of c together: each
 // rank passes its own rows (none is allowed) with the same number of
 // features, and every rank gets the scaler of their concatenation (minmax
 // exactly; standard up to the order in which the ranks' sums are added). It
 // is a collective: every rank calls it, and every rank fails when one
 // rank's rows are invalid.
-func FitScalerComm(mode ScaleMode, x pursuit.Matrix, c comm.Comm) (*Scaler, error) {
+func FitScalerComm(mode ScaleMode, x pursuit.Matrix, c Ranks) (*Scaler, error) {
 	if c.Size() == 1 {
 		return FitScaler(mode, x)
 	}
@@ -116,7 +123,7 @@ func FitScalerComm(mode ScaleMode, x pursuit.Matrix, c comm.Comm) (*Scaler, erro
 		// Every rank's ranges (±Inf on a rank without rows), then the
 		// extremes: exactly the single-process range.
 		lo, hi := columnRange(x)
-		all, err := comm.Allgather(c, append(lo, hi...))
+		all, err := c.Allgather(append(lo, hi...))
 		if err != nil {
 			return nil, fmt.Errorf("fit %s scaler: %w", mode, err)
 		}

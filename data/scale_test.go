@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pursuit-ml/pursuit"
+	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/engine/comm"
 )
 
@@ -230,7 +231,7 @@ func TestFitScalerComm(t *testing.T) {
 			got := make([]*Scaler, n)
 			err := comm.Run(n, func(c comm.Comm) error {
 				r := c.Rank()
-				s, err := FitScalerComm(mode, x.Slice(bounds[r], bounds[r+1], 0, d), c)
+				s, err := FitScalerComm(mode, x.Slice(bounds[r], bounds[r+1], 0, d), engine.GroupOf(c))
 				got[r] = s
 				return err
 			})
@@ -258,7 +259,7 @@ func TestFitScalerComm(t *testing.T) {
 	errs := make([]error, 3)
 	comm.Run(3, func(c comm.Comm) error {
 		r := c.Rank()
-		_, errs[r] = FitScalerComm(ScaleStandard, bad.Slice(20*r, min(20*r+20, l), 0, d), c)
+		_, errs[r] = FitScalerComm(ScaleStandard, bad.Slice(20*r, min(20*r+20, l), 0, d), engine.GroupOf(c))
 		return nil
 	})
 	for r, err := range errs {

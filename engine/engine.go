@@ -83,6 +83,7 @@ type Engine struct {
 	scan    hostScanner // be's SMO scans and ScoredArgMax, or the host CPU's (hostScans)
 	reason  string
 	threads int
+	slots   chan struct{} // Threads()−1 worker slots (see For and Borrow)
 	budget  int64
 	held    atomic.Int64 // bytes charged by Hold and not yet released
 	// sparseCPU runs kernel operations with sparse operands: be, or the
@@ -117,7 +118,7 @@ func New(opts ...Option) (*Engine, error) {
 	if o.comm == nil {
 		o.comm = &comm.Single{}
 	}
-	e := &Engine{threads: o.threads, budget: o.budget, comm: o.comm, raiseBudget: o.budgetName}
+	e := &Engine{threads: o.threads, slots: make(chan struct{}, o.threads-1), budget: o.budget, comm: o.comm, raiseBudget: o.budgetName}
 	switch name {
 	case "", "auto":
 		be, reason := autoChoose(o.threads)
@@ -221,7 +222,12 @@ func (e *Engine) RequireOneRank(method string) error {
 }
 
 // Threads returns the number of CPU threads the CPU backends use.
-func (e *Engine) Threads() int { return e.threads }
+func (e *Engine) Threads() int {
+	if e == nil {
+		return 1
+	}
+	return e.threads
+}
 
 // MemoryBudget returns the whole memory budget in bytes.
 func (e *Engine) MemoryBudget() int64 { return e.budget }

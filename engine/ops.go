@@ -144,3 +144,14 @@ func (e *Engine) SMOAddScaled(dst, y []float64, row []float32, w float64) {
 }
 
 var _ backend.SMOScanner = (*Engine)(nil)
+
+// SMOScanner is the capability of running an SMO iteration's passes over
+// the variables as vector kernels (backend.SMOScanner); the Engine has it
+// for every backend, so the SVM solver names it without importing the
+// backends.
+type SMOScanner = backend.SMOScanner
+
+// ErrDeviceMemory is wrapped by errors of allocations that a device
+// backend's own memory could not hold (backend.ErrDeviceMemory), so that a
+// learner can fall back to streaming without importing the backends.
+var ErrDeviceMemory = backend.ErrDeviceMemory

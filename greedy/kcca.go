@@ -157,7 +157,7 @@ type kccaState struct {
 // init computes ‖K_j‖² for both views and the row-wise products
 // ⟨K^x_j, K^y_j⟩ in one float64 pass over both matrices.
 func (st *kccaState) init() {
-	par.For(st.m, st.e.Threads(), func(lo, hi int) {
+	st.e.For(st.m, st.e.Threads(), func(lo, hi int) {
 		for j := lo; j < hi; j++ {
 			var a, b, c float64
 			rx, ry := st.kx.Row(j), st.ky.Row(j)
@@ -252,7 +252,7 @@ func (st *kccaState) deflate(p int) error {
 		wyy[s], wxy[s] = dot(qy, st.qy[s]), dot(qx, st.qy[s])
 	}
 	qq := dot(qx, qy)
-	par.For(m, st.e.Threads(), func(lo, hi int) {
+	st.e.For(m, st.e.Threads(), func(lo, hi int) {
 		for j := lo; j < hi; j++ {
 			rx, ry := st.px[j*steps:j*steps+ns], st.py[j*steps:j*steps+ns]
 			cx, qyDx := ux[j], ux[m+j] // ⟨q^x, d^x_j⟩, ⟨q^y, d^x_j⟩

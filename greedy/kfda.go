@@ -200,7 +200,7 @@ func (st *kfdaState) init() error {
 	if err := st.e.DictProducts(st.prod[:2*m], st.k, ind); err != nil {
 		return fmt.Errorf("MP-KFDA: class sums: %w", err)
 	}
-	par.For(m, st.e.Threads(), func(lo, hi int) {
+	st.e.For(m, st.e.Threads(), func(lo, hi int) {
 		for j := lo; j < hi; j++ {
 			st.tp[j], st.tn[j] = st.prod[j], st.prod[m+j]
 			st.dy[j] = st.tp[j] - st.tn[j]
@@ -305,7 +305,7 @@ func (st *kfdaState) deflate(p int) error {
 		wp[s] = dot(qp, qs)
 	}
 	steps := st.steps
-	par.For(m, st.e.Threads(), func(lo, hi int) {
+	st.e.For(m, st.e.Threads(), func(lo, hi int) {
 		for j := lo; j < hi; j++ {
 			u := st.prod[j] + st.prod[m+j]
 			up := st.prod[2*m+j] + st.prod[3*m+j]

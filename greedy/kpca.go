@@ -18,7 +18,7 @@ import (
 
 // ErrConfig is wrapped by the errors for configurations and inputs the
 // methods cannot use (k larger than m, no steps, mismatched rows).
-var ErrConfig = errors.New("greedy: invalid configuration")
+var ErrConfig = pursuit.Tag(errors.New("greedy: invalid configuration"), pursuit.ErrConfig)
 
 func configErr(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, args...))
@@ -157,14 +157,14 @@ func FitKPCA(e *engine.Engine, x pursuit.Matrix, cfg KPCAConfig) (*KPCA, error) 
 	}
 	if !cfg.Explicit {
 		st.nrm = make([]float64, m)
-		rowSqNorms(K, st.nrm, e.Threads())
+		rowSqNorms(e, K, st.nrm)
 	}
 	fit := &KPCA{Kernel: cfg.Kernel, Trace0: tr0}
 	trace := tr0
 	for len(fit.Index) < cfg.Steps {
 		if cfg.Explicit {
 			// Scores from K̂ itself.
-			rowSqNorms(st.k, st.sq, e.Threads())
+			rowSqNorms(e, st.k, st.sq)
 			for j := range m {
 				st.diag[j] = float64(st.k.At(j, j))
 			}
@@ -198,8 +198,8 @@ func FitKPCA(e *engine.Engine, x pursuit.Matrix, cfg KPCAConfig) (*KPCA, error) 
 }
 
 // rowSqNorms writes the float64 squared norms of the rows of a into out.
-func rowSqNorms(a pursuit.Matrix, out []float64, threads int) {
-	par.For(a.Rows, threads, func(lo, hi int) {
+func rowSqNorms(e *engine.Engine, a pursuit.Matrix, out []float64) {
+	e.For(a.Rows, e.Threads(), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			var s0, s1 float64
 			r := a.Row(i)
@@ -267,7 +267,7 @@ func (st *kpcaState) column(p int, explicit bool) ([]float64, float64) {
 		threads := max(1, min(st.e.Threads(), st.m))
 		parts := make([][]float64, threads)
 		chunk := (st.m + threads - 1) / threads
-		par.For(threads, threads, func(lo, hi int) {
+		st.e.For(threads, threads, func(lo, hi int) {
 			for t := lo; t < hi; t++ {
 				acc := make([]float64, ns)
 				for j := t * chunk; j < min(st.m, (t+1)*chunk); j++ {
@@ -330,7 +330,7 @@ func (st *kpcaState) deflate(g []float64, explicit bool) error {
 		gg += v * v
 	}
 	w := st.w // Gᵀg, from column
-	par.For(m, st.e.Threads(), func(lo, hi int) {
+	st.e.For(m, st.e.Threads(), func(lo, hi int) {
 		for j := lo; j < hi; j++ {
 			dg := st.prod[j] + st.prod[m+j] - dot(st.f[j*steps:j*steps+ns], w)
 			gj := g[j]

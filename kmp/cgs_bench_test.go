@@ -59,7 +59,7 @@ func BenchmarkCGS2(b *testing.B) {
 				defer func() { cgsTileBytes = old }()
 				b.SetBytes(int64(n) * l * 8)
 				for range b.N {
-					if _, reorth := cgs2(v, d, qs, l, n, 1, nil); reorth {
+					if _, reorth := cgs2(nil, v, d, qs, l, n, 1, nil); reorth {
 						b.Fatal("second projection on an orthonormal basis")
 					}
 				}

@@ -1,7 +1,6 @@
 package kmp
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -66,7 +65,7 @@ func ParseVariant(s string) (Variant, error) {
 	case "prefit", "pre-fit", "pre-fitting", "prefitting", "ols":
 		return PreFit, nil
 	}
-	return 0, fmt.Errorf("unknown KMP variant %q (want basic, backfit, prefit or auto)", s)
+	return 0, pursuit.Configf("unknown KMP variant %q (want basic, backfit, prefit or auto)", s)
 }
 
 // Loss is the training loss L(y, f).
@@ -114,7 +113,7 @@ func ParseLoss(s string) (Loss, error) {
 	case "exponential", "exp":
 		return Exponential, nil
 	}
-	return 0, fmt.Errorf("unknown KMP loss %q (want squared, tanh, logistic or exponential)", s)
+	return 0, pursuit.Configf("unknown KMP loss %q (want squared, tanh, logistic or exponential)", s)
 }
 
 // Task says what the targets mean.
@@ -189,7 +188,7 @@ func ParseSelect(s string) (Select, error) {
 	case "loss":
 		return SelectLoss, nil
 	}
-	return 0, fmt.Errorf("unknown early-stopping criterion %q (want error, error+loss or loss)", s)
+	return 0, pursuit.Configf("unknown early-stopping criterion %q (want error, error+loss or loss)", s)
 }
 
 // KernelFunc is a user-supplied kernel: the dictionary function centred on
@@ -341,64 +340,64 @@ func (c *Config) resolve() error {
 	switch c.Variant {
 	case Basic, BackFit, PreFit:
 	default:
-		return fmt.Errorf("kmp: unknown variant %d", uint8(c.Variant))
+		return pursuit.Configf("kmp: unknown variant %d", uint8(c.Variant))
 	}
 	switch c.Loss {
 	case Squared, Tanh, Logistic, Exponential:
 	default:
-		return fmt.Errorf("kmp: unknown loss %d", uint8(c.Loss))
+		return pursuit.Configf("kmp: unknown loss %d", uint8(c.Loss))
 	}
 	if c.Loss != Squared && c.Variant == PreFit {
-		return errors.New("kmp: pre-fitting needs the squared loss (the paper's Section 3.1: it would need a full optimisation per candidate); use backfit or basic with the " + c.Loss.String() + " loss")
+		return pursuit.Configf("kmp: %s", "pre-fitting needs the squared loss (the paper's Section 3.1: it would need a full optimisation per candidate); use backfit or basic with the "+c.Loss.String()+" loss")
 	}
 	if c.Task == Regression && c.Loss != Squared {
-		return fmt.Errorf("kmp: regression needs the squared loss, not %s", c.Loss)
+		return pursuit.Configf("kmp: regression needs the squared loss, not %s", c.Loss)
 	}
 	if c.Task != Classification && c.Task != Regression {
-		return fmt.Errorf("kmp: unknown task %d", uint8(c.Task))
+		return pursuit.Configf("kmp: unknown task %d", uint8(c.Task))
 	}
 	if len(c.Kernels) == 0 && c.Custom == nil {
-		return errors.New("kmp: no kernel: set Config.Kernels or Config.Custom")
+		return pursuit.Configf("kmp: no kernel: set Config.Kernels or Config.Custom")
 	}
 	for i, k := range c.Kernels {
 		if err := k.Validate(); err != nil {
-			return fmt.Errorf("kmp: kernel %d: %w", i, err)
+			return pursuit.Configf("kmp: kernel %d: %w", i, err)
 		}
 	}
 	if c.Custom != nil && c.Custom.Func == nil {
-		return errors.New("kmp: custom kernel " + c.Custom.Name + " has no function")
+		return pursuit.Configf("kmp: %s", "custom kernel "+c.Custom.Name+" has no function")
 	}
 	if c.Candidates < 0 {
-		return fmt.Errorf("kmp: Candidates must be ≥ 0, got %d", c.Candidates)
+		return pursuit.Configf("kmp: Candidates must be ≥ 0, got %d", c.Candidates)
 	}
 	if c.N < 0 {
-		return fmt.Errorf("kmp: N must be ≥ 0, got %d", c.N)
+		return pursuit.Configf("kmp: N must be ≥ 0, got %d", c.N)
 	}
 	if c.Patience < 0 {
-		return fmt.Errorf("kmp: Patience must be ≥ 0, got %d", c.Patience)
+		return pursuit.Configf("kmp: Patience must be ≥ 0, got %d", c.Patience)
 	}
 	if !(c.ValFrac >= 0 && c.ValFrac < 1) {
-		return fmt.Errorf("kmp: ValFrac must be in [0, 1), got %v", c.ValFrac)
+		return pursuit.Configf("kmp: ValFrac must be in [0, 1), got %v", c.ValFrac)
 	}
 	valRows := c.ValX.Rows
 	if c.valRows > 0 {
 		valRows = c.valRows // every rank's (sharded)
 	}
 	if c.ValFrac > 0 && valRows > 0 {
-		return errors.New("kmp: give either a validation set or ValFrac, not both")
+		return pursuit.Configf("kmp: give either a validation set or ValFrac, not both")
 	}
 	if c.ValX.Rows > 0 && len(c.ValY) != c.ValX.Rows {
-		return fmt.Errorf("kmp: validation set has %d rows but %d targets", c.ValX.Rows, len(c.ValY))
+		return pursuit.Configf("kmp: validation set has %d rows but %d targets", c.ValX.Rows, len(c.ValY))
 	}
 	hasVal := c.ValFrac > 0 || valRows > 0
 	if c.N == 0 && !hasVal {
-		return errors.New("kmp: set the number of basis functions N, or a validation set (ValX/ValY or ValFrac) for early stopping")
+		return pursuit.Configf("kmp: set the number of basis functions N, or a validation set (ValX/ValY or ValFrac) for early stopping")
 	}
 	if c.N == 0 && c.Variant == Basic && c.Patience == 0 {
-		return errors.New("kmp: basic matching pursuit can choose atoms forever: with early stopping and no N, set Patience")
+		return pursuit.Configf("kmp: basic matching pursuit can choose atoms forever: with early stopping and no N, set Patience")
 	}
 	if c.RefitEvery < 0 {
-		return fmt.Errorf("kmp: RefitEvery must be ≥ 0, got %d", c.RefitEvery)
+		return pursuit.Configf("kmp: RefitEvery must be ≥ 0, got %d", c.RefitEvery)
 	}
 	if c.RefitEvery == 0 && c.Variant == BackFit {
 		c.RefitEvery = 1
@@ -410,22 +409,22 @@ func (c *Config) resolve() error {
 		c.Tol = 1e-9
 	}
 	if !(c.Tol > 0 && c.Tol < 1) || math.IsNaN(c.Tol) {
-		return fmt.Errorf("kmp: Tol must be in (0, 1), got %v", c.Tol)
+		return pursuit.Configf("kmp: Tol must be in (0, 1), got %v", c.Tol)
 	}
 	if c.Select > SelectLoss {
-		return fmt.Errorf("kmp: unknown early-stopping criterion %d", uint8(c.Select))
+		return pursuit.Configf("kmp: unknown early-stopping criterion %d", uint8(c.Select))
 	}
 	if c.Deflation != Implicit && c.Deflation != Explicit {
-		return fmt.Errorf("kmp: unknown deflation form %d", uint8(c.Deflation))
+		return pursuit.Configf("kmp: unknown deflation form %d", uint8(c.Deflation))
 	}
 	if c.Deflation == Explicit && c.Variant != PreFit {
-		return errors.New("kmp: explicit deflation applies to pre-fitting only")
+		return pursuit.Configf("kmp: explicit deflation applies to pre-fitting only")
 	}
 	if c.Scale == "" {
 		c.Scale = data.ScaleNone
 	}
 	if _, err := data.ParseScaleMode(string(c.Scale)); err != nil {
-		return fmt.Errorf("kmp: %w", err)
+		return pursuit.Configf("kmp: %w", err)
 	}
 	return nil
 }

@@ -124,7 +124,7 @@ func buildDictionary(e *engine.Engine, cfg *Config, dc *dictionary) (*dictionary
 		e.Release(held)
 		return nil, err
 	}
-	dc.nrm2, dc.held = rowSqNorms64(dc.d, e.Threads()), held
+	dc.nrm2, dc.held = rowSqNorms64(e, dc.d), held
 	dc.sh.sum(dc.nrm2)
 	if err := dc.sh.failed(); err != nil {
 		_ = dc.release(e) // the caller gets no dictionary to release
@@ -162,7 +162,7 @@ func fillAtoms(e *engine.Engine, cfg *Config, atoms []atom, tr, pts trainSet, ds
 			if cfg.Custom == nil || cfg.Custom.Func == nil {
 				return fmt.Errorf("kmp: the dictionary uses a custom kernel but none was given")
 			}
-			if err := customBlock(cfg.Custom.Func, atoms[r:end], tr.x, pts.x, block, e.Threads()); err != nil {
+			if err := customBlock(e, cfg.Custom.Func, atoms[r:end], tr.x, pts.x, block); err != nil {
 				return err
 			}
 		default:
@@ -187,12 +187,12 @@ func fillAtoms(e *engine.Engine, cfg *Config, atoms []atom, tr, pts trainSet, ds
 
 // customBlock evaluates a user kernel function: dst[r][j] = f(x_j, c_r). It
 // rejects non-finite values with the position that produced them.
-func customBlock(f KernelFunc, atoms []atom, centres, pts pursuit.Matrix, dst pursuit.Matrix, threads int) error {
+func customBlock(e *engine.Engine, f KernelFunc, atoms []atom, centres, pts pursuit.Matrix, dst pursuit.Matrix) error {
 	var (
 		mu       sync.Mutex
 		firstErr error
 	)
-	parallelFor(len(atoms), threads, func(lo, hi int) {
+	parallelFor(e, len(atoms), e.Threads(), func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			c := centres.Row(atoms[r].center)
 			row := dst.Row(r)
@@ -214,9 +214,9 @@ func customBlock(f KernelFunc, atoms []atom, centres, pts pursuit.Matrix, dst pu
 }
 
 // rowSqNorms64 returns the float64 squared norms of the rows of d.
-func rowSqNorms64(d pursuit.Matrix, threads int) []float64 {
+func rowSqNorms64(e *engine.Engine, d pursuit.Matrix) []float64 {
 	out := make([]float64, d.Rows)
-	rowSqNorms64To(out, d, threads)
+	rowSqNorms64To(e, out, d)
 	return out
 }
 
@@ -225,8 +225,8 @@ func rowSqNorms64(d pursuit.Matrix, threads int) []float64 {
 // in-memory dictionary keeps this order so that its runs stay as they were:
 // the non-squared losses' refits amplify last-bit changes into other
 // choices.)
-func rowSqNorms64To(out []float64, d pursuit.Matrix, threads int) {
-	parallelFor(d.Rows, threads, func(lo, hi int) {
+func rowSqNorms64To(e *engine.Engine, out []float64, d pursuit.Matrix) {
+	parallelFor(e, d.Rows, e.Threads(), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			var s float64
 			for _, v := range d.Row(i) {
@@ -239,17 +239,24 @@ func rowSqNorms64To(out []float64, d pursuit.Matrix, threads int) {
 
 // addSqNorms adds the float64 squared norms of the rows of d to out
 // (f32.SqNorm: four independent accumulators).
-func addSqNorms(d pursuit.Matrix, threads int, out []float64) {
-	parallelFor(d.Rows, threads, func(lo, hi int) {
+func addSqNorms(e *engine.Engine, d pursuit.Matrix, out []float64) {
+	parallelFor(e, d.Rows, e.Threads(), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			out[i] += f32.SqNorm(d.Row(i))
 		}
 	})
 }
 
-// parallelFor splits [0, n) into contiguous chunks run on up to threads
-// goroutines (internal/par).
-func parallelFor(n, threads int, body func(lo, hi int)) { par.For(n, threads, body) }
+// parallelFor splits [0, n) into parts contiguous chunks and runs them on
+// the engine's free worker slots (engine.Engine.For; on the calling
+// goroutine alone when e is nil).
+func parallelFor(e *engine.Engine, n, parts int, body func(lo, hi int)) {
+	if e == nil {
+		par.Chunks(n, par.ChunkLen(n, parts, 1, 1), 1, nil, nil, func(_ struct{}, lo, hi int) { body(lo, hi) })
+		return
+	}
+	e.For(n, parts, body)
+}
 
 // row64 copies dictionary row k into dst as float64.
 func (dc *dictionary) row64(k int, dst []float64) {

@@ -420,8 +420,8 @@ func TestOrthogonalize(t *testing.T) {
 		d[i] = rng.NormFloat64()
 	}
 	for name, f := range map[string]func(v []float64) []float64{
-		"cgs2":   func(v []float64) []float64 { rc, _ := cgs2(v, d, flat, l, len(flat)/l, 1, nil); return rc },
-		"cgs2x3": func(v []float64) []float64 { rc, _ := cgs2(v, d, flat, l, len(flat)/l, 3, nil); return rc },
+		"cgs2":   func(v []float64) []float64 { rc, _ := cgs2(nil, v, d, flat, l, len(flat)/l, 1, nil); return rc },
+		"cgs2x3": func(v []float64) []float64 { rc, _ := cgs2(nil, v, d, flat, l, len(flat)/l, 3, nil); return rc },
 		"mgs2":   func(v []float64) []float64 { return orthogonalize(v, d, rows) },
 	} {
 		v := make([]float64, l)
@@ -531,7 +531,7 @@ func cgsCases(t *testing.T, n, l int, rng *rand.Rand) {
 		dn, wn := floats.Norm(d, 2), floats.Norm(want, 2)
 		for _, threads := range []int{1, 2, 3} {
 			v := make([]float64, l)
-			rc, reorth := cgs2(v, d, flat, l, n, threads, nil)
+			rc, reorth := cgs2(nil, v, d, flat, l, n, threads, nil)
 			if reorth != c.wantReort {
 				t.Errorf("%s, %d threads: second projection %v, want %v", c.name, threads, reorth, c.wantReort)
 			}

@@ -246,11 +246,11 @@ func (p *problem) fitSquared() (*result, error) {
 		nrm   = search.nrm          // ‖d_k‖²
 		denom = make([]float64, ns) // ‖d_k‖² or ‖d_k⊥‖²
 		cskip = make([]bool, ns)
-		skip  = make([]bool, m)                       // chosen or numerically dependent
-		nperp []float64                               // full-search pre-fitting: ‖d_k⊥‖² of every atom
-		ob    = newOrthoBasis(l, p.e.Threads(), p.sh) // of the atoms in the expansion (back-fitting, pre-fitting)
-		rep   *repeats                                // basic MP: the chosen atoms' centres
-		cs    []float64                               // Qᵀy (back-fitting, pre-fitting)
+		skip  = make([]bool, m)             // chosen or numerically dependent
+		nperp []float64                     // full-search pre-fitting: ‖d_k⊥‖² of every atom
+		ob    = newOrthoBasis(p.e, l, p.sh) // of the atoms in the expansion (back-fitting, pre-fitting)
+		rep   *repeats                      // basic MP: the chosen atoms' centres
+		cs    []float64                     // Qᵀy (back-fitting, pre-fitting)
 		atoms []int
 		coef  []float64
 		pos   = map[int]int{} // atom → position (basic MP)
@@ -367,7 +367,7 @@ func (p *problem) fitSquared() (*result, error) {
 		nv, nq := 2, 0
 		switch {
 		case explicit:
-			rowSqNorms64To(nperp, dx, p.e.Threads())
+			rowSqNorms64To(p.e, nperp, dx)
 			p.sh.sum(nperp)
 		case qOnly:
 			nv = 1
@@ -738,6 +738,7 @@ func negligible(dr, rr, nrm, tol float64) bool {
 // dependent on the expansion and may not join it (dependent); squared-loss
 // back-fitting and pre-fitting also solve for their coefficients with it.
 type orthoBasis struct {
+	e          *engine.Engine // runs the parallel passes (cgs2)
 	l, threads int
 	sh         *shard      // the rank's rows of a sharded run (nil: all rows)
 	qs         []float64   // the basis, row-major n×l
@@ -757,8 +758,8 @@ type orthoBasis struct {
 	arena *hugemem.Arena
 }
 
-func newOrthoBasis(l, threads int, sh *shard) *orthoBasis {
-	return &orthoBasis{l: l, threads: threads, sh: sh, v: make([]float64, l)}
+func newOrthoBasis(e *engine.Engine, l int, sh *shard) *orthoBasis {
+	return &orthoBasis{e: e, l: l, threads: e.Threads(), sh: sh, v: make([]float64, l)}
 }
 
 // size is the number of basis vectors n.
@@ -806,7 +807,7 @@ func (b *orthoBasis) project(d []float64) float64 {
 	// (95 against 22.5), and 50,000 × 1,200 on 16 (130 against 15). The
 	// old bound, one per 1M elements, kept USPS-sized bases on 1–2 threads.
 	var reorth bool
-	b.rc, reorth = cgs2(b.v, d, b.qs, b.l, b.size(), min(b.threads, len(b.qs)>>17), b.sh)
+	b.rc, reorth = cgs2(b.e, b.v, d, b.qs, b.l, b.size(), min(b.threads, len(b.qs)>>17), b.sh)
 	b.projections++
 	if reorth {
 		b.reorths++
@@ -909,7 +910,7 @@ var cgsTileBytes = 8 << 20
 // gonum's BLAS, split over threads by column blocks of Q. With sh (a
 // sharded run) the products are summed over the ranks and every rank takes
 // the same decision.
-func cgs2(v, d []float64, qs []float64, l, n, threads int, sh *shard) ([]float64, bool) {
+func cgs2(e *engine.Engine, v, d []float64, qs []float64, l, n, threads int, sh *shard) ([]float64, bool) {
 	copy(v, d)
 	rc := make([]float64, n, n+1)
 	if n == 0 {
@@ -931,7 +932,7 @@ func cgs2(v, d []float64, qs []float64, l, n, threads int, sh *shard) ([]float64
 	}
 	tile := qTile(n)
 	// Pass 1: r₁ = Q d, as a sum of the column blocks' partial products.
-	parallelFor(threads, threads, func(lo, hi int) {
+	parallelFor(e, threads, threads, func(lo, hi int) {
 		for t := lo; t < hi; t++ {
 			c0, c1 := t*chunk, min((t+1)*chunk, l)
 			r := parts[t]
@@ -947,7 +948,7 @@ func cgs2(v, d []float64, qs []float64, l, n, threads int, sh *shard) ([]float64
 	copy(rc, r1)
 	// Pass 2: v₁ = d − Qᵀ r₁ (r₁ now in rc) and r₂ = Q v₁, tile by tile.
 	vv := make([]float64, threads) // each block's part of ‖v₁‖²
-	parallelFor(threads, threads, func(lo, hi int) {
+	parallelFor(e, threads, threads, func(lo, hi int) {
 		for t := lo; t < hi; t++ {
 			c0, c1 := t*chunk, min((t+1)*chunk, l)
 			r := parts[t]
@@ -971,7 +972,7 @@ func cgs2(v, d []float64, qs []float64, l, n, threads int, sh *shard) ([]float64
 		return rc, false
 	}
 	// Pass 3: v = v₁ − Qᵀ r₂, block by block.
-	parallelFor(threads, threads, func(lo, hi int) {
+	parallelFor(e, threads, threads, func(lo, hi int) {
 		for t := lo; t < hi; t++ {
 			c0, c1 := t*chunk, min((t+1)*chunk, l)
 			if c0 >= c1 {

@@ -41,7 +41,7 @@ func (p *problem) fitGeneral() (*result, error) {
 		coef  []float64
 		rows  [][]float64 // the chosen atoms at the training points
 		vrows [][]float64 // and at the validation points
-		ob    = newOrthoBasis(l, p.e.Threads(), p.sh)
+		ob    = newOrthoBasis(p.e, l, p.sh)
 		pos   = map[int]int{}
 		fVal  []float64
 		rowsN int // chosen atoms checked against the budget so far

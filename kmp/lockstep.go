@@ -26,7 +26,8 @@ import (
 // Outputs that stop (patience, exhaustion, a fitted target) leave the
 // batch.
 //
-// On one rank up to width fitters run at a time (the engine's threads):
+// On one rank up to width fitters run at a time (the engine's threads,
+// taken from its worker slots so that their own loops add none):
 // between two passes each does one step's fitting (an orthogonalization
 // against its own basis, its residual, its search's scores), which would
 // otherwise run one output after another on one core. They share only the
@@ -89,7 +90,11 @@ func newLockstep(e *engine.Engine, cfg *Config, dict *dictionary, n, l, lAll int
 		}
 	}
 	width := max(1, e.Threads())
-	if dict.sh.sharded() {
+	if dict.sh.sharded() || cfg.Deflation == Explicit {
+		// Explicit deflation gives each output a dictionary of its own,
+		// which its fitter deflates and searches with the backend's
+		// parallel operations: fitters side by side would multiply the
+		// backend's threads.
 		width = 1
 	}
 	ls := &lockstep{e: e, d: dict.d, sh: dict.sh, width: width, yield: make(chan *stepRequest),
@@ -139,6 +144,12 @@ func (ls *lockstep) deliver(report func(Step)) {
 // most width at a time as described above, and returns their errors.
 // Steps queued by step are delivered to report in order.
 func (ls *lockstep) run(n int, fit func(o int) error, report func(Step)) []error {
+	// The running fitters take the engine's worker slots, so that their
+	// own parallel loops run on their goroutines: width fitters at once
+	// are width threads, not width × Threads().
+	extra, release := ls.e.Borrow(min(ls.width, n) - 1)
+	defer release()
+	ls.width = extra + 1
 	errs := make([]error, n)
 	var waiting []*stepRequest
 	failed := false

@@ -106,7 +106,7 @@ func TestInMemoryDictionaryHeld(t *testing.T) {
 // the basis stays orthonormal.
 func TestBasisGrowsInPlace(t *testing.T) {
 	const l, most = 4096, 200 // 64 vectors are 2 MiB: enough for huge pages
-	b := newOrthoBasis(l, 1, nil)
+	b := newOrthoBasis(nil, l, nil)
 	defer b.release()
 	b.reserve(64, most)
 	if b.arena == nil {

@@ -7,7 +7,6 @@ import (
 	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
-	"github.com/pursuit-ml/pursuit/internal/par"
 )
 
 // Model is a trained kernel matching pursuit machine: one or more outputs
@@ -208,7 +207,7 @@ func (m *Model) DecisionAll(e *engine.Engine, x pursuit.Matrix) ([][]float64, er
 			if kb.Rows*kb.Cols*len(coef) >= 1<<16 {
 				threads = e.Threads()
 			}
-			par.For(kb.Rows, threads, func(lo, hi int) {
+			e.For(kb.Rows, threads, func(lo, hi int) {
 				for o, c := range coef {
 					dst := out[o][r0:r1]
 					for i := lo; i < hi; i++ {

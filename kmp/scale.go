@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/pursuit-ml/pursuit"
-	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/engine"
 )
 
@@ -308,7 +307,6 @@ func (st *streamer) scan(dc *dictionary, cand []int, vecs pursuit.Matrix, norms 
 	}
 	be := st.e
 	n, l, k := len(cand), st.tr.x.Rows, vecs.Rows
-	threads := st.e.Threads()
 	for b0 := 0; b0 < n; b0 += st.plan.Block {
 		b1 := min(b0+st.plan.Block, n)
 		nb := b1 - b0
@@ -338,7 +336,7 @@ func (st *streamer) scan(dc *dictionary, cand []int, vecs pursuit.Matrix, norms 
 				}
 			}
 			if norms {
-				addSqNorms(blk, threads, nrm)
+				addSqNorms(st.e, blk, nrm)
 			}
 		}
 		each(b0, nb, prod, nrm)
@@ -508,7 +506,7 @@ func (st *streamer) scanResidentSets(dc *dictionary, cand []int, sets []pursuit.
 					var err error
 					st.blk, err = e.GatherBlock(st.blk, st.cfg.Kernels[a.kernel], st.tr.x, st.tr.norms, centres, st.tr.prep)
 					if err != nil && b0 == 0 && st.plan.Mode == Streamed && st.plan.Block > 1 &&
-						(errors.Is(err, backend.ErrDeviceMemory) || errors.Is(err, engine.ErrBudget)) {
+						(errors.Is(err, engine.ErrDeviceMemory) || errors.Is(err, engine.ErrBudget)) {
 						// The blocks do not fit after all (the device's memory
 						// went to others since the plan): halve them, and
 						// recompute them every pass as a larger dictionary's.
@@ -532,7 +530,7 @@ func (st *streamer) scanResidentSets(dc *dictionary, cand []int, sets []pursuit.
 				}
 			}
 			// Every set's products of the run in one call (each set's are
-			// those of a call of its own: backend.SetProducts).
+			// those of a call of its own: engine.Engine.DictProductsSets).
 			parts := growEach(&st.parts, len(sets), func(s int) int { return rows(s) * nr })
 			var err error
 			switch {
@@ -575,7 +573,7 @@ func (st *streamer) scanResidentSets(dc *dictionary, cand []int, sets []pursuit.
 func (st *streamer) blockNorms(nrm []float64, blk *engine.Block, hm pursuit.Matrix, sums64 bool) error {
 	switch {
 	case blk == nil:
-		addSqNorms(hm, st.e.Threads(), nrm)
+		addSqNorms(st.e, hm, nrm)
 	case sums64:
 		if err := st.e.BlockSqNorms64(nrm, blk); err != nil {
 			return fmt.Errorf("kmp: norms of a kernel block: %w", err)

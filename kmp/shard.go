@@ -10,7 +10,6 @@ import (
 
 	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
-	"github.com/pursuit-ml/pursuit/engine/comm"
 )
 
 // Row-sharded training (issue 15). When the engine's communicator has more
@@ -38,7 +37,7 @@ import (
 // every rank returns an error together instead of leaving the others
 // waiting in a collective.
 type shard struct {
-	c comm.Comm
+	c engine.Group
 	// offset[r] is the first training row (after a ValFrac split, in the
 	// global order) that rank r holds; offset[size] is the number of
 	// training rows.
@@ -139,7 +138,7 @@ func (s *shard) agree(err error) error {
 	if s.err != nil {
 		return s.err
 	}
-	agreed, cerr := engine.Agree(s.c, err)
+	agreed, cerr := s.c.Agree(err)
 	if cerr != nil {
 		s.err = fmt.Errorf("kmp: sharded training: %w", cerr)
 		return errors.Join(err, s.err)
@@ -166,14 +165,14 @@ func holdAll(e *engine.Engine, sh *shard, what string, bytes int64) error {
 // one error instead of pairing collectives wrongly), then learn each
 // other's numbers of rows; cfg's valRows is set to every rank's validation
 // rows together.
-func startShard(c comm.Comm, x pursuit.Matrix, y []float64, cfg *Config) (*shard, error) {
+func startShard(c engine.Group, x pursuit.Matrix, y []float64, cfg *Config) (*shard, error) {
 	input := "valid"
 	bad := checkInput(x, y, cfg, true)
 	if bad != nil {
 		input = bad.Error()
 	}
-	entries := append([]comm.Entry{comm.Setting("input", input)}, configEntries(cfg, x.Cols)...)
-	if err := comm.CheckConfig(c, entries); err != nil {
+	entries := append([]engine.Setting{engine.NewSetting("input", input)}, configEntries(cfg, x.Cols)...)
+	if err := c.CheckConfig(entries...); err != nil {
 		return nil, fmt.Errorf("kmp: sharded training: %w", err)
 	}
 	if bad != nil { // alike on every rank
@@ -196,7 +195,7 @@ func startShard(c comm.Comm, x pursuit.Matrix, y []float64, cfg *Config) (*shard
 }
 
 // configEntries lists the settings every rank of a sharded run must share.
-func configEntries(cfg *Config, cols int) []comm.Entry {
+func configEntries(cfg *Config, cols int) []engine.Setting {
 	custom, stoch := "", "none"
 	if cfg.Custom != nil {
 		custom = cfg.Custom.Name
@@ -204,10 +203,10 @@ func configEntries(cfg *Config, cols int) []comm.Entry {
 	if cfg.Stochastic != nil {
 		stoch = fmt.Sprintf("%+v", *cfg.Stochastic)
 	}
-	set := func(name string, v any) comm.Entry { return comm.Setting(name, fmt.Sprintf("%v", v)) }
-	return []comm.Entry{
+	set := func(name string, v any) engine.Setting { return engine.NewSetting(name, fmt.Sprintf("%v", v)) }
+	return []engine.Setting{
 		set("variant", cfg.Variant), set("loss", cfg.Loss), set("task", cfg.Task),
-		comm.Setting("kernel", fmt.Sprintf("%#v", cfg.Kernels)), set("custom kernel", custom),
+		engine.NewSetting("kernel", fmt.Sprintf("%#v", cfg.Kernels)), set("custom kernel", custom),
 		set("bias", cfg.Bias), set("candidates", cfg.Candidates), set("N", cfg.N),
 		set("validation fraction", cfg.ValFrac), set("patience", cfg.Patience),
 		set("early-stopping criterion", cfg.Select), set("refit every", cfg.RefitEvery),
@@ -274,12 +273,12 @@ func (s *shard) localPart(rows []int) ([]int, []int) {
 
 // gatherInts returns every rank's values of v (each rank passes the same
 // length) in rank order.
-func gatherInts(c comm.Comm, v ...int) ([]int, error) {
+func gatherInts(c engine.Group, v ...int) ([]int, error) {
 	send := make([]float64, len(v))
 	for i, x := range v {
 		send[i] = float64(x)
 	}
-	recv, err := comm.Allgather(c, send)
+	recv, err := c.Allgather(send)
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,7 @@ import (
 // ValFrac asks for scaled or split copies; the model keeps no reference to
 // them.
 //
-// Several ranks: when e.Comm() has more than one rank, every rank calls
+// Several ranks: when e.Group() has more than one rank, every rank calls
 // Train with the same Config and its own rows: x and y (and ValX, ValY) are
 // this rank's part, possibly empty, and the training set is every rank's
 // rows concatenated in rank order. Every rank returns the same model, the
@@ -30,7 +30,7 @@ import (
 // ValFrac split, the classes and Scale's statistics are taken over all
 // rows; the memory budget counts only this rank's share. Ranks started
 // with different settings or rows of different widths, or a rank with bad
-// input, stop every rank with an error (comm.ErrConfig); a Custom kernel
+// input, stop every rank with an error (engine.ErrConfigMismatch); a Custom kernel
 // must be the same function on every rank (only its name is compared). See
 // shard.go for how a step is split.
 func Train(e *engine.Engine, x pursuit.Matrix, y []float64, cfg Config) (*Model, error) {
@@ -42,7 +42,7 @@ func Train(e *engine.Engine, x pursuit.Matrix, y []float64, cfg Config) (*Model,
 // several ranks it works as Train does.
 func TrainOneVsRest(e *engine.Engine, x pursuit.Matrix, y []float64, cfg Config) (*Model, error) {
 	if cfg.Task != Classification {
-		return nil, errors.New("kmp: one-vs-rest needs a classification task")
+		return nil, pursuit.Configf("kmp: one-vs-rest needs a classification task")
 	}
 	return train(e, x, y, cfg, true)
 }
@@ -51,26 +51,26 @@ func TrainOneVsRest(e *engine.Engine, x pursuit.Matrix, y []float64, cfg Config)
 // allowEmpty admits a rank without training rows (sharded runs).
 func checkInput(x pursuit.Matrix, y []float64, cfg *Config, allowEmpty bool) error {
 	if err := x.Validate(); err != nil {
-		return fmt.Errorf("kmp: training data: %w", err)
+		return pursuit.BadInputf("kmp: training data: %w", err)
 	}
 	if (x.Rows == 0 && !allowEmpty) || x.Cols == 0 {
-		return fmt.Errorf("kmp: training data is empty (%d×%d)", x.Rows, x.Cols)
+		return pursuit.BadInputf("kmp: training data is empty (%d×%d)", x.Rows, x.Cols)
 	}
 	if len(y) != x.Rows {
-		return fmt.Errorf("kmp: %d training rows but %d targets", x.Rows, len(y))
+		return pursuit.BadInputf("kmp: %d training rows but %d targets", x.Rows, len(y))
 	}
 	if err := checkFinite("training", x, y); err != nil {
 		return err
 	}
 	if cfg.ValX.Rows > 0 {
 		if err := cfg.ValX.Validate(); err != nil {
-			return fmt.Errorf("kmp: validation data: %w", err)
+			return pursuit.BadInputf("kmp: validation data: %w", err)
 		}
 		if cfg.ValX.Cols != x.Cols {
-			return fmt.Errorf("kmp: validation data has %d features, training data %d", cfg.ValX.Cols, x.Cols)
+			return pursuit.BadInputf("kmp: validation data has %d features, training data %d", cfg.ValX.Cols, x.Cols)
 		}
 		if len(cfg.ValY) != cfg.ValX.Rows {
-			return fmt.Errorf("kmp: validation set has %d rows but %d targets", cfg.ValX.Rows, len(cfg.ValY))
+			return pursuit.BadInputf("kmp: validation set has %d rows but %d targets", cfg.ValX.Rows, len(cfg.ValY))
 		}
 		if err := checkFinite("validation", cfg.ValX, cfg.ValY); err != nil {
 			return err
@@ -84,7 +84,7 @@ func train(e *engine.Engine, x pursuit.Matrix, y []float64, cfg Config, forceOVR
 		return nil, errors.New("kmp: nil engine")
 	}
 	var sh *shard
-	if c := e.Comm(); c != nil && c.Size() > 1 {
+	if c := e.Group(); c.Sharded() {
 		if sh, err = startShard(c, x, y, &cfg); err != nil {
 			return nil, err
 		}
@@ -114,19 +114,19 @@ func train(e *engine.Engine, x pursuit.Matrix, y []float64, cfg Config, forceOVR
 			}
 		}
 		if len(classes) < 2 {
-			return nil, together(fmt.Errorf("kmp: classification needs at least two classes, the training labels have %d", len(classes)))
+			return nil, together(pursuit.BadInputf("kmp: classification needs at least two classes, the training labels have %d", len(classes)))
 		}
 		var bad error
 		if cfg.ValX.Rows > 0 {
 			for i, v := range cfg.ValY {
 				if _, ok := slices.BinarySearch(classes, v); !ok {
-					bad = fmt.Errorf("kmp: validation label %v (row %d) is not a training class", v, i)
+					bad = pursuit.BadInputf("kmp: validation label %v (row %d) is not a training class", v, i)
 					break
 				}
 			}
 		}
 		if err := sh.agree(bad); errors.Is(err, engine.ErrRankFailed) {
-			return nil, fmt.Errorf("kmp: bad validation labels: %w", err)
+			return nil, pursuit.BadInputf("kmp: bad validation labels: %w", err)
 		} else if err != nil {
 			return nil, err
 		}
@@ -162,7 +162,7 @@ func train(e *engine.Engine, x pursuit.Matrix, y []float64, cfg Config, forceOVR
 		vi := parts[1]
 		slices.Sort(vi)
 		if len(trIdx) == 0 || len(vi) == 0 {
-			return nil, together(fmt.Errorf("kmp: ValFrac %v leaves %d training and %d validation rows", cfg.ValFrac, len(trIdx), len(vi)))
+			return nil, together(pursuit.Configf("kmp: ValFrac %v leaves %d training and %d validation rows", cfg.ValFrac, len(trIdx), len(vi)))
 		}
 		if sh.sharded() {
 			// This rank's rows of either part, as local indices.
@@ -343,13 +343,13 @@ func checkFinite(what string, x pursuit.Matrix, y []float64) error {
 	for i := range x.Rows {
 		for j, v := range x.Row(i) {
 			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				return fmt.Errorf("kmp: %s row %d feature %d is %v", what, i, j, v)
+				return pursuit.BadInputf("kmp: %s row %d feature %d is %v", what, i, j, v)
 			}
 		}
 	}
 	for i, v := range y {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("kmp: %s target %d is %v", what, i, v)
+			return pursuit.BadInputf("kmp: %s target %d is %v", what, i, v)
 		}
 	}
 	return nil

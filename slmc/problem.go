@@ -13,7 +13,7 @@ import (
 
 // ErrKernel is wrapped by the error returned when a method is asked to use a
 // kernel it does not support.
-var ErrKernel = errors.New("unsupported kernel")
+var ErrKernel = pursuit.Tag(errors.New("unsupported kernel"), pursuit.ErrConfig)
 
 // checkRBF rejects every kernel but a valid Gaussian (RBF) kernel: the
 // gradients of W(Z) and the reduced-set fixed-point iteration are derived

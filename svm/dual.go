@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit/engine"
 )
 
 // Options control the SMO solver.
@@ -202,7 +202,7 @@ func prepare(src RowSource, prob Problem, o Options) ([]float64, []float64, Opti
 
 // scannerOf returns the SMO scans for the rows of src: the engine's for
 // EngineRows, else nil (the solver's Go loops).
-func scannerOf(src RowSource) backend.SMOScanner {
+func scannerOf(src RowSource) engine.SMOScanner {
 	if r, ok := src.(*EngineRows); ok {
 		return r.e
 	}
@@ -211,7 +211,7 @@ func scannerOf(src RowSource) backend.SMOScanner {
 
 // runSMO runs the solver on the rows of c, with the scans of scan (nil:
 // Go loops).
-func runSMO[T real](c *rowCache[T], scan backend.SMOScanner, prob Problem, diag, alpha []float64, o Options, maxIter int) (*Solution, error) {
+func runSMO[T real](c *rowCache[T], scan engine.SMOScanner, prob Problem, diag, alpha []float64, o Options, maxIter int) (*Solution, error) {
 	s := newSMO(c, scan, prob, diag, alpha, o, maxIter)
 	if err := s.run(); err != nil {
 		return nil, fmt.Errorf("svm: SMO: %w", err)
@@ -220,7 +220,7 @@ func runSMO[T real](c *rowCache[T], scan backend.SMOScanner, prob Problem, diag,
 }
 
 // newSMO sets up the solver of runSMO.
-func newSMO[T real](c *rowCache[T], scan backend.SMOScanner, prob Problem, diag, alpha []float64, o Options, maxIter int) *smo[T] {
+func newSMO[T real](c *rowCache[T], scan engine.SMOScanner, prob Problem, diag, alpha []float64, o Options, maxIter int) *smo[T] {
 	n := len(prob.Y)
 	s := &smo[T]{
 		n: n, kidx: prob.Index, y: prob.Y, p: prob.P, c: prob.C,

@@ -74,6 +74,12 @@ func (m *Model) Binary() (coef []float64, b float64, err error) {
 	return m.Coef[0], -m.Rho[0], nil
 }
 
+// Check reports whether the model is usable: a valid kernel and support
+// vectors, and coefficient, offset and per-class counts that fit the
+// number of classes and support vectors. Exporters call it before they
+// write a model in another format.
+func (m *Model) Check() error { return m.check() }
+
 // check validates the model's shapes.
 func (m *Model) check() error {
 	if err := m.Kernel.Validate(); err != nil {

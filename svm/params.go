@@ -64,7 +64,7 @@ func (p Params) options() Options {
 
 // ErrBadInput is wrapped by the errors Train returns for invalid data or
 // parameters.
-var ErrBadInput = errors.New("svm: bad input")
+var ErrBadInput = pursuit.Tag(errors.New("svm: bad input"), pursuit.ErrBadInput)
 
 func badInput(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrBadInput, fmt.Sprintf(format, args...))

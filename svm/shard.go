@@ -9,7 +9,6 @@ import (
 
 	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
-	"github.com/pursuit-ml/pursuit/engine/comm"
 )
 
 // The SMO solver across ranks.
@@ -58,7 +57,7 @@ import (
 // are taken across ranks (ρ, the objective, the reconstructed gradient) are
 // added in the one-process order. The kernel values are the same bits as
 // in one process because the engine's prepared kernel blocks compute each
-// value alike whatever the rows and columns beside it (backend.Preparer):
+// value alike whatever the rows and columns beside it (engine.Engine.Prepare):
 // a rank's part of a row is the whole row's values at its points. So on
 // the CPU backends the
 // ranks take the one-process run's every step, and two candidates tied
@@ -120,7 +119,7 @@ func (l *shardLayout) owner(k int) (int, int) {
 // kernel blocks), the map from its variables to the whole problem's, and
 // the working set the ranks chose.
 type shard struct {
-	c     comm.Comm
+	c     engine.Group
 	lay   *shardLayout
 	vars  []int // own variable → variable of the whole problem (increasing)
 	nVars int   // variables of the whole problem
@@ -163,7 +162,7 @@ const recWidth = 12
 // kernel k. vars maps its variables to the whole problem's nVars; the
 // problem's Index maps them to own points.
 func newShard(e *engine.Engine, lay *shardLayout, x pursuit.Matrix, k pursuit.Kernel, vars []int, nVars int) (*shard, error) {
-	sh := &shard{c: e.Comm(), lay: lay, vars: vars, nVars: nVars, e: e, k: k, x: x}
+	sh := &shard{c: e.Group(), lay: lay, vars: vars, nVars: nVars, e: e, k: k, x: x}
 	if x.Rows != len(lay.keys) {
 		return nil, fmt.Errorf("svm: shard of %d points for %d keys", x.Rows, len(lay.keys))
 	}
@@ -477,7 +476,7 @@ func (sh *shard) gatherFree(vars, keys []int, ws []float64) ([]int, []float64, e
 	for t := range keys {
 		send = append(send, float64(vars[t]), float64(keys[t]), ws[t])
 	}
-	all, err := gatherv(sh.c, send)
+	all, err := sh.c.Gatherv(send)
 	if err != nil {
 		return nil, nil, fmt.Errorf("svm: gathering the free variables: %w", err)
 	}
@@ -528,7 +527,7 @@ func (s *smo[T]) finishSharded() (float64, float64, int, int, error) {
 	if err := sh.c.AllreduceSum(counts); err != nil {
 		return fail(err)
 	}
-	all, err := gatherv(sh.c, send)
+	all, err := sh.c.Gatherv(send)
 	if err != nil {
 		return fail(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit/engine"
 )
 
 // tau replaces a non-positive curvature in working-set selection and in the
@@ -48,7 +48,7 @@ type smo[T real] struct {
 	// next i, the selection of j, G-bar's update) on float32 rows when the
 	// variables are the kernel points (kidx nil): the engine's, with vector
 	// kernels on the CPU backends. nil: the loops below.
-	scan      backend.SMOScanner
+	scan      engine.SMOScanner
 	batch     int
 	eps       float64
 	shrinking bool

@@ -20,11 +20,11 @@ import (
 // training set is the ranks' rows concatenated in rank order: every rank
 // returns the same model, the one one process trains on that set (SVIndex
 // counts in it). The ranks first compare their parameters and the validity
-// of their rows, and stop together with an error wrapping comm.ErrConfig
+// of their rows, and stop together with an error wrapping engine.ErrConfigMismatch
 // when they differ. Params.InstanceWeights, when used, holds the weights of
 // the rank's own rows (non-nil on every rank, empty on an empty shard).
 // Probability estimates are not available across ranks (an error wrapping
-// comm.ErrNotDistributed).
+// engine.ErrNotDistributed).
 func Train(e *engine.Engine, x pursuit.Matrix, y []float64, p Params) (*Model, error) {
 	if e == nil {
 		return nil, badInput("nil engine")

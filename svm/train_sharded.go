@@ -9,7 +9,6 @@ import (
 	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
-	"github.com/pursuit-ml/pursuit/engine/comm"
 )
 
 // Training across ranks: Train, TrainOneVsRest and TrainMulticlass with an
@@ -19,13 +18,13 @@ import (
 // on that set (see shard.go for the solver and its determinism).
 
 // isSharded reports whether the engine trains across several ranks.
-func isSharded(e *engine.Engine) bool { return e.Comm() != nil && e.Comm().Size() > 1 }
+func isSharded(e *engine.Engine) bool { return e.Group().Sharded() }
 
 // shardStart is what every rank knows once a training across ranks has
 // started: the rows of every rank and this rank's first row in the whole
 // training set.
 type shardStart struct {
-	c      comm.Comm
+	c      engine.Group
 	counts []int // rows per rank
 	offset int   // this rank's first row
 	l      int   // rows in all
@@ -35,7 +34,7 @@ type shardStart struct {
 // holds valid rows, and gathers the shard sizes. Every rank returns the
 // same error or none, so no rank is left waiting in a collective.
 func startSharded(e *engine.Engine, x pursuit.Matrix, y []float64, p Params, method string) (*shardStart, error) {
-	c := e.Comm()
+	c := e.Group()
 	// A rank whose own rows are bad must not return before the first
 	// collective: its error is one of the entries every rank compares.
 	input := "valid"
@@ -43,11 +42,11 @@ func startSharded(e *engine.Engine, x pursuit.Matrix, y []float64, p Params, met
 	if dataErr != nil {
 		input = dataErr.Error()
 	}
-	err := comm.CheckConfig(c, []comm.Entry{
-		comm.Setting("input", input),
-		comm.Setting("SVM parameters", p.digest()),
-		comm.Setting("features", fmt.Sprint(x.Cols)),
-	})
+	err := c.CheckConfig(
+		engine.NewSetting("input", input),
+		engine.NewSetting("SVM parameters", p.digest()),
+		engine.NewSetting("features", fmt.Sprint(x.Cols)),
+	)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
@@ -58,9 +57,9 @@ func startSharded(e *engine.Engine, x pursuit.Matrix, y []float64, p Params, met
 		return nil, err
 	}
 	if p.Probability {
-		return nil, fmt.Errorf("%s: probability estimates (Params.Probability: Platt sigmoids on cross-validated decision values) are not available across ranks: %w", method, comm.ErrNotDistributed)
+		return nil, fmt.Errorf("%s: probability estimates (Params.Probability: Platt sigmoids on cross-validated decision values) are not available across ranks: %w", method, engine.ErrNotDistributed)
 	}
-	sizes, err := comm.Allgather(c, []float64{float64(x.Rows)})
+	sizes, err := c.Allgather([]float64{float64(x.Rows)})
 	if err != nil {
 		return nil, fmt.Errorf("%s: gathering the shard sizes: %w", method, err)
 	}
@@ -78,51 +77,9 @@ func startSharded(e *engine.Engine, x pursuit.Matrix, y []float64, p Params, met
 	return st, nil
 }
 
-// gatherv concatenates every rank's send (any length) in rank order.
-func gatherv(c comm.Comm, send []float64) ([]float64, error) {
-	n, err := comm.Allgather(c, []float64{float64(len(send))})
-	if err != nil {
-		return nil, err
-	}
-	counts := make([]int, len(n))
-	total := 0
-	for r, v := range n {
-		counts[r] = int(v)
-		total += counts[r]
-	}
-	all := make([]float64, total)
-	return all, c.Allgatherv(send, counts, all)
-}
-
-// globalLabels returns the labels of the whole training set in order of
-// first appearance.
-func globalLabels(c comm.Comm, y []float64) ([]float64, error) {
-	var mine []float64
-	seen := map[float64]bool{}
-	for _, v := range y {
-		if !seen[v] {
-			seen[v] = true
-			mine = append(mine, v)
-		}
-	}
-	all, err := gatherv(c, mine)
-	if err != nil {
-		return nil, fmt.Errorf("svm: gathering the class labels: %w", err)
-	}
-	var labels []float64
-	clear(seen)
-	for _, v := range all {
-		if !seen[v] {
-			seen[v] = true
-			labels = append(labels, v)
-		}
-	}
-	return labels, nil
-}
-
 // classCounts returns counts[c][r], the rows of class labels[c] on rank r,
 // and this rank's rows of each class in order.
-func classCounts(c comm.Comm, labels, y []float64) ([][]int, [][]int, error) {
+func classCounts(c engine.Group, labels, y []float64) ([][]int, [][]int, error) {
 	pos := make(map[float64]int, len(labels))
 	for i, v := range labels {
 		pos[v] = i
@@ -157,8 +114,8 @@ func classCounts(c comm.Comm, labels, y []float64) ([][]int, [][]int, error) {
 // svRecords gathers the support vectors of every rank: each record is
 // (group, training index, coefficients…, features…), width = 2 + nc + d.
 // They come back sorted by group, then training index: LIBSVM's order.
-func svRecords(c comm.Comm, send []float64, width int) ([][]float64, error) {
-	all, err := gatherv(c, send)
+func svRecords(c engine.Group, send []float64, width int) ([][]float64, error) {
+	all, err := c.Gatherv(send)
 	if err != nil {
 		return nil, fmt.Errorf("svm: gathering the support vectors: %w", err)
 	}
@@ -233,7 +190,7 @@ func openShard(e *engine.Engine, p Params, lay *shardLayout, x func() pursuit.Ma
 	if err == nil {
 		err = reserveShardCache(e, p, sh)
 	}
-	if err = agreed(e.Comm(), err); err != nil && sh != nil {
+	if err = agreed(e.Group(), err); err != nil && sh != nil {
 		_ = sh.release()
 	}
 	return sh, err
@@ -241,8 +198,8 @@ func openShard(e *engine.Engine, p Params, lay *shardLayout, x func() pursuit.Ma
 
 // agreed is engine.Agree for svm: a rank's own failure becomes every
 // rank's (see there), with the messages of the other ranks prefixed "svm:".
-func agreed(c comm.Comm, err error) error {
-	ag, cerr := engine.Agree(c, err)
+func agreed(c engine.Group, err error) error {
+	ag, cerr := c.Agree(err)
 	switch {
 	case cerr != nil:
 		return errors.Join(err, fmt.Errorf("svm: agreeing on failures: %w", cerr))
@@ -312,9 +269,9 @@ func trainSVRSharded(e *engine.Engine, st *shardStart, x pursuit.Matrix, y []flo
 
 func trainOVOSharded(e *engine.Engine, st *shardStart, x pursuit.Matrix, y []float64, p Params) (*Model, error) {
 	c := st.c
-	labels, err := globalLabels(c, y)
+	labels, err := c.Labels(y)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("svm: %w", err)
 	}
 	if len(labels) == 2 && labels[0] == -1 && labels[1] == 1 {
 		labels[0], labels[1] = labels[1], labels[0]
@@ -424,9 +381,9 @@ func trainOneVsRestSharded(e *engine.Engine, x pursuit.Matrix, y []float64, p Pa
 		return nil, badInput("one-vs-rest needs C-SVC, got %v", p.Type)
 	}
 	c := st.c
-	classes, err := globalLabels(c, y)
+	classes, err := c.Labels(y)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("svm: %w", err)
 	}
 	sortFloats(classes)
 	if len(classes) < 2 {

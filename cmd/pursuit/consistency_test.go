@@ -23,7 +23,7 @@ import (
 var algoIndependentFlags = []string{
 	"data", "test", "format", "label-column", "header", "positive", "one-vs-rest", "regression", "scale", "val-frac",
 	"algo", "kernel", "gamma", "sigma", "degree", "coef0", "seed", "backend", "threads", "mem-budget", "quiet", "progress", "json",
-	"model", "plot", "export-libsvm", // train
+	"model", "plot", "export-libsvm", "export-onnx", // train
 	"folds", "grid-gamma", "grid", // cv (--grid NAME=...: each NAME checked against the table)
 }
 

@@ -5,11 +5,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/internal/safefile"
+	"github.com/pursuit-ml/pursuit/onnxexport"
 	"github.com/pursuit-ml/pursuit/svm"
 )
 
@@ -133,6 +136,25 @@ func exportLIBSVM(m *cliModel, path string) ([]string, error) {
 	return files, nil
 }
 
+// exportONNX writes m as an ONNX model to path: the LIBSVM model that
+// libsvmModel gives, behind the model's scaler, through onnxexport.
+func exportONNX(m *cliModel, path string) error {
+	lm, err := m.libsvmModel()
+	if err == nil {
+		_, err = onnxexport.Marshal(lm, m.hdr.Scaler) // refuse before a file is written
+	}
+	if err != nil {
+		return fmt.Errorf("a %s model cannot be written as an ONNX model: %w", m.hdr.Algorithm, err)
+	}
+	doc := fmt.Sprintf("pursuit %s model (%s)", m.hdr.Algorithm, lm.Kernel)
+	return safefile.WriteFile(path, 0o666, func(w io.Writer) error {
+		return onnxexport.Write(w, lm, m.hdr.Scaler, onnxexport.WithDoc(doc), onnxexport.WithProducerVersion(version))
+	})
+}
+
+// exportFormats are the formats `pursuit export --format` writes.
+var exportFormats = []string{"libsvm", "onnx"}
+
 type exportOptions struct {
 	model, format, out string
 	memBudget          string
@@ -141,12 +163,14 @@ type exportOptions struct {
 func exportCommand() *command {
 	return &command{
 		name:    "export",
-		summary: "write a model in another format: a LIBSVM model that svm-predict reads (with an svm-scale range file when the model scales)",
-		usage:   "pursuit export --model FILE --out FILE [--format libsvm]",
+		summary: "write a model in another format: a LIBSVM model that svm-predict reads (with an svm-scale range file when the model scales), or an ONNX model that onnxruntime runs",
+		usage:   "pursuit export --model FILE --out FILE [--format libsvm|onnx]",
 		examples: `pursuit export --model moons.model --out moons.libsvm
 # moons.libsvm.range is written beside it when the model scales its data; then, with LIBSVM's tools:
 svm-scale -r moons.libsvm.range moons.test > moons.test.scaled
-svm-predict moons.test.scaled moons.libsvm moons.pred`,
+svm-predict moons.test.scaled moons.libsvm moons.pred
+# an ONNX model (ai.onnx.ml Scaler → SVMClassifier or SVMRegressor) for onnxruntime:
+pursuit export --model moons.model --format onnx --out moons.onnx`,
 		run: runExport,
 	}
 }
@@ -156,8 +180,8 @@ func runExport(ev *env, args []string) error {
 	o := &exportOptions{}
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	fs.StringVar(&o.model, "model", "", "the model `FILE` to export (written by `pursuit train --model`, or a LIBSVM model)")
-	fs.StringVar(&o.format, "format", "libsvm", "the format to write: libsvm (LIBSVM's text model; svm, bpdn, and the KMP family, SLMC and MP-KFDA as one kernel expansion)")
-	fs.StringVar(&o.out, "out", "", "write the exported model to `FILE` (and the svm-scale range file to FILE.range when the model scales its data; "+safeWriteHelp+")")
+	fs.StringVar(&o.format, "format", "libsvm", "the format to write: libsvm (LIBSVM's text model) or onnx (an ONNX model: input X, float [N, features], unscaled; outputs label and scores, or value); either holds svm, bpdn, and the KMP family, SLMC and MP-KFDA as one kernel expansion")
+	fs.StringVar(&o.out, "out", "", "write the exported model to `FILE` (for libsvm, the svm-scale range file to FILE.range too when the model scales its data; "+safeWriteHelp+")")
 	fs.StringVar(&o.memBudget, "mem-budget", "", memBudgetReadUsage)
 	if err := parseFlags(ev, c, fs, args); err != nil {
 		return err
@@ -167,10 +191,12 @@ func runExport(ev *env, args []string) error {
 		return fmt.Errorf("missing --model FILE (the model to export)")
 	case o.out == "":
 		return fmt.Errorf("missing --out FILE (where to write the exported model)")
-	case o.format != "libsvm":
-		return fmt.Errorf("--format %q: this pursuit writes libsvm (ONNX export is not built yet)", o.format)
 	}
-	if err := checkOutputs([]fileArg{{"--model", o.model}}, fileArg{"--out", o.out}, fileArg{"--out's range file", o.out + ".range"}); err != nil {
+	outputs := []fileArg{{"--out", o.out}}
+	if o.format == "libsvm" {
+		outputs = append(outputs, fileArg{"--out's range file", o.out + ".range"})
+	}
+	if err := checkOutputs([]fileArg{{"--model", o.model}}, outputs...); err != nil {
 		return err
 	}
 	mf := modelFlags{memBudget: o.memBudget}
@@ -183,7 +209,16 @@ func runExport(ev *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	files, err := exportLIBSVM(m, o.out)
+	if !slices.Contains(exportFormats, o.format) {
+		// Checked after loading, so that the line names the model's kind.
+		return fmt.Errorf("--format %q: pursuit export writes a %s model as %s", o.format, m.hdr.Algorithm, strings.Join(exportFormats, " or "))
+	}
+	files := []string{o.out}
+	if o.format == "onnx" {
+		err = exportONNX(m, o.out)
+	} else {
+		files, err = exportLIBSVM(m, o.out)
+	}
 	if err != nil {
 		return err
 	}

@@ -118,7 +118,10 @@ func TestExportLIBSVMRoundTrip(t *testing.T) {
 	model := filepath.Join(dir, "ovr.model")
 	mustRun(t, dir, "train", "--data", ovr, "--algo", "svm", "--one-vs-rest", "--model", model, "--quiet")
 	wantFail(t, dir, []string{"cannot be written as a LIBSVM model", "one-vs-rest"}, "export", "--model", model, "--out", filepath.Join(dir, "x.libsvm"))
-	wantFail(t, dir, []string{"--format \"onnx\""}, "export", "--model", model, "--out", filepath.Join(dir, "x.onnx"), "--format", "onnx")
+	wantFail(t, dir, []string{"cannot be written as an ONNX model", "svm", "one-vs-rest"}, "export", "--model", model, "--out", filepath.Join(dir, "x.onnx"), "--format", "onnx")
+	wantFail(t, dir, []string{"cannot be written as an ONNX model", "svm", "one-vs-rest"}, "train", "--data", ovr, "--algo", "svm", "--one-vs-rest", "--export-onnx", filepath.Join(dir, "y.onnx"), "--quiet")
+	wantFail(t, dir, []string{"--format \"pmml\"", "svm model", "libsvm or onnx"}, "export", "--model", model, "--out", filepath.Join(dir, "x.pmml"), "--format", "pmml")
+	wantFail(t, dir, []string{"same file"}, "export", "--model", model, "--out", model, "--format", "onnx")
 	wantFail(t, dir, []string{"same file"}, "export", "--model", model, "--out", model)
 }
 

@@ -114,7 +114,7 @@ func fit(e *engine.Engine, algo *algorithm, p *trainParams, plan labelPlan, tr, 
 		res.predictSeconds = time.Since(t0).Seconds()
 		res.nTest = test.Len()
 		if multi {
-			if res.nTest, err = globalCount(e.Comm(), test.Len()); err != nil {
+			if res.nTest, err = e.Group().Sum(test.Len()); err != nil {
 				return nil, err
 			}
 		}

@@ -262,7 +262,7 @@ func fitScalerOn(e *engine.Engine, mode string, ds *data.Dataset) (*data.Scaler,
 	if err != nil {
 		return nil, fmt.Errorf("--scale: %w", err)
 	}
-	s, err := data.FitScalerComm(m, ds.X, c)
+	s, err := data.FitScalerComm(m, ds.X, e.Group())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ds.Name, err)
 	}
@@ -293,7 +293,7 @@ func (d *dataFlags) loadTrainTest(e *engine.Engine) (all, test *data.Dataset, pl
 		return nil, nil, labelPlan{}, err
 	}
 	if c.Size() > 1 {
-		n, err := globalCount(c, all.Len())
+		n, err := engine.GroupOf(c).Sum(all.Len())
 		if err == nil && n == 0 {
 			err = fmt.Errorf("%s: no examples", d.data)
 		}
@@ -333,7 +333,7 @@ func planLabelsOn(c comm.Comm, y []float64, d *dataFlags) (labelPlan, error) {
 		}
 		return labelPlan{Task: taskRegression}, nil
 	}
-	cls, err := gatherDistinct(c, distinct(y))
+	cls, err := engine.GroupOf(c).Labels(y)
 	if err != nil {
 		return labelPlan{}, err
 	}
@@ -342,37 +342,4 @@ func planLabelsOn(c comm.Comm, y []float64, d *dataFlags) (labelPlan, error) {
 	}
 	// planLabels' decisions depend on the set of labels only.
 	return planLabels(cls, d)
-}
-
-// gatherDistinct returns, on every rank, the distinct values of all ranks'
-// values (each rank's already distinct), in increasing order.
-func gatherDistinct(c comm.Comm, mine []float64) ([]float64, error) {
-	size := c.Size()
-	ones, counts := make([]int, size), make([]int, size)
-	for r := range ones {
-		ones[r] = 1
-	}
-	n := make([]float64, size)
-	if err := c.Allgatherv([]float64{float64(len(mine))}, ones, n); err != nil {
-		return nil, err
-	}
-	total := 0
-	for r, v := range n {
-		counts[r] = int(v)
-		total += counts[r]
-	}
-	all := make([]float64, total)
-	if err := c.Allgatherv(mine, counts, all); err != nil {
-		return nil, err
-	}
-	return distinct(all), nil
-}
-
-// globalCount is n summed over the ranks of c.
-func globalCount(c comm.Comm, n int) (int, error) {
-	buf := []float64{float64(n)}
-	if err := c.AllreduceSum(buf); err != nil {
-		return 0, err
-	}
-	return int(buf[0]), nil
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+
+	"github.com/pursuit-ml/pursuit/engine"
 )
 
 type trainOptions struct {
@@ -17,6 +19,7 @@ type trainOptions struct {
 	plotDir      string
 	curve        bool
 	exportLIBSVM string
+	exportONNX   string
 }
 
 func newTrainFlags() (*flag.FlagSet, *trainOptions) {
@@ -27,6 +30,7 @@ func newTrainFlags() (*flag.FlagSet, *trainOptions) {
 	addBoundFlags(fs, &o.boundFlags, true)
 	fs.StringVar(&o.model, "model", "", "write the trained model to `FILE` (read it back with `pursuit predict --model FILE`; "+safeWriteHelp+")")
 	fs.StringVar(&o.exportLIBSVM, "export-libsvm", "", "also write the model as a LIBSVM model to `FILE` (as `pursuit export --format libsvm`; with FILE.range for svm-scale when the data are scaled)")
+	fs.StringVar(&o.exportONNX, "export-onnx", "", "also write the model as an ONNX model to `FILE` (as `pursuit export --format onnx`)")
 	fs.StringVar(&o.plotDir, "plot", "", "write the learning curve and, for 2-D data, the decision surface as PNG files into `DIR`")
 	fs.BoolVar(&o.curve, "curve", false, "record the learning curve (training, validation and test error against the number of steps; KMP family) in the model, for the plot command")
 	return fs, o
@@ -112,10 +116,13 @@ func runTrain(ev *env, args []string) error {
 	world := ev.world()
 	err := o.validate(set)
 	if err == nil {
-		err = checkOutputs(o.inputFiles(), fileArg{"--model", o.model}, fileArg{"--export-libsvm", o.exportLIBSVM}, fileArg{"--export-libsvm's range file", o.exportLIBSVM + ".range"})
+		err = checkOutputs(o.inputFiles(), fileArg{"--model", o.model}, fileArg{"--export-libsvm", o.exportLIBSVM}, fileArg{"--export-libsvm's range file", o.exportLIBSVM + ".range"}, fileArg{"--export-onnx", o.exportONNX})
 	}
 	if err == nil && o.exportLIBSVM != "" && o.exportLIBSVM == o.model {
 		err = fmt.Errorf("--export-libsvm %s is --model too: give the LIBSVM model another file", o.model)
+	}
+	if err == nil && o.exportONNX != "" && (o.exportONNX == o.model || o.exportONNX == o.exportLIBSVM) {
+		err = fmt.Errorf("--export-onnx %s is --model or --export-libsvm too: give the ONNX model another file", o.exportONNX)
 	}
 	if err == nil && world.Size() > 1 {
 		err = refuseAcrossRanks(set, world.Size(), "val-frac", "plot", "curve", "bound")
@@ -147,7 +154,7 @@ func runTrain(ev *env, args []string) error {
 	// stored are every rank's together.
 	nAll, nTr := all.Len(), tr.Len()
 	if world.Size() > 1 {
-		if nAll, err = globalCount(world, all.Len()); err != nil {
+		if nAll, err = engine.GroupOf(world).Sum(all.Len()); err != nil {
 			return err
 		}
 		nTr = nAll // no validation part across ranks
@@ -197,6 +204,11 @@ func runTrain(ev *env, args []string) error {
 	if o.exportLIBSVM != "" && world.Rank() == 0 {
 		if _, err := exportLIBSVM(m, o.exportLIBSVM); err != nil {
 			return fmt.Errorf("--export-libsvm: %w", err)
+		}
+	}
+	if o.exportONNX != "" && world.Rank() == 0 {
+		if err := exportONNX(m, o.exportONNX); err != nil {
+			return fmt.Errorf("--export-onnx: %w", err)
 		}
 	}
 	var plots []string
