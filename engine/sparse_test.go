@@ -111,7 +111,7 @@ func TestSparseOperands(t *testing.T) {
 		t.Fatal(err)
 	}
 	dense := goEng
-	rejecting := &Engine{be: noSparse{backend.NewCPU("go", 2, backend.GoKernels())}, threads: 2, budget: DefaultMemoryBudget}
+	rejecting := &Engine{be: noSparse{backend.NewCPU("go", 2, backend.GoKernels())}, threads: 2, slots: make(chan struct{}, 1), budget: DefaultMemoryBudget}
 	rejecting.scan = hostScans(rejecting.be)
 	k := pursuit.NewRBF(0.2)
 	idx := []int{3, 149, 0, 3, 77}
