@@ -335,7 +335,7 @@ func (b *Backend) fillZero(p cu.DevicePtr, n int64) error {
 // batchGroup is how many batch rows one densified batch holds: a multiple
 // of skCols whose transposed block (d floats a row) and host output region
 // (s floats a row, when hostOut) fit the chunk budget, at least skCols and
-// at most the n rows rounded up.
+// at most the n rows rounded up (and what one launch's grid takes).
 func (b *Backend) batchGroup(n, d, s int, hostOut bool) int {
 	per := int64(d) * 4
 	if hostOut {
@@ -345,6 +345,7 @@ func (b *Backend) batchGroup(n, d, s int, hostOut bool) int {
 	if per > 0 {
 		g = max(g, b.chunkBytes/per/skCols*skCols)
 	}
+	g = min(g, maxGridY*skCols) // csr_kernel's gridDim.y
 	return int(min(g, int64(ceilDiv(max(n, 1), skCols)*skCols)))
 }
 
