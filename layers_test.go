@@ -32,8 +32,11 @@ var layer = map[string]int{
 	"kmp": 5, "svm": 5, "bound": 5, "greedy": 6, "slmc": 6, "bpdn": 6,
 	// model export
 	"onnxexport": 6,
+	// the estimator contract: models, learners, registry, model file,
+	// multi-class reduction, cross-validation
+	"learn": 7,
 	// the command, benchmarks and scripts
-	"cmd/pursuit": 7, "bench": 7, "scripts": 7,
+	"cmd/pursuit": 8, "bench": 8, "scripts": 8,
 }
 
 // driverOnly are the packages learners must not import: they reach the

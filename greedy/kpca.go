@@ -452,3 +452,27 @@ func prepareSearch(e *engine.Engine, k pursuit.Kernel, x pursuit.Matrix, stochas
 	}
 	return smp, size, K, nil
 }
+
+// TestResiduals returns the mean residual of the rows of xs after each
+// number r+1 of chosen points (curve[r]; the features are nested, so the
+// residual with r+1 points adds the squares of features r+1..k−1 to the
+// full residual), and the features Transform gives.
+func (p *KPCA) TestResiduals(e *engine.Engine, xs pursuit.Matrix) (curve []float64, z *mat.Dense, err error) {
+	z, resid, err := p.Transform(e, xs)
+	if err != nil {
+		return nil, nil, err
+	}
+	k := len(p.Index)
+	curve = make([]float64, k)
+	for i := range xs.Rows {
+		tail := 0.0
+		for r := k - 1; r >= 0; r-- {
+			curve[r] += resid[i] + tail
+			tail += z.At(i, r) * z.At(i, r)
+		}
+	}
+	for r := range curve {
+		curve[r] /= float64(xs.Rows)
+	}
+	return curve, z, nil
+}
