@@ -259,7 +259,7 @@ func train(e *engine.Engine, x pursuit.Matrix, y []float64, cfg Config, forceOVR
 		}
 		defer e.Release(dc.cs.held)
 	}
-	dict, err := newDictionary(e, &cfg, dc) // in memory, streamed or stochastic (scale.go)
+	dict, err := newDictionary(e, &cfg, dc) // in memory, streamed or stochastic (stream.go)
 	if err != nil {
 		return nil, err
 	}
