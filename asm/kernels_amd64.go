@@ -20,6 +20,7 @@ func asmKernels(avx512 bool) kernels {
 		Gemm: gemm6x16Asm, MR: 6, NR: 16, KC: kcBlock, MC: mcBlock, NC: ncBlock,
 		RBF: rbfAsm, Poly: polyAsm, ArgMax: argmaxAsm, Pack8: pack8Asm,
 		SMOGradient: smoGradientAsm, SMOSelect: smoSelectAsm, SMOAddScaled: smoAddScaledAsm}
+	k.SparseDot, k.SparseRows = sparseDotAsm, sparseRows
 	if avx512 {
 		k.Gemm, k.MR, k.NR = gemm12x32Asm, 12, 32
 		k.RBF = rbf512Asm
@@ -460,4 +461,24 @@ func smoAddScaledAsm(dst, y []float64, row []float32, w float64) {
 	if n8 < n {
 		backend.SMOAddScaledRef(dst[n8:], y[n8:], row[n8:], w)
 	}
+}
+
+// sparseRows is the width of sparseDotAsm: 32 lanes, four YMM registers
+// a block row (one 128-byte pair of cache lines), so that a batch of 32
+// rows is multiplied with the streamed operand in one pass over it.
+const sparseRows = 32
+
+// sparseDotAsm is CPUKernels.SparseDot for 32 lanes (sparseDotAVX). The
+// driver's invariants make the assembly's reads safe: every column of idx
+// is below len(pos) and every pos value names a block row of blk.
+func sparseDotAsm(acc, blk []float32, pos, idx []int32, val []float32) {
+	_ = acc[sparseRows-1]
+	_ = blk[sparseRows-1]
+	n := len(idx)
+	if n == 0 {
+		clear(acc[:sparseRows])
+		return
+	}
+	_ = val[n-1]
+	sparseDotAVX(&acc[0], &blk[0], &pos[0], &idx[0], &val[0], n)
 }

@@ -467,3 +467,54 @@ func TestDotPairs512MatchesAVX2(t *testing.T) {
 		}
 	}
 }
+
+// TestSparseDot checks the SparseDot kernels against a float64 reference
+// on rows of every length up to 80 and beyond, with a map sending some
+// columns to the zero block row, and that a lane's value does not depend
+// on the other lanes (the same row against a block whose other lanes
+// differ gives the same bits).
+func TestSparseDot(t *testing.T) {
+	rng := rand.New(rand.NewPCG(28, 1))
+	for name, ks := range kernelSets(t) {
+		w := ks.SparseRows
+		const d, rowsB = 300, 40
+		pos := make([]int32, d)
+		for c := range pos {
+			if c%5 != 0 {
+				pos[c] = int32(1 + rng.IntN(rowsB))
+			}
+		}
+		blk := randSlice(rng, (rowsB+1)*w)
+		clear(blk[:w])
+		other := append([]float32(nil), blk...)
+		for i := w; i < len(other); i += w {
+			other[i+w-1] *= 3 // a different last lane
+		}
+		acc, acc2 := make([]float32, w), make([]float32, w)
+		for _, n := range append(testLengths()[:81], 150, 299) {
+			idx := make([]int32, 0, n)
+			for _, c := range rng.Perm(d)[:n] {
+				idx = append(idx, int32(c))
+			}
+			val := randSlice(rng, n)
+			ks.SparseDot(acc, blk, pos, idx, val)
+			for lane := 0; lane < w; lane++ {
+				var want, abs float64
+				for p, c := range idx {
+					x := float64(val[p]) * float64(blk[int(pos[c])*w+lane])
+					want += x
+					abs += math.Abs(x)
+				}
+				if got := float64(acc[lane]); math.Abs(got-want) > 2*float64(n+4)*0x1p-24*abs {
+					t.Fatalf("%s: n=%d lane %d: %v, want %v", name, n, lane, got, want)
+				}
+			}
+			ks.SparseDot(acc2, other, pos, idx, val)
+			for lane := 0; lane < w-1; lane++ {
+				if math.Float32bits(acc[lane]) != math.Float32bits(acc2[lane]) {
+					t.Fatalf("%s: n=%d lane %d: %v, %v with other values in lane %d", name, n, lane, acc[lane], acc2[lane], w-1)
+				}
+			}
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/pursuit-ml/pursuit"
@@ -48,6 +49,15 @@ type Backend interface {
 	// NaN scores are never chosen. Ties go to the smallest index.
 	ScoredArgMax(s, n []float64, skip []bool) (int, float64)
 }
+
+// ErrSparse is wrapped, beside pursuit.ErrShape, by the errors of a
+// backend that does not take sparse operands (the CUDA backend) for a
+// call with one: the engine then runs the call on the CPU driver. The CPU
+// backends take sparse a and b in SqNorms, KernelBlock, KernelGather and
+// the Preparer methods; DictProducts and RankUpdate take dense matrices
+// only on every backend (an error wrapping pursuit.ErrShape, not
+// ErrSparse).
+var ErrSparse = errors.New("sparse operands not supported by this backend")
 
 // shapeErr formats a shape-mismatch error for operation op; it wraps
 // pursuit.ErrShape.

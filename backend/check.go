@@ -37,10 +37,17 @@ func CheckKernelGather(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, a
 // checkKernelOp validates a kernel block (idx nil) or gather: dst is
 // len(idx)×b.Rows (a.Rows×b.Rows for a block) and every idx[r] a row of a.
 func checkKernelOp(op string, dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, idx []int, b pursuit.Matrix, bNorms []float32) error {
+	return checkKernel(op, dst, k, a, aNorms, idx, b, bNorms, false)
+}
+
+// checkKernel is checkKernelOp; bValid says that b was validated before
+// (a prepared operand, which must not change while its handle is in use),
+// so that a call does not read all of a sparse b's indices again.
+func checkKernel(op string, dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, idx []int, b pursuit.Matrix, bNorms []float32, bValid bool) error {
 	if err := k.Validate(); err != nil {
 		return shapeErrPlain(op, err)
 	}
-	if err := checkOperands(op, dst, a, b); err != nil {
+	if err := checkOperands(op, dst, a, idx, b, bValid); err != nil {
 		return err
 	}
 	rows := a.Rows
@@ -49,11 +56,6 @@ func checkKernelOp(op string, dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Ma
 	}
 	if dst.Rows != rows || dst.Cols != b.Rows {
 		return shapeErr(op, "dst is %d×%d, want %d×%d", dst.Rows, dst.Cols, rows, b.Rows)
-	}
-	for r, i := range idx {
-		if i < 0 || i >= a.Rows {
-			return shapeErr(op, "idx[%d] = %d is outside [0, %d)", r, i, a.Rows)
-		}
 	}
 	if aNorms != nil && len(aNorms) < a.Rows {
 		return shapeErr(op, "aNorms has %d elements for %d rows", len(aNorms), a.Rows)
@@ -64,18 +66,51 @@ func checkKernelOp(op string, dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Ma
 	return nil
 }
 
-func checkOperands(op string, dst, a, b pursuit.Matrix) error {
+// checkOperands validates dst, a and b (b not when bValid). Of a sparse a
+// gathered by idx only the rows idx are read, so only they are validated
+// beyond its shape and offsets: Validate reads every index, and an SMO
+// solver's gathers of a few rows of X would read all of X's indices each
+// time.
+func checkOperands(op string, dst, a pursuit.Matrix, idx []int, b pursuit.Matrix, bValid bool) error {
 	if err := dst.Validate(); err != nil {
 		return shapeErr(op, "dst: %v", err)
 	}
-	if err := a.Validate(); err != nil {
+	for r, i := range idx {
+		if i < 0 || i >= a.Rows {
+			return shapeErr(op, "idx[%d] = %d is outside [0, %d)", r, i, a.Rows)
+		}
+	}
+	if err := validateRows(a, idx); err != nil {
 		return shapeErr(op, "a: %v", err)
 	}
-	if err := b.Validate(); err != nil {
-		return shapeErr(op, "b: %v", err)
+	if !bValid {
+		if err := b.Validate(); err != nil {
+			return shapeErr(op, "b: %v", err)
+		}
 	}
 	if a.Cols != b.Cols {
 		return shapeErr(op, "a has %d features, b has %d", a.Cols, b.Cols)
+	}
+	return nil
+}
+
+// validateRows validates m, or for a sparse m and idx not nil its shape,
+// its offsets array and the rows idx (whose indices in range).
+func validateRows(m pursuit.Matrix, idx []int) error {
+	if !m.IsSparse() || idx == nil {
+		return m.Validate()
+	}
+	shape := pursuit.Matrix{Rows: 0, Cols: m.Cols, Sparse: &pursuit.CSR{Offsets: m.Sparse.Offsets[:min(1, len(m.Sparse.Offsets))], Indices: m.Sparse.Indices, Values: m.Sparse.Values}}
+	if m.Rows < 0 || len(m.Sparse.Offsets) != m.Rows+1 {
+		return m.Validate() // its message
+	}
+	if err := shape.Validate(); err != nil {
+		return err
+	}
+	for _, i := range idx {
+		if err := m.Slice(i, i+1, 0, m.Cols).Validate(); err != nil {
+			return fmt.Errorf("row %d: %v", i, err)
+		}
 	}
 	return nil
 }
@@ -88,6 +123,9 @@ func CheckDictProducts(dst []float64, dict pursuit.Matrix, vecs pursuit.Matrix) 
 	}
 	if err := vecs.Validate(); err != nil {
 		return shapeErr(op, "vecs: %v", err)
+	}
+	if err := checkDense(op, "dict", dict, "vecs", vecs); err != nil {
+		return err
 	}
 	if dict.Cols != vecs.Cols {
 		return shapeErr(op, "dict rows have length %d, vecs rows %d", dict.Cols, vecs.Cols)
@@ -107,6 +145,9 @@ func CheckDictProductsSets(dst [][]float64, dict pursuit.Matrix, sets []pursuit.
 	}
 	if err := dict.Validate(); err != nil {
 		return shapeErr(op, "dict: %v", err)
+	}
+	if err := checkDense(op, "dict", dict); err != nil {
+		return err
 	}
 	for s, v := range sets {
 		if err := CheckDictProducts(dst[s], dict, v); err != nil {
@@ -128,11 +169,25 @@ func CheckRankUpdate(d pursuit.Matrix, u pursuit.Matrix, v pursuit.Matrix) error
 	if err := v.Validate(); err != nil {
 		return shapeErr(op, "v: %v", err)
 	}
+	if err := checkDense(op, "d", d, "u", u, "v", v); err != nil {
+		return err
+	}
 	if u.Rows != v.Rows {
 		return shapeErr(op, "u has %d vectors, v has %d", u.Rows, v.Rows)
 	}
 	if u.Cols != d.Rows || v.Cols != d.Cols {
 		return shapeErr(op, "u vectors have length %d and v vectors %d for a %d×%d matrix", u.Cols, v.Cols, d.Rows, d.Cols)
+	}
+	return nil
+}
+
+// checkDense rejects a sparse operand of an operation that takes dense
+// ones only (DictProducts, RankUpdate): args are name, matrix pairs.
+func checkDense(op string, args ...any) error {
+	for i := 0; i+1 < len(args); i += 2 {
+		if m := args[i+1].(pursuit.Matrix); m.IsSparse() {
+			return shapeErr(op, "%s is sparse: %s takes dense matrices only (kernel blocks, gathers and norms take sparse ones)", args[i], op)
+		}
 	}
 	return nil
 }

@@ -21,11 +21,12 @@ import (
 // A CPU holds no mutable state besides its buffer pools, so it is safe for
 // concurrent use by several goroutines.
 type CPU struct {
-	name     string
-	threads  int
-	k        CPUKernels
-	gemmWS   sync.Pool // *gemmWorkspace, one per worker goroutine
-	prodPool sync.Pool // *fewRowsScratch
+	name       string
+	threads    int
+	k          CPUKernels
+	gemmWS     sync.Pool // *gemmWorkspace, one per worker goroutine
+	prodPool   sync.Pool // *fewRowsScratch
+	sparsePool sync.Pool // *sparseWS
 }
 
 // NewCPU returns the driver named name running the kernels k on up to
@@ -80,9 +81,9 @@ func (b *CPU) SqNorms(dst []float32, x pursuit.Matrix) error {
 	if err := CheckSqNorms(dst, x); err != nil {
 		return err
 	}
-	rows(b, x.Rows, 16, x.Rows*x.Cols, minParallelElems, nil, func(_ struct{}, lo, hi int) {
+	rows(b, x.Rows, 16, int(min(x.NNZ(), 1<<40)), minParallelElems, nil, func(_ struct{}, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			dst[i] = float32(b.k.SqNorm(x.Row(i)))
+			dst[i] = float32(b.sqNormRow(x, i))
 		}
 	})
 	return nil
@@ -385,7 +386,8 @@ func (b *CPU) KernelBlockPrepared(dst pursuit.Matrix, k pursuit.Kernel, a pursui
 	if err != nil {
 		return err
 	}
-	if err := CheckKernelBlock(dst, k, a, aNorms, p.M, nil); err != nil {
+	// p.M was validated by Prepare
+	if err := checkKernel("KernelBlock", dst, k, a, aNorms, nil, p.M, nil, true); err != nil {
 		return err
 	}
 	return b.kernelBlock(&kernelOp{k: k, dst: dst, a: a, b: p.M, bp: p}, aNorms, p.SqNorms)
@@ -397,7 +399,11 @@ func (b *CPU) KernelGatherPrepared(dst pursuit.Matrix, k pursuit.Kernel, a pursu
 	if err != nil {
 		return err
 	}
-	if err := CheckKernelGather(dst, k, a, aNorms, idx, p.M, nil); err != nil {
+	if idx == nil {
+		idx = []int{} // a gather of no rows, not KernelBlock's identity
+	}
+	// p.M was validated by Prepare
+	if err := checkKernel("KernelGather", dst, k, a, aNorms, idx, p.M, nil, true); err != nil {
 		return err
 	}
 	return b.kernelBlock(&kernelOp{k: k, dst: dst, a: a, idx: idx, b: p.M, bp: p}, aNorms, p.SqNorms)
@@ -419,7 +425,7 @@ func (b *CPU) norms(given []float32, x pursuit.Matrix, idx []int) []float32 {
 		if given != nil {
 			out[r] = given[i]
 		} else {
-			out[r] = float32(b.k.SqNorm(x.Row(i)))
+			out[r] = float32(b.sqNormRow(x, i))
 		}
 	}
 	return out
@@ -446,9 +452,18 @@ type cpuPrepared struct {
 const preparedArenaMin = 1 << 20
 
 // Prepare packs m once into the micro-kernel's panel layout; see Preparer.
+// A sparse m is not packed: the handle keeps its CSR and norms.
 func (b *CPU) Prepare(m pursuit.Matrix) (Prepared, error) {
 	if err := m.Validate(); err != nil {
 		return nil, shapeErr("Prepare", "b: %v", err)
+	}
+	if m.IsSparse() {
+		// The sparse path reads the CSR itself (sparse.go): the handle
+		// keeps it and its norms, no packed copy.
+		p := &cpuPrepared{owner: b, bn: make([]float32, m.Rows)}
+		_ = b.SqNorms(p.bn, m) // validated above
+		p.M, p.SqNorms = m, p.bn
+		return p, nil
 	}
 	nr, kcb := b.k.NR, b.k.KC
 	npan := (m.Rows + nr - 1) / nr
@@ -517,6 +532,10 @@ func (b *CPU) kernelBlock(op *kernelOp, aNorms, bNorms []float32) error {
 		}
 		return nil
 	}
+	if op.a.IsSparse() || op.b.IsSparse() {
+		b.kernelSparse(op)
+		return nil
+	}
 	if op.bp == nil && n <= fewRowsMax && m >= 4*fewRowsMax {
 		b.kernelFewRows(op)
 		return nil
@@ -575,30 +594,7 @@ func (b *CPU) kernelFewRows(op *kernelOp) {
 			row[j] = float32(t)
 		}
 	}
-	// The transform kernels take widths that are multiples of 16: the
-	// rest goes through a zero-padded 16-column scratch tile, so that every
-	// path applies the same transform to the same float32 products.
-	m16 := m &^ 15
-	if m16 > 0 {
-		b.transform(op, op.dst.Data, op.dst.Stride, n, m16, m16, op.an, op.bn)
-	}
-	if m16 < m {
-		t := sc.tail[:n*16]
-		clear(t)
-		for r := 0; r < n; r++ {
-			copy(t[r*16:], op.dst.Row(r)[m16:])
-		}
-		var bn []float32
-		if op.bn != nil {
-			bn = sc.bn[:16]
-			clear(bn)
-			copy(bn, op.bn[m16:])
-		}
-		b.transform(op, t, 16, n, m-m16, 16, op.an, bn)
-		for r := 0; r < n; r++ {
-			copy(op.dst.Row(r)[m16:], t[r*16:r*16+m-m16])
-		}
-	}
+	b.transformRows(op, 0, n, sc.tail[:], sc.bn[:])
 }
 
 // gemmRegion computes dst rows [r0, r1) × columns [c0, c1).

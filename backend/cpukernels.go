@@ -73,6 +73,16 @@ type CPUKernels struct {
 	SMOGradient  func(g, y, up []float64, qi, qj []float32, wi, wj float64) (int, float64)
 	SMOSelect    func(low, g, qd []float64, qi []float32, gmax, qdi float64, obj []float64) (int, float64, float64)
 	SMOAddScaled func(dst, y []float64, row []float32, w float64)
+	// SparseDot sets acc[t] = Σ_p val[p]·blk[pos[idx[p]]·SparseRows + t]
+	// for t < SparseRows: the products of one sparse row (columns idx,
+	// values val) with SparseRows rows scattered column-interleaved into
+	// blk, pos mapping a column to its block row (0: a row of zeros). The
+	// float32 sum of lane t may be split into partial sums, but its order
+	// must depend on len(idx) only, never on the other lanes, so that a
+	// product has the same bits in every batch (see the driver's sparse
+	// path, sparse.go).
+	SparseDot  func(acc, blk []float32, pos, idx []int32, val []float32)
+	SparseRows int
 }
 
 // GoKernels returns the pure-Go kernel table: a 2×4 register-tiled GEMM
@@ -88,6 +98,7 @@ func GoKernels() CPUKernels {
 		Gemm: gemm2x4Go, MR: gemmMR, NR: gemmNR, KC: 256, MC: 64, NC: 256,
 		RBF: rbfGo, Poly: polyGo, ArgMax: ScoredArgMaxRef, Pack8: pack8Go,
 		SMOGradient: SMOGradientRef, SMOSelect: SMOSelectRef, SMOAddScaled: SMOAddScaledRef,
+		SparseDot: sparseDotGo, SparseRows: 8,
 	}
 }
 

@@ -19,6 +19,19 @@
 // CPUKernels: NewGo is the driver with GoKernels, package asm the same
 // driver with its assembly table.
 //
+// # Sparse operands
+//
+// SqNorms, KernelBlock, KernelGather and the Preparer methods take sparse
+// a and b (pursuit.CSR rows) on the CPU driver, alike with dense ones:
+// batches of CPUKernels.SparseRows rows of one operand are scattered
+// column-interleaved into a small block, and the other operand's non-zeros
+// are streamed against it, one broadcast and one SparseRows-wide
+// multiply-add each (sparse.go has the roles, the memory bounds and why a
+// value does not depend on its batch). DictProducts and RankUpdate take
+// dense matrices only; a backend without sparse kernels (CUDA) rejects
+// sparse operands with ErrSparse, and the engine runs those calls on the
+// CPU driver.
+//
 // # Optional capabilities
 //
 // A backend may do some things better than the interface lets it; such

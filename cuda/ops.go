@@ -135,9 +135,26 @@ func (b *Backend) rankDev(d *devMatrix, alpha float32, u, v *devMatrix) error {
 // algorithms that call repeatedly on the same data keep it on the device
 // through backend.Preparer and backend.ResidentBlock (prepared.go).
 
+// rejectSparse refuses a sparse operand: this backend has no sparse
+// kernels yet, and the engine runs kernel operations with sparse operands
+// on the CPU driver when it sees backend.ErrSparse (engine.Engine's
+// sparse routing). Every method that takes a kernel operand calls it after
+// its checks and before any device work.
+func rejectSparse(op string, ms ...pursuit.Matrix) error {
+	for _, m := range ms {
+		if m.IsSparse() {
+			return fmt.Errorf("cuda: %s: %w: %w (the engine runs it on the CPU)", op, pursuit.ErrShape, backend.ErrSparse)
+		}
+	}
+	return nil
+}
+
 // SqNorms writes ‖x_i‖² into dst[:x.Rows].
 func (b *Backend) SqNorms(dst []float32, x pursuit.Matrix) error {
 	if err := backend.CheckSqNorms(dst, x); err != nil {
+		return err
+	}
+	if err := rejectSparse("SqNorms", x); err != nil {
 		return err
 	}
 	if x.Rows == 0 {
@@ -174,6 +191,9 @@ func (b *Backend) KernelBlock(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Ma
 	if err := backend.CheckKernelBlock(dst, k, a, aNorms, bm, bNorms); err != nil {
 		return err
 	}
+	if err := rejectSparse("KernelBlock", a, bm); err != nil {
+		return err
+	}
 	if dst.Rows == 0 || dst.Cols == 0 {
 		return nil
 	}
@@ -184,6 +204,9 @@ func (b *Backend) KernelBlock(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Ma
 // gathered on the host, so only they cross the bus.
 func (b *Backend) KernelGather(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, idx []int, bm pursuit.Matrix, bNorms []float32) error {
 	if err := backend.CheckKernelGather(dst, k, a, aNorms, idx, bm, bNorms); err != nil {
+		return err
+	}
+	if err := rejectSparse("KernelGather", a, bm); err != nil {
 		return err
 	}
 	if dst.Rows == 0 || dst.Cols == 0 {

@@ -42,6 +42,9 @@ func (b *Backend) Prepare(m pursuit.Matrix) (backend.Prepared, error) {
 	if err := m.Validate(); err != nil {
 		return nil, fmt.Errorf("cuda: Prepare: %w: b: %v", pursuit.ErrShape, err)
 	}
+	if err := rejectSparse("Prepare", m); err != nil {
+		return nil, err
+	}
 	p := &cudaPrepared{owner: b, PreparedBase: backend.PreparedBase{M: m, SqNorms: make([]float32, m.Rows)}}
 	err := b.do(func() error {
 		x, err := b.liveMatrix(m.Rows, m.Cols, "a prepared matrix")
@@ -124,6 +127,9 @@ func (b *Backend) KernelBlockPrepared(dst pursuit.Matrix, k pursuit.Kernel, a pu
 	if err := backend.CheckKernelBlock(dst, k, a, aNorms, p.M, nil); err != nil {
 		return err
 	}
+	if err := rejectSparse("KernelBlock", a); err != nil {
+		return err
+	}
 	if dst.Rows == 0 || dst.Cols == 0 {
 		return nil
 	}
@@ -139,6 +145,9 @@ func (b *Backend) KernelGatherPrepared(dst pursuit.Matrix, k pursuit.Kernel, a p
 		return err
 	}
 	if err := backend.CheckKernelGather(dst, k, a, aNorms, idx, p.M, nil); err != nil {
+		return err
+	}
+	if err := rejectSparse("KernelGather", a); err != nil {
 		return err
 	}
 	if dst.Rows == 0 || dst.Cols == 0 {
@@ -296,6 +305,9 @@ func (b *Backend) KernelGatherBlock(dst backend.Block, k pursuit.Kernel, a pursu
 	}
 	if err := a.Validate(); err != nil {
 		return fmt.Errorf("cuda: %s: %w: a: %v", op, pursuit.ErrShape, err)
+	}
+	if err := rejectSparse(op, a); err != nil {
+		return err
 	}
 	switch {
 	case a.Cols != p.M.Cols:

@@ -20,6 +20,16 @@
 // even the vectors stay on the device. Algorithms use these methods and
 // never name a backend.
 //
+// Sparse data: a sparse pursuit.Matrix (compressed sparse rows) is an
+// operand like a dense one for SqNorms, the kernel blocks and gathers,
+// Prepare and GatherBlock, and memory charges use its storage
+// (Matrix.Bytes), not Rows×Cols. The CPU backends compute with it
+// directly; the CUDA backend has no sparse kernels yet and rejects such
+// calls (backend.ErrSparse), and the engine then runs them on the host CPU
+// driver (SparseOnHost reports it): sparse training on a CUDA build runs
+// its kernel rows on the CPU. Dictionary products and rank updates take
+// dense matrices only. See sparse.go.
+//
 // Kernel specifications (pursuit.Kernel, made by pursuit.NewRBF and the
 // other constructors) follow LIBSVM's conventions: NewRBF(γ) is
 // exp(−γ‖x−z‖²); NewRBFSigma(σ) is the form exp(−‖x−z‖²/σ²) used by the kernel

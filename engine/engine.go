@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/klauspost/cpuid/v2"
@@ -85,7 +86,11 @@ type Engine struct {
 	slots   chan struct{} // Threads()−1 worker slots (see For and Borrow)
 	budget  int64
 	held    atomic.Int64 // bytes charged by Hold and not yet released
-	comm    comm.Comm
+	// sparseCPU runs kernel operations with sparse operands: be, or the
+	// host CPU driver when be rejects them (sparse.go); set once.
+	sparseOnce sync.Once
+	sparseCPU  backend.Backend
+	comm       comm.Comm
 	// raiseBudget is how budget errors tell the user to raise the budget
 	// (WithSettingNames).
 	raiseBudget string
@@ -299,7 +304,7 @@ func (e *Engine) Close() error {
 // SqNorms returns the squared row norms of x.
 func (e *Engine) SqNorms(x pursuit.Matrix) ([]float32, error) {
 	out := make([]float32, x.Rows)
-	if err := e.be.SqNorms(out, x); err != nil {
+	if err := e.sparseBackend(x).SqNorms(out, x); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -312,7 +317,7 @@ func (e *Engine) KernelMatrix(k pursuit.Kernel, a pursuit.Matrix, aNorms []float
 		return pursuit.Matrix{}, err
 	}
 	dst := pursuit.NewMatrix(a.Rows, b.Rows)
-	if err := e.be.KernelBlock(dst, k, a, aNorms, b, bNorms); err != nil {
+	if err := e.sparseBackend(a, b).KernelBlock(dst, k, a, aNorms, b, bNorms); err != nil {
 		return pursuit.Matrix{}, err
 	}
 	return dst, nil

@@ -15,13 +15,13 @@ import (
 
 // KernelBlock writes dst[i][j] = k(a_i, b_j); see backend.Backend.KernelBlock.
 func (e *Engine) KernelBlock(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, b pursuit.Matrix, bNorms []float32) error {
-	return e.be.KernelBlock(dst, k, a, aNorms, b, bNorms)
+	return e.sparseBackend(a, b).KernelBlock(dst, k, a, aNorms, b, bNorms)
 }
 
 // KernelGather writes dst[r][j] = k(a_{idx[r]}, b_j); see
 // backend.Backend.KernelGather.
 func (e *Engine) KernelGather(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, idx []int, b pursuit.Matrix, bNorms []float32) error {
-	return e.be.KernelGather(dst, k, a, aNorms, idx, b, bNorms)
+	return e.sparseBackend(a, b).KernelGather(dst, k, a, aNorms, idx, b, bNorms)
 }
 
 // DictProducts computes every ⟨d_i, v_j⟩ in one pass over dict; see

@@ -22,22 +22,26 @@ type Prepared struct {
 	m     pursuit.Matrix
 	norms []float32
 	h     backend.Prepared // nil when the backend lacks the capability
+	be    backend.Backend  // the backend h belongs to (the host CPU for a sparse b on CUDA)
 }
 
 // Prepare makes b ready for repeated use as the b operand of kernel blocks.
 // The backend's prepared copy counts against the memory budget; when it does
 // not fit, or the backend cannot prepare operands, the handle falls back to
-// the plain operations on b, with the same results.
+// the plain operations on b, with the same results. A sparse b is not
+// copied: the handle keeps its CSR and norms (only the norms are charged),
+// on the host CPU driver when the backend has no sparse kernels.
 func (e *Engine) Prepare(b pursuit.Matrix) (*Prepared, error) {
 	if err := b.Validate(); err != nil {
 		return nil, fmt.Errorf("engine: prepare: %w: %v", pursuit.ErrShape, err)
 	}
-	if p, ok := e.be.(backend.Preparer); ok && e.Reserve("a prepared copy of the data", int64(b.Rows)*int64(b.Cols)*4) == nil {
+	be := e.sparseBackend(b)
+	if p, ok := be.(backend.Preparer); ok && e.Reserve("a prepared copy of the data", preparedBytes(b)) == nil {
 		h, err := p.Prepare(b)
 		if err != nil {
 			return nil, fmt.Errorf("engine: prepare: %w", err)
 		}
-		return &Prepared{m: b, norms: h.Norms(), h: h}, nil
+		return &Prepared{m: b, norms: h.Norms(), h: h, be: be}, nil
 	}
 	norms, err := e.SqNorms(b)
 	if err != nil {
@@ -46,7 +50,23 @@ func (e *Engine) Prepare(b pursuit.Matrix) (*Prepared, error) {
 	return &Prepared{m: b, norms: norms}, nil
 }
 
-// Matrix returns the matrix the handle was made from.
+// handle returns b's prepared handle for an operation that runs on be:
+// when the handle is be's, or another engine's (which be's Preparer
+// refuses with backend.ErrPrepared); not when it is this engine's other
+// backend's (a sparse b prepared on the host CPU driver while a dense a
+// runs on the device, or the other way round), for which the operation
+// takes b and its norms plainly.
+func (e *Engine) handle(b *Prepared, be backend.Backend) (backend.Preparer, backend.Prepared, bool) {
+	if b.h == nil {
+		return nil, nil, false
+	}
+	if b.be != be && (b.be == e.be || b.be == e.sparseBackend(sparseProbe)) {
+		return nil, nil, false
+	}
+	p, ok := be.(backend.Preparer)
+	return p, b.h, ok
+}
+
 func (p *Prepared) Matrix() pursuit.Matrix { return p.m }
 
 // Norms returns the squared row norms, computed once. Do not modify them.
@@ -82,12 +102,11 @@ func (e *Engine) KernelBlockPrepared(dst pursuit.Matrix, k pursuit.Kernel, a pur
 	if b == nil {
 		return fmt.Errorf("KernelBlock: %w: b is nil", backend.ErrPrepared)
 	}
-	if b.h != nil {
-		if p, ok := e.be.(backend.Preparer); ok {
-			return p.KernelBlockPrepared(dst, k, a, aNorms, b.h)
-		}
+	be := e.sparseBackend(a, b.m)
+	if p, h, ok := e.handle(b, be); ok {
+		return p.KernelBlockPrepared(dst, k, a, aNorms, h)
 	}
-	return e.be.KernelBlock(dst, k, a, aNorms, b.m, b.norms)
+	return be.KernelBlock(dst, k, a, aNorms, b.m, b.norms)
 }
 
 // KernelGatherPrepared writes dst[r][j] = k(a_{idx[r]}, b_j) for the
@@ -96,10 +115,9 @@ func (e *Engine) KernelGatherPrepared(dst pursuit.Matrix, k pursuit.Kernel, a pu
 	if b == nil {
 		return fmt.Errorf("KernelGather: %w: b is nil", backend.ErrPrepared)
 	}
-	if b.h != nil {
-		if p, ok := e.be.(backend.Preparer); ok {
-			return p.KernelGatherPrepared(dst, k, a, aNorms, idx, b.h)
-		}
+	be := e.sparseBackend(a, b.m)
+	if p, h, ok := e.handle(b, be); ok {
+		return p.KernelGatherPrepared(dst, k, a, aNorms, idx, h)
 	}
-	return e.be.KernelGather(dst, k, a, aNorms, idx, b.m, b.norms)
+	return be.KernelGather(dst, k, a, aNorms, idx, b.m, b.norms)
 }

@@ -60,6 +60,13 @@
 // several starts and refits all coefficients by least squares, so its
 // residual RSResult.Residuals falls with every vector.
 //
+// Compress shrinks an existing C-SVC (an svm.Model, binary or one-vs-one as
+// svm-train builds it) to a few expansion vectors per binary machine with
+// SLMC (started from a random subset of the machine's support vectors,
+// with the SVM's C, by default its largest |coefficient|), MRS or RS, given
+// the training rows. One-vs-one pairs are compressed separately and share
+// no vectors; Compressed.SVM writes the result back in LIBSVM's layout.
+//
 // Model.Save and Load store a model in a versioned, checksummed file;
 // Load refuses truncated, damaged and over-long files with an error.
 package slmc

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"log"
+	"slices"
 
 	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
@@ -151,4 +152,66 @@ func ExampleLoad() {
 	// Output:
 	// expansion vectors: 4 identical decisions: true
 	// truncated file refused: true
+}
+
+// Compress a three-class one-vs-one SVM (as svm-train builds it) to a
+// quarter of each pair's vectors with SLMC; the result is written back as
+// an svm.Model in LIBSVM's layout, for svm-predict.
+func ExampleCompress() {
+	e, err := engine.New(engine.WithBackend("go"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	x, y := disc(20)
+	for i := range y { // three classes: the disc, and the left and right of the rest
+		if y[i] < 0 && x.At(i, 0) > 0 {
+			y[i] = 2
+		}
+	}
+	k := pursuit.NewRBF(4)
+	sm, err := svm.Train(e, x, y, svm.Params{Kernel: k, C: 10})
+	if err != nil {
+		log.Fatal(err)
+	}
+	c, err := slmc.Compress(e, sm, x, y, slmc.CompressConfig{Fraction: 0.25, Seed: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	test, ty := disc(31)
+	for i := range ty {
+		if ty[i] < 0 && test.At(i, 0) > 0 {
+			ty[i] = 2
+		}
+	}
+	errs := func(pred []float64) (n int) {
+		for i, p := range pred {
+			if p != ty[i] {
+				n++
+			}
+		}
+		return n
+	}
+	ps, err := sm.Predict(e, test)
+	if err != nil {
+		log.Fatal(err)
+	}
+	pc, err := c.Predict(e, test)
+	if err != nil {
+		log.Fatal(err)
+	}
+	lm, err := c.SVM()
+	if err != nil {
+		log.Fatal(err)
+	}
+	pl, err := lm.Predict(e, test)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("SVM: %d support vectors, %d test errors\n", sm.TotalSV(), errs(ps))
+	fmt.Printf("compressed: %d machines, %d expansion vectors, %d test errors\n", len(c.Machines), c.NumXV(), errs(pc))
+	fmt.Println("as a LIBSVM model, same labels:", slices.Equal(pc, pl))
+	// Output:
+	// SVM: 72 support vectors, 36 test errors
+	// compressed: 3 machines, 21 expansion vectors, 45 test errors
+	// as a LIBSVM model, same labels: true
 }

@@ -121,11 +121,7 @@ func ReducedSet(x *Expansion, nz int, opt RSOptions) (*RSResult, error) {
 	s := toDense(x.Vectors)
 	ns, d := s.Dims()
 	c := x.Coef
-	kss := mat.NewDense(ns, ns, nil)
-	kernelRef(kss, k, s, s, nil)
-	fs := mat.NewVecDense(ns, nil)
-	fs.MulVec(kss, mat.NewVecDense(ns, c))
-	wNorm := mat.Dot(fs, mat.NewVecDense(ns, c)) // ‖w‖²
+	wNorm := expansionNorm(k, s, c) // ‖w‖²
 	if !(wNorm > 0) {
 		return nil, fmt.Errorf("slmc: reduced set: the expansion has zero norm in feature space")
 	}
@@ -370,4 +366,23 @@ func cmpFloat(a, b float64) int {
 		return 1
 	}
 	return 0
+}
+
+// expansionNorm returns ‖Σ_i c_i φ(s_i)‖² = cᵀK(S, S)c, computing K(S, S)
+// a block of rows at a time, so that no ns×ns matrix is held (a model
+// with tens of thousands of support vectors).
+func expansionNorm(k pursuit.Kernel, s *mat.Dense, c []float64) float64 {
+	ns, _ := s.Dims()
+	const blk = 256
+	ssq := rowSqNorms(s)
+	var sum float64
+	for r0 := 0; r0 < ns; r0 += blk {
+		r1 := min(r0+blk, ns)
+		kb := mat.NewDense(r1-r0, ns, nil)
+		kernelRef(kb, k, s.Slice(r0, r1, 0, s.RawMatrix().Cols).(*mat.Dense), s, ssq)
+		fs := mat.NewVecDense(r1-r0, nil)
+		fs.MulVec(kb, mat.NewVecDense(ns, c))
+		sum += mat.Dot(fs, mat.NewVecDense(r1-r0, c[r0:r1]))
+	}
+	return sum
 }

@@ -40,7 +40,8 @@ func main() {
 		name  string
 		build func(gen)
 	}{{"dots", gen.dots}, {"sgemm", gen.sgemm}, {"exp", gen.exp}, {"axpy", gen.axpy},
-		{"pack", gen.pack}, {"poly", gen.poly}, {"argmax", gen.argmax}, {"smo", gen.smo}}
+		{"pack", gen.pack}, {"poly", gen.poly}, {"argmax", gen.argmax}, {"smo", gen.smo},
+		{"sparse", gen.sparse}}
 	for _, f := range families {
 		g := gen{build.NewContext()}
 		g.ConstraintExpr("amd64,!purego")

@@ -15,7 +15,8 @@ import (
 // Run runs the conformance suite on be as subtests of t: SqNorms,
 // KernelBlock, KernelGather, DictProducts, RankUpdate, ScoredArgMax, Errors,
 // SMOScans (backend.SMOScanner's references, and be's scans when it
-// implements it) and, when be implements them, Prepared (backend.Preparer)
+// implements it), Sparse (the kernel operations on sparse operands; see
+// sparse.go) and, when be implements them, Prepared (backend.Preparer)
 // and SetProducts (backend.SetProducts). be is used from one goroutine at a
 // time. The suite costs about
 // 0.2 s of CPU on the pure-Go backend (about 2.5 s under -race). See the
@@ -29,6 +30,7 @@ func Run(t *testing.T, be backend.Backend) {
 	t.Run("ScoredArgMax", func(t *testing.T) { testScoredArgMax(t, be) })
 	t.Run("Errors", func(t *testing.T) { testErrors(t, be) })
 	t.Run("SMOScans", func(t *testing.T) { testSMOScans(t, be) })
+	t.Run("Sparse", func(t *testing.T) { testSparse(t, be) })
 	if _, ok := be.(backend.Preparer); ok {
 		t.Run("Prepared", func(t *testing.T) { testPrepared(t, be) })
 	}

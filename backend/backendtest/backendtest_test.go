@@ -24,6 +24,19 @@ type naive struct {
 	panicShape bool // panic instead of returning shape errors (wrong)
 	rankOff    bool // drop the last vector of rank updates (wrong)
 	noClamp    bool // let the RBF distance go negative (wrong)
+	sparseLast bool // drop the last non-zero of each sparse row (wrong)
+	denseOnly  bool // reject sparse operands with backend.ErrSparse (allowed)
+}
+
+// sparseRejected returns the refusal of a dense-only naive backend for
+// sparse operands among ms, or nil.
+func (n *naive) sparseRejected(ms ...pursuit.Matrix) error {
+	for _, m := range ms {
+		if n.denseOnly && m.IsSparse() {
+			return fmt.Errorf("naive: %w: %w", pursuit.ErrShape, backend.ErrSparse)
+		}
+	}
+	return nil
 }
 
 func (n *naive) Name() string { return "naive" }
@@ -40,8 +53,11 @@ func (n *naive) SqNorms(dst []float32, x pursuit.Matrix) error {
 	if err := backend.CheckSqNorms(dst, x); err != nil {
 		return err
 	}
+	if err := n.sparseRejected(x); err != nil {
+		return err
+	}
 	for i := range x.Rows {
-		dst[i] = dot32(x.Row(i), x.Row(i))
+		dst[i] = dot32(n.row(x, i), n.row(x, i))
 	}
 	return nil
 }
@@ -72,6 +88,13 @@ func (n *naive) kernel32(k pursuit.Kernel, a, b []float32, an, bn float32) float
 }
 
 func (n *naive) row(m pursuit.Matrix, i int) []float32 {
+	if m.IsSparse() {
+		r := m.RowTo(make([]float32, m.Cols), i)
+		if idx, _ := m.SparseRow(i); n.sparseLast && len(idx) > 0 {
+			r[idx[len(idx)-1]] = 0
+		}
+		return r
+	}
 	if n.noStride && m.Cols > 0 {
 		return m.Data[i*m.Cols : (i+1)*m.Cols]
 	}
@@ -94,6 +117,9 @@ func (n *naive) KernelBlock(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matr
 
 func (n *naive) KernelGather(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, idx []int, b pursuit.Matrix, bNorms []float32) error {
 	if err := backend.CheckKernelGather(dst, k, a, aNorms, idx, b, bNorms); err != nil {
+		return err
+	}
+	if err := n.sparseRejected(a, b); err != nil {
 		return err
 	}
 	if bNorms == nil {
@@ -203,6 +229,7 @@ func (n *naiveSets) DictProductsSets(dst [][]float64, dict pursuit.Matrix, sets 
 func TestNaivePasses(t *testing.T) {
 	Run(t, &naive{})
 	Run(t, &naiveSets{})
+	Run(t, &naive{denseOnly: true})
 }
 
 // recorder collects failures instead of failing the test.
@@ -234,6 +261,7 @@ func TestSuiteDetectsBugs(t *testing.T) {
 		{"panics on shapes", &naive{panicShape: true}, testErrors},
 		{"drops a rank-update vector", &naive{rankOff: true}, testRankUpdate},
 		{"no clamp of the RBF distance", &naive{noClamp: true}, testKernelBlock},
+		{"drops a sparse non-zero", &naive{sparseLast: true}, testSparse},
 	}
 	rec := &recorder{TB: t}
 	testSetProducts(rec, &naiveSets{reversed: true})

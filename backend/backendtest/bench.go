@@ -2,7 +2,9 @@ package backendtest
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/pursuit-ml/pursuit"
@@ -14,6 +16,8 @@ import (
 //	KernelBlock/rbf/1024x1024x256, KernelBlock/rbf/4096x4096x256   GFLOP/s
 //	KernelBlock/poly3/1024x1024x256                                GFLOP/s
 //	KernelGather/rbf/rows=1/8192x256, rows=64                      GFLOP/s
+//	KernelGather/rbf/sparse/rows=64/20000x47236/nnz=76 (rcv1-like) Gprod/s
+//	KernelGather/rbf/rows=64/20000x1024 (dense comparison)         GFLOP/s
 //	DictProducts/8192x8192/k=1, 2, 4, 8                            GB/s
 //	RankUpdate/8192x8192/k=1, k=8                                  GB/s
 //	SqNorms/8192x4096                                              GB/s
@@ -30,6 +34,8 @@ func Bench(b *testing.B, be backend.Backend) {
 	for _, r := range []int{1, 64} {
 		b.Run(fmt.Sprintf("KernelGather/rbf/rows=%d/8192x256", r), func(b *testing.B) { BenchKernelGather(b, be, rbf, r, 8192, 256) })
 	}
+	b.Run("KernelGather/rbf/sparse/rows=64/20000x47236/nnz=76", func(b *testing.B) { BenchSparseGather(b, be, rbf, 64, 20000, 47236, 76) })
+	b.Run("KernelGather/rbf/rows=64/20000x1024", func(b *testing.B) { BenchKernelGather(b, be, rbf, 64, 20000, 1024) })
 	for _, k := range []int{1, 2, 4, 8} {
 		b.Run(fmt.Sprintf("DictProducts/8192x8192/k=%d", k), func(b *testing.B) { BenchDictProducts(b, be, 8192, 8192, k) })
 	}
@@ -90,6 +96,67 @@ func BenchKernelGather(b *testing.B, be backend.Backend, k pursuit.Kernel, rows,
 	loop(b, 2*float64(rows)*float64(l)*float64(d)/1e9, "GFLOP", func() error {
 		return be.KernelGather(dst, k, x, xn, idx, x, xn)
 	})
+}
+
+// BenchSparseGather times KernelGather of rows random rows of a sparse
+// l×d matrix X against all of X on an rcv1-like shape: about nnz
+// non-zeros a row at columns drawn from a Zipf law (exponent 1.1) over a
+// fixed random order of the columns, positive values, unit-norm rows. It
+// reports Gprod/s, the streamed products rows·NNZ(X) per call (each
+// gathered row against each stored value of X; a dense gather's GFLOP/s
+// is 2 Gprod/s), and logs X's size.
+func BenchSparseGather(b *testing.B, be backend.Backend, k pursuit.Kernel, rows, l, d, nnz int) {
+	x := rcv1Like(rand.New(rand.NewPCG(28, 2)), l, d, nnz)
+	rng := rand.New(rand.NewPCG(2, 2))
+	xn := sqNorms(b, be, x)
+	idx := make([]int, rows)
+	for i := range idx {
+		idx[i] = rng.IntN(l)
+	}
+	dst := pursuit.NewMatrix(rows, l)
+	b.Logf("X: %d×%d, %d non-zeros (%.1f a row), %.1f MB", l, d, x.NNZ(), float64(x.NNZ())/float64(l), float64(x.Bytes())/1e6)
+	loop(b, float64(rows)*float64(x.NNZ())/1e9, "Gprod", func() error {
+		return be.KernelGather(dst, k, x, xn, idx, x, xn)
+	})
+}
+
+// rcv1Like returns the sparse matrix of BenchSparseGather.
+func rcv1Like(rng *rand.Rand, l, d, nnz int) pursuit.Matrix {
+	perm := rng.Perm(d)
+	z := rand.NewZipf(rng, 1.1, 1, uint64(d-1))
+	offsets := make([]int64, 1, l+1)
+	indices := make([]int32, 0, l*nnz)
+	values := make([]float32, 0, l*nnz)
+	seen := make(map[int32]bool, 2*nnz)
+	for range l {
+		clear(seen)
+		n := max(1, nnz/2+rng.IntN(nnz+1)) // nnz on average
+		start := len(indices)
+		for len(seen) < min(n, d) {
+			c := int32(perm[z.Uint64()])
+			if !seen[c] {
+				seen[c] = true
+				indices = append(indices, c)
+			}
+		}
+		row := indices[start:]
+		slices.Sort(row)
+		var sq float64
+		for range row {
+			v := 0.1 + rng.Float64()
+			values = append(values, float32(v))
+			sq += v * v
+		}
+		for p := start; p < len(values); p++ {
+			values[p] = float32(float64(values[p]) / math.Sqrt(sq))
+		}
+		offsets = append(offsets, int64(len(indices)))
+	}
+	m, err := pursuit.SparseFrom(l, d, offsets, indices, values)
+	if err != nil {
+		panic(err) // built valid above
+	}
+	return m
 }
 
 // BenchDictProducts times DictProducts of an l×n dictionary with k vectors

@@ -130,7 +130,7 @@ func testPrepared(t *testing.T, be backend.Backend) {
 // has the bits of the same row gathered alone and of the same row gathered
 // among 20 others in another place (the rows of idx reversed, after four
 // random rows).
-func checkRowInvariance(t *testing.T, name string, p backend.Preparer, k pursuit.Kernel, a pursuit.Matrix, an []float32, idx []int, h backend.Prepared, got pursuit.Matrix, rng *rand.Rand) {
+func checkRowInvariance(t testing.TB, name string, p backend.Preparer, k pursuit.Kernel, a pursuit.Matrix, an []float32, idx []int, h backend.Prepared, got pursuit.Matrix, rng *rand.Rand) {
 	m := got.Cols
 	mixed := make([]int, 4, 4+len(idx)+20)
 	for i := range mixed {
@@ -169,7 +169,7 @@ func checkRowInvariance(t *testing.T, name string, p backend.Preparer, k pursuit
 }
 
 // checkPreparedNorms checks the handle's view and norms against b.
-func checkPreparedNorms(t *testing.T, name string, h backend.Prepared, b pursuit.Matrix) {
+func checkPreparedNorms(t testing.TB, name string, h backend.Prepared, b pursuit.Matrix) {
 	if got := h.Matrix(); got.Rows != b.Rows || got.Cols != b.Cols {
 		t.Errorf("%s: Matrix() is %d×%d, want %d×%d", name, got.Rows, got.Cols, b.Rows, b.Cols)
 	}
@@ -188,7 +188,7 @@ func checkPreparedNorms(t *testing.T, name string, h backend.Prepared, b pursuit
 }
 
 // sameBits checks that two results are identical bit for bit.
-func sameBits(t *testing.T, name string, got, want pursuit.Matrix) {
+func sameBits(t testing.TB, name string, got, want pursuit.Matrix) {
 	for i := range got.Rows {
 		for j := range got.Cols {
 			if g, w := got.At(i, j), want.At(i, j); math.Float32bits(g) != math.Float32bits(w) {

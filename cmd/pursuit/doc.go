@@ -16,6 +16,8 @@
 //	pursuit train ... --bound [--delta D] [--alpha A]      # adds Hussain et al.'s bound for the trained model
 //	pursuit bound --model M --data TRAIN [--delta D]       # the same bound for a saved model
 //	pursuit subspace --data F [--test F] [--k K] [--plot DIR [--log]]  # sparse KPCA: residuals and bounds against k
+//	pursuit compress --model SVM --data TRAIN [--test F] (--nz N | --nz-frac F[,F...]) [--method slmc|mrs|rs] --out OUT
+//	                                               # shrink a C-SVC (pursuit's or svm-train's) to a few vectors per machine
 //
 // Every command has --help with its flags and examples. Data files are in
 // LIBSVM/svmlight format (or CSV with --format csv), optionally .gz or .bz2.

@@ -13,6 +13,7 @@ import (
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/internal/safefile"
 	"github.com/pursuit-ml/pursuit/onnxexport"
+	"github.com/pursuit-ml/pursuit/slmc"
 	"github.com/pursuit-ml/pursuit/svm"
 )
 
@@ -55,6 +56,9 @@ func (f *mpkfdaFitted) expansion() (pursuit.Kernel, pursuit.Matrix, []float64, f
 // with sv_coef the coefficients and ρ = −bias. A model that is not one
 // expansion gets an error saying why.
 func (m *cliModel) libsvmModel() (*svm.Model, error) {
+	if m.hdr.Labels.Task == taskOneVsOne {
+		return m.oneVsOneLIBSVM()
+	}
 	if len(m.models) != 1 {
 		return nil, fmt.Errorf("a %s one-vs-rest model holds %d binary models, and a LIBSVM model of one-vs-rest machines does not exist (LIBSVM's multi-class is one-vs-one)", m.hdr.Algorithm, len(m.models))
 	}
@@ -226,4 +230,33 @@ func runExport(ev *env, args []string) error {
 		fmt.Fprintln(ev.stdout, f)
 	}
 	return nil
+}
+
+// oneVsOneLIBSVM returns a one-vs-one model (`pursuit compress` of a
+// multi-class LIBSVM model: one slmc machine per pair) as LIBSVM's
+// multi-class C-SVC: each pair's vectors in its first class's group, with
+// zero coefficients in the other pairs (slmc.Compressed.SVM).
+func (m *cliModel) oneVsOneLIBSVM() (*svm.Model, error) {
+	classes := m.hdr.Labels.Classes
+	c := &slmc.Compressed{Labels: classes}
+	p := 0
+	for i := range classes {
+		for j := i + 1; j < len(classes); j++ {
+			if p >= len(m.models) {
+				return nil, fmt.Errorf("a one-vs-one model with %d classes needs %d machines, it has %d", len(classes), len(classes)*(len(classes)-1)/2, len(m.models))
+			}
+			f, ok := m.models[p].(*slmcFitted)
+			if !ok {
+				return nil, fmt.Errorf("a one-vs-one %s model is not a set of kernel expansions LIBSVM can hold", m.hdr.Algorithm)
+			}
+			if p == 0 {
+				c.Kernel = f.m.Kernel
+			} else if f.m.Kernel != c.Kernel {
+				return nil, fmt.Errorf("the pairs of the one-vs-one model use different kernels (%s and %s), and a LIBSVM model has one", c.Kernel, f.m.Kernel)
+			}
+			c.Machines = append(c.Machines, slmc.Machine{Pos: i, Neg: j, Model: f.m})
+			p++
+		}
+	}
+	return c.SVM()
 }

@@ -14,6 +14,12 @@ const (
 	taskBinary     = "binary"      // one model; Classes = [negative, positive]
 	taskOneVsRest  = "one-vs-rest" // one model per class in Classes
 	taskRegression = "regression"  // one model, real-valued output
+	// taskOneVsOne: one model per pair (i, j), i < j, of Classes in
+	// LIBSVM's order (0,1), (0,2), …, (1,2), …, positive for Classes[i];
+	// the label is LIBSVM's vote (ties to the class listed first). Written
+	// by `pursuit compress` for a multi-class LIBSVM model; Classes keep
+	// the LIBSVM model's order, which decides ties.
+	taskOneVsOne = "one-vs-one"
 )
 
 // labelPlan says how the labels of a data file become the targets of the
@@ -62,8 +68,11 @@ func planLabels(y []float64, d *dataFlags) (labelPlan, error) {
 
 // models returns the number of binary models the plan trains.
 func (p *labelPlan) models() int {
-	if p.Task == taskOneVsRest {
+	switch p.Task {
+	case taskOneVsRest:
 		return len(p.Classes)
+	case taskOneVsOne:
+		return len(p.Classes) * (len(p.Classes) - 1) / 2
 	}
 	return 1
 }
@@ -108,6 +117,32 @@ func (p *labelPlan) truth(y []float64) []float64 {
 func (p *labelPlan) decide(dec [][]float64) []float64 {
 	n := len(dec[0])
 	out := make([]float64, n)
+	if p.Task == taskOneVsOne {
+		k := len(p.Classes)
+		votes := make([]int, k)
+		for r := range n {
+			clear(votes)
+			m := 0
+			for i := range k {
+				for j := i + 1; j < k; j++ {
+					if dec[m][r] > 0 {
+						votes[i]++
+					} else {
+						votes[j]++
+					}
+					m++
+				}
+			}
+			best := 0
+			for c := 1; c < k; c++ {
+				if votes[c] > votes[best] {
+					best = c
+				}
+			}
+			out[r] = p.Classes[best]
+		}
+		return out
+	}
 	for i := range n {
 		switch p.Task {
 		case taskRegression:
@@ -181,9 +216,12 @@ func (p *labelPlan) check() error {
 		if len(p.Classes) != 2 {
 			return fmt.Errorf("binary model with %d class labels", len(p.Classes))
 		}
-	case taskOneVsRest:
+	case taskOneVsRest, taskOneVsOne:
 		if len(p.Classes) < 2 {
-			return fmt.Errorf("one-vs-rest model with %d class labels", len(p.Classes))
+			return fmt.Errorf("%s model with %d class labels", p.Task, len(p.Classes))
+		}
+		if len(p.Classes) > 1<<12 {
+			return fmt.Errorf("%s model with %d class labels, more than %d", p.Task, len(p.Classes), 1<<12)
 		}
 	default:
 		return fmt.Errorf("unknown task %q", p.Task)

@@ -54,6 +54,7 @@ func commands() []*command {
 		trainCommand(),
 		predictCommand(),
 		exportCommand(),
+		compressCommand(),
 		cvCommand(),
 		plotCommand(),
 		subspaceCommand(),
@@ -275,6 +276,9 @@ func flagSetFor(name string) *flag.FlagSet {
 		return fs
 	case "equiv":
 		fs, _ := newEquivFlags()
+		return fs
+	case "compress":
+		fs, _ := newCompressFlags()
 		return fs
 	}
 	return nil

@@ -151,7 +151,7 @@ func writeSurface(e *engine.Engine, path, title string, m *cliModel, raw *data.D
 		return fmt.Errorf("surface plot: %w", err)
 	}
 	lp := &m.hdr.Labels
-	multi := lp.Task == taskOneVsRest
+	multi := lp.Task == taskOneVsRest || lp.Task == taskOneVsOne
 	if multi {
 		for _, c := range lp.Classes {
 			s.Classes = append(s.Classes, formatLabel(c))

@@ -1,0 +1,520 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pursuit-ml/pursuit"
+	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/internal/plot"
+	"github.com/pursuit-ml/pursuit/slmc"
+	"github.com/pursuit-ml/pursuit/svm"
+)
+
+type compressOptions struct {
+	model, data, test string
+	out, plot         string
+	nz                int
+	nzFrac            string
+	method            string
+	c                 float64
+	maxIter           int
+	seed              int64
+	format            string
+	backend           string
+	threads           int
+	memBudget         string
+	quiet             bool
+	jsonOutput        bool
+}
+
+func newCompressFlags() (*flag.FlagSet, *compressOptions) {
+	o := &compressOptions{}
+	fs := flag.NewFlagSet("compress", flag.ContinueOnError)
+	fs.StringVar(&o.model, "model", "", "the C-SVC model `FILE` to compress: a LIBSVM model from svm-train (binary or multi-class one-vs-one), or an svm model from `pursuit train` (binary or one-vs-rest)")
+	fs.StringVar(&o.data, "data", "", "the training data `FILE` the model was trained on (LIBSVM or CSV)")
+	fs.StringVar(&o.test, "test", "", "test data `FILE`: the table gives each model's error on it (without it, the error on --data)")
+	fs.IntVar(&o.nz, "nz", 0, "expansion vectors per binary machine (capped at a one-vs-one pair's own count); at most the model's vectors")
+	fs.StringVar(&o.nzFrac, "nz-frac", "", "expansion vectors as a fraction of each machine's vectors, or a comma-separated `LIST` of fractions (one compressed model each; default 0.1)")
+	fs.StringVar(&o.method, "method", "slmc", "slmc (sparse large margin classifier started from the support vectors), mrs (reduced set with the SVM's coefficients on its span) or rs (Burges' reduced set); all need the rbf kernel")
+	fs.Float64Var(&o.c, "c", 0, "the SVM cost of SLMC's and MRS's inner problem (default: the model's largest |coefficient|, which is its C when a support vector is at the bound)")
+	fs.IntVar(&o.maxIter, "max-iter", 0, "slmc: bound on the L-BFGS iterations per machine (default 200)")
+	fs.Int64Var(&o.seed, "seed", 1, "random seed (SLMC's initial vectors: a random subset of the support vectors)")
+	fs.StringVar(&o.out, "out", "", "write the compressed model to `FILE` (with a list of --nz-frac, one file per fraction: FILE with -nzF before its extension, e.g. out-nz0.05.model; "+safeWriteHelp+")")
+	fs.StringVar(&o.plot, "plot", "", "write the trade-off (test error against expansion vectors) to `FILE` (.png, .svg or .pdf)")
+	fs.StringVar(&o.format, "format", "auto", "data file format: auto (from the name: .csv is CSV), libsvm or csv")
+	fs.StringVar(&o.backend, "backend", "", backendUsage)
+	fs.IntVar(&o.threads, "threads", 0, threadsUsage)
+	fs.StringVar(&o.memBudget, "mem-budget", "", "memory budget, e.g. 512MiB or 8GiB (default 4GiB): the model, the data and each machine's inner problem (rows × expansion vectors in float64) must fit in it, else the command stops with an error naming the size")
+	fs.BoolVar(&o.quiet, "quiet", false, "print no progress lines (errors and warnings still go to stderr)")
+	fs.BoolVar(&o.jsonOutput, "json", false, "print one JSON object with the table instead of the text table")
+	return fs, o
+}
+
+func compressCommand() *command {
+	return &command{
+		name:    "compress",
+		summary: "shrink a C-SVC model (pursuit's or svm-train's) to a few expansion vectors with SLMC, MRS or RS",
+		usage: `pursuit compress --model FILE --data FILE (--nz N | --nz-frac F[,F...]) --out FILE
+[--test FILE] [--method slmc|mrs|rs] [--json] [--plot FILE]`,
+		examples: `svm-train -g 0.0078125 -c 10 usps8.train usps8.libsvm
+pursuit compress --model usps8.libsvm --data usps8.train --test usps8.test --nz-frac 0.1 --out usps8-slmc.model
+pursuit compress --model usps8.libsvm --data usps8.train --test usps8.test --nz-frac 0.01,0.02,0.05,0.1 --out usps8.model --plot tradeoff.png
+pursuit predict --model usps8-slmc.model --data usps8.test
+pursuit export --model usps8-slmc.model --out usps8-slmc.libsvm   # svm-predict reads it
+# Multi-class one-vs-one models are compressed pair by pair, each pair with its own vectors
+# (no sharing: SLMC places a vector for its own pair's margin). --nz and --nz-frac size every
+# pair by its own vector count, so the total is about F times the pairs' summed counts.`,
+		run: runCompress,
+	}
+}
+
+// compressRow is one line of compress's table.
+type compressRow struct {
+	Model            string   `json:"model"`
+	Method           string   `json:"method"`
+	Fraction         *float64 `json:"nz_frac,omitempty"`
+	Vectors          int      `json:"vectors"`
+	Error            *float64 `json:"error"`
+	PredictMSPer1000 float64  `json:"predict_ms_per_1000"`
+	Speedup          float64  `json:"speedup"`
+	CompressSeconds  float64  `json:"compress_seconds,omitempty"`
+	File             string   `json:"file,omitempty"`
+}
+
+type compressJSON struct {
+	Model    string        `json:"model"`
+	Kernel   string        `json:"kernel"`
+	Task     string        `json:"task"`
+	Classes  []string      `json:"classes"`
+	Machines int           `json:"machines"`
+	C        float64       `json:"c"`
+	ErrorOn  string        `json:"error_on"`
+	NError   int           `json:"n_error"`
+	Backend  string        `json:"backend"`
+	Rows     []compressRow `json:"rows"`
+}
+
+// compressSource is the model to compress: the SVM machines with the labels
+// they are trained on, and the header the compressed model keeps.
+type compressSource struct {
+	// machines are the svm.Models to compress: one LIBSVM model (binary
+	// or one-vs-one), or each binary machine of a pursuit model.
+	machines []*svm.Model
+	// targets[k] maps a data label to machine k's training label (nil:
+	// the label itself; the machine's classes are the data's labels).
+	targets []func(y []float64) []float64
+	plan    labelPlan
+	scaler  *data.Scaler
+	dim     int // 0: the data's (a LIBSVM model)
+	predict func(e *engine.Engine, x pursuit.Matrix) ([]float64, error)
+	vectors int
+}
+
+// loadCompressSource reads --model: a LIBSVM text model (any number of
+// classes) or a pursuit svm model.
+func loadCompressSource(e *engine.Engine, path string) (*compressSource, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("--model: %w", err)
+	}
+	head := make([]byte, 8)
+	n, _ := f.Read(head)
+	f.Close()
+	if bytes.HasPrefix(head[:n], []byte("svm_type")) {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("--model: %w", err)
+		}
+		first, _, _ := bytes.Cut(raw, []byte("\n"))
+		if f := strings.Fields(string(first)); len(f) == 2 && f[1] != "c_svc" {
+			kind := map[string]string{"epsilon_svr": "an epsilon-SVR regression", "nu_svr": "a nu-SVR regression",
+				"one_class": "a one-class", "nu_svc": "a nu-SVC"}[f[1]]
+			if kind == "" {
+				kind = "an " + strconv.Quote(f[1])
+			}
+			return nil, fmt.Errorf("--model %s is %s LIBSVM model; only C-SVC classifiers (svm-train -s 0, binary or multi-class) can be compressed", path, kind)
+		}
+		limit := max(e.Available()-2*int64(len(raw)), 0)
+		sm, err := svm.ReadLIBSVMModel(bytes.NewReader(raw), svm.WithModelMemoryLimit(limit))
+		if err != nil {
+			return nil, fmt.Errorf("--model %s: %w", path, err)
+		}
+		src := &compressSource{machines: []*svm.Model{sm}, targets: []func([]float64) []float64{nil}, vectors: sm.TotalSV()}
+		if len(sm.Labels) == 2 {
+			// The compressed machine is positive for Labels[0], the
+			// binary plan's Classes[1].
+			src.plan = labelPlan{Task: taskBinary, Classes: []float64{sm.Labels[1], sm.Labels[0]}}
+		} else {
+			src.plan = labelPlan{Task: taskOneVsOne, Classes: append([]float64(nil), sm.Labels...)}
+		}
+		src.predict = sm.Predict
+		return src, nil
+	}
+	m, err := loadModel(e, path)
+	if err != nil {
+		return nil, err
+	}
+	if m.hdr.Labels.Task == taskRegression {
+		return nil, fmt.Errorf("--model %s is a regression model; only classifiers (C-SVC) can be compressed", path)
+	}
+	src := &compressSource{plan: m.hdr.Labels, scaler: m.hdr.Scaler, dim: m.hdr.Dim, vectors: m.nBasis()}
+	for k, f := range m.models {
+		sf, ok := f.(*svmFitted)
+		if !ok || sf.m.Type != svm.CSVC {
+			return nil, fmt.Errorf("--model %s is a %s model; compress takes C-SVC models (`pursuit train --algo svm`, or svm-train's)", path, m.hdr.Algorithm)
+		}
+		src.machines = append(src.machines, sf.m)
+		plan := m.hdr.Labels
+		src.targets = append(src.targets, func(y []float64) []float64 { return plan.targets(y, k) })
+	}
+	src.predict = func(e *engine.Engine, x pursuit.Matrix) ([]float64, error) {
+		dec, err := m.decisions(e, x)
+		if err != nil {
+			return nil, err
+		}
+		return m.hdr.Labels.decide(dec), nil
+	}
+	return src, nil
+}
+
+// parseFractions parses --nz-frac's list.
+func parseFractions(s string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(v > 0 && v <= 1) {
+			return nil, fmt.Errorf("--nz-frac %q: each fraction must be a number in (0, 1], got %q", s, f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// fractionPath names the model file of fraction f when --nz-frac lists
+// several: -nzF before out's extension.
+func fractionPath(out string, f float64) string {
+	ext := filepath.Ext(out)
+	if strings.ContainsAny(ext, "/\\") || ext == out {
+		ext = ""
+	}
+	return strings.TrimSuffix(out, ext) + "-nz" + strconv.FormatFloat(f, 'g', -1, 64) + ext
+}
+
+func runCompress(ev *env, args []string) error {
+	c := compressCommand()
+	fs, o := newCompressFlags()
+	if err := parseFlags(ev, c, fs, args); err != nil {
+		return err
+	}
+	set := setFlags(fs)
+	switch {
+	case o.model == "":
+		return fmt.Errorf("missing --model FILE (the C-SVC model to compress)")
+	case o.data == "":
+		return fmt.Errorf("missing --data FILE (the training data of the model)")
+	case o.out == "":
+		return fmt.Errorf("missing --out FILE (where to write the compressed model)")
+	case set["nz"] && set["nz-frac"]:
+		return fmt.Errorf("--nz and --nz-frac both size the model; give one")
+	case set["nz"] && o.nz < 1:
+		return fmt.Errorf("--nz %d: must be at least 1", o.nz)
+	case o.c < 0 || math.IsNaN(o.c) || math.IsInf(o.c, 0):
+		return fmt.Errorf("--c %v: must be positive and finite", o.c)
+	case o.maxIter < 0:
+		return fmt.Errorf("--max-iter %d: must be positive", o.maxIter)
+	case o.method != "slmc" && o.method != "mrs" && o.method != "rs":
+		return fmt.Errorf("--method %q: want slmc, mrs or rs", o.method)
+	case set["max-iter"] && o.method != "slmc":
+		return fmt.Errorf("--max-iter applies to --method slmc only")
+	}
+	fracs := []float64{0.1}
+	if set["nz-frac"] {
+		var err error
+		if fracs, err = parseFractions(o.nzFrac); err != nil {
+			return err
+		}
+	}
+	if set["nz"] {
+		fracs = []float64{0}
+	}
+	outs := []string{o.out}
+	if len(fracs) > 1 {
+		outs = outs[:0]
+		for _, f := range fracs {
+			outs = append(outs, fractionPath(o.out, f))
+		}
+	}
+	df := dataFlags{format: o.format, scale: "none"}
+	if err := df.validate(nil, false); err != nil {
+		return err
+	}
+	inputs := []fileArg{{"--model", o.model}, {"--data", o.data}}
+	if o.test != "" {
+		inputs = append(inputs, fileArg{"--test", o.test})
+	}
+	var outArgs []fileArg
+	for _, p := range outs {
+		outArgs = append(outArgs, fileArg{"--out", p})
+	}
+	if o.plot != "" {
+		outArgs = append(outArgs, fileArg{"--plot", o.plot})
+	}
+	if err := checkOutputs(inputs, outArgs...); err != nil {
+		return err
+	}
+	mf := modelFlags{backend: o.backend, threads: o.threads, memBudget: o.memBudget}
+	e, err := mf.newEngine()
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	src, err := loadCompressSource(e, o.model)
+	if err != nil {
+		return err
+	}
+	if set["nz"] && o.nz > src.vectors {
+		return fmt.Errorf("--nz %d is more than the model's %d vectors", o.nz, src.vectors)
+	}
+	// The data: a pursuit model's dimension is forced (an index above it
+	// is an error); a LIBSVM model's vectors must not be wider than the
+	// data (LIBSVM drops trailing zero features).
+	ds, err := loadWithin(e, o.data, df.loadOptions(src.dim))
+	if err != nil {
+		if errors.Is(err, data.ErrFeatureMismatch) {
+			return fmt.Errorf("--data %s does not match the model: %w (the model was trained on %d features)", o.data, err, src.dim)
+		}
+		return fmt.Errorf("--data: %w", err)
+	}
+	for _, sm := range src.machines {
+		if ds.Dim() < sm.SV.Cols {
+			return fmt.Errorf("--data %s has %d features, but the model's support vectors have %d: not the data the model was trained on", o.data, ds.Dim(), sm.SV.Cols)
+		}
+	}
+	if src.dim == 0 {
+		src.dim = ds.Dim()
+	}
+	evalSet, evalName := ds, o.data
+	if o.test != "" {
+		if evalSet, err = loadWithin(e, o.test, df.loadOptions(src.dim)); err != nil {
+			if errors.Is(err, data.ErrFeatureMismatch) {
+				return fmt.Errorf("--test %s does not match the model: %w (the model has %d features)", o.test, err, src.dim)
+			}
+			return fmt.Errorf("--test: %w", err)
+		}
+		evalName = o.test
+	}
+	if src.scaler != nil {
+		if err := scaleInPlace(src.scaler, ds); err != nil {
+			return fmt.Errorf("%s: %w", o.data, err)
+		}
+		if evalSet != ds {
+			if err := scaleInPlace(src.scaler, evalSet); err != nil {
+				return fmt.Errorf("%s: %w", o.test, err)
+			}
+		}
+	}
+	plan := src.plan
+	truth := plan.truth(evalSet.Y)
+
+	progress := func(line string) { fmt.Fprintf(ev.stderr, "pursuit compress: %s\n", line) }
+	if o.quiet {
+		progress = nil
+	}
+
+	// The original's row.
+	pred, err := src.predict(e, evalSet.X)
+	if err != nil {
+		return fmt.Errorf("the original model on %s: %w", evalName, err)
+	}
+	rows := []compressRow{{Model: o.model, Method: "svm", Vectors: src.vectors, Error: num(plan.errorRate(pred, truth))}}
+	predictors := []predictFunc{src.predict}
+	cost := 0.0
+	for _, sm := range src.machines {
+		for _, row := range sm.Coef {
+			for _, v := range row {
+				cost = math.Max(cost, math.Abs(v))
+			}
+		}
+	}
+	if o.c > 0 {
+		cost = o.c
+	}
+	for fi, frac := range fracs {
+		cfg := slmc.CompressConfig{Method: o.method, NumXV: o.nz, Fraction: frac, C: cost, Seed: uint64(o.seed),
+			Optim: slmc.OptimOptions{MaxIter: o.maxIter}, Progress: progress}
+		t0 := time.Now()
+		cm := &cliModel{hdr: modelHeader{Algorithm: "slmc", Labels: plan, Dim: src.dim, Scaler: src.scaler}}
+		for k, sm := range src.machines {
+			y := ds.Y
+			if src.targets[k] != nil {
+				y = src.targets[k](ds.Y)
+			}
+			res, err := slmc.Compress(e, sm, ds.X, y, cfg)
+			if err != nil {
+				return compressError(err)
+			}
+			for _, mach := range res.Machines {
+				m := mach.Model
+				if src.targets[k] != nil && sm.Labels[mach.Pos] != 1 {
+					// A pursuit machine: the CLI's decision is positive for +1.
+					m = negated(m)
+				}
+				cm.models = append(cm.models, &slmcFitted{m: m, stop: mach.Stop})
+			}
+		}
+		secs := time.Since(t0).Seconds()
+		cm.hdr.Kernel = src.machines[0].Kernel.String()
+		cm.hdr.NBasis = cm.nBasis()
+		trainPred, err := cmPredict(e, cm, ds.X)
+		if err != nil {
+			return err
+		}
+		cm.hdr.Train = trainSummary{Data: o.data, NTrain: ds.Len(), TrainError: plan.errorRate(trainPred, plan.truth(ds.Y)),
+			TrainSeconds: secs, Backend: e.BackendName(), Seed: o.seed, Version: version}
+		if _, err := cm.save(outs[fi]); err != nil {
+			return err
+		}
+		predict := func(e *engine.Engine, x pursuit.Matrix) ([]float64, error) { return cmPredict(e, cm, x) }
+		pred, err := predict(e, evalSet.X)
+		if err != nil {
+			return fmt.Errorf("the compressed model on %s: %w", evalName, err)
+		}
+		predictors = append(predictors, predict)
+		r := compressRow{Model: outs[fi], Method: o.method, Vectors: cm.nBasis(), Error: num(plan.errorRate(pred, truth)),
+			CompressSeconds: secs, File: outs[fi]}
+		if !set["nz"] {
+			r.Fraction = num(frac)
+		}
+		rows = append(rows, r)
+	}
+	if !o.quiet {
+		progress(fmt.Sprintf("timing the predictions of %d models on %s", len(predictors), evalName))
+	}
+	best, err := timePredictions(e, evalSet.X, predictors)
+	if err != nil {
+		return err
+	}
+	for i := range rows {
+		rows[i].PredictMSPer1000 = best[i] * 1e6 / float64(max(evalSet.Len(), 1))
+		rows[i].Speedup = best[0] / best[i]
+	}
+	if o.plot != "" {
+		if err := writeTradeoff(o.plot, rows, evalName); err != nil {
+			return err
+		}
+	}
+	if o.jsonOutput {
+		out := compressJSON{Model: o.model, Kernel: src.machines[0].Kernel.String(), Task: plan.Task,
+			C: cost, ErrorOn: evalName, NError: evalSet.Len(), Backend: e.BackendName(), Rows: rows}
+		for _, sm := range src.machines {
+			out.Machines += sm.NumDecision()
+		}
+		for _, c := range plan.Classes {
+			out.Classes = append(out.Classes, formatLabel(c))
+		}
+		return printJSON(ev, out)
+	}
+	w := ev.stdout
+	fmt.Fprintf(w, "%-7s %8s %8s %10s %16s %8s  %s\n", "method", "nz-frac", "vectors", "error", "ms/1000 rows", "speedup", "model")
+	for _, r := range rows {
+		frac := "-"
+		if r.Fraction != nil {
+			frac = strconv.FormatFloat(*r.Fraction, 'g', -1, 64)
+		}
+		fmt.Fprintf(w, "%-7s %8s %8d %9.2f%% %16.3f %7.1fx  %s\n", r.Method, frac, r.Vectors, 100**r.Error, r.PredictMSPer1000, r.Speedup, r.Model)
+	}
+	fmt.Fprintf(w, "errors on %s (%d examples); prediction time is the fastest of several runs, backend %s; C = %g\n", evalName, evalSet.Len(), e.BackendName(), cost)
+	if o.plot != "" {
+		fmt.Fprintf(w, "plot written to %s\n", o.plot)
+	}
+	return nil
+}
+
+// compressError turns slmc.Compress's errors into the command's words.
+func compressError(err error) error {
+	switch {
+	case errors.Is(err, slmc.ErrKernel):
+		return fmt.Errorf("%w; retrain the SVM with the rbf kernel (svm-train -t 2) to compress it", err)
+	}
+	return err
+}
+
+// negated returns m with its decision's sign flipped.
+func negated(m *slmc.Model) *slmc.Model {
+	out := *m
+	out.Beta = make([]float64, len(m.Beta))
+	for i, b := range m.Beta {
+		out.Beta[i] = -b
+	}
+	out.Bias = -m.Bias
+	return &out
+}
+
+// cmPredict returns the labels cm predicts for x (already scaled).
+func cmPredict(e *engine.Engine, cm *cliModel, x pursuit.Matrix) ([]float64, error) {
+	dec, err := cm.decisions(e, x)
+	if err != nil {
+		return nil, err
+	}
+	return cm.hdr.Labels.decide(dec), nil
+}
+
+// predictFunc predicts the labels of x (already scaled).
+type predictFunc func(e *engine.Engine, x pursuit.Matrix) ([]float64, error)
+
+// timePredictions times each predictor on x and returns the fastest run's
+// seconds of each. The predictors take turns, round after round (at least
+// 5 rounds, until about 2 s have passed, at most 50), so that a load from
+// other processes on a shared machine falls on all of them alike, and the
+// fastest run of each is the one least disturbed.
+func timePredictions(e *engine.Engine, x pursuit.Matrix, ps []predictFunc) ([]float64, error) {
+	best := make([]float64, len(ps))
+	for i := range best {
+		best[i] = math.Inf(1)
+	}
+	start := time.Now()
+	for round := 0; round < 50 && (round < 5 || time.Since(start) < 2*time.Second); round++ {
+		for i, p := range ps {
+			t0 := time.Now()
+			if _, err := p(e, x); err != nil {
+				return nil, fmt.Errorf("timing the predictions: %w", err)
+			}
+			best[i] = math.Min(best[i], time.Since(t0).Seconds())
+		}
+	}
+	return best, nil
+}
+
+// writeTradeoff plots the compressed models' error against their vectors,
+// with the original's as a level line.
+func writeTradeoff(path string, rows []compressRow, evalName string) error {
+	var x, y, sx, sy []float64
+	for _, r := range rows[1:] {
+		x = append(x, float64(r.Vectors))
+		y = append(y, *r.Error)
+	}
+	lo, hi := x[0], x[0]
+	for _, v := range x {
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	sx, sy = []float64{lo, hi}, []float64{*rows[0].Error, *rows[0].Error}
+	title := fmt.Sprintf("compress: error on %s against expansion vectors", filepath.Base(evalName))
+	err := plot.LearningCurve(path, title, "expansion vectors", "error rate", []plot.Series{
+		{Name: rows[1].Method, X: x, Y: y},
+		{Name: fmt.Sprintf("svm (%d vectors)", rows[0].Vectors), X: sx, Y: sy},
+	}, math.NaN(), "")
+	if err != nil {
+		return fmt.Errorf("--plot: %w", err)
+	}
+	return nil
+}
