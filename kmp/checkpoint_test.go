@@ -138,7 +138,10 @@ func TestCheckpointRefusals(t *testing.T) {
 		want       string
 	}{
 		{"other seed", path, func(c *Config) (pursuit.Matrix, []float64) { c.Seed = 2; return x, y }, "seed was 1, is now 2"},
-		{"other kernel", path, func(c *Config) (pursuit.Matrix, []float64) { c.Kernels = []pursuit.Kernel{pursuit.NewRBF(3)}; return x, y }, "kernel 0 was"},
+		{"other kernel", path, func(c *Config) (pursuit.Matrix, []float64) {
+			c.Kernels = []pursuit.Kernel{pursuit.NewRBF(3)}
+			return x, y
+		}, "kernel 0 was"},
 		{"other data", path, func(c *Config) (pursuit.Matrix, []float64) { return x2, y }, "training data was"},
 		{"truncated", write("trunc", raw[:len(raw)-9]), nil, "truncated or corrupt"},
 		{"corrupt", write("corrupt", append(append([]byte(nil), raw[:40]...), append([]byte{raw[40] ^ 1}, raw[41:]...)...)), nil, "truncated or corrupt"},

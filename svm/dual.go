@@ -33,6 +33,8 @@ type Options struct {
 	// engines' tiles. 1 computes rows one at a time. The model does not
 	// depend on it.
 	Batch int
+
+	ck *ckRun // the checkpointing of this solve (Params.Checkpoint)
 }
 
 // defaultBatch is Options.Batch where the backend has no tile height.
@@ -228,6 +230,7 @@ func newSMO[T real](c *rowCache[T], scan engine.SMOScanner, prob Problem, diag, 
 		status: make([]uint8, n), upSign: make([]float64, n), lowSign: make([]float64, n),
 		active: make([]int32, n), inAct: make([]bool, n),
 		cache: c, scan: scan, batch: o.Batch, eps: o.Tol, shrinking: !o.NoShrinking, maxIter: maxIter, nAll: n,
+		ck: o.ck,
 	}
 	for a := range n {
 		s.qd[a] = diag[s.ki(a)]

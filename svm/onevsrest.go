@@ -66,6 +66,9 @@ func TrainOneVsRest(e *engine.Engine, x pursuit.Matrix, y []float64, p Params) (
 	if e == nil {
 		return nil, badInput("nil engine")
 	}
+	if p.Checkpoint != nil {
+		return nil, pursuit.Configf("svm: checkpoints need one binary machine; one-vs-rest trains one per class")
+	}
 	if isSharded(e) {
 		return trainOneVsRestSharded(e, x, y, p)
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/pursuit-ml/pursuit"
+	"github.com/pursuit-ml/pursuit/checkpoint"
 )
 
 // Type is the SVM formulation.
@@ -56,10 +57,17 @@ type Params struct {
 	NoShrinking bool
 	MaxIter     int
 	Batch       int // kernel rows computed together on a cache miss; default one tile of the backend's (Options.Batch)
+
+	// Checkpoint, if not nil, writes the solver's state between SMO
+	// iterations, resumes from a checkpoint, and stops the solve on request
+	// (package checkpoint): a binary C-SVC or an ε-SVR in one process,
+	// without Probability (see checkpoint.go).
+	Checkpoint *checkpoint.Options
+	ck         *ckRun // Checkpoint's run (Train sets it)
 }
 
 func (p Params) options() Options {
-	return Options{Tol: p.Tol, CacheMB: p.CacheMB, NoShrinking: p.NoShrinking, MaxIter: p.MaxIter, Batch: p.Batch}
+	return Options{Tol: p.Tol, CacheMB: p.CacheMB, NoShrinking: p.NoShrinking, MaxIter: p.MaxIter, Batch: p.Batch, ck: p.ck}
 }
 
 // ErrBadInput is wrapped by the errors Train returns for invalid data or
