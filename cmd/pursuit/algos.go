@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/pursuit-ml/pursuit/checkpoint"
 	"sort"
 	"strings"
 
@@ -29,6 +30,9 @@ type trainParams struct {
 	method     string  // --algo slmc: slmc, rs, mrs, rsvm, mrsvm or skfd
 	seed       int64
 	progress   func(learn.Progress)
+	// ckpt is the checkpointing of train --checkpoint, --resume and
+	// --time-limit (nil without them).
+	ckpt *checkpoint.Options
 	// nTrain is the number of training examples of every rank together
 	// when training across ranks (each rank passes its own rows); 0 in one
 	// process, where it is the rows passed.

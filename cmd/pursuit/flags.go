@@ -342,6 +342,11 @@ func algoFlags() map[string][]string {
 		"bound":        boundAlgos(), // train (bound.go)
 		"delta":        boundAlgos(),
 		"alpha":        boundAlgos(),
+		// train (checkpoint.go)
+		"checkpoint":       checkpointAlgos,
+		"checkpoint-every": checkpointAlgos,
+		"resume":           checkpointAlgos,
+		"time-limit":       checkpointAlgos,
 	}
 }
 
