@@ -21,6 +21,7 @@ import (
 type Prepared struct {
 	m     pursuit.Matrix
 	norms []float32
+	bMax  float64          // the largest squared norm (dense m; for RBFCancellation)
 	h     backend.Prepared // nil when the backend lacks the capability
 	be    backend.Backend  // the backend h belongs to (the host CPU for a sparse b on CUDA)
 }
@@ -41,13 +42,13 @@ func (e *Engine) Prepare(b pursuit.Matrix) (*Prepared, error) {
 		if err != nil {
 			return nil, fmt.Errorf("engine: prepare: %w", err)
 		}
-		return &Prepared{m: b, norms: h.Norms(), h: h, be: be}, nil
+		return &Prepared{m: b, norms: h.Norms(), bMax: maxSqNorm(b, h.Norms(), nil), h: h, be: be}, nil
 	}
 	norms, err := e.SqNorms(b)
 	if err != nil {
 		return nil, fmt.Errorf("engine: prepare: %w", err)
 	}
-	return &Prepared{m: b, norms: norms}, nil
+	return &Prepared{m: b, norms: norms, bMax: maxSqNorm(b, norms, nil)}, nil
 }
 
 // handle returns b's prepared handle for an operation that runs on be:
@@ -102,6 +103,9 @@ func (e *Engine) KernelBlockPrepared(dst pursuit.Matrix, k pursuit.Kernel, a pur
 	if b == nil {
 		return fmt.Errorf("KernelBlock: %w: b is nil", backend.ErrPrepared)
 	}
+	if e.exact64(dst, k, a, aNorms, nil, b.m, b.norms, b.bMax) {
+		return nil
+	}
 	be := e.sparseBackend(a, b.m)
 	if p, h, ok := e.handle(b, be); ok {
 		return p.KernelBlockPrepared(dst, k, a, aNorms, h)
@@ -114,6 +118,9 @@ func (e *Engine) KernelBlockPrepared(dst pursuit.Matrix, k pursuit.Kernel, a pur
 func (e *Engine) KernelGatherPrepared(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, idx []int, b *Prepared) error {
 	if b == nil {
 		return fmt.Errorf("KernelGather: %w: b is nil", backend.ErrPrepared)
+	}
+	if e.exact64(dst, k, a, aNorms, idx, b.m, b.norms, b.bMax) {
+		return nil
 	}
 	be := e.sparseBackend(a, b.m)
 	if p, h, ok := e.handle(b, be); ok {
