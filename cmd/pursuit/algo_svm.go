@@ -14,7 +14,12 @@ import (
 // payload in the model file is LIBSVM's text model format, so
 // `svm-predict` can use it directly on data scaled as the header says
 // (with --scale none, on the raw data).
-type svmFitted struct{ m *svm.Model }
+type svmFitted struct {
+	m *svm.Model
+	// exact: predict on the float64 path (svm.Model.Decision64), as a
+	// model imported from LIBSVM does (issue 29).
+	exact bool
+}
 
 func svmParams(p *trainParams) svm.Params {
 	sp := svm.Params{Type: svm.CSVC, Kernel: p.kernel, C: p.c, Seed: uint64(p.seed)}
@@ -78,7 +83,11 @@ func loadSVM(r io.Reader, maxBytes int64) (fitted, error) {
 }
 
 func (f *svmFitted) Decision(e *engine.Engine, x pursuit.Matrix) ([]float64, error) {
-	d, err := f.m.Decision(e, x)
+	decide := f.m.Decision
+	if f.exact {
+		decide = func(e *engine.Engine, x pursuit.Matrix) ([]float64, error) { return f.m.Decision64(e, svm.Rows64Of(x)) }
+	}
+	d, err := decide(e, x)
 	if err != nil {
 		return nil, err
 	}

@@ -467,7 +467,8 @@ func (m *cliModel) checkWidth(f fitted, version uint32) error {
 
 // libsvmModel reads a model file written by LIBSVM's svm-train (or
 // WriteLIBSVM): a binary C-SVC or an ε-SVR, applied to the data as they are
-// (LIBSVM keeps no scaling; use svm-scale's output).
+// (LIBSVM keeps no scaling; use svm-scale's output), with float64 kernels
+// and the support vectors' values as the file gives them, as svm-predict.
 func libsvmModel(raw []byte, maxBytes int64) (*cliModel, error) {
 	sm, err := svm.ReadLIBSVMModel(bytes.NewReader(raw), svm.WithModelMemoryLimit(maxBytes))
 	if err != nil {
@@ -477,6 +478,7 @@ func libsvmModel(raw []byte, maxBytes int64) (*cliModel, error) {
 	if err != nil {
 		return nil, fmt.Errorf("LIBSVM model: %w (pursuit predicts binary and regression LIBSVM models; use svm-predict for one-vs-one multi-class models)", err)
 	}
+	f.exact = true // LIBSVM's kernels are float64: so are an imported model's
 	m := &cliModel{models: []fitted{f}}
 	m.hdr = modelHeader{Algorithm: "svm", Kernel: sm.Kernel.String(), NBasis: sm.TotalSV()}
 	switch {
