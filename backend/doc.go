@@ -74,9 +74,9 @@
 //     [0, 1] or [−1, 1] with γ ≈ 1/d have κ ≤ 2; features in the hundreds
 //     (unscaled Boston housing, γ = 1: κ ≈ 10⁶) or far from the origin
 //     lose every digit, and then each backend gives other values. The
-//     backends keep the fast form; package engine bounds κ from the
-//     operands' largest norms before every dense RBF operation and, above
-//     engine.RBFCancellationLimit (16), computes the block itself in float64
+//     backends keep the fast form; package engine computes κ for every pair
+//     of a dense RBF operation from the rows' norms and, above
+//     engine.RBFCancellationLimit (16), computes the value itself in float64
 //     (Σ(x_k−z_k)², as pursuit.Kernel.Eval, rounded once): the same bits on
 //     every backend, within a float32 rounding of the exact value.
 //     backendtest.RunAccurate is that contract's test. Sparse operands

@@ -17,12 +17,12 @@ import (
 // absolute error of at most γ·δ(d²)·exp(−γd²) ≤ γ·δ(d²): the data's norms
 // count against the scale of the distances the kernel tells apart, 1/γ.
 // The engine therefore computes, before every dense RBF operation, the
-// cancellation factor
+// cancellation factor of each pair
 //
-//	κ = γ · (max_i ‖a_i‖² + max_j ‖b_j‖²)
+//	κ_ij = γ · (‖a_i‖² + ‖b_j‖²)
 //
-// over the rows the operation reads (from the norms the caller passes, else
-// from the rows), and the float32 kernel values lose about κ ulps. Data
+// (the norms in float64 from the rows), by which the float32 kernel value
+// loses about κ_ij ulps. Data
 // scaled to [0, 1] or [−1, 1] with γ ≈ 1/dim have κ ≤ 2; features in the
 // hundreds (Boston unscaled, γ = 1: κ ≈ 10⁶) or data offset far from the
 // origin lose all their digits. Where κ > RBFCancellationLimit the engine
@@ -35,8 +35,12 @@ import (
 // data offset from the origin but not features that are merely large, and
 // it would leave backend-dependent rounding where κ stays large.
 //
-// Where κ ≤ RBFCancellationLimit the call goes to the backend unchanged, so
-// data that were accurate before cost only the maximum of the norms.
+// Where no pair exceeds the limit the call goes to the backend unchanged,
+// so data that were accurate before cost only the norms (O(rows·dim)
+// against the block's O(rows·cols·dim)); where every pair does, the block
+// is computed in float64 alone; otherwise the backend's block is computed
+// and the pairs above the limit are replaced. Each pair is decided on its
+// own, so a value does not depend on the rows computed beside it.
 // Sparse operands are not checked: centring would fill them in and the
 // sparse kernels accumulate as documented in package backend; see
 // RBFCancellation for their bound.
@@ -60,59 +64,131 @@ func RBFCancellation(k pursuit.Kernel, aMax, bMax float64) float64 {
 	return k.Gamma * (aMax + bMax)
 }
 
-// maxSqNorm returns the largest squared norm of the rows idx of m (every
-// row when idx is nil), from norms when it is not nil, else computed in
-// float64 from the rows.
-func maxSqNorm(m pursuit.Matrix, norms []float32, idx []int) float64 {
-	var most float64
-	one := func(i int) {
+// rowSqNorms returns Σ_k v_k² in float64 of the rows idx of m (every row
+// when idx is nil): the norms the decision is taken from, computed from the
+// rows alone, so that a pair's path does not depend on the norms a caller
+// passes or on the rows beside it.
+func rowSqNorms(m pursuit.Matrix, idx []int) []float64 {
+	n := m.Rows
+	if idx != nil {
+		n = len(idx)
+	}
+	out := make([]float64, n)
+	for r := range n {
+		i := r
+		if idx != nil {
+			i = idx[r]
+		}
 		var s float64
-		if norms != nil {
-			s = float64(norms[i])
-		} else {
-			for _, v := range m.Row(i) {
-				s += float64(v) * float64(v)
-			}
+		for _, v := range m.Row(i) {
+			s += float64(v) * float64(v)
 		}
-		if s > most || math.IsNaN(s) {
-			most = s
-		}
+		out[r] = s
 	}
-	if idx == nil {
-		for i := range m.Rows {
-			one(i)
-		}
-	} else {
-		for _, i := range idx {
-			one(i)
-		}
-	}
-	return most
+	return out
 }
 
-// exactRBF reports whether a dense RBF operation on the rows idx of a
-// (all when idx is nil) and b, whose largest squared norm is bMax (< 0:
-// not known), must take the float64 path. The arguments must have been
-// checked.
-func exactRBF(k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, idx []int, b pursuit.Matrix, bNorms []float32, bMax float64) bool {
+// rbfPlan says which pairs of a dense RBF operation take the float64 path.
+type rbfPlan int
+
+const (
+	planBackend rbfPlan = iota // none: the backend's block as it is
+	planAll                    // every pair
+	planSome                   // the pairs with κ_ij > limit, after the backend's block
+)
+
+// exceeds reports whether the pair with squared norms na and nb has
+// κ_ij = γ·(na + nb) above RBFCancellationLimit (or NaN).
+func exceeds(gamma, na, nb float64) bool {
+	k := gamma * (na + nb)
+	return !(k <= RBFCancellationLimit)
+}
+
+// planOf returns the plan for squared norms an (rows of a) and bn (rows of
+// b): every pair is decided alone (κ_ij = γ(‖a_i‖² + ‖b_j‖²)), so a value
+// does not depend on the other rows of the call — a sharded SVM's blocks
+// and one process's give the same bits.
+func planOf(gamma float64, an, bn []float64) rbfPlan {
+	if len(an) == 0 || len(bn) == 0 {
+		return planBackend
+	}
+	aMin, aMax := minMax(an)
+	bMin, bMax := minMax(bn)
+	switch {
+	case !exceeds(gamma, aMax, bMax):
+		return planBackend
+	case exceeds(gamma, aMin, bMin):
+		return planAll
+	}
+	return planSome
+}
+
+// minMax returns the smallest and largest of v (NaN counts as largest).
+func minMax(v []float64) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, x := range v {
+		lo = min(lo, x)
+		if x > hi || math.IsNaN(x) {
+			hi = x
+		}
+	}
+	return lo, hi
+}
+
+// rbfOp runs a dense RBF block or gather (idx nil: a block) through the
+// plan: run (the backend's operation) where no pair needs float64, the
+// float64 path where all do, and run followed by the float64 values of the
+// pairs that need them otherwise. bn are b's squared norms (rowSqNorms;
+// nil: computed here). Other kernels, sparse operands and invalid
+// arguments go to run unchanged.
+func (e *Engine) rbfOp(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, idx []int, b pursuit.Matrix, bNorms []float32, bn []float64, run func() error) error {
+	if k.Kind != pursuit.RBF || a.IsSparse() || b.IsSparse() {
+		return run()
+	}
+	var err error
+	if idx == nil {
+		err = backend.CheckKernelBlock(dst, k, a, aNorms, b, bNorms)
+	} else {
+		err = backend.CheckKernelGather(dst, k, a, aNorms, idx, b, bNorms)
+	}
+	if err != nil {
+		return run()
+	}
+	if bn == nil {
+		bn = rowSqNorms(b, nil)
+	}
+	an := rowSqNorms(a, idx)
+	switch planOf(k.Gamma, an, bn) {
+	case planBackend:
+		return run()
+	case planAll:
+		e.rbf64(dst, k, a, idx, b, nil, nil)
+		return nil
+	}
+	if err := run(); err != nil {
+		return err
+	}
+	e.rbf64(dst, k, a, idx, b, an, bn)
+	return nil
+}
+
+// exactRBF reports whether any pair of a dense RBF gather of the rows idx
+// of a against b (squared norms bn) takes the float64 path.
+func exactRBF(k pursuit.Kernel, a pursuit.Matrix, idx []int, b pursuit.Matrix, bn []float64) bool {
 	if k.Kind != pursuit.RBF || a.IsSparse() || b.IsSparse() {
 		return false
 	}
-	if (idx == nil && a.Rows == 0) || (idx != nil && len(idx) == 0) || b.Rows == 0 {
-		return false
+	if bn == nil {
+		bn = rowSqNorms(b, nil)
 	}
-	if bMax < 0 {
-		bMax = maxSqNorm(b, bNorms, nil)
-	}
-	aMax := maxSqNorm(a, aNorms, idx)
-	kappa := RBFCancellation(k, aMax, bMax)
-	return kappa > RBFCancellationLimit || math.IsNaN(kappa)
+	return planOf(k.Gamma, rowSqNorms(a, idx), bn) != planBackend
 }
 
 // rbf64 writes dst[r][j] = exp(−γ Σ_k (a_{idx[r],k} − b_{j,k})²), the
 // distance accumulated in float64, rounded to float32 once; rows of dst
-// in parallel (For). idx nil means every row of a.
-func (e *Engine) rbf64(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, idx []int, b pursuit.Matrix) {
+// in parallel (For). idx nil means every row of a. With an and bn (the
+// squared norms) only the pairs whose κ_ij exceeds the limit are written.
+func (e *Engine) rbf64(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, idx []int, b pursuit.Matrix, an, bn []float64) {
 	rows := a.Rows
 	if idx != nil {
 		rows = len(idx)
@@ -129,6 +205,9 @@ func (e *Engine) rbf64(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, i
 			}
 			ar, out := a.Row(i), dst.Row(r)
 			for j := range b.Rows {
+				if an != nil && !exceeds(k.Gamma, an[r], bn[j]) {
+					continue
+				}
 				out[j] = float32(math.Exp(-k.Gamma * SqDist64(ar, b.Row(j))))
 			}
 		}
@@ -157,36 +236,11 @@ func SqDist64(x, z []float32) float64 {
 	return (s0 + s1) + (s2 + s3)
 }
 
-// exact64 runs a dense RBF block or gather (idx nil: a block) on the
-// float64 path when its arguments are valid and exactRBF says so,
-// reporting whether it did; otherwise the caller runs the backend, which
-// reports invalid arguments. bMax < 0: b's largest squared norm is not
-// known.
-func (e *Engine) exact64(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, idx []int, b pursuit.Matrix, bNorms []float32, bMax float64) bool {
-	if k.Kind != pursuit.RBF || a.IsSparse() || b.IsSparse() {
-		return false
-	}
-	var err error
-	if idx == nil {
-		err = backend.CheckKernelBlock(dst, k, a, aNorms, b, bNorms)
-	} else {
-		err = backend.CheckKernelGather(dst, k, a, aNorms, idx, b, bNorms)
-	}
-	if err != nil || !exactRBF(k, a, aNorms, idx, b, bNorms, bMax) {
-		return false
-	}
-	e.rbf64(dst, k, a, idx, b)
-	return true
-}
-
 // gatherExact reports whether a gather of the rows idx of a against the
-// prepared b takes the float64 path, for arguments that the gather will
-// accept (it says false for others, which the backend reports).
-func gatherExact(k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, idx []int, b *Prepared) bool {
+// prepared b takes the float64 path for any pair, for arguments that the
+// gather will accept (false for others, which the backend reports).
+func gatherExact(k pursuit.Kernel, a pursuit.Matrix, idx []int, b *Prepared) bool {
 	if k.Kind != pursuit.RBF || a.IsSparse() || b.m.IsSparse() || a.Validate() != nil || a.Cols != b.m.Cols {
-		return false
-	}
-	if aNorms != nil && len(aNorms) < a.Rows {
 		return false
 	}
 	for _, i := range idx {
@@ -194,5 +248,5 @@ func gatherExact(k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, idx []int
 			return false
 		}
 	}
-	return exactRBF(k, a, aNorms, idx, b.m, b.norms, b.bMax)
+	return exactRBF(k, a, idx, b.m, b.bn)
 }

@@ -125,15 +125,63 @@ func TestRBFCancellation(t *testing.T) {
 	}
 	a := pursuit.NewMatrix(1, 2)
 	a.Set(0, 0, 4) // ‖a‖² = 16, κ = 0.5·32 = 16: float32 still
-	if exactRBF(k, a, nil, nil, a, nil, -1) {
+	if exactRBF(k, a, nil, a, nil) {
 		t.Error("κ = 16 takes the float64 path")
 	}
 	a.Set(0, 1, 0.25)
-	if !exactRBF(k, a, nil, nil, a, nil, -1) {
+	if !exactRBF(k, a, nil, a, nil) {
 		t.Error("κ > 16 does not take the float64 path")
 	}
-	nan := []float32{float32(math.NaN())}
-	if !exactRBF(k, a, nan, nil, a, nil, -1) {
+	a.Set(0, 1, float32(math.NaN()))
+	if !exactRBF(k, a, nil, a, nil) {
 		t.Error("a NaN norm does not take the float64 path")
+	}
+}
+
+// TestRBFPairwise: in a block where only some pairs exceed the limit (one
+// row far from the origin), those pairs get the float64 path's values and
+// the others the backend's, so a value does not depend on the rows beside
+// it: every row alone gives the block's bits.
+func TestRBFPairwise(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	x := pursuit.NewMatrix(40, 9)
+	for i := range x.Data {
+		x.Data[i] = float32(2*rng.Float64() - 1)
+	}
+	for j := range x.Cols {
+		x.Set(7, j, 30+x.At(7, j)) // ‖x_7‖² ≈ 8100: κ ≫ 16 with every row
+	}
+	k := pursuit.NewRBF(1.0 / 9)
+	for name, e := range namedEngines(t) {
+		blk := pursuit.NewMatrix(x.Rows, x.Rows)
+		if err := e.KernelBlock(blk, k, x, nil, x, nil); err != nil {
+			t.Fatal(err)
+		}
+		for i := range x.Rows {
+			one := pursuit.NewMatrix(1, x.Rows)
+			if err := e.KernelGather(one, k, x, nil, []int{i}, x, nil); err != nil {
+				t.Fatal(err)
+			}
+			ref := pursuit.NewMatrix(1, x.Rows)
+			if err := e.Backend().KernelGather(ref, k, x, nil, []int{i}, x, nil); err != nil {
+				t.Fatal(err)
+			}
+			for j := range x.Rows {
+				want := ref.At(0, j)
+				if i == 7 || j == 7 {
+					want = float32(k.Eval(x.Row(i), x.Row(j)))
+				}
+				if one.At(0, j) != want {
+					t.Fatalf("%s: K[%d][%d] = %v alone, want %v", name, i, j, one.At(0, j), want)
+				}
+				if i == 7 || j == 7 {
+					if blk.At(i, j) != want {
+						t.Fatalf("%s: K[%d][%d] = %v in the block, want %v", name, i, j, blk.At(i, j), want)
+					}
+				} else if math.Abs(float64(blk.At(i, j)-want)) > 1e-6 {
+					t.Fatalf("%s: K[%d][%d] = %v in the block, %v alone", name, i, j, blk.At(i, j), want)
+				}
+			}
+		}
 	}
 }

@@ -21,7 +21,7 @@ import (
 type Prepared struct {
 	m     pursuit.Matrix
 	norms []float32
-	bMax  float64          // the largest squared norm (dense m; for RBFCancellation)
+	bn    []float64        // squared norms in float64 of a dense m (precision.go)
 	h     backend.Prepared // nil when the backend lacks the capability
 	be    backend.Backend  // the backend h belongs to (the host CPU for a sparse b on CUDA)
 }
@@ -42,13 +42,13 @@ func (e *Engine) Prepare(b pursuit.Matrix) (*Prepared, error) {
 		if err != nil {
 			return nil, fmt.Errorf("engine: prepare: %w", err)
 		}
-		return &Prepared{m: b, norms: h.Norms(), bMax: maxSqNorm(b, h.Norms(), nil), h: h, be: be}, nil
+		return &Prepared{m: b, norms: h.Norms(), bn: denseNorms(b), h: h, be: be}, nil
 	}
 	norms, err := e.SqNorms(b)
 	if err != nil {
 		return nil, fmt.Errorf("engine: prepare: %w", err)
 	}
-	return &Prepared{m: b, norms: norms, bMax: maxSqNorm(b, norms, nil)}, nil
+	return &Prepared{m: b, norms: norms, bn: denseNorms(b)}, nil
 }
 
 // handle returns b's prepared handle for an operation that runs on be:
@@ -103,14 +103,13 @@ func (e *Engine) KernelBlockPrepared(dst pursuit.Matrix, k pursuit.Kernel, a pur
 	if b == nil {
 		return fmt.Errorf("KernelBlock: %w: b is nil", backend.ErrPrepared)
 	}
-	if e.exact64(dst, k, a, aNorms, nil, b.m, b.norms, b.bMax) {
-		return nil
-	}
-	be := e.sparseBackend(a, b.m)
-	if p, h, ok := e.handle(b, be); ok {
-		return p.KernelBlockPrepared(dst, k, a, aNorms, h)
-	}
-	return be.KernelBlock(dst, k, a, aNorms, b.m, b.norms)
+	return e.rbfOp(dst, k, a, aNorms, nil, b.m, b.norms, b.bn, func() error {
+		be := e.sparseBackend(a, b.m)
+		if p, h, ok := e.handle(b, be); ok {
+			return p.KernelBlockPrepared(dst, k, a, aNorms, h)
+		}
+		return be.KernelBlock(dst, k, a, aNorms, b.m, b.norms)
+	})
 }
 
 // KernelGatherPrepared writes dst[r][j] = k(a_{idx[r]}, b_j) for the
@@ -119,12 +118,19 @@ func (e *Engine) KernelGatherPrepared(dst pursuit.Matrix, k pursuit.Kernel, a pu
 	if b == nil {
 		return fmt.Errorf("KernelGather: %w: b is nil", backend.ErrPrepared)
 	}
-	if e.exact64(dst, k, a, aNorms, idx, b.m, b.norms, b.bMax) {
+	return e.rbfOp(dst, k, a, aNorms, idx, b.m, b.norms, b.bn, func() error {
+		be := e.sparseBackend(a, b.m)
+		if p, h, ok := e.handle(b, be); ok {
+			return p.KernelGatherPrepared(dst, k, a, aNorms, idx, h)
+		}
+		return be.KernelGather(dst, k, a, aNorms, idx, b.m, b.norms)
+	})
+}
+
+// denseNorms returns rowSqNorms of a dense b, nil for a sparse one.
+func denseNorms(b pursuit.Matrix) []float64 {
+	if b.IsSparse() {
 		return nil
 	}
-	be := e.sparseBackend(a, b.m)
-	if p, h, ok := e.handle(b, be); ok {
-		return p.KernelGatherPrepared(dst, k, a, aNorms, idx, h)
-	}
-	return be.KernelGather(dst, k, a, aNorms, idx, b.m, b.norms)
+	return rowSqNorms(b, nil)
 }
