@@ -139,9 +139,9 @@ func minMax(v []float64) (lo, hi float64) {
 // plan: run (the backend's operation) where no pair needs float64, the
 // float64 path where all do, and run followed by the float64 values of the
 // pairs that need them otherwise. bn are b's squared norms (rowSqNorms;
-// nil: computed here). Other kernels, sparse operands and invalid
+// nil: computed here when needed) and bPre their largest (< 0: not known). Other kernels, sparse operands and invalid
 // arguments go to run unchanged.
-func (e *Engine) rbfOp(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, idx []int, b pursuit.Matrix, bNorms []float32, bn []float64, run func() error) error {
+func (e *Engine) rbfOp(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, idx []int, b pursuit.Matrix, bNorms []float32, bn []float64, bPre float64, run func() error) error {
 	if k.Kind != pursuit.RBF || a.IsSparse() || b.IsSparse() {
 		return run()
 	}
@@ -152,6 +152,16 @@ func (e *Engine) rbfOp(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, a
 		err = backend.CheckKernelGather(dst, k, a, aNorms, idx, b, bNorms)
 	}
 	if err != nil {
+		return run()
+	}
+	// A screen that allocates nothing: the largest norms, from the norms
+	// the caller passes where it does (float32, hence the margin; the
+	// decision of a pair near the limit is the per-pair one below).
+	bMax := bPre
+	if bMax < 0 {
+		bMax = maxSqNorm(b, bNorms, nil)
+	}
+	if k.Gamma*(maxSqNorm(a, aNorms, idx)+bMax) <= RBFCancellationLimit*(1-1e-4) {
 		return run()
 	}
 	if bn == nil {
@@ -249,4 +259,34 @@ func gatherExact(k pursuit.Kernel, a pursuit.Matrix, idx []int, b *Prepared) boo
 		}
 	}
 	return exactRBF(k, a, idx, b.m, b.bn)
+}
+
+// maxSqNorm returns the largest squared norm of the rows idx of m (every
+// row when idx is nil), from norms when it is not nil, else computed in
+// float64 from the rows; NaN when one is NaN.
+func maxSqNorm(m pursuit.Matrix, norms []float32, idx []int) float64 {
+	most := 0.0
+	one := func(i int) {
+		var s float64
+		if norms != nil {
+			s = float64(norms[i])
+		} else {
+			for _, v := range m.Row(i) {
+				s += float64(v) * float64(v)
+			}
+		}
+		if s > most || math.IsNaN(s) {
+			most = s
+		}
+	}
+	if idx == nil {
+		for i := range m.Rows {
+			one(i)
+		}
+	} else {
+		for _, i := range idx {
+			one(i)
+		}
+	}
+	return most
 }
