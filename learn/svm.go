@@ -94,7 +94,9 @@ func (f *SVMModel) Kind() string { return f.kind }
 func (f *SVMModel) Decision(e *engine.Engine, x pursuit.Matrix) ([]float64, error) {
 	decide := f.SVM.Decision
 	if f.exact {
-		decide = func(e *engine.Engine, x pursuit.Matrix) ([]float64, error) { return f.SVM.Decision64(e, svm.Rows64Of(x)) }
+		decide = func(e *engine.Engine, x pursuit.Matrix) ([]float64, error) {
+			return f.SVM.Decision64(e, svm.Rows64Of(x))
+		}
 	}
 	d, err := decide(e, x)
 	if err != nil {
