@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pursuit-ml/pursuit/checkpoint"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/learn"
 )
@@ -189,4 +190,43 @@ func TestCheckpointSIGTERM(t *testing.T) {
 func lastLine(s string) string {
 	l := strings.Split(strings.TrimSpace(s), "\n")
 	return l[len(l)-1]
+}
+
+// TestCheckpointBadResume: a resume with changed data or flags, from a
+// truncated checkpoint, a model file or a checkpoint of another version
+// each gets one line naming the problem and exits 2.
+func TestCheckpointBadResume(t *testing.T) {
+	dir := t.TempDir()
+	train, _ := moonsFiles(t, dir)
+	other := filepath.Join(dir, "other.train")
+	writeData(t, other, twoMoons(300, 0.2, 77))
+	ck, model := filepath.Join(dir, "m.ckpt"), filepath.Join(dir, "m.model")
+	base := []string{"train", "--data", train, "--algo", "skmp", "--basis", "40", "--seed", "2", "--quiet"}
+	mustRun(t, dir, append(base, "--checkpoint", ck, "--checkpoint-every", "1ns", "--model", model)...)
+	raw, err := os.ReadFile(ck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trunc := filepath.Join(dir, "trunc.ckpt")
+	os.WriteFile(trunc, raw[:len(raw)/2], 0o644)
+	v9 := filepath.Join(dir, "v9.ckpt")
+	b := append([]byte(nil), raw...)
+	b[len(checkpoint.Magic)] = 9 // the version, little-endian
+	os.WriteFile(v9, b, 0o644)
+	wantFail(t, dir, []string{"seed was 2, is now 3"}, "train", "--data", train, "--algo", "skmp", "--basis", "40", "--seed", "3", "--quiet", "--resume", ck)
+	wantFail(t, dir, []string{"training data was"}, "train", "--data", other, "--algo", "skmp", "--basis", "40", "--seed", "2", "--quiet", "--resume", ck)
+	wantFail(t, dir, []string{"steps N was 41, is now 31"}, "train", "--data", train, "--algo", "skmp", "--basis", "30", "--seed", "2", "--quiet", "--resume", ck)
+	wantFail(t, dir, []string{"truncated or corrupt"}, append(base, "--resume", trunc)...)
+	wantFail(t, dir, []string{"format version 9"}, append(base, "--resume", v9)...)
+	wantFail(t, dir, []string{"is a model file, not a training checkpoint"}, append(base, "--resume", model)...)
+	wantFail(t, dir, []string{"svm training, not kmp"}, append(base, "--resume", svmCheckpoint(t, dir, train))...)
+	wantFail(t, dir, []string{"it is a training checkpoint"}, "predict", "--model", ck, "--data", train)
+	wantFail(t, dir, []string{"--checkpoint does not apply to --algo slmc"}, "train", "--data", train, "--algo", "slmc", "--checkpoint", ck)
+}
+
+// svmCheckpoint writes a checkpoint of the SVM on train.
+func svmCheckpoint(t *testing.T, dir, train string) string {
+	ck := filepath.Join(dir, "svm.ckpt")
+	mustRun(t, dir, "train", "--data", train, "--algo", "svm", "--c", "10", "--quiet", "--checkpoint", ck, "--checkpoint-every", "1ns")
+	return ck
 }
