@@ -15,13 +15,14 @@ import (
 	"time"
 
 	"github.com/pursuit-ml/pursuit/checkpoint"
+	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/learn"
 )
 
 // ckJobs are the runs the checkpoint tests interrupt: stochastic KMP
 // back-fitting and the SVM, each a few seconds long.
-func ckJobs(t *testing.T, dir string) []struct {
+func ckJobs(t testing.TB, dir string) []struct {
 	name, data, test string
 	args             []string
 } {
@@ -30,10 +31,14 @@ func ckJobs(t *testing.T, dir string) []struct {
 	moons, moonsTest := head(twoMoons(5000, 0.35, 9), 4000)
 	rt, rte := filepath.Join(dir, "ring.train"), filepath.Join(dir, "ring.test")
 	mt, mte := filepath.Join(dir, "moons.train"), filepath.Join(dir, "moons.test")
-	writeData(t, rt, ring)
-	writeData(t, rte, ringTest)
-	writeData(t, mt, moons)
-	writeData(t, mte, moonsTest)
+	for _, f := range []struct {
+		path string
+		ds   *data.Dataset
+	}{{rt, ring}, {rte, ringTest}, {mt, moons}, {mte, moonsTest}} {
+		if err := writeDataset(f.path, f.ds); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return []struct {
 		name, data, test string
 		args             []string
@@ -229,4 +234,44 @@ func svmCheckpoint(t *testing.T, dir, train string) string {
 	ck := filepath.Join(dir, "svm.ckpt")
 	mustRun(t, dir, "train", "--data", train, "--algo", "svm", "--c", "10", "--quiet", "--checkpoint", ck, "--checkpoint-every", "1ns")
 	return ck
+}
+
+// BenchmarkCheckpointOverhead times each checkpointing learner's run
+// without checkpoints, with them at the default interval and every 100 ms,
+// and prints the overhead and the checkpoint's size against the model's:
+//
+//	go test ./cmd/pursuit -run '^$' -bench CheckpointOverhead -benchtime 3x
+func BenchmarkCheckpointOverhead(b *testing.B) {
+	dir := b.TempDir()
+	for _, job := range ckJobs(b, dir) {
+		base := append([]string{"train", "--data", job.data, "--quiet"}, job.args...)
+		model, ck := filepath.Join(dir, job.name+".model"), filepath.Join(dir, job.name+".ckpt")
+		runs := [][]string{nil, {"--checkpoint", ck}, {"--checkpoint", ck, "--checkpoint-every", "100ms"}}
+		best := make([]time.Duration, len(runs))
+		// Rounds of the three runs in turn, the fastest of each kept, so
+		// that the load of a shared machine falls on all three alike.
+		for i := 0; i < b.N; i++ {
+			for r, extra := range runs {
+				os.Remove(ck)
+				cmd := exec.Command(pursuitBin, append(append(append([]string(nil), base...), "--model", model), extra...)...)
+				t0 := time.Now()
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("%s: %v\n%s", job.name, err, out)
+				}
+				if d := time.Since(t0); best[r] == 0 || d < best[r] {
+					best[r] = d
+				}
+			}
+		}
+		plain, def, often := best[0], best[1], best[2]
+		ms, _ := os.Stat(model)
+		cs, err := os.Stat(ck)
+		ckBytes := int64(0)
+		if err == nil {
+			ckBytes = cs.Size()
+		}
+		b.Logf("%s: %v without checkpoints; %+.1f%% at the default interval (%v); %+.1f%% every 100 ms; checkpoint %d bytes, model %d bytes (%.1f×)",
+			job.name, plain.Round(time.Millisecond), 100*(def.Seconds()/plain.Seconds()-1), 10*time.Minute,
+			100*(often.Seconds()/plain.Seconds()-1), ckBytes, ms.Size(), float64(ckBytes)/float64(ms.Size()))
+	}
 }
