@@ -94,15 +94,16 @@ func sameRows(a, b pursuit.Matrix) error {
 	return nil
 }
 
-// sparseOf returns the entries of x of magnitude at least cut as sparse
-// rows (the rest dropped): data with real zeros, for the sparse paths.
+// sparseOf returns the non-zeros of x (dense or sparse) of magnitude at
+// least cut as sparse rows (the rest dropped): data with real zeros, for the sparse paths.
 func sparseOf(x pursuit.Matrix, cut float32) pursuit.Matrix {
 	off := []int64{0}
 	var ind []int32
 	var val []float32
+	row := make([]float32, x.Cols)
 	for i := range x.Rows {
-		for j, v := range x.Row(i) {
-			if v >= cut || v <= -cut {
+		for j, v := range x.RowTo(row, i) {
+			if v != 0 && (v >= cut || v <= -cut) {
 				ind = append(ind, int32(j))
 				val = append(val, v)
 			}
