@@ -23,6 +23,9 @@ package bench
 //
 //	PURSUIT_SVM_SPARSE=1 go test ./bench -run TestSVMSparseVsLIBSVM -v -timeout 1h
 //
+// The machine may be shared: the CPU times (user + system, from getrusage)
+// are printed beside the wall times.
+//
 // It skips when svm-train is not installed (apt-get install libsvm-tools).
 
 import (
@@ -43,9 +46,11 @@ import (
 	"github.com/pursuit-ml/pursuit/data"
 )
 
-// procStat is one process's wall time, peak RSS and output.
+// procStat is one process's wall time, CPU time (user + system), peak RSS
+// and output.
 type procStat struct {
 	wall   time.Duration
+	cpu    time.Duration
 	rssKB  int64
 	stdout []byte
 }
@@ -64,6 +69,7 @@ func runProc(t *testing.T, dir, name string, args ...string) procStat {
 	st := procStat{wall: time.Since(t0), stdout: out.Bytes()}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		st.rssKB = ru.Maxrss // kilobytes on Linux
+		st.cpu = time.Duration(syscall.TimevalToNsec(ru.Utime) + syscall.TimevalToNsec(ru.Stime))
 	}
 	return st
 }
@@ -131,6 +137,8 @@ func (r sparseRun) compare(t *testing.T, dir, pursuit string) {
 		res.TrainSeconds, lt.wall.Seconds(), res.TrainSeconds/lt.wall.Seconds())
 	t.Logf("  whole process pursuit %7.2f s   svm-train+svm-predict %7.2f s         ratio %.3f (target ≤ 0.5)",
 		pt.wall.Seconds(), lWhole.Seconds(), pt.wall.Seconds()/lWhole.Seconds())
+	t.Logf("  CPU time      pursuit %7.2f s   svm-train+svm-predict %7.2f s         ratio %.3f (svm-train alone %.2f s)",
+		pt.cpu.Seconds(), (lt.cpu + lp.cpu).Seconds(), pt.cpu.Seconds()/(lt.cpu+lp.cpu).Seconds(), lt.cpu.Seconds())
 	t.Logf("  support vecs  pursuit %7d     svm-train %7d                      diff %+.2f%% (target ±0.5%%)",
 		res.NBasis, lSV, 100*float64(res.NBasis-lSV)/float64(lSV))
 	t.Logf("  accuracy      pursuit %7.3f%%  svm-predict %7.3f%%                 diff %+.3f points (target ±0.1)",
