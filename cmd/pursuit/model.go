@@ -311,7 +311,11 @@ func (m *cliModel) vectorBytes() int64 {
 	var n int64
 	for _, f := range m.models {
 		b := f.Basis()
-		n += int64(len(b.Data)) * 4
+		if b.IsSparse() {
+			n += b.Bytes()
+		} else {
+			n += int64(len(b.Data)) * 4
+		}
 	}
 	return n
 }
