@@ -396,8 +396,8 @@ func readLIBSVMModel(r io.Reader, maxBytes int64) (*Model, error) {
 		}
 		off = append(off, int64(len(ind)))
 		if need := 8*int64(len(ind)) + 8*int64(totalSV+1); need > maxBytes {
-			return tooLarge("support vector %d: %d non-zeros with total_sv %d need %s for the sparse support vectors, over the %s limit",
-				s+1, len(ind), totalSV, engine.FormatBytes(need), engine.FormatBytes(maxBytes))
+			return tooLarge("support vector %d: the sparse support vectors need %s so far (8 bytes a non-zero, 8 a row of total_sv %d), over the %s limit",
+				s+1, engine.FormatBytes(need), totalSV, engine.FormatBytes(maxBytes))
 		}
 	}
 	nnz := int64(len(ind))
