@@ -21,7 +21,7 @@ var layer = map[string]int{
 	".": 0, "internal/f32": 0, "internal/par": 0, "internal/activeset": 0,
 	"internal/hugemem": 0, "internal/safefile": 0, "internal/fuzzlimit": 0,
 	"internal/modelfile": 0, "internal/plot": 0, "internal/onnxrt": 0,
-	"onnxexport/internal/onnxpb": 0,
+	"onnxexport/internal/onnxpb": 0, "stochastic": 0,
 	// data, the backend interface and its CPU driver, the communicator
 	"data": 1, "backend": 1, "engine/comm": 1,
 	// backends and the conformance suite
@@ -32,8 +32,11 @@ var layer = map[string]int{
 	"kmp": 5, "svm": 5, "bound": 5, "greedy": 6, "slmc": 6, "bpdn": 6,
 	// model export
 	"onnxexport": 6,
+	// the estimator contract: models, learners, registry, model file,
+	// multi-class reduction, cross-validation
+	"learn": 7,
 	// the command, benchmarks and scripts
-	"cmd/pursuit": 7, "bench": 7, "scripts": 7,
+	"cmd/pursuit": 8, "bench": 8, "scripts": 8,
 }
 
 // driverOnly are the packages learners must not import: they reach the

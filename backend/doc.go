@@ -28,9 +28,9 @@
 // are streamed against it, one broadcast and one SparseRows-wide
 // multiply-add each (sparse.go has the roles, the memory bounds and why a
 // value does not depend on its batch). DictProducts and RankUpdate take
-// dense matrices only; a backend without sparse kernels (CUDA) rejects
-// sparse operands with ErrSparse, and the engine runs those calls on the
-// CPU driver.
+// dense matrices only; a backend without sparse kernels rejects sparse
+// operands with ErrSparse, and the engine runs those calls on the CPU
+// driver (the CUDA backend has its own: package cuda's sparse.go).
 //
 // # Optional capabilities
 //

@@ -22,21 +22,22 @@ type Prepared struct {
 	m     pursuit.Matrix
 	norms []float32
 	h     backend.Prepared // nil when the backend lacks the capability
-	be    backend.Backend  // the backend h belongs to (the host CPU for a sparse b on CUDA)
+	be    backend.Backend  // the backend h belongs to (the host CPU for a sparse b on a backend without sparse kernels)
 }
 
 // Prepare makes b ready for repeated use as the b operand of kernel blocks.
 // The backend's prepared copy counts against the memory budget; when it does
 // not fit, or the backend cannot prepare operands, the handle falls back to
 // the plain operations on b, with the same results. A sparse b is not
-// copied: the handle keeps its CSR and norms (only the norms are charged),
-// on the host CPU driver when the backend has no sparse kernels.
+// copied on the CPU: the handle keeps its CSR and norms (only the norms are
+// charged); a device backend uploads the CSR (charged too); a backend
+// without sparse kernels has it prepared on the host CPU driver.
 func (e *Engine) Prepare(b pursuit.Matrix) (*Prepared, error) {
 	if err := b.Validate(); err != nil {
 		return nil, fmt.Errorf("engine: prepare: %w: %v", pursuit.ErrShape, err)
 	}
 	be := e.sparseBackend(b)
-	if p, ok := be.(backend.Preparer); ok && e.Reserve("a prepared copy of the data", preparedBytes(b)) == nil {
+	if p, ok := be.(backend.Preparer); ok && e.Reserve("a prepared copy of the data", preparedBytes(be, b)) == nil {
 		h, err := p.Prepare(b)
 		if err != nil {
 			return nil, fmt.Errorf("engine: prepare: %w", err)

@@ -6,9 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/bpdn"
-	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/learn"
 )
 
 // bpdnDefaultEpsilon is ε when --epsilon is not given: LIBSVM's default -p.
@@ -44,50 +43,9 @@ func (d *dataFlags) implyRegressionBPDN() error {
 	return nil
 }
 
-// checkRegressionTargets refuses targets that look like class labels (at
-// most two distinct values): ε-SVR on them is almost surely a mistaken data
-// file.
-func checkRegressionTargets(y []float64) error {
-	var vals []float64
-	for _, v := range y {
-		if !containsFloat(vals, v) {
-			vals = append(vals, v)
-			if len(vals) > 2 {
-				return nil
-			}
-		}
-	}
-	return fmt.Errorf("the targets take only %d distinct values (%s): this is a classification data set, and bpdn fits real-valued targets (use --algo svm for classification)", len(vals), listLabels(vals, 2))
-}
-
-func containsFloat(v []float64, x float64) bool {
-	for _, u := range v {
-		if u == x {
-			return true
-		}
-	}
-	return false
-}
-
-// trainBPDN trains Girosi's sparse approximation (package bpdn); the model
-// is an ε-SVR model of package svm, saved as LIBSVM's epsilon_svr text model
-// like the svm algorithm's.
-func trainBPDN(e *engine.Engine, p *trainParams, x pursuit.Matrix, y []float64, _ pursuit.Matrix, _ []float64) (fitted, error) {
-	if err := checkRegressionTargets(y); err != nil {
-		return nil, err
-	}
-	if p.progress != nil {
-		p.progress(progressUpdate{Step: 0, Total: 1, Metric: "active set", Value: nan(), ValErr: nan()})
-	}
-	c := p.c
-	if c == 0 {
-		c = math.Inf(1)
-	}
-	m, _, err := bpdn.Train(e, x, y, p.kernel, bpdn.Params{Epsilon: p.epsilon, C: c})
-	if err != nil {
-		return nil, err
-	}
-	return newSVMFitted(m)
+// bpdnLearner maps the flags to learn.BPDN (--c 0: the hard ε-tube).
+func bpdnLearner(p *trainParams) (learn.Learner, error) {
+	return learn.BPDN{Kernel: p.kernel, Params: bpdn.Params{Epsilon: p.epsilon, C: p.c}, Progress: p.progress}, nil
 }
 
 // parseEpsGrid parses cv's --grid-epsilon (bpdn's ε, or the svm's ε-SVR

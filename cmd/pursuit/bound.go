@@ -6,10 +6,10 @@ import (
 	"math"
 	"strings"
 
-	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/bound"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/learn"
 )
 
 // boundFlags are train's --bound, --delta and --alpha.
@@ -33,7 +33,7 @@ func addBoundFlags(fs *flag.FlagSet, b *boundFlags, switchFlag bool) {
 	fs.Float64Var(&b.alpha, "alpha", 0, "--bound for regression: bound the probability that |f(x) − y| > `ALPHA`")
 }
 
-// boundTheorems says which theorem bounds each algorithm's models: Theorem
+// boundTheorems says which theorem bounds each algorithm's Models: Theorem
 // 4 for the KMP family and MP-KFDA (the basis spans the function; its
 // coefficients use every label), Theorem 2 for the SVM and bpdn (an SVM or
 // SVR is a compression scheme: retrained on its support vectors it is the
@@ -105,44 +105,21 @@ type boundJSON struct {
 // rows: a file that is not the training data is refused. At training time
 // tr is the training data; a basis point not found there (it cannot
 // happen, but would) still counts in k.
-func trainBound(e *engine.Engine, algo string, m *cliModel, tr *data.Dataset, plan *labelPlan, b *boundFlags, strict bool) (*boundJSON, error) {
-	if len(m.models) != 1 || plan.models() != 1 || isMulti(m.models[0]) {
+func trainBound(e *engine.Engine, algo string, m *learn.File, tr *data.Dataset, plan *learn.LabelPlan, b *boundFlags, strict bool) (*boundJSON, error) {
+	if len(m.Models) != 1 || plan.NumModels() != 1 || learn.IsMulti(m.Models[0]) {
 		return nil, fmt.Errorf("the bounds are for one binary classifier or regressor; train one class against the rest with --positive LABEL")
 	}
-	f := m.models[0]
-	y := plan.targets(tr.Y, 0)
-	dec, err := f.Decision(e, tr.X)
+	f := m.Models[0]
+	cs, err := learn.CompressionOf(e, f, tr.X, plan.Targets(tr.Y, 0), plan.Task == learn.TaskRegression, b.alpha)
 	if err != nil {
-		return nil, fmt.Errorf("training decisions: %w", err)
+		return nil, err
 	}
-	inBasis := compressionSet(tr.X, f.Basis())
-	k := 0
-	for _, in := range inBasis {
-		if in {
-			k++
-		}
+	if strict && cs.Found < f.NBasis() {
+		return nil, fmt.Errorf("%d of the model's %d basis vectors are not rows of %s: it is not the data the model was trained on", f.NBasis()-cs.Found, f.NBasis(), tr.Name)
 	}
-	if strict && k < f.NBasis() {
-		return nil, fmt.Errorf("%d of the model's %d basis vectors are not rows of %s: it is not the data the model was trained on", f.NBasis()-k, f.NBasis(), tr.Name)
-	}
-	if k < f.NBasis() {
-		k = f.NBasis() // a basis point not found among the rows still counts
-	}
-	t := 0
-	for i, v := range dec {
-		if inBasis[i] {
-			continue
-		}
-		wrong := v*y[i] <= 0
-		if plan.Task == taskRegression {
-			wrong = math.Abs(v-y[i]) > b.alpha
-		}
-		if wrong {
-			t++
-		}
-	}
+	k, t := cs.K, cs.T
 	out := &boundJSON{Theorem: boundTheorem(algo), M: tr.Len(), K: k, T: t, Delta: b.delta}
-	if plan.Task == taskRegression {
+	if plan.Task == learn.TaskRegression {
 		out.Alpha = &b.alpha
 	}
 	if out.Theorem == "Theorem 2" {
@@ -155,47 +132,6 @@ func trainBound(e *engine.Engine, algo string, m *cliModel, tr *data.Dataset, pl
 	}
 	out.Trivial = bound.Trivial(out.Value)
 	return out, nil
-}
-
-// compressionSet marks the training rows that are basis vectors, each basis
-// vector matching one row (so duplicates of a basis point outside the basis
-// stay outside). Rows compare without their trailing zeros: a LIBSVM
-// model's support vectors end at their last non-zero feature.
-func compressionSet(x, basis pursuit.Matrix) []bool {
-	rows := map[string][]int{}
-	// A row's key is its non-zeros (column and bits), dense or sparse.
-	key := func(m pursuit.Matrix, i int) string {
-		var sb strings.Builder
-		add := func(j int, v float32) {
-			if v != 0 {
-				fmt.Fprintf(&sb, "%d:%x,", j, math.Float32bits(v))
-			}
-		}
-		if m.IsSparse() {
-			cols, vals := m.SparseRow(i)
-			for p, j := range cols {
-				add(int(j), vals[p])
-			}
-		} else {
-			for j, v := range m.Row(i) {
-				add(j, v)
-			}
-		}
-		return sb.String()
-	}
-	for i := range x.Rows {
-		kk := key(x, i)
-		rows[kk] = append(rows[kk], i)
-	}
-	in := make([]bool, x.Rows)
-	for r := range basis.Rows {
-		kk := key(basis, r)
-		if list := rows[kk]; len(list) > 0 {
-			in[list[0]] = true
-			rows[kk] = list[1:]
-		}
-	}
-	return in
 }
 
 // humanLine is the bound's line in train's human output.

@@ -3,6 +3,8 @@ package main
 import (
 	"flag"
 	"fmt"
+
+	"github.com/pursuit-ml/pursuit/learn"
 )
 
 type boundCmdOptions struct {
@@ -56,11 +58,11 @@ func runBound(ev *env, args []string) error {
 		return err
 	}
 	defer e.Close()
-	m, err := loadModel(e, o.model)
+	m, err := learn.LoadModel(e, o.model)
 	if err != nil {
 		return err
 	}
-	if err := o.boundFlags.validate(set, m.hdr.Algorithm, m.hdr.Labels.Task == taskRegression); err != nil {
+	if err := o.boundFlags.validate(set, m.Header.Algorithm, m.Header.Labels.Task == learn.TaskRegression); err != nil {
 		return err
 	}
 	df := dataFlags{format: o.format, labelColumn: o.labelColumn, header: o.header, scale: "none"}
@@ -71,24 +73,24 @@ func runBound(ev *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if n := m.hdr.Train.NTrain; n > 0 && n != ds.Len() {
+	if n := m.Header.Train.NTrain; n > 0 && n != ds.Len() {
 		return fmt.Errorf("--data %s has %d examples but %s was trained on %d: the bound needs the training data itself", o.data, ds.Len(), o.model, n)
 	}
-	if m.hdr.Scaler != nil {
-		if err := m.hdr.Scaler.Apply(ds.X); err != nil {
+	if m.Header.Scaler != nil {
+		if err := m.Header.Scaler.Apply(ds.X); err != nil {
 			return fmt.Errorf("%s: %w", o.data, err)
 		}
 	}
-	b, err := trainBound(e, m.hdr.Algorithm, m, ds, &m.hdr.Labels, &o.boundFlags, true)
+	b, err := trainBound(e, m.Header.Algorithm, m, ds, &m.Header.Labels, &o.boundFlags, true)
 	if err != nil {
 		return err
 	}
-	if m.hdr.Train.NTrain == 0 {
+	if m.Header.Train.NTrain == 0 {
 		fmt.Fprintf(ev.stderr, "pursuit bound: note: %s does not record how many examples it was trained on: every basis vector is a row of %s, but that it is the whole training set cannot be checked\n", o.model, o.data)
 	}
 	if o.jsonOutput {
 		return printJSON(ev, b)
 	}
-	fmt.Fprintf(ev.stdout, "%s (%s model, %d training examples): %s\n", o.model, m.hdr.Algorithm, b.M, b.humanLine())
+	fmt.Fprintf(ev.stdout, "%s (%s model, %d training examples): %s\n", o.model, m.Header.Algorithm, b.M, b.humanLine())
 	return nil
 }

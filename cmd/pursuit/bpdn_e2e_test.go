@@ -14,6 +14,7 @@ import (
 	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/internal/modelfile"
+	"github.com/pursuit-ml/pursuit/learn"
 )
 
 // smoothRegression is n noiseless samples of a smooth function of two
@@ -76,7 +77,7 @@ func TestBPDNTrainPredict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, body, err := modelfile.Read(bytes.NewReader(raw), modelMagic, nil)
+	_, body, err := modelfile.Read(bytes.NewReader(raw), learn.ModelMagic, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

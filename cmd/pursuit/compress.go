@@ -16,6 +16,7 @@ import (
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/internal/plot"
+	"github.com/pursuit-ml/pursuit/learn"
 	"github.com/pursuit-ml/pursuit/slmc"
 	"github.com/pursuit-ml/pursuit/svm"
 )
@@ -113,7 +114,7 @@ type compressSource struct {
 	// targets[k] maps a data label to machine k's training label (nil:
 	// the label itself; the machine's classes are the data's labels).
 	targets []func(y []float64) []float64
-	plan    labelPlan
+	plan    learn.LabelPlan
 	scaler  *data.Scaler
 	dim     int // 0: the data's (a LIBSVM model)
 	predict func(e *engine.Engine, x pursuit.Matrix) ([]float64, error)
@@ -153,36 +154,36 @@ func loadCompressSource(e *engine.Engine, path string) (*compressSource, error) 
 		if len(sm.Labels) == 2 {
 			// The compressed machine is positive for Labels[0], the
 			// binary plan's Classes[1].
-			src.plan = labelPlan{Task: taskBinary, Classes: []float64{sm.Labels[1], sm.Labels[0]}}
+			src.plan = learn.LabelPlan{Task: learn.TaskBinary, Classes: []float64{sm.Labels[1], sm.Labels[0]}}
 		} else {
-			src.plan = labelPlan{Task: taskOneVsOne, Classes: append([]float64(nil), sm.Labels...)}
+			src.plan = learn.LabelPlan{Task: learn.TaskOneVsOne, Classes: append([]float64(nil), sm.Labels...)}
 		}
 		src.predict = sm.Predict
 		return src, nil
 	}
-	m, err := loadModel(e, path)
+	m, err := learn.LoadModel(e, path)
 	if err != nil {
 		return nil, err
 	}
-	if m.hdr.Labels.Task == taskRegression {
+	if m.Header.Labels.Task == learn.TaskRegression {
 		return nil, fmt.Errorf("--model %s is a regression model; only classifiers (C-SVC) can be compressed", path)
 	}
-	src := &compressSource{plan: m.hdr.Labels, scaler: m.hdr.Scaler, dim: m.hdr.Dim, vectors: m.nBasis()}
-	for k, f := range m.models {
-		sf, ok := f.(*svmFitted)
-		if !ok || sf.m.Type != svm.CSVC {
-			return nil, fmt.Errorf("--model %s is a %s model; compress takes C-SVC models (`pursuit train --algo svm`, or svm-train's)", path, m.hdr.Algorithm)
+	src := &compressSource{plan: m.Header.Labels, scaler: m.Header.Scaler, dim: m.Header.Dim, vectors: m.NBasis()}
+	for k, f := range m.Models {
+		sf, ok := f.(*learn.SVMModel)
+		if !ok || sf.SVM.Type != svm.CSVC {
+			return nil, fmt.Errorf("--model %s is a %s model; compress takes C-SVC models (`pursuit train --algo svm`, or svm-train's)", path, m.Header.Algorithm)
 		}
-		src.machines = append(src.machines, sf.m)
-		plan := m.hdr.Labels
-		src.targets = append(src.targets, func(y []float64) []float64 { return plan.targets(y, k) })
+		src.machines = append(src.machines, sf.SVM)
+		plan := m.Header.Labels
+		src.targets = append(src.targets, func(y []float64) []float64 { return plan.Targets(y, k) })
 	}
 	src.predict = func(e *engine.Engine, x pursuit.Matrix) ([]float64, error) {
-		dec, err := m.decisions(e, x)
+		dec, err := m.Decisions(e, x)
 		if err != nil {
 			return nil, err
 		}
-		return m.hdr.Labels.decide(dec), nil
+		return m.Header.Labels.Decide(dec), nil
 	}
 	return src, nil
 }
@@ -324,7 +325,7 @@ func runCompress(ev *env, args []string) error {
 		}
 	}
 	plan := src.plan
-	truth := plan.truth(evalSet.Y)
+	truth := plan.Truth(evalSet.Y)
 
 	progress := func(line string) { fmt.Fprintf(ev.stderr, "pursuit compress: %s\n", line) }
 	if o.quiet {
@@ -336,7 +337,7 @@ func runCompress(ev *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("the original model on %s: %w", evalName, err)
 	}
-	rows := []compressRow{{Model: o.model, Method: "svm", Vectors: src.vectors, Error: num(plan.errorRate(pred, truth))}}
+	rows := []compressRow{{Model: o.model, Method: "svm", Vectors: src.vectors, Error: num(plan.ErrorRate(pred, truth))}}
 	predictors := []predictFunc{src.predict}
 	cost := 0.0
 	for _, sm := range src.machines {
@@ -353,7 +354,7 @@ func runCompress(ev *env, args []string) error {
 		cfg := slmc.CompressConfig{Method: o.method, NumXV: o.nz, Fraction: frac, C: cost, Seed: uint64(o.seed),
 			Optim: slmc.OptimOptions{MaxIter: o.maxIter}, Progress: progress}
 		t0 := time.Now()
-		cm := &cliModel{hdr: modelHeader{Algorithm: "slmc", Labels: plan, Dim: src.dim, Scaler: src.scaler}}
+		cm := &learn.File{Header: learn.Header{Algorithm: "slmc", Labels: plan, Dim: src.dim, Scaler: src.scaler}}
 		for k, sm := range src.machines {
 			y := ds.Y
 			if src.targets[k] != nil {
@@ -369,19 +370,19 @@ func runCompress(ev *env, args []string) error {
 					// A pursuit machine: the CLI's decision is positive for +1.
 					m = negated(m)
 				}
-				cm.models = append(cm.models, &slmcFitted{m: m, stop: mach.Stop})
+				cm.Models = append(cm.Models, learn.NewSLMCModel(m, mach.Stop))
 			}
 		}
 		secs := time.Since(t0).Seconds()
-		cm.hdr.Kernel = src.machines[0].Kernel.String()
-		cm.hdr.NBasis = cm.nBasis()
+		cm.Header.Kernel = src.machines[0].Kernel.String()
+		cm.Header.NBasis = cm.NBasis()
 		trainPred, err := cmPredict(e, cm, ds.X)
 		if err != nil {
 			return err
 		}
-		cm.hdr.Train = trainSummary{Data: o.data, NTrain: ds.Len(), TrainError: plan.errorRate(trainPred, plan.truth(ds.Y)),
+		cm.Header.Train = learn.TrainSummary{Data: o.data, NTrain: ds.Len(), TrainError: plan.ErrorRate(trainPred, plan.Truth(ds.Y)),
 			TrainSeconds: secs, Backend: e.BackendName(), Seed: o.seed, Version: version}
-		if _, err := cm.save(outs[fi]); err != nil {
+		if _, err := cm.WriteFile(outs[fi]); err != nil {
 			return err
 		}
 		predict := func(e *engine.Engine, x pursuit.Matrix) ([]float64, error) { return cmPredict(e, cm, x) }
@@ -390,7 +391,7 @@ func runCompress(ev *env, args []string) error {
 			return fmt.Errorf("the compressed model on %s: %w", evalName, err)
 		}
 		predictors = append(predictors, predict)
-		r := compressRow{Model: outs[fi], Method: o.method, Vectors: cm.nBasis(), Error: num(plan.errorRate(pred, truth)),
+		r := compressRow{Model: outs[fi], Method: o.method, Vectors: cm.NBasis(), Error: num(plan.ErrorRate(pred, truth)),
 			CompressSeconds: secs, File: outs[fi]}
 		if !set["nz"] {
 			r.Fraction = num(frac)
@@ -420,7 +421,7 @@ func runCompress(ev *env, args []string) error {
 			out.Machines += sm.NumDecision()
 		}
 		for _, c := range plan.Classes {
-			out.Classes = append(out.Classes, formatLabel(c))
+			out.Classes = append(out.Classes, learn.FormatLabel(c))
 		}
 		return printJSON(ev, out)
 	}
@@ -461,12 +462,12 @@ func negated(m *slmc.Model) *slmc.Model {
 }
 
 // cmPredict returns the labels cm predicts for x (already scaled).
-func cmPredict(e *engine.Engine, cm *cliModel, x pursuit.Matrix) ([]float64, error) {
-	dec, err := cm.decisions(e, x)
+func cmPredict(e *engine.Engine, cm *learn.File, x pursuit.Matrix) ([]float64, error) {
+	dec, err := cm.Decisions(e, x)
 	if err != nil {
 		return nil, err
 	}
-	return cm.hdr.Labels.decide(dec), nil
+	return cm.Header.Labels.Decide(dec), nil
 }
 
 // predictFunc predicts the labels of x (already scaled).

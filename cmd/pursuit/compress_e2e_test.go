@@ -11,6 +11,7 @@ import (
 	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/learn"
 	"github.com/pursuit-ml/pursuit/svm"
 )
 
@@ -103,7 +104,7 @@ func TestCompressCommand(t *testing.T) {
 		"--out", out, "--plot", plotFile, "--json", "--max-iter", "30")
 	var rep compressJSON
 	decodeJSON(t, r.stdout, &rep)
-	if len(rep.Rows) != 3 || rep.Rows[0].Method != "svm" || rep.Task != taskBinary || rep.Machines != 1 {
+	if len(rep.Rows) != 3 || rep.Rows[0].Method != "svm" || rep.Task != learn.TaskBinary || rep.Machines != 1 {
 		t.Fatalf("compress --json: %+v", rep)
 	}
 	if !strings.Contains(r.stderr, "machine 1/1") {
@@ -136,7 +137,7 @@ func TestCompressCommand(t *testing.T) {
 	writeLIBSVMModel(t, lib, blobs, svm.Params{Kernel: pursuit.NewRBF(1), C: 10})
 	ovo := filepath.Join(dir, "blobs-small.model")
 	decodeJSON(t, mustRun(t, dir, "compress", "--model", lib, "--data", blobsTrain, "--nz-frac", "0.2", "--out", ovo, "--json", "--quiet").stdout, &rep)
-	if rep.Task != taskOneVsOne || rep.Machines != 3 || len(rep.Rows) != 2 || *rep.Rows[1].Error > 0.05 {
+	if rep.Task != learn.TaskOneVsOne || rep.Machines != 3 || len(rep.Rows) != 2 || *rep.Rows[1].Error > 0.05 {
 		t.Errorf("one-vs-one compress: %+v", rep)
 	}
 	pred := filepath.Join(dir, "blobs.pred")
@@ -162,7 +163,7 @@ func TestCompressCommand(t *testing.T) {
 	mustRun(t, dir, "train", "--data", blobsTrain, "--one-vs-rest", "--algo", "svm", "--gamma", "1", "--c", "10", "--model", ovrModel, "--quiet")
 	ovrSmall := filepath.Join(dir, "blobs-ovr-small.model")
 	decodeJSON(t, mustRun(t, dir, "compress", "--model", ovrModel, "--data", blobsTrain, "--nz", "4", "--out", ovrSmall, "--json", "--quiet").stdout, &rep)
-	if rep.Task != taskOneVsRest || rep.Machines != 3 || rep.Rows[1].Vectors != 12 || *rep.Rows[1].Error > 0.05 {
+	if rep.Task != learn.TaskOneVsRest || rep.Machines != 3 || rep.Rows[1].Vectors != 12 || *rep.Rows[1].Error > 0.05 {
 		t.Errorf("one-vs-rest compress: %+v", rep)
 	}
 	var pr resultJSON

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/learn"
 )
 
 // uspsForSVMTrain writes the USPS training and test digits to dir as plain
@@ -142,7 +143,7 @@ func TestCompressUSPS10(t *testing.T) {
 	model := filepath.Join(dir, "usps10.libsvm")
 	svmTrain(t, train, model)
 	rep := compressUSPS(t, dir, model, train, test, "50", 0.005)
-	if rep.Task != taskOneVsOne || rep.Machines != 45 || !strings.Contains(strings.Join(rep.Classes, " "), "8") {
+	if rep.Task != learn.TaskOneVsOne || rep.Machines != 45 || !strings.Contains(strings.Join(rep.Classes, " "), "8") {
 		t.Errorf("ten-class compress: task %s, %d machines, classes %v", rep.Task, rep.Machines, rep.Classes)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/kmp"
+	"github.com/pursuit-ml/pursuit/learn"
 )
 
 // The regression tests of issue 16's smaller defects (7): each case failed
@@ -147,11 +148,11 @@ func TestIssue16Small(t *testing.T) {
 		{"patience -1", []string{"train", "--data", train, "--val-frac", "0.25", "--patience", "-1"}, []string{"--patience -1"}, "", nil},
 		{"patience 0 runs every step", []string{"train", "--data", train, "--algo", "kmp", "--gamma", "4", "--val-frac", "0.25", "--patience", "0", "--basis", "30", "--curve", "--quiet", "--model", filepath.Join(dir, "p0.model")}, nil, "",
 			func(t *testing.T, r runResult) {
-				m, err := loadModel(testEngine(t), filepath.Join(dir, "p0.model"))
+				m, err := learn.LoadModel(testEngine(t), filepath.Join(dir, "p0.model"))
 				if err != nil {
 					t.Fatal(err)
 				}
-				if c := m.hdr.Curve; len(c) == 0 || c[len(c)-1].N < 30 {
+				if c := m.Header.Curve; len(c) == 0 || c[len(c)-1].N < 30 {
 					t.Errorf("--patience 0 --basis 30: the curve ends at step %v, want every step", c)
 				}
 			}},
@@ -237,14 +238,17 @@ func TestCurveAxis(t *testing.T) {
 		variant kmp.Variant
 		repick  bool
 	}{{kmp.PreFit, false}, {kmp.Basic, true}} {
-		bin, _ := kmpTrainer(c.variant, kmp.Squared, false)
-		f, err := bin(e, &trainParams{kernel: pursuit.NewRBF(4), basis: 12, seed: 1}, moons.X, moons.Y, pursuit.Matrix{}, nil)
+		l, err := kmpLearner("kmp", c.variant, kmp.Squared, false)(&trainParams{kernel: pursuit.NewRBF(4), basis: 12, seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := &cliModel{models: []fitted{f}}
+		f, err := l.Fit(e, moons.X, moons.Y, pursuit.Matrix{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := &learn.File{Models: []learn.Model{f}}
 		xlabel, mark, markLabel := curveAxis(m)
-		kept := f.(*kmpFitted).KeptSteps()
+		kept := f.(*learn.KMPModel).KeptSteps()
 		want := fmt.Sprintf("kept: step %d, %d basis functions", kept, f.NBasis())
 		if mark != float64(kept) || markLabel != want {
 			t.Errorf("%v: mark %v %q, want %d %q", c.variant, mark, markLabel, kept, want)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/learn"
 )
 
 type cvOptions struct {
@@ -201,7 +202,7 @@ func runCV(ev *env, args []string) error {
 		return err
 	}
 	var strat []float64
-	if plan.Task != taskRegression {
+	if plan.Task != learn.TaskRegression {
 		strat = all.Y
 	}
 	folds := data.KFold(all.Len(), o.folds, uint64(o.seed), strat)
@@ -313,7 +314,7 @@ func runCV(ev *env, args []string) error {
 		}
 		sendBuf = append(sendBuf, figures[w]...)
 		done += len(grp.settings)
-		bar.Update(progressUpdate{Step: done, Total: total, Metric: "cv error", Value: figures[w][cvFigures*(len(grp.settings)-1)], ValErr: math.NaN()})
+		bar.Update(learn.Progress{Step: done, Total: total, Metric: "cv error", Value: figures[w][cvFigures*(len(grp.settings)-1)], ValErr: math.NaN()})
 	}
 	if err := ev.together(failed); err != nil {
 		return err
@@ -398,7 +399,7 @@ func runCV(ev *env, args []string) error {
 	// Classification reports error rates in percent; regression the mean
 	// squared error as it is (a percentage of an MSE means nothing).
 	what, cell := "cv error", func(v float64) string { return fmt.Sprintf("%.2f%%", 100*v) }
-	if plan.Task == taskRegression {
+	if plan.Task == learn.TaskRegression {
 		what, cell = "cv MSE", func(v float64) string { return fmt.Sprintf("%.4g", v) }
 	}
 	fmt.Fprintf(w, "  %-36s %12s %10s %10s %9s\n", "setting", what, "± std", "basis", "seconds")
@@ -456,7 +457,7 @@ func describeSetting(p cvPoint) string {
 // test (may be nil), reporting progress on bar (may be nil). tr and test
 // are left as they are: it works on copies charged to e's memory budget
 // until e.Release(res.held).
-func fitSplit(e *engine.Engine, algo *algorithm, mf *modelFlags, df *dataFlags, plan labelPlan, tr, test *data.Dataset, bar *progressBar) (*fitResult, error) {
+func fitSplit(e *engine.Engine, algo *algorithm, mf *modelFlags, df *dataFlags, plan learn.LabelPlan, tr, test *data.Dataset, bar *progressBar) (*fitResult, error) {
 	pr, err := prepare(e, df, mf.seed, &plan, tr, test, false, false)
 	if err != nil {
 		return nil, err
@@ -472,7 +473,7 @@ func fitSplit(e *engine.Engine, algo *algorithm, mf *modelFlags, df *dataFlags, 
 
 // fitPrepared trains with flags mf on the prepared sets and evaluates on
 // them.
-func fitPrepared(e *engine.Engine, algo *algorithm, mf *modelFlags, df *dataFlags, plan labelPlan, pr *prepared, bar *progressBar) (*fitResult, error) {
+func fitPrepared(e *engine.Engine, algo *algorithm, mf *modelFlags, df *dataFlags, plan learn.LabelPlan, pr *prepared, bar *progressBar) (*fitResult, error) {
 	tr, val, test := pr.tr, pr.val, pr.test
 	p, err := mf.params(tr.Dim(), df, val != nil)
 	if err != nil {
@@ -483,11 +484,11 @@ func fitPrepared(e *engine.Engine, algo *algorithm, mf *modelFlags, df *dataFlag
 		return nil, err
 	}
 	res.tr, res.val, res.test = tr, val, test
-	res.model.hdr.Scaler = pr.scaler
-	res.model.hdr.Train = trainSummary{NTrain: tr.Len(), TrainError: res.trainErr, TrainSeconds: res.trainSeconds,
+	res.model.Header.Scaler = pr.scaler
+	res.model.Header.Train = learn.TrainSummary{NTrain: tr.Len(), TrainError: res.trainErr, TrainSeconds: res.trainSeconds,
 		Backend: e.BackendName(), Seed: mf.seed, Version: version}
 	if val != nil {
-		res.model.hdr.Train.NVal, res.model.hdr.Train.ValError = val.Len(), res.valErr
+		res.model.Header.Train.NVal, res.model.Header.Train.ValError = val.Len(), res.valErr
 	}
 	return res, nil
 }
@@ -501,11 +502,11 @@ func sameFloat(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNa
 // which m (trained with the group's largest --basis) is the model trained
 // with the setting's --basis; ok is false when m cannot say (several
 // outputs), and each setting is then trained on its own.
-func basisSteps(m *cliModel, group []cvSetting) (steps []int, ok bool) {
-	if len(m.models) != 1 {
+func basisSteps(m *learn.File, group []cvSetting) (steps []int, ok bool) {
+	if len(m.Models) != 1 {
 		return nil, false
 	}
-	sb, isKMP := m.models[0].(interface{ StepsForBasis(n int) (int, bool) })
+	sb, isKMP := m.Models[0].(interface{ StepsForBasis(n int) (int, bool) })
 	if !isKMP {
 		return nil, false
 	}
@@ -521,22 +522,13 @@ func basisSteps(m *cliModel, group []cvSetting) (steps []int, ok bool) {
 
 func prefixErrors(e *engine.Engine, res *fitResult, steps []int) (teErr, trErr []float64, sizes []int, ok bool, err error) {
 	m := res.model
-	sizes, ok, err = m.prefixSizes(steps)
+	sizes, ok, err = m.PrefixSizes(steps)
 	if !ok || err != nil {
 		return nil, nil, nil, ok, err
 	}
-	lp := &m.hdr.Labels
 	rates := func(ds *data.Dataset) ([]float64, error) {
-		decs, _, err := m.prefixDecisions(e, ds.X, steps)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]float64, len(steps))
-		truth := lp.truth(ds.Y)
-		for i, d := range decs {
-			out[i] = lp.errorRate(lp.decide(d), truth)
-		}
-		return out, nil
+		errs, _, err := m.PrefixErrors(e, ds.X, ds.Y, steps)
+		return errs, err
 	}
 	if teErr, err = rates(res.test); err != nil {
 		return nil, nil, nil, true, err
@@ -580,7 +572,7 @@ type cvGroup struct {
 
 // cvTrainFold trains the settings of grp on every fold of all but fold f
 // and tests on fold f: cvFigures figures per setting.
-func cvTrainFold(e *engine.Engine, algo *algorithm, grp *cvGroup, df *dataFlags, plan labelPlan, all *data.Dataset, folds [][]int, f int, truncate bool) ([]float64, error) {
+func cvTrainFold(e *engine.Engine, algo *algorithm, grp *cvGroup, df *dataFlags, plan learn.LabelPlan, all *data.Dataset, folds [][]int, f int, truncate bool) ([]float64, error) {
 	group, mf, nf := grp.settings, grp.mf, len(folds)
 	var trIdx []int
 	for g, fold := range folds {
@@ -627,7 +619,7 @@ func cvTrainFold(e *engine.Engine, algo *algorithm, grp *cvGroup, df *dataFlags,
 		if err != nil {
 			return nil, fmt.Errorf("%s fold %d/%d: %w", describeSetting(s.pt), f+1, nf, err)
 		}
-		out = append(out, res.testErr, res.trainErr, float64(res.model.nBasis()), res.trainSeconds)
+		out = append(out, res.testErr, res.trainErr, float64(res.model.NBasis()), res.trainSeconds)
 		e.Release(res.held)
 	}
 	return out, nil
@@ -635,7 +627,7 @@ func cvTrainFold(e *engine.Engine, algo *algorithm, grp *cvGroup, df *dataFlags,
 
 // cvRetrain trains on all the data with the best setting b, tests on test
 // (may be nil), writes the model to path when given, and fills out.
-func cvRetrain(e *engine.Engine, algo *algorithm, flags *modelFlags, df *dataFlags, plan labelPlan, all, test *data.Dataset, b cvSetting, path string, out *cvJSON) error {
+func cvRetrain(e *engine.Engine, algo *algorithm, flags *modelFlags, df *dataFlags, plan learn.LabelPlan, all, test *data.Dataset, b cvSetting, path string, out *cvJSON) error {
 	mf := *flags
 	if !math.IsNaN(b.gamma) {
 		mf.gamma, mf.sigma = b.gamma, 0
@@ -647,19 +639,19 @@ func cvRetrain(e *engine.Engine, algo *algorithm, flags *modelFlags, df *dataFla
 	if err != nil {
 		return fmt.Errorf("retraining with the best setting: %w", err)
 	}
-	out.Kernel = res.model.hdr.Kernel
-	out.NBasis = res.model.nBasis()
+	out.Kernel = res.model.Header.Kernel
+	out.NBasis = res.model.NBasis()
 	out.TrainError = num(res.trainErr)
 	if test != nil {
 		out.NTest, out.TestError, out.PredictSeconds = test.Len(), num(res.testErr), res.predictSeconds
 	}
-	res.model.hdr.Train.Data = filepath.Base(df.data)
+	res.model.Header.Train.Data = filepath.Base(df.data)
 	if path != "" {
-		if out.ModelBytes, err = res.model.save(path); err != nil {
+		if out.ModelBytes, err = res.model.WriteFile(path); err != nil {
 			return err
 		}
 		out.Model = path
-	} else if out.ModelBytes, err = res.model.size(); err != nil {
+	} else if out.ModelBytes, err = res.model.Size(); err != nil {
 		return err
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pursuit-ml/pursuit/internal/modelfile"
+	"github.com/pursuit-ml/pursuit/learn"
 )
 
 // The model files a user is handed are untrusted input (issue 36). Each
@@ -180,7 +181,7 @@ func runUsage(t *testing.T, dir string, args ...string) (runResult, usage) {
 // splitModel returns a CLI model file's version, JSON header and payloads.
 func splitModel(t *testing.T, file []byte) (uint32, map[string]any, [][]byte) {
 	t.Helper()
-	version, body, err := modelfile.Read(bytes.NewReader(file), modelMagic, nil)
+	version, body, err := modelfile.Read(bytes.NewReader(file), learn.ModelMagic, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +216,7 @@ func joinModel(t *testing.T, version uint32, h map[string]any, pays [][]byte) []
 	}
 	body := append(append(hdr, '\n'), bytes.Join(pays, nil)...)
 	var b bytes.Buffer
-	if err := modelfile.Write(&b, modelMagic, version, body); err != nil {
+	if err := modelfile.Write(&b, learn.ModelMagic, version, body); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
@@ -265,7 +266,7 @@ func editPayload(t *testing.T, file []byte, magic, field string, value int) []by
 // modelfile.Read considers), leaving the rest of the file as it is.
 func inflateFrameLength(file []byte) []byte {
 	out := bytes.Clone(file)
-	off := len(modelMagic) + 4
+	off := len(learn.ModelMagic) + 4
 	for i := range 8 {
 		out[off+i] = byte(uint64(modelfile.MaxPayload) >> (8 * i))
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/internal/safefile"
+	"github.com/pursuit-ml/pursuit/learn"
 )
 
 type demoOptions struct {
@@ -101,7 +102,7 @@ func runDemo(ev *env, args []string) error {
 	var algos []*algorithm
 	if o.algos == "" {
 		for _, a := range algorithms() {
-			if a.train != nil && !a.notInDemo {
+			if a.learner != nil && !a.notInDemo {
 				algos = append(algos, a)
 			}
 		}
@@ -181,7 +182,7 @@ func runDemo(ev *env, args []string) error {
 
 // demoRun trains algorithm a on problem p and writes its plots.
 func demoRun(ev *env, e *engine.Engine, o *demoOptions, p *demoProblem, a *algorithm) (demoResult, []string, error) {
-	r := demoResult{Problem: p.name, resultJSON: resultJSON{Algorithm: a.name, Backend: e.BackendName(), Task: taskBinary, NTrain: p.train.Len(), NTest: p.test.Len()}, Gamma: p.gamma}
+	r := demoResult{Problem: p.name, resultJSON: resultJSON{Algorithm: a.name, Backend: e.BackendName(), Task: learn.TaskBinary, NTrain: p.train.Len(), NTest: p.test.Len()}, Gamma: p.gamma}
 	if contains(algoFlags()["c"], a.name) {
 		c := p.c
 		r.C = &c
@@ -194,7 +195,7 @@ func demoRun(ev *env, e *engine.Engine, o *demoOptions, p *demoProblem, a *algor
 	if a.name == "slmc" {
 		mf.nz = p.nz
 	}
-	plan := labelPlan{Task: taskBinary, Classes: []float64{-1, 1}}
+	plan := learn.LabelPlan{Task: learn.TaskBinary, Classes: []float64{-1, 1}}
 	bar := newProgressBar(ev, p.name+" "+a.name, o.quiet)
 	bar.label = p.name + " " + a.name
 	res, err := fitSplit(e, a, &mf, &df, plan, p.train, p.test, bar)
@@ -203,15 +204,15 @@ func demoRun(ev *env, e *engine.Engine, o *demoOptions, p *demoProblem, a *algor
 	}
 	defer e.Release(res.held)
 	m := res.model
-	r.Kernel = m.hdr.Kernel
-	r.NTrain, r.NVal = m.hdr.Train.NTrain, m.hdr.Train.NVal
-	r.NBasis = m.nBasis()
+	r.Kernel = m.Header.Kernel
+	r.NTrain, r.NVal = m.Header.Train.NTrain, m.Header.Train.NVal
+	r.NBasis = m.NBasis()
 	r.TrainError, r.ValError, r.TestError = num(res.trainErr), num(res.valErr), num(res.testErr)
 	r.TrainSeconds, r.PredictSeconds = res.trainSeconds, res.predictSeconds
-	if r.ModelBytes, err = m.size(); err != nil {
+	if r.ModelBytes, err = m.Size(); err != nil {
 		return r, nil, err
 	}
-	if m.hdr.Curve, err = learningCurve(e, m, res.tr, res.val, res.test, 60, true); err != nil {
+	if m.Header.Curve, err = learningCurve(e, m, res.tr, res.val, res.test, 60, true); err != nil {
 		return r, nil, err
 	}
 	plots, err := writePlots(e, m, o.out, p.name+"-"+a.name, fmt.Sprintf("%s on %s", a.name, p.name), p.train, nil)
@@ -228,7 +229,7 @@ func printDemoTable(ev *env, e *engine.Engine, results []demoResult, out string,
 		split := fmt.Sprintf("%d/%d/%d", r.NTrain, r.NVal, r.NTest)
 		c := "-"
 		if r.C != nil {
-			c = formatLabel(*r.C)
+			c = learn.FormatLabel(*r.C)
 		}
 		if r.Error != "" {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%g\t%s\tfailed\t-\t-\t%s\t\n", r.Problem, r.Algorithm, split, r.Gamma, c, r.Backend)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/learn"
 )
 
 // The end-to-end tests build the pursuit binary once and run it as a user
@@ -271,7 +272,7 @@ func TestBadInput(t *testing.T) {
 	os.WriteFile(corrupt, c, 0o644)
 	wantFail(t, dir, []string{"corrupted"}, "predict", "--model", corrupt, "--data", test)
 	c = bytes.Clone(raw)
-	c[len(modelMagic)+10] ^= 0x01
+	c[len(learn.ModelMagic)+10] ^= 0x01
 	os.WriteFile(corrupt, c, 0o644)
 	wantFail(t, dir, []string{corrupt}, "predict", "--model", corrupt, "--data", test)
 }
@@ -331,7 +332,7 @@ func TestRoundTrip(t *testing.T) {
 			}
 			wrong := 0
 			for i, l := range lines {
-				if l != formatLabel(ds.Y[i]) {
+				if l != learn.FormatLabel(ds.Y[i]) {
 					wrong++
 				}
 			}
@@ -370,7 +371,7 @@ func TestMultiClass(t *testing.T) {
 		r := mustRun(t, dir, append([]string{"train", "--algo", algo, "--data", train, "--test", test, "--one-vs-rest", "--model", model, "--json", "--plot", dir, "--quiet"}, extra...)...)
 		var res resultJSON
 		decodeJSON(t, r.stdout, &res)
-		if res.Task != taskOneVsRest || len(res.Classes) != 3 || res.TestError == nil || *res.TestError > 0.05 {
+		if res.Task != learn.TaskOneVsRest || len(res.Classes) != 3 || res.TestError == nil || *res.TestError > 0.05 {
 			t.Errorf("%s one-vs-rest: %+v", algo, res)
 		}
 		r = mustRun(t, dir, "predict", "--model", model, "--data", test, "--json")
@@ -388,7 +389,7 @@ func TestMultiClass(t *testing.T) {
 		// LABEL vs the rest: predictions are ±1 and compared with ±1 truth.
 		r = mustRun(t, dir, append([]string{"train", "--algo", algo, "--data", train, "--test", test, "--positive", "2", "--json", "--quiet"}, extra...)...)
 		decodeJSON(t, r.stdout, &res)
-		if res.Task != taskBinary || res.TestError == nil || *res.TestError > 0.05 {
+		if res.Task != learn.TaskBinary || res.TestError == nil || *res.TestError > 0.05 {
 			t.Errorf("%s --positive 2: %+v", algo, res)
 		}
 	}
@@ -413,7 +414,7 @@ func TestRegression(t *testing.T) {
 		r := mustRun(t, dir, append([]string{"train", "--data", path, "--test", path, "--model", model, "--json"}, args...)...)
 		var res resultJSON
 		decodeJSON(t, r.stdout, &res)
-		if res.Task != taskRegression || res.TestError == nil || *res.TestError > 0.01 {
+		if res.Task != learn.TaskRegression || res.TestError == nil || *res.TestError > 0.01 {
 			t.Errorf("%v: %+v (test error is the MSE)", args, res)
 		}
 	}
@@ -486,7 +487,7 @@ func TestDemo(t *testing.T) {
 	out := filepath.Join(dir, "demo")
 	r := mustRun(t, dir, "demo", "--small", "--out", out, "--quiet")
 	for _, a := range algorithms() {
-		if a.train == nil || a.notInDemo {
+		if a.learner == nil || a.notInDemo {
 			continue
 		}
 		if !strings.Contains(r.stdout, " "+a.name+" ") {
@@ -566,7 +567,7 @@ func TestFileFormats(t *testing.T) {
 		var b strings.Builder
 		b.WriteString("label,x1,x2\n")
 		for i := range ds.Len() {
-			fmt.Fprintf(&b, "%s,%g,%g\n", formatLabel(ds.Y[i]), ds.X.At(i, 0), ds.X.At(i, 1))
+			fmt.Fprintf(&b, "%s,%g,%g\n", learn.FormatLabel(ds.Y[i]), ds.X.At(i, 0), ds.X.At(i, 1))
 		}
 		if err := os.WriteFile(dst, []byte(b.String()), 0o644); err != nil {
 			t.Fatal(err)

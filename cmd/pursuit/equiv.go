@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pursuit-ml/pursuit/bpdn"
+	"github.com/pursuit-ml/pursuit/learn"
 	"github.com/pursuit-ml/pursuit/svm"
 )
 
@@ -115,7 +116,7 @@ func runEquiv(ev *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := checkRegressionTargets(ds.Y); err != nil {
+	if err := learn.CheckRegressionTargets(ds.Y); err != nil {
 		return fmt.Errorf("%s: %w", o.data, err)
 	}
 	scaler, err := fitScaler(o.scale, ds)

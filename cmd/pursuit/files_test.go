@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/pursuit-ml/pursuit/learn"
 )
 
 // The tests in this file check how the CLI writes its files (issue 16,
@@ -76,7 +78,7 @@ func isModelFile(t *testing.T, path string) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return bytes.HasPrefix(raw, []byte(modelMagic)) || bytes.HasPrefix(raw, []byte(modelMagicV1))
+	return bytes.HasPrefix(raw, []byte(learn.ModelMagic)) || bytes.HasPrefix(raw, []byte(learn.ModelMagicV1))
 }
 
 // TestModelSaveFollowsSymlinks saves models through relative, absolute,

@@ -18,6 +18,7 @@ import (
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/internal/fuzzlimit"
 	"github.com/pursuit-ml/pursuit/internal/modelfile"
+	"github.com/pursuit-ml/pursuit/learn"
 )
 
 // FuzzParseModel: parseModel (the reader behind `pursuit predict --model`)
@@ -86,16 +87,16 @@ func testEngine(t testing.TB) *engine.Engine {
 // header's length and CRC-32 and the payloads' CRC-32s (the header
 // re-encoded). It returns nil when in has no frame to fix.
 func fixChecksums(in []byte) []byte {
-	if bytes.HasPrefix(in, []byte(modelMagicV1)) {
+	if bytes.HasPrefix(in, []byte(learn.ModelMagicV1)) {
 		return fixChecksumsV1(in)
 	}
-	const frameHeader = len(modelMagic) + 12 // magic, version, length
-	if !bytes.HasPrefix(in, []byte(modelMagic)) || len(in) < frameHeader+sha256.Size {
+	const frameHeader = len(learn.ModelMagic) + 12 // magic, version, length
+	if !bytes.HasPrefix(in, []byte(learn.ModelMagic)) || len(in) < frameHeader+sha256.Size {
 		return nil
 	}
 	var b bytes.Buffer
-	version := binary.LittleEndian.Uint32(in[len(modelMagic):])
-	if modelfile.Write(&b, modelMagic, version, in[frameHeader:len(in)-sha256.Size]) != nil {
+	version := binary.LittleEndian.Uint32(in[len(learn.ModelMagic):])
+	if modelfile.Write(&b, learn.ModelMagic, version, in[frameHeader:len(in)-sha256.Size]) != nil {
 		return nil
 	}
 	return b.Bytes()
@@ -119,7 +120,7 @@ func fixChecksumsV1(in []byte) []byte {
 	if hlen < 0 {
 		return nil
 	}
-	var h modelHeader
+	var h learn.Header
 	if json.Unmarshal(rest[:hlen], &h) != nil {
 		return nil
 	}
@@ -146,7 +147,7 @@ func fixChecksumsV1(in []byte) []byte {
 // checkParse checks FuzzParseModel's properties on one input.
 func checkParse(t *testing.T, e *engine.Engine, in []byte) {
 	t.Helper()
-	m, err := parseModel(in, fuzzModelBudget)
+	m, err := learn.ParseModel(in, fuzzModelBudget)
 	if err != nil {
 		if m != nil || err.Error() == "" {
 			t.Fatalf("error %q with model %v", err, m)
@@ -157,42 +158,42 @@ func checkParse(t *testing.T, e *engine.Engine, in []byte) {
 		}
 		return
 	}
-	if err := m.hdr.Labels.check(); err != nil {
+	if err := m.Header.Labels.Check(); err != nil {
 		t.Fatalf("accepted a model with a bad label plan: %v", err)
 	}
-	if len(m.models) == 0 {
+	if len(m.Models) == 0 {
 		t.Fatal("accepted a model file without models")
 	}
 	// What the file declares is what was read: the basis count, the
 	// payloads' feature counts, and the vectors within the budget.
-	if m.hdr.NBasis != m.nBasis() {
-		t.Fatalf("accepted n_basis %d for models with %d basis functions", m.hdr.NBasis, m.nBasis())
+	if m.Header.NBasis != m.NBasis() {
+		t.Fatalf("accepted n_basis %d for models with %d basis functions", m.Header.NBasis, m.NBasis())
 	}
-	if m.vectorBytes() > fuzzModelBudget {
-		t.Fatalf("accepted models whose vectors take %d bytes, over the %d-byte budget", m.vectorBytes(), fuzzModelBudget)
+	if m.VectorBytes() > fuzzModelBudget {
+		t.Fatalf("accepted models whose vectors take %d bytes, over the %d-byte budget", m.VectorBytes(), fuzzModelBudget)
 	}
-	v3 := bytes.HasPrefix(in, []byte(modelMagic)) && len(in) >= len(modelMagic)+4 &&
-		binary.LittleEndian.Uint32(in[len(modelMagic):]) == modelVersion
-	for k, f := range m.models {
-		if w := f.Basis().Cols; v3 && w != 0 && w != m.hdr.Dim {
-			t.Fatalf("version 3 file: dim %d accepted for model %d with %d features", m.hdr.Dim, k+1, w)
+	v3 := bytes.HasPrefix(in, []byte(learn.ModelMagic)) && len(in) >= len(learn.ModelMagic)+4 &&
+		binary.LittleEndian.Uint32(in[len(learn.ModelMagic):]) == learn.ModelVersion
+	for k, f := range m.Models {
+		if w := f.Basis().Cols; v3 && w != 0 && w != m.Header.Dim {
+			t.Fatalf("version 3 file: dim %d accepted for model %d with %d features", m.Header.Dim, k+1, w)
 		}
 	}
 	libsvm := bytes.HasPrefix(in, []byte("svm_type"))
-	dim := m.hdr.Dim
+	dim := m.Header.Dim
 	if libsvm {
 		dim = 3 // a LIBSVM model pads or ignores features
 	}
-	var back *cliModel
+	var back *learn.File
 	if !libsvm {
 		var b1, b2 bytes.Buffer
-		if _, err := m.write(&b1); err != nil {
+		if _, err := m.Write(&b1); err != nil {
 			t.Fatalf("writing an accepted model: %v", err)
 		}
-		if back, err = parseModel(b1.Bytes(), fuzzModelBudget); err != nil {
+		if back, err = learn.ParseModel(b1.Bytes(), fuzzModelBudget); err != nil {
 			t.Fatalf("reading back a written model: %v", err)
 		}
-		if _, err := back.write(&b2); err != nil {
+		if _, err := back.Write(&b2); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(b1.Bytes(), b2.Bytes()) {
@@ -208,11 +209,11 @@ func checkParse(t *testing.T, e *engine.Engine, in []byte) {
 			x.Set(i, j, float32(math.Sin(float64(5*i+j))))
 		}
 	}
-	d1, err1 := m.decisions(e, x)
+	d1, err1 := m.Decisions(e, x)
 	if back == nil {
 		return // LIBSVM: no panic was the property
 	}
-	d2, err2 := back.decisions(e, x)
+	d2, err2 := back.Decisions(e, x)
 	if (err1 == nil) != (err2 == nil) {
 		t.Fatalf("decision errors differ after a write and read: %v vs %v", err1, err2)
 	}
@@ -226,7 +227,7 @@ func checkParse(t *testing.T, e *engine.Engine, in []byte) {
 			}
 		}
 	}
-	p1, p2 := m.hdr.Labels.decide(d1), back.hdr.Labels.decide(d2)
+	p1, p2 := m.Header.Labels.Decide(d1), back.Header.Labels.Decide(d2)
 	for i := range p1 {
 		if !(p1[i] == p2[i] || math.IsNaN(p1[i]) && math.IsNaN(p2[i])) {
 			t.Fatalf("row %d: label %v, after a write and read %v", i, p1[i], p2[i])
@@ -273,7 +274,7 @@ func TestWriteFuzzSeeds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := parseModel(b, fuzzModelBudget); err != nil {
+		if _, err := learn.ParseModel(b, fuzzModelBudget); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		s := "go test fuzz v1\n[]byte(" + strconv.Quote(string(b)) + ")\n"
@@ -304,17 +305,17 @@ func TestFixChecksums(t *testing.T) {
 			t.Fatalf("%s: %v", s, err)
 		}
 		file := []byte(q)
-		if !bytes.HasPrefix(file, []byte(modelMagic)) {
-			t.Fatalf("%s: not a version %d model file", s, modelVersion)
+		if !bytes.HasPrefix(file, []byte(learn.ModelMagic)) {
+			t.Fatalf("%s: not a version %d model file", s, learn.ModelVersion)
 		}
 		if got := fixChecksums(file); !bytes.Equal(got, file) {
 			t.Fatalf("%s: the repair changed a valid file", s)
 		}
 		edited := bytes.Replace(file, []byte(`"n_train":`), []byte(`"n_train":1`), 1)
-		if _, err := parseModel(edited, fuzzModelBudget); err == nil {
+		if _, err := learn.ParseModel(edited, fuzzModelBudget); err == nil {
 			t.Fatalf("%s: an edited header went unnoticed", s)
 		}
-		if _, err := parseModel(fixChecksums(edited), fuzzModelBudget); err != nil {
+		if _, err := learn.ParseModel(fixChecksums(edited), fuzzModelBudget); err != nil {
 			t.Fatalf("%s: the repaired edited file: %v", s, err)
 		}
 	}

@@ -82,7 +82,7 @@ func runInfo(ev *env, args []string) error {
 		Backends:  engine.Backends(),
 	}
 	for _, a := range algorithms() {
-		rep.Algorithms = append(rep.Algorithms, algoInfo{Name: a.name, Available: a.train != nil, Summary: a.summary})
+		rep.Algorithms = append(rep.Algorithms, algoInfo{Name: a.name, Available: a.learner != nil, Summary: a.summary})
 	}
 	opts := []engine.Option{engineNames()}
 	if o.backend != "" {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/learn"
 )
 
 // TestModelV1Fixtures: the version 1 model files in testdata/modelv1 (one
@@ -34,7 +35,7 @@ func TestModelV1Fixtures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.HasPrefix(raw, []byte(modelMagicV1)) {
+		if !bytes.HasPrefix(raw, []byte(learn.ModelMagicV1)) {
 			t.Fatalf("%s: not a version 1 file", name)
 		}
 		if got := fixChecksums(raw); !bytes.Equal(got, raw) {
@@ -51,19 +52,19 @@ func TestModelV1Fixtures(t *testing.T) {
 		if err := json.Unmarshal(wantRaw, &want); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		m, err := parseModel(raw, fuzzModelBudget)
+		m, err := learn.ParseModel(raw, fuzzModelBudget)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		x := pursuit.NewMatrix(5, m.hdr.Dim)
+		x := pursuit.NewMatrix(5, m.Header.Dim)
 		for i := range x.Rows {
 			for j := range x.Cols {
 				x.Set(i, j, float32(math.Sin(float64(5*i+j))))
 			}
 		}
-		check := func(what string, m *cliModel) {
+		check := func(what string, m *learn.File) {
 			t.Helper()
-			d, err := m.decisions(e, x)
+			d, err := m.Decisions(e, x)
 			if err != nil {
 				t.Fatalf("%s %s: %v", name, what, err)
 			}
@@ -77,7 +78,7 @@ func TestModelV1Fixtures(t *testing.T) {
 					}
 				}
 			}
-			for i, l := range m.hdr.Labels.decide(d) {
+			for i, l := range m.Header.Labels.Decide(d) {
 				if l != want.Labels[i] {
 					t.Fatalf("%s %s: row %d label %v, written %v", name, what, i, l, want.Labels[i])
 				}
@@ -85,15 +86,15 @@ func TestModelV1Fixtures(t *testing.T) {
 		}
 		check("version 1", m)
 		var b bytes.Buffer
-		if _, err := m.write(&b); err != nil {
+		if _, err := m.Write(&b); err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.HasPrefix(b.Bytes(), []byte(modelMagic)) {
+		if !bytes.HasPrefix(b.Bytes(), []byte(learn.ModelMagic)) {
 			t.Fatalf("%s: saved again, it starts %q", name, b.Bytes()[:20])
 		}
-		m2, err := parseModel(b.Bytes(), fuzzModelBudget)
+		m2, err := learn.ParseModel(b.Bytes(), fuzzModelBudget)
 		if err != nil {
-			t.Fatalf("%s saved as version %d: %v", name, modelVersion, err)
+			t.Fatalf("%s saved as version %d: %v", name, learn.ModelVersion, err)
 		}
 		check("saved as version 2", m2)
 	}

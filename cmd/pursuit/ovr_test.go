@@ -7,6 +7,7 @@ import (
 	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/learn"
 	"github.com/pursuit-ml/pursuit/svm"
 )
 
@@ -41,11 +42,11 @@ func TestSVMOneVsRestIsLibrarys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := loadModel(e, model)
+	m, err := learn.LoadModel(e, model)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := m.decisions(e, ted.X)
+	got, err := m.Decisions(e, ted.X)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,8 +58,8 @@ func TestSVMOneVsRestIsLibrarys(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m.models[c].NBasis() != mc.TotalSV() {
-			t.Errorf("class %v: CLI model has %d support vectors, library %d", lib.Classes[c], m.models[c].NBasis(), mc.TotalSV())
+		if m.Models[c].NBasis() != mc.TotalSV() {
+			t.Errorf("class %v: CLI model has %d support vectors, library %d", lib.Classes[c], m.Models[c].NBasis(), mc.TotalSV())
 		}
 		for i := range want {
 			if got[c][i] != want[i] {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/learn"
 )
 
 type plotOptions struct {
@@ -65,7 +66,7 @@ func runPlot(ev *env, args []string) error {
 		return err
 	}
 	defer e.Close()
-	m, err := loadModel(e, o.model)
+	m, err := learn.LoadModel(e, o.model)
 	if err != nil {
 		return err
 	}
@@ -76,19 +77,19 @@ func runPlot(ev *env, args []string) error {
 		}
 	}
 	prefix := strings.TrimSuffix(filepath.Base(o.model), filepath.Ext(o.model))
-	files, err := writePlots(e, m, o.out, prefix, fmt.Sprintf("%s (%s)", prefix, m.hdr.Algorithm), raw, []fileArg{{"--model", o.model}, {"--data", o.data}})
+	files, err := writePlots(e, m, o.out, prefix, fmt.Sprintf("%s (%s)", prefix, m.Header.Algorithm), raw, []fileArg{{"--model", o.model}, {"--data", o.data}})
 	if err != nil {
 		return err
 	}
 	if len(files) == 0 {
 		why := []string{}
-		if len(m.hdr.Curve) == 0 {
+		if len(m.Header.Curve) == 0 {
 			why = append(why, "the model has no learning curve (train a KMP model with --curve or --plot)")
 		}
 		switch {
-		case m.hdr.Dim != 2:
-			why = append(why, fmt.Sprintf("a decision surface needs 2-D data, the model has %d features", m.hdr.Dim))
-		case m.hdr.Labels.Task == taskRegression:
+		case m.Header.Dim != 2:
+			why = append(why, fmt.Sprintf("a decision surface needs 2-D data, the model has %d features", m.Header.Dim))
+		case m.Header.Labels.Task == learn.TaskRegression:
 			why = append(why, "decision surfaces are drawn for classifiers only")
 		case raw == nil:
 			why = append(why, "the decision surface needs --data for its points")

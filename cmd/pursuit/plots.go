@@ -11,6 +11,7 @@ import (
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/internal/plot"
+	"github.com/pursuit-ml/pursuit/learn"
 )
 
 // surfaceGrid is the resolution of decision-surface plots.
@@ -22,12 +23,12 @@ const surfaceGrid = 150
 // points in their original (unscaled) coordinates; the surface is drawn in
 // those coordinates. It returns the files written. A picture that would
 // replace one of the inputs is refused.
-func writePlots(e *engine.Engine, m *cliModel, dir, prefix, title string, raw *data.Dataset, inputs []fileArg) ([]string, error) {
+func writePlots(e *engine.Engine, m *learn.File, dir, prefix, title string, raw *data.Dataset, inputs []fileArg) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("plot directory: %w", err)
 	}
 	var files []string
-	if len(m.hdr.Curve) > 0 {
+	if len(m.Header.Curve) > 0 {
 		path := filepath.Join(dir, prefix+"-curve.png")
 		if err := checkOutputs(inputs, fileArg{"the plot", path}); err != nil {
 			return nil, err
@@ -37,7 +38,7 @@ func writePlots(e *engine.Engine, m *cliModel, dir, prefix, title string, raw *d
 		}
 		files = append(files, path)
 	}
-	if m.hdr.Dim == 2 && m.hdr.Labels.Task != taskRegression && raw != nil {
+	if m.Header.Dim == 2 && m.Header.Labels.Task != learn.TaskRegression && raw != nil {
 		path := filepath.Join(dir, prefix+"-surface.png")
 		if err := checkOutputs(inputs, fileArg{"the plot", path}); err != nil {
 			return nil, err
@@ -72,15 +73,15 @@ func trimExts(name string) string {
 	return name
 }
 
-func writeCurve(path, title string, m *cliModel) error {
-	c := m.hdr.Curve
+func writeCurve(path, title string, m *learn.File) error {
+	c := m.Header.Curve
 	x := make([]float64, len(c))
 	tr, val, te := make([]float64, len(c)), make([]float64, len(c)), make([]float64, len(c))
 	for i, p := range c {
 		x[i], tr[i], val[i], te[i] = float64(p.N), float64(p.Train), float64(p.Val), float64(p.Test)
 	}
 	ylabel := "error rate"
-	if m.hdr.Labels.Task == taskRegression {
+	if m.Header.Labels.Task == learn.TaskRegression {
 		ylabel = "mean squared error"
 	}
 	xlabel, mark, markLabel := curveAxis(m)
@@ -94,17 +95,17 @@ func writeCurve(path, title string, m *cliModel) error {
 // curve's x is the step: a step adds a basis function or the bias, and in
 // basic and stochastic matching pursuit it may choose one again, so the
 // legend gives both the step and the basis functions the model has.
-func curveAxis(m *cliModel) (xlabel string, mark float64, markLabel string) {
+func curveAxis(m *learn.File) (xlabel string, mark float64, markLabel string) {
 	xlabel = "steps (each adds a basis function or the bias)"
 	mark = math.NaN()
-	if len(m.models) != 1 {
+	if len(m.Models) != 1 {
 		return xlabel, mark, ""
 	}
-	f := m.models[0]
+	f := m.Models[0]
 	if r, ok := f.(interface{ RepicksAtoms() bool }); ok && r.RepicksAtoms() {
 		xlabel = "steps (a step may choose a basis function again)"
 	}
-	if k, ok := f.(interface{ KeptSteps() int }); ok && !isMulti(f) {
+	if k, ok := f.(interface{ KeptSteps() int }); ok && !learn.IsMulti(f) {
 		mark = float64(k.KeptSteps())
 		markLabel = fmt.Sprintf("kept: step %d, %d basis functions", k.KeptSteps(), f.NBasis())
 	}
@@ -113,7 +114,7 @@ func curveAxis(m *cliModel) (xlabel string, mark float64, markLabel string) {
 
 // writeSurface evaluates m on a grid over the bounding box of raw (plus a
 // margin) and draws it with the points of raw and the model's basis points.
-func writeSurface(e *engine.Engine, path, title string, m *cliModel, raw *data.Dataset) error {
+func writeSurface(e *engine.Engine, path, title string, m *learn.File, raw *data.Dataset) error {
 	lo, hi := [2]float64{math.Inf(1), math.Inf(1)}, [2]float64{math.Inf(-1), math.Inf(-1)}
 	for i := range raw.Len() {
 		for j := range 2 {
@@ -141,29 +142,29 @@ func writeSurface(e *engine.Engine, path, title string, m *cliModel, raw *data.D
 			g.Set(r*surfaceGrid+c, 1, float32(y))
 		}
 	}
-	if m.hdr.Scaler != nil {
-		if err := m.hdr.Scaler.Apply(g); err != nil {
+	if m.Header.Scaler != nil {
+		if err := m.Header.Scaler.Apply(g); err != nil {
 			return fmt.Errorf("surface plot: %w", err)
 		}
 	}
-	dec, err := m.decisions(e, g)
+	dec, err := m.Decisions(e, g)
 	if err != nil {
 		return fmt.Errorf("surface plot: %w", err)
 	}
-	lp := &m.hdr.Labels
-	multi := lp.Task == taskOneVsRest || lp.Task == taskOneVsOne
+	lp := &m.Header.Labels
+	multi := lp.Task == learn.TaskOneVsRest || lp.Task == learn.TaskOneVsOne
 	if multi {
 		for _, c := range lp.Classes {
-			s.Classes = append(s.Classes, formatLabel(c))
+			s.Classes = append(s.Classes, learn.FormatLabel(c))
 		}
 	}
-	pred := lp.decide(dec)
+	pred := lp.Decide(dec)
 	for r := range s.Y {
 		row := make([]float64, surfaceGrid)
 		for c := range row {
 			i := r*surfaceGrid + c
 			if multi {
-				row[c] = float64(classIndex(lp.Classes, pred[i]))
+				row[c] = float64(learn.ClassIndex(lp.Classes, pred[i]))
 			} else {
 				row[c] = dec[0][i]
 			}
@@ -173,15 +174,15 @@ func writeSurface(e *engine.Engine, path, title string, m *cliModel, raw *data.D
 	for i := range raw.Len() {
 		s.Points = append(s.Points, [2]float64{float64(raw.X.At(i, 0)), float64(raw.X.At(i, 1))})
 		if multi {
-			s.Labels = append(s.Labels, classIndex(lp.Classes, raw.Y[i]))
+			s.Labels = append(s.Labels, learn.ClassIndex(lp.Classes, raw.Y[i]))
 		} else {
-			s.Labels = append(s.Labels, int(lp.targets(raw.Y[i:i+1], 0)[0]))
+			s.Labels = append(s.Labels, int(lp.Targets(raw.Y[i:i+1], 0)[0]))
 		}
 	}
-	for _, f := range m.models {
+	for _, f := range m.Models {
 		b := f.Basis()
 		for i := range b.Rows {
-			s.Basis = append(s.Basis, unscale(m.hdr.Scaler, b.At(i, 0), b.At(i, 1)))
+			s.Basis = append(s.Basis, unscale(m.Header.Scaler, b.At(i, 0), b.At(i, 1)))
 		}
 	}
 	return plot.DecisionSurface(path, s)
@@ -201,13 +202,4 @@ func unscale(s *data.Scaler, x, y float32) [2]float64 {
 		}
 	}
 	return p
-}
-
-func classIndex(classes []float64, v float64) int {
-	for k, c := range classes {
-		if c == v {
-			return k
-		}
-	}
-	return -1
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pursuit-ml/pursuit/internal/safefile"
+	"github.com/pursuit-ml/pursuit/learn"
 )
 
 type predictOptions struct {
@@ -58,7 +59,7 @@ func predictCommand() *command {
 pursuit predict --model usps8.model --data usps.test.gz --out predictions.txt --decision
 pursuit predict --model usps8.model --data usps.test.gz --json
 pursuit predict --model heart.libsvm.model --data heart.scaled   # a model from LIBSVM's svm-train
-# LIBSVM models: C-SVC (two classes) and epsilon-SVR (-s 0 and 3) with kernels -t 0 to 3`,
+# LIBSVM Models: C-SVC (two classes) and epsilon-SVR (-s 0 and 3) with kernels -t 0 to 3`,
 		run: runPredict,
 	}
 }
@@ -92,33 +93,33 @@ func runPredict(ev *env, args []string) error {
 		return err
 	}
 	defer e.Close()
-	m, err := loadModel(e, o.model)
+	m, err := learn.LoadModel(e, o.model)
 	if err != nil {
 		return err
 	}
-	df.sparseOK, df.storageAlgo = sparseAlgos[m.hdr.Algorithm], m.hdr.Algorithm
+	df.sparseOK, df.storageAlgo = sparseAlgos[m.Header.Algorithm], m.Header.Algorithm
 	ds, err := loadForModel(e, o.data, &df, m, o.model)
 	if err != nil {
 		return err
 	}
-	if m.hdr.Scaler != nil {
-		if err := m.hdr.Scaler.Apply(ds.X); err != nil {
+	if m.Header.Scaler != nil {
+		if err := m.Header.Scaler.Apply(ds.X); err != nil {
 			return fmt.Errorf("%s: %w", o.data, err)
 		}
 	}
 	t0 := time.Now()
-	dec, err := m.decisions(e, ds.X)
+	dec, err := m.Decisions(e, ds.X)
 	if err != nil {
 		return fmt.Errorf("%s: %w", o.data, err)
 	}
-	lp := &m.hdr.Labels
-	pred := lp.decide(dec)
+	lp := &m.Header.Labels
+	pred := lp.Decide(dec)
 	secs := time.Since(t0).Seconds()
-	errRate := lp.errorRate(pred, lp.truth(ds.Y))
-	foreign, values := lp.foreignLabels(ds.Y)
+	errRate := lp.ErrorRate(pred, lp.Truth(ds.Y))
+	foreign, values := lp.ForeignLabels(ds.Y)
 	if foreign > 0 {
 		fmt.Fprintf(ev.stderr, "pursuit predict: warning: %d of %d examples of %s have labels (%s) that are not the model's classes (%s); each counts as an error\n",
-			foreign, ds.Len(), o.data, listLabels(values, 5), listLabels(lp.Classes, 10))
+			foreign, ds.Len(), o.data, learn.ListLabels(values, 5), learn.ListLabels(lp.Classes, 10))
 	}
 	if o.out != "" {
 		if err := writePredictions(ev, o.out, pred, dec, o.decision); err != nil {
@@ -131,21 +132,21 @@ func runPredict(ev *env, args []string) error {
 	}
 	if o.jsonOutput {
 		out := resultJSON{
-			Algorithm: m.hdr.Algorithm, Backend: e.BackendName(), Task: lp.Task, Kernel: m.hdr.Kernel,
-			NTrain: m.hdr.Train.NTrain, NVal: m.hdr.Train.NVal, NTest: ds.Len(), NBasis: m.hdr.NBasis,
-			TrainError: num(m.hdr.Train.TrainError), TestError: num(errRate),
-			TrainSeconds: m.hdr.Train.TrainSeconds, PredictSeconds: secs, ModelBytes: size, Model: o.model,
+			Algorithm: m.Header.Algorithm, Backend: e.BackendName(), Task: lp.Task, Kernel: m.Header.Kernel,
+			NTrain: m.Header.Train.NTrain, NVal: m.Header.Train.NVal, NTest: ds.Len(), NBasis: m.Header.NBasis,
+			TrainError: num(m.Header.Train.TrainError), TestError: num(errRate),
+			TrainSeconds: m.Header.Train.TrainSeconds, PredictSeconds: secs, ModelBytes: size, Model: o.model,
 		}
-		if m.hdr.Train.NVal > 0 {
-			out.ValError = num(m.hdr.Train.ValError)
+		if m.Header.Train.NVal > 0 {
+			out.ValError = num(m.Header.Train.ValError)
 		}
 		out.ForeignLabels = foreign
 		if col, ok := csvLabelColumn(o.data, o.format, o.labelColumn, ds.Dim()); ok {
 			out.LabelColumn = &col
 		}
-		out.Method = modelMethod(m.models)
+		out.Method = modelMethod(m.Models)
 		for _, c := range lp.Classes {
-			out.Classes = append(out.Classes, formatLabel(c))
+			out.Classes = append(out.Classes, learn.FormatLabel(c))
 		}
 		return printJSON(ev, out)
 	}
@@ -157,7 +158,7 @@ func runPredict(ev *env, args []string) error {
 		summary = ev.stderr
 	}
 	fmt.Fprintf(summary, "%s: %s on %d examples (%s model, %d basis functions, backend %s, %.3g s)\n",
-		o.data, errText(lp, errRate, ds.Len()), ds.Len(), m.hdr.Algorithm, m.hdr.NBasis, e.BackendName(), secs)
+		o.data, errText(lp, errRate, ds.Len()), ds.Len(), m.Header.Algorithm, m.Header.NBasis, e.BackendName(), secs)
 	if lc := describeLabelColumn(o.data, o.format, o.labelColumn, ds.Dim()); lc != "" {
 		fmt.Fprintf(summary, "%s\n", lc)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/kmp"
+	"github.com/pursuit-ml/pursuit/learn"
 )
 
 // TestKMPPrefixDecisions checks the adapter's prefix decisions (kmp's
@@ -23,23 +24,29 @@ func TestKMPPrefixDecisions(t *testing.T) {
 	moons := twoMoons(240, 0.25, 5)
 	tr, rest := head(moons, 160)
 	val, test := head(rest, 40)
-	bin, ovr := kmpTrainer(kmp.PreFit, kmp.Squared, false)
-	p := &trainParams{kernel: pursuit.NewRBF(4), patience: 5, seed: 1}
-	f1, err := bin(e, p, tr.X, tr.Y, val.X, val.Y)
+	newKMP := kmpLearner("kmp", kmp.PreFit, kmp.Squared, false)
+	l1, err := newKMP(&trainParams{kernel: pursuit.NewRBF(4), patience: 5, seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f1, err := l1.Fit(e, tr.X, tr.Y, val.X, val.Y)
 	if err != nil {
 		t.Fatal(err)
 	}
 	blobs := threeClass(150)
-	p2 := &trainParams{kernel: pursuit.NewRBF(1), basis: 12, seed: 1}
-	f2, err := ovr(e, p2, blobs.X, blobs.Y, []float64{1, 2, 3}, pursuit.Matrix{}, nil)
+	l2, err := newKMP(&trainParams{kernel: pursuit.NewRBF(1), basis: 12, seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f2, err := l2.(learn.OneVsRestLearner).FitOneVsRest(e, blobs.X, blobs.Y, []float64{1, 2, 3}, pursuit.Matrix{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for name, c := range map[string]struct {
-		f fitted
+		f learn.Model
 		x *data.Dataset
 	}{"binary": {f1, test}, "one-vs-rest": {f2[0], blobs}} {
-		kf := c.f.(*kmpFitted)
+		kf := c.f.(*learn.KMPModel)
 		steps := kf.PrefixLen()
 		if name == "binary" && kf.KeptSteps() >= steps {
 			t.Logf("binary: early stopping kept all %d steps; the test still compares every step", steps)
@@ -53,11 +60,13 @@ func TestKMPPrefixDecisions(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		for i, n := range ns {
-			tm, err := kf.m.Truncate(n)
+			tm, err := kf.KMP.Truncate(n)
 			if err != nil {
 				t.Fatal(err)
 			}
-			slow, err := kf.decisionAll(e, c.x.X, tm)
+			tk := *kf // the same class order, the truncated model
+			tk.KMP = tm
+			slow, err := tk.DecisionAll(e, c.x.X)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/engine/comm"
+	"github.com/pursuit-ml/pursuit/learn"
 )
 
 func nan() float64 { return math.NaN() }
@@ -182,8 +183,8 @@ func loadData(path string, opts []data.Option) (*data.Dataset, error) {
 // model's, as svm-predict accepts them: its rows are read as they are and
 // widened to the model's features when narrower. The scaler, fitted on the
 // model's features, leaves the others as they are.
-func loadForModel(e *engine.Engine, path string, df *dataFlags, m *cliModel, modelPath string) (*data.Dataset, error) {
-	dim := m.hdr.Dim
+func loadForModel(e *engine.Engine, path string, df *dataFlags, m *learn.File, modelPath string) (*data.Dataset, error) {
+	dim := m.Header.Dim
 	wide := df.sparseOK && df.loadStorage() != data.StorageDense &&
 		data.ResolveFormat(path, df.formatOption()) == data.FormatLibSVM && dim > 0
 	if wide {
@@ -191,23 +192,23 @@ func loadForModel(e *engine.Engine, path string, df *dataFlags, m *cliModel, mod
 	}
 	ds, err := loadWithin(e, path, df.loadOptions(dim))
 	if errors.Is(err, data.ErrFeatureMismatch) {
-		return nil, fmt.Errorf("%w (model %s was trained on %d features)", err, modelPath, m.hdr.Dim)
+		return nil, fmt.Errorf("%w (model %s was trained on %d features)", err, modelPath, m.Header.Dim)
 	}
 	if err != nil || !wide {
 		return ds, err
 	}
 	switch x := &ds.X; {
-	case x.Cols == m.hdr.Dim:
-	case x.IsSparse() && x.Cols < m.hdr.Dim:
-		x.Cols = m.hdr.Dim // the rows' non-zeros stay where they are
+	case x.Cols == m.Header.Dim:
+	case x.IsSparse() && x.Cols < m.Header.Dim:
+		x.Cols = m.Header.Dim // the rows' non-zeros stay where they are
 	case x.IsSparse():
-		if m.hdr.Scaler != nil {
-			m.hdr.Scaler = widenScaler(m.hdr.Scaler, x.Cols)
+		if m.Header.Scaler != nil {
+			m.Header.Scaler = widenScaler(m.Header.Scaler, x.Cols)
 		}
 	default:
 		// Held dense (auto chose it): as with the model's feature count.
 		e.Release(ds.Bytes())
-		return loadWithin(e, path, df.loadOptions(m.hdr.Dim))
+		return loadWithin(e, path, df.loadOptions(m.Header.Dim))
 	}
 	return ds, nil
 }
@@ -297,7 +298,7 @@ type prepared struct {
 // data-sized copy is made. Otherwise the working sets are copies, charged
 // to e's budget: e.Release(p.held) when done with them. keepRaw keeps an
 // unscaled copy of the training part (for plots; also charged).
-func prepare(e *engine.Engine, df *dataFlags, seed int64, plan *labelPlan, ds, test *data.Dataset, inPlace, keepRaw bool) (p *prepared, err error) {
+func prepare(e *engine.Engine, df *dataFlags, seed int64, plan *learn.LabelPlan, ds, test *data.Dataset, inPlace, keepRaw bool) (p *prepared, err error) {
 	p = &prepared{}
 	defer func() {
 		if err != nil {
@@ -353,12 +354,12 @@ func identity(n int) []int {
 // splitVal holds out a stratified fraction of ds for validation, in place:
 // it reorders ds's rows, training rows first, and returns views of the two
 // parts; val is nil when frac is 0.
-func splitVal(ds *data.Dataset, frac float64, seed int64, plan *labelPlan) (train, val *data.Dataset, err error) {
+func splitVal(ds *data.Dataset, frac float64, seed int64, plan *learn.LabelPlan) (train, val *data.Dataset, err error) {
 	if frac == 0 {
 		return ds, nil, nil
 	}
 	var strat []float64
-	if plan.Task != taskRegression {
+	if plan.Task != learn.TaskRegression {
 		strat = ds.Y
 	}
 	if err := data.CheckSplit(ds.Len(), []float64{1 - frac, frac}, strat); err != nil {
@@ -435,12 +436,12 @@ func scaleInPlace(s *data.Scaler, ds *data.Dataset) error {
 // e's memory budget leaves, charging both to it, and plans the labels
 // (binary, one-vs-rest or regression) from the training labels. The run is
 // then bounded by the budget: the Go heap's limit is set from it.
-func (d *dataFlags) loadTrainTest(e *engine.Engine) (all, test *data.Dataset, plan labelPlan, err error) {
+func (d *dataFlags) loadTrainTest(e *engine.Engine) (all, test *data.Dataset, plan learn.LabelPlan, err error) {
 	limitHeap(e.MemoryBudget())
 	c := e.Comm() // across ranks, each loads its block; they agree on the outcome
 	all, err = loadWithin(e, d.data, d.loadOptions(0))
 	if err = agreeOn(c, err); err != nil {
-		return nil, nil, labelPlan{}, err
+		return nil, nil, learn.LabelPlan{}, err
 	}
 	if c.Size() > 1 {
 		n, err := engine.GroupOf(c).Sum(all.Len())
@@ -448,7 +449,7 @@ func (d *dataFlags) loadTrainTest(e *engine.Engine) (all, test *data.Dataset, pl
 			err = fmt.Errorf("%s: no examples", d.data)
 		}
 		if err != nil {
-			return nil, nil, labelPlan{}, err
+			return nil, nil, learn.LabelPlan{}, err
 		}
 	}
 	if d.test != "" {
@@ -457,11 +458,11 @@ func (d *dataFlags) loadTrainTest(e *engine.Engine) (all, test *data.Dataset, pl
 			err = fmt.Errorf("%w (the test data must have the training data's %d features)", err, all.Dim())
 		}
 		if err = agreeOn(c, err); err != nil {
-			return nil, nil, labelPlan{}, err
+			return nil, nil, learn.LabelPlan{}, err
 		}
 	}
 	if plan, err = planLabelsOn(c, all.Y, d); err != nil {
-		return nil, nil, labelPlan{}, fmt.Errorf("%s: %w", d.data, err)
+		return nil, nil, learn.LabelPlan{}, fmt.Errorf("%s: %w", d.data, err)
 	}
 	return all, test, plan, nil
 }
@@ -469,7 +470,7 @@ func (d *dataFlags) loadTrainTest(e *engine.Engine) (all, test *data.Dataset, pl
 // planLabelsOn is planLabels on the labels of every rank: each rank passes
 // its own (a collective across ranks). Regression targets are checked on
 // each rank; classes are the union of the ranks' distinct labels, gathered.
-func planLabelsOn(c comm.Comm, y []float64, d *dataFlags) (labelPlan, error) {
+func planLabelsOn(c comm.Comm, y []float64, d *dataFlags) (learn.LabelPlan, error) {
 	if c.Size() == 1 {
 		return planLabels(y, d)
 	}
@@ -479,16 +480,16 @@ func planLabelsOn(c comm.Comm, y []float64, d *dataFlags) (labelPlan, error) {
 			err = data.CheckTargets(y)
 		}
 		if err := agree(c, err); err != nil {
-			return labelPlan{}, err
+			return learn.LabelPlan{}, err
 		}
-		return labelPlan{Task: taskRegression}, nil
+		return learn.LabelPlan{Task: learn.TaskRegression}, nil
 	}
 	cls, err := engine.GroupOf(c).Labels(y)
 	if err != nil {
-		return labelPlan{}, err
+		return learn.LabelPlan{}, err
 	}
 	if len(cls) == 1 {
-		return labelPlan{}, fmt.Errorf("every training example is labelled %v: a classifier needs at least two classes", cls[0])
+		return learn.LabelPlan{}, fmt.Errorf("every training example is labelled %v: a classifier needs at least two classes", cls[0])
 	}
 	// planLabels' decisions depend on the set of labels only.
 	return planLabels(cls, d)

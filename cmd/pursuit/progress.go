@@ -10,19 +10,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
-)
 
-// progressUpdate is one report from a training algorithm: step Step of
-// Total (Total ≤ 0 when unknown), an objective or residual value named
-// Metric, and the validation error when there is one (NaN otherwise). Note,
-// when set, is shown after the figures (SLMC's stop reason).
-type progressUpdate struct {
-	Step, Total int
-	Metric      string
-	Value       float64
-	ValErr      float64
-	Note        string
-}
+	"github.com/pursuit-ml/pursuit/learn"
+)
 
 // Progress modes (--progress).
 const (
@@ -61,7 +51,7 @@ type progressBar struct {
 	start   time.Time
 	last    time.Time
 	drawn   bool // bar: a line is on screen; lines: at least one printed
-	lastU   progressUpdate
+	lastU   learn.Progress
 	haveU   bool
 	shown   bool // lines: lastU has been printed
 	decile  int  // lines: the last 10% mark printed
@@ -146,7 +136,7 @@ func (p *progressBar) watch() {
 }
 
 // Update records an update and redraws when due.
-func (p *progressBar) Update(u progressUpdate) {
+func (p *progressBar) Update(u learn.Progress) {
 	if p == nil || !p.enabled {
 		return
 	}
@@ -180,7 +170,7 @@ func (p *progressBar) Update(u progressUpdate) {
 }
 
 // printLine writes u as one plain line (lines mode; p.mu held).
-func (p *progressBar) printLine(u progressUpdate) {
+func (p *progressBar) printLine(u learn.Progress) {
 	t := p.now()
 	p.last = t
 	p.drawn = true
@@ -229,7 +219,7 @@ func (p *progressBar) Close() {
 }
 
 // render formats the bar for update u after elapsed time el.
-func (p *progressBar) render(u progressUpdate, el time.Duration) string {
+func (p *progressBar) render(u learn.Progress, el time.Duration) string {
 	const width = 24
 	var b strings.Builder
 	b.WriteString(p.label)
@@ -255,7 +245,7 @@ func (p *progressBar) render(u progressUpdate, el time.Duration) string {
 // renderLine formats update u as a plain line:
 //
 //	train kmp: 45/100 (45%) residual 0.1234 val 4.50% 00:03 ETA 00:04
-func (p *progressBar) renderLine(u progressUpdate, el time.Duration) string {
+func (p *progressBar) renderLine(u learn.Progress, el time.Duration) string {
 	var b strings.Builder
 	b.WriteString(p.label)
 	b.WriteString(":")
@@ -269,7 +259,7 @@ func (p *progressBar) renderLine(u progressUpdate, el time.Duration) string {
 }
 
 // figures formats the metric, validation error, clock, ETA and note.
-func (p *progressBar) figures(u progressUpdate, el time.Duration) string {
+func (p *progressBar) figures(u learn.Progress, el time.Duration) string {
 	var b strings.Builder
 	if u.Metric != "" && !math.IsNaN(u.Value) {
 		fmt.Fprintf(&b, " %s %.4g", u.Metric, u.Value)

@@ -19,6 +19,7 @@ import (
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/engine/comm"
 	"github.com/pursuit-ml/pursuit/kmp"
+	"github.com/pursuit-ml/pursuit/learn"
 	"github.com/pursuit-ml/pursuit/slmc"
 	"github.com/pursuit-ml/pursuit/svm"
 )
@@ -472,7 +473,7 @@ func TestPlanLabelsAcrossRanks(t *testing.T) {
 	}
 	for _, tc := range cases {
 		errs := make([]error, len(tc.blocks))
-		plans := make([]labelPlan, len(tc.blocks))
+		plans := make([]learn.LabelPlan, len(tc.blocks))
 		comm.Run(len(tc.blocks), func(c comm.Comm) error {
 			plans[c.Rank()], errs[c.Rank()] = planLabelsOn(c, tc.blocks[c.Rank()], &tc.d)
 			return nil

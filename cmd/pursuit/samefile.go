@@ -39,3 +39,8 @@ func checkOutputs(inputs []fileArg, outputs ...fileArg) error {
 func (d *dataFlags) inputFiles() []fileArg {
 	return []fileArg{{"--data", d.data}, {"--test", d.test}}
 }
+
+// safeWriteHelp tells in --help how the files named by --model and --out
+// are written (by safefile).
+const safeWriteHelp = "an existing file is replaced whole or not at all and keeps its mode, a symlink's target is replaced, " +
+	"a device or open pipe such as /dev/null or /dev/stdout is written to, a directory or named pipe is refused"

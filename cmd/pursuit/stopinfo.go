@@ -3,27 +3,17 @@ package main
 import (
 	"fmt"
 	"strings"
+
+	"github.com/pursuit-ml/pursuit/learn"
 )
-
-// methoder is implemented by models built by one of several methods of an
-// algorithm (--algo slmc --method M).
-type methoder interface {
-	Method() string
-}
-
-// stopper is implemented by models whose training is an iterative
-// minimisation that can stop for several reasons (SLMC, SKFD).
-type stopper interface {
-	StopReason() string
-}
 
 // modelMethod returns the method of the first model, "" when the algorithm
 // has none.
-func modelMethod(models []fitted) string {
+func modelMethod(models []learn.Model) string {
 	if len(models) == 0 {
 		return ""
 	}
-	if m, ok := models[0].(methoder); ok {
+	if m, ok := models[0].(learn.Methoder); ok {
 		return m.Method()
 	}
 	return ""
@@ -32,11 +22,11 @@ func modelMethod(models []fitted) string {
 // stopSummary returns why training stopped: the one model's reason, or,
 // over several (one-vs-rest), each distinct reason with its count. "" when
 // the models give none.
-func stopSummary(models []fitted) string {
+func stopSummary(models []learn.Model) string {
 	var order []string
 	count := map[string]int{}
 	for _, f := range models {
-		s, ok := f.(stopper)
+		s, ok := f.(learn.Stopper)
 		if !ok || s.StopReason() == "" {
 			continue
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/greedy"
 	"github.com/pursuit-ml/pursuit/internal/plot"
+	"gonum.org/v1/gonum/mat"
 )
 
 // subspaceMaxSpectrum is the largest training set whose m×m eigen-
@@ -211,23 +212,14 @@ func runSubspace(ev *env, args []string) error {
 	var tz, trz [][]float64
 	if te != nil {
 		out.NTest = te.Len()
-		z, resid, err := fit.Transform(e, te.X)
-		if err != nil {
+		var z *mat.Dense
+		if testRes, z, err = fit.TestResiduals(e, te.X); err != nil {
 			return err
 		}
-		testRes = make([]float64, k)
-		for i := range te.Len() {
-			tail := 0.0
-			for r := k - 1; r >= 0; r-- {
-				testRes[r] += resid[i] + tail
-				tail += z.At(i, r) * z.At(i, r)
-			}
-			if o.out != "" {
+		if o.out != "" {
+			for i := range te.Len() {
 				tz = append(tz, z.RawRowView(i))
 			}
-		}
-		for r := range testRes {
-			testRes[r] /= float64(te.Len())
 		}
 	}
 	var sp *greedy.Spectrum

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/learn"
 )
 
 type trainOptions struct {
@@ -193,24 +194,24 @@ func runTrain(ev *env, args []string) error {
 		return err
 	}
 	m := res.model
-	m.hdr.Scaler = scaler
-	m.hdr.Train = trainSummary{
+	m.Header.Scaler = scaler
+	m.Header.Train = learn.TrainSummary{
 		Data: filepath.Base(o.data), NTrain: nTr, TrainError: res.trainErr,
 		TrainSeconds: res.trainSeconds, Backend: e.BackendName(), Seed: o.seed, Version: version,
 	}
 	if val != nil {
-		m.hdr.Train.NVal, m.hdr.Train.ValError = val.Len(), res.valErr
+		m.Header.Train.NVal, m.Header.Train.ValError = val.Len(), res.valErr
 	}
 	if o.plotDir != "" || o.curve {
-		if m.hdr.Curve, err = learningCurve(e, m, tr, val, test, 60, true); err != nil {
+		if m.Header.Curve, err = learningCurve(e, m, tr, val, test, 60, true); err != nil {
 			return err
 		}
 	}
 	var size int64
 	if o.model != "" && world.Rank() == 0 { // rank 0 writes the model
-		size, err = m.save(o.model)
+		size, err = m.WriteFile(o.model)
 	} else {
-		size, err = m.size()
+		size, err = m.Size()
 	}
 	if err := ev.together(err); err != nil {
 		return err
@@ -232,8 +233,8 @@ func runTrain(ev *env, args []string) error {
 		}
 	}
 	out := resultJSON{
-		Algorithm: algo.name, Backend: e.BackendName(), Task: plan.Task, Kernel: m.hdr.Kernel,
-		NTrain: nTr, NTest: res.nTest, NBasis: m.hdr.NBasis,
+		Algorithm: algo.name, Backend: e.BackendName(), Task: plan.Task, Kernel: m.Header.Kernel,
+		NTrain: nTr, NTest: res.nTest, NBasis: m.Header.NBasis,
 		TrainError: num(res.trainErr), ValError: num(res.valErr), TestError: num(res.testErr),
 		TrainSeconds: res.trainSeconds, PredictSeconds: res.predictSeconds, ModelBytes: size,
 		Model: o.model, Plots: plots, Scale: string(scaler.Mode), Storage: stor,
@@ -242,15 +243,15 @@ func runTrain(ev *env, args []string) error {
 		out.NVal = val.Len()
 	}
 	for _, c := range plan.Classes {
-		out.Classes = append(out.Classes, formatLabel(c))
+		out.Classes = append(out.Classes, learn.FormatLabel(c))
 	}
-	if d, ok := m.models[0].(describer); ok {
+	if d, ok := m.Models[0].(learn.Describer); ok {
 		out.Dictionary = d.Describe()
 	}
 	if col, ok := csvLabelColumn(o.data, o.format, o.labelColumn, all.Dim()); ok {
 		out.LabelColumn = &col
 	}
-	out.Method, out.Stop = modelMethod(m.models), stopSummary(m.models)
+	out.Method, out.Stop = modelMethod(m.Models), stopSummary(m.Models)
 	if o.bound {
 		if out.Bound, err = trainBound(e, algo.name, m, tr, &plan, &o.boundFlags, false); err != nil {
 			return fmt.Errorf("--bound: %w", err)
@@ -261,9 +262,9 @@ func runTrain(ev *env, args []string) error {
 	}
 	w := ev.stdout
 	if out.Method != "" {
-		fmt.Fprintf(w, "algorithm  %s (method %s), kernel %s, backend %s\n", algo.name, out.Method, m.hdr.Kernel, e.BackendName())
+		fmt.Fprintf(w, "algorithm  %s (method %s), kernel %s, backend %s\n", algo.name, out.Method, m.Header.Kernel, e.BackendName())
 	} else {
-		fmt.Fprintf(w, "algorithm  %s, kernel %s, backend %s\n", algo.name, m.hdr.Kernel, e.BackendName())
+		fmt.Fprintf(w, "algorithm  %s, kernel %s, backend %s\n", algo.name, m.Header.Kernel, e.BackendName())
 	}
 	fmt.Fprintf(w, "data       %s: %d examples, %d features, %s\n", o.data, nAll, all.Dim(), describeTask(&plan))
 	if world.Size() > 1 {
@@ -275,9 +276,9 @@ func runTrain(ev *env, args []string) error {
 	if out.Storage.Kind == "sparse" || o.storage != "auto" || out.Scale == string(data.ScaleMaxAbs) {
 		fmt.Fprintf(w, "storage    %s, scaling %s: %s\n", out.Storage.Kind, out.Scale, out.Storage.Reason)
 	}
-	fmt.Fprintf(w, "model      %d basis functions", m.hdr.NBasis)
-	if len(m.models) > 1 {
-		fmt.Fprintf(w, " over %d classifiers", len(m.models))
+	fmt.Fprintf(w, "model      %d basis functions", m.Header.NBasis)
+	if len(m.Models) > 1 {
+		fmt.Fprintf(w, " over %d classifiers", len(m.Models))
 	}
 	fmt.Fprintln(w)
 	if out.Dictionary != "" {
@@ -315,21 +316,21 @@ func printJSON(ev *env, v any) error {
 	return nil
 }
 
-func describeTask(p *labelPlan) string {
+func describeTask(p *learn.LabelPlan) string {
 	switch {
-	case p.Task == taskRegression:
+	case p.Task == learn.TaskRegression:
 		return "regression"
 	case p.Positive != nil:
-		return fmt.Sprintf("class %s vs the rest (+1/-1)", formatLabel(*p.Positive))
-	case p.Task == taskBinary:
-		return fmt.Sprintf("binary, %s (+) vs %s (-)", formatLabel(p.Classes[1]), formatLabel(p.Classes[0]))
+		return fmt.Sprintf("class %s vs the rest (+1/-1)", learn.FormatLabel(*p.Positive))
+	case p.Task == learn.TaskBinary:
+		return fmt.Sprintf("binary, %s (+) vs %s (-)", learn.FormatLabel(p.Classes[1]), learn.FormatLabel(p.Classes[0]))
 	}
 	return fmt.Sprintf("%d classes, one vs rest", len(p.Classes))
 }
 
 // errText formats an error rate (or MSE) for people.
-func errText(p *labelPlan, v float64, n int) string {
-	if p.Task == taskRegression {
+func errText(p *learn.LabelPlan, v float64, n int) string {
+	if p.Task == learn.TaskRegression {
 		return fmt.Sprintf("MSE %.4g", v)
 	}
 	return fmt.Sprintf("error %.2f%% (%d/%d)", 100*v, int(math.Round(v*float64(n))), n)

@@ -6,17 +6,19 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pursuit-ml/pursuit/learn"
 )
 
 func TestProgressBar(t *testing.T) {
 	var buf bytes.Buffer
 	// Not a terminal: nothing is drawn, whatever happens.
 	p := newProgressBar(&env{stderr: &buf, stderrTTY: false}, "train kmp", false)
-	p.Update(progressUpdate{Step: 1, Total: 10, Metric: "residual", Value: 1, ValErr: math.NaN()})
+	p.Update(learn.Progress{Step: 1, Total: 10, Metric: "residual", Value: 1, ValErr: math.NaN()})
 	p.Done()
 	// A terminal with --quiet: nothing either.
 	q := newProgressBar(&env{stderr: &buf, stderrTTY: true}, "train kmp", true)
-	q.Update(progressUpdate{Step: 1, Total: 10, Metric: "residual", Value: 1, ValErr: math.NaN()})
+	q.Update(learn.Progress{Step: 1, Total: 10, Metric: "residual", Value: 1, ValErr: math.NaN()})
 	q.Done()
 	if buf.Len() != 0 {
 		t.Fatalf("progress drawn without a terminal or with --quiet: %q", buf.String())
@@ -26,7 +28,7 @@ func TestProgressBar(t *testing.T) {
 	b := newProgressBar(&env{stderr: &buf, stderrTTY: true}, "train kmp", false)
 	b.start, b.now = now, func() time.Time { return now }
 	now = now.Add(10 * time.Second)
-	b.Update(progressUpdate{Step: 25, Total: 100, Metric: "residual", Value: 0.5, ValErr: 0.042})
+	b.Update(learn.Progress{Step: 25, Total: 100, Metric: "residual", Value: 0.5, ValErr: 0.042})
 	out := buf.String()
 	for _, w := range []string{"\rtrain kmp [", "] 25/100", "residual 0.5", "val 4.20%", "00:10", "ETA 00:30"} {
 		if !strings.Contains(out, w) {
@@ -35,11 +37,11 @@ func TestProgressBar(t *testing.T) {
 	}
 	// Updates within 100 ms are not redrawn, except the last step.
 	n := buf.Len()
-	b.Update(progressUpdate{Step: 26, Total: 100, ValErr: math.NaN()})
+	b.Update(learn.Progress{Step: 26, Total: 100, ValErr: math.NaN()})
 	if buf.Len() != n {
 		t.Error("redrawn within 100 ms")
 	}
-	b.Update(progressUpdate{Step: 100, Total: 100, ValErr: math.NaN()})
+	b.Update(learn.Progress{Step: 100, Total: 100, ValErr: math.NaN()})
 	if buf.Len() == n {
 		t.Error("final step not drawn")
 	}
@@ -48,7 +50,7 @@ func TestProgressBar(t *testing.T) {
 		t.Errorf("Done does not clear the line: %q", buf.String())
 	}
 	// Unknown total: a bouncing marker, no ETA.
-	s := b.render(progressUpdate{Step: 7, Metric: "W", Value: -3, ValErr: math.NaN()}, 3*time.Second)
+	s := b.render(learn.Progress{Step: 7, Metric: "W", Value: -3, ValErr: math.NaN()}, 3*time.Second)
 	if !strings.Contains(s, "step 7") || strings.Contains(s, "ETA") {
 		t.Errorf("render without total: %q", s)
 	}
@@ -71,16 +73,16 @@ func TestParseBytes(t *testing.T) {
 func TestLabelPlan(t *testing.T) {
 	y := []float64{3, 5, 3, 5, 5}
 	p, err := planLabels(y, &dataFlags{})
-	if err != nil || p.Task != taskBinary || p.Classes[0] != 3 || p.Classes[1] != 5 {
+	if err != nil || p.Task != learn.TaskBinary || p.Classes[0] != 3 || p.Classes[1] != 5 {
 		t.Fatalf("binary plan: %+v, %v", p, err)
 	}
-	if got := p.targets(y, 0); !equal(got, []float64{-1, 1, -1, 1, 1}) {
+	if got := p.Targets(y, 0); !equal(got, []float64{-1, 1, -1, 1, 1}) {
 		t.Errorf("targets %v", got)
 	}
-	if got := p.decide([][]float64{{-0.5, 2, 0, 1, -1}}); !equal(got, []float64{3, 5, 3, 5, 3}) {
+	if got := p.Decide([][]float64{{-0.5, 2, 0, 1, -1}}); !equal(got, []float64{3, 5, 3, 5, 3}) {
 		t.Errorf("decide %v", got)
 	}
-	if e := p.errorRate([]float64{3, 5, 5, 5, 5}, y); e != 0.2 {
+	if e := p.ErrorRate([]float64{3, 5, 5, 5, 5}, y); e != 0.2 {
 		t.Errorf("error rate %v", e)
 	}
 	multi := []float64{1, 2, 3, 2}
@@ -88,21 +90,21 @@ func TestLabelPlan(t *testing.T) {
 		t.Errorf("multi-class without a choice: %v", err)
 	}
 	p, err = planLabels(multi, &dataFlags{positive: "2"})
-	if err != nil || p.Positive == nil || !equal(p.truth(multi), []float64{-1, 1, -1, 1}) {
+	if err != nil || p.Positive == nil || !equal(p.Truth(multi), []float64{-1, 1, -1, 1}) {
 		t.Fatalf("--positive 2: %+v, %v", p, err)
 	}
 	p, err = planLabels(multi, &dataFlags{oneVsRest: true})
-	if err != nil || p.models() != 3 {
+	if err != nil || p.NumModels() != 3 {
 		t.Fatalf("one-vs-rest: %+v, %v", p, err)
 	}
-	if got := p.decide([][]float64{{1, 0}, {2, -1}, {0, 3}}); !equal(got, []float64{2, 3}) {
+	if got := p.Decide([][]float64{{1, 0}, {2, -1}, {0, 3}}); !equal(got, []float64{2, 3}) {
 		t.Errorf("one-vs-rest decide %v", got)
 	}
 	if _, err := planLabels([]float64{1, 1}, &dataFlags{}); err == nil {
 		t.Error("one class: no error")
 	}
 	p, err = planLabels([]float64{0.5, 1.5}, &dataFlags{regression: true})
-	if err != nil || p.errorRate([]float64{1, 1}, []float64{0.5, 1.5}) != 0.25 {
+	if err != nil || p.ErrorRate([]float64{1, 1}, []float64{0.5, 1.5}) != 0.25 {
 		t.Errorf("regression MSE: %+v %v", p, err)
 	}
 }
@@ -150,7 +152,7 @@ func TestProgressLines(t *testing.T) {
 	p := newProgressMode(&env{stderr: &buf}, "train kmp", progressLines)
 	p.start, p.now = now, func() time.Time { return now }
 	// Nothing in the first second.
-	p.Update(progressUpdate{Step: 0, Total: 100, ValErr: math.NaN()})
+	p.Update(learn.Progress{Step: 0, Total: 100, ValErr: math.NaN()})
 	if buf.Len() != 0 {
 		t.Fatalf("printed within the first second: %q", buf.String())
 	}
@@ -158,7 +160,7 @@ func TestProgressLines(t *testing.T) {
 	// One line per 10% mark crossed, none in between within 5 s.
 	for step := 1; step <= 100; step++ {
 		now = now.Add(10 * time.Millisecond)
-		p.Update(progressUpdate{Step: step, Total: 100, Metric: "residual", Value: 1 / float64(step), ValErr: math.NaN()})
+		p.Update(learn.Progress{Step: step, Total: 100, Metric: "residual", Value: 1 / float64(step), ValErr: math.NaN()})
 	}
 	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
 	if len(lines) != 11 { // 0%…, 10%, …, 100%
@@ -173,17 +175,17 @@ func TestProgressLines(t *testing.T) {
 	// Slow steps: a line every 5 s even between marks.
 	buf.Reset()
 	p.setLabel("train kmp 2/2")
-	p.Update(progressUpdate{Step: 1, Total: 1000, ValErr: math.NaN()})
+	p.Update(learn.Progress{Step: 1, Total: 1000, ValErr: math.NaN()})
 	for step := 2; step <= 5; step++ {
 		now = now.Add(3 * time.Second)
-		p.Update(progressUpdate{Step: step, Total: 1000, ValErr: math.NaN()})
+		p.Update(learn.Progress{Step: step, Total: 1000, ValErr: math.NaN()})
 	}
 	if n := strings.Count(buf.String(), "\n"); n != 3 { // the first, then at 6 s and 12 s
 		t.Errorf("%d lines over 12 s of slow steps, want 3:\n%s", n, buf.String())
 	}
 	// A note (SLMC's stop reason) is always printed.
 	buf.Reset()
-	p.Update(progressUpdate{Step: 6, Total: 1000, ValErr: math.NaN(), Note: "stop: converged after 6 iterations"})
+	p.Update(learn.Progress{Step: 6, Total: 1000, ValErr: math.NaN(), Note: "stop: converged after 6 iterations"})
 	if !strings.Contains(buf.String(), "stop: converged after 6 iterations\n") {
 		t.Errorf("note not printed: %q", buf.String())
 	}

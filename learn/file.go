@@ -1,4 +1,4 @@
-package main
+package learn
 
 import (
 	"bytes"
@@ -8,7 +8,6 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/pursuit-ml/pursuit"
@@ -19,52 +18,52 @@ import (
 	"github.com/pursuit-ml/pursuit/svm"
 )
 
-// The CLI's model file wraps each algorithm's own saved model so that one
+// The model file wraps each algorithm's own saved model so that one
 // `pursuit predict` reads them all. It is an internal/modelfile frame (magic
-// "PURSUIT-MODEL\n", version 2, SHA-256 of the whole) around
+// "PURSUIT-MODEL\n", version 3, SHA-256 of the whole) around
 //
-//	<header: one JSON object (modelHeader)>\n
-//	<payload 1><payload 2>...
+//	<header: one JSON object (Header)>\n
+//	<Payload 1><Payload 2>...
 //
 // The header names the algorithm, the task and class labels, the feature
 // count, the feature scaling (applied to data before the algorithm sees it),
 // the kernel, training figures and the learning curve, and the byte length
-// of each payload. Each payload is one model in its algorithm's own Save
+// of each Payload. Each Payload is one model in its algorithm's own Save
 // format (one per class for one-vs-rest, or one with every output). Version
 // 1 files ("PURSUIT-MODEL 1 <header length> <header CRC-32>\n", the header,
 // then the payloads, each with a CRC-32 in the header) are still read.
 //
-// Version 3 is version 2 with every payload's vectors exactly dim features
+// Version 3 is version 2 with every Payload's vectors exactly dim features
 // wide: svm payloads (LIBSVM text, which drops zeros) name the last feature
 // on their first support vector. So the header's dim is checked against
-// every payload of a version 3 file; versions 1 and 2 may have svm payloads
+// every Payload of a version 3 file; versions 1 and 2 may have svm payloads
 // narrower than dim (trailing features zero in every support vector), and
 // their other payloads are checked as in version 3.
 const (
-	modelMagic   = "PURSUIT-MODEL\n"
-	modelVersion = 3
+	ModelMagic   = "PURSUIT-MODEL\n"
+	ModelVersion = 3
 	// modelVersion2 is read as well: its svm payloads may be narrower than
 	// dim.
 	modelVersion2 = 2
-	// modelMagicV1 starts a version 1 file.
-	modelMagicV1 = "PURSUIT-MODEL 1 "
+	// ModelMagicV1 starts a version 1 file.
+	ModelMagicV1 = "PURSUIT-MODEL 1 "
 )
 
-// modelHeader is the JSON header of a model file.
-type modelHeader struct {
+// Header is the JSON header of a model file.
+type Header struct {
 	Algorithm string       `json:"algorithm"`
-	Labels    labelPlan    `json:"labels"`
+	Labels    LabelPlan    `json:"labels"`
 	Dim       int          `json:"dim"`
 	Scaler    *data.Scaler `json:"scaler"`
 	Kernel    string       `json:"kernel"`
 	NBasis    int          `json:"n_basis"`
-	Train     trainSummary `json:"train"`
-	Curve     []curvePoint `json:"curve,omitempty"`
-	Payloads  []payload    `json:"payloads"`
+	Train     TrainSummary `json:"train"`
+	Curve     []CurvePoint `json:"curve,omitempty"`
+	Payloads  []Payload    `json:"payloads"`
 }
 
-// trainSummary records how the model was trained.
-type trainSummary struct {
+// TrainSummary records how the model was trained.
+type TrainSummary struct {
 	Data         string  `json:"data,omitempty"`
 	NTrain       int     `json:"n_train"`
 	NVal         int     `json:"n_val"`
@@ -76,56 +75,27 @@ type trainSummary struct {
 	Version      string  `json:"version"`
 }
 
-// curvePoint is one point of the learning curve: the errors with the first
-// N basis functions. Missing errors are NaN in memory and null in JSON.
-type curvePoint struct {
-	N     int     `json:"n"`
-	Train jsonNum `json:"train"`
-	Val   jsonNum `json:"val"`
-	Test  jsonNum `json:"test"`
-}
-
-// jsonNum is a float64 that writes NaN as null.
-type jsonNum float64
-
-func (v jsonNum) MarshalJSON() ([]byte, error) {
-	f := float64(v)
-	if f != f {
-		return []byte("null"), nil
-	}
-	return strconv.AppendFloat(nil, f, 'g', -1, 64), nil
-}
-
-func (v *jsonNum) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		*v = jsonNum(nan())
-		return nil
-	}
-	f, err := strconv.ParseFloat(string(b), 64)
-	if err != nil {
-		return err
-	}
-	*v = jsonNum(f)
-	return nil
-}
-
-type payload struct {
+// Payload is one model's entry in the header: its byte length (and, in
+// version 1 files, its CRC-32).
+type Payload struct {
 	Bytes int64  `json:"bytes"`
 	CRC32 uint32 `json:"crc32,omitempty"` // version 1 files only
 }
 
-// cliModel is a trained model as the CLI holds it.
-type cliModel struct {
-	hdr    modelHeader
-	models []fitted
+// File is a model file: the header and the models it holds (one per
+// output, or one Multi model with every output). LoadModel and ParseModel
+// read one, Write and WriteFile write one.
+type File struct {
+	Header Header
+	Models []Model
 }
 
-// decisions returns the outputs of every binary model on x (already scaled).
-func (m *cliModel) decisions(e *engine.Engine, x pursuit.Matrix) ([][]float64, error) {
+// Decisions returns the outputs of every binary model on x (already scaled).
+func (m *File) Decisions(e *engine.Engine, x pursuit.Matrix) ([][]float64, error) {
 	var dec [][]float64
-	for _, f := range m.models {
+	for _, f := range m.Models {
 		var ds [][]float64
-		if mf, ok := f.(multiFitted); ok {
+		if mf, ok := f.(Multi); ok {
 			all, err := mf.DecisionAll(e, x)
 			if err != nil {
 				return nil, fmt.Errorf("predict: %w", err)
@@ -140,24 +110,24 @@ func (m *cliModel) decisions(e *engine.Engine, x pursuit.Matrix) ([][]float64, e
 		}
 		for _, d := range ds {
 			if len(d) != x.Rows {
-				return nil, fmt.Errorf("predict: %s returned %d outputs for %d examples", m.hdr.Algorithm, len(d), x.Rows)
+				return nil, fmt.Errorf("predict: %s returned %d outputs for %d examples", m.Header.Algorithm, len(d), x.Rows)
 			}
 		}
 		dec = append(dec, ds...)
 	}
-	if want := m.hdr.Labels.models(); len(dec) != want {
-		return nil, fmt.Errorf("predict: %s gave %d outputs per example, the task needs %d", m.hdr.Algorithm, len(dec), want)
+	if want := m.Header.Labels.NumModels(); len(dec) != want {
+		return nil, fmt.Errorf("predict: %s gave %d outputs per example, the task needs %d", m.Header.Algorithm, len(dec), want)
 	}
 	return dec, nil
 }
 
-// prefixDecisions returns, for each n in ns, the decisions as if training
+// PrefixDecisions returns, for each n in ns, the decisions as if training
 // had stopped after n steps; ok is false when an algorithm cannot predict
 // so.
-func (m *cliModel) prefixDecisions(e *engine.Engine, x pursuit.Matrix, ns []int) ([][][]float64, bool, error) {
+func (m *File) PrefixDecisions(e *engine.Engine, x pursuit.Matrix, ns []int) ([][][]float64, bool, error) {
 	out := make([][][]float64, len(ns))
-	for _, f := range m.models {
-		pd, ok := f.(prefixDecider)
+	for _, f := range m.Models {
+		pd, ok := f.(Prefixer)
 		if !ok || !pd.CanPrefix() {
 			return nil, false, nil
 		}
@@ -172,12 +142,12 @@ func (m *cliModel) prefixDecisions(e *engine.Engine, x pursuit.Matrix, ns []int)
 	return out, true, nil
 }
 
-// prefixSizes returns, for each n in ns, the number of basis functions
+// PrefixSizes returns, for each n in ns, the number of basis functions
 // after n steps; ok is false when an algorithm cannot say.
-func (m *cliModel) prefixSizes(ns []int) ([]int, bool, error) {
+func (m *File) PrefixSizes(ns []int) ([]int, bool, error) {
 	out := make([]int, len(ns))
-	for _, f := range m.models {
-		pd, ok := f.(prefixDecider)
+	for _, f := range m.Models {
+		pd, ok := f.(Prefixer)
 		if !ok || !pd.CanPrefix() {
 			return nil, false, nil
 		}
@@ -192,29 +162,29 @@ func (m *cliModel) prefixSizes(ns []int) ([]int, bool, error) {
 	return out, true, nil
 }
 
-// nBasis is the total number of basis functions over the binary models.
-func (m *cliModel) nBasis() int {
+// NBasis is the total number of basis functions over the binary models.
+func (m *File) NBasis() int {
 	n := 0
-	for _, f := range m.models {
+	for _, f := range m.Models {
 		n += f.NBasis()
 	}
 	return n
 }
 
-// write writes the model file to w and returns its size in bytes.
-func (m *cliModel) write(w io.Writer) (int64, error) {
+// Write writes the model file to w and returns its size in bytes.
+func (m *File) Write(w io.Writer) (int64, error) {
 	var body bytes.Buffer
 	var pay [][]byte
-	m.hdr.Payloads = m.hdr.Payloads[:0]
-	for k, f := range m.models {
+	m.Header.Payloads = m.Header.Payloads[:0]
+	for k, f := range m.Models {
 		var b bytes.Buffer
 		if err := f.Save(&b); err != nil {
-			return 0, fmt.Errorf("save %s model %d: %w", m.hdr.Algorithm, k+1, err)
+			return 0, fmt.Errorf("save %s model %d: %w", m.Header.Algorithm, k+1, err)
 		}
 		pay = append(pay, b.Bytes())
-		m.hdr.Payloads = append(m.hdr.Payloads, payload{Bytes: int64(b.Len())})
+		m.Header.Payloads = append(m.Header.Payloads, Payload{Bytes: int64(b.Len())})
 	}
-	hdr, err := json.Marshal(&m.hdr)
+	hdr, err := json.Marshal(&m.Header)
 	if err != nil {
 		return 0, fmt.Errorf("save model header: %w", err)
 	}
@@ -224,27 +194,22 @@ func (m *cliModel) write(w io.Writer) (int64, error) {
 		body.Write(p)
 	}
 	cw := &countWriter{w: w}
-	if err := modelfile.Write(cw, modelMagic, modelVersion, body.Bytes()); err != nil {
+	if err := modelfile.Write(cw, ModelMagic, ModelVersion, body.Bytes()); err != nil {
 		return cw.n, fmt.Errorf("save model: %w", err)
 	}
 	return cw.n, nil
 }
 
-// size returns the number of bytes the model file takes.
-func (m *cliModel) size() (int64, error) { return m.write(io.Discard) }
+// Size returns the number of bytes the model file takes.
+func (m *File) Size() (int64, error) { return m.Write(io.Discard) }
 
-// safeWriteHelp tells in --help how the files named by --model and --out
-// are written (by safefile).
-const safeWriteHelp = "an existing file is replaced whole or not at all and keeps its mode, a symlink's target is replaced, " +
-	"a device or open pipe such as /dev/null or /dev/stdout is written to, a directory or named pipe is refused"
-
-// save writes the model to path with safefile (replaced atomically,
+// WriteFile writes the model to path with safefile (replaced atomically,
 // through symlinks; see --model's help) and returns its size.
-func (m *cliModel) save(path string) (int64, error) {
+func (m *File) WriteFile(path string) (int64, error) {
 	var n int64
 	var werr error
 	err := safefile.WriteFile(path, 0o666, func(w io.Writer) error {
-		n, werr = m.write(w)
+		n, werr = m.Write(w)
 		return werr
 	})
 	if err != nil {
@@ -267,24 +232,24 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// errNotModel marks a file that is not a pursuit model at all.
-var errNotModel = errors.New("not a pursuit model file")
+// ErrNotModel marks a file that is not a pursuit model at all.
+var ErrNotModel = errors.New("not a pursuit model file")
 
 // errModelBudget marks a model that does not fit the memory budget.
 var errModelBudget = engine.ErrBudget
 
-// loadModel reads a model file written by save (or a LIBSVM text model)
+// LoadModel reads a model file written by save (or a LIBSVM text model)
 // within e's memory budget, and charges what the model holds to it. A file
 // larger than the budget is refused before it is read, and so is one whose
 // dense vectors would not fit (a LIBSVM model with huge feature indices).
-func loadModel(e *engine.Engine, path string) (*cliModel, error) {
+func LoadModel(e *engine.Engine, path string) (*File, error) {
 	limit := max(e.Available(), 0)
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("load model: %w", err)
 	}
 	// The file is held twice while it is decoded (its bytes and the
-	// payload's copy).
+	// Payload's copy).
 	if need := 2 * st.Size(); need > limit {
 		return nil, fmt.Errorf("load model %s: the file is %s and reading it needs about %s, over the %s that --mem-budget leaves (raise --mem-budget): %w",
 			path, engine.FormatBytes(st.Size()), engine.FormatBytes(need), engine.FormatBytes(limit), errModelBudget)
@@ -293,23 +258,23 @@ func loadModel(e *engine.Engine, path string) (*cliModel, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load model: %w", err)
 	}
-	m, err := parseModel(raw, limit-2*int64(len(raw)))
+	m, err := ParseModel(raw, limit-2*int64(len(raw)))
 	if errors.Is(err, svm.ErrModelTooLarge) {
 		return nil, fmt.Errorf("load model %s: %w (raise --mem-budget): %w", path, err, errModelBudget)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("load model %s: %w", path, err)
 	}
-	if err := e.Hold("the model "+path, m.vectorBytes()); err != nil {
+	if err := e.Hold("the model "+path, m.VectorBytes()); err != nil {
 		return nil, fmt.Errorf("load model %s: %w", path, err)
 	}
 	return m, nil
 }
 
-// vectorBytes is the memory the models' vectors take.
-func (m *cliModel) vectorBytes() int64 {
+// VectorBytes is the memory the models' vectors take.
+func (m *File) VectorBytes() int64 {
 	var n int64
-	for _, f := range m.models {
+	for _, f := range m.Models {
 		b := f.Basis()
 		if b.IsSparse() {
 			n += b.Bytes()
@@ -320,25 +285,25 @@ func (m *cliModel) vectorBytes() int64 {
 	return n
 }
 
-// parseModel reads a model file's bytes; maxBytes bounds the dense vectors
-// a payload may allocate beyond them (a LIBSVM model's support vectors).
-func parseModel(raw []byte, maxBytes int64) (*cliModel, error) {
+// ParseModel reads a model file's bytes; maxBytes bounds the dense vectors
+// a Payload may allocate beyond them (a LIBSVM model's support vectors).
+func ParseModel(raw []byte, maxBytes int64) (*File, error) {
 	maxBytes = max(maxBytes, 0)
 	if bytes.HasPrefix(raw, []byte("svm_type")) {
-		return libsvmModel(raw, maxBytes)
+		return libsvmFile(raw, maxBytes)
 	}
-	if bytes.HasPrefix(raw, []byte(modelMagicV1)) {
+	if bytes.HasPrefix(raw, []byte(ModelMagicV1)) {
 		return parseModelV1(raw, maxBytes)
 	}
-	version, body, err := modelfile.Read(bytes.NewReader(raw), modelMagic, func(v uint32) error {
-		if v != modelVersion && v != modelVersion2 {
-			return fmt.Errorf("model file version %d, this pursuit reads versions 1 to %d", v, modelVersion)
+	version, body, err := modelfile.Read(bytes.NewReader(raw), ModelMagic, func(v uint32) error {
+		if v != ModelVersion && v != modelVersion2 {
+			return fmt.Errorf("model file version %d, this pursuit reads versions 1 to %d", v, ModelVersion)
 		}
 		return nil
 	})
 	switch {
 	case errors.Is(err, modelfile.ErrMagic):
-		return nil, fmt.Errorf("%w (it does not start with %q)", errNotModel, strings.TrimSpace(modelMagic))
+		return nil, fmt.Errorf("%w (it does not start with %q)", ErrNotModel, strings.TrimSpace(ModelMagic))
 	case errors.Is(err, modelfile.ErrCorrupt):
 		return nil, fmt.Errorf("the file is truncated or corrupted: %w", err)
 	case err != nil:
@@ -359,13 +324,13 @@ func parseModel(raw []byte, maxBytes int64) (*cliModel, error) {
 }
 
 // parseModelV1 reads a version 1 file: a text first line with the header's
-// length and CRC-32, and a CRC-32 per payload in the header.
-func parseModelV1(raw []byte, maxBytes int64) (*cliModel, error) {
+// length and CRC-32, and a CRC-32 per Payload in the header.
+func parseModelV1(raw []byte, maxBytes int64) (*File, error) {
 	nl := bytes.IndexByte(raw, '\n')
 	var ver, hlen int
 	var hcrc uint32
 	if _, err := fmt.Sscanf(string(raw[:max(nl, 0)]), "PURSUIT-MODEL %d %d %x", &ver, &hlen, &hcrc); err != nil || nl < 0 {
-		return nil, fmt.Errorf("%w: bad first line %q", errNotModel, shorten(string(raw[:max(nl, 0)]), 60))
+		return nil, fmt.Errorf("%w: bad first line %q", ErrNotModel, shorten(string(raw[:max(nl, 0)]), 60))
 	}
 	rest := raw[nl+1:]
 	if hlen < 0 || len(rest) < hlen+1 {
@@ -386,111 +351,107 @@ func parseModelV1(raw []byte, maxBytes int64) (*cliModel, error) {
 }
 
 // parseHeader decodes and checks a model file's JSON header.
-func parseHeader(hdrBytes []byte) (*cliModel, error) {
-	var m cliModel
+func parseHeader(hdrBytes []byte) (*File, error) {
+	var m File
 	dec := json.NewDecoder(bytes.NewReader(hdrBytes))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&m.hdr); err != nil {
+	if err := dec.Decode(&m.Header); err != nil {
 		return nil, fmt.Errorf("the header is not valid: %w", err)
 	}
-	if err := m.hdr.Labels.check(); err != nil {
+	if err := m.Header.Labels.Check(); err != nil {
 		return nil, fmt.Errorf("the header is not valid: %w", err)
 	}
-	if m.hdr.Dim <= 0 {
-		return nil, fmt.Errorf("the header gives %d features", m.hdr.Dim)
+	if m.Header.Dim <= 0 {
+		return nil, fmt.Errorf("the header gives %d features", m.Header.Dim)
 	}
-	if m.hdr.Scaler != nil {
-		if err := m.hdr.Scaler.Check(); err != nil {
+	if m.Header.Scaler != nil {
+		if err := m.Header.Scaler.Check(); err != nil {
 			return nil, fmt.Errorf("the header is not valid: %w", err)
 		}
-		if m.hdr.Scaler.Dim() != m.hdr.Dim {
-			return nil, fmt.Errorf("the header's dim is %d, but its scaler has %d features", m.hdr.Dim, m.hdr.Scaler.Dim())
+		if m.Header.Scaler.Dim() != m.Header.Dim {
+			return nil, fmt.Errorf("the header's dim is %d, but its scaler has %d features", m.Header.Dim, m.Header.Scaler.Dim())
 		}
 	}
-	if len(m.hdr.Payloads) == 0 || len(m.hdr.Payloads) > m.hdr.Labels.models() {
-		return nil, fmt.Errorf("the header lists %d models for a %s task with %d outputs", len(m.hdr.Payloads), m.hdr.Labels.Task, m.hdr.Labels.models())
+	if len(m.Header.Payloads) == 0 || len(m.Header.Payloads) > m.Header.Labels.NumModels() {
+		return nil, fmt.Errorf("the header lists %d models for a %s task with %d outputs", len(m.Header.Payloads), m.Header.Labels.Task, m.Header.Labels.NumModels())
 	}
 	return &m, nil
 }
 
 // loadPayloads reads the models of the file body after the header (of a
-// file of the given version: 1 checks each payload's CRC-32) and checks the
+// file of the given version: 1 checks each Payload's CRC-32) and checks the
 // header's dim against the width of each.
-func (m *cliModel) loadPayloads(body []byte, version uint32, maxBytes int64) error {
+func (m *File) loadPayloads(body []byte, version uint32, maxBytes int64) error {
 	v1 := version == 1
-	algo, err := lookupLoader(m.hdr.Algorithm)
-	if err != nil {
-		return err
-	}
-	for k, p := range m.hdr.Payloads {
+	for k, p := range m.Header.Payloads {
 		if p.Bytes < 0 || int64(len(body)) < p.Bytes {
-			return fmt.Errorf("the file is truncated: the header's payloads[%d].bytes is %d, but %d bytes remain for model %d of %d", k, p.Bytes, len(body), k+1, len(m.hdr.Payloads))
+			return fmt.Errorf("the file is truncated: the header's payloads[%d].bytes is %d, but %d bytes remain for model %d of %d", k, p.Bytes, len(body), k+1, len(m.Header.Payloads))
 		}
 		b := body[:p.Bytes]
 		body = body[p.Bytes:]
 		if v1 && crc32.ChecksumIEEE(b) != p.CRC32 {
-			return fmt.Errorf("model %d of %d is corrupted (checksum mismatch)", k+1, len(m.hdr.Payloads))
+			return fmt.Errorf("model %d of %d is corrupted (checksum mismatch)", k+1, len(m.Header.Payloads))
 		}
-		f, err := algo.load(bytes.NewReader(b), maxBytes)
+		f, err := Load(m.Header.Algorithm, bytes.NewReader(b), maxBytes)
 		if err != nil {
-			return fmt.Errorf("model %d of %d (%s): %w", k+1, len(m.hdr.Payloads), m.hdr.Algorithm, err)
+			return fmt.Errorf("model %d of %d (%s): %w", k+1, len(m.Header.Payloads), m.Header.Algorithm, err)
 		}
 		if err := m.checkWidth(f, version); err != nil {
-			return fmt.Errorf("model %d of %d (%s): %w", k+1, len(m.hdr.Payloads), m.hdr.Algorithm, err)
+			return fmt.Errorf("model %d of %d (%s): %w", k+1, len(m.Header.Payloads), m.Header.Algorithm, err)
 		}
-		m.models = append(m.models, f)
+		m.Models = append(m.Models, f)
 	}
 	if len(body) != 0 {
 		return fmt.Errorf("%d unexpected bytes after the last model (corrupted or concatenated file)", len(body))
 	}
-	if outputs, want := outputsOf(m.models), m.hdr.Labels.models(); outputs != want {
-		return fmt.Errorf("the models have %d outputs, the %s task needs %d", outputs, m.hdr.Labels.Task, want)
+	if outputs, want := Outputs(m.Models), m.Header.Labels.NumModels(); outputs != want {
+		return fmt.Errorf("the models have %d outputs, the %s task needs %d", outputs, m.Header.Labels.Task, want)
 	}
-	if n := m.nBasis(); n != m.hdr.NBasis {
-		return fmt.Errorf("the header's n_basis is %d, but the models hold %d basis functions (a damaged or edited file)", m.hdr.NBasis, n)
+	if n := m.NBasis(); n != m.Header.NBasis {
+		return fmt.Errorf("the header's n_basis is %d, but the models hold %d basis functions (a damaged or edited file)", m.Header.NBasis, n)
 	}
 	return nil
 }
 
 // checkWidth checks the header's dim against the feature count of a
-// payload's vectors: equal, except that an svm payload of a version 1 or 2
+// Payload's vectors: equal, except that an svm Payload of a version 1 or 2
 // file may be narrower (LIBSVM text drops the zeros, and those versions did
-// not name the last feature). A payload with no vectors and no width says
+// not name the last feature). A Payload with no vectors and no width says
 // nothing.
-func (m *cliModel) checkWidth(f fitted, version uint32) error {
+func (m *File) checkWidth(f Model, version uint32) error {
 	w := f.Basis().Cols
-	_, sparseText := f.(*svmFitted)
+	_, sparseText := f.(*SVMModel)
 	switch {
-	case w == 0 || w == m.hdr.Dim:
+	case w == 0 || w == m.Header.Dim:
 		return nil
-	case sparseText && version < modelVersion && w < m.hdr.Dim:
+	case sparseText && version < ModelVersion && w < m.Header.Dim:
 		return nil
 	}
-	return fmt.Errorf("the header's dim is %d, but the model's vectors have %d features (a damaged or edited file)", m.hdr.Dim, w)
+	return fmt.Errorf("the header's dim is %d, but the model's vectors have %d features (a damaged or edited file)", m.Header.Dim, w)
 }
 
-// libsvmModel reads a model file written by LIBSVM's svm-train (or
+// libsvmFile reads a model file written by LIBSVM's svm-train (or
 // WriteLIBSVM): a binary C-SVC or an ε-SVR, applied to the data as they are
 // (LIBSVM keeps no scaling; use svm-scale's output).
-func libsvmModel(raw []byte, maxBytes int64) (*cliModel, error) {
+func libsvmFile(raw []byte, maxBytes int64) (*File, error) {
 	sm, err := svm.ReadLIBSVMModel(bytes.NewReader(raw), svm.WithModelMemoryLimit(maxBytes))
 	if err != nil {
 		return nil, fmt.Errorf("LIBSVM model: %w", err)
 	}
-	f, err := newSVMFitted(sm)
+	f, err := NewSVMModel(sm)
 	if err != nil {
 		return nil, fmt.Errorf("LIBSVM model: %w (pursuit predicts binary and regression LIBSVM models; use svm-predict for one-vs-one multi-class models)", err)
 	}
-	m := &cliModel{models: []fitted{f}}
-	m.hdr = modelHeader{Algorithm: "svm", Kernel: sm.Kernel.String(), NBasis: sm.TotalSV()}
+	m := &File{Models: []Model{f}}
+	m.Header = Header{Algorithm: "svm", Kernel: sm.Kernel.String(), NBasis: sm.TotalSV()}
 	switch {
 	case sm.Type != svm.CSVC:
-		m.hdr.Labels = labelPlan{Task: taskRegression}
+		m.Header.Labels = LabelPlan{Task: TaskRegression}
 	case sm.Labels[0] == 1:
-		m.hdr.Labels = labelPlan{Task: taskBinary, Classes: []float64{sm.Labels[1], sm.Labels[0]}}
+		m.Header.Labels = LabelPlan{Task: TaskBinary, Classes: []float64{sm.Labels[1], sm.Labels[0]}}
 	default:
 		// The adapter's decision is positive for Labels[1] then.
-		m.hdr.Labels = labelPlan{Task: taskBinary, Classes: []float64{sm.Labels[0], sm.Labels[1]}}
+		m.Header.Labels = LabelPlan{Task: TaskBinary, Classes: []float64{sm.Labels[0], sm.Labels[1]}}
 	}
 	return m, nil
 }

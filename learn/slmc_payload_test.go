@@ -1,4 +1,4 @@
-package main
+package learn
 
 import (
 	"bytes"
@@ -11,13 +11,13 @@ import (
 )
 
 // TestSLMCPayload checks that the slmc payload is slmc's own file format
-// (so a payload cut inside the CLI's frame is still refused by slmc.Load).
+// (so a payload cut inside the model file is still refused by slmc.Load).
 func TestSLMCPayload(t *testing.T) {
 	xv, err := pursuit.MatrixFrom(2, 2, []float32{0.5, -1, 2, 0.25})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &slmcFitted{m: &slmc.Model{Method: "slmc", Kernel: pursuit.NewRBF(2), XV: xv, Beta: []float64{0.75, -1.5}, Bias: 0.125}}
+	f := NewSLMCModel(&slmc.Model{Method: "slmc", Kernel: pursuit.NewRBF(2), XV: xv, Beta: []float64{0.75, -1.5}, Bias: 0.125}, "")
 	var b bytes.Buffer
 	if err := f.Save(&b); err != nil {
 		t.Fatal(err)
@@ -26,7 +26,7 @@ func TestSLMCPayload(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the payload is not an slmc model file: %v", err)
 	}
-	g, err := loadSLMC(bytes.NewReader(b.Bytes()), fuzzModelBudget)
+	g, err := Load("slmc", bytes.NewReader(b.Bytes()), 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestSLMCPayload(t *testing.T) {
 			}
 		}
 	}
-	if _, err := loadSLMC(bytes.NewReader(b.Bytes()[:b.Len()-1]), fuzzModelBudget); !errors.Is(err, slmc.ErrCorrupt) {
+	if _, err := Load("slmc", bytes.NewReader(b.Bytes()[:b.Len()-1]), 1<<20); !errors.Is(err, slmc.ErrCorrupt) {
 		t.Fatalf("truncated payload: got %v, want slmc.ErrCorrupt", err)
 	}
 }

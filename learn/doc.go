@@ -1,0 +1,24 @@
+// Package learn is Pursuit's estimator contract: what every learner and
+// every model of the module meets, and the code written once against it.
+//
+//   - Model: decisions (one value per row; Multi models one per output),
+//     its Kind, its Basis, and Save. Optional capabilities are small
+//     interfaces found by type assertion: Multi, Prefixer (predict as if
+//     training had stopped early: learning curves), Describer, Curver,
+//     Expander (the vectors and coefficients of one kernel expansion),
+//     Methoder and Stopper.
+//   - Learner: a plain configuration struct per algorithm (KMP, SVM, SLMC,
+//     BPDN, MPKFDA) whose Fit trains on the engine, the rows x, the targets
+//     y and a validation set, and returns a Model. OneVsRestLearner is a
+//     learner with its own multi-class training.
+//   - The registry: Load reads any registered kind (Register adds one), and
+//     File is the model file (a header with the task, scaling and training
+//     figures, and each model's own Save format as payloads): LoadModel,
+//     ParseModel, Write and WriteFile; LIBSVM text models are read too.
+//   - The multi-class reduction: LabelPlan maps labels to the targets of
+//     binary models and outputs back to labels (binary, one-vs-rest,
+//     one-vs-one, regression), and Train fits any learner for a plan.
+//
+// The data given to Fit are scaled already; File.Header.Scaler records
+// the scaling a model file applies before its models see the data.
+package learn
