@@ -27,11 +27,11 @@ type kfdaFile struct {
 	Centres []float32        `json:"centres"` // row-major, Rows×Cols
 	// CentresSparse holds sparse centres (Centres is then empty).
 	CentresSparse *modelfile.SparseRows `json:"centres_sparse,omitempty"`
-	Index   []int            `json:"index"`
-	Alpha   []float64        `json:"alpha"`
-	Bias    float64          `json:"bias"`
-	W       []float64        `json:"w"`
-	Scores  []float64        `json:"scores"`
+	Index         []int                 `json:"index"`
+	Alpha         []float64             `json:"alpha"`
+	Bias          float64               `json:"bias"`
+	W             []float64             `json:"w"`
+	Scores        []float64             `json:"scores"`
 }
 
 // Check reports the first inconsistency of a model (shapes, non-finite
