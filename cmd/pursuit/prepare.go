@@ -40,7 +40,10 @@ func (d *dataFlags) loadOptions(dim int) []data.Option {
 // sparseAlgos are the algorithms checked to train and predict on sparse
 // rows (the same models as on dense rows); the others get their data
 // dense. The list grows as each algorithm is verified (issue 28).
-var sparseAlgos = map[string]bool{}
+var sparseAlgos = map[string]bool{
+	"kmp": true, "kmp-backfit": true, "kmp-basic": true, "kmp-tanh": true, "skmp": true,
+	"mpkfda": true,
+}
 
 // sparseAlgoList names the algorithms of sparseAlgos, or says there are
 // none yet.
