@@ -35,6 +35,9 @@ type Model struct {
 	ProbB   []float64      // Platt sigmoid offsets
 	// Stats describes the training of each pair (nil when read from a file).
 	Stats []TrainStats
+	// sv64 holds the support vectors as a LIBSVM file wrote them, in
+	// float64, for Decision64 (nil: SV's values are the model's).
+	sv64 *Rows64
 }
 
 // TrainStats records the solver's result for one binary subproblem.
@@ -228,14 +231,20 @@ func (m *Model) Predict(e *engine.Engine, x pursuit.Matrix) ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}
+	return m.vote(dec, x.Rows), nil
+}
+
+// vote turns the decision values of rows rows into labels by LIBSVM's
+// one-vs-one voting (C-SVC), or returns them (ε-SVR).
+func (m *Model) vote(dec []float64, rows int) []float64 {
 	if m.Type == EpsilonSVR {
-		return dec, nil
+		return dec
 	}
 	k := m.NumClasses()
 	nd := m.NumDecision()
-	out := make([]float64, x.Rows)
+	out := make([]float64, rows)
 	votes := make([]int, k)
-	for r := range x.Rows {
+	for r := range rows {
 		clear(votes)
 		p := 0
 		for i := range k {
@@ -256,7 +265,7 @@ func (m *Model) Predict(e *engine.Engine, x pursuit.Matrix) ([]float64, error) {
 		}
 		out[r] = m.Labels[best]
 	}
-	return out, nil
+	return out
 }
 
 // PredictProbability returns, for each row of x, the probability of each

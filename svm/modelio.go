@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -283,8 +284,9 @@ func readLIBSVMModel(r io.Reader, maxBytes int64) (*Model, error) {
 	// not trusted for an allocation before the lines are there.
 	m.Coef = make([][]float64, ncoef)
 	type entry struct {
-		j int
-		v float32
+		j   int
+		v   float32
+		v64 float64 // the value as written, for the float64 path (Decision64)
 	}
 	var svs [][]entry
 	dim := 0
@@ -322,10 +324,11 @@ func readLIBSVMModel(r io.Reader, maxBytes int64) (*Model, error) {
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 				return fail("support vector %d: bad value %q", s+1, vs)
 			}
+			v64, _ := strconv.ParseFloat(vs, 64) // finite: it is as a float32
 			if j > 1<<24 {
 				return fail("support vector %d: feature index %d is too large for a dense matrix", s+1, j)
 			}
-			svs[s] = append(svs[s], entry{j - 1, float32(v)})
+			svs[s] = append(svs[s], entry{j - 1, float32(v), v64})
 			if j > dim {
 				dim = j
 				// total_sv is declared: the matrix it asks for is
@@ -338,10 +341,22 @@ func readLIBSVMModel(r io.Reader, maxBytes int64) (*Model, error) {
 		}
 	}
 	m.SV = pursuit.NewMatrix(totalSV, dim)
+	m.sv64 = &Rows64{Index: make([][]int32, totalSV), Value: make([][]float64, totalSV), Cols: dim}
 	for s, es := range svs {
 		for _, e := range es {
 			m.SV.Set(s, e.j, e.v)
 		}
+		// In feature order, the last of a repeated feature (as SV keeps it).
+		sort.SliceStable(es, func(a, b int) bool { return es[a].j < es[b].j })
+		uniq := es[:0]
+		for _, e := range es {
+			if n := len(uniq); n > 0 && uniq[n-1].j == e.j {
+				uniq[n-1] = e
+			} else {
+				uniq = append(uniq, e)
+			}
+		}
+		m.sv64.set(s, len(uniq), func(t int) (int, float64) { return uniq[t].j, uniq[t].v64 })
 	}
 	if err := m.check(); err != nil {
 		return nil, fmt.Errorf("svm: LIBSVM model: %w", err)
