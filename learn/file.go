@@ -277,7 +277,11 @@ func (m *File) VectorBytes() int64 {
 	var n int64
 	for _, f := range m.Models {
 		b := f.Basis()
-		n += int64(len(b.Data)) * 4
+		if b.IsSparse() {
+			n += b.Bytes()
+		} else {
+			n += int64(len(b.Data)) * 4
+		}
 	}
 	return n
 }
