@@ -56,10 +56,14 @@ type Params struct {
 	NoShrinking bool
 	MaxIter     int
 	Batch       int // kernel rows computed together on a cache miss; default one tile of the backend's (Options.Batch)
+	// Solver chooses SMO or the batched working-set solver (Options.Solver;
+	// the zero value SolverAuto is SMO for now). Training split across
+	// ranks runs SMO only: SolverBatched is refused there.
+	Solver SolverKind
 }
 
 func (p Params) options() Options {
-	return Options{Tol: p.Tol, CacheMB: p.CacheMB, NoShrinking: p.NoShrinking, MaxIter: p.MaxIter, Batch: p.Batch}
+	return Options{Tol: p.Tol, CacheMB: p.CacheMB, NoShrinking: p.NoShrinking, MaxIter: p.MaxIter, Batch: p.Batch, Solver: p.Solver}
 }
 
 // ErrBadInput is wrapped by the errors Train returns for invalid data or
@@ -181,6 +185,6 @@ func allFinite(row []float32) bool {
 // digest describes every parameter that ranks training together must
 // share (all but the per-row InstanceWeights, whose presence counts).
 func (p Params) digest() string {
-	return fmt.Sprintf("type %v, kernel %#v, C %v, epsilon %v, class weights %v, instance weights given %v, probability %v, seed %v, tolerance %v, cache %v MB, no shrinking %v, max iterations %v, batch %v",
-		p.Type, p.Kernel, p.C, p.Epsilon, p.Weights, p.InstanceWeights != nil, p.Probability, p.Seed, p.Tol, p.CacheMB, p.NoShrinking, p.MaxIter, p.Batch)
+	return fmt.Sprintf("type %v, kernel %#v, C %v, epsilon %v, class weights %v, instance weights given %v, probability %v, seed %v, tolerance %v, cache %v MB, no shrinking %v, max iterations %v, batch %v, solver %v",
+		p.Type, p.Kernel, p.C, p.Epsilon, p.Weights, p.InstanceWeights != nil, p.Probability, p.Seed, p.Tol, p.CacheMB, p.NoShrinking, p.MaxIter, p.Batch, p.Solver)
 }
