@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pursuit-ml/pursuit"
+	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 )
 
@@ -168,4 +169,80 @@ func TestWorkingSetSize(t *testing.T) {
 			t.Errorf("workingSetSize(%d, %d, %d, %d, %d) = %d, want %d", c.want, c.n, c.l, c.elem, c.budget, got, c.q)
 		}
 	}
+}
+
+// sameModels trains x, y by SMO and by the batched solver on every backend
+// and checks: at tolerance 1e-6 the dual objectives agree to 1e-6
+// relative; at the default tolerance the support vectors agree within
+// ±0.5% and the test accuracies within ±0.1 point.
+func sameModels(t *testing.T, name string, xtr pursuit.Matrix, ytr []float64, xte pursuit.Matrix, yte []float64, p Params) {
+	for bname, e := range backendEngines(t) {
+		train := func(s SolverKind, tol float64) *Model {
+			q := p
+			q.Solver, q.Tol = s, tol
+			m, err := Train(e, xtr, ytr, q)
+			if err != nil {
+				t.Fatalf("%s, %s, %v: %v", name, bname, s, err)
+			}
+			if !m.Stats[0].Converged {
+				t.Fatalf("%s, %s, %v: not converged", name, bname, s)
+			}
+			return m
+		}
+		ms, mb := train(SolverSMO, 1e-6), train(SolverBatched, 1e-6)
+		if r := relDiff(mb.Stats[0].Obj, ms.Stats[0].Obj); r > 1e-6 {
+			t.Errorf("%s, %s, tolerance 1e-6: objective %.10g vs SMO %.10g (rel %.2g)", name, bname, mb.Stats[0].Obj, ms.Stats[0].Obj, r)
+		} else {
+			t.Logf("%s, %s, tolerance 1e-6: objective %.10g vs SMO %.10g (rel %.2g)", name, bname, mb.Stats[0].Obj, ms.Stats[0].Obj, r)
+		}
+		ms, mb = train(SolverSMO, 0), train(SolverBatched, 0)
+		svS, svB := ms.TotalSV(), mb.TotalSV()
+		ps, err := ms.Predict(e, xte)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pb, err := mb.Predict(e, xte)
+		if err != nil {
+			t.Fatal(err)
+		}
+		accS, accB := 100-errorRate(ps, yte), 100-errorRate(pb, yte)
+		t.Logf("%s, %s, tolerance 1e-3: SVs %d vs SMO %d, accuracy %.3f%% vs %.3f%%, objective %.8g vs %.8g, outer iterations %d, rows %d vs %d",
+			name, bname, svB, svS, accB, accS, mb.Stats[0].Obj, ms.Stats[0].Obj, mb.Stats[0].OuterIter, mb.Stats[0].RowsComputed, ms.Stats[0].RowsComputed)
+		if math.Abs(float64(svB-svS)) > 0.005*float64(svS) {
+			t.Errorf("%s, %s: %d support vectors vs SMO's %d (more than ±0.5%%)", name, bname, svB, svS)
+		}
+		if math.Abs(accB-accS) > 0.1 {
+			t.Errorf("%s, %s: test accuracy %.3f%% vs SMO's %.3f%% (more than ±0.1 point)", name, bname, accB, accS)
+		}
+	}
+}
+
+func TestBatchedSameModelsGenerated(t *testing.T) {
+	x, y := covtypeLike(3000, 5)
+	const l = 2000
+	sameModels(t, "covtype-like 2000", x.Slice(0, l, 0, x.Cols), y[:l], x.Slice(l, x.Rows, 0, x.Cols), y[l:], Params{Kernel: pursuit.NewRBF(0.5), C: 1})
+}
+
+func TestBatchedSameModelsUSPS8VsRest(t *testing.T) {
+	skipUnlessUSPS(t)
+	tr := loadShared(t, "usps", "usps.train.gz")
+	te := loadShared(t, "usps", "usps.test.gz")
+	ytr, err := data.BinaryLabels(tr.Y, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	yte, err := data.BinaryLabels(te.Y, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameModels(t, "USPS 8 vs rest", tr.X, ytr, te.X, yte, uspsParams())
+}
+
+func TestBatchedSameModelsMushrooms(t *testing.T) {
+	if testing.Short() {
+		t.Skip("mushrooms with both solvers on two backends; skipped by -short")
+	}
+	d := loadShared(t, "mushrooms", "mushrooms.gz")
+	tr, te := splitThirds(t, d)
+	sameModels(t, "mushrooms", tr.X, tr.Y, te.X, te.Y, Params{Kernel: pursuit.NewRBF(1.0 / 112), C: 1})
 }
