@@ -35,6 +35,8 @@ func startCheckpoint(p Params, x pursuit.Matrix, y []float64, sharded bool) (*ck
 		return nil, pursuit.Configf("svm: checkpoints are not available across ranks yet")
 	case p.Probability:
 		return nil, pursuit.Configf("svm: checkpoints do not cover probability estimates (several solves)")
+	case p.Solver == SolverBatched:
+		return nil, pursuit.Configf("svm: checkpoints record SMO's state; the batched solver has none yet (use the smo or auto solver)")
 	case p.Type == CSVC:
 		if labels, _ := groupClasses(y); len(labels) != 2 {
 			return nil, pursuit.Configf("svm: checkpoints need a binary machine, not %d classes (one solve per pair)", len(labels))

@@ -13,6 +13,7 @@ const svmDefaultSVREpsilon = 0.1
 // for real-valued targets.
 func svmParams(p *trainParams) svm.Params {
 	sp := svm.Params{Type: svm.CSVC, Kernel: p.kernel, C: p.c, Seed: uint64(p.seed), Checkpoint: p.ckpt}
+	sp.Solver, _ = svm.ParseSolver(p.solver) // validated with the flags
 	if p.regression {
 		sp.Type = svm.EpsilonSVR
 		sp.Epsilon = p.svrEps

@@ -20,6 +20,7 @@ type trainParams struct {
 	patience   int     // early-stopping patience in steps
 	c          float64 // SVM / SLMC regularisation
 	svrEps     float64 // ε-SVR tube width
+	solver     string  // SVM dual solver (svm.ParseSolver; validated)
 	epsilon    float64 // bpdn: ℓ1 weight = tube half-width
 	regression bool    // real-valued targets
 	activeSet  int     // stochastic KMP: candidates searched per step
