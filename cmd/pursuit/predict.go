@@ -26,6 +26,7 @@ type predictOptions struct {
 	memBudget        string
 	quiet            bool
 	jsonOutput       bool
+	precision        string
 }
 
 func newPredictFlags() (*flag.FlagSet, *predictOptions) {
@@ -44,8 +45,12 @@ func newPredictFlags() (*flag.FlagSet, *predictOptions) {
 	fs.StringVar(&o.memBudget, "mem-budget", "", memBudgetReadUsage)
 	fs.BoolVar(&o.quiet, "quiet", false, "print no summary line (errors and warnings still go to stderr; --json still prints)")
 	fs.BoolVar(&o.jsonOutput, "json", false, "print one JSON object with the results")
+	fs.StringVar(&o.precision, "precision", string(learn.PrecisionFloat32), precisionUsage)
 	return fs, o
 }
+
+// precisionUsage is predict's --precision help.
+const precisionUsage = "arithmetic of the kernel values: float32 (the engine's kernel blocks, accurate to about 1e-6 relative) or float64 (every kernel value and sum in float64, as svm-predict computes them; slower). Models from LIBSVM's svm-train always predict in float64"
 
 // predictStorageUsage is predict's --storage help.
 const predictStorageUsage = "how LIBSVM data are held in memory: auto (sparse rows when under 25% of the values are non-zero, else dense), dense or sparse; CSV is always dense. Models of algorithms that do not take sparse rows yet get dense data. In sparse rows, features beyond the model's (an svm model's) are accepted as svm-predict accepts them: the model's support vectors are zero there, so they add nothing to linear and polynomial kernels and their squares to RBF distances, as in svm-predict; dense data must not go beyond the model's features"
@@ -54,10 +59,11 @@ func predictCommand() *command {
 	return &command{
 		name:    "predict",
 		summary: "predict a data file with a trained model and report the error rate",
-		usage:   "pursuit predict --model FILE --data FILE [--out FILE [--decision]] [--json] [--quiet]",
+		usage:   "pursuit predict --model FILE --data FILE [--out FILE [--decision]] [--precision float32|float64] [--json] [--quiet]",
 		examples: `pursuit predict --model usps8.model --data usps.test.gz
 pursuit predict --model usps8.model --data usps.test.gz --out predictions.txt --decision
 pursuit predict --model usps8.model --data usps.test.gz --json
+pursuit predict --model boston.model --data boston --precision float64   # float64 kernels
 pursuit predict --model heart.libsvm.model --data heart.scaled   # a model from LIBSVM's svm-train
 # LIBSVM Models: C-SVC (two classes) and epsilon-SVR (-s 0 and 3) with kernels -t 0 to 3`,
 		run: runPredict,
@@ -79,6 +85,10 @@ func runPredict(ev *env, args []string) error {
 		return fmt.Errorf("--decision needs --out FILE")
 	case o.jsonOutput && o.out == "-":
 		return fmt.Errorf("--json and --out - both write to standard output; give --out a file name")
+	}
+	prec, err := learn.ParsePrecision(o.precision)
+	if err != nil {
+		return fmt.Errorf("--precision: %w", err)
 	}
 	df := dataFlags{format: o.format, labelColumn: o.labelColumn, header: o.header, scale: "none", storage: o.storage}
 	if err := df.validate(nil, false); err != nil {
@@ -108,7 +118,7 @@ func runPredict(ev *env, args []string) error {
 		}
 	}
 	t0 := time.Now()
-	dec, err := m.Decisions(e, ds.X)
+	dec, err := m.DecisionsIn(e, ds.X, prec)
 	if err != nil {
 		return fmt.Errorf("%s: %w", o.data, err)
 	}
