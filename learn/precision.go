@@ -19,7 +19,7 @@ import (
 // pursuit.Kernel.Eval does (RBF distances as Σ(x_k − v_k)²), and sums the
 // expansion in float64: the decisions a float64 implementation such as
 // LIBSVM's svm-predict gives for the same vectors. It is a scalar path
-// (rows in parallel on the engine's threads, its backend unused), several
+// (rows in parallel on the engine's threads, its backend unused), tens of
 // times slower than the float32 blocks. Models imported from LIBSVM always
 // predict in float64.
 type Precision string
