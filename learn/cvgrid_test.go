@@ -1,0 +1,84 @@
+package learn_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/pursuit-ml/pursuit"
+	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/engine/comm"
+	"github.com/pursuit-ml/pursuit/kmp"
+	"github.com/pursuit-ml/pursuit/learn"
+)
+
+// TestCVGrid checks the cross-validation of a grid: one training per fold
+// shared by settings that differ in the number of basis functions gives
+// the figures of training each on its own, with per-fold scaling, and the
+// trainings spread over ranks give the figures of one process.
+func TestCVGrid(t *testing.T) {
+	ds := blobs(90, 2, 5)
+	plan := learn.LabelPlan{Task: learn.TaskBinary, Classes: []float64{1, 2}}
+	kmpL := func(gamma float64, basis int) learn.Learner {
+		cfg := kmp.Config{Variant: kmp.PreFit, Loss: kmp.Squared, Kernels: []pursuit.Kernel{pursuit.NewRBF(gamma)}, Bias: true, Seed: 1}
+		return learn.KMP{Name: "kmp", Config: cfg, Basis: basis}
+	}
+	basis := []int{2, 5, 8}
+	groups := func(shared bool) []learn.CVGroup {
+		var gs []learn.CVGroup
+		for _, g := range []float64{0.5, 2} {
+			var cg learn.CVGroup
+			for _, b := range basis {
+				cg.Learners = append(cg.Learners, kmpL(g, b))
+				cg.Names = append(cg.Names, fmt.Sprintf("gamma=%g basis=%d", g, b))
+			}
+			if shared {
+				cg.Shared, cg.Basis = kmpL(g, basis[len(basis)-1]), basis
+			}
+			gs = append(gs, cg)
+		}
+		return gs
+	}
+	cv := learn.CV{Folds: 3, Seed: 4, Prep: learn.Prep{Scale: learn.ScaleAuto}}
+	e := newEngine(t)
+	alone, err := cv.Grid(e, groups(false), plan, ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared, err := cv.Grid(e, groups(true), plan, ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(alone) != 6 || len(shared) != 6 {
+		t.Fatalf("%d and %d results, want 6", len(alone), len(shared))
+	}
+	for i := range alone {
+		a, s := alone[i], shared[i]
+		if a.Error != s.Error || a.TrainError != s.TrainError || a.NBasis != s.NBasis || a.Std != s.Std {
+			t.Errorf("setting %d: trained alone %+v, shared %+v", i, a, s)
+		}
+	}
+	for _, n := range []int{2, 3} {
+		err := comm.Run(n, func(c comm.Comm) error {
+			e, err := engine.New(engine.WithBackend("go"))
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			r := cv
+			r.Ranks = engine.GroupOf(c)
+			got, err := r.Grid(e, groups(true), plan, ds)
+			if err != nil {
+				return err
+			}
+			for i := range got {
+				if got[i].Error != shared[i].Error || got[i].TrainError != shared[i].TrainError || got[i].NBasis != shared[i].NBasis {
+					return fmt.Errorf("rank %d of %d, setting %d: %+v, want %+v", c.Rank(), n, i, got[i], shared[i])
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
