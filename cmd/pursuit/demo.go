@@ -212,7 +212,7 @@ func demoRun(ev *env, e *engine.Engine, o *demoOptions, p *demoProblem, a *algor
 	if r.ModelBytes, err = m.Size(); err != nil {
 		return r, nil, err
 	}
-	if m.Header.Curve, err = learningCurve(e, m, res.tr, res.val, res.test, 60, true); err != nil {
+	if m.Header.Curve, err = m.LearningCurve(e, res.tr, res.val, res.test, 60, true); err != nil {
 		return r, nil, err
 	}
 	plots, err := writePlots(e, m, o.out, p.name+"-"+a.name, fmt.Sprintf("%s on %s", a.name, p.name), p.train, nil)

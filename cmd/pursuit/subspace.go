@@ -13,6 +13,7 @@ import (
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/greedy"
 	"github.com/pursuit-ml/pursuit/internal/plot"
+	"github.com/pursuit-ml/pursuit/learn"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -181,10 +182,10 @@ func runSubspace(ev *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := scaleInPlace(scaler, tr); err != nil {
+	if err := learn.ScaleInPlace(scaler, tr); err != nil {
 		return err
 	}
-	if err := scaleInPlace(scaler, te); err != nil {
+	if err := learn.ScaleInPlace(scaler, te); err != nil {
 		return err
 	}
 	kern, err := o.model.kernelFor(tr.Dim())

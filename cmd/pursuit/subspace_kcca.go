@@ -10,6 +10,7 @@ import (
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/greedy"
+	"github.com/pursuit-ml/pursuit/learn"
 )
 
 // skccaJSON is subspace --method skcca's JSON object.
@@ -68,10 +69,10 @@ func runSKCCA(ev *env, o *subspaceOptions, e *engine.Engine) error {
 		if err != nil {
 			return err
 		}
-		if err := scaleInPlace(sc, v.tr); err != nil {
+		if err := learn.ScaleInPlace(sc, v.tr); err != nil {
 			return err
 		}
-		if err := scaleInPlace(sc, v.te); err != nil {
+		if err := learn.ScaleInPlace(sc, v.te); err != nil {
 			return err
 		}
 	}
