@@ -2,10 +2,13 @@ package learn_test
 
 import (
 	"errors"
+	"math"
 	"testing"
 
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/learn"
+	"github.com/pursuit-ml/pursuit/svm"
 )
 
 // TestPrep checks the preprocessing step: the validation split, the
@@ -55,5 +58,29 @@ func TestPrep(t *testing.T) {
 	var se *learn.SplitError
 	if !errors.As(err, &se) || e.Available() != avail {
 		t.Fatalf("tiny validation part: %v (available %d, want %d)", err, e.Available(), avail)
+	}
+}
+
+// TestFitEvaluate trains on a prepared split and checks the figures
+// against the model's own evaluation.
+func TestFitEvaluate(t *testing.T) {
+	e := newEngine(t)
+	plan := learn.LabelPlan{Task: learn.TaskBinary, Classes: []float64{1, 2}}
+	pr, err := learn.Prep{ValFrac: 0.25, Seed: 1, Scale: learn.ScaleAuto, InPlace: true}.Apply(e, plan, blobs(120, 2, 3), blobs(40, 2, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := learn.SVM{Params: svm.Params{Type: svm.CSVC, Kernel: pursuit.NewRBF(0.5), C: 1, Seed: 1}}
+	done := false
+	r, err := learn.FitEvaluate(e, "svm", l.Params.Kernel, l, plan, pr.Train, pr.Val, pr.Test, func() { done = true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	te, _, err := r.Model.Evaluate(e, pr.Test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !done || r.NTest != 40 || len(r.TestPred) != 40 || r.TestError != te || math.IsNaN(r.ValError) || r.Model.Header.Algorithm != "svm" || r.Model.Header.NBasis == 0 {
+		t.Fatalf("trained %v, %+v (test error %v)", done, r, te)
 	}
 }

@@ -2,10 +2,7 @@ package main
 
 import (
 	"fmt"
-	"math"
-	"time"
 
-	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/learn"
@@ -49,16 +46,9 @@ func fit(e *engine.Engine, algo *algorithm, p *trainParams, plan learn.LabelPlan
 	if p.nTrain > 0 {
 		nTrain = p.nTrain // across ranks: every rank's rows
 	}
-	multi := e.Comm().Size() > 1
 	if plan.Task != learn.TaskRegression && nTrain < 2 {
 		return nil, fmt.Errorf("%s: %d training example(s) are too few to train a classifier", tr.Name, nTrain)
 	}
-	m := &learn.File{Header: learn.Header{Algorithm: algo.name, Labels: plan, Dim: tr.Dim(), Kernel: p.kernel.String()}}
-	var xVal pursuit.Matrix
-	if val != nil {
-		xVal = val.X
-	}
-	start := time.Now()
 	pk := *p
 	if bar != nil {
 		if plan.Task == learn.TaskOneVsRest {
@@ -72,38 +62,10 @@ func fit(e *engine.Engine, algo *algorithm, p *trainParams, plan learn.LabelPlan
 	if err != nil {
 		return nil, err
 	}
-	var yVal []float64
-	if val != nil {
-		yVal = val.Y
-	}
-	m.Models, err = learn.Train(e, l, plan, tr.X, tr.Y, xVal, yVal)
+	r, err := learn.FitEvaluate(e, algo.name, p.kernel, l, plan, tr, val, test, bar.Done)
 	if err != nil {
 		return nil, notDistributed(e, algo.name, err) // err names the algorithm's package
 	}
-	bar.Done()
-	res := &fitResult{model: m, trainSeconds: time.Since(start).Seconds(), valErr: math.NaN(), testErr: math.NaN()}
-	m.Header.NBasis = m.NBasis()
-	if res.trainErr, _, err = m.Evaluate(e, tr); err != nil {
-		return nil, err
-	}
-	if val != nil {
-		if res.valErr, _, err = m.Evaluate(e, val); err != nil {
-			return nil, err
-		}
-	}
-	if test != nil {
-		t0 := time.Now()
-		res.testErr, res.testPred, err = m.Evaluate(e, test)
-		if err != nil {
-			return nil, err
-		}
-		res.predictSeconds = time.Since(t0).Seconds()
-		res.nTest = test.Len()
-		if multi {
-			if res.nTest, err = e.Group().Sum(test.Len()); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return res, nil
+	return &fitResult{model: r.Model, trainSeconds: r.TrainSeconds, predictSeconds: r.PredictSeconds, trainErr: r.TrainError,
+		valErr: r.ValError, testErr: r.TestError, nTest: r.NTest, testPred: r.TestPred}, nil
 }

@@ -209,22 +209,8 @@ func budgetError(err error, flag string) error {
 // rank loads its block of the examples (data.WithShard), which may be
 // empty.
 func loadWithin(e *engine.Engine, path string, opts []data.Option) (*data.Dataset, error) {
-	opts = append(opts, data.WithMemoryLimit(max(e.Available(), 1)))
-	c := e.Comm()
-	if c.Size() > 1 {
-		opts = append(opts, data.WithShard(c.Rank(), c.Size()))
-	}
-	ds, err := data.Load(path, opts...)
-	if err != nil {
-		return nil, budgetError(err, "--mem-budget")
-	}
-	if ds.Len() == 0 && c.Size() == 1 {
-		return nil, fmt.Errorf("%s: no examples", path)
-	}
-	if err := e.Hold("the data of "+path, ds.Bytes()); err != nil {
-		return nil, err
-	}
-	return ds, nil
+	ds, err := learn.LoadWithin(e, path, opts...)
+	return ds, budgetError(err, "--mem-budget")
 }
 
 // prepare is the library's preprocessing step (learn.Prep) with the flags'
