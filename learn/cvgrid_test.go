@@ -1,6 +1,7 @@
 package learn_test
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 
@@ -80,5 +81,36 @@ func TestCVGrid(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestPlanLabels checks the task choice in one process and across ranks
+// (each rank holding a part of the labels).
+func TestPlanLabels(t *testing.T) {
+	one := engine.Group{}
+	y := []float64{3, 1, 2, 1, 3}
+	p, err := learn.PlanLabels(one, y, learn.LabelSpec{OneVsRest: true}, nil)
+	if err != nil || p.Task != learn.TaskOneVsRest || fmt.Sprint(p.Classes) != "[1 2 3]" {
+		t.Fatalf("one-vs-rest: %v %v", p, err)
+	}
+	var ce *learn.ClassesError
+	if _, err := learn.PlanLabels(one, y, learn.LabelSpec{}, nil); !errors.As(err, &ce) || len(ce.Classes) != 3 {
+		t.Fatalf("three classes without a choice: %v", err)
+	}
+	seven := 7.0
+	var pe *learn.PositiveError
+	if _, err := learn.PlanLabels(one, y, learn.LabelSpec{Positive: &seven}, nil); !errors.As(err, &pe) {
+		t.Fatalf("absent positive class: %v", err)
+	}
+	err = comm.Run(3, func(c comm.Comm) error {
+		mine := [][]float64{{2}, {}, {5, 2}}[c.Rank()]
+		p, err := learn.PlanLabels(engine.GroupOf(c), mine, learn.LabelSpec{}, nil)
+		if err != nil || p.Task != learn.TaskBinary || fmt.Sprint(p.Classes) != "[2 5]" {
+			return fmt.Errorf("rank %d: %v %v", c.Rank(), p, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
-	"github.com/pursuit-ml/pursuit/engine/comm"
 	"github.com/pursuit-ml/pursuit/learn"
 )
 
@@ -308,32 +307,4 @@ func (d *dataFlags) loadTrainTest(e *engine.Engine) (all, test *data.Dataset, pl
 		return nil, nil, learn.LabelPlan{}, fmt.Errorf("%s: %w", d.data, err)
 	}
 	return all, test, plan, nil
-}
-
-// planLabelsOn is planLabels on the labels of every rank: each rank passes
-// its own (a collective across ranks). Regression targets are checked on
-// each rank; classes are the union of the ranks' distinct labels, gathered.
-func planLabelsOn(c comm.Comm, y []float64, d *dataFlags) (learn.LabelPlan, error) {
-	if c.Size() == 1 {
-		return planLabels(y, d)
-	}
-	if d.regression {
-		var err error
-		if len(y) > 0 {
-			err = data.CheckTargets(y)
-		}
-		if err := agree(c, err); err != nil {
-			return learn.LabelPlan{}, err
-		}
-		return learn.LabelPlan{Task: learn.TaskRegression}, nil
-	}
-	cls, err := engine.GroupOf(c).Labels(y)
-	if err != nil {
-		return learn.LabelPlan{}, err
-	}
-	if len(cls) == 1 {
-		return learn.LabelPlan{}, fmt.Errorf("every training example is labelled %v: a classifier needs at least two classes", cls[0])
-	}
-	// planLabels' decisions depend on the set of labels only.
-	return planLabels(cls, d)
 }
