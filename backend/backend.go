@@ -51,9 +51,9 @@ type Backend interface {
 }
 
 // ErrSparse is wrapped, beside pursuit.ErrShape, by the errors of a
-// backend that does not take sparse operands (the CUDA backend) for a
-// call with one: the engine then runs the call on the CPU driver. The CPU
-// backends take sparse a and b in SqNorms, KernelBlock, KernelGather and
+// backend that does not take sparse operands for a call with one: the
+// engine then runs the call on the CPU driver. The CPU and CUDA backends
+// take sparse a and b in SqNorms, KernelBlock, KernelGather and
 // the Preparer methods; DictProducts and RankUpdate take dense matrices
 // only on every backend (an error wrapping pursuit.ErrShape, not
 // ErrSparse).

@@ -28,9 +28,9 @@
 // are streamed against it, one broadcast and one SparseRows-wide
 // multiply-add each (sparse.go has the roles, the memory bounds and why a
 // value does not depend on its batch). DictProducts and RankUpdate take
-// dense matrices only; a backend without sparse kernels (CUDA) rejects
-// sparse operands with ErrSparse, and the engine runs those calls on the
-// CPU driver.
+// dense matrices only; a backend without sparse kernels rejects sparse
+// operands with ErrSparse, and the engine runs those calls on the CPU
+// driver (the CUDA backend has its own: package cuda's sparse.go).
 //
 // # Optional capabilities
 //
@@ -67,6 +67,22 @@
 //   - Kernel blocks accumulate the inner products x·z in float32, like SGEMM;
 //     the feature dimension is moderate and the result is stored in float32
 //     anyway. The RBF distance ‖x‖²+‖z‖²−2x·z is clamped at 0.
+//   - That distance cancels: its error is about u·(‖x‖²+‖z‖²) (u = 2⁻²⁴;
+//     at most 4·(d+4)·u·(‖x‖²+‖z‖²) for d features, the bound backendtest
+//     allows), whatever the distance, so a kernel value exp(−γ‖x−z‖²) is off
+//     by up to γ times that, about κ = γ·(‖x‖²+‖z‖²) ulps. Data scaled to
+//     [0, 1] or [−1, 1] with γ ≈ 1/d have κ ≤ 2; features in the hundreds
+//     (unscaled Boston housing, γ = 1: κ ≈ 10⁶) or far from the origin
+//     lose every digit, and then each backend gives other values. The
+//     backends keep the fast form; package engine computes κ for every pair
+//     of a dense RBF operation from the rows' norms and, above
+//     engine.RBFCancellationLimit (16), computes the value itself in float64
+//     (Σ(x_k−z_k)², as pursuit.Kernel.Eval, rounded once): the same bits on
+//     every backend, within a float32 rounding of the exact value.
+//     backendtest.RunAccurate is that contract's test. Sparse operands
+//     are not checked by the engine (centring would fill them in): their
+//     distances have the same bound, with ‖x‖² the row's sum of squares;
+//     scale sparse data (or keep γ·‖x‖² small) where it matters.
 //   - DictProducts returns float64 and accumulates each inner product over
 //     the long dimension (thousands of training points) with float64 partial
 //     sums, because the algorithms compare these scores across candidates and

@@ -13,8 +13,10 @@ import (
 	cu "gorgonia.org/cu"
 
 	"github.com/pursuit-ml/pursuit"
+	"github.com/pursuit-ml/pursuit/asm"
 	"github.com/pursuit-ml/pursuit/backend"
 	"github.com/pursuit-ml/pursuit/backend/backendtest"
+	"github.com/pursuit-ml/pursuit/data"
 )
 
 // Benchmarks (GPU machines only; scripts/gpu-check.sh runs them):
@@ -30,6 +32,8 @@ import (
 //	                     bandwidth)
 //	BenchmarkDeviceLimits the denominators: FP32 peak from the device
 //	                     attributes, copy bandwidth measured with cuMemcpyDtoD
+//	BenchmarkSparseGather sparse kernel rows K(X[idx], X) on rcv1's shape:
+//	                     cuda plain and prepared against the AVX2 backend
 //	BenchmarkStochasticKMP200k (e2e_test.go) stochastic KMP steps at
 //	                     l = 200000 through the engine, CUDA against the
 //	                     pure-Go backend on all cores
@@ -232,5 +236,77 @@ func BenchmarkResident(b *testing.B) {
 				b.ReportMetric(gb/bw, "of-copy-bw")
 			})
 		}
+	}
+}
+
+// BenchmarkSparseGather times sparse kernel rows on rcv1's shape
+// (data.RCV1Shape: 20242×47236, about 76 non-zeros a row, tf-idf rows of
+// unit norm): K(X[idx], X) for rows random rows, RBF, as an SMO solver
+// gathers them. Variants: cuda (plain KernelGather: X's CSR crosses the
+// bus every call), cuda-prepared (X resident, KernelGatherPrepared: only
+// idx goes up, only the rows come back), avx2 (the AVX2 assembly backend
+// on all cores, prepared, the CPU's best). It reports Gprod/s, the
+// streamed products rows·NNZ(X) per call, and checks the first call's
+// rows against the AVX2 backend's.
+func BenchmarkSparseGather(b *testing.B) {
+	ds, err := data.TextLike(data.RCV1Shape)
+	if err != nil {
+		b.Fatal(err)
+	}
+	x := ds.X
+	k := pursuit.Kernel{Kind: pursuit.RBF, Gamma: 1}
+	ref, err := asm.New(asm.WithThreads(runtime.NumCPU()))
+	if err != nil {
+		b.Skipf("no AVX2 backend to compare with: %v", err)
+	}
+	for _, rows := range []int{64, 1024} {
+		rng := rand.New(rand.NewPCG(28, uint64(rows)))
+		idx := make([]int, rows)
+		for i := range idx {
+			idx[i] = rng.IntN(x.Rows)
+		}
+		want := pursuit.NewMatrix(rows, x.Rows)
+		if err := ref.KernelGather(want, k, x, nil, idx, x, nil); err != nil {
+			b.Fatal(err)
+		}
+		work := float64(rows) * float64(x.NNZ()) / 1e9
+		run := func(name string, be backend.Backend, call func(dst pursuit.Matrix) error) {
+			b.Run(fmt.Sprintf("%s/rows=%d", name, rows), func(b *testing.B) {
+				b.Logf("X: %d×%d, %d non-zeros (%.1f a row), %.1f MB", x.Rows, x.Cols, x.NNZ(), float64(x.NNZ())/float64(x.Rows), float64(x.Bytes())/1e6)
+				dst := pursuit.NewMatrix(rows, x.Rows)
+				if err := call(dst); err != nil {
+					b.Fatal(err)
+				}
+				for i := range want.Data {
+					if !closeTo(float64(dst.Data[i]), float64(want.Data[i]), 1e-4) {
+						b.Fatalf("%s: element %d = %v, avx2 %v", be.Name(), i, dst.Data[i], want.Data[i])
+					}
+				}
+				calls := 0
+				for b.Loop() {
+					calls++
+					if err := call(dst); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(work*float64(calls)/b.Elapsed().Seconds(), "Gprod/s")
+			})
+		}
+		gpu := openB(b)
+		run("cuda", gpu, func(dst pursuit.Matrix) error { return gpu.KernelGather(dst, k, x, nil, idx, x, nil) })
+		p, err := gpu.Prepare(x)
+		if err != nil {
+			b.Fatal(err)
+		}
+		run("cuda-prepared", gpu, func(dst pursuit.Matrix) error { return gpu.KernelGatherPrepared(dst, k, x, nil, idx, p) })
+		_ = p.Release()
+		rp, err := ref.(backend.Preparer).Prepare(x)
+		if err != nil {
+			b.Fatal(err)
+		}
+		run("avx2", ref, func(dst pursuit.Matrix) error {
+			return ref.(backend.Preparer).KernelGatherPrepared(dst, k, x, nil, idx, rp)
+		})
+		_ = rp.Release()
 	}
 }

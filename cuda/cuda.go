@@ -109,7 +109,8 @@ func describe(ordinal int) (deviceInfo, error) {
 }
 
 // Backend is the CUDA implementation of backend.Backend, backend.Preparer
-// and backend.ResidentBlock.
+// and backend.ResidentBlock, for dense and sparse (pursuit.CSR) operands
+// (sparse.go).
 // All driver calls run on one goroutine locked to an OS thread, which owns
 // the CUDA context; methods may be called from any goroutine (they are
 // serialised). Close releases the device memory and the context.
@@ -138,11 +139,19 @@ type Backend struct {
 	// DictProductsSets' side-by-side vectors and products.
 	stageSets    []float32
 	stageSetsOut []float64
+	// Sparse operands (sparse.go): compacted CSR rows, gathered dense batch
+	// rows and norms.
+	stageOff  []int64
+	stageIdx  []int32
+	stageVal  []float32
+	stageRows []float32
+	stageNorm []float32
 }
 
 type functions struct {
-	kernelBlock, sqNorms, dictPartial, dictReduce, rankUpdate cu.Function
-	vecPartial, vecCombine, blockRowF64, signMismatch         cu.Function
+	kernelBlock, sqNorms, dictPartial, dictReduce, rankUpdate  cu.Function
+	vecPartial, vecCombine, blockRowF64, signMismatch          cu.Function
+	csrKernel, csrSqNorms, csrDensifyT, denseDensify, fillZero cu.Function
 }
 
 type job struct {
@@ -234,6 +243,11 @@ func (b *Backend) load() error {
 		{nameVecCombine, &b.fn.vecCombine},
 		{nameBlockRowF64, &b.fn.blockRowF64},
 		{nameSignMismatch, &b.fn.signMismatch},
+		{nameCSRKernel, &b.fn.csrKernel},
+		{nameCSRSqNorms, &b.fn.csrSqNorms},
+		{nameCSRDensifyT, &b.fn.csrDensifyT},
+		{nameDenseDensify, &b.fn.denseDensify},
+		{nameFillZero, &b.fn.fillZero},
 	} {
 		fn, err := mod.Function(f.name)
 		if err != nil {

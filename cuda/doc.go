@@ -72,6 +72,14 @@
 //     products of a resident block's rows (or of float64 vectors) with up to
 //     8 float64 vectors, summed in float64; y ← βy + Σ c_t a_t; a block row
 //     into a vector; the count of sign mismatches.
+//   - csr_kernel, csr_sq_norms, csr_densify_t, dense_densify_t, fill_zero:
+//     kernel blocks, gathers and norms with sparse (pursuit.CSR) operands
+//     (sparse.go). One operand's CSR rows are streamed, one warp a row,
+//     against the other's rows densified transposed in batches of up to
+//     thousands, one lane a batch row; each value is the streamed row's
+//     products summed with fmaf in the order of its non-zeros, the kernel
+//     transform fused (the same bits for a value in every call, whatever
+//     the batch). A sparse b is streamed, else the sparse a, as on the CPU.
 //
 // # Using it
 //
@@ -104,7 +112,11 @@
 // Traffic counts the bytes every copy moves each way; the tagged tests print
 // them.
 //
-// Prepared matrices and blocks are packed row-major float32 matrices in
+// Sparse operands take the same methods: a prepared sparse matrix keeps
+// its CSR (offsets, column indices, values) and norms on the device, and a
+// gather of its own rows ships only the indices.
+//
+// Prepared dense matrices and blocks are packed row-major float32 matrices in
 // device memory; Release frees one, and Close frees all of them with the
 // context. All driver calls run on one goroutine locked to an OS thread,
 // which owns the CUDA context, so a Backend may be used from any goroutine;

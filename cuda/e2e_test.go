@@ -14,6 +14,8 @@ import (
 
 	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/backend"
+	"github.com/pursuit-ml/pursuit/backend/backendtest"
+	"github.com/pursuit-ml/pursuit/bpdn"
 	"github.com/pursuit-ml/pursuit/cuda"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/kmp"
@@ -410,6 +412,49 @@ func TestSMORowBatchBytes(t *testing.T) {
 			if math.Abs(float64(dst.Data[i]-want.Data[i])) > 1e-5 {
 				t.Fatalf("batch %d element %d: %v, go backend %v", b, i, dst.Data[i], want.Data[i])
 			}
+		}
+	}
+}
+
+// TestAccurateRBFOnDevice (issue 29): the engine on this backend passes
+// backendtest's accuracy case (unscaled and offset data, where float32
+// distances cancel), and bpdn (C = ∞, ε = 2) on Boston-like unscaled data
+// at γ = 1 keeps every training residual within ε(1 + 1e-6), its
+// predictions equal to the go backend's to 1e-5 relative.
+func TestAccurateRBFOnDevice(t *testing.T) {
+	dev, host := newEngine(t, "cuda"), newEngine(t, "go")
+	backendtest.RunAccurate(t, dev)
+	c := backendtest.OffsetCases()[0] // Boston-like: 13 features, 0.01 … 400
+	x := c.A
+	y := make([]float64, x.Rows)
+	for i := range y {
+		y[i] = 10 + 5*float64(i%7) + math.Sin(float64(x.At(i, 5)))
+	}
+	const eps = 2.0
+	k := pursuit.NewRBF(1)
+	var preds [2][]float64
+	for n, e := range []*engine.Engine{dev, host} {
+		m, sol, err := bpdn.Train(e, x, y, k, bpdn.Params{Epsilon: eps, C: math.Inf(1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sol.Support) < x.Rows/2 {
+			t.Errorf("%s: %d support vectors of %d: the case tests little", e.BackendName(), len(sol.Support), x.Rows)
+		}
+		p, err := m.Predict(e, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range p {
+			if r := math.Abs(p[i] - y[i]); r > eps*(1+1e-6) {
+				t.Errorf("%s: residual %d is %.9g, outside ε(1+1e-6)", e.BackendName(), i, r)
+			}
+		}
+		preds[n] = p
+	}
+	for i := range preds[0] {
+		if d := math.Abs(preds[0][i] - preds[1][i]); d > 1e-5*math.Abs(preds[1][i]) {
+			t.Errorf("prediction %d: cuda %.9g, go %.9g", i, preds[0][i], preds[1][i])
 		}
 	}
 }

@@ -42,6 +42,12 @@ func TestGeometryMatchesKernelSource(t *testing.T) {
 		"RU_BX":      ruBX,
 		"RU_BY":      ruBY,
 		"VC_THREADS": vcThreads,
+		"SK_ROWS":    skRows,
+		"SK_COLS":    skCols,
+		"SK_THREADS": skThreads,
+		"SK_WARPS":   skThreads / 32,
+		"TR_TILE":    trTile,
+		"TR_BY":      trBY,
 	} {
 		got, ok := defines[name]
 		if !ok {
@@ -93,6 +99,11 @@ func TestParamsMatchPTX(t *testing.T) {
 		nameVecCombine:   vecCombineParams(1, 0.5, 3, 4, 5, 6, 7),
 		nameBlockRowF64:  blockRowF64Params(1, 2, 3),
 		nameSignMismatch: signMismatchParams(1, 2, 3, 4),
+		nameCSRKernel:    csrKernelParams(1, 2, 1, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 3, 0.5, 1, 3),
+		nameCSRSqNorms:   csrSqNormsParams(1, 2, 3, 4, 5),
+		nameCSRDensifyT:  csrDensifyTParams(1, 2, 3, 4, 5, 6, 7),
+		nameDenseDensify: denseDensifyTParams(1, 2, 3, 4, 5, 6),
+		nameFillZero:     fillZeroParams(1, 2),
 	}
 	if len(sigs) != len(cases) {
 		t.Errorf("kernels.ptx has %d entry points, the Go side launches %d", len(sigs), len(cases))

@@ -20,7 +20,12 @@ const (
 	dpMaxVecs  = 8   // DP_MAXV: vectors per dictionary pass
 	dpMinChunk = 2048
 	ruBX, ruBY = 32, 8 // RU_BX, RU_BY: rank_update block
-	vcThreads  = 256   // VC_THREADS: vec_combine, block_row_f64, sign_mismatch
+	vcThreads  = 256   // VC_THREADS: vec_combine, block_row_f64, sign_mismatch, fill_zero
+	skRows     = 32    // SK_ROWS: streamed rows per csr_kernel block
+	skCols     = 32    // SK_COLS: batch rows per csr_kernel block
+	skThreads  = 256   // SK_THREADS
+	trTile     = 32    // TR_TILE: dense_densify_t tile
+	trBY       = 8     // TR_BY: dense_densify_t block is trTile×trBY
 	maxGridY   = 65535
 )
 
@@ -35,6 +40,11 @@ const (
 	nameVecCombine   = "vec_combine"
 	nameBlockRowF64  = "block_row_f64"
 	nameSignMismatch = "sign_mismatch"
+	nameCSRKernel    = "csr_kernel"
+	nameCSRSqNorms   = "csr_sq_norms"
+	nameCSRDensifyT  = "csr_densify_t"
+	nameDenseDensify = "dense_densify_t"
+	nameFillZero     = "fill_zero"
 )
 
 // params holds kernel arguments. gorgonia.org/cu copies each argument as one
@@ -103,6 +113,27 @@ func blockRowF64Params(y, x uintptr, cols int) params {
 
 func signMismatchParams(part, a, b uintptr, n int) params {
 	return newParams(part, a, b, n)
+}
+
+func csrKernelParams(c uintptr, ldc, trans int, off, idx, val, sel uintptr, s int, t uintptr, ldt, g int,
+	sn, tn uintptr, kind int, gamma, coef0 float64, degree int) params {
+	return newParams(c, ldc, trans, off, idx, val, sel, s, t, ldt, g, sn, tn, kind, gamma, coef0, degree)
+}
+
+func csrSqNormsParams(out, off, val, sel uintptr, n int) params {
+	return newParams(out, off, val, sel, n)
+}
+
+func csrDensifyTParams(t uintptr, ldt int, off, idx, val, sel uintptr, n int) params {
+	return newParams(t, ldt, off, idx, val, sel, n)
+}
+
+func denseDensifyTParams(t uintptr, ldt int, x uintptr, ldx, n, d int) params {
+	return newParams(t, ldt, x, ldx, n, d)
+}
+
+func fillZeroParams(x uintptr, n int) params {
+	return newParams(x, n)
 }
 
 // dictChunks splits the long dimension (cols) of a dictionary pass so that

@@ -67,6 +67,17 @@ const (
 	slotIn64
 	slotU
 	slotV
+	// sparse operands (sparse.go): the streamed rows, the batch rows and
+	// the transposed batch
+	slotSOff
+	slotSIdx
+	slotSVal
+	slotSNorms
+	slotTOff
+	slotTIdx
+	slotTVal
+	slotTNorms
+	slotT
 )
 
 // alloc allocates device memory (worker thread). Zero sizes get a small

@@ -135,18 +135,15 @@ func (b *Backend) rankDev(d *devMatrix, alpha float32, u, v *devMatrix) error {
 // algorithms that call repeatedly on the same data keep it on the device
 // through backend.Preparer and backend.ResidentBlock (prepared.go).
 
-// rejectSparse refuses a sparse operand: this backend has no sparse
-// kernels yet, and the engine runs kernel operations with sparse operands
-// on the CPU driver when it sees backend.ErrSparse (engine.Engine's
-// sparse routing). Every method that takes a kernel operand calls it after
-// its checks and before any device work.
-func rejectSparse(op string, ms ...pursuit.Matrix) error {
+// anySparse reports whether one of ms is sparse (its kernel operation then
+// takes the sparse path of sparse.go).
+func anySparse(ms ...pursuit.Matrix) bool {
 	for _, m := range ms {
 		if m.IsSparse() {
-			return fmt.Errorf("cuda: %s: %w: %w (the engine runs it on the CPU)", op, pursuit.ErrShape, backend.ErrSparse)
+			return true
 		}
 	}
-	return nil
+	return false
 }
 
 // SqNorms writes ‖x_i‖² into dst[:x.Rows].
@@ -154,11 +151,11 @@ func (b *Backend) SqNorms(dst []float32, x pursuit.Matrix) error {
 	if err := backend.CheckSqNorms(dst, x); err != nil {
 		return err
 	}
-	if err := rejectSparse("SqNorms", x); err != nil {
-		return err
-	}
 	if x.Rows == 0 {
 		return nil
+	}
+	if x.IsSparse() {
+		return b.do(func() error { return b.sparseSqNorms(dst, x) })
 	}
 	return b.do(func() error {
 		slab := b.slabRows(int64(x.Cols)*4, x.Rows)
@@ -191,11 +188,13 @@ func (b *Backend) KernelBlock(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Ma
 	if err := backend.CheckKernelBlock(dst, k, a, aNorms, bm, bNorms); err != nil {
 		return err
 	}
-	if err := rejectSparse("KernelBlock", a, bm); err != nil {
-		return err
-	}
 	if dst.Rows == 0 || dst.Cols == 0 {
 		return nil
+	}
+	if anySparse(a, bm) {
+		return b.do(func() error {
+			return b.sparseKernel("KernelBlock", spOut{host: dst}, k, spRows{m: a, norms: aNorms}, spRows{m: bm, norms: bNorms})
+		})
 	}
 	return b.do(func() error { return b.hostKernel("KernelBlock", dst, k, a, aNorms, bm, bNorms) })
 }
@@ -206,11 +205,13 @@ func (b *Backend) KernelGather(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.M
 	if err := backend.CheckKernelGather(dst, k, a, aNorms, idx, bm, bNorms); err != nil {
 		return err
 	}
-	if err := rejectSparse("KernelGather", a, bm); err != nil {
-		return err
-	}
 	if dst.Rows == 0 || dst.Cols == 0 {
 		return nil
+	}
+	if anySparse(a, bm) {
+		return b.do(func() error {
+			return b.sparseKernel("KernelGather", spOut{host: dst}, k, spRows{m: a, sel: idx, norms: aNorms}, spRows{m: bm, norms: bNorms})
+		})
 	}
 	g := pursuit.NewMatrix(len(idx), a.Cols)
 	var gn []float32

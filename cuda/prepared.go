@@ -4,6 +4,7 @@ package cuda
 
 import (
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -24,12 +25,17 @@ import (
 //     stochastic-KMP step receives 2s products and s norms, not s×l values.
 
 // cudaPrepared is a matrix uploaded once, with its norms on the device and
-// on the host.
+// on the host: a dense one packed (x), a sparse one as CSR (off, idx, val;
+// see sparse.go).
 type cudaPrepared struct {
 	backend.PreparedBase
-	owner *Backend
-	x     *devMatrix // rows×cols, packed
-	n     *devMatrix // 1×rows squared norms
+	owner         *Backend
+	x             *devMatrix // rows×cols, packed (dense)
+	off, idx, val *devMatrix // rows+1 int64 offsets from 0, int32 columns, float32 values (sparse)
+	n             *devMatrix // 1×rows squared norms
+	// shape stands in for a sparse M in argument checks (shapeOnly).
+	shape     pursuit.Matrix
+	shapeOnce sync.Once
 	// normsSeen is the first element of the last aNorms slice found equal
 	// to the prepared norms, so that the comparison runs once per slice.
 	normsSeen atomic.Pointer[float32]
@@ -42,11 +48,20 @@ func (b *Backend) Prepare(m pursuit.Matrix) (backend.Prepared, error) {
 	if err := m.Validate(); err != nil {
 		return nil, fmt.Errorf("cuda: Prepare: %w: b: %v", pursuit.ErrShape, err)
 	}
-	if err := rejectSparse("Prepare", m); err != nil {
-		return nil, err
-	}
 	p := &cudaPrepared{owner: b, PreparedBase: backend.PreparedBase{M: m, SqNorms: make([]float32, m.Rows)}}
 	err := b.do(func() error {
+		if m.IsSparse() {
+			if err := b.prepareSparse(p, m); err != nil {
+				return err
+			}
+			if err := syncDevice("Prepare"); err != nil {
+				return err
+			}
+			if m.Rows > 0 {
+				return b.fromDevice(unsafe.Pointer(&p.SqNorms[0]), p.n.mem.ptr, int64(m.Rows)*4)
+			}
+			return nil
+		}
 		x, err := b.liveMatrix(m.Rows, m.Cols, "a prepared matrix")
 		if err != nil {
 			return err
@@ -95,7 +110,7 @@ func (p *cudaPrepared) Release() error {
 	}
 	err := p.owner.do(func() error {
 		var first error
-		for _, m := range []*devMatrix{p.x, p.n} {
+		for _, m := range []*devMatrix{p.x, p.off, p.idx, p.val, p.n} {
 			if m != nil {
 				if err := m.free(); err != nil && first == nil {
 					first = err
@@ -114,7 +129,7 @@ func (p *cudaPrepared) Release() error {
 }
 
 func (b *Backend) prepared(op string, h backend.Prepared) (*cudaPrepared, error) {
-	return backend.CheckPrepared(op, h, func(p *cudaPrepared) bool { return p.owner == b && p.x != nil })
+	return backend.CheckPrepared(op, h, func(p *cudaPrepared) bool { return p.owner == b && (p.x != nil || p.n != nil && p.val != nil) })
 }
 
 // KernelBlockPrepared writes dst[i][j] = k(a_i, b_j) with b on the device;
@@ -124,14 +139,16 @@ func (b *Backend) KernelBlockPrepared(dst pursuit.Matrix, k pursuit.Kernel, a pu
 	if err != nil {
 		return err
 	}
-	if err := backend.CheckKernelBlock(dst, k, a, aNorms, p.M, nil); err != nil {
-		return err
-	}
-	if err := rejectSparse("KernelBlock", a); err != nil {
+	if err := backend.CheckKernelBlock(dst, k, a, aNorms, p.shapeOnly(), nil); err != nil {
 		return err
 	}
 	if dst.Rows == 0 || dst.Cols == 0 {
 		return nil
+	}
+	if anySparse(a, p.M) {
+		return b.do(func() error {
+			return b.sparseKernel("KernelBlock", spOut{host: dst}, k, spRows{m: a, norms: aNorms}, spRows{m: p.M, p: p})
+		})
 	}
 	return b.do(func() error { return b.kernelOnDeviceB("KernelBlock", dst, k, a, aNorms, p.x, p.n) })
 }
@@ -144,16 +161,18 @@ func (b *Backend) KernelGatherPrepared(dst pursuit.Matrix, k pursuit.Kernel, a p
 	if err != nil {
 		return err
 	}
-	if err := backend.CheckKernelGather(dst, k, a, aNorms, idx, p.M, nil); err != nil {
-		return err
-	}
-	if err := rejectSparse("KernelGather", a); err != nil {
+	if err := backend.CheckKernelGather(dst, k, a, aNorms, idx, p.shapeOnly(), nil); err != nil {
 		return err
 	}
 	if dst.Rows == 0 || dst.Cols == 0 {
 		return nil
 	}
 	own := p.ownNorms(a, aNorms)
+	if anySparse(a, p.M) {
+		return b.do(func() error {
+			return b.sparseKernel("KernelGather", spOut{host: dst}, k, p.gatherRows(a, aNorms, idx, own), spRows{m: p.M, p: p})
+		})
+	}
 	return b.do(func() error {
 		cd, err := b.scratchOut(slotC, len(idx), p.M.Rows)
 		if err != nil {
@@ -175,11 +194,22 @@ func sameMatrix(a, m pursuit.Matrix) bool {
 		len(a.Data) > 0 && len(m.Data) > 0 && &a.Data[0] == &m.Data[0]
 }
 
+// gatherRows is the operand a[idx] of a sparse gather against p: resident
+// (only idx goes up) when own says that a is the sparse prepared matrix
+// itself.
+func (p *cudaPrepared) gatherRows(a pursuit.Matrix, aNorms []float32, idx []int, own bool) spRows {
+	r := spRows{m: a, sel: idx, norms: aNorms}
+	if own && p.M.IsSparse() {
+		r.p = p
+	}
+	return r
+}
+
 // ownNorms reports whether a is the prepared matrix and aNorms (nil, or
 // equal to the prepared norms) lets the gather read a and its norms on the
 // device.
 func (p *cudaPrepared) ownNorms(a pursuit.Matrix, aNorms []float32) bool {
-	if !sameMatrix(a, p.M) {
+	if !sameMatrix(a, p.M) && !sameSparse(a, p.M) {
 		return false
 	}
 	if aNorms == nil || p.M.Rows == 0 {
@@ -303,11 +333,12 @@ func (b *Backend) KernelGatherBlock(dst backend.Block, k pursuit.Kernel, a pursu
 	if err := k.Validate(); err != nil {
 		return fmt.Errorf("cuda: %s: %w", op, err)
 	}
-	if err := a.Validate(); err != nil {
-		return fmt.Errorf("cuda: %s: %w: a: %v", op, pursuit.ErrShape, err)
-	}
-	if err := rejectSparse(op, a); err != nil {
-		return err
+	// A sparse prepared a was validated by Prepare (its rows must not
+	// change while the handle is in use): not all of its indices again.
+	if !sameSparse(a, p.M) {
+		if err := a.Validate(); err != nil {
+			return fmt.Errorf("cuda: %s: %w: a: %v", op, pursuit.ErrShape, err)
+		}
 	}
 	switch {
 	case a.Cols != p.M.Cols:
@@ -324,6 +355,12 @@ func (b *Backend) KernelGatherBlock(dst backend.Block, k pursuit.Kernel, a pursu
 	}
 	own := p.ownNorms(a, aNorms)
 	return b.do(func() error {
+		if anySparse(a, p.M) {
+			if err := b.sparseKernel(op, spOut{dev: c.m}, k, p.gatherRows(a, aNorms, idx, own), spRows{m: p.M, p: p}); err != nil {
+				return err
+			}
+			return syncDevice(op)
+		}
 		if err := b.gatherDev(c.m, k, a, aNorms, idx, p, own); err != nil {
 			return err
 		}

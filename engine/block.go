@@ -74,6 +74,8 @@ func (e *Engine) GatherBlock(reuse *Block, k pursuit.Kernel, a pursuit.Matrix, a
 	rows, cols := len(idx), b.m.Rows
 	rb, resident := e.be.(backend.ResidentBlock)
 	resident = resident && b.h != nil && b.be == e.be && e.sparseBackend(a, b.m) == e.be
+	// A gather on the float64 path (precision.go) is computed on the host.
+	resident = resident && !gatherExact(k, a, idx, b)
 	blk := reuse
 	if blk != nil && (blk.rows != rows || blk.cols != cols || blk.Resident() != resident) {
 		if err := blk.Release(); err != nil {

@@ -23,12 +23,11 @@
 // Sparse data: a sparse pursuit.Matrix (compressed sparse rows) is an
 // operand like a dense one for SqNorms, the kernel blocks and gathers,
 // Prepare and GatherBlock, and memory charges use its storage
-// (Matrix.Bytes), not Rows×Cols. The CPU backends compute with it
-// directly; the CUDA backend has no sparse kernels yet and rejects such
-// calls (backend.ErrSparse), and the engine then runs them on the host CPU
-// driver (SparseOnHost reports it): sparse training on a CUDA build runs
-// its kernel rows on the CPU. Dictionary products and rank updates take
-// dense matrices only. See sparse.go.
+// (Matrix.Bytes), not Rows×Cols. The CPU and CUDA backends compute with
+// it directly (the CUDA backend keeps a prepared sparse matrix's CSR on the
+// device); a backend that rejects such calls (backend.ErrSparse) has them
+// run on the host CPU driver instead (SparseOnHost reports it). Dictionary
+// products and rank updates take dense matrices only. See sparse.go.
 //
 // Kernel specifications (pursuit.Kernel, made by pursuit.NewRBF and the
 // other constructors) follow LIBSVM's conventions: NewRBF(γ) is

@@ -317,7 +317,7 @@ func (e *Engine) KernelMatrix(k pursuit.Kernel, a pursuit.Matrix, aNorms []float
 		return pursuit.Matrix{}, err
 	}
 	dst := pursuit.NewMatrix(a.Rows, b.Rows)
-	if err := e.sparseBackend(a, b).KernelBlock(dst, k, a, aNorms, b, bNorms); err != nil {
+	if err := e.KernelBlock(dst, k, a, aNorms, b, bNorms); err != nil {
 		return pursuit.Matrix{}, err
 	}
 	return dst, nil

@@ -21,33 +21,40 @@ import (
 type Prepared struct {
 	m     pursuit.Matrix
 	norms []float32
+	bn    []float64        // squared norms in float64 of a dense m (precision.go)
+	bMax  float64          // the largest of bn
 	h     backend.Prepared // nil when the backend lacks the capability
-	be    backend.Backend  // the backend h belongs to (the host CPU for a sparse b on CUDA)
+	be    backend.Backend  // the backend h belongs to (the host CPU for a sparse b on a backend without sparse kernels)
 }
 
 // Prepare makes b ready for repeated use as the b operand of kernel blocks.
 // The backend's prepared copy counts against the memory budget; when it does
 // not fit, or the backend cannot prepare operands, the handle falls back to
 // the plain operations on b, with the same results. A sparse b is not
-// copied: the handle keeps its CSR and norms (only the norms are charged),
-// on the host CPU driver when the backend has no sparse kernels.
+// copied on the CPU: the handle keeps its CSR and norms (only the norms are
+// charged); a device backend uploads the CSR (charged too); a backend
+// without sparse kernels has it prepared on the host CPU driver.
 func (e *Engine) Prepare(b pursuit.Matrix) (*Prepared, error) {
 	if err := b.Validate(); err != nil {
 		return nil, fmt.Errorf("engine: prepare: %w: %v", pursuit.ErrShape, err)
 	}
 	be := e.sparseBackend(b)
-	if p, ok := be.(backend.Preparer); ok && e.Reserve("a prepared copy of the data", preparedBytes(b)) == nil {
+	if p, ok := be.(backend.Preparer); ok && e.Reserve("a prepared copy of the data", preparedBytes(be, b)) == nil {
 		h, err := p.Prepare(b)
 		if err != nil {
 			return nil, fmt.Errorf("engine: prepare: %w", err)
 		}
-		return &Prepared{m: b, norms: h.Norms(), h: h, be: be}, nil
+		p := &Prepared{m: b, norms: h.Norms(), bn: denseNorms(b), h: h, be: be}
+		p.bMax = maxOf(p.bn)
+		return p, nil
 	}
 	norms, err := e.SqNorms(b)
 	if err != nil {
 		return nil, fmt.Errorf("engine: prepare: %w", err)
 	}
-	return &Prepared{m: b, norms: norms}, nil
+	p := &Prepared{m: b, norms: norms, bn: denseNorms(b)}
+	p.bMax = maxOf(p.bn)
+	return p, nil
 }
 
 // handle returns b's prepared handle for an operation that runs on be:
@@ -102,11 +109,13 @@ func (e *Engine) KernelBlockPrepared(dst pursuit.Matrix, k pursuit.Kernel, a pur
 	if b == nil {
 		return fmt.Errorf("KernelBlock: %w: b is nil", backend.ErrPrepared)
 	}
-	be := e.sparseBackend(a, b.m)
-	if p, h, ok := e.handle(b, be); ok {
-		return p.KernelBlockPrepared(dst, k, a, aNorms, h)
-	}
-	return be.KernelBlock(dst, k, a, aNorms, b.m, b.norms)
+	return e.rbfOp(dst, k, a, aNorms, nil, b.m, b.norms, b.bn, b.bMax, func() error {
+		be := e.sparseBackend(a, b.m)
+		if p, h, ok := e.handle(b, be); ok {
+			return p.KernelBlockPrepared(dst, k, a, aNorms, h)
+		}
+		return be.KernelBlock(dst, k, a, aNorms, b.m, b.norms)
+	})
 }
 
 // KernelGatherPrepared writes dst[r][j] = k(a_{idx[r]}, b_j) for the
@@ -115,9 +124,29 @@ func (e *Engine) KernelGatherPrepared(dst pursuit.Matrix, k pursuit.Kernel, a pu
 	if b == nil {
 		return fmt.Errorf("KernelGather: %w: b is nil", backend.ErrPrepared)
 	}
-	be := e.sparseBackend(a, b.m)
-	if p, h, ok := e.handle(b, be); ok {
-		return p.KernelGatherPrepared(dst, k, a, aNorms, idx, h)
+	return e.rbfOp(dst, k, a, aNorms, idx, b.m, b.norms, b.bn, b.bMax, func() error {
+		be := e.sparseBackend(a, b.m)
+		if p, h, ok := e.handle(b, be); ok {
+			return p.KernelGatherPrepared(dst, k, a, aNorms, idx, h)
+		}
+		return be.KernelGather(dst, k, a, aNorms, idx, b.m, b.norms)
+	})
+}
+
+// denseNorms returns rowSqNorms of a dense b, nil for a sparse one.
+func denseNorms(b pursuit.Matrix) []float64 {
+	if b.IsSparse() {
+		return nil
 	}
-	return be.KernelGather(dst, k, a, aNorms, idx, b.m, b.norms)
+	return rowSqNorms(b, nil)
+}
+
+// maxOf returns the largest of v (NaN when one is NaN), −1 for none: the
+// screen then computes it.
+func maxOf(v []float64) float64 {
+	if v == nil {
+		return -1
+	}
+	_, hi := minMax(v)
+	return max(hi, 0)
 }

@@ -12,12 +12,13 @@ import (
 // A sparse pursuit.Matrix is an operand like a dense one: SqNorms, kernel
 // blocks and gathers, KernelMatrix, Prepare and the prepared blocks and
 // GatherBlock take it. The CPU backends compute with it themselves (see
-// package backend's sparse path). A backend without sparse kernels rejects
-// such a call with backend.ErrSparse before doing any work — the CUDA
-// backend does, for now — and the engine then runs every kernel operation
-// with a sparse operand on the fastest CPU driver (AVX2 where the CPU has
-// it, else pure Go, with the engine's threads), its prepared handles and
-// gathered blocks in host memory; dense operations stay on the device.
+// package backend's sparse path), and so does the CUDA backend (its CSR
+// kernels; a prepared sparse matrix's CSR stays on the device). A backend
+// without sparse kernels rejects such a call with backend.ErrSparse before
+// doing any work, and the engine then runs every kernel operation with a
+// sparse operand on the fastest CPU driver (AVX2 where the CPU has it, else
+// pure Go, with the engine's threads), its prepared handles and gathered
+// blocks in host memory; dense operations stay on the backend.
 // Dictionary products and rank updates take dense matrices only, on every
 // backend. Memory charges for a sparse matrix use its storage,
 // Matrix.Bytes (O(non-zeros)), never Rows×Cols.
@@ -53,14 +54,19 @@ func (e *Engine) sparseBackend(ms ...pursuit.Matrix) backend.Backend {
 
 // SparseOnHost reports whether kernel operations with sparse operands run
 // on the host CPU driver instead of the engine's backend (which lacks
-// sparse kernels: CUDA for now).
+// sparse kernels and says so with backend.ErrSparse). False for the CPU
+// and CUDA backends.
 func (e *Engine) SparseOnHost() bool { return e.sparseBackend(sparseProbe) != e.be }
 
-// preparedBytes is what a backend's prepared copy of b costs: a packed
-// (or uploaded) copy of a dense b; for a sparse b only its norms, the CSR
-// being used in place.
-func preparedBytes(b pursuit.Matrix) int64 {
+// preparedBytes is what be's prepared copy of b costs: a packed (or
+// uploaded) copy of a dense b; for a sparse b its norms, and its CSR when
+// be is a device backend (backend.DeviceMemory), which uploads it (the
+// CPU backends use it in place).
+func preparedBytes(be backend.Backend, b pursuit.Matrix) int64 {
 	if b.IsSparse() {
+		if _, device := be.(backend.DeviceMemory); device {
+			return b.Bytes() + 4*int64(b.Rows)
+		}
 		return 4 * int64(b.Rows)
 	}
 	return int64(b.Rows) * int64(b.Cols) * 4

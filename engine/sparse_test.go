@@ -100,9 +100,9 @@ func closeTo(t *testing.T, name string, got, want pursuit.Matrix) {
 // TestSparseOperands runs the engine's kernel operations on a sparse X —
 // norms, gathers, prepared gathers, gathered blocks and their products,
 // KernelMatrix — against the same operations on its dense copy, on the Go
-// backend and on one that rejects sparse operands (the engine then runs
-// them on the host CPU driver, as for CUDA), and checks that dictionary
-// products refuse a sparse matrix.
+// backend, on one that rejects sparse operands (the engine then runs them
+// on the host CPU driver) and, in a -tags cuda build, on the CUDA backend,
+// and checks that dictionary products refuse a sparse matrix.
 func TestSparseOperands(t *testing.T) {
 	rng := rand.New(rand.NewPCG(28, 28))
 	x, xd := randSparse(rng, 150, 70, 6)
@@ -119,7 +119,16 @@ func TestSparseOperands(t *testing.T) {
 	if err := dense.KernelGather(want, k, xd, nil, idx, xd, nil); err != nil {
 		t.Fatal(err)
 	}
-	for name, e := range map[string]*Engine{"go": goEng, "rejecting": rejecting} {
+	engines := map[string]*Engine{"go": goEng, "rejecting": rejecting}
+	if cudaBuilt { // the CUDA backend's own sparse kernels (a GPU, or the stand-in driver)
+		ce, err := New(WithBackend(BackendCUDA), env(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ce.Close()
+		engines["cuda"] = ce
+	}
+	for name, e := range engines {
 		if host := e.SparseOnHost(); host != (name == "rejecting") {
 			t.Errorf("%s: SparseOnHost() = %v", name, host)
 		}

@@ -30,7 +30,7 @@
 // ⟨K^x_j, K^y_j⟩) are summed in float64 in Go, as kmp does for its
 // dictionary; the O(mk) per-step updates of the factor are plain Go loops
 // split over the engine's threads, and the small k×k algebra is gonum's.
-// Random candidate subsets use kmp.Stochastic's size rule and the sampler
+// Random candidate subsets use stochastic.Config's size rule and the sampler
 // kmp uses (internal/activeset).
 //
 // Extensions beyond the paper, stated where they apply: SKCCA chooses by

@@ -9,7 +9,7 @@ import (
 	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/internal/par"
-	"github.com/pursuit-ml/pursuit/kmp"
+	"github.com/pursuit-ml/pursuit/stochastic"
 )
 
 // DefaultRidge is KFDAConfig.Ridge's default.
@@ -25,8 +25,8 @@ type KFDAConfig struct {
 	// with λ = Ridge·trace(S_W)/k (DefaultRidge when 0; negative for none).
 	Ridge float64
 	// Stochastic, if not nil, searches a random subset of the unchosen
-	// columns per step (kmp.Stochastic's size rule), drawn from Seed.
-	Stochastic *kmp.Stochastic
+	// columns per step (stochastic.Config's size rule), drawn from Seed.
+	Stochastic *stochastic.Config
 	Seed       uint64
 	// Tol: a column whose deflated squared norm is below Tol times its
 	// original one lies in the span of the chosen columns and is never

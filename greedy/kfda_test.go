@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/pursuit-ml/pursuit"
-	"github.com/pursuit-ml/pursuit/kmp"
+	"github.com/pursuit-ml/pursuit/stochastic"
 )
 
 // twoClass returns m points in d dimensions: class +1 around +c, −1
@@ -210,14 +210,14 @@ func TestKFDAStochastic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, err := TrainKFDA(e, x, y, KFDAConfig{Kernel: kern, Steps: 12, Stochastic: &kmp.Stochastic{ActiveSet: 150}})
+	all, err := TrainKFDA(e, x, y, KFDAConfig{Kernel: kern, Steps: 12, Stochastic: &stochastic.Config{ActiveSet: 150}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(full.Index, all.Index) {
 		t.Errorf("active set of m chose %v, full search %v", all.Index, full.Index)
 	}
-	cfg := KFDAConfig{Kernel: kern, Steps: 12, Stochastic: &kmp.Stochastic{ActiveSet: 10}, Seed: 4}
+	cfg := KFDAConfig{Kernel: kern, Steps: 12, Stochastic: &stochastic.Config{ActiveSet: 10}, Seed: 4}
 	a, _ := TrainKFDA(e, x, y, cfg)
 	b, _ := TrainKFDA(e, x, y, cfg)
 	if !slices.Equal(a.Index, b.Index) || slices.Equal(a.Index, full.Index) {

@@ -13,7 +13,7 @@ import (
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/internal/activeset"
 	"github.com/pursuit-ml/pursuit/internal/par"
-	"github.com/pursuit-ml/pursuit/kmp"
+	"github.com/pursuit-ml/pursuit/stochastic"
 )
 
 // ErrConfig is wrapped by the errors for configurations and inputs the
@@ -42,9 +42,9 @@ type KPCAConfig struct {
 	// m×k factor, and reads K once per step.
 	Explicit bool
 	// Stochastic, if not nil, searches only a random subset of the unchosen
-	// points per step, of kmp.Stochastic's size (59 for ε = 0.05, q = 0.95:
+	// points per step, of stochastic.Config's size (59 for ε = 0.05, q = 0.95:
 	// Smola & Schölkopf's sub-sampling). The subsets come from Seed.
-	Stochastic *kmp.Stochastic
+	Stochastic *stochastic.Config
 	Seed       uint64
 	// Tol is the relative residual-diagonal threshold (DefaultTol if 0).
 	Tol float64
@@ -431,7 +431,7 @@ func (p *KPCA) Transform(e *engine.Engine, xs pursuit.Matrix) (*mat.Dense, []flo
 // stochastic is not nil, the candidate sampler (seeded by seed and a salt
 // per method, so the methods draw different subsets) with the active-set
 // size; without it every row is a candidate (smp nil, size m).
-func prepareSearch(e *engine.Engine, k pursuit.Kernel, x pursuit.Matrix, stochastic *kmp.Stochastic, seed, salt uint64) (smp *activeset.Sampler, size int, K pursuit.Matrix, err error) {
+func prepareSearch(e *engine.Engine, k pursuit.Kernel, x pursuit.Matrix, stochastic *stochastic.Config, seed, salt uint64) (smp *activeset.Sampler, size int, K pursuit.Matrix, err error) {
 	m := x.Rows
 	size = m
 	if stochastic != nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
-	"github.com/pursuit-ml/pursuit/kmp"
+	"github.com/pursuit-ml/pursuit/stochastic"
 )
 
 func newEngine(t testing.TB) *engine.Engine {
@@ -397,14 +397,14 @@ func TestKPCAStochastic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, err := FitKPCA(e, d.X, KPCAConfig{Kernel: bostonKernel, Steps: 15, Stochastic: &kmp.Stochastic{ActiveSet: m}})
+	all, err := FitKPCA(e, d.X, KPCAConfig{Kernel: bostonKernel, Steps: 15, Stochastic: &stochastic.Config{ActiveSet: m}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(full.Index, all.Index) {
 		t.Errorf("active set of m chose %v, full search %v", all.Index, full.Index)
 	}
-	cfg := KPCAConfig{Kernel: bostonKernel, Steps: 15, Stochastic: &kmp.Stochastic{}, Seed: 7}
+	cfg := KPCAConfig{Kernel: bostonKernel, Steps: 15, Stochastic: &stochastic.Config{}, Seed: 7}
 	a, err := FitKPCA(e, d.X, cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -30,7 +30,7 @@ type dictionary struct {
 	atoms  []atom
 	d      pursuit.Matrix // M×l
 	nrm2   []float64      // ‖d_k‖², float64
-	stream *streamer      // not nil: atoms computed on the fly, d unused (scale.go)
+	stream *streamer      // not nil: atoms computed on the fly, d unused (stream.go)
 	held   int64          // bytes charged to the engine's budget (release when training ends)
 	tr     trainSet       // the training points (this rank's, when sharded)
 	sh     *shard         // the rank's share of the rows (nil: one rank)

@@ -24,174 +24,212 @@ import (
 // function. Such atoms are found when they win a search and are then
 // skipped for good; training stops (StopExhausted) when no eligible atom
 // is left.
+//
+// The fit's state is a genFit; a step is its pass, choose, update and
+// record (run).
 func (p *problem) fitGeneral() (*result, error) {
-	cfg, be := p.cfg, p.e
-	m, l := len(p.dict.atoms), len(p.y)
-	backfit := cfg.Variant == BackFit
-
-	search := newSearcher(p)
-	ns := search.size
-	f := make([]float64, l)
-	g := make([]float64, l)
-	vecs := pursuit.NewMatrix(2, l)
-	score, nrm := search.score, search.nrm
-	skip, cskip := make([]bool, m), make([]bool, ns) // in the expansion (back-fitting) or dependent
-	var (
-		atoms []int
-		coef  []float64
-		rows  [][]float64 // the chosen atoms at the training points
-		vrows [][]float64 // and at the validation points
-		ob    = newOrthoBasis(p.e, l, p.sh)
-		pos   = map[int]int{}
-		fVal  []float64
-		rowsN int // chosen atoms checked against the budget so far
-		pa    = &path{}
-		snapN int
-		stop  StopReason
-		// scratch receives the atoms tried; a chosen one keeps it
-		scratch []float64
-	)
-	defer ob.release()
-	if p.val != nil {
-		fVal = make([]float64, len(p.valY))
-	}
-	negGrad(cfg.Loss, p.y, f, g)
-	gnorm := p.sh.norm(g) // ‖g‖, kept up to date as g changes
-	tr := newTracker(p)
-	limit := p.maxSteps()
-	for step := 1; step <= limit; step++ {
-		if err := p.sh.failed(); err != nil {
-			return nil, err
-		}
-		if gnorm == 0 {
-			stop = StopFitted
-			break
-		}
-		splitHiLo(g, vecs.Row(0), vecs.Row(1))
-		cand := search.next()
-		n := len(cand)
-		err := search.scan(cand, vecs, true, func(b0, nb int, _ []float64) {
-			for c := b0; c < b0+nb; c++ {
-				cskip[c] = skip[cand[c]]
-			}
-		})
-		if err != nil {
-			return nil, err
-		}
-		// The best eligible atom: one of the expansion (basic MP chooses
-		// them again), or one independent of it.
-		var (
-			gi   int
-			row  []float64 // the chosen atom at the training points
-			seen bool
-		)
-		for {
-			gi, _ = be.ScoredArgMax(score[:n], nrm[:n], cskip[:n])
-			if gi < 0 {
-				break
-			}
-			k := cand[gi]
-			if j, ok := pos[k]; ok {
-				row, seen = rows[j], true
-				break
-			}
-			if scratch == nil {
-				scratch = make([]float64, l)
-			}
-			if err := search.row64(k, scratch); err != nil {
-				return nil, err
-			}
-			if !ob.dependent(scratch, nrm[gi], cfg.Tol) {
-				row = scratch
-				break
-			}
-			skip[k], cskip[gi] = true, true
-			search.drop(k)
-		}
-		if gi < 0 {
-			if search.canResample() {
-				// Every sampled atom turned out unusable (and is now out
-				// of the draw): sample again for this step.
-				step--
-				continue
-			}
-			stop = StopExhausted
-			break
-		}
-		if !backfit {
-			if dg := p.sh.dots(row, g, g, g); negligible(dg[0], dg[1], nrm[gi], cfg.Tol) {
-				stop = StopOrthogonal
-				break
-			}
-		}
-		k := cand[gi]
-		if !seen {
-			search.accepted(k)
-		}
-		var vr []float64
-		if seen {
-			vr = vrows[pos[k]]
-		} else if fVal != nil {
-			if vr, err = p.val.row(k); err != nil {
-				return nil, err
-			}
-		}
-		a := lineSearch(cfg.Loss, p.sh, p.y, f, row, score[gi]/nrm[gi])
-		floats.AddScaled(f, a, row)
-		if seen {
-			coef[pos[k]] += a
-		} else {
-			// The chosen atoms and their orthonormal basis are the memory
-			// cost that grows with the steps (2 float64 per point).
-			if err := p.growBasis(ob, &rowsN, limit, step, 2); err != nil {
-				return nil, err
-			}
-			ob.push()
-			scratch = nil // now rows' own
-			pos[k] = len(atoms)
-			atoms = append(atoms, k)
-			coef = append(coef, a)
-			rows = append(rows, row)
-			vrows = append(vrows, vr)
-		}
-		if backfit {
-			skip[k] = true
-			search.remove(k)
-		}
-		if fVal != nil {
-			floats.AddScaled(fVal, a, vr)
-		}
-		if backfit && cfg.RefitEvery > 0 && step%cfg.RefitEvery == 0 {
-			refit(cfg.Loss, p.sh, p.y, rows, coef, cfg.RefitIterations)
-			expand(f, rows, coef)
-			if fVal != nil {
-				expand(fVal, vrows, coef)
-			}
-		}
-		if backfit {
-			if snapN += len(coef); snapN <= maxSnapFloats {
-				pa.snaps = append(pa.snaps, append([]float64(nil), coef...))
-			}
-		} else {
-			pa.atoms, pa.inc = append(pa.atoms, k), append(pa.inc, a)
-		}
-		negGrad(cfg.Loss, p.y, f, g)
-		gnorm = p.sh.norm(g)
-		if tr.record(step, k, len(atoms), gnorm, f, fVal, atoms, coef) {
-			stop = StopPatience
-			break
-		}
+	s := p.newGenFit()
+	defer s.ob.release()
+	stop, err := s.run()
+	if err != nil {
+		return nil, err
 	}
 	if err := p.sh.failed(); err != nil {
 		return nil, err
 	}
-	res := tr.result()
+	res := s.tr.result()
 	res.stop = stop
-	if backfit {
-		pa.atoms = atoms
+	if s.backfit {
+		s.pa.atoms = s.atoms
 	}
-	res.path = pa
+	res.path = s.pa
 	return res, nil
+}
+
+// genFit is one non-squared-loss fit between its steps: the expansion at
+// the training and validation points, the negative gradient, and the
+// chosen atoms with their orthonormal basis.
+type genFit struct {
+	p       *problem
+	cfg     *Config
+	search  *searcher
+	l       int
+	backfit bool
+	f, g    []float64      // the expansion and the negative gradient at the training points
+	gnorm   float64        // ‖g‖, kept up to date as g changes
+	vecs    pursuit.Matrix // g as a float32 hi/lo pair
+	atoms   []int
+	coef    []float64
+	rows    [][]float64 // the chosen atoms at the training points
+	vrows   [][]float64 // and at the validation points
+	ob      *orthoBasis
+	pos     map[int]int // atom → position in the expansion
+	fVal    []float64
+	rowsN   int // chosen atoms checked against the budget so far
+	pa      *path
+	snapN   int
+	tr      *tracker
+	limit   int
+	// scratch receives the atoms tried; a chosen one keeps it
+	scratch []float64
+	// This step's searched atoms, and the chosen atom at the training
+	// points and whether it is in the expansion already.
+	cand []int
+	row  []float64
+	seen bool
+	each func(b0, nb int, prod []float64) // s.scanned, bound once
+}
+
+func (p *problem) newGenFit() *genFit {
+	l := len(p.y)
+	s := &genFit{p: p, cfg: p.cfg, l: l, backfit: p.cfg.Variant == BackFit,
+		f: make([]float64, l), g: make([]float64, l), vecs: pursuit.NewMatrix(2, l),
+		ob: newOrthoBasis(p.e, l, p.sh), pos: map[int]int{}, pa: &path{}}
+	s.search = newSearcher(p)
+	if p.val != nil {
+		s.fVal = make([]float64, len(p.valY))
+	}
+	negGrad(s.cfg.Loss, p.y, s.f, s.g)
+	s.gnorm = p.sh.norm(s.g)
+	s.tr = newTracker(p)
+	s.limit = p.maxSteps()
+	s.each = s.scanned
+	return s
+}
+
+// run takes the steps until one stops the fit, and returns why ("" at the
+// step limit).
+func (s *genFit) run() (StopReason, error) {
+	p, cfg := s.p, s.cfg
+	for step := 1; step <= s.limit; step++ {
+		if err := p.sh.failed(); err != nil {
+			return "", err
+		}
+		if s.gnorm == 0 {
+			return StopFitted, nil
+		}
+		splitHiLo(s.g, s.vecs.Row(0), s.vecs.Row(1))
+		s.cand = s.search.next()
+		if err := s.search.scan(s.cand, s.vecs, true, s.each); err != nil {
+			return "", err
+		}
+		// The best eligible atom: one of the expansion (basic MP chooses
+		// them again), or one independent of it.
+		s.row, s.seen = nil, false
+		gi, how, err := s.search.choose(s.cand, s.search.nrm, s.check)
+		switch {
+		case err != nil:
+			return "", err
+		case how == resample:
+			// Every sampled atom turned out unusable (and is now out of
+			// the draw): sample again for this step.
+			step--
+			continue
+		case how == exhausted:
+			return StopExhausted, nil
+		}
+		if !s.backfit {
+			if dg := p.sh.dots(s.row, s.g, s.g, s.g); negligible(dg[0], dg[1], s.search.nrm[gi], cfg.Tol) {
+				return StopOrthogonal, nil
+			}
+		}
+		k := s.cand[gi]
+		if err := s.update(step, gi, k); err != nil {
+			return "", err
+		}
+		negGrad(cfg.Loss, p.y, s.f, s.g)
+		s.gnorm = p.sh.norm(s.g)
+		if s.tr.record(step, k, len(s.atoms), s.gnorm, s.f, s.fVal, s.atoms, s.coef) {
+			return StopPatience, nil
+		}
+	}
+	return "", nil
+}
+
+// scanned marks, for a block of a scan, the searched atoms that may not be
+// chosen.
+func (s *genFit) scanned(b0, nb int, _ []float64) {
+	for c := b0; c < b0+nb; c++ {
+		s.search.cskip[c] = s.search.skip[s.cand[c]]
+	}
+}
+
+// check takes an atom of the expansion (row and seen), or one independent
+// of it (row, in scratch), and refuses a dependent one.
+func (s *genFit) check(gi, k int) (verdict, error) {
+	if j, ok := s.pos[k]; ok {
+		s.row, s.seen = s.rows[j], true
+		return take, nil
+	}
+	if s.scratch == nil {
+		s.scratch = make([]float64, s.l)
+	}
+	if err := s.search.row64(k, s.scratch); err != nil {
+		return take, err
+	}
+	if !s.ob.dependent(s.scratch, s.search.nrm[gi], s.cfg.Tol) {
+		s.row = s.scratch
+		return take, nil
+	}
+	return refuse, nil
+}
+
+// update takes the step along atom k (at gi): its coefficient by a line
+// search, the expansion (a new atom joins the basis), back-fitting's refit
+// every RefitEvery steps, and the path Truncate follows.
+func (s *genFit) update(step, gi, k int) error {
+	p, cfg := s.p, s.cfg
+	if !s.seen {
+		s.search.accepted(k)
+	}
+	var vr []float64
+	if s.seen {
+		vr = s.vrows[s.pos[k]]
+	} else if s.fVal != nil {
+		var err error
+		if vr, err = p.val.row(k); err != nil {
+			return err
+		}
+	}
+	a := lineSearch(cfg.Loss, p.sh, p.y, s.f, s.row, s.search.score[gi]/s.search.nrm[gi])
+	floats.AddScaled(s.f, a, s.row)
+	if s.seen {
+		s.coef[s.pos[k]] += a
+	} else {
+		// The chosen atoms and their orthonormal basis are the memory
+		// cost that grows with the steps (2 float64 per point).
+		if err := p.growBasis(s.ob, &s.rowsN, s.limit, step, 2); err != nil {
+			return err
+		}
+		s.ob.push()
+		s.scratch = nil // now rows' own
+		s.pos[k] = len(s.atoms)
+		s.atoms = append(s.atoms, k)
+		s.coef = append(s.coef, a)
+		s.rows = append(s.rows, s.row)
+		s.vrows = append(s.vrows, vr)
+	}
+	if s.backfit {
+		s.search.retire(k)
+	}
+	if s.fVal != nil {
+		floats.AddScaled(s.fVal, a, vr)
+	}
+	if s.backfit && cfg.RefitEvery > 0 && step%cfg.RefitEvery == 0 {
+		refit(cfg.Loss, p.sh, p.y, s.rows, s.coef, cfg.RefitIterations)
+		expand(s.f, s.rows, s.coef)
+		if s.fVal != nil {
+			expand(s.fVal, s.vrows, s.coef)
+		}
+	}
+	if s.backfit {
+		if s.snapN += len(s.coef); s.snapN <= maxSnapFloats {
+			s.pa.snaps = append(s.pa.snaps, append([]float64(nil), s.coef...))
+		}
+	} else {
+		s.pa.atoms, s.pa.inc = append(s.pa.atoms, k), append(s.pa.inc, a)
+	}
+	return nil
 }
 
 // negGrad writes g = −∂L(y, f)/∂f at every point.

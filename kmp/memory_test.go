@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/pursuit-ml/pursuit"
+	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 )
 
@@ -143,5 +144,64 @@ func TestBasisGrowsInPlace(t *testing.T) {
 		if got := floats.Dot(qi, qj); math.Abs(got-want) > 1e-12 {
 			t.Errorf("<q%d, q%d> = %v, want %v", pair[0], pair[1], got, want)
 		}
+	}
+}
+
+// TestValidationSplitWithinBudget trains with a validation split and
+// scaling under a budget just above the data's size. The split and the
+// scaled rows are copies of the caller's data (x is the caller's and a
+// Matrix cannot view scattered rows), 4.8 MB here; train holds them
+// against the budget (Hold), so the dictionary is planned with what is
+// left: 256 KiB, too little for the 3.7 MB in-memory dictionary of 960
+// atoms, so it streams in small kernel blocks, and everything train
+// allocates stays within the budget (plus the O(l) vectors, which the
+// budget does not count).
+//
+// Before the copies were charged, the same call planned the dictionary
+// against the whole budget, in which the 3.7 MB dictionary fit, and kept
+// it in memory beside the uncharged 4.8 MB of copies: it held 3.7 MB and
+// allocated 9.6 MB under a budget of 5.06 MB (this test on the code before
+// the change), 4.5 MB over. Now it holds 4.8 MB and allocates 6.6 MB.
+func TestValidationSplitWithinBudget(t *testing.T) {
+	const n, d = 1200, 1000
+	x, y := randomData(n, d, 21)
+	for i := range y {
+		y[i] = sign(y[i])
+	}
+	dataBytes := int64(n * d * 4)
+	budget := dataBytes + 256<<10
+	e, err := engine.New(engine.WithBackend("go"), engine.WithMemoryBudget(budget))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var maxHeld int64
+	cfg := Config{Variant: Basic, Task: Classification, Kernels: []pursuit.Kernel{pursuit.NewRBF(1.0 / d)}, N: 3,
+		ValFrac: 0.2, Scale: data.ScaleStandard, Seed: 2,
+		Progress: func(Step) { maxHeld = max(maxHeld, e.MemoryBudget()-e.Available()) }}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	m, err := Train(e, x, y, cfg)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatalf("training with a validation split under a budget of %d B (the data is %d B): %v", budget, dataBytes, err)
+	}
+	if len(m.Outputs) != 1 || m.Outputs[0].Steps == 0 {
+		t.Fatalf("model with %d outputs, %v", len(m.Outputs), m.Outputs)
+	}
+	got := int64(after.TotalAlloc - before.TotalAlloc)
+	// What the budget does not count: the O(l) vectors (residual, targets,
+	// norms, curves) and the backend's scratch (its kernel workspace and
+	// gathered centres), 1.7 MB in all here.
+	small := int64(2 << 20)
+	t.Logf("budget %d B, data %d B; held during training %d B; training allocated %d B", budget, dataBytes, maxHeld, got)
+	if maxHeld < dataBytes {
+		t.Errorf("%d B held during training, less than the %d B of the split and scaled copies", maxHeld, dataBytes)
+	}
+	if got > budget+small && !raceEnabled {
+		t.Errorf("training allocated %d B under a budget of %d B (+ %d B of vectors and scratch): its copies are not charged", got, budget, small)
+	}
+	if e.Available() != e.MemoryBudget() {
+		t.Errorf("after training %d of %d bytes are still held", e.MemoryBudget()-e.Available(), e.MemoryBudget())
 	}
 }

@@ -34,6 +34,11 @@ type searcher struct {
 	// Filled by scan for the searched atoms, in the order of next's result:
 	// ⟨d_k, v_0⟩ (the first hi/lo pair of rows of vecs) and ‖d_k‖².
 	score, nrm []float64
+	// skip flags the atoms that may not be chosen (in the expansion where
+	// the variant never repeats one, or refused for good: numerically
+	// dependent, or a repeat); cskip is skip of the searched atoms, in the
+	// order of next's result, which the fitters fill during a scan.
+	skip, cskip []bool
 	// Stochastic search: atoms found dependent in a row since the last
 	// accepted one, and how many of them make it give up (canResample).
 	dependentRun, giveUp int
@@ -60,6 +65,7 @@ func newSearcher(p *problem) *searcher {
 		}
 	}
 	s.score, s.nrm = make([]float64, s.size), make([]float64, s.size)
+	s.skip, s.cskip = make([]bool, m), make([]bool, s.size)
 	return s
 }
 
@@ -85,6 +91,73 @@ func (s *searcher) remove(k int) {
 func (s *searcher) drop(k int) {
 	s.remove(k)
 	s.dependentRun++
+}
+
+// refuse takes atom k, at position c of this step's search, out of the
+// search for good: it is numerically dependent on the expansion (or a
+// repeat of an atom in it).
+func (s *searcher) refuse(k, c int) {
+	s.skip[k], s.cskip[c] = true, true
+	s.drop(k)
+}
+
+// retire marks atom k, which joined an expansion whose variant never
+// chooses an atom twice, as no longer eligible.
+func (s *searcher) retire(k int) {
+	s.skip[k] = true
+	s.remove(k)
+}
+
+// verdict is a fitter's decision on the best-scoring eligible atom of a
+// search (choose).
+type verdict uint8
+
+const (
+	take    verdict = iota // the atom is the step's
+	refuse                 // dependent on the expansion, or a repeat: out for good
+	rescore                // its score was corrected: choose again
+)
+
+// choice is how choose ended.
+type choice uint8
+
+const (
+	chosen    choice = iota // an atom was taken
+	resample                // none was: run the step again on a new active set
+	exhausted               // none was, and none is left: stop (StopExhausted)
+)
+
+// choose finds the step's atom among the searched atoms cand: the best
+// score over denom (ScoredArgMax, skipping cskip) that check takes. check
+// sees the atom's position gi in cand and its index k. An atom it refuses
+// leaves the search for good (refuse) and the next best is tried; one it
+// rescores (after correcting score or denom) is compared again. When
+// check takes none, a stochastic search that may (canResample) runs the
+// step again on a new active set, without the refused atoms; otherwise
+// training stops. Every fitter decides "drop the dependent atom, resample
+// or stop" here.
+func (s *searcher) choose(cand []int, denom []float64, check func(gi, k int) (verdict, error)) (int, choice, error) {
+	n := len(cand)
+	for {
+		gi, _ := s.e.ScoredArgMax(s.score[:n], denom[:n], s.cskip[:n])
+		if gi < 0 {
+			break
+		}
+		v, err := check(gi, cand[gi])
+		if err != nil {
+			return -1, chosen, err
+		}
+		switch v {
+		case take:
+			return gi, chosen, nil
+		case refuse:
+			s.refuse(cand[gi], gi)
+		}
+	}
+	if s.canResample() {
+		return -1, resample, nil
+	}
+	return -1, exhausted, nil
 }
 
 // accepted records that the step found a new atom k for the expansion (a

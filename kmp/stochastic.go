@@ -1,82 +1,29 @@
 package kmp
 
 import (
-	"errors"
-	"fmt"
-	"math"
-
 	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/internal/activeset"
+	"github.com/pursuit-ml/pursuit/stochastic"
 )
 
 // Stochastic configures stochastic kernel matching pursuit (Popovici,
 // Bengio & Thiran, "Kernel matching pursuit for large datasets", Pattern
 // Recognition 38, 2005): every step searches only an active set of s
-// dictionary functions sampled at random without replacement, so a step
-// costs O(l·s·d) and the dictionary needs O(l + s·chunk) memory (kernel
-// values are computed on the fly in cache-sized blocks, never l×l)
-// whatever the number of candidates. Back-fitting and pre-fitting draw
-// only among atoms not yet in the basis.
-//
-// Give either ActiveSet (s directly) or Eps and Q (each defaulting to the
-// paper's first setting, ε = 0.05 and q = 0.95, when zero), from which
-// s = ⌈log ε / log q⌉: with probability 1 − ε the best sampled function is
-// within the top (1 − q) fraction of the dictionary (ε = 0.05, q = 0.95 →
-// 59; ε = 0.01, q = 0.98 → 228). The samples come from Config.Seed
-// (math/rand/v2 PCG, one stream per output), so a run is reproducible. An
-// active set as large as the dictionary searches everything and chooses
-// what deterministic KMP chooses (up to the last-bit rounding of kernel
-// blocks of other shapes, which can only matter for near ties).
-type Stochastic struct {
-	ActiveSet int
-	Eps, Q    float64
-}
+// dictionary functions sampled at random without replacement. It is
+// stochastic.Config, where its fields and size rule are described; the
+// alias keeps kmp.Stochastic for Go users and the CLI, and lets greedy
+// take the same configuration without importing kmp.
+type Stochastic = stochastic.Config
 
 // Default active-set parameters of the paper's experiments.
 const (
-	DefaultEps = 0.05
-	DefaultQ   = 0.95
+	DefaultEps = stochastic.DefaultEps
+	DefaultQ   = stochastic.DefaultQ
 )
 
-// ActiveSetSize returns s = ⌈log ε / log q⌉, the number of random
-// candidates whose maximum lies in the top (1 − q) quantile with
-// probability at least 1 − ε (the paper's Proposition 2).
-func ActiveSetSize(eps, q float64) (int, error) {
-	if !(eps > 0 && eps < 1) {
-		return 0, fmt.Errorf("kmp: stochastic eps must be in (0, 1), got %v", eps)
-	}
-	if !(q > 0 && q < 1) {
-		return 0, fmt.Errorf("kmp: stochastic quantile q must be in (0, 1), got %v", q)
-	}
-	// The 1e-12 keeps exact ratios (ε = q²) from rounding up one too far.
-	s := math.Ceil(math.Log(eps)/math.Log(q) - 1e-12)
-	if s > math.MaxInt32 {
-		return 0, fmt.Errorf("kmp: eps %v and q %v give an active set of %g candidates", eps, q, s)
-	}
-	return max(int(s), 1), nil
-}
-
-// Size returns the active-set size s the configuration asks for.
-func (sc Stochastic) Size() (int, error) {
-	switch {
-	case sc.ActiveSet < 0:
-		return 0, fmt.Errorf("kmp: stochastic active set must be ≥ 1, got %d", sc.ActiveSet)
-	case sc.ActiveSet > 0:
-		if sc.Eps != 0 || sc.Q != 0 {
-			return 0, errors.New("kmp: give the stochastic active set either directly or through eps and q, not both")
-		}
-		return sc.ActiveSet, nil
-	}
-	eps, q := sc.Eps, sc.Q
-	if eps == 0 {
-		eps = DefaultEps
-	}
-	if q == 0 {
-		q = DefaultQ
-	}
-	return ActiveSetSize(eps, q)
-}
+// ActiveSetSize returns s = ⌈log ε / log q⌉ (stochastic.ActiveSetSize).
+func ActiveSetSize(eps, q float64) (int, error) { return stochastic.ActiveSetSize(eps, q) }
 
 // TrainStochastic is Train with stochastic search: cfg.Stochastic is set to
 // sc. It returns the same kind of Model, which predicts, saves and loads

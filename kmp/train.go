@@ -103,91 +103,212 @@ func train(e *engine.Engine, x pursuit.Matrix, y []float64, cfg Config, forceOVR
 	if err := cfg.resolve(); err != nil {
 		return nil, together(err)
 	}
+	classes, err := trainClasses(y, &cfg, sh)
+	if err != nil {
+		return nil, err
+	}
+	trIdx, vi, err := splitRows(x, y, &cfg, sh)
+	if err != nil {
+		return nil, err
+	}
+	td, err := prepareData(e, x, y, &cfg, sh, trIdx, vi)
+	if td != nil {
+		defer td.release(e)
+	}
+	if err != nil {
+		return nil, err
+	}
 
-	// Classes and the split off validation part.
-	var classes []float64
-	if cfg.Task == Classification {
-		classes = distinct(y)
-		if sh.sharded() {
-			if classes, err = sh.union(classes); err != nil {
-				return nil, err
-			}
+	// The dictionary, shared by all outputs.
+	cands := chooseCandidates(td.lAll, cfg.Candidates, cfg.Seed)
+	atoms := dictAtoms(&cfg, cands)
+	dc := &dictionary{atoms: atoms, tr: td.tr, sh: sh}
+	if sh.sharded() {
+		if dc.cs, err = newCentres(e, sh, &cfg, td.tr.x, atoms, len(cands)); err != nil {
+			return nil, err
 		}
-		if len(classes) < 2 {
-			return nil, together(pursuit.BadInputf("kmp: classification needs at least two classes, the training labels have %d", len(classes)))
-		}
-		var bad error
-		if cfg.ValX.Rows > 0 {
-			for i, v := range cfg.ValY {
-				if _, ok := slices.BinarySearch(classes, v); !ok {
-					bad = pursuit.BadInputf("kmp: validation label %v (row %d) is not a training class", v, i)
-					break
+		defer e.Release(dc.cs.held)
+	}
+	dict, err := newDictionary(e, &cfg, dc) // in memory, streamed or stochastic (stream.go)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = dict.release(e) }()
+	if td.vs != nil {
+		td.vs.dict = dict
+	}
+
+	targets, outClasses := outputTargets(&cfg, classes, td.yt, td.valY, forceOVR)
+	results, err := fitOutputs(e, &cfg, dict, td, sh, targets, outClasses)
+	if err != nil {
+		return nil, err
+	}
+	mx, mIdx, mAtoms := td.tr.x, td.trIdx, dict.atoms
+	if sh.sharded() {
+		// The chosen centres, which every rank kept, and their rows in the
+		// concatenated input.
+		mx, mIdx, mAtoms = dict.cs.modelRows(dict.atoms)
+		for _, r := range results {
+			for i := range r.curve {
+				if c := r.curve[i].Support; c >= 0 {
+					r.curve[i].Support = sh.origRow(c)
 				}
 			}
 		}
-		if err := sh.agree(bad); errors.Is(err, engine.ErrRankFailed) {
-			return nil, pursuit.BadInputf("kmp: bad validation labels: %w", err)
-		} else if err != nil {
+	}
+	m = assemble(&cfg, mAtoms, mx, mIdx, td.scaler, outClasses, results, !sh.sharded())
+	m.origin = newOrigin(mAtoms, mx, mIdx, results)
+	return m, nil
+}
+
+// trainClasses returns the classes of a classification task (over every
+// rank's labels), checking that there are two or more and that the
+// validation labels are among them; nil for regression.
+func trainClasses(y []float64, cfg *Config, sh *shard) ([]float64, error) {
+	if cfg.Task != Classification {
+		return nil, nil
+	}
+	classes := distinct(y)
+	if sh.sharded() {
+		var err error
+		if classes, err = sh.union(classes); err != nil {
 			return nil, err
 		}
 	}
-	// The rows of the training part (local indices into x) and, for the
-	// model, what they are in the caller's (every rank's concatenated) rows.
-	trIdx := make([]int, x.Rows)
+	if len(classes) < 2 {
+		return nil, together(pursuit.BadInputf("kmp: classification needs at least two classes, the training labels have %d", len(classes)))
+	}
+	var bad error
+	if cfg.ValX.Rows > 0 {
+		for i, v := range cfg.ValY {
+			if _, ok := slices.BinarySearch(classes, v); !ok {
+				bad = pursuit.BadInputf("kmp: validation label %v (row %d) is not a training class", v, i)
+				break
+			}
+		}
+	}
+	if err := sh.agree(bad); errors.Is(err, engine.ErrRankFailed) {
+		return nil, pursuit.BadInputf("kmp: bad validation labels: %w", err)
+	} else if err != nil {
+		return nil, err
+	}
+	return classes, nil
+}
+
+// splitRows returns the rows of the training part (local indices into x,
+// increasing) and, with ValFrac, those split off for validation. The split
+// is drawn over every rank's rows, alike on each; a sharded run keeps the
+// training part's rows in the concatenation (sh.orig) for the model.
+func splitRows(x pursuit.Matrix, y []float64, cfg *Config, sh *shard) (trIdx, vi []int, err error) {
+	trIdx = make([]int, x.Rows)
 	for i := range trIdx {
 		trIdx[i] = i
 	}
-	valX, valY := cfg.ValX, cfg.ValY
-	if cfg.ValFrac > 0 {
-		n := x.Rows
-		var labels []float64
-		if cfg.Task == Classification {
-			labels = y
-		}
-		if sh.sharded() {
-			// The split is drawn over every rank's rows, alike on each.
-			n = sh.rows()
-			if labels != nil {
-				if labels, err = sh.gatherAll(y, sh.inRows()); err != nil {
-					return nil, err
-				}
+	if cfg.ValFrac <= 0 {
+		return trIdx, nil, nil
+	}
+	n := x.Rows
+	var labels []float64
+	if cfg.Task == Classification {
+		labels = y
+	}
+	if sh.sharded() {
+		n = sh.rows()
+		if labels != nil {
+			if labels, err = sh.gatherAll(y, sh.inRows()); err != nil {
+				return nil, nil, err
 			}
 		}
-		if err := data.CheckSplit(n, []float64{1 - cfg.ValFrac, cfg.ValFrac}, labels); err != nil {
-			return nil, together(fmt.Errorf("kmp: validation split: %w", err))
-		}
-		parts := data.Split(n, []float64{1 - cfg.ValFrac, cfg.ValFrac}, cfg.Seed, labels)
-		trIdx = parts[0]
-		slices.Sort(trIdx)
-		vi := parts[1]
-		slices.Sort(vi)
-		if len(trIdx) == 0 || len(vi) == 0 {
-			return nil, together(pursuit.Configf("kmp: ValFrac %v leaves %d training and %d validation rows", cfg.ValFrac, len(trIdx), len(vi)))
-		}
-		if sh.sharded() {
-			// This rank's rows of either part, as local indices.
-			sh.orig = trIdx
-			vi, _ = sh.localPart(vi)
-			trIdx, sh.offset = sh.localPart(trIdx)
-			cfg.valRows = len(parts[1])
-		}
-		valX = pursuit.NewMatrix(len(vi), x.Cols)
-		valY = make([]float64, len(vi))
-		for r, i := range vi {
-			copy(valX.Row(r), x.Row(i))
-			valY[r] = y[i]
-		}
 	}
-
-	// The training and validation data: the caller's matrices as they are
-	// when there is nothing to scale or split, else copies (scaled in place).
-	// Nothing keeps them after training (assemble copies the rows it needs).
-	l := len(trIdx)
-	lAll, nVal := l, valX.Rows
+	if err := data.CheckSplit(n, []float64{1 - cfg.ValFrac, cfg.ValFrac}, labels); err != nil {
+		return nil, nil, together(fmt.Errorf("kmp: validation split: %w", err))
+	}
+	parts := data.Split(n, []float64{1 - cfg.ValFrac, cfg.ValFrac}, cfg.Seed, labels)
+	trIdx = parts[0]
+	slices.Sort(trIdx)
+	vi = parts[1]
+	slices.Sort(vi)
+	if len(trIdx) == 0 || len(vi) == 0 {
+		return nil, nil, together(pursuit.Configf("kmp: ValFrac %v leaves %d training and %d validation rows", cfg.ValFrac, len(trIdx), len(vi)))
+	}
 	if sh.sharded() {
-		lAll, nVal = sh.rows(), cfg.valRows
+		// This rank's rows of either part, as local indices.
+		sh.orig = trIdx
+		vi, _ = sh.localPart(vi)
+		trIdx, sh.offset = sh.localPart(trIdx)
+		cfg.valRows = len(parts[1])
+	}
+	return trIdx, vi, nil
+}
+
+// trainData is what the outputs train on: the training part (the caller's
+// rows, or a copy when Scale or ValFrac asks for one) with its targets and
+// squared norms, the validation set, and the scaler the model keeps.
+type trainData struct {
+	trIdx      []int // the training part's rows, local indices into x
+	yt         []float64
+	valY       []float64
+	l          int // this rank's training rows
+	lAll, nVal int // every rank's training and validation rows
+	scaler     *data.Scaler
+	tr         trainSet
+	vs         *valSet // nil without validation
+	// held is what the copies charge to the engine's budget (Hold) while
+	// training; release gives it back.
+	held int64
+}
+
+// copyBytes is the size of the copies prepareData makes of the caller's
+// rows: the training part when Scale or ValFrac asks for one, the
+// validation rows ValFrac splits off, and the given validation set when
+// Scale scales it.
+func copyBytes(cfg *Config, cols, l, nSplit int) int64 {
+	var rows int64
+	if cfg.Scale != data.ScaleNone || cfg.ValFrac > 0 {
+		rows += int64(l)
+	}
+	if cfg.ValFrac > 0 {
+		rows += int64(nSplit)
+	} else if cfg.Scale != data.ScaleNone {
+		rows += int64(cfg.ValX.Rows)
+	}
+	return rows * int64(cols) * 4
+}
+
+// prepareData makes the training and validation data: the caller's
+// matrices as they are when there is nothing to scale or split, else
+// copies (scaled in place), held against the engine's memory budget while
+// training, so that the dictionary and the fitters plan with what is left.
+// Nothing keeps them after training (assemble copies the rows it needs).
+// The data it returns is to be released even with an error.
+func prepareData(e *engine.Engine, x pursuit.Matrix, y []float64, cfg *Config, sh *shard, trIdx, vi []int) (*trainData, error) {
+	l := len(trIdx)
+	td := &trainData{trIdx: trIdx, l: l, lAll: l, valY: cfg.ValY}
+	valX := cfg.ValX
+	td.nVal = valX.Rows
+	if cfg.ValFrac > 0 {
+		td.nVal = len(vi)
+	}
+	if sh.sharded() {
+		td.lAll, td.nVal = sh.rows(), cfg.valRows
 	}
 	scale := cfg.Scale != data.ScaleNone
+	if scale || cfg.ValFrac > 0 {
+		bytes := copyBytes(cfg, x.Cols, l, len(vi))
+		what := fmt.Sprintf("kmp's copy of the training data (%d rows × %d features, float32; Scale %q, ValFrac %v)", l+len(vi), x.Cols, cfg.Scale, cfg.ValFrac)
+		if err := holdAll(e, sh, what, bytes); err != nil {
+			return td, fmt.Errorf("kmp: %w", err)
+		}
+		td.held = bytes
+	}
+	if cfg.ValFrac > 0 {
+		valX = pursuit.NewMatrix(len(vi), x.Cols)
+		td.valY = make([]float64, len(vi))
+		for r, i := range vi {
+			copy(valX.Row(r), x.Row(i))
+			td.valY[r] = y[i]
+		}
+	}
 	xt := x
 	if scale || cfg.ValFrac > 0 {
 		xt = pursuit.NewMatrix(l, x.Cols)
@@ -195,104 +316,112 @@ func train(e *engine.Engine, x pursuit.Matrix, y []float64, cfg Config, forceOVR
 			copy(xt.Row(r), x.Row(i))
 		}
 	}
-	yt := make([]float64, l)
+	td.yt = make([]float64, l)
 	for r, i := range trIdx {
-		yt[r] = y[i]
+		td.yt[r] = y[i]
 	}
-	var scaler *data.Scaler
 	if scale {
+		var err error
 		if sh.sharded() {
-			scaler, err = data.FitScalerComm(cfg.Scale, xt, sh.c)
+			td.scaler, err = data.FitScalerComm(cfg.Scale, xt, sh.c)
 		} else {
-			scaler, err = data.FitScaler(cfg.Scale, xt)
+			td.scaler, err = data.FitScaler(cfg.Scale, xt)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("kmp: %w", err)
+			return td, fmt.Errorf("kmp: %w", err)
 		}
-		if err := scaler.Apply(xt); err != nil {
-			return nil, fmt.Errorf("kmp: scaling training data: %w", err)
+		if err := td.scaler.Apply(xt); err != nil {
+			return td, fmt.Errorf("kmp: scaling training data: %w", err)
 		}
 	}
-	tr := trainSet{x: xt}
+	td.tr = trainSet{x: xt}
 	if cfg.Stochastic != nil && e.ResidentBlocks() && !sh.sharded() {
 		// A device keeps X prepared for the stochastic search
 		// (newDictionary); its norms come with it, so X is uploaded once.
-		if tr.prep, err = e.Prepare(xt); err != nil {
-			return nil, fmt.Errorf("kmp: %w", err)
+		prep, err := e.Prepare(xt)
+		if err != nil {
+			return td, fmt.Errorf("kmp: %w", err)
 		}
-		defer func() { _ = tr.prep.Release() }()
-		tr.norms = tr.prep.Norms()
-	} else if tr.norms, err = e.SqNorms(xt); err != nil {
+		td.tr.prep = prep
+		td.tr.norms = prep.Norms()
+	} else {
+		var err error
+		if td.tr.norms, err = e.SqNorms(xt); err != nil {
+			return td, fmt.Errorf("kmp: %w", err)
+		}
+	}
+	if td.nVal > 0 {
+		vs, err := validationSet(e, cfg, valX, td.scaler, x.Cols)
+		if err != nil {
+			return td, err
+		}
+		td.vs = vs
+	}
+	return td, nil
+}
+
+// validationSet scales the validation rows valX (a copy already when
+// ValFrac split them off; copied here otherwise) and takes their norms.
+func validationSet(e *engine.Engine, cfg *Config, valX pursuit.Matrix, scaler *data.Scaler, cols int) (*valSet, error) {
+	xv := valX
+	if xv.Rows == 0 {
+		xv = pursuit.NewMatrix(0, cols) // a rank without validation rows
+	}
+	if scaler != nil {
+		if cfg.ValFrac == 0 {
+			xv = pursuit.NewMatrix(valX.Rows, cols)
+			for i := range valX.Rows {
+				copy(xv.Row(i), valX.Row(i))
+			}
+		}
+		if err := scaler.Apply(xv); err != nil {
+			return nil, fmt.Errorf("kmp: scaling validation data: %w", err)
+		}
+	}
+	pts := trainSet{x: xv}
+	var err error
+	if pts.norms, err = e.SqNorms(xv); err != nil {
 		return nil, fmt.Errorf("kmp: %w", err)
 	}
-	var vs *valSet
-	if nVal > 0 {
-		xv := valX // a copy already when split off by ValFrac
-		if xv.Rows == 0 {
-			xv = pursuit.NewMatrix(0, x.Cols) // a rank without validation rows
-		}
-		if scaler != nil {
-			if cfg.ValFrac == 0 {
-				xv = pursuit.NewMatrix(valX.Rows, x.Cols)
-				for i := range valX.Rows {
-					copy(xv.Row(i), valX.Row(i))
-				}
-			}
-			if err := scaler.Apply(xv); err != nil {
-				return nil, fmt.Errorf("kmp: scaling validation data: %w", err)
-			}
-		}
-		pts := trainSet{x: xv}
-		if pts.norms, err = e.SqNorms(xv); err != nil {
-			return nil, fmt.Errorf("kmp: %w", err)
-		}
-		vs = &valSet{e: e, cfg: &cfg, pts: pts, cache: map[int][]float64{}}
-	}
+	return &valSet{e: e, cfg: cfg, pts: pts, cache: map[int][]float64{}}, nil
+}
 
-	// The dictionary, shared by all outputs.
-	cands := chooseCandidates(lAll, cfg.Candidates, cfg.Seed)
-	atoms := dictAtoms(&cfg, cands)
-	dc := &dictionary{atoms: atoms, tr: tr, sh: sh}
-	if sh.sharded() {
-		if dc.cs, err = newCentres(e, sh, &cfg, tr.x, atoms, len(cands)); err != nil {
-			return nil, err
-		}
-		defer e.Release(dc.cs.held)
+// release gives back the prepared X and the copies' budget.
+func (td *trainData) release(e *engine.Engine) {
+	if td.tr.prep != nil {
+		_ = td.tr.prep.Release()
 	}
-	dict, err := newDictionary(e, &cfg, dc) // in memory, streamed or stochastic (scale.go)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = dict.release(e) }()
-	if vs != nil {
-		vs.dict = dict
-	}
+	e.Release(td.held)
+}
 
-	// Targets per output.
-	type target struct{ y, valY []float64 }
-	var targets []target
-	var outClasses []float64
+// target is one output's targets at the training and validation points.
+type target struct{ y, valY []float64 }
+
+// outputTargets returns the outputs' targets (real for regression, ±1 for
+// a binary machine or each class of one-vs-rest) and the model's classes.
+func outputTargets(cfg *Config, classes, yt, valY []float64, forceOVR bool) ([]target, []float64) {
 	switch {
 	case cfg.Task == Regression:
-		targets = []target{{yt, valY}}
+		return []target{{yt, valY}}, nil
 	case len(classes) == 2 && !forceOVR:
-		targets = []target{{data.Signs(yt, classes[1]), data.Signs(valY, classes[1])}}
-		outClasses = classes
-	default:
-		for _, c := range classes {
-			targets = append(targets, target{data.Signs(yt, c), data.Signs(valY, c)})
-		}
-		outClasses = classes
+		return []target{{data.Signs(yt, classes[1]), data.Signs(valY, classes[1])}}, classes
 	}
+	var targets []target
+	for _, c := range classes {
+		targets = append(targets, target{data.Signs(yt, c), data.Signs(valY, c)})
+	}
+	return targets, classes
+}
 
-	// The outputs train side by side (one dictionary pass per step for all
-	// of them) where they can, else one after the other; either way each
-	// output's expansion is the one it gets alone.
+// fitOutputs trains the outputs side by side (one dictionary pass per
+// step for all of them) where they can, else one after the other; either
+// way each output's expansion is the one it gets alone.
+func fitOutputs(e *engine.Engine, cfg *Config, dict *dictionary, td *trainData, sh *shard, targets []target, outClasses []float64) ([]*result, error) {
 	results := make([]*result, len(targets))
 	probs := make([]*problem, len(targets))
 	for o, t := range targets {
 		// Classification outputs see ±1 targets; their error is sign(f) ≠ y.
-		probs[o] = &problem{e: e, cfg: &cfg, dict: dict, y: t.y, val: vs, valY: t.valY, output: o, sh: sh, n: lAll, nVal: nVal}
+		probs[o] = &problem{e: e, cfg: cfg, dict: dict, y: t.y, val: td.vs, valY: t.valY, output: o, sh: sh, n: td.lAll, nVal: td.nVal}
 	}
 	fit := func(o int) error {
 		var err error
@@ -300,7 +429,7 @@ func train(e *engine.Engine, x pursuit.Matrix, y []float64, cfg Config, forceOVR
 		return err
 	}
 	errs := make([]error, len(probs))
-	if ls := newLockstep(e, &cfg, dict, len(probs), l, lAll); ls != nil {
+	if ls := newLockstep(e, cfg, dict, len(probs), td.l, td.lAll); ls != nil {
 		for _, p := range probs {
 			p.batch = ls
 		}
@@ -315,22 +444,7 @@ func train(e *engine.Engine, x pursuit.Matrix, y []float64, cfg Config, forceOVR
 	if err := firstError(errs, outClasses); err != nil {
 		return nil, err
 	}
-	mx, mIdx, mAtoms := tr.x, trIdx, dict.atoms
-	if sh.sharded() {
-		// The chosen centres, which every rank kept, and their rows in the
-		// concatenated input.
-		mx, mIdx, mAtoms = dict.cs.modelRows(dict.atoms)
-		for _, r := range results {
-			for i := range r.curve {
-				if c := r.curve[i].Support; c >= 0 {
-					r.curve[i].Support = sh.origRow(c)
-				}
-			}
-		}
-	}
-	m = assemble(&cfg, mAtoms, mx, mIdx, scaler, outClasses, results, !sh.sharded())
-	m.origin = newOrigin(mAtoms, mx, mIdx, results)
-	return m, nil
+	return results, nil
 }
 
 func distinct(y []float64) []float64 {

@@ -133,23 +133,33 @@ func CompressionOf(e *engine.Engine, f Model, x pursuit.Matrix, y []float64, reg
 // model's support vectors end at their last non-zero feature.
 func CompressionSet(x, basis pursuit.Matrix) []bool {
 	rows := map[string][]int{}
-	key := func(r []float32) string {
-		for len(r) > 0 && r[len(r)-1] == 0 {
-			r = r[:len(r)-1]
-		}
+	// A row's key is its non-zeros (column and bits), dense or sparse.
+	key := func(m pursuit.Matrix, i int) string {
 		var sb strings.Builder
-		for _, v := range r {
-			fmt.Fprintf(&sb, "%x,", math.Float32bits(v))
+		add := func(j int, v float32) {
+			if v != 0 {
+				fmt.Fprintf(&sb, "%d:%x,", j, math.Float32bits(v))
+			}
+		}
+		if m.IsSparse() {
+			cols, vals := m.SparseRow(i)
+			for p, j := range cols {
+				add(int(j), vals[p])
+			}
+		} else {
+			for j, v := range m.Row(i) {
+				add(j, v)
+			}
 		}
 		return sb.String()
 	}
 	for i := range x.Rows {
-		kk := key(x.Row(i))
+		kk := key(x, i)
 		rows[kk] = append(rows[kk], i)
 	}
 	in := make([]bool, x.Rows)
 	for r := range basis.Rows {
-		kk := key(basis.Row(r))
+		kk := key(basis, r)
 		if list := rows[kk]; len(list) > 0 {
 			in[list[0]] = true
 			rows[kk] = list[1:]

@@ -276,7 +276,11 @@ func (m *File) VectorBytes() int64 {
 	var n int64
 	for _, f := range m.Models {
 		b := f.Basis()
-		n += int64(len(b.Data)) * 4
+		if b.IsSparse() {
+			n += b.Bytes()
+		} else {
+			n += int64(len(b.Data)) * 4
+		}
 	}
 	return n
 }
@@ -428,7 +432,8 @@ func (m *File) checkWidth(f Model, version uint32) error {
 
 // libsvmFile reads a model file written by LIBSVM's svm-train (or
 // WriteLIBSVM): a binary C-SVC or an ε-SVR, applied to the data as they are
-// (LIBSVM keeps no scaling; use svm-scale's output).
+// (LIBSVM keeps no scaling; use svm-scale's output), with float64 kernels
+// and the support vectors' values as the file gives them, as svm-predict.
 func libsvmFile(raw []byte, maxBytes int64) (*File, error) {
 	sm, err := svm.ReadLIBSVMModel(bytes.NewReader(raw), svm.WithModelMemoryLimit(maxBytes))
 	if err != nil {
@@ -438,6 +443,7 @@ func libsvmFile(raw []byte, maxBytes int64) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("LIBSVM model: %w (pursuit predicts binary and regression LIBSVM models; use svm-predict for one-vs-one multi-class models)", err)
 	}
+	f.exact = true // LIBSVM's kernels are float64: so are an imported model's
 	m := &File{Models: []Model{f}}
 	m.Header = Header{Algorithm: "svm", Kernel: sm.Kernel.String(), NBasis: sm.TotalSV()}
 	switch {

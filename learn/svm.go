@@ -60,6 +60,9 @@ func (l SVM) FitOneVsRest(e *engine.Engine, x pursuit.Matrix, y, classes []float
 type SVMModel struct {
 	SVM  *svm.Model
 	kind string
+	// exact: predict on the float64 path (svm.Model.Decision64), as a
+	// model imported from LIBSVM does (issue 29).
+	exact bool
 }
 
 // NewSVMModel wraps a binary svm model (kind "svm").
@@ -89,7 +92,13 @@ func (f *SVMModel) Kind() string { return f.kind }
 // Decision returns the decision values, positive for the label +1 (a
 // binary C-SVC's own decision is positive for Labels[0]).
 func (f *SVMModel) Decision(e *engine.Engine, x pursuit.Matrix) ([]float64, error) {
-	d, err := f.SVM.Decision(e, x)
+	decide := f.SVM.Decision
+	if f.exact {
+		decide = func(e *engine.Engine, x pursuit.Matrix) ([]float64, error) {
+			return f.SVM.Decision64(e, svm.Rows64Of(x))
+		}
+	}
+	d, err := decide(e, x)
 	if err != nil {
 		return nil, err
 	}

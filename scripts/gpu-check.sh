@@ -5,8 +5,9 @@
 # end against the pure-Go backend), the engine's tests with the CUDA backend
 # chosen, and the benchmarks (kernel blocks as a fraction of the device's FP32
 # peak, dictionary passes as a fraction of its measured copy bandwidth, the
-# standard backendtest set against the pure-Go backend on all cores, and the
-# stochastic KMP speed-up at l = 200000).
+# standard backendtest set against the pure-Go backend on all cores, sparse
+# kernel rows on rcv1's shape against the AVX2 backend, and the stochastic KMP
+# speed-up at l = 200000).
 #
 #   bash scripts/gpu-check.sh            build (needs the toolkit, see below), then run
 #   bash scripts/gpu-check.sh build      only build the test binaries into $BIN
@@ -74,6 +75,9 @@ run() {
 	fi
 	step "benchmarks: device limits and device-resident operations"
 	logged "resident benchmarks" cuda "$BIN/cuda.test" -test.run '^$' -test.bench 'DeviceLimits|Resident' -test.benchtime 20x
+
+	step "benchmark: sparse kernel rows on rcv1's shape (K(X[idx], X), 64 and 1024 rows), cuda plain and prepared vs avx2"
+	logged "sparse kernel-row benchmark" cuda "$BIN/cuda.test" -test.run '^$' -test.bench '^BenchmarkSparseGather$' -test.benchtime 5x
 
 	if [ "${PURSUIT_GPU_QUICK:-0}" != 1 ]; then
 		step "benchmarks: the backendtest set on host slices, cuda and pure Go (all cores)"

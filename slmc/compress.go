@@ -190,7 +190,7 @@ func pairExpansion(m *svm.Model, i, j, p, cols int) *Expansion {
 	add(j, i)
 	v := pursuit.NewMatrix(len(idx), cols)
 	for r, s := range idx {
-		copy(v.Row(r), m.SV.Row(s))
+		m.SV.RowTo(v.Row(r), s) // dense or sparse support vectors
 	}
 	return &Expansion{Kernel: m.Kernel, Vectors: v, Coef: coef, Bias: -m.Rho[p]}
 }

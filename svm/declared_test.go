@@ -20,14 +20,29 @@ func TestReadLIBSVMModelDeclaredSizes(t *testing.T) {
 	for range 128 {
 		wide.WriteString("1 16777216:1\n")
 	}
+	// 128 support vectors at feature 16777216 are 128 non-zeros: read
+	// sparse (O(non-zeros)), not as a 8 GiB dense matrix.
 	t0 := time.Now()
-	_, err := ReadLIBSVMModel(strings.NewReader(wide.String()), WithModelMemoryLimit(4<<30))
-	if !errors.Is(err, ErrModelTooLarge) || !strings.Contains(err.Error(), "feature index 16777216") ||
-		!strings.Contains(err.Error(), "line 7") || !strings.Contains(err.Error(), "total_sv 128") {
+	m, err := ReadLIBSVMModel(strings.NewReader(wide.String()), WithModelMemoryLimit(4<<30))
+	if err != nil || !m.SV.IsSparse() || m.SV.Cols != 16777216 || m.SV.NNZ() != 128 || m.SV.At(5, 16777215) != 1 {
 		t.Errorf("128 support vectors at feature 16777216 under 4 GiB: %v", err)
 	}
 	if d := time.Since(t0); d > time.Second {
-		t.Errorf("refusing the wide model took %v", d)
+		t.Errorf("reading the wide model took %v", d)
+	}
+	// Under a limit below their sparse size (float32 rows: 8 bytes a
+	// non-zero and 8 a row of total_sv, 1,032 bytes up front; their
+	// float64 copy: 12 a non-zero and 48 a row) they are refused at the
+	// support vector that goes over: 1,032 + 68·7 > 1,500.
+	_, err = ReadLIBSVMModel(strings.NewReader(wide.String()), WithModelMemoryLimit(1500))
+	if !errors.Is(err, ErrModelTooLarge) || !strings.Contains(err.Error(), "support vector 7:") ||
+		!strings.Contains(err.Error(), "line 13") || !strings.Contains(err.Error(), "total_sv 128") {
+		t.Errorf("128 support vectors under 1500 bytes: %v", err)
+	}
+	// An index above int32 is refused with its line.
+	_, err = ReadLIBSVMModel(strings.NewReader("svm_type epsilon_svr\nkernel_type linear\nnr_class 2\ntotal_sv 1\nrho 0\nSV\n1 2147483648:1\n"))
+	if err == nil || !strings.Contains(err.Error(), "line 7") || !strings.Contains(err.Error(), "2147483648") {
+		t.Errorf("index 2^31: %v", err)
 	}
 
 	// 300,000 distinct labels: refused against nr_class, in linear time.

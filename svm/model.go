@@ -35,6 +35,9 @@ type Model struct {
 	ProbB   []float64      // Platt sigmoid offsets
 	// Stats describes the training of each pair (nil when read from a file).
 	Stats []TrainStats
+	// sv64 holds the support vectors as a LIBSVM file wrote them, in
+	// float64, for Decision64 (nil: SV's values are the model's).
+	sv64 *Rows64
 }
 
 // TrainStats records the solver's result for one binary subproblem.
@@ -131,6 +134,16 @@ func (m *Model) kernelBlocks(e *engine.Engine, x pursuit.Matrix, f func(r0 int, 
 		return fmt.Errorf("svm: input matrix: %w", err)
 	}
 	sv := m.SV
+	if x.Cols != sv.Cols && x.IsSparse() != sv.IsSparse() {
+		// The dense one of a sparse and a dense operand of different
+		// widths is widened as sparse rows (its non-zeros), not padded
+		// to the other's width, which may be vast.
+		if x.IsSparse() {
+			sv = sparseRows(sv)
+		} else {
+			x = sparseRows(x)
+		}
+	}
 	switch {
 	case x.Cols < sv.Cols:
 		x = padCols(x, sv.Cols)
@@ -161,8 +174,35 @@ func (m *Model) kernelBlocks(e *engine.Engine, x pursuit.Matrix, f func(r0 int, 
 	return nil
 }
 
-// padCols returns a copy of m widened to cols columns with zeros.
+// sparseRows returns the non-zeros of a dense m as sparse rows (m itself
+// when it is sparse).
+func sparseRows(m pursuit.Matrix) pursuit.Matrix {
+	if m.IsSparse() {
+		return m
+	}
+	off := make([]int64, 1, m.Rows+1)
+	var ind []int32
+	var val []float32
+	for i := range m.Rows {
+		for j, v := range m.Row(i) {
+			if v != 0 {
+				ind = append(ind, int32(j))
+				val = append(val, v)
+			}
+		}
+		off = append(off, int64(len(ind)))
+	}
+	return pursuit.Matrix{Rows: m.Rows, Cols: m.Cols, Sparse: &pursuit.CSR{Offsets: off, Indices: ind, Values: val}}
+}
+
+// padCols returns m widened to cols columns with zeros: a copy of dense
+// rows, the same storage for sparse ones (their non-zeros stay where they
+// are).
 func padCols(m pursuit.Matrix, cols int) pursuit.Matrix {
+	if m.IsSparse() {
+		m.Cols = cols
+		return m
+	}
 	out := pursuit.NewMatrix(m.Rows, cols)
 	for i := range m.Rows {
 		copy(out.Row(i), m.Row(i))
@@ -228,14 +268,20 @@ func (m *Model) Predict(e *engine.Engine, x pursuit.Matrix) ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}
+	return m.vote(dec, x.Rows), nil
+}
+
+// vote turns the decision values of rows rows into labels by LIBSVM's
+// one-vs-one voting (C-SVC), or returns them (ε-SVR).
+func (m *Model) vote(dec []float64, rows int) []float64 {
 	if m.Type == EpsilonSVR {
-		return dec, nil
+		return dec
 	}
 	k := m.NumClasses()
 	nd := m.NumDecision()
-	out := make([]float64, x.Rows)
+	out := make([]float64, rows)
 	votes := make([]int, k)
-	for r := range x.Rows {
+	for r := range rows {
 		clear(votes)
 		p := 0
 		for i := range k {
@@ -256,7 +302,7 @@ func (m *Model) Predict(e *engine.Engine, x pursuit.Matrix) ([]float64, error) {
 		}
 		out[r] = m.Labels[best]
 	}
-	return out, nil
+	return out
 }
 
 // PredictProbability returns, for each row of x, the probability of each

@@ -2,14 +2,17 @@ package svm
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/pursuit-ml/pursuit"
+	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 )
 
@@ -54,17 +57,38 @@ func (m *Model) WriteLIBSVM(w io.Writer) error {
 	}
 	fmt.Fprintf(bw, "SV\n")
 	last := m.SV.Cols - 1
+	var buf []byte
+	feature := func(j int, v float32) {
+		buf = strconv.AppendInt(buf[:0], int64(j+1), 10)
+		buf = append(buf, ':')
+		buf = strconv.AppendFloat(buf, float64(v), 'g', -1, 32)
+		buf = append(buf, ' ')
+		bw.Write(buf)
+	}
 	for s := range m.SV.Rows {
 		for _, c := range m.Coef {
 			bw.WriteString(g(c[s]))
 			bw.WriteByte(' ')
 		}
-		for j, v := range m.SV.Row(s) {
-			// The first support vector names the last feature even when
-			// it is zero, so that the feature count survives the text
-			// format (LIBSVM's readers take an explicit zero as a zero).
-			if v != 0 || s == 0 && j == last {
-				fmt.Fprintf(bw, "%d:%s ", j+1, strconv.FormatFloat(float64(v), 'g', -1, 32))
+		// The first support vector names the last feature even when it is
+		// zero, so that the feature count survives the text format
+		// (LIBSVM's readers take an explicit zero as a zero). Sparse
+		// support vectors are written from their non-zeros.
+		if m.SV.IsSparse() {
+			cols, vals := m.SV.SparseRow(s)
+			for p, j := range cols {
+				if v := vals[p]; v != 0 || s == 0 && int(j) == last {
+					feature(int(j), v)
+				}
+			}
+			if s == 0 && last >= 0 && (len(cols) == 0 || int(cols[len(cols)-1]) != last) {
+				feature(last, 0)
+			}
+		} else {
+			for j, v := range m.SV.Row(s) {
+				if v != 0 || s == 0 && j == last {
+					feature(j, v)
+				}
 			}
 		}
 		bw.WriteByte('\n')
@@ -72,10 +96,10 @@ func (m *Model) WriteLIBSVM(w io.Writer) error {
 	return bw.Flush()
 }
 
-// MaxLIBSVMModelBytes is the default bound on the dense support-vector
-// matrix that ReadLIBSVMModel allocates (8 GiB of float32), so that a small
-// file with huge feature indices or a huge total_sv fails with an error
-// instead of exhausting memory. WithModelMemoryLimit sets another.
+// MaxLIBSVMModelBytes is the default bound on the support-vector matrix
+// that ReadLIBSVMModel allocates (8 GiB), so that a file with a huge
+// total_sv or too many non-zeros fails with an error instead of exhausting
+// memory. WithModelMemoryLimit sets another.
 const MaxLIBSVMModelBytes int64 = 8 << 30
 
 // ReadOption changes how ReadLIBSVMModel reads.
@@ -83,16 +107,17 @@ type ReadOption func(*readOptions)
 
 type readOptions struct{ maxBytes int64 }
 
-// WithModelMemoryLimit bounds the dense support-vector matrix the reader
-// allocates to bytes (a caller's memory budget): a model that needs more is
-// refused, naming the support vector and feature index that went over,
-// before the matrix is allocated.
+// WithModelMemoryLimit bounds the support-vector matrix the reader
+// allocates to bytes (a caller's memory budget): a model whose sparse
+// support vectors need more (8 bytes a non-zero and 8 a row) is refused,
+// naming the support vector that went over; one whose dense matrix would
+// need more is kept sparse.
 func WithModelMemoryLimit(bytes int64) ReadOption {
 	return func(o *readOptions) { o.maxBytes = bytes }
 }
 
 // ErrModelTooLarge is wrapped by ReadLIBSVMModel's error for a model whose
-// dense support vectors would exceed the memory limit.
+// support vectors would exceed the memory limit.
 var ErrModelTooLarge = errors.New("the model's support vectors exceed the memory limit")
 
 // maxClasses bounds nr_class: one-vs-one with more classes would need over
@@ -102,8 +127,13 @@ const maxClasses = 1 << 16
 // ReadLIBSVMModel reads a model in LIBSVM's text format (as svm-train
 // writes it). C-SVC and ε-SVR models with linear, polynomial, RBF or
 // sigmoid kernels are supported; other types give an error naming them.
-// Models whose dense support vectors would take more than
-// MaxLIBSVMModelBytes (or WithModelMemoryLimit's bound) are refused. Every
+// The support vectors are held as a data set is: compressed sparse rows
+// when their density is below data.SparseDensity (or the dense matrix
+// would exceed the limit), dense rows otherwise; reading is O(non-zeros)
+// in memory either way. Feature indices go up to 2³¹−1; repeated indices
+// in a row keep the last value. Models whose sparse support vectors would
+// take more than MaxLIBSVMModelBytes (or WithModelMemoryLimit's bound) are
+// refused. Every
 // count the file declares is checked against what it holds before memory
 // is allocated for it, and parsing is linear in the file's size.
 func ReadLIBSVMModel(r io.Reader, opts ...ReadOption) (*Model, error) {
@@ -114,7 +144,7 @@ func ReadLIBSVMModel(r io.Reader, opts ...ReadOption) (*Model, error) {
 	return readLIBSVMModel(r, o.maxBytes)
 }
 
-// readLIBSVMModel is ReadLIBSVMModel with the dense-matrix budget maxBytes.
+// readLIBSVMModel is ReadLIBSVMModel with the memory limit maxBytes.
 func readLIBSVMModel(r io.Reader, maxBytes int64) (*Model, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<16), 1<<30)
@@ -280,13 +310,26 @@ func readLIBSVMModel(r io.Reader, maxBytes int64) (*Model, error) {
 		ncoef = 1
 	}
 	// The coefficients and support vectors grow line by line: total_sv is
-	// not trusted for an allocation before the lines are there.
+	// not trusted for an allocation before the lines are there. The
+	// support vectors are read into compressed sparse rows (O(non-zeros));
+	// at the end they are held dense when their density is at least
+	// data.SparseDensity (as data sets are) and the dense matrix fits the
+	// limit, else kept sparse.
+	if int64(totalSV) > maxBytes/8 {
+		return tooLarge("total_sv %d needs at least %s for the support vectors, over the %s limit",
+			totalSV, engine.FormatBytes(int64(min(float64(totalSV)*8, 1<<62))), engine.FormatBytes(maxBytes))
+	}
 	m.Coef = make([][]float64, ncoef)
 	type entry struct {
-		j int
-		v float32
+		j   int32
+		v   float32
+		v64 float64 // the value as written, for the float64 path (Decision64)
 	}
-	var svs [][]entry
+	var row []entry
+	m.sv64 = &Rows64{Index: make([][]int32, totalSV), Value: make([][]float64, totalSV)}
+	off := []int64{0}
+	var ind []int32
+	var val []float32
 	dim := 0
 	for s := range totalSV {
 		if !sc.Scan() {
@@ -308,7 +351,8 @@ func readLIBSVMModel(r io.Reader, maxBytes int64) (*Model, error) {
 			}
 			m.Coef[c] = append(m.Coef[c], v)
 		}
-		svs = append(svs, nil)
+		row = row[:0]
+		sorted := true
 		for _, tok := range f[ncoef:] {
 			is, vs, ok := strings.Cut(tok, ":")
 			if !ok {
@@ -322,26 +366,57 @@ func readLIBSVMModel(r io.Reader, maxBytes int64) (*Model, error) {
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 				return fail("support vector %d: bad value %q", s+1, vs)
 			}
-			if j > 1<<24 {
-				return fail("support vector %d: feature index %d is too large for a dense matrix", s+1, j)
+			if j > math.MaxInt32 {
+				return fail("support vector %d: feature index %d is above %d", s+1, j, math.MaxInt32)
 			}
-			svs[s] = append(svs[s], entry{j - 1, float32(v)})
-			if j > dim {
-				dim = j
-				// total_sv is declared: the matrix it asks for is
-				// checked before the rest of the file is read.
-				if int64(totalSV) > maxBytes/4/int64(dim) {
-					return tooLarge("support vector %d: feature index %d with total_sv %d needs %s for the dense support vectors, over the %s limit",
-						s+1, j, totalSV, engine.FormatBytes(int64(min(float64(totalSV)*float64(dim)*4, 1<<62))), engine.FormatBytes(maxBytes))
+			if n := len(row); n > 0 && int32(j-1) <= row[n-1].j {
+				sorted = false
+			}
+			v64, _ := strconv.ParseFloat(vs, 64) // finite: it is as a float32
+			row = append(row, entry{int32(j - 1), float32(v), v64})
+			dim = max(dim, j)
+		}
+		if !sorted {
+			// Out of order or repeated indices: in index order, the last
+			// value of a repeated index kept (as a dense matrix's writes).
+			slices.SortStableFunc(row, func(a, b entry) int { return cmp.Compare(a.j, b.j) })
+			w := 0
+			for t := range row {
+				if w > 0 && row[w-1].j == row[t].j {
+					row[w-1] = row[t]
+					continue
 				}
+				row[w] = row[t]
+				w++
 			}
+			row = row[:w]
+		}
+		for _, en := range row {
+			if en.v != 0 {
+				ind = append(ind, en.j)
+				val = append(val, en.v)
+			}
+		}
+		m.sv64.set(s, len(row), func(t int) (int, float64) { return int(row[t].j), row[t].v64 })
+		off = append(off, int64(len(ind)))
+		// The float32 rows (8 bytes a non-zero, 8 a row of total_sv) and
+		// their float64 copy for Decision64 (12 a non-zero, 48 a row read).
+		if need := 20*int64(len(ind)) + 8*int64(totalSV+1) + 48*int64(s+1); need > maxBytes {
+			return tooLarge("support vector %d: the sparse support vectors need %s so far (20 bytes a non-zero, 8 a row of total_sv %d and 48 a row read, for float32 and float64 copies), over the %s limit",
+				s+1, engine.FormatBytes(need), totalSV, engine.FormatBytes(maxBytes))
 		}
 	}
-	m.SV = pursuit.NewMatrix(totalSV, dim)
-	for s, es := range svs {
-		for _, e := range es {
-			m.SV.Set(s, e.j, e.v)
+	m.sv64.Cols = dim
+	nnz := int64(len(ind))
+	m.SV = pursuit.Matrix{Rows: totalSV, Cols: dim, Sparse: &pursuit.CSR{Offsets: off, Indices: ind, Values: val}}
+	if dense := int64(totalSV) * int64(dim) * 4; dim > 0 && data.Density(totalSV, dim, nnz) >= data.SparseDensity && dense <= maxBytes {
+		// At this density the dense matrix is at most 16 bytes a
+		// non-zero: bounded by the file's size.
+		d := pursuit.NewMatrix(totalSV, dim)
+		for s := range totalSV {
+			m.SV.RowTo(d.Row(s), s)
 		}
+		m.SV = d
 	}
 	if err := m.check(); err != nil {
 		return nil, fmt.Errorf("svm: LIBSVM model: %w", err)

@@ -138,9 +138,19 @@ func (p Params) validateData(x pursuit.Matrix, y []float64, shard bool) error {
 		}
 	}
 	for i := range x.Rows {
-		if row := x.Row(i); !allFinite(row) {
+		var cols []int32
+		var row []float32
+		if x.IsSparse() {
+			cols, row = x.SparseRow(i)
+		} else {
+			row = x.Row(i)
+		}
+		if !allFinite(row) {
 			for j, v := range row {
 				if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+					if cols != nil {
+						j = int(cols[j])
+					}
 					return badInput("example %d, feature %d: value %v is not finite", i, j, v)
 				}
 			}

@@ -198,6 +198,9 @@ func (sh *shard) newCache(budget int64) *rowCache[float32] {
 // and each rank computes one kernel block against its prepared points.
 // Every rank calls it with the same batch (the caches are alike).
 func (sh *shard) fill(dst []float32, batch []int) error {
+	if sh.x.IsSparse() {
+		return sh.fillSparse(dst, batch)
+	}
 	d := sh.x.Cols
 	w := d + 1
 	clear(sh.counts)
@@ -246,6 +249,57 @@ func (sh *shard) fill(dst []float32, batch []int) error {
 	}
 	out := pursuit.Matrix{Rows: n, Cols: lp, Stride: lp, Data: dst[:n*lp]}
 	return sh.e.KernelBlockPrepared(out, sh.k, sh.pts, pn, sh.rows.xp)
+}
+
+// fillSparse is fill for sparse points: each owner sends its points' norms
+// and non-zeros (appendRow), the ranks first telling each other how many
+// values they send, and the batch's points become sparse rows.
+func (sh *shard) fillSparse(dst []float32, batch []int) error {
+	sh.send = sh.send[:0]
+	for _, k := range batch {
+		if r, p := sh.lay.owner(k); r == sh.lay.rank {
+			sh.send = append(sh.send, float64(sh.norms[p]))
+			sh.send = appendRow(sh.send, sh.x, p)
+		}
+	}
+	sizes, err := sh.c.Allgather([]float64{float64(len(sh.send))})
+	if err != nil {
+		return fmt.Errorf("svm: gathering the sizes of the points of kernel rows: %w", err)
+	}
+	total := 0
+	for r, v := range sizes {
+		sh.counts[r] = int(v)
+		total += int(v)
+	}
+	recv := grow(&sh.all, total)
+	if err := sh.c.Allgatherv(sh.send, sh.counts, recv); err != nil {
+		return fmt.Errorf("svm: gathering the points of kernel rows: %w", err)
+	}
+	lp := len(sh.lay.keys)
+	if lp == 0 {
+		return nil
+	}
+	off := make([]int, sh.lay.size)
+	for r := 1; r < len(off); r++ {
+		off[r] = off[r-1] + sh.counts[r-1]
+	}
+	n := len(batch)
+	if cap(sh.pn) < n {
+		sh.pn = make([]float32, n)
+	}
+	pn := sh.pn[:n]
+	rows := make([][]float64, n)
+	for t, k := range batch {
+		r, _ := sh.lay.owner(k)
+		p := off[r]
+		nz := int(recv[p+1])
+		pn[t] = float32(recv[p])
+		rows[t] = recv[p+1 : p+2+2*nz]
+		off[r] = p + 2 + 2*nz
+	}
+	pts := readRows(n, sh.x.Cols, true, func(t int) []float64 { return rows[t] })
+	out := pursuit.Matrix{Rows: n, Cols: lp, Stride: lp, Data: dst[:n*lp]}
+	return sh.e.KernelBlockPrepared(out, sh.k, pts, pn, sh.rows.xp)
 }
 
 // grow returns (*buf)[:n], reallocating when it is too short.

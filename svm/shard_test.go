@@ -53,8 +53,8 @@ func sameSVM(e *engine.Engine, got, want *Model, xt pursuit.Matrix) error {
 	if !slices.Equal(got.Labels, want.Labels) || !slices.Equal(got.NumSV, want.NumSV) {
 		return fmt.Errorf("labels %v (%v SVs), one process %v (%v)", got.Labels, got.NumSV, want.Labels, want.NumSV)
 	}
-	if !slices.Equal(got.SV.Data[:got.SV.Rows*got.SV.Cols], want.SV.Data[:want.SV.Rows*want.SV.Cols]) {
-		return errors.New("the support vectors' features differ")
+	if err := sameRows(got.SV, want.SV); err != nil {
+		return fmt.Errorf("the support vectors' features differ: %w", err)
 	}
 	if len(got.Coef) != len(want.Coef) {
 		return fmt.Errorf("%d coefficient rows, one process %d", len(got.Coef), len(want.Coef))
@@ -76,6 +76,41 @@ func sameSVM(e *engine.Engine, got, want *Model, xt pursuit.Matrix) error {
 		return err
 	}
 	return close6("decision", gd, wd)
+}
+
+// sameRows reports how the rows of a and b (dense or sparse) differ in
+// shape or in any non-zero.
+func sameRows(a, b pursuit.Matrix) error {
+	if a.Rows != b.Rows || a.Cols != b.Cols {
+		return fmt.Errorf("%d×%d, want %d×%d", a.Rows, a.Cols, b.Rows, b.Cols)
+	}
+	for i := range a.Rows {
+		ja, va := nonZeros(a, i)
+		jb, vb := nonZeros(b, i)
+		if !slices.Equal(ja, jb) || !slices.Equal(va, vb) {
+			return fmt.Errorf("row %d: features %v values %v, want %v %v", i, ja, va, jb, vb)
+		}
+	}
+	return nil
+}
+
+// sparseOf returns the non-zeros of x (dense or sparse) of magnitude at
+// least cut as sparse rows (the rest dropped): data with real zeros, for the sparse paths.
+func sparseOf(x pursuit.Matrix, cut float32) pursuit.Matrix {
+	off := []int64{0}
+	var ind []int32
+	var val []float32
+	row := make([]float32, x.Cols)
+	for i := range x.Rows {
+		for j, v := range x.RowTo(row, i) {
+			if v != 0 && (v >= cut || v <= -cut) {
+				ind = append(ind, int32(j))
+				val = append(val, v)
+			}
+		}
+		off = append(off, int64(len(ind)))
+	}
+	return pursuit.Matrix{Rows: x.Rows, Cols: x.Cols, Sparse: &pursuit.CSR{Offsets: off, Indices: ind, Values: val}}
 }
 
 // close6 checks got against want to 1e-6 of want's largest magnitude.
@@ -236,8 +271,11 @@ func identical(got, want *Model) error {
 		return fmt.Errorf("stats %+v, one process %+v", got.Stats, want.Stats)
 	case !slices.Equal(got.Labels, want.Labels) || !slices.Equal(got.NumSV, want.NumSV):
 		return fmt.Errorf("labels %v (%v SVs), one process %v (%v)", got.Labels, got.NumSV, want.Labels, want.NumSV)
-	case !slices.Equal(got.SV.Data[:got.SV.Rows*got.SV.Cols], want.SV.Data[:want.SV.Rows*want.SV.Cols]):
-		return errors.New("support vector features differ")
+	case got.SV.IsSparse() != want.SV.IsSparse():
+		return fmt.Errorf("support vectors sparse %v, one process %v", got.SV.IsSparse(), want.SV.IsSparse())
+	}
+	if err := sameRows(got.SV, want.SV); err != nil {
+		return fmt.Errorf("support vector features differ: %w", err)
 	}
 	return nil
 }
@@ -265,6 +303,10 @@ func TestShardedMatchesOneProcess(t *testing.T) {
 		{"three classes, weighted, small cache", x, y3, Params{Kernel: pursuit.NewRBF(0.4), C: 1, CacheMB: 0.02, Weights: map[float64]float64{2: 1.5}}},
 		{"ε-SVR", x, z, Params{Type: EpsilonSVR, Kernel: pursuit.NewRBF(0.2), C: 1, Epsilon: 0.05}},
 		{"25 points, linear", tiny, tinyY, Params{Kernel: pursuit.NewLinear(), C: 1}},
+		// Sparse rows: each rank holds its rows' non-zeros.
+		{"binary, sparse rows", sparseOf(x, 0.7), y2, Params{Kernel: pursuit.NewRBF(0.4), C: 3}},
+		{"three classes, sparse rows", sparseOf(x, 0.7), y3, Params{Kernel: pursuit.NewRBF(0.4), C: 1, CacheMB: 0.02}},
+		{"ε-SVR, sparse rows", sparseOf(x, 0.7), z, Params{Type: EpsilonSVR, Kernel: pursuit.NewRBF(0.2), C: 1, Epsilon: 0.05}},
 	}
 	for _, be := range []string{"go", ""} {
 		e, err := newEngine(be)
@@ -311,10 +353,17 @@ func iterations(m *Model) []int {
 // TrainMulticlass with OneVsRest) across 3 ranks gives every machine of
 // the one-process model.
 func TestShardedOneVsRestMatchesOneProcess(t *testing.T) {
-	x, y, _ := shardData(190, 5, 3, 11)
+	dense, y, _ := shardData(190, 5, 3, 11)
 	xt, _, _ := shardData(40, 5, 3, 12)
 	e := testEngine(t)
 	p := Params{Kernel: pursuit.NewRBF(0.4), C: 2}
+	for _, x := range []pursuit.Matrix{dense, sparseOf(dense, 0.7)} {
+		shardedOneVsRest(t, e, x, y, xt, p)
+	}
+}
+
+func shardedOneVsRest(t *testing.T, e *engine.Engine, x pursuit.Matrix, y []float64, xt pursuit.Matrix, p Params) {
+	t.Helper()
 	want, err := TrainOneVsRest(e, x, y, p)
 	if err != nil {
 		t.Fatal(err)

@@ -85,8 +85,12 @@ func reserveCache(e *engine.Engine, p Params, l int) error {
 	return e.Reserve("the SVM kernel-row cache", b)
 }
 
-// gatherRows copies rows idx of x into a new matrix.
+// gatherRows copies rows idx of x into a new matrix, held as x is: dense
+// rows, or sparse rows holding their non-zeros only.
 func gatherRows(x pursuit.Matrix, idx []int) pursuit.Matrix {
+	if x.IsSparse() {
+		return gatherSparse(x, idx)
+	}
 	out := pursuit.NewMatrix(len(idx), x.Cols)
 	for r, i := range idx {
 		copy(out.Row(r), x.Row(i))
@@ -94,11 +98,48 @@ func gatherRows(x pursuit.Matrix, idx []int) pursuit.Matrix {
 	return out
 }
 
+// gatherSparse is gatherRows for a sparse x: O(the rows' non-zeros).
+func gatherSparse(x pursuit.Matrix, idx []int) pursuit.Matrix {
+	var nnz int64
+	c := x.Sparse
+	for _, i := range idx {
+		nnz += c.Offsets[i+1] - c.Offsets[i]
+	}
+	off := make([]int64, 1, len(idx)+1)
+	ind := make([]int32, 0, nnz)
+	val := make([]float32, 0, nnz)
+	for _, i := range idx {
+		ri, rv := x.SparseRow(i)
+		ind = append(ind, ri...)
+		val = append(val, rv...)
+		off = append(off, int64(len(ind)))
+	}
+	return pursuit.Matrix{Rows: len(idx), Cols: x.Cols, Sparse: &pursuit.CSR{Offsets: off, Indices: ind, Values: val}}
+}
+
+// gatheredBytes is the memory gatherRows(x, idx) takes: Matrix.Bytes of
+// the copy.
+func gatheredBytes(x pursuit.Matrix, idx []int) int64 {
+	if !x.IsSparse() {
+		return int64(len(idx)) * int64(x.Cols) * 4
+	}
+	var nnz int64
+	c := x.Sparse
+	for _, i := range idx {
+		nnz += c.Offsets[i+1] - c.Offsets[i]
+	}
+	return 8*nnz + 8*int64(len(idx)+1)
+}
+
 // gatherRowsScratch is gatherRows into memory that the returned function
 // gives back, after which the matrix must not be used: a hugemem.Arena where the
 // platform has one (the copy of a class pair, a few megabytes, then faults
 // in a few huge pages instead of hundreds of 4 KiB ones), else the Go heap.
+// Sparse rows are copied to the Go heap (gatherRows).
 func gatherRowsScratch(x pursuit.Matrix, idx []int) (pursuit.Matrix, func()) {
+	if x.IsSparse() {
+		return gatherSparse(x, idx), func() {}
+	}
 	a := hugemem.New(len(idx) * x.Cols * 4)
 	data := hugemem.Slice[float32](a, len(idx)*x.Cols)
 	if data == nil {
@@ -203,11 +244,14 @@ func trainOVO(e *engine.Engine, x pursuit.Matrix, y []float64, p Params) (*Model
 					sy[t] = -1
 				}
 			}
-			if err := e.Reserve("the training rows of a class pair", int64(len(idx))*int64(x.Cols)*4); err != nil {
-				return nil, err
+			copied := k > 2 || !isIdentity(idx)
+			if copied {
+				if err := e.Reserve("the training rows of a class pair", gatheredBytes(x, idx)); err != nil {
+					return nil, err
+				}
 			}
 			sub, release := x, func() {}
-			if k > 2 || !isIdentity(idx) {
+			if copied {
 				sub, release = gatherRowsScratch(x, idx)
 			}
 			q := p

@@ -46,6 +46,7 @@ func startSharded(e *engine.Engine, x pursuit.Matrix, y []float64, p Params, met
 		engine.NewSetting("input", input),
 		engine.NewSetting("SVM parameters", p.digest()),
 		engine.NewSetting("features", fmt.Sprint(x.Cols)),
+		engine.NewSetting("storage of the training rows (sparse or dense)", storageName(x)),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
@@ -75,6 +76,14 @@ func startSharded(e *engine.Engine, x pursuit.Matrix, y []float64, p Params, met
 		return nil, badInput("empty training data: every rank's shard is empty")
 	}
 	return st, nil
+}
+
+// storageName is "sparse" or "dense", as x is held.
+func storageName(x pursuit.Matrix) string {
+	if x.IsSparse() {
+		return "sparse"
+	}
+	return "dense"
 }
 
 // classCounts returns counts[c][r], the rows of class labels[c] on rank r,
@@ -112,16 +121,29 @@ func classCounts(c engine.Group, labels, y []float64) ([][]int, [][]int, error) 
 }
 
 // svRecords gathers the support vectors of every rank: each record is
-// (group, training index, coefficients…, features…), width = 2 + nc + d.
+// (group, training index, coefficients…, features…) with nc coefficients
+// and the features of x's storage: d values of a dense row, or the number
+// of non-zeros followed by their columns and values for a sparse one.
 // They come back sorted by group, then training index: LIBSVM's order.
-func svRecords(c engine.Group, send []float64, width int) ([][]float64, error) {
+func svRecords(c engine.Group, send []float64, nc int, x pursuit.Matrix) ([][]float64, error) {
 	all, err := c.Gatherv(send)
 	if err != nil {
 		return nil, fmt.Errorf("svm: gathering the support vectors: %w", err)
 	}
-	recs := make([][]float64, len(all)/width)
-	for t := range recs {
-		recs[t] = all[t*width : (t+1)*width]
+	var recs [][]float64
+	for p := 0; p < len(all); {
+		w := 2 + nc + x.Cols
+		if x.IsSparse() {
+			if p+2+nc >= len(all) {
+				return nil, fmt.Errorf("svm: gathering the support vectors: a record cut short at %d of %d values", p, len(all))
+			}
+			w = 2 + nc + 1 + 2*int(all[p+2+nc])
+		}
+		if p+w > len(all) {
+			return nil, fmt.Errorf("svm: gathering the support vectors: a record of %d values at %d of %d", w, p, len(all))
+		}
+		recs = append(recs, all[p:p+w:p+w])
+		p += w
 	}
 	slices.SortFunc(recs, func(a, b []float64) int {
 		if c := cmp.Compare(a[0], b[0]); c != 0 {
@@ -132,21 +154,67 @@ func svRecords(c engine.Group, send []float64, width int) ([][]float64, error) {
 	return recs, nil
 }
 
-// appendSV appends the record of own row i (training index gi) in group
-// with coefficients coef.
-func appendSV(send []float64, group, gi int, coef []float64, row []float32) []float64 {
+// appendSV appends the record of own row i of x (training index gi) in
+// group with coefficients coef (see svRecords).
+func appendSV(send []float64, group, gi int, coef []float64, x pursuit.Matrix, i int) []float64 {
 	send = append(send, float64(group), float64(gi))
 	send = append(send, coef...)
-	for _, v := range row {
+	return appendRow(send, x, i)
+}
+
+// appendRow appends row i of x: its Cols values when dense; its number of
+// non-zeros, their columns and their values when sparse.
+func appendRow(send []float64, x pursuit.Matrix, i int) []float64 {
+	if x.IsSparse() {
+		cols, vals := x.SparseRow(i)
+		send = append(send, float64(len(cols)))
+		for _, j := range cols {
+			send = append(send, float64(j))
+		}
+		for _, v := range vals {
+			send = append(send, float64(v))
+		}
+		return send
+	}
+	for _, v := range x.Row(i) {
 		send = append(send, float64(v))
 	}
 	return send
 }
 
-// svFrom fills a model's SV, SVIndex and coefficient rows (nc of them)
-// from sorted records.
-func svFrom(m *Model, recs [][]float64, nc, d int) {
-	m.SV = pursuit.NewMatrix(len(recs), d)
+// readRows builds an n×d matrix from n rows written by appendRow in recs
+// (recs[t][skip:] holds row t), sparse when sparse.
+func readRows(n, d int, sparse bool, row func(t int) []float64) pursuit.Matrix {
+	if !sparse {
+		m := pursuit.NewMatrix(n, d)
+		for t := range n {
+			for j, v := range row(t) {
+				m.Data[t*d+j] = float32(v)
+			}
+		}
+		return m
+	}
+	off := make([]int64, 1, n+1)
+	var ind []int32
+	var val []float32
+	for t := range n {
+		r := row(t)
+		nz := int(r[0])
+		for _, j := range r[1 : 1+nz] {
+			ind = append(ind, int32(j))
+		}
+		for _, v := range r[1+nz : 1+2*nz] {
+			val = append(val, float32(v))
+		}
+		off = append(off, int64(len(ind)))
+	}
+	return pursuit.Matrix{Rows: n, Cols: d, Sparse: &pursuit.CSR{Offsets: off, Indices: ind, Values: val}}
+}
+
+// svFrom fills a model's SV (held as x is), SVIndex and coefficient rows
+// (nc of them) from sorted records.
+func svFrom(m *Model, recs [][]float64, nc int, x pursuit.Matrix) {
+	m.SV = readRows(len(recs), x.Cols, x.IsSparse(), func(t int) []float64 { return recs[t][2+nc:] })
 	m.SVIndex = make([]int, len(recs))
 	m.Coef = make([][]float64, nc)
 	for q := range m.Coef {
@@ -156,9 +224,6 @@ func svFrom(m *Model, recs [][]float64, nc, d int) {
 		m.SVIndex[s] = int(r[1])
 		for q := range nc {
 			m.Coef[q][s] = r[2+q]
-		}
-		for j, v := range r[2+nc:] {
-			m.SV.Data[s*d+j] = float32(v)
 		}
 	}
 }
@@ -255,15 +320,15 @@ func trainSVRSharded(e *engine.Engine, st *shardStart, x pursuit.Matrix, y []flo
 	var send []float64
 	for i := range lp {
 		if cf := sol.Alpha[i] - sol.Alpha[i+lp]; cf != 0 {
-			send = appendSV(send, 0, st.offset+i, []float64{cf}, x.Row(i))
+			send = appendSV(send, 0, st.offset+i, []float64{cf}, x, i)
 		}
 	}
-	recs, err := svRecords(c, send, 3+x.Cols)
+	recs, err := svRecords(c, send, 1, x)
 	if err != nil {
 		return nil, err
 	}
 	m := &Model{Type: EpsilonSVR, Kernel: p.Kernel, Rho: []float64{sol.Rho}, Stats: []TrainStats{statsOf(sol)}}
-	svFrom(m, recs, 1, x.Cols)
+	svFrom(m, recs, 1, x)
 	return m, nil
 }
 
@@ -333,18 +398,18 @@ func trainOVOSharded(e *engine.Engine, st *shardStart, x pursuit.Matrix, y []flo
 	for cl, g := range groups {
 		for _, i := range g {
 			if nonzero[i] {
-				send = appendSV(send, cl, st.offset+i, coef[i], x.Row(i))
+				send = appendSV(send, cl, st.offset+i, coef[i], x, i)
 			}
 		}
 	}
-	recs, err := svRecords(c, send, 2+(k-1)+x.Cols)
+	recs, err := svRecords(c, send, k-1, x)
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range recs {
 		m.NumSV[int(r[0])]++
 	}
-	svFrom(m, recs, k-1, x.Cols)
+	svFrom(m, recs, k-1, x)
 	return m, nil
 }
 
@@ -353,7 +418,7 @@ func trainOVOSharded(e *engine.Engine, st *shardStart, x pursuit.Matrix, y []flo
 // order.
 func trainBinarySharded(e *engine.Engine, lay *shardLayout, x pursuit.Matrix, idx []int, y []float64, cPos, cNeg float64, p Params) (binaryFit, error) {
 	var fit binaryFit
-	sh, err := openShard(e, p, lay, func() pursuit.Matrix { return gatherRows(x, idx) }, append([]int(nil), lay.keys...), lay.total(), int64(len(idx))*int64(x.Cols)*4)
+	sh, err := openShard(e, p, lay, func() pursuit.Matrix { return gatherRows(x, idx) }, append([]int(nil), lay.keys...), lay.total(), gatheredBytes(x, idx))
 	if err != nil {
 		return fit, err
 	}
@@ -425,10 +490,10 @@ func trainOneVsRestSharded(e *engine.Engine, x pursuit.Matrix, y []float64, p Pa
 				if yc[i] < 0 {
 					group = 1
 				}
-				send = appendSV(send, group, st.offset+i, []float64{yc[i] * a}, x.Row(i))
+				send = appendSV(send, group, st.offset+i, []float64{yc[i] * a}, x, i)
 			}
 		}
-		recs, err := svRecords(c, send, 3+x.Cols)
+		recs, err := svRecords(c, send, 1, x)
 		if err != nil {
 			return nil, err
 		}
@@ -437,7 +502,7 @@ func trainOneVsRestSharded(e *engine.Engine, x pursuit.Matrix, y []float64, p Pa
 		for _, r := range recs {
 			m.NumSV[int(r[0])]++
 		}
-		svFrom(m, recs, 1, x.Cols)
+		svFrom(m, recs, 1, x)
 		out.Machines = append(out.Machines, m)
 	}
 	return out, nil

@@ -31,6 +31,7 @@ func Run(t *testing.T, be backend.Backend) {
 	t.Run("Errors", func(t *testing.T) { testErrors(t, be) })
 	t.Run("SMOScans", func(t *testing.T) { testSMOScans(t, be) })
 	t.Run("Sparse", func(t *testing.T) { testSparse(t, be) })
+	t.Run("Offset", func(t *testing.T) { testOffset(t, be) })
 	if _, ok := be.(backend.Preparer); ok {
 		t.Run("Prepared", func(t *testing.T) { testPrepared(t, be) })
 	}

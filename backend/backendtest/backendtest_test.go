@@ -280,3 +280,43 @@ func TestSuiteDetectsBugs(t *testing.T) {
 		}
 	}
 }
+
+// TestRunAccurateDetectsCancellation checks that the accuracy case fails a
+// backend that takes RBF distances as ‖a‖²+‖b‖²−2a·b in float32 (the naive
+// one, and the pure-Go backend), and that a float64 evaluation passes it.
+func TestRunAccurateDetectsCancellation(t *testing.T) {
+	for _, ops := range []KernelOps{&naive{}, backend.NewGo(2)} {
+		rec := &recorder{TB: t}
+		worst := RunAccurate(rec, ops)
+		if len(rec.msgs) == 0 {
+			t.Errorf("%T: cancelling float32 distances passed RunAccurate (worst error %.3g)", ops, worst)
+		} else {
+			t.Logf("%T: %d failures (worst error %.3g), first: %s", ops, len(rec.msgs), worst, rec.msgs[0])
+		}
+	}
+	if worst := RunAccurate(t, exact64{}); worst > AccurateTol {
+		t.Errorf("float64 reference: worst error %.3g", worst)
+	}
+}
+
+// exact64 computes kernel values with pursuit.Kernel.Eval, rounded to
+// float32.
+type exact64 struct{}
+
+func (exact64) KernelBlock(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, _ []float32, b pursuit.Matrix, _ []float32) error {
+	for i := range a.Rows {
+		for j := range b.Rows {
+			dst.Set(i, j, float32(k.Eval(a.Row(i), b.Row(j))))
+		}
+	}
+	return nil
+}
+
+func (exact64) KernelGather(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, _ []float32, idx []int, b pursuit.Matrix, _ []float32) error {
+	for r, i := range idx {
+		for j := range b.Rows {
+			dst.Set(r, j, float32(k.Eval(a.Row(i), b.Row(j))))
+		}
+	}
+	return nil
+}

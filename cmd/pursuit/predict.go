@@ -17,6 +17,7 @@ import (
 type predictOptions struct {
 	model, data, out string
 	format           string
+	storage          string
 	labelColumn      int
 	header           bool
 	decision         bool
@@ -35,6 +36,7 @@ func newPredictFlags() (*flag.FlagSet, *predictOptions) {
 	fs.StringVar(&o.out, "out", "", "write the predicted labels to `FILE`, one per line (- for standard output, the summary going to stderr; "+safeWriteHelp+")")
 	fs.BoolVar(&o.decision, "decision", false, "with --out: also write each classifier's real-valued output after the label")
 	fs.StringVar(&o.format, "format", "auto", "data file format: auto (from the name: .csv is CSV), libsvm or csv")
+	fs.StringVar(&o.storage, "storage", "auto", predictStorageUsage)
 	fs.IntVar(&o.labelColumn, "label-column", 0, labelColumnUsage)
 	fs.BoolVar(&o.header, "header", false, "CSV only: the first line is a header")
 	fs.StringVar(&o.backend, "backend", "", backendUsage)
@@ -44,6 +46,9 @@ func newPredictFlags() (*flag.FlagSet, *predictOptions) {
 	fs.BoolVar(&o.jsonOutput, "json", false, "print one JSON object with the results")
 	return fs, o
 }
+
+// predictStorageUsage is predict's --storage help.
+const predictStorageUsage = "how LIBSVM data are held in memory: auto (sparse rows when under 25% of the values are non-zero, else dense), dense or sparse; CSV is always dense. Models of algorithms that do not take sparse rows yet get dense data. In sparse rows, features beyond the model's (an svm model's) are accepted as svm-predict accepts them: the model's support vectors are zero there, so they add nothing to linear and polynomial kernels and their squares to RBF distances, as in svm-predict; dense data must not go beyond the model's features"
 
 func predictCommand() *command {
 	return &command{
@@ -75,7 +80,7 @@ func runPredict(ev *env, args []string) error {
 	case o.jsonOutput && o.out == "-":
 		return fmt.Errorf("--json and --out - both write to standard output; give --out a file name")
 	}
-	df := dataFlags{format: o.format, labelColumn: o.labelColumn, header: o.header, scale: "none"}
+	df := dataFlags{format: o.format, labelColumn: o.labelColumn, header: o.header, scale: "none", storage: o.storage}
 	if err := df.validate(nil, false); err != nil {
 		return err
 	}
@@ -92,6 +97,7 @@ func runPredict(ev *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	df.sparseOK, df.storageAlgo = sparseAlgos[m.Header.Algorithm], m.Header.Algorithm
 	ds, err := loadForModel(e, o.data, &df, m, o.model)
 	if err != nil {
 		return err

@@ -36,10 +36,21 @@ func (d *dataFlags) loadOptions(dim int) []data.Option {
 	return append(opts, data.WithStorage(d.loadStorage()))
 }
 
+// formatOption is --format as a data.Format.
+func (d *dataFlags) formatOption() data.Format {
+	switch d.format {
+	case "libsvm":
+		return data.FormatLibSVM
+	case "csv":
+		return data.FormatCSV
+	}
+	return data.FormatAuto
+}
+
 // sparseAlgos are the algorithms checked to train and predict on sparse
 // rows (the same models as on dense rows); the others get their data
 // dense. The list grows as each algorithm is verified (issue 28).
-var sparseAlgos = map[string]bool{}
+var sparseAlgos = map[string]bool{"svm": true}
 
 // sparseAlgoList names the algorithms of sparseAlgos, or says there are
 // none yet.
@@ -165,12 +176,55 @@ func loadData(path string, opts []data.Option) (*data.Dataset, error) {
 // loadForModel reads the data a saved model is applied to (predict, plot,
 // bound) within e's memory budget, and charges it: padded to the model's
 // features, and refused, naming the model, when it has more.
+//
+// For a model whose algorithm takes sparse rows, a LIBSVM file that is not
+// held dense (--storage auto or sparse) may name features beyond the
+// model's, as svm-predict accepts them: its rows are read as they are and
+// widened to the model's features when narrower. The scaler, fitted on the
+// model's features, leaves the others as they are.
 func loadForModel(e *engine.Engine, path string, df *dataFlags, m *learn.File, modelPath string) (*data.Dataset, error) {
-	ds, err := loadWithin(e, path, df.loadOptions(m.Header.Dim))
+	dim := m.Header.Dim
+	wide := df.sparseOK && df.loadStorage() != data.StorageDense &&
+		data.ResolveFormat(path, df.formatOption()) == data.FormatLibSVM && dim > 0
+	if wide {
+		dim = 0
+	}
+	ds, err := loadWithin(e, path, df.loadOptions(dim))
 	if errors.Is(err, data.ErrFeatureMismatch) {
 		return nil, fmt.Errorf("%w (model %s was trained on %d features)", err, modelPath, m.Header.Dim)
 	}
-	return ds, err
+	if err != nil || !wide {
+		return ds, err
+	}
+	switch x := &ds.X; {
+	case x.Cols == m.Header.Dim:
+	case x.IsSparse() && x.Cols < m.Header.Dim:
+		x.Cols = m.Header.Dim // the rows' non-zeros stay where they are
+	case x.IsSparse():
+		if m.Header.Scaler != nil {
+			m.Header.Scaler = widenScaler(m.Header.Scaler, x.Cols)
+		}
+	default:
+		// Held dense (auto chose it): as with the model's feature count.
+		e.Release(ds.Bytes())
+		return loadWithin(e, path, df.loadOptions(m.Header.Dim))
+	}
+	return ds, nil
+}
+
+// widenScaler returns a copy of s for cols ≥ its features: the features
+// beyond them are left as they are (scale 1, offset 0).
+func widenScaler(s *data.Scaler, cols int) *data.Scaler {
+	if len(s.Scale) != len(s.Offset) {
+		return s // a damaged scaler, which Apply reports
+	}
+	w := *s
+	w.Scale = append(append([]float64(nil), s.Scale...), make([]float64, cols-len(s.Scale))...)
+	for j := len(s.Scale); j < cols; j++ {
+		w.Scale[j] = 1
+	}
+	w.Offset = append(append([]float64(nil), s.Offset...), make([]float64, cols-len(s.Offset))...)
+	return &w
 }
 
 // budgetError restates the data package's memory-limit error (a

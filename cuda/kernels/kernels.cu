@@ -432,3 +432,167 @@ PURSUIT_GLOBAL void sign_mismatch(double *__restrict__ part, const double *__res
 		part[(long long)blockIdx.x * DP_MAXV] = red[0];
 	}
 }
+
+// ---------------------------------------------------------------------------
+// Sparse operands (CSR rows: off[r]..off[r+1] index idx/val; idx are int32
+// column numbers, strictly increasing within a row).
+//
+// One operand is streamed, the other densified: a kernel block with a
+// sparse b streams b's rows against batches of rows of a (dense or sparse),
+// one with a dense b streams the sparse a's rows against batches of b's
+// rows. A batch of G rows is densified transposed, T[c*ldt + t] = row t's
+// value at column c (zero where the row has none), so that the 32 lanes of
+// a warp, one batch row each, read one 128-byte line of T per streamed
+// non-zero. csr_kernel gives each warp one streamed row at a time: every
+// lane walks the row's non-zeros in order (the same index and value for all
+// lanes, one broadcast load each) and accumulates with one fmaf per
+// non-zero, so that each value is the sum of the streamed row's products
+// in the order of its non-zeros, whatever the batch or the grid: a kernel
+// row has the same bits in every gather that contains it.
+// ---------------------------------------------------------------------------
+
+// csr_kernel: blocks of SK_THREADS threads (SK_WARPS warps) take SK_ROWS
+// streamed rows × SK_COLS batch rows (one per lane). dense_densify_t: tiles
+// of TR_TILE×TR_TILE, blocks of TR_TILE×TR_BY threads.
+#define SK_ROWS 32
+#define SK_COLS 32
+#define SK_THREADS 256
+#define SK_WARPS 8
+#define TR_TILE 32
+#define TR_BY 8
+
+// csr_kernel computes the kernel values of streamed rows s < S (row
+// sel[s], or s when sel is null) with batch rows t < G (columns of T) and
+// stores them at C[s*ldc + t] (trans == 0: the streamed operand is a) or
+// C[t*ldc + s] (trans == 1: it is b), through a shared tile so that both
+// stores are coalesced. sn and tn are the squared norms of the streamed and
+// batch rows (read for RBF only). Grid: (ceil(S/32), ceil(G/32)).
+PURSUIT_GLOBAL void csr_kernel(float *__restrict__ C, long long ldc, long long trans,
+                               const long long *__restrict__ off, const int *__restrict__ idx,
+                               const float *__restrict__ val, const long long *__restrict__ sel, long long S,
+                               const float *__restrict__ T, long long ldt, long long G,
+                               const float *__restrict__ sn, const float *__restrict__ tn,
+                               long long kind, double gamma, double coef0, long long degree)
+{
+	__shared__ float tile[SK_ROWS][SK_COLS + 1];
+	const int lane = threadIdx.x % 32;
+	const int warp = threadIdx.x / 32;
+	const long long s0 = (long long)blockIdx.x * SK_ROWS;
+	const long long t0 = (long long)blockIdx.y * SK_COLS;
+	const long long t = t0 + lane;
+	const bool tin = t < G;
+	const float g = (float)gamma;
+	const float c0 = (float)coef0;
+	const float tnv = (kind == 3 && tin) ? tn[t] : 0.0f;
+	for (int q = warp; q < SK_ROWS; q += SK_WARPS) {
+		const long long s = s0 + q;
+		float v = 0.0f;
+		if (s < S && tin) {
+			const long long r = sel ? sel[s] : s;
+			const long long end = off[r + 1];
+			float acc = 0.0f;
+#pragma unroll 4
+			for (long long p = off[r]; p < end; p++) {
+				acc = fmaf(val[p], T[(long long)idx[p] * ldt + t], acc);
+			}
+			v = kb_transform(acc, kind == 3 ? sn[s] : 0.0f, tnv, kind, g, c0, degree);
+		}
+		tile[q][lane] = v;
+	}
+	__syncthreads();
+	for (int q = warp; q < SK_ROWS; q += SK_WARPS) {
+		if (trans == 0) { // tile row q is streamed row s0+q, lane the batch row
+			const long long s = s0 + q;
+			if (s < S && tin) {
+				C[s * ldc + t] = tile[q][lane];
+			}
+		} else { // lane is streamed row s0+lane, q the batch row
+			const long long s = s0 + lane;
+			const long long tt = t0 + q;
+			if (s < S && tt < G) {
+				C[tt * ldc + s] = tile[lane][q];
+			}
+		}
+	}
+}
+
+// csr_sq_norms: out[i] = ||row i||^2 for i < n (row sel[i], or i when sel
+// is null), 8 rows per block of 256 threads, a fixed tree reduction within
+// each group of 32 (the same bits for a row in every call).
+PURSUIT_GLOBAL void csr_sq_norms(float *__restrict__ out, const long long *__restrict__ off,
+                                 const float *__restrict__ val, const long long *__restrict__ sel, long long n)
+{
+	__shared__ float red[SN_THREADS];
+	const int tid = threadIdx.x;
+	const int lane = tid % SN_GROUP;
+	const long long i = (long long)blockIdx.x * (SN_THREADS / SN_GROUP) + tid / SN_GROUP;
+	float s = 0.0f;
+	if (i < n) {
+		const long long r = sel ? sel[i] : i;
+		const long long end = off[r + 1];
+		for (long long p = off[r] + lane; p < end; p += SN_GROUP) {
+			s = fmaf(val[p], val[p], s);
+		}
+	}
+	red[tid] = s;
+	__syncthreads();
+	for (int h = SN_GROUP / 2; h > 0; h /= 2) {
+		if (lane < h) {
+			red[tid] += red[tid + h];
+		}
+		__syncthreads();
+	}
+	if (lane == 0 && i < n) {
+		out[i] = red[tid];
+	}
+}
+
+// csr_densify_t scatters n sparse rows (row sel[t], or t when sel is
+// null) transposed into T, which must be zero: T[idx[p]*ldt + t] = val[p].
+// 8 rows per block of 256 threads, 32 threads per row.
+PURSUIT_GLOBAL void csr_densify_t(float *__restrict__ T, long long ldt, const long long *__restrict__ off,
+                                  const int *__restrict__ idx, const float *__restrict__ val,
+                                  const long long *__restrict__ sel, long long n)
+{
+	const int lane = threadIdx.x % SN_GROUP;
+	const long long t = (long long)blockIdx.x * (SN_THREADS / SN_GROUP) + threadIdx.x / SN_GROUP;
+	if (t >= n) {
+		return;
+	}
+	const long long r = sel ? sel[t] : t;
+	const long long end = off[r + 1];
+	for (long long p = off[r] + lane; p < end; p += SN_GROUP) {
+		T[(long long)idx[p] * ldt + t] = val[p];
+	}
+}
+
+// dense_densify_t transposes n dense rows of d columns: T[c*ldt + t] =
+// X[t*ldx + c], through a shared TR_TILE×TR_TILE tile. Blocks of 32×8,
+// grid (ceil(d/32), ceil(n/32)).
+PURSUIT_GLOBAL void dense_densify_t(float *__restrict__ T, long long ldt, const float *__restrict__ X,
+                                    long long ldx, long long n, long long d)
+{
+	__shared__ float tile[TR_TILE][TR_TILE + 1];
+	const long long c0 = (long long)blockIdx.x * TR_TILE;
+	const long long t0 = (long long)blockIdx.y * TR_TILE;
+	for (int q = threadIdx.y; q < TR_TILE; q += TR_BY) {
+		const long long t = t0 + q, c = c0 + threadIdx.x;
+		tile[q][threadIdx.x] = (t < n && c < d) ? X[t * ldx + c] : 0.0f;
+	}
+	__syncthreads();
+	for (int q = threadIdx.y; q < TR_TILE; q += TR_BY) {
+		const long long c = c0 + q, t = t0 + threadIdx.x;
+		if (c < d && t < n) {
+			T[c * ldt + t] = tile[threadIdx.x][q];
+		}
+	}
+}
+
+// fill_zero: X[e] = 0 for e < n. Grid-stride.
+PURSUIT_GLOBAL void fill_zero(float *__restrict__ X, long long n)
+{
+	for (long long e = (long long)blockIdx.x * VC_THREADS + threadIdx.x; e < n;
+	     e += (long long)gridDim.x * VC_THREADS) {
+		X[e] = 0.0f;
+	}
+}

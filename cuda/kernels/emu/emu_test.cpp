@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <string>
 
@@ -150,6 +151,228 @@ static void test_sq_norms(long long rows, long long cols)
 		}
 	}
 	report(ok, "sq_norms rows=" + std::to_string(rows) + " cols=" + std::to_string(cols), detail);
+}
+
+// ---- sparse operands: csr_sq_norms, csr_densify_t, dense_densify_t,
+// fill_zero and csr_kernel ----------------------------------------------------
+
+// A CSR matrix with rows of every kind (empty, one non-zero, random, only
+// the last columns, only the first ones) and a guard row of NaN before
+// and after (off[0] > 0: the kernels must follow the offsets only).
+struct csr {
+	long long rows = 0, cols = 0;
+	std::vector<long long> off;
+	std::vector<int> idx;
+	std::vector<float> val;
+	std::vector<double> dense; // rows × cols
+};
+
+static csr rand_csr(long long rows, long long cols, int shift)
+{
+	csr m;
+	m.rows = rows;
+	m.cols = cols;
+	m.dense.assign(rows * cols, 0.0);
+	std::uniform_real_distribution<double> u(0, 1);
+	auto guard = [&] {
+		for (long long c = 0; c < std::min(cols, 3LL); c++) {
+			m.idx.push_back((int)c);
+			m.val.push_back(NAN);
+		}
+	};
+	guard();
+	for (long long i = 0; i < rows; i++) {
+		m.off.push_back((long long)m.idx.size());
+		const int kind = (int)((i + shift) % 5);
+		const long long one = cols > 0 ? (long long)(u(rng) * cols) % cols : 0;
+		for (long long c = 0; c < cols; c++) {
+			bool keep = false;
+			switch (kind) {
+			case 1: keep = c == one; break;
+			case 2: keep = u(rng) < 0.3; break;
+			case 3: keep = 4 * c >= 3 * cols && u(rng) < 0.7; break;
+			case 4: keep = 4 * c < cols && u(rng) < 0.7; break;
+			}
+			if (keep) {
+				const float v = (float)(2 * u(rng) - 1);
+				m.idx.push_back((int)c);
+				m.val.push_back(v);
+				m.dense[i * cols + c] = v;
+			}
+		}
+	}
+	m.off.push_back((long long)m.idx.size());
+	guard();
+	return m;
+}
+
+static void test_csr_sq_norms(long long rows, long long cols, bool gather)
+{
+	csr m = rand_csr(rows + 3, cols, 1);
+	std::vector<long long> sel;
+	const long long n = gather ? 2 * rows + 1 : rows + 3;
+	for (long long t = 0; t < n; t++) {
+		sel.push_back(gather ? (t * 7 + 2) % (rows + 3) : t);
+	}
+	std::vector<float> out(n + 1, -1.0f);
+	const unsigned per = SN_THREADS / SN_GROUP;
+	emu_launch(dim3((unsigned)((n + per - 1) / per)), dim3(SN_THREADS), [&] {
+		csr_sq_norms(out.data(), m.off.data(), m.val.data(), gather ? sel.data() : nullptr, n);
+	});
+	bool ok = out[n] == -1.0f;
+	std::string detail = ok ? "" : "wrote past the end";
+	for (long long t = 0; t < n && ok; t++) {
+		double s = 0;
+		for (long long c = 0; c < cols; c++) {
+			s += m.dense[sel[t] * cols + c] * m.dense[sel[t] * cols + c];
+		}
+		if (!(std::fabs(out[t] - s) <= 1e-5 * (1 + s))) {
+			ok = false;
+			detail = "row " + std::to_string(t) + " got " + std::to_string(out[t]) + " want " + std::to_string(s);
+		}
+	}
+	report(ok, "csr_sq_norms rows=" + std::to_string(n) + " cols=" + std::to_string(cols) + (gather ? " gathered" : ""),
+	       detail);
+}
+
+// densify_batch fills T (d × ldt) with batch rows sel (sparse m) or the
+// dense rows X (n × d, ld d) transposed, through fill_zero and the
+// densify kernels, and returns whether every element is right.
+static bool densify_batch(std::vector<float> &T, long long ldt, const csr *m, const std::vector<long long> &sel,
+                          const std::vector<float> &X, long long n, long long d)
+{
+	T.assign(d * ldt + 1, 7.0f);
+	if (m) {
+		emu_launch(dim3(3), dim3(VC_THREADS), [&] { fill_zero(T.data(), d * ldt); });
+		const unsigned per = SN_THREADS / SN_GROUP;
+		emu_launch(dim3((unsigned)((n + per - 1) / per)), dim3(SN_THREADS), [&] {
+			csr_densify_t(T.data(), ldt, m->off.data(), m->idx.data(), m->val.data(), sel.data(), n);
+		});
+	} else if (d > 0) {
+		emu_launch(dim3((unsigned)((d + TR_TILE - 1) / TR_TILE), (unsigned)((n + TR_TILE - 1) / TR_TILE)),
+		           dim3(TR_TILE, TR_BY), [&] { dense_densify_t(T.data(), ldt, X.data(), d, n, d); });
+	}
+	if (T[d * ldt] != 7.0f) {
+		return false;
+	}
+	for (long long c = 0; c < d; c++) {
+		for (long long t = 0; t < n; t++) {
+			const double want = m ? m->dense[sel[t] * d + c] : X[t * d + c];
+			if (T[c * ldt + t] != (float)want) {
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+// test_csr_kernel: S streamed sparse rows (gathered by ssel when sgather)
+// against G batch rows (sparse, gathered, or dense), both orientations of
+// the output; values against float64, nothing written outside the block,
+// and every value with the same bits when its batch row is computed alone.
+static void test_csr_kernel(long long S, long long G, long long d, long long kind, long long trans, bool sgather,
+                            bool sparseBatch)
+{
+	const std::string what = "csr_kernel S=" + std::to_string(S) + " G=" + std::to_string(G) + " d=" +
+	                         std::to_string(d) + " kind=" + std::to_string(kind) + " trans=" + std::to_string(trans) +
+	                         (sgather ? " gathered" : "") + (sparseBatch ? " sparse batch" : " dense batch");
+	csr sm = rand_csr(S + 5, d, 0);
+	std::vector<long long> ssel;
+	for (long long s = 0; s < S; s++) {
+		ssel.push_back(sgather ? (s * 3 + 1) % (S + 5) : s);
+	}
+	csr bm = rand_csr(G + 2, d, 2);
+	std::vector<long long> tsel;
+	for (long long t = 0; t < G; t++) {
+		tsel.push_back((t * 5 + 3) % (G + 2));
+	}
+	auto X = randv(G * d);
+	auto batch = [&](long long t, long long c) { return sparseBatch ? bm.dense[tsel[t] * d + c] : (double)X[t * d + c]; };
+	auto stream = [&](long long s, long long c) { return sm.dense[ssel[s] * d + c]; };
+	// norms
+	std::vector<float> sn(S + 1), tn(G + 1);
+	for (long long s = 0; s < S; s++) {
+		double q = 0;
+		for (long long c = 0; c < d; c++) {
+			q += stream(s, c) * stream(s, c);
+		}
+		sn[s] = (float)q;
+	}
+	for (long long t = 0; t < G; t++) {
+		double q = 0;
+		for (long long c = 0; c < d; c++) {
+			q += batch(t, c) * batch(t, c);
+		}
+		tn[t] = (float)q;
+	}
+	const long long ldt = (G + 31) / 32 * 32;
+	std::vector<float> T;
+	if (!densify_batch(T, ldt, sparseBatch ? &bm : nullptr, tsel, X, G, d)) {
+		report(false, what, "densified batch wrong");
+		return;
+	}
+	const long long rows = trans ? G : S, cols = trans ? S : G, ldc = cols + 3;
+	const float sentinel = -12345.0f;
+	std::vector<float> C(rows * ldc + 1, sentinel);
+	const double g = kind == 3 ? 1.0 / (double)(d + 1) : 0.5, c0 = 0.25;
+	const long long deg = 3;
+	auto run = [&](float *out, long long ldo, const float *Tp, long long ldtp, long long Gp, const float *tnp) {
+		emu_launch(dim3((unsigned)((S + SK_ROWS - 1) / SK_ROWS), (unsigned)((Gp + SK_COLS - 1) / SK_COLS)),
+		           dim3(SK_THREADS), [&] {
+			           csr_kernel(out, ldo, trans, sm.off.data(), sm.idx.data(), sm.val.data(),
+			                      sgather ? ssel.data() : nullptr, S, Tp, ldtp, Gp, sn.data(), tnp, kind, g, c0, deg);
+		           });
+	};
+	run(C.data(), ldc, T.data(), ldt, G, tn.data());
+	bool ok = true;
+	std::string detail;
+	for (long long i = 0; i < rows && ok; i++) {
+		for (long long j = 0; j < ldc; j++) {
+			const float got = C[i * ldc + j];
+			if (j >= cols) {
+				if (got != sentinel) {
+					ok = false;
+					detail = "wrote outside the block at (" + std::to_string(i) + "," + std::to_string(j) + ")";
+					break;
+				}
+				continue;
+			}
+			const long long s = trans ? j : i, t = trans ? i : j;
+			double dot = 0, scale = 0;
+			for (long long c = 0; c < d; c++) {
+				dot += stream(s, c) * batch(t, c);
+				scale += std::fabs(stream(s, c) * batch(t, c));
+			}
+			const double want = ref_kernel(kind, dot, sn[s], tn[t], g, c0, deg);
+			const double err = std::fabs(got - want) / (1 + std::fabs(want));
+			if (!(err <= 2e-5 * std::sqrt((double)d + 1) * (1 + scale) * (kind == 2 ? deg : 1))) {
+				ok = false;
+				detail = "at (" + std::to_string(i) + "," + std::to_string(j) + ") got " + std::to_string(got) +
+				         " want " + std::to_string(want);
+				break;
+			}
+		}
+	}
+	ok = ok && C[rows * ldc] == sentinel;
+	// Each batch row alone (G = 1, its own one-column T): the same bits.
+	for (long long t = 0; t < G && ok; t += std::max(1LL, G / 5)) {
+		std::vector<float> T1(std::max(d, 1LL) * 32, 0.0f);
+		for (long long c = 0; c < d; c++) {
+			T1[c * 32] = T[c * ldt + t];
+		}
+		const long long ldo = trans ? S : 1;
+		std::vector<float> one(std::max(S, 1LL), sentinel);
+		run(one.data(), ldo, T1.data(), 32, 1, tn.data() + t);
+		for (long long s = 0; s < S; s++) {
+			const float a = trans ? C[t * ldc + s] : C[s * ldc + t];
+			if (std::memcmp(&a, &one[s], 4) != 0) {
+				ok = false;
+				detail = "batch row " + std::to_string(t) + " alone differs at streamed row " + std::to_string(s);
+				break;
+			}
+		}
+	}
+	report(ok, what, detail);
 }
 
 // ---- dict_partial + dict_reduce -------------------------------------------
@@ -430,6 +653,24 @@ int main()
 	test_sign_mismatch(1, 1);
 	test_sign_mismatch(5003, 4);
 	test_sign_mismatch(100, 7);
+
+	for (long long rows : {0LL, 1LL, 9LL, 40LL}) {
+		for (long long cols : {0LL, 1LL, 33LL, 300LL}) {
+			test_csr_sq_norms(rows, cols, false);
+			test_csr_sq_norms(rows, cols, true);
+		}
+	}
+	for (long long kind = 1; kind <= 4; kind++) {
+		for (long long trans = 0; trans <= 1; trans++) {
+			test_csr_kernel(1, 1, 1, kind, trans, false, true);
+			test_csr_kernel(37, 45, 100, kind, trans, kind % 2 == 0, trans == 0);
+			test_csr_kernel(70, 33, 257, kind, trans, trans == 1, kind % 2 == 1);
+		}
+	}
+	test_csr_kernel(5, 3, 0, 3, 0, false, true);
+	test_csr_kernel(5, 3, 0, 3, 1, false, false);
+	test_csr_kernel(33, 70, 17, 3, 1, true, true);
+	test_csr_kernel(100, 1, 1000, 3, 0, true, false);
 
 	if (emu_errors > 0) {
 		std::printf("FAIL %d launches broke the barrier rules\n", emu_errors);

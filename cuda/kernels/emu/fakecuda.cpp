@@ -330,6 +330,7 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction fn, unsigned int gx, unsigned int gy,
 #define F32(i) ((float *)(uintptr_t)U(i))
 #define F64(i) ((double *)(uintptr_t)U(i))
 #define I64(i) ((long long *)(uintptr_t)U(i))
+#define I32(i) ((int *)(uintptr_t)U(i))
 	const dim3 grid(gx, gy, gz), block(bx, by, bz);
 	bool ok;
 	if (name == "kernel_block") {
@@ -366,6 +367,24 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction fn, unsigned int gx, unsigned int gy,
 	} else if (name == "sign_mismatch") {
 		ok = P(0, false) && P(1, false) && P(2, false) &&
 		     emu_launch(grid, block, [&] { sign_mismatch(F64(0), F64(1), F64(2), L(3)); });
+	} else if (name == "csr_kernel") {
+		const bool rbf = L(13) == 3;
+		ok = P(0, false) && P(3, false) && P(4, false) && P(5, false) && P(6, true) && P(8, false) &&
+		     P(11, !rbf) && P(12, !rbf) && emu_launch(grid, block, [&] {
+			     csr_kernel(F32(0), L(1), L(2), I64(3), I32(4), F32(5), I64(6), L(7), F32(8), L(9), L(10), F32(11),
+			                F32(12), L(13), D(14), D(15), L(16));
+		     });
+	} else if (name == "csr_sq_norms") {
+		ok = P(0, false) && P(1, false) && P(2, false) && P(3, true) &&
+		     emu_launch(grid, block, [&] { csr_sq_norms(F32(0), I64(1), F32(2), I64(3), L(4)); });
+	} else if (name == "csr_densify_t") {
+		ok = P(0, false) && P(2, false) && P(3, false) && P(4, false) && P(5, true) &&
+		     emu_launch(grid, block, [&] { csr_densify_t(F32(0), L(1), I64(2), I32(3), F32(4), I64(5), L(6)); });
+	} else if (name == "dense_densify_t") {
+		ok = P(0, false) && P(2, false) &&
+		     emu_launch(grid, block, [&] { dense_densify_t(F32(0), L(1), F32(2), L(3), L(4), L(5)); });
+	} else if (name == "fill_zero") {
+		ok = P(0, false) && emu_launch(grid, block, [&] { fill_zero(F32(0), L(1)); });
 	} else {
 		std::fprintf(stderr, "fakecuda: no emulation for kernel %s\n", name.c_str());
 		return CUDA_ERROR_NOT_FOUND;
@@ -373,6 +392,7 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction fn, unsigned int gx, unsigned int gy,
 #undef F32
 #undef F64
 #undef I64
+#undef I32
 	if (!ok) {
 		return CUDA_ERROR_LAUNCH_FAILED;
 	}
