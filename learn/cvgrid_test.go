@@ -94,7 +94,7 @@ func TestPlanLabels(t *testing.T) {
 		t.Fatalf("one-vs-rest: %v %v", p, err)
 	}
 	var ce *learn.ClassesError
-	if _, err := learn.PlanLabels(one, y, learn.LabelSpec{}, nil); !errors.As(err, &ce) || len(ce.Classes) != 3 {
+	if _, err := learn.PlanLabels(one, y, learn.LabelSpec{}, nil); !errors.As(err, &ce) || len(ce.Classes) != 3 || !errors.Is(err, pursuit.ErrBadInput) {
 		t.Fatalf("three classes without a choice: %v", err)
 	}
 	seven := 7.0

@@ -260,9 +260,15 @@ func (e *PositiveError) Error() string {
 
 func (e *PositiveError) Unwrap() error { return e.Err }
 
+// Is makes a PositiveError a pursuit.ErrBadInput.
+func (e *PositiveError) Is(target error) bool { return target == pursuit.ErrBadInput }
+
 // ClassesError is PlanLabels' refusal of labels with more than two
 // classes when the spec chose neither a positive class nor one-vs-rest.
 type ClassesError struct{ Classes []float64 }
+
+// Is makes a ClassesError a pursuit.ErrBadInput.
+func (e *ClassesError) Is(target error) bool { return target == pursuit.ErrBadInput }
 
 func (e *ClassesError) Error() string {
 	return fmt.Sprintf("the training data has %d classes (%s): choose one class against the rest, one-vs-rest, or regression", len(e.Classes), ListLabels(e.Classes, 10))
@@ -299,7 +305,7 @@ func PlanLabels(g engine.Group, y []float64, s LabelSpec, agree func(error) erro
 		return LabelPlan{}, err
 	}
 	if len(cls) == 1 {
-		return LabelPlan{}, fmt.Errorf("every training example is labelled %v: a classifier needs at least two classes", cls[0])
+		return LabelPlan{}, pursuit.BadInputf("every training example is labelled %v: a classifier needs at least two classes", cls[0])
 	}
 	// The decisions depend on the set of labels only.
 	return planLabels(cls, s)
@@ -322,9 +328,9 @@ func planLabels(y []float64, s LabelSpec) (LabelPlan, error) {
 	}
 	switch {
 	case len(cls) == 0:
-		return LabelPlan{}, fmt.Errorf("no examples")
+		return LabelPlan{}, pursuit.BadInputf("no examples")
 	case len(cls) == 1:
-		return LabelPlan{}, fmt.Errorf("every training example is labelled %v: a classifier needs at least two classes", cls[0])
+		return LabelPlan{}, pursuit.BadInputf("every training example is labelled %v: a classifier needs at least two classes", cls[0])
 	case s.OneVsRest:
 		return LabelPlan{Task: TaskOneVsRest, Classes: cls}, nil
 	case len(cls) == 2:

@@ -1,8 +1,7 @@
 package learn
 
 import (
-	"fmt"
-
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 )
@@ -24,7 +23,7 @@ func LoadWithin(e *engine.Engine, path string, opts ...data.Option) (*data.Datas
 		return nil, err
 	}
 	if ds.Len() == 0 && !g.Sharded() {
-		return nil, fmt.Errorf("%s: no examples", path)
+		return nil, pursuit.BadInputf("%s: no examples", path)
 	}
 	if err := e.Hold("the data of "+path, ds.Bytes()); err != nil {
 		return nil, err

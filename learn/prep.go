@@ -3,6 +3,7 @@ package learn
 import (
 	"fmt"
 
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 )
@@ -74,6 +75,9 @@ func (s *SplitError) Error() string {
 }
 
 func (s *SplitError) Unwrap() error { return s.Err }
+
+// Is makes a SplitError a pursuit.ErrBadInput.
+func (s *SplitError) Is(target error) bool { return target == pursuit.ErrBadInput }
 
 // Apply preprocesses ds (the training set) and test (may be nil) for plan.
 // Across ranks (e's Group has several), ds and test are this rank's rows

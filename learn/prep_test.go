@@ -56,7 +56,7 @@ func TestPrep(t *testing.T) {
 	}
 	_, err = learn.Prep{ValFrac: 0.001}.Apply(e, plan, blobs(10, 2, 1), nil)
 	var se *learn.SplitError
-	if !errors.As(err, &se) || e.Available() != avail {
+	if !errors.As(err, &se) || !errors.Is(err, pursuit.ErrBadInput) || e.Available() != avail {
 		t.Fatalf("tiny validation part: %v (available %d, want %d)", err, e.Available(), avail)
 	}
 }
