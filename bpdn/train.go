@@ -60,10 +60,14 @@ func Train(e *engine.Engine, x pursuit.Matrix, y []float64, k pursuit.Kernel, p 
 		return nil, nil, badInput("%d targets for %d examples", len(y), x.Rows)
 	}
 	for i := range x.Rows {
-		for j, v := range x.Row(i) {
-			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
-				return nil, nil, badInput("example %d, feature %d: value %v is not finite", i, j, v)
+		var bad error
+		x.ForEachNonZero(i, func(j int, v float32) {
+			if f := float64(v); bad == nil && (math.IsNaN(f) || math.IsInf(f, 0)) {
+				bad = badInput("example %d, feature %d: value %v is not finite", i, j, v)
 			}
+		})
+		if bad != nil {
+			return nil, nil, bad
 		}
 	}
 	g, err := Gram(e, x, k)
@@ -77,12 +81,12 @@ func Train(e *engine.Engine, x pursuit.Matrix, y []float64, k pursuit.Kernel, p 
 	return Model(x, k, sol), sol, nil
 }
 
-// Model returns the solution as an ε-SVR model over the rows of x.
+// Model returns the solution as an ε-SVR model over the rows of x (its
+// support vectors held as x is: sparse rows stay sparse).
 func Model(x pursuit.Matrix, k pursuit.Kernel, sol *Solution) *svm.Model {
-	sv := pursuit.NewMatrix(len(sol.Support), x.Cols)
+	sv := pursuit.RowsOf(x, sol.Support)
 	coef := make([]float64, len(sol.Support))
 	for r, i := range sol.Support {
-		copy(sv.Row(r), x.Row(i))
 		coef[r] = sol.A[i]
 	}
 	return &svm.Model{

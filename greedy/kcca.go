@@ -362,12 +362,8 @@ func (f *KCCA) finish(kx, ky, x, y pursuit.Matrix, ridge float64) error {
 	if f.WX, f.WY, f.Corr, err = CCA(zx, zy, ridge); err != nil {
 		return fmt.Errorf("sparse KCCA: %w", err)
 	}
-	k := len(f.Index)
-	f.CentresX, f.CentresY = pursuit.NewMatrix(k, x.Cols), pursuit.NewMatrix(k, y.Cols)
-	for r, i := range f.Index {
-		copy(f.CentresX.Row(r), x.Row(i))
-		copy(f.CentresY.Row(r), y.Row(i))
-	}
+	// The centres are held as the views are (sparse rows stay sparse).
+	f.CentresX, f.CentresY = pursuit.RowsOf(x, f.Index), pursuit.RowsOf(y, f.Index)
 	return nil
 }
 

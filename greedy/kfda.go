@@ -347,10 +347,7 @@ func fisherOnColumns(K, x pursuit.Matrix, y []float64, idx []int, scores []float
 	if err := alpha.SolveVec(L.T(), alpha); err != nil {
 		return nil, fmt.Errorf("MP-KFDA: α = L⁻ᵀw: %w", err)
 	}
-	centres := pursuit.NewMatrix(k, x.Cols)
-	for r, i := range idx {
-		copy(centres.Row(r), x.Row(i))
-	}
+	centres := pursuit.RowsOf(x, idx) // sparse rows stay sparse
 	return &KFDA{Kernel: kern, Index: idx, Centres: centres, Alpha: alpha.RawVector().Data, Bias: bias, W: w, Scores: scores}, nil
 }
 

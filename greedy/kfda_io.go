@@ -25,11 +25,13 @@ type kfdaFile struct {
 	Rows    int              `json:"rows"`
 	Cols    int              `json:"cols"`
 	Centres []float32        `json:"centres"` // row-major, Rows×Cols
-	Index   []int            `json:"index"`
-	Alpha   []float64        `json:"alpha"`
-	Bias    float64          `json:"bias"`
-	W       []float64        `json:"w"`
-	Scores  []float64        `json:"scores"`
+	// CentresSparse holds sparse centres (Centres is then empty).
+	CentresSparse *modelfile.SparseRows `json:"centres_sparse,omitempty"`
+	Index         []int                 `json:"index"`
+	Alpha         []float64             `json:"alpha"`
+	Bias          float64               `json:"bias"`
+	W             []float64             `json:"w"`
+	Scores        []float64             `json:"scores"`
 }
 
 // Check reports the first inconsistency of a model (shapes, non-finite
@@ -39,7 +41,7 @@ func (f *KFDA) Check() error {
 	switch {
 	case k == 0:
 		return fmt.Errorf("MP-KFDA model has no basis vectors")
-	case f.Centres.Rows != k || f.Centres.Cols < 1 || len(f.Centres.Data) < k*f.Centres.Cols:
+	case f.Centres.Rows != k || f.Centres.Cols < 1 || f.Centres.Validate() != nil:
 		return fmt.Errorf("MP-KFDA model has %d coefficients for %d×%d centres", k, f.Centres.Rows, f.Centres.Cols)
 	case len(f.Index) != k || len(f.W) != k || len(f.Scores) != k:
 		return fmt.Errorf("MP-KFDA model: %d indices, %d Fisher weights and %d scores for %d coefficients", len(f.Index), len(f.W), len(f.Scores), k)
@@ -55,10 +57,14 @@ func (f *KFDA) Check() error {
 		}
 	}
 	for r := range k {
-		for _, v := range f.Centres.Row(r) {
-			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				return fmt.Errorf("MP-KFDA model: centre %d holds %v", r, v)
+		var bad error
+		f.Centres.ForEachNonZero(r, func(_ int, v float32) {
+			if bad == nil && (math.IsNaN(float64(v)) || math.IsInf(float64(v), 0)) {
+				bad = fmt.Errorf("MP-KFDA model: centre %d holds %v", r, v)
 			}
+		})
+		if bad != nil {
+			return bad
 		}
 	}
 	return nil
@@ -77,8 +83,13 @@ func (f *KFDA) Save(w io.Writer) error {
 		Rows:   f.Centres.Rows, Cols: f.Centres.Cols,
 		Index: f.Index, Alpha: f.Alpha, Bias: f.Bias, W: f.W, Scores: f.Scores,
 	}
-	for r := range f.Centres.Rows {
-		fm.Centres = append(fm.Centres, f.Centres.Row(r)...)
+	if f.Centres.IsSparse() {
+		// Sparse centres are written sparse: O(non-zeros).
+		fm.Centres, fm.CentresSparse = []float32{}, modelfile.SparseRowsOf(f.Centres)
+	} else {
+		for r := range f.Centres.Rows {
+			fm.Centres = append(fm.Centres, f.Centres.Row(r)...)
+		}
 	}
 	if err := modelfile.WriteJSON(w, kfdaMagic, kfdaVersion, &fm); err != nil {
 		return fmt.Errorf("greedy: save: %w", err)
@@ -107,12 +118,23 @@ func LoadKFDA(r io.Reader) (*KFDA, error) {
 	if err != nil {
 		return nil, fmt.Errorf("greedy: load: %w", err)
 	}
-	if fm.Rows < 1 || fm.Cols < 1 || !modelfile.FitsShape(fm.Rows, fm.Cols, len(fm.Centres)) {
+	centres := pursuit.Matrix{Rows: fm.Rows, Cols: fm.Cols, Stride: fm.Cols, Data: fm.Centres}
+	switch {
+	case fm.Rows < 1 || fm.Cols < 1:
+		return nil, fmt.Errorf("greedy: load: rows %d × cols %d centres", fm.Rows, fm.Cols)
+	case fm.CentresSparse != nil:
+		if len(fm.Centres) != 0 {
+			return nil, fmt.Errorf("greedy: load: the file holds both dense and sparse centres")
+		}
+		if centres, err = fm.CentresSparse.Matrix(fm.Rows, fm.Cols); err != nil {
+			return nil, fmt.Errorf("greedy: load: centres: %w", err)
+		}
+	case !modelfile.FitsShape(fm.Rows, fm.Cols, len(fm.Centres)):
 		return nil, fmt.Errorf("greedy: load: rows %d × cols %d centres, but the file holds %d centre values", fm.Rows, fm.Cols, len(fm.Centres))
 	}
 	f := &KFDA{
 		Kernel:  kernel,
-		Centres: pursuit.Matrix{Rows: fm.Rows, Cols: fm.Cols, Stride: fm.Cols, Data: fm.Centres},
+		Centres: centres,
 		Index:   fm.Index, Alpha: fm.Alpha, Bias: fm.Bias, W: fm.W, Scores: fm.Scores,
 	}
 	if err := f.Check(); err != nil {

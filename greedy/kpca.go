@@ -383,10 +383,7 @@ func (p *KPCA) finish(x pursuit.Matrix, f []float64, steps int) {
 			p.L.SetTri(r, s, f[i*steps+s])
 		}
 	}
-	p.Centres = pursuit.NewMatrix(k, x.Cols)
-	for r, i := range p.Index {
-		copy(p.Centres.Row(r), x.Row(i))
-	}
+	p.Centres = pursuit.RowsOf(x, p.Index) // sparse rows stay sparse
 }
 
 // Transform returns, for each row x of xs, the k features z = L⁻¹ k_i(x)
@@ -421,9 +418,20 @@ func (p *KPCA) Transform(e *engine.Engine, xs pursuit.Matrix) (*mat.Dense, []flo
 			v := z.At(i, r)
 			s += v * v
 		}
-		resid[i] = p.Kernel.Eval(xs.Row(i), xs.Row(i)) - s
+		resid[i] = selfKernel(p.Kernel, xs, i) - s
 	}
 	return z, resid, nil
+}
+
+// selfKernel returns κ(x_i, x_i) for row i of xs, dense or sparse (in
+// float64; a sparse row's from its non-zeros).
+func selfKernel(k pursuit.Kernel, xs pursuit.Matrix, i int) float64 {
+	if !xs.IsSparse() {
+		return k.Eval(xs.Row(i), xs.Row(i))
+	}
+	var sq float64
+	xs.ForEachNonZero(i, func(_ int, v float32) { sq += float64(v) * float64(v) })
+	return k.FromDot(sq, 0)
 }
 
 // prepareSearch is the common start of the greedy fits over the m rows of

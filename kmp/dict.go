@@ -186,18 +186,27 @@ func fillAtoms(e *engine.Engine, cfg *Config, atoms []atom, tr, pts trainSet, ds
 }
 
 // customBlock evaluates a user kernel function: dst[r][j] = f(x_j, c_r). It
-// rejects non-finite values with the position that produced them.
+// rejects non-finite values with the position that produced them. f takes
+// dense rows: sparse centres and points are densified one row at a time
+// (O(d) a value, as f itself is).
 func customBlock(e *engine.Engine, f KernelFunc, atoms []atom, centres, pts pursuit.Matrix, dst pursuit.Matrix) error {
 	var (
 		mu       sync.Mutex
 		firstErr error
 	)
 	parallelFor(e, len(atoms), e.Threads(), func(lo, hi int) {
+		var cb, pb []float32
+		if centres.IsSparse() {
+			cb = make([]float32, centres.Cols)
+		}
+		if pts.IsSparse() {
+			pb = make([]float32, pts.Cols)
+		}
 		for r := lo; r < hi; r++ {
-			c := centres.Row(atoms[r].center)
+			c := centres.DenseRow(atoms[r].center, cb)
 			row := dst.Row(r)
 			for j := range row {
-				v := f(pts.Row(j), c)
+				v := f(pts.DenseRow(j, pb), c)
 				if math.IsNaN(v) || math.IsInf(v, 0) {
 					mu.Lock()
 					if firstErr == nil {

@@ -53,20 +53,22 @@ type fileOutput struct {
 }
 
 type fileModel struct {
-	Task          string             `json:"task"`
-	Loss          string             `json:"loss"`
-	Variant       string             `json:"variant"`
-	Classes       []float64          `json:"classes,omitempty"`
-	Kernels       []modelfile.Kernel `json:"kernels"`
-	CustomKernel  string             `json:"custom_kernel,omitempty"`
-	HasCustom     bool               `json:"has_custom,omitempty"`
-	Scaler        *data.Scaler       `json:"scaler,omitempty"`
-	Rows          int                `json:"support_rows"`
-	Cols          int                `json:"support_cols"`
-	Support       []float32          `json:"support"`
-	SupportIndex  []int              `json:"support_index"`
-	SupportKernel []int              `json:"support_kernel"`
-	Outputs       []fileOutput       `json:"outputs"`
+	Task         string             `json:"task"`
+	Loss         string             `json:"loss"`
+	Variant      string             `json:"variant"`
+	Classes      []float64          `json:"classes,omitempty"`
+	Kernels      []modelfile.Kernel `json:"kernels"`
+	CustomKernel string             `json:"custom_kernel,omitempty"`
+	HasCustom    bool               `json:"has_custom,omitempty"`
+	Scaler       *data.Scaler       `json:"scaler,omitempty"`
+	Rows         int                `json:"support_rows"`
+	Cols         int                `json:"support_cols"`
+	Support      []float32          `json:"support"`
+	// SupportSparse holds sparse support vectors (Support is then empty).
+	SupportSparse *modelfile.SparseRows `json:"support_sparse,omitempty"`
+	SupportIndex  []int                 `json:"support_index"`
+	SupportKernel []int                 `json:"support_kernel"`
+	Outputs       []fileOutput          `json:"outputs"`
 }
 
 func optF(v float64) *float64 {
@@ -100,9 +102,14 @@ func (m *Model) Save(w io.Writer) error {
 	if m.Custom != nil {
 		fm.HasCustom, fm.CustomKernel = true, m.Custom.Name
 	}
-	fm.Support = make([]float32, 0, m.Support.Rows*m.Support.Cols)
-	for i := range m.Support.Rows {
-		fm.Support = append(fm.Support, m.Support.Row(i)...)
+	if m.Support.IsSparse() {
+		// Sparse support vectors are written sparse: O(non-zeros).
+		fm.Support, fm.SupportSparse = []float32{}, modelfile.SparseRowsOf(m.Support)
+	} else {
+		fm.Support = make([]float32, 0, m.Support.Rows*m.Support.Cols)
+		for i := range m.Support.Rows {
+			fm.Support = append(fm.Support, m.Support.Row(i)...)
+		}
 	}
 	for _, o := range m.Outputs {
 		fo := fileOutput{Coef: o.Coef, Bias: o.Bias, Steps: o.Steps, Stop: string(o.Stop), Curve: make([]fileStep, 0, len(o.Curve))}
@@ -187,10 +194,19 @@ func fromFile(fm *fileModel, lo *loadOptions) (*Model, error) {
 	if fm.HasCustom {
 		m.Custom = &CustomKernel{Name: fm.CustomKernel, Func: lo.custom[fm.CustomKernel]}
 	}
-	if !modelfile.FitsShape(fm.Rows, fm.Cols, len(fm.Support)) {
+	switch {
+	case fm.SupportSparse != nil:
+		if len(fm.Support) != 0 {
+			return nil, fmt.Errorf("kmp: load: the file holds both dense and sparse support vectors")
+		}
+		if m.Support, err = fm.SupportSparse.Matrix(fm.Rows, fm.Cols); err != nil {
+			return nil, fmt.Errorf("kmp: load: support vectors: %w", err)
+		}
+	case !modelfile.FitsShape(fm.Rows, fm.Cols, len(fm.Support)):
 		return nil, fmt.Errorf("kmp: load: support_rows %d × support_cols %d support vectors, but the file holds %d support values", fm.Rows, fm.Cols, len(fm.Support))
+	default:
+		m.Support = pursuit.Matrix{Rows: fm.Rows, Cols: fm.Cols, Stride: fm.Cols, Data: fm.Support}
 	}
-	m.Support = pursuit.Matrix{Rows: fm.Rows, Cols: fm.Cols, Stride: fm.Cols, Data: fm.Support}
 	if m.SupportIndex == nil {
 		m.SupportIndex = []int{}
 	}

@@ -55,7 +55,7 @@ type Size struct {
 	SupportVectors int   // distinct support vectors (a centre used with two kernels counts twice)
 	PerOutput      []int // support vectors with a non-zero coefficient, per output
 	Features       int
-	Bytes          int64 // memory of the support vectors and coefficients
+	Bytes          int64 // memory of the support vectors (their storage, dense or sparse) and coefficients
 }
 
 // Size reports the model's size.
@@ -70,7 +70,7 @@ func (m *Model) Size() Size {
 		}
 		s.PerOutput = append(s.PerOutput, n)
 	}
-	s.Bytes = int64(m.Support.Rows)*int64(m.Support.Cols)*4 + int64(len(m.Outputs))*int64(m.Support.Rows+1)*8 + int64(m.Support.Rows)*16
+	s.Bytes = m.Support.Bytes() + int64(len(m.Outputs))*int64(m.Support.Rows+1)*8 + int64(m.Support.Rows)*16
 	return s
 }
 
@@ -144,15 +144,9 @@ func (m *Model) DecisionAll(e *engine.Engine, x pursuit.Matrix) ([][]float64, er
 	if x.Cols != m.Support.Cols {
 		return nil, fmt.Errorf("kmp: decision: data has %d features, the model %d", x.Cols, m.Support.Cols)
 	}
-	xs := x // read only; a scaled copy when the model scales
-	if m.Scaler != nil {
-		xs = pursuit.NewMatrix(x.Rows, x.Cols)
-		for i := range x.Rows {
-			copy(xs.Row(i), x.Row(i))
-		}
-		if err := m.Scaler.Apply(xs); err != nil {
-			return nil, fmt.Errorf("kmp: decision: scaling: %w", err)
-		}
+	xs, err := m.scaled(x) // read only; a scaled copy when the model scales
+	if err != nil {
+		return nil, fmt.Errorf("kmp: decision: %w", err)
 	}
 	out := make([][]float64, len(m.Outputs))
 	for o := range out {
@@ -172,10 +166,7 @@ func (m *Model) DecisionAll(e *engine.Engine, x pursuit.Matrix) ([][]float64, er
 	}
 	for _, k := range order {
 		idx := groups[k]
-		sv := pursuit.NewMatrix(len(idx), m.Support.Cols)
-		for r, s := range idx {
-			copy(sv.Row(r), m.Support.Row(s))
-		}
+		sv := pursuit.RowsOf(m.Support, idx)                       // sparse support vectors stay sparse
 		buf := make([]float32, min(predictBlock, x.Rows)*len(idx)) // kernel block, reused
 		// Each output's coefficients of the group, contiguous.
 		coef := make([][]float64, len(m.Outputs))
@@ -193,9 +184,13 @@ func (m *Model) DecisionAll(e *engine.Engine, x pursuit.Matrix) ([][]float64, er
 				if m.Custom == nil || m.Custom.Func == nil {
 					return nil, errors.New("kmp: decision: the model uses a custom kernel function that was not supplied")
 				}
+				// A Go function on dense rows: sparse rows are densified
+				// one at a time for it.
+				bi, bj := make([]float32, xs.Cols), make([]float32, xs.Cols)
 				for i := range kb.Rows {
+					xi := blk.DenseRow(i, bi)
 					for j := range kb.Cols {
-						kb.Set(i, j, float32(m.Custom.Func(blk.Row(i), sv.Row(j))))
+						kb.Set(i, j, float32(m.Custom.Func(xi, sv.DenseRow(j, bj))))
 					}
 				}
 			} else if err := e.KernelBlock(kb, m.Kernels[k], blk, nil, sv, nil); err != nil {
@@ -223,6 +218,26 @@ func (m *Model) DecisionAll(e *engine.Engine, x pursuit.Matrix) ([][]float64, er
 		}
 	}
 	return out, nil
+}
+
+// scaled returns x in the model's scaled feature space: x itself without
+// a Scaler, else a scaled copy. Sparse rows stay sparse under a scaling
+// that keeps zeros (maxabs); one that fills them in (a dense model's
+// minmax or standard) gets them dense.
+func (m *Model) scaled(x pursuit.Matrix) (pursuit.Matrix, error) {
+	if m.Scaler == nil {
+		return x, nil
+	}
+	var xs pursuit.Matrix
+	if x.IsSparse() && !m.Scaler.Mode.KeepsZeros() {
+		xs = pursuit.Densified(x)
+	} else {
+		xs = pursuit.RowsOf(x, seq(x.Rows))
+	}
+	if err := m.Scaler.Apply(xs); err != nil {
+		return pursuit.Matrix{}, fmt.Errorf("scaling: %w", err)
+	}
+	return xs, nil
 }
 
 // Decision returns the decision values of a single-output model (binary or

@@ -69,7 +69,7 @@ func (m *Model) PrefixDecisions(e *engine.Engine, x pursuit.Matrix, steps []int)
 	type key struct{ row, kernel int }
 	pos := map[key]int{}
 	var kernelOf []int
-	var union []float32
+	var union []pursuit.Matrix // one row each
 	cols := make([][]int, len(ts))
 	for i, t := range ts {
 		cols[i] = make([]int, len(t.SupportIndex))
@@ -80,24 +80,15 @@ func (m *Model) PrefixDecisions(e *engine.Engine, x pursuit.Matrix, steps []int)
 				c = len(kernelOf)
 				pos[k] = c
 				kernelOf = append(kernelOf, k.kernel)
-				union = append(union, t.Support.Row(j)...)
+				union = append(union, pursuit.RowsOf(t.Support, []int{j}))
 			}
 			cols[i][j] = c
 		}
 	}
-	sv, err := pursuit.MatrixFrom(len(kernelOf), x.Cols, union)
+	sv := stackRows(union, x.Cols, m.Support.IsSparse()) // sparse support vectors stay sparse
+	xs, err := m.scaled(x)
 	if err != nil {
 		return nil, fmt.Errorf("kmp: prefix decisions: %w", err)
-	}
-	xs := x
-	if m.Scaler != nil {
-		xs = pursuit.NewMatrix(x.Rows, x.Cols)
-		for i := range x.Rows {
-			copy(xs.Row(i), x.Row(i))
-		}
-		if err := m.Scaler.Apply(xs); err != nil {
-			return nil, fmt.Errorf("kmp: prefix decisions: scaling: %w", err)
-		}
 	}
 	for i, t := range ts {
 		out[i] = make([][]float64, len(t.Outputs))
@@ -121,13 +112,12 @@ func (m *Model) PrefixDecisions(e *engine.Engine, x pursuit.Matrix, steps []int)
 	}
 	for _, k := range order {
 		idx := groups[k]
-		g := pursuit.NewMatrix(len(idx), x.Cols)
+		g := pursuit.RowsOf(sv, idx)
 		at := make([]int, sv.Rows) // union column → column of g, -1 if another kernel
 		for c := range at {
 			at[c] = -1
 		}
 		for r, c := range idx {
-			copy(g.Row(r), sv.Row(c))
 			at[c] = r
 		}
 		buf := make([]float32, min(predictBlock, x.Rows)*len(idx))

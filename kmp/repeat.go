@@ -4,6 +4,8 @@ import (
 	"hash/maphash"
 	"math"
 	"slices"
+
+	"github.com/pursuit-ml/pursuit"
 )
 
 // repeats is basic matching pursuit's check for repeated atoms (squared
@@ -30,69 +32,80 @@ type repeats struct {
 	// coordinates
 	set map[uint64][]repeatKey
 	buf []byte
+	cur repeatKey // the key last made (key), reused
 }
 
+// repeatKey is an atom's kernel and its centre's non-zero coordinates
+// (columns and values): dense and sparse rows of the same point give the
+// same key, and a sparse row's costs O(its non-zeros).
 type repeatKey struct {
 	kernel int
-	x      []float32
+	idx    []int32
+	val    []float32
 }
 
 func newRepeats() *repeats {
 	return &repeats{seed: maphash.MakeSeed(), set: map[uint64][]repeatKey{}}
 }
 
-// hash hashes the kernel and the coordinates, with −0 taken as +0 (they
-// compare equal).
-func (r *repeats) hash(kernel int, x []float32) uint64 {
+// key makes r.cur the key of an atom of the kernel centred at row i of x
+// (zeros, −0 among them, are left out: they compare equal) and returns its
+// hash.
+func (r *repeats) key(kernel int, x pursuit.Matrix, i int) uint64 {
+	k := repeatKey{kernel: kernel, idx: r.cur.idx[:0], val: r.cur.val[:0]}
 	b := r.buf[:0]
 	b = append(b, byte(kernel), byte(kernel>>8), byte(kernel>>16), byte(kernel>>24))
-	for _, v := range x {
-		u := math.Float32bits(v + 0) // −0 + 0 = +0
-		b = append(b, byte(u), byte(u>>8), byte(u>>16), byte(u>>24))
-	}
-	r.buf = b
+	x.ForEachNonZero(i, func(j int, v float32) {
+		k.idx = append(k.idx, int32(j))
+		k.val = append(k.val, v)
+		u := math.Float32bits(v)
+		b = append(b, byte(j), byte(j>>8), byte(j>>16), byte(j>>24), byte(u), byte(u>>8), byte(u>>16), byte(u>>24))
+	})
+	r.buf, r.cur = b, k
 	return maphash.Bytes(r.seed, b)
 }
 
-// has reports whether an atom of the kernel centred at x is in the set.
-func (r *repeats) has(kernel int, x []float32) bool {
-	for _, k := range r.set[r.hash(kernel, x)] {
-		if k.kernel == kernel && slices.Equal(k.x, x) {
+// has reports whether an atom of the kernel centred at row i of x is in
+// the set.
+func (r *repeats) has(kernel int, x pursuit.Matrix, i int) bool {
+	for _, k := range r.set[r.key(kernel, x, i)] {
+		if k.kernel == kernel && slices.Equal(k.idx, r.cur.idx) && slices.Equal(k.val, r.cur.val) {
 			return true
 		}
 	}
 	return false
 }
 
-// add puts an atom of the kernel centred at x into the set (x is copied).
-func (r *repeats) add(kernel int, x []float32) {
-	h := r.hash(kernel, x)
-	r.set[h] = append(r.set[h], repeatKey{kernel: kernel, x: slices.Clone(x)})
+// add puts an atom of the kernel centred at row i of x into the set (its
+// coordinates copied).
+func (r *repeats) add(kernel int, x pursuit.Matrix, i int) {
+	h := r.key(kernel, x, i)
+	r.set[h] = append(r.set[h], repeatKey{kernel: kernel, idx: slices.Clone(r.cur.idx), val: slices.Clone(r.cur.val)})
 }
 
-// centre returns the coordinates of atom k's centre (nil for the constant):
+// centre returns the row of atom k's centre (ok false for the constant):
 // a training row, or in a sharded run the point fetched for this step's
 // active set (valid after the scan that searched k).
-func (dc *dictionary) centre(k int) []float32 {
+func (dc *dictionary) centre(k int) (x pursuit.Matrix, i int, ok bool) {
 	a := dc.atoms[k]
 	if a.kernel == biasKernel {
-		return nil
+		return pursuit.Matrix{}, 0, false
 	}
 	if cs := dc.cs; cs != nil {
-		return cs.pts.x.Row(cs.at[a.center])
+		return cs.pts.x, cs.at[a.center], true
 	}
-	return dc.tr.x.Row(a.center)
+	return dc.tr.x, a.center, true
 }
 
 // repeated reports whether atom k is a copy of an atom in the set.
 func (r *repeats) repeated(dc *dictionary, k int) bool {
-	x := dc.centre(k)
-	return x != nil && r.has(dc.atoms[k].kernel, x)
+	x, i, ok := dc.centre(k)
+	return ok && r.has(dc.atoms[k].kernel, x, i)
 }
 
 // keep adds atom k, which joins the expansion, to the set.
 func (r *repeats) keep(dc *dictionary, k int) {
-	if x := dc.centre(k); x != nil {
-		r.add(dc.atoms[k].kernel, x)
+	if x, i, ok := dc.centre(k); ok {
+		r.add(dc.atoms[k].kernel, x, i)
 	}
 }

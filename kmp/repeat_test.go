@@ -13,8 +13,11 @@ import (
 
 func TestRepeatsSet(t *testing.T) {
 	r := newRepeats()
+	row := func(v []float32) pursuit.Matrix {
+		return pursuit.Matrix{Rows: 1, Cols: len(v), Stride: len(v), Data: v}
+	}
 	a := []float32{1, 0, -2}
-	r.add(0, a)
+	r.add(0, row(a), 0)
 	a[0] = 7 // add copies
 	for _, c := range []struct {
 		kernel int
@@ -28,8 +31,20 @@ func TestRepeatsSet(t *testing.T) {
 		{0, []float32{7, 0, -2}, false},
 		{CustomKernelIndex, []float32{1, 0, -2}, false},
 	} {
-		if got := r.has(c.kernel, c.x); got != c.want {
+		if got := r.has(c.kernel, row(c.x), 0); got != c.want {
 			t.Errorf("has(%d, %v) = %v, want %v", c.kernel, c.x, got, c.want)
+		}
+		// The same point held sparse is the same key.
+		sp := pursuit.Matrix{Rows: 1, Cols: len(c.x), Sparse: &pursuit.CSR{Offsets: []int64{0, 0}}}
+		for j, v := range c.x {
+			if v != 0 {
+				sp.Sparse.Indices = append(sp.Sparse.Indices, int32(j))
+				sp.Sparse.Values = append(sp.Sparse.Values, v)
+				sp.Sparse.Offsets[1]++
+			}
+		}
+		if got := r.has(c.kernel, sp, 0); got != c.want {
+			t.Errorf("has(%d, sparse %v) = %v, want %v", c.kernel, c.x, got, c.want)
 		}
 	}
 }

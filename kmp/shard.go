@@ -302,8 +302,12 @@ type centres struct {
 	// order (Streamed, InMemory); else the last fetch's points.
 	all  bool
 	pts  trainSet
-	at   map[int]int // global training row → row of pts
-	kept map[int][]float32
+	at   map[int]int            // global training row → row of pts
+	kept map[int]pursuit.Matrix // chosen centres, one row each
+	// sparse: the points travel and are held as sparse rows (some rank's
+	// rows are sparse; every rank agrees), each row sent as its non-zeros'
+	// count, columns and values; else dense rows of Cols values.
+	sparse bool
 	// scratch
 	need  []int
 	send  []float64
@@ -316,13 +320,37 @@ type centres struct {
 // active set as large as the dictionary) every candidate's point is
 // gathered now, once; a random active set's are fetched each step.
 func newCentres(e *engine.Engine, sh *shard, cfg *Config, x pursuit.Matrix, atoms []atom, candidates int) (*centres, error) {
-	cs := &centres{sh: sh, e: e, x: x, at: map[int]int{}, kept: map[int][]float32{}}
+	cs := &centres{sh: sh, e: e, x: x, at: map[int]int{}, kept: map[int]pursuit.Matrix{}}
+	// Sparse rows on any rank make the points travel sparse; the gathered
+	// candidates then cost their non-zeros.
+	lo, hi := sh.lo(), sh.offset[sh.c.Rank()+1]
+	nnz, flag := 0, 0
+	if x.IsSparse() {
+		flag = 1
+	}
+	for _, g := range cs.needed(atoms, nil) {
+		if g >= lo && g < hi {
+			x.ForEachNonZero(g-lo, func(int, float32) { nnz++ })
+		}
+	}
+	info, err := gatherInts(sh.c, flag, nnz)
+	if err != nil {
+		return nil, fmt.Errorf("kmp: gathering the ranks' storage: %w", err)
+	}
+	var total int64
+	for r := 0; r+1 < len(info); r += 2 {
+		cs.sparse = cs.sparse || info[r] == 1
+		total += int64(info[r+1])
+	}
 	if cfg.Stochastic != nil {
 		if s, err := cfg.Stochastic.Size(); err != nil || s < len(atoms) {
 			return cs, together(err) // every rank computes the same
 		}
 	}
 	bytes := int64(candidates) * int64(x.Cols) * 4
+	if cs.sparse {
+		bytes = 8*total + 8*int64(candidates+1)
+	}
 	if err := holdAll(e, sh, fmt.Sprintf("the %d candidate centres gathered from every rank", candidates), bytes); err != nil {
 		return nil, fmt.Errorf("kmp: %w", err)
 	}
@@ -343,24 +371,10 @@ func (cs *centres) fetch(atoms []atom, cand []int) error {
 	if cs.all {
 		return nil
 	}
-	need := cs.need[:0]
-	add := func(k int) {
-		if c := atoms[k].center; c >= 0 {
-			need = append(need, c)
-		}
+	need := cs.needed(atoms, cand)
+	if cs.sparse {
+		return cs.fetchSparse(need)
 	}
-	if cand == nil {
-		for k := range atoms {
-			add(k)
-		}
-	} else {
-		for _, k := range cand {
-			add(k)
-		}
-	}
-	slices.Sort(need)
-	need = slices.Compact(need)
-	cs.need = need
 	d, c := cs.x.Cols, cs.sh.c
 	// Rank r sends the rows it owns, in increasing order: the concatenation
 	// is need's order.
@@ -389,6 +403,89 @@ func (cs *centres) fetch(atoms []atom, cand []int) error {
 	for i, v := range cs.recv {
 		cs.pts.x.Data[i] = float32(v)
 	}
+	return cs.fetched(need)
+}
+
+// needed returns the global training rows of the centres of atoms cand
+// (nil: every atom), increasing and distinct, in cs.need's storage.
+func (cs *centres) needed(atoms []atom, cand []int) []int {
+	need := cs.need[:0]
+	add := func(k int) {
+		if c := atoms[k].center; c >= 0 {
+			need = append(need, c)
+		}
+	}
+	if cand == nil {
+		for k := range atoms {
+			add(k)
+		}
+	} else {
+		for _, k := range cand {
+			add(k)
+		}
+	}
+	slices.Sort(need)
+	need = slices.Compact(need)
+	cs.need = need
+	return need
+}
+
+// fetchSparse is fetch's transfer of sparse rows: each rank sends the rows
+// of need it owns (dense rows of a rank too) as their non-zeros' count,
+// columns and values, and pts becomes compressed sparse rows in need's
+// order.
+func (cs *centres) fetchSparse(need []int) error {
+	c := cs.sh.c
+	send := cs.send[:0]
+	lo, hi := cs.sh.lo(), cs.sh.offset[c.Rank()+1]
+	for _, g := range need {
+		if g < lo || g >= hi {
+			continue
+		}
+		at := len(send)
+		send = append(send, 0)
+		cs.x.ForEachNonZero(g-lo, func(j int, v float32) {
+			send = append(send, float64(j), float64(v))
+		})
+		send[at] = float64((len(send) - at - 1) / 2)
+	}
+	cs.send = send
+	counts, err := gatherInts(c, len(send))
+	if err != nil {
+		return fmt.Errorf("kmp: gathering the candidate centres: %w", err)
+	}
+	n := 0
+	for _, k := range counts {
+		n += k
+	}
+	cs.recv = grow(cs.recv, n)
+	if err := c.Allgatherv(send, counts, cs.recv[:n]); err != nil {
+		return fmt.Errorf("kmp: gathering the candidate centres: %w", err)
+	}
+	recv := cs.recv[:n]
+	nnz := max(0, (n-len(need))/2)
+	off := make([]int64, 1, len(need)+1)
+	ind, val := make([]int32, 0, nnz), make([]float32, 0, nnz)
+	for p := 0; p < n; {
+		k := int(recv[p])
+		p++
+		for range k {
+			ind = append(ind, int32(recv[p]))
+			val = append(val, float32(recv[p+1]))
+			p += 2
+		}
+		off = append(off, int64(len(ind)))
+	}
+	if len(off) != len(need)+1 {
+		return fmt.Errorf("kmp: gathering the candidate centres: %d rows came for %d", len(off)-1, len(need))
+	}
+	cs.pts.x = pursuit.Matrix{Rows: len(need), Cols: cs.x.Cols, Sparse: &pursuit.CSR{Offsets: off, Indices: ind, Values: val}}
+	return cs.fetched(need)
+}
+
+// fetched indexes the points pts now holds (the rows need) and takes
+// their norms.
+func (cs *centres) fetched(need []int) error {
 	clear(cs.at)
 	for i, g := range need {
 		cs.at[g] = i
@@ -409,7 +506,7 @@ func (cs *centres) keep(a atom) {
 	if _, ok := cs.kept[a.center]; ok {
 		return
 	}
-	cs.kept[a.center] = slices.Clone(cs.pts.x.Row(cs.at[a.center]))
+	cs.kept[a.center] = pursuit.RowsOf(cs.pts.x, []int{cs.at[a.center]})
 }
 
 // local returns atoms with their centres renumbered as rows of pts.
@@ -432,14 +529,15 @@ func (cs *centres) modelRows(atoms []atom) (pursuit.Matrix, []int, []atom) {
 		rows = append(rows, g)
 	}
 	slices.Sort(rows)
-	x := pursuit.NewMatrix(len(rows), cs.x.Cols)
+	kept := make([]pursuit.Matrix, len(rows))
 	orig := make([]int, len(rows))
 	slot := make(map[int]int, len(rows))
 	for i, g := range rows {
-		copy(x.Row(i), cs.kept[g])
+		kept[i] = cs.kept[g]
 		orig[i] = cs.sh.origRow(g)
 		slot[g] = i
 	}
+	x := stackRows(kept, cs.x.Cols, cs.sparse)
 	out := slices.Clone(atoms)
 	for i, a := range out {
 		if a.center < 0 {
@@ -476,4 +574,27 @@ func ownerOf(offset []int, g int) int {
 		}
 	}
 	return lo
+}
+
+// stackRows returns the one-row matrices rows as one matrix of cols
+// columns: sparse rows when sparse, else dense.
+func stackRows(rows []pursuit.Matrix, cols int, sparse bool) pursuit.Matrix {
+	if !sparse {
+		x := pursuit.NewMatrix(len(rows), cols)
+		for i, r := range rows {
+			r.RowTo(x.Row(i), 0)
+		}
+		return x
+	}
+	off := make([]int64, 1, len(rows)+1)
+	var ind []int32
+	var val []float32
+	for _, r := range rows {
+		r.ForEachNonZero(0, func(j int, v float32) {
+			ind = append(ind, int32(j))
+			val = append(val, v)
+		})
+		off = append(off, int64(len(ind)))
+	}
+	return pursuit.Matrix{Rows: len(rows), Cols: cols, Sparse: &pursuit.CSR{Offsets: off, Indices: ind, Values: val}}
 }

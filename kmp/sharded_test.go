@@ -216,7 +216,7 @@ func sameModel(e *engine.Engine, got, want *Model, xt pursuit.Matrix, tol float6
 	if !slices.Equal(got.SupportIndex, want.SupportIndex) || !slices.Equal(got.SupportKernel, want.SupportKernel) {
 		return 0, fmt.Errorf("support rows %v (kernels %v), single process %v (%v)", got.SupportIndex, got.SupportKernel, want.SupportIndex, want.SupportKernel)
 	}
-	if !slices.Equal(got.Support.Data, want.Support.Data) {
+	if !sameRows(got.Support, want.Support) {
 		return 0, errors.New("the support points differ from the single-process run's")
 	}
 	near := func(a, b, tol float64) bool {

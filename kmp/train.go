@@ -59,6 +59,9 @@ func checkInput(x pursuit.Matrix, y []float64, cfg *Config, allowEmpty bool) err
 	if len(y) != x.Rows {
 		return pursuit.BadInputf("kmp: %d training rows but %d targets", x.Rows, len(y))
 	}
+	if err := checkSparseScale(cfg, x); err != nil {
+		return err
+	}
 	if err := checkFinite("training", x, y); err != nil {
 		return err
 	}
@@ -258,21 +261,34 @@ type trainData struct {
 	held int64
 }
 
+// checkSparseScale refuses a Scale that would fill in the zeros of sparse
+// training or validation rows (min-max with a non-zero minimum, standard):
+// the model would not be the one the same data held dense gets, and the
+// rows would no longer be sparse. Max-abs scaling keeps the zeros.
+func checkSparseScale(cfg *Config, x pursuit.Matrix) error {
+	if cfg.Scale == "" || cfg.Scale.KeepsZeros() || (!x.IsSparse() && !cfg.ValX.IsSparse()) {
+		return nil
+	}
+	return pursuit.Configf("kmp: Scale %q on sparse rows would fill in their zeros: use %q (or %q), which keep them, or dense rows",
+		cfg.Scale, data.ScaleMaxAbs, data.ScaleNone)
+}
+
 // copyBytes is the size of the copies prepareData makes of the caller's
-// rows: the training part when Scale or ValFrac asks for one, the
-// validation rows ValFrac splits off, and the given validation set when
-// Scale scales it.
-func copyBytes(cfg *Config, cols, l, nSplit int) int64 {
-	var rows int64
+// rows, held as the caller's are (RowsBytes: O(non-zeros) for sparse
+// rows): the training part trIdx when Scale or ValFrac asks for one, the
+// validation rows vi that ValFrac splits off, and the given validation set
+// when Scale scales it.
+func copyBytes(cfg *Config, x pursuit.Matrix, trIdx, vi []int) int64 {
+	var b int64
 	if cfg.Scale != data.ScaleNone || cfg.ValFrac > 0 {
-		rows += int64(l)
+		b += pursuit.RowsBytes(x, trIdx)
 	}
 	if cfg.ValFrac > 0 {
-		rows += int64(nSplit)
+		b += pursuit.RowsBytes(x, vi)
 	} else if cfg.Scale != data.ScaleNone {
-		rows += int64(cfg.ValX.Rows)
+		b += cfg.ValX.Bytes()
 	}
-	return rows * int64(cols) * 4
+	return b
 }
 
 // prepareData makes the training and validation data: the caller's
@@ -294,27 +310,23 @@ func prepareData(e *engine.Engine, x pursuit.Matrix, y []float64, cfg *Config, s
 	}
 	scale := cfg.Scale != data.ScaleNone
 	if scale || cfg.ValFrac > 0 {
-		bytes := copyBytes(cfg, x.Cols, l, len(vi))
-		what := fmt.Sprintf("kmp's copy of the training data (%d rows × %d features, float32; Scale %q, ValFrac %v)", l+len(vi), x.Cols, cfg.Scale, cfg.ValFrac)
+		bytes := copyBytes(cfg, x, trIdx, vi)
+		what := fmt.Sprintf("kmp's copy of the training data (%d rows × %d features, %s; Scale %q, ValFrac %v)", l+len(vi), x.Cols, storageName(x), cfg.Scale, cfg.ValFrac)
 		if err := holdAll(e, sh, what, bytes); err != nil {
 			return td, fmt.Errorf("kmp: %w", err)
 		}
 		td.held = bytes
 	}
 	if cfg.ValFrac > 0 {
-		valX = pursuit.NewMatrix(len(vi), x.Cols)
+		valX = pursuit.RowsOf(x, vi)
 		td.valY = make([]float64, len(vi))
 		for r, i := range vi {
-			copy(valX.Row(r), x.Row(i))
 			td.valY[r] = y[i]
 		}
 	}
 	xt := x
 	if scale || cfg.ValFrac > 0 {
-		xt = pursuit.NewMatrix(l, x.Cols)
-		for r, i := range trIdx {
-			copy(xt.Row(r), x.Row(i))
-		}
+		xt = pursuit.RowsOf(x, trIdx)
 	}
 	td.yt = make([]float64, l)
 	for r, i := range trIdx {
@@ -369,10 +381,7 @@ func validationSet(e *engine.Engine, cfg *Config, valX pursuit.Matrix, scaler *d
 	}
 	if scaler != nil {
 		if cfg.ValFrac == 0 {
-			xv = pursuit.NewMatrix(valX.Rows, cols)
-			for i := range valX.Rows {
-				copy(xv.Row(i), valX.Row(i))
-			}
+			xv = pursuit.RowsOf(valX, seq(valX.Rows))
 		}
 		if err := scaler.Apply(xv); err != nil {
 			return nil, fmt.Errorf("kmp: scaling validation data: %w", err)
@@ -455,10 +464,14 @@ func distinct(y []float64) []float64 {
 
 func checkFinite(what string, x pursuit.Matrix, y []float64) error {
 	for i := range x.Rows {
-		for j, v := range x.Row(i) {
-			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				return pursuit.BadInputf("kmp: %s row %d feature %d is %v", what, i, j, v)
+		bad, badJ := float32(0), -1
+		x.ForEachNonZero(i, func(j int, v float32) {
+			if badJ < 0 && (math.IsNaN(float64(v)) || math.IsInf(float64(v), 0)) {
+				bad, badJ = v, j
 			}
+		})
+		if badJ >= 0 {
+			return pursuit.BadInputf("kmp: %s row %d feature %d is %v", what, i, badJ, bad)
 		}
 	}
 	for i, v := range y {
@@ -491,10 +504,13 @@ func assemble(cfg *Config, dictAtoms []atom, x pursuit.Matrix, trIdx []int, scal
 			}
 		}
 	}
-	m.Support = pursuit.NewMatrix(len(svAtoms), x.Cols)
+	centres := make([]int, len(svAtoms))
 	for s, a := range svAtoms {
+		centres[s] = dictAtoms[a].center
+	}
+	m.Support = pursuit.RowsOf(x, centres) // sparse rows stay sparse
+	for _, a := range svAtoms {
 		at := dictAtoms[a]
-		copy(m.Support.Row(s), x.Row(at.center))
 		m.SupportIndex = append(m.SupportIndex, trIdx[at.center])
 		m.SupportKernel = append(m.SupportKernel, at.kernel)
 	}
@@ -542,10 +558,9 @@ func newOrigin(dictAtoms []atom, x pursuit.Matrix, trIdx []int, results []*resul
 			}
 		}
 	}
-	o.x = pursuit.NewMatrix(len(rows), x.Cols)
+	o.x = pursuit.RowsOf(x, rows)
 	o.trIdx = make([]int, len(rows))
 	for k, c := range rows {
-		copy(o.x.Row(k), x.Row(c))
 		o.trIdx[k] = trIdx[c]
 	}
 	for i, a := range o.atoms {
@@ -556,4 +571,21 @@ func newOrigin(dictAtoms []atom, x pursuit.Matrix, trIdx []int, results []*resul
 		}
 	}
 	return o
+}
+
+// seq returns 0, 1, …, n−1.
+func seq(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
+// storageName says how x holds its rows, for messages.
+func storageName(x pursuit.Matrix) string {
+	if x.IsSparse() {
+		return "sparse"
+	}
+	return "float32"
 }

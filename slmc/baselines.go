@@ -94,13 +94,9 @@ func RandomXV(x pursuit.Matrix, nz int, seed uint64) (pursuit.Matrix, error) {
 	return pickRows(x, randomRows(newRand(seed), x.Rows, nz)), nil
 }
 
-func pickRows(x pursuit.Matrix, idx []int) pursuit.Matrix {
-	out := pursuit.NewMatrix(len(idx), x.Cols)
-	for r, i := range idx {
-		copy(out.Row(r), x.Row(i))
-	}
-	return out
-}
+// pickRows copies the rows idx of x, held as x is (sparse rows stay
+// sparse).
+func pickRows(x pursuit.Matrix, idx []int) pursuit.Matrix { return pursuit.RowsOf(x, idx) }
 
 // ModifiedRS is the paper's MRS (§4.1): the reduced-set vectors of rs with
 // coefficients and bias from the SVM restricted to their span (eq. 45)

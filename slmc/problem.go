@@ -29,14 +29,15 @@ func checkRBF(method string, k pursuit.Kernel) error {
 }
 
 // problem holds binary training data in the forms the methods need: the
-// float32 matrix for the engine's kernel blocks and a float64 copy for the
-// gradients.
+// float32 matrix for the engine's kernel blocks and, for dense rows, a
+// float64 copy for the gradients. Sparse rows get no copy: the gradients
+// and the float64 reference kernels read their non-zeros.
 type problem struct {
 	eng    *engine.Engine // nil: kernels in float64 (reference path)
 	k      pursuit.Kernel
 	x      pursuit.Matrix // N×d
 	xNorms []float32      // ‖x_i‖² (float32, for the engine)
-	xf     *mat.Dense     // N×d float64 copy of x
+	xf     *mat.Dense     // N×d float64 copy of dense x (nil for sparse x)
 	xsq    []float64      // ‖x_i‖² in float64
 	y      []float64      // ±1
 	// w, when not nil, holds a weight per training point: the number of
@@ -88,28 +89,13 @@ func newProblem(eng *engine.Engine, k pursuit.Kernel, x pursuit.Matrix, y []floa
 	if pos == 0 || neg == 0 {
 		return nil, fmt.Errorf("training labels need both classes, got %d positive and %d negative", pos, neg)
 	}
-	p := &problem{eng: eng, k: k, x: x, y: y}
-	n, d := x.Rows, x.Cols
-	if eng != nil {
-		if err := eng.Reserve(fmt.Sprintf("a float64 copy of the %d×%d training matrix", n, d), int64(n)*int64(d)*8); err != nil {
+	p := &problem{eng: eng, k: k, x: x, y: y, xsq: make([]float64, x.Rows)}
+	if x.IsSparse() {
+		if err := p.sparseNorms(); err != nil {
 			return nil, err
 		}
-	}
-	p.xf = mat.NewDense(n, d, nil)
-	p.xsq = make([]float64, n)
-	for i := range n {
-		row := x.Row(i)
-		dst := p.xf.RawRowView(i)
-		var s float64
-		for j, v := range row {
-			f := float64(v)
-			if math.IsNaN(f) || math.IsInf(f, 0) {
-				return nil, fmt.Errorf("training example %d, feature %d is %v, not finite", i+1, j+1, v)
-			}
-			dst[j] = f
-			s += f * f
-		}
-		p.xsq[i] = s
+	} else if err := p.denseCopy(); err != nil {
+		return nil, err
 	}
 	if eng != nil {
 		norms, err := eng.SqNorms(x)
@@ -119,6 +105,52 @@ func newProblem(eng *engine.Engine, k pursuit.Kernel, x pursuit.Matrix, y []floa
 		p.xNorms = norms
 	}
 	return p, nil
+}
+
+// sparseNorms checks sparse rows for non-finite values and takes their
+// float64 squared norms from their non-zeros.
+func (p *problem) sparseNorms() error {
+	for i := range p.x.Rows {
+		var bad error
+		p.x.ForEachNonZero(i, func(j int, v float32) {
+			f := float64(v)
+			if bad == nil && (math.IsNaN(f) || math.IsInf(f, 0)) {
+				bad = fmt.Errorf("training example %d, feature %d is %v, not finite", i+1, j+1, v)
+			}
+			p.xsq[i] += f * f
+		})
+		if bad != nil {
+			return bad
+		}
+	}
+	return nil
+}
+
+// denseCopy makes the float64 copy of dense rows (held against the
+// engine's budget) with their squared norms, checking for non-finite
+// values.
+func (p *problem) denseCopy() error {
+	n, d := p.x.Rows, p.x.Cols
+	if p.eng != nil {
+		if err := p.eng.Reserve(fmt.Sprintf("a float64 copy of the %d×%d training matrix", n, d), int64(n)*int64(d)*8); err != nil {
+			return err
+		}
+	}
+	p.xf = mat.NewDense(n, d, nil)
+	for i := range n {
+		dst := p.xf.RawRowView(i)
+		var s float64
+		for j, v := range p.x.Row(i) {
+			f := float64(v)
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				return fmt.Errorf("training example %d, feature %d is %v, not finite", i+1, j+1, v)
+			}
+			dst[j] = f
+			s += f * f
+		}
+		p.xsq[i] = s
+	}
+	return nil
 }
 
 // n returns the number of training examples, d their dimension.
@@ -132,7 +164,11 @@ func (p *problem) psi(z *mat.Dense) (*mat.Dense, error) {
 	n := p.n()
 	out := mat.NewDense(nz, n, nil)
 	if p.eng == nil {
-		kernelRef(out, p.k, z, p.xf, p.xsq)
+		if p.x.IsSparse() {
+			kernelRefSparse(out, p.k, z, p.x, p.xsq)
+		} else {
+			kernelRef(out, p.k, z, p.xf, p.xsq)
+		}
 		return out, nil
 	}
 	if err := p.eng.Reserve(fmt.Sprintf("the %d×%d kernel block K(Z, X)", nz, n), int64(nz)*int64(n)*12); err != nil {
@@ -168,6 +204,21 @@ func kernelRef(dst *mat.Dense, k pursuit.Kernel, a, b *mat.Dense, bsq []float64)
 	}
 }
 
+// kernelRefSparse is kernelRef against sparse rows b (squared norms bsq):
+// the dot products read b's non-zeros.
+func kernelRefSparse(dst *mat.Dense, k pursuit.Kernel, a *mat.Dense, b pursuit.Matrix, bsq []float64) {
+	ra, _ := a.Dims()
+	asq := rowSqNorms(a)
+	for i := range ra {
+		row, ar := dst.RawRowView(i), a.RawRowView(i)
+		for j := range b.Rows {
+			var dot float64
+			b.ForEachNonZero(j, func(c int, v float32) { dot += ar[c] * float64(v) })
+			row[j] = k.FromDot(dot, asq[i]+bsq[j]-2*dot)
+		}
+	}
+}
+
 // rowSqNorms returns the squared Euclidean norms of the rows of a.
 func rowSqNorms(a *mat.Dense) []float64 {
 	r, _ := a.Dims()
@@ -193,7 +244,8 @@ func toMatrix32(a *mat.Dense) pursuit.Matrix {
 	return m
 }
 
-// toDense converts a float32 pursuit.Matrix to a float64 matrix.
+// toDense converts a float32 pursuit.Matrix, dense or sparse, to a dense
+// float64 matrix.
 func toDense(m pursuit.Matrix) *mat.Dense {
 	out := mat.NewDense(max(m.Rows, 1), max(m.Cols, 1), nil)
 	if m.Rows == 0 || m.Cols == 0 {
@@ -201,17 +253,21 @@ func toDense(m pursuit.Matrix) *mat.Dense {
 	}
 	for i := range m.Rows {
 		dst := out.RawRowView(i)
-		for j, v := range m.Row(i) {
-			dst[j] = float64(v)
-		}
+		m.ForEachNonZero(i, func(j int, v float32) { dst[j] = float64(v) })
 	}
 	return out
 }
 
-// rowsOf returns a float64 matrix of the rows idx of p's training data.
+// rowsOf returns a dense float64 matrix of the rows idx of p's training
+// data (sparse rows densified: idx are few, initial expansion vectors).
 func (p *problem) rowsOf(idx []int) *mat.Dense {
 	out := mat.NewDense(len(idx), p.d(), nil)
 	for r, i := range idx {
+		if p.xf == nil {
+			dst := out.RawRowView(r)
+			p.x.ForEachNonZero(i, func(j int, v float32) { dst[j] = float64(v) })
+			continue
+		}
 		copy(out.RawRowView(r), p.xf.RawRowView(i))
 	}
 	return out

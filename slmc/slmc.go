@@ -135,7 +135,7 @@ func (c *Config) setup(method string, e *engine.Engine, x pursuit.Matrix, y []fl
 	dups := 0
 	var weights []float64
 	if !c.KeepDuplicates {
-		if x.Stride != x.Cols {
+		if !x.IsSparse() && x.Stride != x.Cols {
 			x = copyMatrix(x)
 		}
 		ds := &data.Dataset{X: x, Y: y, Name: "training set"}
@@ -177,7 +177,18 @@ func (c *Config) setup(method string, e *engine.Engine, x pursuit.Matrix, y []fl
 		}
 		z = p.rowsOf(pick)
 	case InitKMeans:
-		km, err := KMeans(p.xf, c.NumXV, c.KMeansIter, c.Seed)
+		xf := p.xf
+		if xf == nil {
+			// k-means runs on dense float64 rows: sparse rows are densified
+			// for it, held against the engine's budget while it runs.
+			if eng != nil {
+				if err := eng.Reserve(fmt.Sprintf("a dense float64 copy of the %d×%d sparse training rows for k-means", x.Rows, x.Cols), int64(x.Rows)*int64(x.Cols)*8); err != nil {
+					return nil, nil, 0, fmt.Errorf("slmc: %s: %w (k-means initialisation densifies sparse rows; use random initialisation)", method, err)
+				}
+			}
+			xf = toDense(x)
+		}
+		km, err := KMeans(xf, c.NumXV, c.KMeansIter, c.Seed)
 		if err != nil {
 			return nil, nil, 0, fmt.Errorf("slmc: %s: %w", method, err)
 		}

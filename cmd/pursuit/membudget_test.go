@@ -110,7 +110,7 @@ func TestMemBudgetRefusesDataOverBudget(t *testing.T) {
 	dir := t.TempDir()
 	const rows, dim = 1000, 750_000 // 3.0e9 bytes as float32
 	writeWide(t, filepath.Join(dir, "wide.svm"), rows, dim, 0)
-	r, rss := underUlimit(t, dir, 2<<30, "train", "--data", "wide.svm", "--mem-budget", "1GiB", "--quiet")
+	r, rss := underUlimit(t, dir, 2<<30, "train", "--data", "wide.svm", "--storage", "dense", "--mem-budget", "1GiB", "--quiet")
 	t.Logf("exit %d, peak RSS %.1f MiB: %s", r.code, float64(rss)/(1<<20), strings.TrimSpace(r.stderr))
 	oneErrorLine(t, r, "wide.svm", "1000×750000")
 }
@@ -128,7 +128,7 @@ func TestMemBudgetRunStaysWithin(t *testing.T) {
 	writeWide(t, filepath.Join(dir, "test.svm"), 1000, dim, 1)
 	const budget = 256 << 20
 	args := []string{"train", "--data", "train.svm", "--test", "test.svm", "--val-frac", "0.2",
-		"--algo", "skmp", "--basis", "5", "--active-set", "8", "--quiet", "--mem-budget"}
+		"--algo", "skmp", "--basis", "5", "--active-set", "8", "--storage", "dense", "--quiet", "--mem-budget"}
 	r, rss := underUlimit(t, dir, budget+goVirtual, append(args, "256MiB")...)
 	t.Logf("budget 256 MiB: exit %d, peak RSS %.1f MiB (budget + heapOverhead = %d MiB)", r.code, float64(rss)/(1<<20), (budget+heapOverhead)>>20)
 	if r.code != 0 {

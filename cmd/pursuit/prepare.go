@@ -50,7 +50,11 @@ func (d *dataFlags) formatOption() data.Format {
 // sparseAlgos are the algorithms checked to train and predict on sparse
 // rows (the same models as on dense rows); the others get their data
 // dense. The list grows as each algorithm is verified (issue 28).
-var sparseAlgos = map[string]bool{"svm": true}
+var sparseAlgos = map[string]bool{
+	"svm": true,
+	"kmp": true, "kmp-backfit": true, "kmp-basic": true, "kmp-tanh": true, "skmp": true,
+	"mpkfda": true,
+}
 
 // sparseAlgoList names the algorithms of sparseAlgos, or says there are
 // none yet.

@@ -11,8 +11,9 @@ import (
 )
 
 // TestStorageFlag: --storage and the sparse default scaling through the
-// CLI. With no algorithm in sparseAlgos yet, sparse-ish data are held dense
-// for training, and the JSON's storage object says so and why; info --data
+// CLI. An algorithm in sparseAlgos (kmp) trains on sparse rows with maxabs
+// scaling; one not in it (slmc, for now) gets sparse-ish data dense, and
+// the JSON's storage object says so and why; info --data
 // reports the storage auto chooses; dense storage over the budget says to
 // use sparse storage; bad indices are one line naming file and line.
 func TestStorageFlag(t *testing.T) {
@@ -22,6 +23,14 @@ func TestStorageFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := mustRun(t, dir, "train", "--data", text, "--algo", "kmp", "--basis", "3", "--storage", "sparse", "--json", "--quiet")
+	var sp resultJSON
+	if err := json.Unmarshal([]byte(r.stdout), &sp); err != nil {
+		t.Fatalf("%v\n%s", err, r.stdout)
+	}
+	if st := sp.Storage; st == nil || st.Kind != "sparse" || sp.Scale != "maxabs" || r.stderr != "" {
+		t.Errorf("kmp on sparse rows: storage %+v, scale %q, stderr %q", sp.Storage, sp.Scale, r.stderr)
+	}
+	r = mustRun(t, dir, "train", "--data", text, "--algo", "slmc", "--nz", "3", "--storage", "sparse", "--json", "--quiet")
 	var out resultJSON
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
 		t.Fatalf("%v\n%s", err, r.stdout)
@@ -32,7 +41,7 @@ func TestStorageFlag(t *testing.T) {
 	if out.Scale != "minmax" {
 		t.Errorf("scale %q on dense-held data, want minmax", out.Scale)
 	}
-	if !strings.Contains(r.stderr, "--algo kmp does not take sparse rows yet") {
+	if !strings.Contains(r.stderr, "--algo slmc does not take sparse rows yet") {
 		t.Errorf("no warning on stderr: %q", r.stderr)
 	}
 	// info --data: auto chooses sparse rows and maxabs scaling.
@@ -59,7 +68,7 @@ func TestStorageFlag(t *testing.T) {
 	wide := filepath.Join(dir, "wide.svm")
 	os.WriteFile(wide, []byte("1 1:1\n-1 3000000:1\n1 2:1\n"), 0o644)
 	wantFail(t, dir, []string{"wide.svm", "--mem-budget", "use sparse storage", "--storage sparse"},
-		"train", "--data", wide, "--algo", "kmp", "--mem-budget", "16MiB", "--quiet")
+		"train", "--data", wide, "--algo", "kmp", "--storage", "dense", "--mem-budget", "16MiB", "--quiet")
 	// Bad indices: one line naming the file and line.
 	for name, body := range map[string]string{
 		"dup.svm":    "1 1:1\n-1 2:1 2:1\n",
@@ -81,7 +90,7 @@ func TestStorageFlag(t *testing.T) {
 		case "nolabel.sv":
 			wantFail(t, dir, []string{name + ":1"}, "info", "--data", p)
 		default:
-			wantFail(t, dir, []string{name + ":2"}, "train", "--data", p, "--algo", "kmp", "--basis", "1", "--quiet")
+			wantFail(t, dir, []string{name + ":2"}, "train", "--data", p, "--algo", "kmp", "--basis", "1", "--storage", "dense", "--quiet")
 			if name != "bigdn.svm" { // sparse rows take indices up to 2³¹−1
 				wantFail(t, dir, []string{name + ":2"}, "info", "--data", p, "--storage", "sparse")
 			}

@@ -1,0 +1,202 @@
+package slmc
+
+import (
+	"math"
+	"testing"
+
+	"github.com/pursuit-ml/pursuit"
+	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/engine"
+)
+
+// sparseFixture returns a text-like binary problem with real zeros held
+// dense and sparse, and test rows dense and sparse.
+func sparseFixture(t *testing.T) (xd, xs pursuit.Matrix, y []float64, td, ts pursuit.Matrix) {
+	t.Helper()
+	d, err := data.TextLike(data.TextLikeConfig{Rows: 200, Dim: 60, NNZPerRow: 8, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dd, err := data.Densify(d, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := make([]int, 200)
+	for i := range idx {
+		idx[i] = i
+	}
+	tr, te := dd.Subset(idx[:150]), dd.Subset(idx[150:])
+	return tr.X, data.Sparsify(tr).X, tr.Y, te.X, data.Sparsify(te).X
+}
+
+// relDiff is the largest |a_i − b_i| relative to the largest |a_i|.
+func relDiff(a, b []float64) float64 {
+	var scale, worst float64
+	for i := range a {
+		scale = math.Max(scale, math.Abs(a[i]))
+		worst = math.Max(worst, math.Abs(a[i]-b[i]))
+	}
+	if scale == 0 {
+		return worst
+	}
+	return worst / scale
+}
+
+// sameSLMC checks that models trained on dense and sparse rows decide
+// alike (within 1e-5 relative) on dense and sparse test rows, and returns
+// the largest relative difference.
+func sameSLMC(t *testing.T, e *engine.Engine, md, ms *Model, td, ts pursuit.Matrix) float64 {
+	t.Helper()
+	if md.XV.Rows != ms.XV.Rows {
+		t.Fatalf("%d expansion vectors dense, %d sparse", md.XV.Rows, ms.XV.Rows)
+	}
+	ref, err := md.Decision(e, td)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var worst float64
+	for _, c := range []struct {
+		name string
+		m    *Model
+		x    pursuit.Matrix
+	}{{"dense model, sparse rows", md, ts}, {"sparse model, dense rows", ms, td}, {"sparse model, sparse rows", ms, ts}} {
+		got, err := c.m.Decision(e, c.x)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		d := relDiff(ref, got)
+		worst = math.Max(worst, d)
+		if d > 1e-5 {
+			t.Errorf("%s: decisions differ by %.3g relative", c.name, d)
+		}
+	}
+	t.Logf("%d expansion vectors, decisions within %.3g relative", md.XV.Rows, worst)
+	return worst
+}
+
+func TestSparseSameModels(t *testing.T) {
+	for _, be := range []string{"go", "auto"} {
+		t.Run(be, func(t *testing.T) {
+			e, err := engine.New(engine.WithBackend(be))
+			if err != nil {
+				t.Skip(err)
+			}
+			sparseSameModels(t, e)
+		})
+	}
+}
+
+func sparseSameModels(t *testing.T, e *engine.Engine) {
+	xd, xs, y, td, ts := sparseFixture(t)
+	k := pursuit.NewRBF(0.5)
+	// The inner SVM solved tightly: its KKT tolerance, not the storage,
+	// would otherwise set how closely two fits agree. L-BFGS over Z runs
+	// two iterations: W(Z) is not convex, and a last-bit difference in a
+	// gradient (gonum's blocked product for dense rows, the non-zeros' sum
+	// for sparse ones: 5e-10 relative in W after one step) grows along the
+	// path like any other rounding (see TestSparseGradient for W and ∇W).
+	tight := SolverOptions{Tol: 1e-9}
+	fo := FitOptions{Solver: tight}
+	base := Config{Kernel: k, C: 10, NumXV: 5, Seed: 3, Solver: tight, Optim: OptimOptions{MaxIter: 2}}
+	for _, c := range []struct {
+		name string
+		cfg  func(Config) Config
+	}{
+		{"random init", func(c Config) Config { return c }},
+		{"kmeans init", func(c Config) Config { c.Init = InitKMeans; return c }},
+		{"float64 kernels", func(c Config) Config { c.Float64Kernels = true; return c }},
+		{"keep duplicates", func(c Config) Config { c.KeepDuplicates = true; return c }},
+		{"float64 keep duplicates", func(c Config) Config { c.KeepDuplicates = true; c.Float64Kernels = true; return c }},
+	} {
+		t.Run("slmc "+c.name, func(t *testing.T) {
+			cfg := c.cfg(base)
+			rd, err := Train(e, xd, y, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rs, err := Train(e, xs, y, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rd.Iterations != rs.Iterations || rd.Duplicates != rs.Duplicates {
+				t.Errorf("dense: %d iterations, %d duplicates; sparse: %d, %d", rd.Iterations, rd.Duplicates, rs.Iterations, rs.Duplicates)
+			}
+			sameSLMC(t, e, rd.Model, rs.Model, td, ts)
+		})
+	}
+	t.Run("skfd", func(t *testing.T) {
+		rd, err := TrainSKFD(e, xd, y, base, 1e-3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := TrainSKFD(e, xs, y, base, 1e-3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameSLMC(t, e, rd.Model, rs.Model, td, ts)
+	})
+	t.Run("rsvm and mrsvm", func(t *testing.T) {
+		vd, err := RandomXV(xd, 8, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vs, err := RandomXV(xs, 8, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !vs.IsSparse() {
+			t.Errorf("RandomXV of sparse rows is dense")
+		}
+		md, err := ReducedSVM(e, xd, y, k, vd, 10, fo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms, err := ReducedSVM(e, xs, y, k, vs, 10, fo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameSLMC(t, e, md, ms, td, ts)
+		md, err = ModifiedRSVM(e, xd, y, k, vd, 10, fo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms, err = ModifiedRSVM(e, xs, y, k, vs, 10, fo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameSLMC(t, e, md, ms, td, ts)
+	})
+	t.Run("rs and mrs", func(t *testing.T) {
+		// An expansion over 30 training rows (their labels as coefficients),
+		// its vectors dense and sparse.
+		coef := make([]float64, 30)
+		for i := range coef {
+			coef[i] = y[i]
+		}
+		idx := make([]int, 30)
+		for i := range idx {
+			idx[i] = i
+		}
+		ed := &Expansion{Kernel: k, Vectors: pursuit.RowsOf(xd, idx), Coef: coef, Bias: 0.1}
+		es := &Expansion{Kernel: k, Vectors: pursuit.RowsOf(xs, idx), Coef: coef, Bias: 0.1}
+		opt := RSOptions{Starts: 3, MaxIter: 30}
+		rd, err := ReducedSet(ed, 4, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := ReducedSet(es, 4, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameSLMC(t, e, rd.Model, rs.Model, td, ts)
+		md, err := ModifiedRS(e, xd, y, rd.Model, 10, fo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms, err := ModifiedRS(e, xs, y, rs.Model, 10, fo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameSLMC(t, e, md, ms, td, ts)
+	})
+}
