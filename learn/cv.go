@@ -256,6 +256,11 @@ func (cv CV) fold(e *engine.Engine, grp *CVGroup, plan LabelPlan, all *data.Data
 	// The fold's copies, charged to the memory budget while in use; the
 	// preprocessing works on them in place.
 	foldBytes := int64(all.Len()) * int64(all.Dim()*4+8)
+	if all.X.IsSparse() {
+		// Sparse rows: the folds hold all's non-zeros once, and a second
+		// array of row offsets.
+		foldBytes = all.Bytes() + 8
+	}
 	if err := e.Hold(fmt.Sprintf("the copies of fold %d/%d", f+1, nf), foldBytes); err != nil {
 		return nil, err
 	}

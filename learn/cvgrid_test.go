@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pursuit-ml/pursuit"
+	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/engine/comm"
 	"github.com/pursuit-ml/pursuit/kmp"
@@ -112,5 +113,39 @@ func TestPlanLabels(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCVGridSparse cross-validates on sparse rows of many features within
+// a budget that the dense size of the rows would exceed: the folds are
+// charged what they hold.
+func TestCVGridSparse(t *testing.T) {
+	ds := blobs(60, 2, 3)
+	off := make([]int64, 61)
+	var idx []int32
+	var val []float32
+	for i := range 60 {
+		idx = append(idx, 0, 1)
+		val = append(val, ds.X.At(i, 0), ds.X.At(i, 1))
+		off[i+1] = int64(len(idx))
+	}
+	sp, err := pursuit.SparseFrom(60, 200000, off, idx, val)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.New(engine.WithBackend("go"), engine.WithMemoryBudget(16<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	plan := learn.LabelPlan{Task: learn.TaskBinary, Classes: []float64{1, 2}}
+	cfg := kmp.Config{Variant: kmp.PreFit, Loss: kmp.Squared, Kernels: []pursuit.Kernel{pursuit.NewRBF(1)}, Bias: true, Seed: 1}
+	cv := learn.CV{Folds: 3, Seed: 1, Prep: learn.Prep{Scale: learn.ScaleAuto}}
+	res, err := cv.Grid(e, []learn.CVGroup{{Learners: []learn.Learner{learn.KMP{Name: "kmp", Config: cfg, Basis: 5}}}}, plan, &data.Dataset{X: sp, Y: ds.Y, Name: "wide"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(res[0].Error < 0.2) {
+		t.Fatalf("cv error %v", res[0].Error)
 	}
 }
