@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pursuit-ml/pursuit"
+	"github.com/pursuit-ml/pursuit/checkpoint"
 	"github.com/pursuit-ml/pursuit/data"
 )
 
@@ -322,6 +323,13 @@ type Config struct {
 
 	// Progress, if not nil, is called after every step.
 	Progress func(Step)
+
+	// Checkpoint, if not nil, writes the training state at step
+	// boundaries, resumes from a checkpoint, and stops the run on request
+	// (package checkpoint; see checkpoint.go for what is covered).
+	Checkpoint *checkpoint.Options
+	// ck is the run of Checkpoint (train sets it).
+	ck *ckRun
 
 	// valRows is the number of validation rows of every rank together in a
 	// sharded run (train sets it; 0: ValX.Rows).

@@ -219,7 +219,17 @@ func (s *sqFit) release() {
 // run takes the steps until one stops the fit, and returns why ("" at the
 // step limit).
 func (s *sqFit) run() (StopReason, error) {
-	for step := 1; step <= s.limit; step++ {
+	first := 1
+	if s.p.cfg.ck != nil {
+		var err error
+		if err = s.ckSupported(); err == nil {
+			first, err = s.resume()
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	for step := first; step <= s.limit; step++ {
 		if err := s.p.sh.failed(); err != nil {
 			return "", err
 		}
@@ -275,6 +285,9 @@ func (s *sqFit) run() (StopReason, error) {
 			return "", err
 		} else if stop {
 			return StopPatience, nil
+		}
+		if err := s.checkpoint(step); err != nil {
+			return "", err
 		}
 	}
 	return "", nil

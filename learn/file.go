@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/pursuit-ml/pursuit"
+	"github.com/pursuit-ml/pursuit/checkpoint"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/internal/modelfile"
@@ -302,6 +303,8 @@ func ParseModel(raw []byte, maxBytes int64) (*File, error) {
 		return nil
 	})
 	switch {
+	case errors.Is(err, modelfile.ErrMagic) && bytes.HasPrefix(raw, []byte(checkpoint.Magic)):
+		return nil, fmt.Errorf("%w: it is a training checkpoint (continue it with `pursuit train --resume FILE`)", ErrNotModel)
 	case errors.Is(err, modelfile.ErrMagic):
 		return nil, fmt.Errorf("%w (it does not start with %q)", ErrNotModel, strings.TrimSpace(ModelMagic))
 	case errors.Is(err, modelfile.ErrCorrupt):

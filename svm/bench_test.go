@@ -9,6 +9,7 @@ import (
 
 	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/engine"
 )
 
 // uspsParams are the SLMC paper's USPS settings: γ = 1/128, C = 10
@@ -247,4 +248,64 @@ func BenchmarkUSPSOneVsRest(b *testing.B) {
 	b.ReportMetric(float64(len(distinct)), "distinct-SVs")
 	b.Logf("backend %s: ours %v, ten svm-train runs %v; kernel rows computed %d over the ten machines",
 		e.BackendName(), ours/time.Duration(b.N), theirs/time.Duration(b.N), rows)
+}
+
+// BenchmarkSolvers trains USPS 8 vs rest and the generated 15k
+// covtype-like set by SMO and by the batched solver at 1 and 2 engine
+// threads and reports the times and batched/SMO ratios, with the support
+// vectors of each. Run once on a shared machine:
+//
+//	go test ./svm -run '^$' -bench Solvers -benchtime 1x
+func BenchmarkSolvers(b *testing.B) {
+	type set struct {
+		name string
+		x    pursuit.Matrix
+		y    []float64
+		p    Params
+	}
+	var sets []set
+	if p, err := data.SharedFile("usps", "usps.train.gz"); err == nil {
+		tr, err := data.Load(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		y, err := data.BinaryLabels(tr.Y, 8)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sets = append(sets, set{"usps8", tr.X, y, uspsParams()})
+	}
+	x, y := covtypeLike(15000, 1)
+	sets = append(sets, set{"cov15k", x, y, Params{Kernel: pursuit.NewRBF(0.5), C: 1}})
+	for _, s := range sets {
+		b.Run(s.name, func(b *testing.B) {
+			for b.Loop() {
+				for _, threads := range []int{1, 2} {
+					e, err := engine.New(engine.WithThreads(threads))
+					if err != nil {
+						b.Fatal(err)
+					}
+					var t [2]time.Duration
+					var sv [2]int
+					for k, solver := range []SolverKind{SolverSMO, SolverBatched} {
+						p := s.p
+						p.Solver = solver
+						start := time.Now()
+						m, err := Train(e, s.x, s.y, p)
+						if err != nil {
+							b.Fatal(err)
+						}
+						t[k] = time.Since(start)
+						sv[k] = m.TotalSV()
+						b.Logf("%s, backend %s, %d threads, %v: %v, %d SVs, obj %.8g, iterations %d (outer %d), rows %d",
+							s.name, e.BackendName(), threads, solver, t[k], sv[k], m.Stats[0].Obj, m.Stats[0].Iter, m.Stats[0].OuterIter, m.Stats[0].RowsComputed)
+					}
+					tag := fmt.Sprintf("%dt", threads)
+					b.ReportMetric(t[0].Seconds(), "smo-"+tag+"-s")
+					b.ReportMetric(t[1].Seconds(), "batched-"+tag+"-s")
+					b.ReportMetric(t[1].Seconds()/t[0].Seconds(), "batched/smo-"+tag)
+				}
+			}
+		})
+	}
 }

@@ -33,6 +33,18 @@ type Options struct {
 	// engines' tiles. 1 computes rows one at a time. The model does not
 	// depend on it.
 	Batch int
+
+	ck *ckRun // the checkpointing of this solve (Params.Checkpoint)
+	// Solver chooses SMO or the batched working-set solver (SolverAuto:
+	// SMO for now). The batched solver does not shrink (it keeps every
+	// gradient exact) and takes its kernel rows in one gathered block per
+	// outer iteration instead of through the cache, whose budget bounds
+	// its working set instead.
+	Solver SolverKind
+	// WorkingSet is the batched solver's q, the variables per outer
+	// iteration; 0: a power of two near 4√n within [64, 1024], no more
+	// kernel rows than CacheMB holds.
+	WorkingSet int
 }
 
 // defaultBatch is Options.Batch where the backend has no tile height.
@@ -66,6 +78,12 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Batch < 0 {
 		return o, fmt.Errorf("svm: Batch must be ≥ 0, got %d", o.Batch)
 	}
+	if o.Solver < SolverAuto || o.Solver > SolverBatched {
+		return o, fmt.Errorf("svm: unknown solver %d", int(o.Solver))
+	}
+	if o.WorkingSet < 0 || o.WorkingSet == 1 {
+		return o, fmt.Errorf("svm: WorkingSet must be 0 or ≥ 2, got %d", o.WorkingSet)
+	}
 	return o, nil
 }
 
@@ -88,7 +106,8 @@ type Solution struct {
 	Rho       float64   // ρ; the decision function is Σ coef K − ρ
 	Bias      float64   // b = −ρ
 	Obj       float64   // ½αᵀQα + pᵀα (LIBSVM's "obj"); C-SVC's W(α) = −Obj
-	Iter      int       // SMO iterations
+	Iter      int       // SMO iterations (the batched solver: its inner pair steps)
+	OuterIter int       // the batched solver's outer iterations (0 for SMO)
 	Gap       float64   // final maximal violation
 	Converged bool      // Gap < Tol (false when MaxIter stopped it)
 	NumSV     int       // variables with α > 0
@@ -110,12 +129,12 @@ func Solve(src RowSource, prob Problem, o Options) (*Solution, error) {
 	if s64, ok := src.(KernelRows64); ok {
 		c := newRowCache(l, budget, 8, fill64(s64))
 		defer c.release()
-		return runSMO(c, scannerOf(src), prob, diag, alpha, o, maxIter)
+		return runSolver(c, scannerOf(src), prob, diag, alpha, o, maxIter)
 	}
 	if s32, ok := src.(KernelRows); ok {
 		c := newRowCache(l, budget, 4, fill32(s32))
 		defer c.release()
-		return runSMO(c, scannerOf(src), prob, diag, alpha, o, maxIter)
+		return runSolver(c, scannerOf(src), prob, diag, alpha, o, maxIter)
 	}
 	return nil, fmt.Errorf("svm: kernel row source %T implements neither KernelRows nor KernelRows64", src)
 }
@@ -209,6 +228,14 @@ func scannerOf(src RowSource) engine.SMOScanner {
 	return nil
 }
 
+// runSolver runs the solver o.Solver chooses.
+func runSolver[T real](c *rowCache[T], scan engine.SMOScanner, prob Problem, diag, alpha []float64, o Options, maxIter int) (*Solution, error) {
+	if o.Solver.resolve() == SolverBatched {
+		return runBatched(c, scan, prob, diag, alpha, o, maxIter)
+	}
+	return runSMO(c, scan, prob, diag, alpha, o, maxIter)
+}
+
 // runSMO runs the solver on the rows of c, with the scans of scan (nil:
 // Go loops).
 func runSMO[T real](c *rowCache[T], scan engine.SMOScanner, prob Problem, diag, alpha []float64, o Options, maxIter int) (*Solution, error) {
@@ -228,6 +255,7 @@ func newSMO[T real](c *rowCache[T], scan engine.SMOScanner, prob Problem, diag, 
 		status: make([]uint8, n), upSign: make([]float64, n), lowSign: make([]float64, n),
 		active: make([]int32, n), inAct: make([]bool, n),
 		cache: c, scan: scan, batch: o.Batch, eps: o.Tol, shrinking: !o.NoShrinking, maxIter: maxIter, nAll: n,
+		ck: o.ck,
 	}
 	for a := range n {
 		s.qd[a] = diag[s.ki(a)]

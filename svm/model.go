@@ -45,6 +45,7 @@ type TrainStats struct {
 	Obj       float64 // dual objective, LIBSVM's "obj"
 	Rho       float64
 	Iter      int
+	OuterIter int // the batched solver's outer iterations (0 for SMO)
 	NumSV     int
 	NumBSV    int
 	Converged bool

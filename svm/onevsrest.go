@@ -66,6 +66,9 @@ func TrainOneVsRest(e *engine.Engine, x pursuit.Matrix, y []float64, p Params) (
 	if e == nil {
 		return nil, badInput("nil engine")
 	}
+	if p.Checkpoint != nil {
+		return nil, pursuit.Configf("svm: checkpoints need one binary machine; one-vs-rest trains one per class")
+	}
 	if isSharded(e) {
 		return trainOneVsRestSharded(e, x, y, p)
 	}
@@ -130,7 +133,7 @@ func trainBinaryShared(e *engine.Engine, x pursuit.Matrix, y []float64, cPos, cN
 		return nil, err
 	}
 	h0, m0, c0 := cache.hits, cache.misses, cache.computed
-	sol, err := runSMO(cache, rows.e, prob, diag, alpha, o, maxIter)
+	sol, err := runSolver(cache, rows.e, prob, diag, alpha, o, maxIter)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/pursuit-ml/pursuit"
+	"github.com/pursuit-ml/pursuit/checkpoint"
 )
 
 // Type is the SVM formulation.
@@ -56,10 +57,22 @@ type Params struct {
 	NoShrinking bool
 	MaxIter     int
 	Batch       int // kernel rows computed together on a cache miss; default one tile of the backend's (Options.Batch)
+	// Solver chooses SMO or the batched working-set solver (Options.Solver;
+	// the zero value SolverAuto is SMO for now). Training split across
+	// ranks runs SMO only: SolverBatched is refused there, and so is a
+	// checkpoint (it records SMO's state).
+	Solver SolverKind
+
+	// Checkpoint, if not nil, writes the solver's state between SMO
+	// iterations, resumes from a checkpoint, and stops the solve on request
+	// (package checkpoint): a binary C-SVC or an ε-SVR in one process,
+	// without Probability (see checkpoint.go).
+	Checkpoint *checkpoint.Options
+	ck         *ckRun // Checkpoint's run (Train sets it)
 }
 
 func (p Params) options() Options {
-	return Options{Tol: p.Tol, CacheMB: p.CacheMB, NoShrinking: p.NoShrinking, MaxIter: p.MaxIter, Batch: p.Batch}
+	return Options{Tol: p.Tol, CacheMB: p.CacheMB, NoShrinking: p.NoShrinking, MaxIter: p.MaxIter, Batch: p.Batch, Solver: p.Solver, ck: p.ck}
 }
 
 // ErrBadInput is wrapped by the errors Train returns for invalid data or
@@ -181,6 +194,6 @@ func allFinite(row []float32) bool {
 // digest describes every parameter that ranks training together must
 // share (all but the per-row InstanceWeights, whose presence counts).
 func (p Params) digest() string {
-	return fmt.Sprintf("type %v, kernel %#v, C %v, epsilon %v, class weights %v, instance weights given %v, probability %v, seed %v, tolerance %v, cache %v MB, no shrinking %v, max iterations %v, batch %v",
-		p.Type, p.Kernel, p.C, p.Epsilon, p.Weights, p.InstanceWeights != nil, p.Probability, p.Seed, p.Tol, p.CacheMB, p.NoShrinking, p.MaxIter, p.Batch)
+	return fmt.Sprintf("type %v, kernel %#v, C %v, epsilon %v, class weights %v, instance weights given %v, probability %v, seed %v, tolerance %v, cache %v MB, no shrinking %v, max iterations %v, batch %v, solver %v",
+		p.Type, p.Kernel, p.C, p.Epsilon, p.Weights, p.InstanceWeights != nil, p.Probability, p.Seed, p.Tol, p.CacheMB, p.NoShrinking, p.MaxIter, p.Batch, p.Solver)
 }

@@ -79,6 +79,8 @@ type smo[T real] struct {
 	// own, and nAll counts those of the whole problem.
 	sh   *shard
 	nAll int
+
+	ck *ckRun // checkpoints (checkpoint.go); nil without
 }
 
 // cand is a prefetch candidate: its score, kernel point and (global)
@@ -772,10 +774,14 @@ func (s *smo[T]) eachRow(n int, keyOf func(t int) int, fn func(t int, row []T)) 
 
 // run iterates SMO to the tolerance or the iteration limit.
 func (s *smo[T]) run() error {
-	if err := s.initGradient(); err != nil {
-		return err
-	}
 	counter := min(s.nAll, 1000) + 1
+	if resumed, err := s.ckResume(&counter); err != nil {
+		return err
+	} else if !resumed {
+		if err := s.initGradient(); err != nil {
+			return err
+		}
+	}
 	for s.iter < s.maxIter {
 		counter--
 		if counter == 0 {
@@ -813,6 +819,11 @@ func (s *smo[T]) run() error {
 		s.iter++
 		if err := s.update(i, j); err != nil {
 			return err
+		}
+		if s.ck != nil {
+			if err := s.ckBoundary(counter); err != nil {
+				return err
+			}
 		}
 	}
 	if !s.converged {

@@ -30,9 +30,16 @@ func Train(e *engine.Engine, x pursuit.Matrix, y []float64, p Params) (*Model, e
 		return nil, badInput("nil engine")
 	}
 	if isSharded(e) {
+		if p.Checkpoint != nil {
+			return nil, pursuit.Configf("svm: checkpoints are not available across ranks yet")
+		}
 		return trainSharded(e, x, y, p)
 	}
 	if err := p.validate(x, y); err != nil {
+		return nil, err
+	}
+	var err error
+	if p.ck, err = startCheckpoint(p, x, y, false); err != nil {
 		return nil, err
 	}
 	if p.Type == EpsilonSVR {
@@ -71,7 +78,7 @@ func trainSVR(e *engine.Engine, x pursuit.Matrix, y []float64, p Params) (*Model
 }
 
 func statsOf(s *Solution) TrainStats {
-	return TrainStats{Obj: s.Obj, Rho: s.Rho, Iter: s.Iter, NumSV: s.NumSV, NumBSV: s.NumBSV, Converged: s.Converged,
+	return TrainStats{Obj: s.Obj, Rho: s.Rho, Iter: s.Iter, OuterIter: s.OuterIter, NumSV: s.NumSV, NumBSV: s.NumBSV, Converged: s.Converged,
 		RowsComputed: s.RowsComputed, CacheHits: s.CacheHits, CacheMisses: s.CacheMisses}
 }
 

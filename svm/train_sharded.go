@@ -60,6 +60,9 @@ func startSharded(e *engine.Engine, x pursuit.Matrix, y []float64, p Params, met
 	if p.Probability {
 		return nil, fmt.Errorf("%s: probability estimates (Params.Probability: Platt sigmoids on cross-validated decision values) are not available across ranks: %w", method, engine.ErrNotDistributed)
 	}
+	if p.Solver == SolverBatched {
+		return nil, fmt.Errorf("%s: the batched working-set solver (Params.Solver) does not run across ranks yet; use smo or auto: %w", method, engine.ErrNotDistributed)
+	}
 	sizes, err := c.Allgather([]float64{float64(x.Rows)})
 	if err != nil {
 		return nil, fmt.Errorf("%s: gathering the shard sizes: %w", method, err)

@@ -44,13 +44,14 @@ func parseSKMPFit(s string) (kmp.Variant, error) {
 func kmpLearner(name string, variant kmp.Variant, loss kmp.Loss, stochastic bool) learnerFunc {
 	return func(p *trainParams) (learn.Learner, error) {
 		cfg := kmp.Config{
-			Variant:  variant,
-			Loss:     loss,
-			Task:     kmp.Classification,
-			Kernels:  []pursuit.Kernel{p.kernel},
-			Bias:     true,
-			Seed:     uint64(p.seed),
-			Patience: p.patience, // with a validation set; 0: no limit, run every step and keep the best
+			Variant:    variant,
+			Loss:       loss,
+			Task:       kmp.Classification,
+			Kernels:    []pursuit.Kernel{p.kernel},
+			Bias:       true,
+			Seed:       uint64(p.seed),
+			Patience:   p.patience, // with a validation set; 0: no limit, run every step and keep the best
+			Checkpoint: p.ckpt,
 		}
 		if p.regression {
 			cfg.Task = kmp.Regression

@@ -12,7 +12,8 @@ const svmDefaultSVREpsilon = 0.1
 // svmParams maps the flags to package svm's parameters: C-SVC, or ε-SVR
 // for real-valued targets.
 func svmParams(p *trainParams) svm.Params {
-	sp := svm.Params{Type: svm.CSVC, Kernel: p.kernel, C: p.c, Seed: uint64(p.seed)}
+	sp := svm.Params{Type: svm.CSVC, Kernel: p.kernel, C: p.c, Seed: uint64(p.seed), Checkpoint: p.ckpt}
+	sp.Solver, _ = svm.ParseSolver(p.solver) // validated with the flags
 	if p.regression {
 		sp.Type = svm.EpsilonSVR
 		sp.Epsilon = p.svrEps

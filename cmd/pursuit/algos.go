@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/pursuit-ml/pursuit/checkpoint"
 	"sort"
 	"strings"
 
@@ -19,6 +20,7 @@ type trainParams struct {
 	patience   int     // early-stopping patience in steps
 	c          float64 // SVM / SLMC regularisation
 	svrEps     float64 // ε-SVR tube width
+	solver     string  // SVM dual solver (svm.ParseSolver; validated)
 	epsilon    float64 // bpdn: ℓ1 weight = tube half-width
 	regression bool    // real-valued targets
 	activeSet  int     // stochastic KMP: candidates searched per step
@@ -29,6 +31,9 @@ type trainParams struct {
 	method     string  // --algo slmc: slmc, rs, mrs, rsvm, mrsvm or skfd
 	seed       int64
 	progress   func(learn.Progress)
+	// ckpt is the checkpointing of train --checkpoint, --resume and
+	// --time-limit (nil without them).
+	ckpt *checkpoint.Options
 	// nTrain is the number of training examples of every rank together
 	// when training across ranks (each rank passes its own rows); 0 in one
 	// process, where it is the rows passed.

@@ -12,6 +12,7 @@ import (
 	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/engine/comm"
+	"github.com/pursuit-ml/pursuit/svm"
 )
 
 // dataFlags name the input files and how labels become targets.
@@ -46,6 +47,7 @@ type modelFlags struct {
 	patience   int
 	c          float64
 	svrEps     float64
+	solver     string  // svm: smo, batched or auto
 	epsilon    float64 // bpdn: ℓ1 weight = tube half-width
 	activeSet  int
 	eps, q     float64
@@ -105,6 +107,7 @@ func addModelFlags(fs *flag.FlagSet, m *modelFlags) {
 	fs.IntVar(&m.patience, "patience", kmpDefaultPatience, "with --val-frac: stop after this many steps without validation improvement; 0 runs every step and keeps the best")
 	fs.Float64Var(&m.c, "c", 1, "SVM / SLMC regularisation C")
 	fs.Float64Var(&m.svrEps, "svr-epsilon", 0, "ε-SVR: width of the insensitive tube; implies --regression")
+	fs.StringVar(&m.solver, "solver", "auto", "SVM dual solver: smo (LIBSVM's), batched (working sets of 64-1024 variables, kernel rows in blocks) or auto (smo for now)")
 	fs.Float64Var(&m.epsilon, "epsilon", 0, "bpdn: ε, the ℓ1 weight of Girosi's problem = the ε-SVR tube half-width (LIBSVM -p); implies --regression")
 	fs.IntVar(&m.activeSet, "active-set", 0, "stochastic KMP: candidates searched per step, at least 1 (default from --eps and --q)")
 	fs.Float64Var(&m.eps, "eps", 0, "stochastic KMP: active set s = ⌈log ε / log q⌉ (default ε 0.05)")
@@ -270,6 +273,9 @@ func (m *modelFlags) validate(set map[string]bool) error {
 	if m.svrEps < 0 || math.IsNaN(m.svrEps) || math.IsInf(m.svrEps, 0) {
 		return fmt.Errorf("--svr-epsilon %v: must be a non-negative finite number", m.svrEps)
 	}
+	if _, err := svm.ParseSolver(m.solver); err != nil {
+		return fmt.Errorf("--solver %s: want smo, batched or auto", m.solver)
+	}
 	if set["active-set"] && m.activeSet < 1 {
 		return fmt.Errorf("--active-set %d: must be at least 1", m.activeSet)
 	}
@@ -332,6 +338,7 @@ func algoFlags() map[string][]string {
 		"epsilon":      {"bpdn"},
 		"grid-epsilon": {"bpdn", "svm"}, // cv; svm with --svr-epsilon
 		"svr-epsilon":  {"svm"},
+		"solver":       {"svm"},
 		"active-set":   {"skmp"},
 		"eps":          {"skmp"},
 		"q":            {"skmp"},
@@ -342,6 +349,11 @@ func algoFlags() map[string][]string {
 		"bound":        boundAlgos(), // train (bound.go)
 		"delta":        boundAlgos(),
 		"alpha":        boundAlgos(),
+		// train (checkpoint.go)
+		"checkpoint":       checkpointAlgos,
+		"checkpoint-every": checkpointAlgos,
+		"resume":           checkpointAlgos,
+		"time-limit":       checkpointAlgos,
 	}
 }
 
@@ -502,6 +514,7 @@ func (m *modelFlags) params(dim int, d *dataFlags, earlyStop bool) (*trainParams
 		patience:   m.patience,
 		c:          m.c,
 		svrEps:     m.svrEps,
+		solver:     m.solver,
 		epsilon:    m.epsilon,
 		regression: d.regression || m.svrEps > 0,
 		activeSet:  m.activeSet,

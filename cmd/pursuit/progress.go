@@ -59,6 +59,20 @@ type progressBar struct {
 
 	stop chan struct{} // closes the heartbeat and signal goroutine
 	once sync.Once
+	// deferred: a signal is left to the checkpoint's stopper
+	// (checkpoint.go), which stops training at the next step.
+	deferred bool
+}
+
+// deferSignals makes an interrupt end the line and leave the exit to
+// training, which stops at its next step and writes its checkpoint.
+func (p *progressBar) deferSignals() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.deferred = true
+	p.mu.Unlock()
 }
 
 // newProgressBar is the bar on a terminal and nothing otherwise or with
@@ -113,6 +127,12 @@ func (p *progressBar) watch() {
 				p.mu.Lock()
 				if p.mode == progressBarM && p.drawn {
 					fmt.Fprint(p.w, "\n")
+				}
+				if p.deferred {
+					fmt.Fprintf(p.w, "%s: interrupted (%v): stopping after the current step\n", p.label, s)
+					p.drawn = false
+					p.mu.Unlock()
+					continue
 				}
 				fmt.Fprintf(p.w, "%s: interrupted (%v)\n", p.label, s)
 				p.mu.Unlock()

@@ -24,6 +24,7 @@ import (
 //     command per line; a line ending in `\` continues on the next; blank
 //     lines and lines starting with # are skipped;
 //   - the only other fenced blocks are ```go (library code, not run) and
+//     ```text (a file shown, such as a Slurm script, not run), and
 //     there are no indented code blocks;
 //   - inline code in the prose that looks like a command (a command word
 //     such as go, pursuit or bash followed by arguments) is the start of one
@@ -72,8 +73,8 @@ func readmeCommands(readme string) ([]string, error) {
 		if strings.HasPrefix(trimmed, "```") {
 			if fence == "" {
 				fence = strings.TrimPrefix(trimmed, "```")
-				if fence != "sh" && fence != "go" {
-					return nil, fmt.Errorf("README.md:%d: a ```%s block; commands go in ```sh blocks, code in ```go", ln, fence)
+				if fence != "sh" && fence != "go" && fence != "text" {
+					return nil, fmt.Errorf("README.md:%d: a ```%s block; commands go in ```sh blocks, code in ```go, files shown but not run (a Slurm script) in ```text", ln, fence)
 				}
 			} else {
 				if cont.Len() > 0 {

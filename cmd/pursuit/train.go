@@ -17,6 +17,7 @@ type trainOptions struct {
 	dataFlags
 	modelFlags
 	boundFlags
+	ckFlags
 	model        string
 	plotDir      string
 	curve        bool
@@ -30,6 +31,7 @@ func newTrainFlags() (*flag.FlagSet, *trainOptions) {
 	addDataFlags(fs, &o.dataFlags, true)
 	addModelFlags(fs, &o.modelFlags)
 	addBoundFlags(fs, &o.boundFlags, true)
+	addCheckpointFlags(fs, &o.ckFlags)
 	fs.StringVar(&o.model, "model", "", "write the trained model to `FILE` (read it back with `pursuit predict --model FILE`; "+safeWriteHelp+")")
 	fs.StringVar(&o.exportLIBSVM, "export-libsvm", "", "also write the model as a LIBSVM model to `FILE` (as `pursuit export --format libsvm`; with FILE.range for svm-scale when the data are scaled)")
 	fs.StringVar(&o.exportONNX, "export-onnx", "", "also write the model as an ONNX model to `FILE` (as `pursuit export --format onnx`)")
@@ -123,6 +125,12 @@ func runTrain(ev *env, args []string) error {
 	world := ev.world()
 	err := o.validate(set)
 	if err == nil {
+		err = o.ckFlags.validate(set)
+	}
+	if err == nil && o.ckFlags.active() && world.Size() > 1 {
+		err = errors.New("--checkpoint, --resume and --time-limit are not available across ranks yet")
+	}
+	if err == nil {
 		err = checkOutputs(o.inputFiles(), fileArg{"--model", o.model}, fileArg{"--export-libsvm", o.exportLIBSVM}, fileArg{"--export-libsvm's range file", o.exportLIBSVM + ".range"}, fileArg{"--export-onnx", o.exportONNX})
 	}
 	if err == nil && o.exportLIBSVM != "" && o.exportLIBSVM == o.model {
@@ -189,9 +197,12 @@ func runTrain(ev *env, args []string) error {
 	}
 	bar := newProgress(ev, "train "+algo.name, o.progress, o.quiet)
 	defer bar.Close()
+	ck, stop := o.ckFlags.options(bar)
+	defer stop.close()
+	p.ckpt = ck
 	res, err := fit(e, algo, p, plan, tr, val, test, bar)
 	if err != nil {
-		return err
+		return stop.stopped(err)
 	}
 	m := res.model
 	m.Header.Scaler = scaler

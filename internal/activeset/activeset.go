@@ -6,6 +6,8 @@
 package activeset
 
 import (
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 )
@@ -17,6 +19,7 @@ import (
 // search. Items that can no longer be chosen are removed, so the active set
 // never wastes its places on them.
 type Sampler struct {
+	src   *rand.PCG
 	rng   *rand.Rand
 	perm  []int // perm[:avail] are the available items
 	pos   []int // pos[k] is the position of item k in perm
@@ -27,7 +30,8 @@ type Sampler struct {
 // New returns a sampler over items 0..m−1 drawing from the PCG generator
 // seeded with (seed, stream).
 func New(m int, seed, stream uint64) *Sampler {
-	sp := &Sampler{rng: rand.New(rand.NewPCG(seed, stream)), perm: make([]int, m), pos: make([]int, m), avail: m}
+	src := rand.NewPCG(seed, stream)
+	sp := &Sampler{src: src, rng: rand.New(src), perm: make([]int, m), pos: make([]int, m), avail: m}
 	for i := range sp.perm {
 		sp.perm[i], sp.pos[i] = i, i
 	}
@@ -66,3 +70,34 @@ func (sp *Sampler) Remove(k int) {
 
 // Avail returns the number of items still available.
 func (sp *Sampler) Avail() int { return sp.avail }
+
+// State returns what Restore needs to continue the draws exactly: the
+// generator's state, the permutation and the number of items available.
+func (sp *Sampler) State() (rng []byte, perm []int, avail int) {
+	b, _ := sp.src.MarshalBinary() // never fails
+	return b, append([]int(nil), sp.perm...), sp.avail
+}
+
+// Restore puts back a state State returned from a sampler over as many
+// items.
+func (sp *Sampler) Restore(rng []byte, perm []int, avail int) error {
+	if len(perm) != len(sp.perm) || avail < 0 || avail > len(perm) {
+		return errors.New("activeset: the saved state is of another sampler")
+	}
+	seen := make([]bool, len(perm))
+	for _, k := range perm {
+		if k < 0 || k >= len(perm) || seen[k] {
+			return errors.New("activeset: the saved permutation is not one")
+		}
+		seen[k] = true
+	}
+	if err := sp.src.UnmarshalBinary(rng); err != nil {
+		return fmt.Errorf("activeset: %w", err)
+	}
+	copy(sp.perm, perm)
+	for i, k := range sp.perm {
+		sp.pos[k] = i
+	}
+	sp.avail = avail
+	return nil
+}

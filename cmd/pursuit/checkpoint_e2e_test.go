@@ -1,0 +1,277 @@
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/pursuit-ml/pursuit/checkpoint"
+	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/learn"
+)
+
+// ckJobs are the runs the checkpoint tests interrupt: stochastic KMP
+// back-fitting and the SVM, each a few seconds long.
+func ckJobs(t testing.TB, dir string) []struct {
+	name, data, test string
+	args             []string
+} {
+	t.Helper()
+	ring, ringTest := head(ringnorm(6000, 20, 5), 5000)
+	moons, moonsTest := head(twoMoons(5000, 0.35, 9), 4000)
+	rt, rte := filepath.Join(dir, "ring.train"), filepath.Join(dir, "ring.test")
+	mt, mte := filepath.Join(dir, "moons.train"), filepath.Join(dir, "moons.test")
+	for _, f := range []struct {
+		path string
+		ds   *data.Dataset
+	}{{rt, ring}, {rte, ringTest}, {mt, moons}, {mte, moonsTest}} {
+		if err := writeDataset(f.path, f.ds); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return []struct {
+		name, data, test string
+		args             []string
+	}{
+		{"skmp-backfit", rt, rte, []string{"--algo", "skmp", "--fit", "backfit", "--basis", "400", "--gamma", "0.05", "--seed", "3"}},
+		{"svm", mt, mte, []string{"--algo", "svm", "--gamma", "2", "--c", "100", "--threads", "1"}},
+	}
+}
+
+// decisions returns the decision values of model on test, every
+// classifier's, as their bits.
+func decisions(t *testing.T, dir, model, test string) []byte {
+	t.Helper()
+	e, err := engine.New(engine.WithBackend("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	m, err := learn.LoadModel(e, model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := loadData(test, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Header.Scaler != nil {
+		if err := m.Header.Scaler.Apply(ds.X); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dec, err := m.Decisions(e, ds.X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b []byte
+	for _, d := range dec {
+		for _, v := range d {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+		}
+	}
+	return b
+}
+
+// TestCheckpointKill kills `pursuit train` with SIGKILL at random moments,
+// resumes each run from its last checkpoint, and checks that the final
+// model's decisions equal the uninterrupted run's bit for bit. It kills
+// each job 3 times; PURSUIT_KILL_TESTS=20 kills 20 times.
+func TestCheckpointKill(t *testing.T) {
+	kills := 3
+	if n, err := strconv.Atoi(os.Getenv("PURSUIT_KILL_TESTS")); err == nil && n > 0 {
+		kills = n
+	}
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 33))
+	for _, job := range ckJobs(t, dir) {
+		base := append([]string{"train", "--data", job.data, "--quiet"}, job.args...)
+		ref := filepath.Join(dir, job.name+".ref")
+		t0 := time.Now()
+		mustRun(t, dir, append(base, "--model", ref)...)
+		full := time.Since(t0)
+		want := decisions(t, dir, ref, job.test)
+		for k := range kills {
+			ck := filepath.Join(dir, job.name+".ck"+strconv.Itoa(k))
+			model := filepath.Join(dir, job.name+".m"+strconv.Itoa(k))
+			args := append(append([]string(nil), base...), "--model", model, "--checkpoint", ck, "--checkpoint-every", "20ms")
+			killed, resumes := 0, 0
+			for {
+				run := args
+				if _, err := os.Stat(ck); err == nil {
+					run = append(run, "--resume", ck)
+					resumes++
+				}
+				cmd := exec.Command(pursuitBin, run...)
+				cmd.Dir = dir
+				var stderr bytes.Buffer
+				cmd.Stderr = &stderr
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				done := make(chan error, 1)
+				go func() { done <- cmd.Wait() }()
+				var err error
+				if killed < 2 {
+					// A random moment within the run's expected length.
+					select {
+					case err = <-done:
+					case <-time.After(time.Duration(rng.Int64N(int64(full)))):
+						cmd.Process.Signal(syscall.SIGKILL)
+						<-done
+						killed++
+						continue
+					}
+				} else {
+					err = <-done
+				}
+				if err != nil {
+					t.Fatalf("%s kill test %d: %v\n%s", job.name, k, err, stderr.String())
+				}
+				break
+			}
+			if got := decisions(t, dir, model, job.test); !bytes.Equal(got, want) {
+				t.Errorf("%s kill test %d (%d kills, %d resumes): the decisions differ from the uninterrupted run's", job.name, k, killed, resumes)
+			} else {
+				t.Logf("%s kill test %d: %d kills, %d resumes: same decisions", job.name, k, killed, resumes)
+			}
+		}
+	}
+}
+
+// TestCheckpointSIGTERM sends SIGTERM during training: the run exits 143
+// within 5 s, says where it stopped, and its checkpoint resumes to the
+// uninterrupted run's model.
+func TestCheckpointSIGTERM(t *testing.T) {
+	dir := t.TempDir()
+	for _, job := range ckJobs(t, dir) {
+		base := append([]string{"train", "--data", job.data}, job.args...)
+		ref := filepath.Join(dir, job.name+".ref")
+		t0 := time.Now()
+		mustRun(t, dir, append(base, "--model", ref, "--quiet")...)
+		full := time.Since(t0)
+		want := decisions(t, dir, ref, job.test)
+		ck, model := filepath.Join(dir, job.name+".ck"), filepath.Join(dir, job.name+".m")
+		cmd := exec.Command(pursuitBin, append(base, "--model", model, "--checkpoint", ck, "--progress", "lines")...)
+		cmd.Dir = dir
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(full / 2)
+		cmd.Process.Signal(syscall.SIGTERM)
+		t0 = time.Now()
+		err := cmd.Wait()
+		took := time.Since(t0)
+		ee, ok := err.(*exec.ExitError)
+		if !ok || ee.ExitCode() != 143 {
+			t.Fatalf("%s: SIGTERM: %v, want exit status 143\n%s", job.name, err, stderr.String())
+		}
+		if took > 5*time.Second {
+			t.Errorf("%s: exited %v after SIGTERM, want within 5 s", job.name, took)
+		}
+		if !strings.Contains(stderr.String(), "training stopped at ") || !strings.Contains(stderr.String(), "interrupted (terminated)") || !strings.Contains(stderr.String(), "--resume "+ck) {
+			t.Errorf("%s: stderr does not say where training stopped:\n%s", job.name, stderr.String())
+		}
+		t.Logf("%s: exited %v after SIGTERM: %s", job.name, took.Round(time.Millisecond), lastLine(stderr.String()))
+		mustRun(t, dir, append(base, "--model", model, "--resume", ck, "--quiet")...)
+		if got := decisions(t, dir, model, job.test); !bytes.Equal(got, want) {
+			t.Errorf("%s: resumed after SIGTERM, the decisions differ from the uninterrupted run's", job.name)
+		}
+	}
+}
+
+func lastLine(s string) string {
+	l := strings.Split(strings.TrimSpace(s), "\n")
+	return l[len(l)-1]
+}
+
+// TestCheckpointBadResume: a resume with changed data or flags, from a
+// truncated checkpoint, a model file or a checkpoint of another version
+// each gets one line naming the problem and exits 2.
+func TestCheckpointBadResume(t *testing.T) {
+	dir := t.TempDir()
+	train, _ := moonsFiles(t, dir)
+	other := filepath.Join(dir, "other.train")
+	writeData(t, other, twoMoons(300, 0.2, 77))
+	ck, model := filepath.Join(dir, "m.ckpt"), filepath.Join(dir, "m.model")
+	base := []string{"train", "--data", train, "--algo", "skmp", "--basis", "40", "--seed", "2", "--quiet"}
+	mustRun(t, dir, append(base, "--checkpoint", ck, "--checkpoint-every", "1ns", "--model", model)...)
+	raw, err := os.ReadFile(ck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trunc := filepath.Join(dir, "trunc.ckpt")
+	os.WriteFile(trunc, raw[:len(raw)/2], 0o644)
+	v9 := filepath.Join(dir, "v9.ckpt")
+	b := append([]byte(nil), raw...)
+	b[len(checkpoint.Magic)] = 9 // the version, little-endian
+	os.WriteFile(v9, b, 0o644)
+	wantFail(t, dir, []string{"seed was 2, is now 3"}, "train", "--data", train, "--algo", "skmp", "--basis", "40", "--seed", "3", "--quiet", "--resume", ck)
+	wantFail(t, dir, []string{"training data was"}, "train", "--data", other, "--algo", "skmp", "--basis", "40", "--seed", "2", "--quiet", "--resume", ck)
+	wantFail(t, dir, []string{"steps N was 41, is now 31"}, "train", "--data", train, "--algo", "skmp", "--basis", "30", "--seed", "2", "--quiet", "--resume", ck)
+	wantFail(t, dir, []string{"truncated or corrupt"}, append(base, "--resume", trunc)...)
+	wantFail(t, dir, []string{"format version 9"}, append(base, "--resume", v9)...)
+	wantFail(t, dir, []string{"is a model file, not a training checkpoint"}, append(base, "--resume", model)...)
+	wantFail(t, dir, []string{"svm training, not kmp"}, append(base, "--resume", svmCheckpoint(t, dir, train))...)
+	wantFail(t, dir, []string{"it is a training checkpoint"}, "predict", "--model", ck, "--data", train)
+	wantFail(t, dir, []string{"--checkpoint does not apply to --algo slmc"}, "train", "--data", train, "--algo", "slmc", "--checkpoint", ck)
+}
+
+// svmCheckpoint writes a checkpoint of the SVM on train.
+func svmCheckpoint(t *testing.T, dir, train string) string {
+	ck := filepath.Join(dir, "svm.ckpt")
+	mustRun(t, dir, "train", "--data", train, "--algo", "svm", "--c", "10", "--quiet", "--checkpoint", ck, "--checkpoint-every", "1ns")
+	return ck
+}
+
+// BenchmarkCheckpointOverhead times each checkpointing learner's run
+// without checkpoints, with them at the default interval and every 100 ms,
+// and prints the overhead and the checkpoint's size against the model's:
+//
+//	go test ./cmd/pursuit -run '^$' -bench CheckpointOverhead -benchtime 3x
+func BenchmarkCheckpointOverhead(b *testing.B) {
+	dir := b.TempDir()
+	for _, job := range ckJobs(b, dir) {
+		base := append([]string{"train", "--data", job.data, "--quiet"}, job.args...)
+		model, ck := filepath.Join(dir, job.name+".model"), filepath.Join(dir, job.name+".ckpt")
+		runs := [][]string{nil, {"--checkpoint", ck}, {"--checkpoint", ck, "--checkpoint-every", "100ms"}}
+		best := make([]time.Duration, len(runs))
+		// Rounds of the three runs in turn, the fastest of each kept, so
+		// that the load of a shared machine falls on all three alike.
+		for i := 0; i < b.N; i++ {
+			for r, extra := range runs {
+				os.Remove(ck)
+				cmd := exec.Command(pursuitBin, append(append(append([]string(nil), base...), "--model", model), extra...)...)
+				t0 := time.Now()
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("%s: %v\n%s", job.name, err, out)
+				}
+				if d := time.Since(t0); best[r] == 0 || d < best[r] {
+					best[r] = d
+				}
+			}
+		}
+		plain, def, often := best[0], best[1], best[2]
+		ms, _ := os.Stat(model)
+		cs, err := os.Stat(ck)
+		ckBytes := int64(0)
+		if err == nil {
+			ckBytes = cs.Size()
+		}
+		b.Logf("%s: %v without checkpoints; %+.1f%% at the default interval (%v); %+.1f%% every 100 ms; checkpoint %d bytes, model %d bytes (%.1f×)",
+			job.name, plain.Round(time.Millisecond), 100*(def.Seconds()/plain.Seconds()-1), 10*time.Minute,
+			100*(often.Seconds()/plain.Seconds()-1), ckBytes, ms.Size(), float64(ckBytes)/float64(ms.Size()))
+	}
+}

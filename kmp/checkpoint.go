@@ -1,0 +1,226 @@
+package kmp
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/pursuit-ml/pursuit"
+	"github.com/pursuit-ml/pursuit/checkpoint"
+)
+
+// Checkpoints (issue 33). A checkpoint of a squared-loss fit holds the
+// atoms chosen so far, in order, the search's state (its refused atoms,
+// its run of dependent atoms and the active-set sampler's generator and
+// permutation) and the learning curve's times. Resuming replays the chosen
+// atoms through the same update and record a step runs after its search
+// (load, project, push, move the residual, record), which rebuilds the
+// residual, the orthonormal basis, the triangular factor, the validation
+// outputs and the early-stopping state with the same arithmetic in the
+// same order, hence bit for bit on the same backend and thread count,
+// without the searches, which are the cost of a step. The residual's norm
+// recorded with the checkpoint checks the replay.
+
+// ckRun is a fit's checkpointing: the run, and the state to resume from
+// (nil: a fresh start).
+type ckRun struct {
+	run   *checkpoint.Run
+	state *checkpoint.Reader
+}
+
+// ckLearner names KMP's checkpoints.
+const ckLearner = "kmp"
+
+// startCheckpoint starts cfg.Checkpoint's run for training on x, y with
+// outputs outputs (after resolve), or returns nil without one. Only
+// single-output, one-process squared-loss back-fitting and pre-fitting
+// checkpoint.
+func startCheckpoint(cfg *Config, x pursuit.Matrix, y []float64, outputs int, sharded bool) (*ckRun, error) {
+	if cfg.Checkpoint == nil {
+		return nil, nil
+	}
+	switch {
+	case sharded:
+		return nil, pursuit.Configf("kmp: checkpoints are not available across ranks yet")
+	case outputs != 1:
+		return nil, pursuit.Configf("kmp: checkpoints need one output (a binary or regression machine), not %d (one-vs-rest)", outputs)
+	case cfg.Loss != Squared:
+		return nil, pursuit.Configf("kmp: checkpoints need the squared loss, not %s", cfg.Loss)
+	case cfg.Variant != BackFit && cfg.Variant != PreFit:
+		return nil, pursuit.Configf("kmp: checkpoints need back-fitting or pre-fitting, not %s", cfg.Variant)
+	case cfg.Custom != nil:
+		return nil, pursuit.Configf("kmp: checkpoints do not cover a custom kernel")
+	}
+	run, st, err := checkpoint.Start(cfg.Checkpoint, ckLearner, ckEntries(cfg, x, y))
+	if err != nil {
+		return nil, err
+	}
+	return &ckRun{run: run, state: st}, nil
+}
+
+// ckEntries identifies a run: the settings that shape the model and the
+// data.
+func ckEntries(cfg *Config, x pursuit.Matrix, y []float64) []checkpoint.Entry {
+	e := []checkpoint.Entry{
+		checkpoint.Setting("variant", cfg.Variant),
+		checkpoint.Setting("loss", cfg.Loss),
+		checkpoint.Setting("task", cfg.Task),
+	}
+	for i, k := range cfg.Kernels {
+		e = append(e, checkpoint.Setting(fmt.Sprintf("kernel %d", i), k.String()))
+	}
+	e = append(e,
+		checkpoint.Setting("bias", cfg.Bias),
+		checkpoint.Setting("candidates", cfg.Candidates),
+		checkpoint.Setting("steps N", cfg.N),
+		checkpoint.Setting("validation fraction", cfg.ValFrac),
+		checkpoint.Setting("patience", cfg.Patience),
+		checkpoint.Setting("early-stopping criterion", cfg.Select),
+		checkpoint.Setting("scaling", cfg.Scale),
+		checkpoint.Setting("tolerance", cfg.Tol),
+		checkpoint.Setting("deflation", cfg.Deflation),
+		checkpoint.Setting("seed", cfg.Seed),
+	)
+	if sc := cfg.Stochastic; sc != nil {
+		e = append(e, checkpoint.Setting("stochastic search", fmt.Sprintf("active set %d, eps %v, q %v", sc.ActiveSet, sc.Eps, sc.Q)))
+	} else {
+		e = append(e, checkpoint.Setting("stochastic search", "off"))
+	}
+	e = append(e, checkpoint.Data("training data", x, y))
+	if cfg.ValX.Rows > 0 {
+		e = append(e, checkpoint.Data("validation data", cfg.ValX, cfg.ValY))
+	}
+	return e
+}
+
+// ckSupported refuses the fits whose state lives outside what a replay of
+// the chosen atoms rebuilds: full-search pre-fitting's running products.
+func (s *sqFit) ckSupported() error {
+	if s.incremental || s.explicit || s.basic {
+		return pursuit.Configf("kmp: checkpoints of pre-fitting need the stochastic search (full-search pre-fitting keeps running products a checkpoint does not hold)")
+	}
+	return nil
+}
+
+// where describes the fit's position for messages.
+func (s *sqFit) where(step int) string {
+	if s.cfg.N > 0 {
+		return fmt.Sprintf("step %d of %d", step, s.cfg.N)
+	}
+	return fmt.Sprintf("step %d", step)
+}
+
+// checkpoint is called after step: it writes the fit's state when due,
+// and returns a *checkpoint.StoppedError when the run is to stop.
+func (s *sqFit) checkpoint(step int) error {
+	ck := s.p.cfg.ck
+	if ck == nil {
+		return nil
+	}
+	return ck.run.Boundary(func() string { return s.where(step) }, func(w *checkpoint.Writer) { s.encode(w, step) })
+}
+
+// encode writes the fit's state after step.
+func (s *sqFit) encode(w *checkpoint.Writer, step int) {
+	w.Int(step)
+	w.Ints(s.atoms)
+	el := make([]int, len(s.tr.curve))
+	for i, st := range s.tr.curve {
+		el[i] = int(st.Elapsed)
+	}
+	w.Ints(el)
+	w.Float(s.rnorm)
+	sr := s.search
+	var skip []int
+	for k, v := range sr.skip {
+		if v {
+			skip = append(skip, k)
+		}
+	}
+	w.Ints(skip)
+	w.Int(sr.dependentRun)
+	w.Bool(sr.smp != nil)
+	if sr.smp != nil {
+		rng, perm, avail := sr.smp.State()
+		w.Blob(rng)
+		w.Ints(perm)
+		w.Int(avail)
+	}
+}
+
+// resume replays the checkpoint's steps and restores the search's state;
+// it returns the next step.
+func (s *sqFit) resume() (int, error) {
+	ck := s.p.cfg.ck
+	if ck == nil || ck.state == nil {
+		return 1, nil
+	}
+	rd := ck.state
+	ck.state = nil
+	m := len(s.dc.atoms)
+	step := rd.Int()
+	atoms := rd.Ints()
+	elapsed := rd.Ints()
+	rnorm := rd.Float()
+	skip := rd.Ints()
+	depRun := rd.Int()
+	var rng []byte
+	var perm []int
+	avail := 0
+	hasSmp := rd.Bool()
+	if hasSmp {
+		rng, perm, avail = rd.Blob(), rd.Ints(), rd.Int()
+	}
+	if err := rd.Err(true); err != nil {
+		return 0, pursuit.BadInputf("kmp: resuming: %w", err)
+	}
+	bad := func(what string) (int, error) {
+		return 0, pursuit.BadInputf("kmp: resuming: the checkpoint's %s does not fit this run", what)
+	}
+	if step != len(atoms) || len(elapsed) != step || step > s.limit {
+		return bad("step count")
+	}
+	if hasSmp != (s.search.smp != nil) {
+		return bad("search")
+	}
+	for _, k := range append(append([]int(nil), atoms...), skip...) {
+		if k < 0 || k >= m {
+			return bad("atoms")
+		}
+	}
+	for i, g := range atoms {
+		if err := s.load(g); err != nil {
+			return 0, err
+		}
+		if _, err := s.project(); err != nil {
+			return 0, err
+		}
+		s.search.accepted(g)
+		if err := s.updateOrtho(i+1, g); err != nil {
+			return 0, err
+		}
+		if _, err := s.record(i+1, g); err != nil {
+			return 0, err
+		}
+	}
+	if !(math.Abs(s.rnorm-rnorm) <= 1e-6*math.Max(rnorm, 1e-300)) {
+		return 0, pursuit.BadInputf("kmp: resuming: the checkpoint's %d steps replay to a residual of norm %v, not the %v recorded (other data, or a backend that computes differently)", step, s.rnorm, rnorm)
+	}
+	for i := range s.tr.curve {
+		s.tr.curve[i].Elapsed = time.Duration(elapsed[i])
+	}
+	if step > 0 {
+		s.tr.start = time.Now().Add(-time.Duration(elapsed[step-1]))
+	}
+	clear(s.search.skip)
+	for _, k := range skip {
+		s.search.skip[k] = true
+	}
+	s.search.dependentRun = depRun
+	if hasSmp {
+		if err := s.search.smp.Restore(rng, perm, avail); err != nil {
+			return 0, pursuit.BadInputf("kmp: resuming: %w", err)
+		}
+	}
+	return step + 1, nil
+}

@@ -1,0 +1,453 @@
+package svm
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/pursuit-ml/pursuit"
+	"github.com/pursuit-ml/pursuit/engine"
+)
+
+// SolverKind chooses the dual solver.
+type SolverKind int
+
+// The solvers.
+const (
+	// SolverAuto picks the solver: SMO for now (on the 2-core CPU machine
+	// the batched solver was measured slower; see bench_test.go's
+	// BenchmarkSolvers).
+	SolverAuto SolverKind = iota
+	// SolverSMO is LIBSVM's SMO: one pair of variables per iteration,
+	// with shrinking and the kernel-row cache.
+	SolverSMO
+	// SolverBatched is the batched working-set solver (batched.go): q
+	// variables per outer iteration, their kernel rows in one gathered
+	// block, an inner SMO on the q×q block, one block update of the
+	// gradient.
+	SolverBatched
+)
+
+func (k SolverKind) String() string {
+	switch k {
+	case SolverAuto:
+		return "auto"
+	case SolverSMO:
+		return "smo"
+	case SolverBatched:
+		return "batched"
+	}
+	return fmt.Sprintf("svm.SolverKind(%d)", int(k))
+}
+
+// ParseSolver parses "smo", "batched" or "auto".
+func ParseSolver(s string) (SolverKind, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "auto", "":
+		return SolverAuto, nil
+	case "smo":
+		return SolverSMO, nil
+	case "batched":
+		return SolverBatched, nil
+	}
+	return 0, pursuit.Configf("svm: unknown solver %q (want smo, batched or auto)", s)
+}
+
+// resolve returns the solver that SolverAuto stands for.
+func (k SolverKind) resolve() SolverKind {
+	if k == SolverAuto {
+		return SolverSMO
+	}
+	return k
+}
+
+// Working-set sizes of the batched solver.
+const (
+	minWorkingSet = 64
+	maxWorkingSet = 1024
+)
+
+// workingSetSize returns the batched solver's q for n variables over l
+// kernel points with rows of elem bytes under a budget of budget bytes: a
+// power of two near 4√n, within [64, 1024], at most n (and even), and no
+// more rows than the budget holds (at least 2).
+func workingSetSize(want, n, l, elem int, budget int64) int {
+	q := want
+	if q == 0 {
+		q = minWorkingSet
+		for q < maxWorkingSet && q*q < 16*n {
+			q *= 2
+		}
+	}
+	if byBudget := int(budget / int64(l*elem)); q > byBudget {
+		q = byBudget
+	}
+	q = min(q, n)
+	q &^= 1
+	return max(q, 2)
+}
+
+// batched is the batched working-set solver. It keeps every gradient up to
+// date (one block product per outer iteration), so it does not shrink.
+type batched[T real] struct {
+	s *smo[T] // the variables, gradient and statuses; solution, rho, objective
+	q int     // working-set size
+
+	fill   func(dst []T, idx []int) error
+	l      int   // kernel points (row length)
+	rows   []T   // up to q kernel rows, slot r at rows[r·l:]
+	slotOf []int // kernel point → slot, −1 when absent
+	points []int // slot → kernel point
+	nSlots int
+
+	ws       []int // the working set (variables)
+	inWS     []bool
+	want     []bool // per kernel point, scratch of loadRows
+	miss     []int
+	computed int // kernel rows computed
+	outer    int
+
+	// The subproblem on the working set, m variables.
+	kb     []float64 // m×m kernel block K(k_b, k_c)
+	ga, aa []float64 // local gradient and α
+	a0     []float64 // α at the start of the outer iteration
+	cands  []cand
+}
+
+// runBatched runs the batched working-set solver on the problem, taking
+// kernel rows through c's fill function (in one gathered block per outer
+// iteration; the cache's slots are not used) and the gradient update
+// through scan where the rows are float32 and the variables are the kernel
+// points (nil: Go loops).
+func runBatched[T real](c *rowCache[T], scan engine.SMOScanner, prob Problem, diag, alpha []float64, o Options, maxIter int) (*Solution, error) {
+	s := newSMO(c, scan, prob, diag, alpha, o, maxIter)
+	var zero T
+	elem := 4
+	if any(zero) == any(float64(0)) {
+		elem = 8
+	}
+	n, l := s.n, c.l
+	q := workingSetSize(o.WorkingSet, n, l, elem, int64(o.CacheMB*(1<<20)))
+	b := &batched[T]{
+		s: s, q: q, fill: c.fill, l: l,
+		rows: make([]T, q*l), slotOf: make([]int, l), points: make([]int, 0, q),
+		inWS: make([]bool, n),
+	}
+	for k := range b.slotOf {
+		b.slotOf[k] = -1
+	}
+	if err := b.run(); err != nil {
+		return nil, fmt.Errorf("svm: batched solver: %w", err)
+	}
+	sol := s.solution()
+	sol.CacheHits, sol.CacheMisses, sol.RowsComputed = 0, 0, b.computed
+	sol.OuterIter = b.outer
+	return sol, nil
+}
+
+// run iterates to the tolerance or the iteration limit.
+func (b *batched[T]) run() error {
+	s := b.s
+	// Shrinking is off: every variable stays active, and the gradient of
+	// every variable is kept exact.
+	s.shrinking = false
+	if err := s.initGradient(); err != nil {
+		return err
+	}
+	for {
+		gmax, gmax2 := s.shrinkBounds()
+		s.gap = gmax + gmax2
+		if s.gap < s.eps {
+			s.converged = true
+			return nil
+		}
+		if s.iter >= s.maxIter {
+			return nil
+		}
+		b.outer++
+		b.selectWS()
+		if err := b.loadRows(); err != nil {
+			return err
+		}
+		b.solveBlock()
+		b.updateGradient()
+	}
+}
+
+// selectWS chooses the working set: the most violating variables, half by
+// −y_a G_a over I_up and half by y_a G_a over I_low, for half of the set
+// (all of it on the first iteration); the rest keeps members of the
+// previous set, free ones first (ThunderSVM's reuse: their rows are
+// already computed).
+func (b *batched[T]) selectWS() {
+	s, q := b.s, b.q
+	prev := slices.Clone(b.ws)
+	for _, a := range b.ws {
+		b.inWS[a] = false
+	}
+	b.ws = b.ws[:0]
+	fresh := q
+	if len(prev) > 0 {
+		fresh = q / 2
+	}
+	up := b.sorted(true)
+	low := b.sorted(false)
+	iu, il := 0, 0
+	add := func(a int) {
+		if !b.inWS[a] {
+			b.inWS[a] = true
+			b.ws = append(b.ws, a)
+		}
+	}
+	for len(b.ws) < fresh && (iu < len(up) || il < len(low)) {
+		if iu < len(up) && (len(b.ws)%2 == 0 || il >= len(low)) {
+			add(up[iu])
+			iu++
+		} else if il < len(low) {
+			add(low[il])
+			il++
+		}
+	}
+	for pass := 0; pass < 2; pass++ {
+		for _, a := range prev {
+			if len(b.ws) == q {
+				break
+			}
+			if (s.status[a] == free) == (pass == 0) {
+				add(a)
+			}
+		}
+	}
+	// Fill up from the rankings when the previous set was too small.
+	for len(b.ws) < q && (iu < len(up) || il < len(low)) {
+		if iu < len(up) {
+			add(up[iu])
+			iu++
+		}
+		if il < len(low) && len(b.ws) < q {
+			add(low[il])
+			il++
+		}
+	}
+	slices.Sort(b.ws)
+}
+
+// sorted returns the variables of I_up by decreasing −y_a G_a (up) or of
+// I_low by decreasing y_a G_a, as many as a working set can take.
+func (b *batched[T]) sorted(up bool) []int {
+	s := b.s
+	cs := b.cands[:0]
+	for a := range s.n {
+		var v float64
+		if up {
+			v = s.upSign[a] * s.g[a]
+		} else {
+			v = s.lowSign[a] * s.g[a]
+		}
+		if v == v { // NaN: not in the set
+			cs = append(cs, cand{v: v, a: a})
+		}
+	}
+	slices.SortFunc(cs, func(x, y cand) int {
+		switch {
+		case x.v > y.v:
+			return -1
+		case x.v < y.v:
+			return 1
+		}
+		return x.a - y.a
+	})
+	b.cands = cs
+	out := make([]int, 0, min(len(cs), b.q))
+	for _, c := range cs[:min(len(cs), b.q)] {
+		out = append(out, c.a)
+	}
+	return out
+}
+
+// loadRows makes the working set's kernel rows present: the rows of points
+// already held stay (moved to the front), the others are computed in one
+// gathered block into the following slots.
+func (b *batched[T]) loadRows() error {
+	s, l := b.s, b.l
+	if b.want == nil {
+		b.want = make([]bool, l)
+	}
+	for _, a := range b.ws {
+		b.want[s.ki(a)] = true
+	}
+	// Compact the held rows that are wanted to the front, in slot order.
+	kept := 0
+	for r := 0; r < b.nSlots; r++ {
+		k := b.points[r]
+		if !b.want[k] {
+			b.slotOf[k] = -1
+			continue
+		}
+		if r != kept {
+			copy(b.rows[kept*l:(kept+1)*l], b.rows[r*l:(r+1)*l])
+		}
+		b.points[kept] = k
+		b.slotOf[k] = kept
+		kept++
+	}
+	b.points = b.points[:kept]
+	miss := b.miss[:0]
+	for _, a := range b.ws {
+		k := s.ki(a)
+		b.want[k] = false
+		if b.slotOf[k] == -1 {
+			b.slotOf[k] = -2 // listed as missing (SVR: two variables share a point)
+			miss = append(miss, k)
+		}
+	}
+	b.miss = miss
+	if len(miss) > 0 {
+		if err := b.fill(b.rows[kept*l:(kept+len(miss))*l], miss); err != nil {
+			for _, k := range miss {
+				b.slotOf[k] = -1
+			}
+			return fmt.Errorf("kernel rows %v…: %w", miss[0], err)
+		}
+		b.computed += len(miss)
+		for t, k := range miss {
+			b.slotOf[k] = kept + t
+			b.points = append(b.points, k)
+		}
+	}
+	b.nSlots = len(b.points)
+	return nil
+}
+
+// row returns the held kernel row of point k.
+func (b *batched[T]) row(k int) []T {
+	r := b.slotOf[k]
+	return b.rows[r*b.l : (r+1)*b.l : (r+1)*b.l]
+}
+
+// solveBlock solves the subproblem on the working set (the other variables
+// fixed) by SMO with Fan, Chen & Lin's second-order selection, in memory on
+// the m×m kernel block, to max(tol, gap₀/10) where gap₀ is the set's
+// starting violation (ThunderSVM's local tolerance), or 100·m steps.
+func (b *batched[T]) solveBlock() {
+	s, ws := b.s, b.ws
+	m := len(ws)
+	b.kb = growF(b.kb, m*m)
+	b.ga, b.aa, b.a0 = growF(b.ga, m), growF(b.aa, m), growF(b.a0, m)
+	kb, ga, aa := b.kb, b.ga, b.aa
+	for i, a := range ws {
+		r := b.row(s.ki(a))
+		for j, c := range ws {
+			kb[i*m+j] = float64(r[s.ki(c)])
+		}
+		ga[i] = s.g[a]
+		aa[i] = s.alpha[a]
+		b.a0[i] = s.alpha[a]
+	}
+	y := func(i int) float64 { return s.y[ws[i]] }
+	cb := func(i int) float64 { return s.c[ws[i]] }
+	inUp := func(i int) bool {
+		if y(i) > 0 {
+			return aa[i] < cb(i)
+		}
+		return aa[i] > 0
+	}
+	inLow := func(i int) bool {
+		if y(i) > 0 {
+			return aa[i] > 0
+		}
+		return aa[i] < cb(i)
+	}
+	tol := s.eps
+	limit := 100 * m
+	for step := 0; step < limit && s.iter < s.maxIter; step++ {
+		gmax, imax := math.Inf(-1), -1
+		for i := range m {
+			if inUp(i) {
+				if v := -y(i) * ga[i]; v >= gmax {
+					gmax, imax = v, i
+				}
+			}
+		}
+		gmax2, jmin, objMin := math.Inf(-1), -1, math.Inf(1)
+		for j := range m {
+			if !inLow(j) {
+				continue
+			}
+			yg := y(j) * ga[j]
+			if yg >= gmax2 {
+				gmax2 = yg
+			}
+			if imax < 0 {
+				continue
+			}
+			if diff := gmax + yg; diff > 0 {
+				quad := kb[imax*m+imax] + kb[j*m+j] - 2*kb[imax*m+j]
+				if quad <= 0 {
+					quad = tau
+				}
+				if o := -diff * diff / quad; o <= objMin {
+					objMin, jmin = o, j
+				}
+			}
+		}
+		gap := gmax + gmax2
+		if step == 0 {
+			tol = math.Max(s.eps, gap/10)
+		}
+		if imax < 0 || jmin < 0 || gap < tol {
+			break
+		}
+		i, j := imax, jmin
+		oldI, oldJ := aa[i], aa[j]
+		ai, aj := pairStep(y(i), y(j), ga[i], ga[j], oldI, oldJ, cb(i), cb(j), kb[i*m+i]+kb[j*m+j]-2*kb[i*m+j])
+		aa[i], aa[j] = ai, aj
+		wi, wj := y(i)*(ai-oldI), y(j)*(aj-oldJ)
+		ri, rj := kb[i*m:(i+1)*m], kb[j*m:(j+1)*m]
+		for t := range m {
+			ga[t] += y(t) * (wi*ri[t] + wj*rj[t])
+		}
+		s.iter++
+	}
+	for i, a := range ws {
+		s.alpha[a] = aa[i]
+		s.setStatus(a)
+	}
+}
+
+// updateGradient adds Σ_b y_a y_b K(k_b, k_a) Δα_b to every gradient G_a,
+// over the working set's rows (the block product Q_{·,B} Δα_B).
+func (b *batched[T]) updateGradient() {
+	s := b.s
+	n := s.n
+	for i, a := range b.ws {
+		d := b.aa[i] - b.a0[i]
+		if d == 0 {
+			continue
+		}
+		w := s.y[a] * d
+		row := b.row(s.ki(a))
+		if q, ok := any(row).([]float32); ok && s.scan != nil && s.kidx == nil {
+			s.scan.SMOAddScaled(s.g[:n], s.y[:n], q[:n], w)
+			continue
+		}
+		if s.kidx == nil {
+			for t := range n {
+				s.g[t] += w * s.y[t] * float64(row[t])
+			}
+			continue
+		}
+		for t, k := range s.kidx[:n] {
+			s.g[t] += w * s.y[t] * float64(row[k])
+		}
+	}
+}
+
+// growF returns a slice of n float64s, reusing buf when large enough.
+func growF(buf []float64, n int) []float64 {
+	if cap(buf) < n {
+		return make([]float64, n)
+	}
+	return buf[:n]
+}
