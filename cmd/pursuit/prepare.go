@@ -53,7 +53,7 @@ func (d *dataFlags) formatOption() data.Format {
 var sparseAlgos = map[string]bool{
 	"svm": true,
 	"kmp": true, "kmp-backfit": true, "kmp-basic": true, "kmp-tanh": true, "skmp": true,
-	"mpkfda": true,
+	"mpkfda": true, "slmc": true, "bpdn": true,
 }
 
 // sparseAlgoList names the algorithms of sparseAlgos, or says there are
