@@ -46,6 +46,22 @@ func (d *Dataset) Subset(idx []int) *Dataset {
 	return out
 }
 
+// TrainTest splits d into copies of its first n rows, the training set,
+// and the rest, the test set, named after d with " (train)" and " (test)"
+// (a generated set cut in two: its rows are in random order already).
+func (d *Dataset) TrainTest(n int) (train, test *Dataset) {
+	a, b := make([]int, n), make([]int, d.Len()-n)
+	for i := range a {
+		a[i] = i
+	}
+	for i := range b {
+		b[i] = n + i
+	}
+	train, test = d.Subset(a), d.Subset(b)
+	train.Name, test.Name = d.Name+" (train)", d.Name+" (test)"
+	return train, test
+}
+
 // Reorder permutes the examples in place so that example k becomes the
 // former example order[k], with one row of scratch memory (sparse rows: a
 // copy of the non-zeros, as rows differ in length): a split can then make

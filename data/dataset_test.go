@@ -105,3 +105,11 @@ func TestReorder(t *testing.T) {
 		}
 	}
 }
+
+func TestTrainTest(t *testing.T) {
+	ds := TwoMoons(10, 0.1, 1)
+	tr, te := ds.TrainTest(7)
+	if tr.Len() != 7 || te.Len() != 3 || te.Y[0] != ds.Y[7] || te.X.At(2, 1) != ds.X.At(9, 1) || tr.Name != ds.Name+" (train)" || te.Name != ds.Name+" (test)" {
+		t.Fatalf("TrainTest(7) of 10: %d and %d rows, names %q %q", tr.Len(), te.Len(), tr.Name, te.Name)
+	}
+}

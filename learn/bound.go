@@ -6,8 +6,78 @@ import (
 	"strings"
 
 	"github.com/pursuit-ml/pursuit"
+	"github.com/pursuit-ml/pursuit/bound"
+	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 )
+
+// boundTheorems says which theorem of Hussain et al. (2011) bounds each
+// algorithm's models: Theorem 4 for the KMP family and MP-KFDA (the basis
+// spans the function; its coefficients use every label), Theorem 2 for the
+// SVM and bpdn (an SVM or SVR is a compression scheme: retrained on its
+// support vectors it is the same machine — an extension of the paper,
+// which states Theorem 2 for compression schemes in general).
+var boundTheorems = map[string]string{
+	"kmp": "Theorem 4", "kmp-backfit": "Theorem 4", "kmp-basic": "Theorem 4", "kmp-tanh": "Theorem 4", "skmp": "Theorem 4", "mpkfda": "Theorem 4",
+	"svm": "Theorem 2", "bpdn": "Theorem 2",
+}
+
+// BoundTheorem says which theorem bounds the models of an algorithm (a
+// Header.Algorithm), "" when none does.
+func BoundTheorem(algorithm string) string { return boundTheorems[algorithm] }
+
+// Bound is a generalisation bound of a trained model (Hussain et al.
+// 2011): with probability at least 1 − Delta, the true error (for a
+// regressor: P(|f(x) − y| > Alpha)) is at most Value.
+type Bound struct {
+	Theorem string   `json:"theorem"`
+	M       int      `json:"m"` // training points
+	K       int      `json:"k"` // the compression set: training points the basis uses
+	T       int      `json:"t"` // training errors outside it
+	Delta   float64  `json:"delta"`
+	Alpha   *float64 `json:"alpha,omitempty"` // regression only
+	Value   float64  `json:"value"`
+	Trivial bool     `json:"trivial"` // Value above 1
+}
+
+// Bound evaluates the bound for m, one binary classifier or regressor, on
+// its training data tr (scaled): k = the training points its basis uses,
+// t = its training errors outside them (sign errors, or |f − y| > alpha for
+// regression). With strict, every basis vector must be one of tr's rows
+// (a data file that should be the training data); otherwise a basis point
+// not found still counts in k.
+func (m *File) Bound(e *engine.Engine, tr *data.Dataset, delta, alpha float64, strict bool) (*Bound, error) {
+	plan := &m.Header.Labels
+	if len(m.Models) != 1 || plan.NumModels() != 1 || IsMulti(m.Models[0]) {
+		return nil, pursuit.BadInputf("the bounds are for one binary classifier or regressor, not %d outputs", plan.NumModels())
+	}
+	th := BoundTheorem(m.Header.Algorithm)
+	if th == "" {
+		return nil, pursuit.Configf("no bound covers %s models: their basis is not a subset of the training points", m.Header.Algorithm)
+	}
+	f := m.Models[0]
+	cs, err := CompressionOf(e, f, tr.X, plan.Targets(tr.Y, 0), plan.Task == TaskRegression, alpha)
+	if err != nil {
+		return nil, err
+	}
+	if strict && cs.Found < f.NBasis() {
+		return nil, fmt.Errorf("%d of the model's %d basis vectors are not rows of %s: it is not the data the model was trained on", f.NBasis()-cs.Found, f.NBasis(), tr.Name)
+	}
+	out := &Bound{Theorem: th, M: tr.Len(), K: cs.K, T: cs.T, Delta: delta}
+	if plan.Task == TaskRegression {
+		out.Alpha = &alpha
+	}
+	if th == "Theorem 2" {
+		out.Value, err = bound.Compression(out.M, out.K, out.T, delta)
+	} else {
+		out.Value, err = bound.KMP(out.M, out.K, out.T, delta)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out.Trivial = bound.Trivial(out.Value)
+	return out, nil
+}
 
 // Compression is a model's compression set on its training data, what the
 // sample-compression bounds of package bound take: K training rows are its

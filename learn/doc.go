@@ -17,8 +17,23 @@
 //     ParseModel, Write and WriteFile; LIBSVM text models are read too.
 //   - The multi-class reduction: LabelPlan maps labels to the targets of
 //     binary models and outputs back to labels (binary, one-vs-rest,
-//     one-vs-one, regression), and Train fits any learner for a plan.
+//     one-vs-one, regression), PlanLabels chooses it from the training
+//     labels (across ranks too), and Train fits any learner for a plan.
+//   - A training run: LoadWithin loads data within the engine's memory
+//     budget (each rank its block of rows); Prep is the one preprocessing
+//     step (validation split and scaling, copies charged to the budget, or
+//     in place); FitEvaluate trains and measures the training, validation
+//     and test errors (File.Evaluate, across ranks); File.LearningCurve,
+//     File.PlotCurve and File.PlotSurface draw what it learned.
+//   - Model selection: CrossValidate, and CV.Grid for any grid of learners
+//     (per-fold preprocessing, trainings spread over ranks, one training
+//     shared by settings that differ in the basis size, learning curves);
+//     GridSearch over any numeric setting.
+//   - After training: File.Bound (the sample-compression bounds of package
+//     bound), Compress (the trade-off table of compressing a C-SVC with
+//     package slmc), SparseKPCA and SKCCABound (the subspace bounds).
 //
-// The data given to Fit are scaled already; File.Header.Scaler records
-// the scaling a model file applies before its models see the data.
+// The data given to Fit are scaled already (Prep scales them);
+// File.Header.Scaler records the scaling a model file applies before its
+// models see the data.
 package learn

@@ -60,3 +60,64 @@ func ExampleGridSearch() {
 		len(points), points[best].Error < 0.1, len(points[best].Curve))
 	// Output: 4 settings; the best has cv error below 10%: true, and a curve of 3 points
 }
+
+// A training run as the command line does it, without it: hold out a
+// quarter of the training data for validation and scale with the fit on
+// the rest (one preprocessing step), train with early stopping on the
+// validation part, and measure every error.
+func ExampleFitEvaluate() {
+	e, err := engine.New(engine.WithBackend("go"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer e.Close()
+	train, test := blobs(200, 2, 1), blobs(100, 2, 2)
+	plan, err := learn.PlanLabels(e.Group(), train.Y, learn.LabelSpec{}, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	pr, err := learn.Prep{ValFrac: 0.25, Seed: 1, Scale: learn.ScaleAuto, InPlace: true}.Apply(e, plan, train, test)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer pr.Release(e)
+	k := pursuit.NewRBF(2)
+	l := learn.KMP{Config: kmp.Config{Variant: kmp.PreFit, Kernels: []pursuit.Kernel{k}, Bias: true, Seed: 1, Patience: 5}, Basis: 30}
+	r, err := learn.FitEvaluate(e, "kmp", k, l, plan, pr.Train, pr.Val, pr.Test, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	r.Model.Header.Scaler = pr.Scaler // the model file scales what it predicts
+	fmt.Printf("%d training, %d validation, %d test rows; test error below 10%%: %v\n", pr.Train.Len(), pr.Val.Len(), r.NTest, r.TestError < 0.1)
+	// Output: 150 training, 50 validation, 100 test rows; test error below 10%: true
+}
+
+// Cross-validation of a grid whose settings differ in the number of basis
+// functions: one KMP training per fold serves them all (Shared), each
+// fold scaled with its own training part, the trainings spread over the
+// ranks of CV.Ranks when it has several.
+func ExampleCV_Grid() {
+	e, err := engine.New(engine.WithBackend("go"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer e.Close()
+	ds := blobs(200, 2, 1)
+	plan := learn.LabelPlan{Task: learn.TaskBinary, Classes: []float64{1, 2}}
+	newKMP := func(basis int) learn.Learner {
+		cfg := kmp.Config{Variant: kmp.PreFit, Kernels: []pursuit.Kernel{pursuit.NewRBF(1)}, Bias: true, Seed: 1}
+		return learn.KMP{Config: cfg, Basis: basis}
+	}
+	basis := []int{2, 5, 10}
+	g := learn.CVGroup{Shared: newKMP(10), Basis: basis}
+	for _, b := range basis {
+		g.Learners = append(g.Learners, newKMP(b))
+	}
+	cv := learn.CV{Folds: 5, Seed: 1, Prep: learn.Prep{Scale: learn.ScaleAuto}}
+	res, err := cv.Grid(e, []learn.CVGroup{g}, plan, ds)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%d settings; 10 basis functions: cv error below 10%%: %v\n", len(res), res[2].Error < 0.1)
+	// Output: 3 settings; 10 basis functions: cv error below 10%: true
+}

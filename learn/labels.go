@@ -1,10 +1,12 @@
 package learn
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/engine"
 )
 
 // Tasks a model can be trained for.
@@ -232,4 +234,107 @@ func ClassIndex(classes []float64, v float64) int {
 		}
 	}
 	return -1
+}
+
+// LabelSpec says how PlanLabels chooses the task from the training labels.
+type LabelSpec struct {
+	// Regression: real-valued targets.
+	Regression bool
+	// Positive: that class against the rest (+1/−1).
+	Positive *float64
+	// OneVsRest: every class against the rest; else the labels must have
+	// two classes (binary).
+	OneVsRest bool
+}
+
+// PositiveError is PlanLabels' refusal of LabelSpec.Positive (Err is
+// data.BinaryLabels' reason: the class is absent, or alone).
+type PositiveError struct {
+	Positive float64
+	Err      error
+}
+
+func (e *PositiveError) Error() string {
+	return fmt.Sprintf("positive class %s: %v", FormatLabel(e.Positive), e.Err)
+}
+
+func (e *PositiveError) Unwrap() error { return e.Err }
+
+// Is makes a PositiveError a pursuit.ErrBadInput.
+func (e *PositiveError) Is(target error) bool { return target == pursuit.ErrBadInput }
+
+// ClassesError is PlanLabels' refusal of labels with more than two
+// classes when the spec chose neither a positive class nor one-vs-rest.
+type ClassesError struct{ Classes []float64 }
+
+// Is makes a ClassesError a pursuit.ErrBadInput.
+func (e *ClassesError) Is(target error) bool { return target == pursuit.ErrBadInput }
+
+func (e *ClassesError) Error() string {
+	return fmt.Sprintf("the training data has %d classes (%s): choose one class against the rest, one-vs-rest, or regression", len(e.Classes), ListLabels(e.Classes, 10))
+}
+
+// PlanLabels decides the task of the training labels y as s says. Across
+// the ranks of g (a collective), y is this rank's labels: the classes are
+// every rank's, gathered in order of first appearance, and each rank
+// checks its own regression targets, the ranks agreeing on the outcome
+// through agree (nil: g.Agree).
+func PlanLabels(g engine.Group, y []float64, s LabelSpec, agree func(error) error) (LabelPlan, error) {
+	if !g.Sharded() {
+		return planLabels(y, s)
+	}
+	if s.Regression {
+		var err error
+		if len(y) > 0 {
+			err = data.CheckTargets(y)
+		}
+		if agree != nil {
+			err = agree(err)
+		} else if agreed, cerr := g.Agree(err); cerr != nil {
+			err = cerr
+		} else {
+			err = agreed
+		}
+		if err != nil {
+			return LabelPlan{}, err
+		}
+		return LabelPlan{Task: TaskRegression}, nil
+	}
+	cls, err := g.Labels(y)
+	if err != nil {
+		return LabelPlan{}, err
+	}
+	if len(cls) == 1 {
+		return LabelPlan{}, pursuit.BadInputf("every training example is labelled %v: a classifier needs at least two classes", cls[0])
+	}
+	// The decisions depend on the set of labels only.
+	return planLabels(cls, s)
+}
+
+func planLabels(y []float64, s LabelSpec) (LabelPlan, error) {
+	if s.Regression {
+		if err := data.CheckTargets(y); err != nil {
+			return LabelPlan{}, err
+		}
+		return LabelPlan{Task: TaskRegression}, nil
+	}
+	cls := Distinct(y)
+	if s.Positive != nil {
+		pos := *s.Positive
+		if _, err := data.BinaryLabels(y, pos); err != nil {
+			return LabelPlan{}, &PositiveError{Positive: pos, Err: err}
+		}
+		return LabelPlan{Task: TaskBinary, Classes: []float64{-1, 1}, Positive: &pos}, nil
+	}
+	switch {
+	case len(cls) == 0:
+		return LabelPlan{}, pursuit.BadInputf("no examples")
+	case len(cls) == 1:
+		return LabelPlan{}, pursuit.BadInputf("every training example is labelled %v: a classifier needs at least two classes", cls[0])
+	case s.OneVsRest:
+		return LabelPlan{Task: TaskOneVsRest, Classes: cls}, nil
+	case len(cls) == 2:
+		return LabelPlan{Task: TaskBinary, Classes: cls}, nil
+	}
+	return LabelPlan{}, &ClassesError{Classes: cls}
 }

@@ -81,7 +81,7 @@ func runBound(ev *env, args []string) error {
 			return fmt.Errorf("%s: %w", o.data, err)
 		}
 	}
-	b, err := trainBound(e, m.Header.Algorithm, m, ds, &m.Header.Labels, &o.boundFlags, true)
+	b, err := trainBound(e, m, ds, &o.boundFlags, true)
 	if err != nil {
 		return err
 	}
@@ -91,6 +91,6 @@ func runBound(ev *env, args []string) error {
 	if o.jsonOutput {
 		return printJSON(ev, b)
 	}
-	fmt.Fprintf(ev.stdout, "%s (%s model, %d training examples): %s\n", o.model, m.Header.Algorithm, b.M, b.humanLine())
+	fmt.Fprintf(ev.stdout, "%s (%s model, %d training examples): %s\n", o.model, m.Header.Algorithm, b.M, boundLine(b))
 	return nil
 }

@@ -10,9 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/internal/plot"
@@ -105,25 +103,9 @@ type compressJSON struct {
 	Rows     []compressRow `json:"rows"`
 }
 
-// compressSource is the model to compress: the SVM machines with the labels
-// they are trained on, and the header the compressed model keeps.
-type compressSource struct {
-	// machines are the svm.Models to compress: one LIBSVM model (binary
-	// or one-vs-one), or each binary machine of a pursuit model.
-	machines []*svm.Model
-	// targets[k] maps a data label to machine k's training label (nil:
-	// the label itself; the machine's classes are the data's labels).
-	targets []func(y []float64) []float64
-	plan    learn.LabelPlan
-	scaler  *data.Scaler
-	dim     int // 0: the data's (a LIBSVM model)
-	predict func(e *engine.Engine, x pursuit.Matrix) ([]float64, error)
-	vectors int
-}
-
 // loadCompressSource reads --model: a LIBSVM text model (any number of
 // classes) or a pursuit svm model.
-func loadCompressSource(e *engine.Engine, path string) (*compressSource, error) {
+func loadCompressSource(e *engine.Engine, path string) (*learn.CompressSource, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("--model: %w", err)
@@ -150,16 +132,7 @@ func loadCompressSource(e *engine.Engine, path string) (*compressSource, error) 
 		if err != nil {
 			return nil, fmt.Errorf("--model %s: %w", path, err)
 		}
-		src := &compressSource{machines: []*svm.Model{sm}, targets: []func([]float64) []float64{nil}, vectors: sm.TotalSV()}
-		if len(sm.Labels) == 2 {
-			// The compressed machine is positive for Labels[0], the
-			// binary plan's Classes[1].
-			src.plan = learn.LabelPlan{Task: learn.TaskBinary, Classes: []float64{sm.Labels[1], sm.Labels[0]}}
-		} else {
-			src.plan = learn.LabelPlan{Task: learn.TaskOneVsOne, Classes: append([]float64(nil), sm.Labels...)}
-		}
-		src.predict = sm.Predict
-		return src, nil
+		return learn.LIBSVMSource(sm), nil
 	}
 	m, err := learn.LoadModel(e, path)
 	if err != nil {
@@ -168,24 +141,13 @@ func loadCompressSource(e *engine.Engine, path string) (*compressSource, error) 
 	if m.Header.Labels.Task == learn.TaskRegression {
 		return nil, fmt.Errorf("--model %s is a regression model; only classifiers (C-SVC) can be compressed", path)
 	}
-	src := &compressSource{plan: m.Header.Labels, scaler: m.Header.Scaler, dim: m.Header.Dim, vectors: m.NBasis()}
-	for k, f := range m.Models {
+	for _, f := range m.Models {
 		sf, ok := f.(*learn.SVMModel)
 		if !ok || sf.SVM.Type != svm.CSVC {
 			return nil, fmt.Errorf("--model %s is a %s model; compress takes C-SVC models (`pursuit train --algo svm`, or svm-train's)", path, m.Header.Algorithm)
 		}
-		src.machines = append(src.machines, sf.SVM)
-		plan := m.Header.Labels
-		src.targets = append(src.targets, func(y []float64) []float64 { return plan.Targets(y, k) })
 	}
-	src.predict = func(e *engine.Engine, x pursuit.Matrix) ([]float64, error) {
-		dec, err := m.Decisions(e, x)
-		if err != nil {
-			return nil, err
-		}
-		return m.Header.Labels.Decide(dec), nil
-	}
-	return src, nil
+	return learn.FileSource(m)
 }
 
 // parseFractions parses --nz-frac's list.
@@ -283,131 +245,63 @@ func runCompress(ev *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if set["nz"] && o.nz > src.vectors {
-		return fmt.Errorf("--nz %d is more than the model's %d vectors", o.nz, src.vectors)
+	if set["nz"] && o.nz > src.Vectors {
+		return fmt.Errorf("--nz %d is more than the model's %d vectors", o.nz, src.Vectors)
 	}
 	// The data: a pursuit model's dimension is forced (an index above it
 	// is an error); a LIBSVM model's vectors must not be wider than the
 	// data (LIBSVM drops trailing zero features).
-	ds, err := loadWithin(e, o.data, df.loadOptions(src.dim))
+	ds, err := loadWithin(e, o.data, df.loadOptions(src.Dim))
 	if err != nil {
 		if errors.Is(err, data.ErrFeatureMismatch) {
-			return fmt.Errorf("--data %s does not match the model: %w (the model was trained on %d features)", o.data, err, src.dim)
+			return fmt.Errorf("--data %s does not match the model: %w (the model was trained on %d features)", o.data, err, src.Dim)
 		}
 		return fmt.Errorf("--data: %w", err)
 	}
-	for _, sm := range src.machines {
+	for _, sm := range src.Machines {
 		if ds.Dim() < sm.SV.Cols {
 			return fmt.Errorf("--data %s has %d features, but the model's support vectors have %d: not the data the model was trained on", o.data, ds.Dim(), sm.SV.Cols)
 		}
 	}
-	if src.dim == 0 {
-		src.dim = ds.Dim()
+	dim := src.Dim
+	if dim == 0 {
+		dim = ds.Dim()
 	}
 	evalSet, evalName := ds, o.data
 	if o.test != "" {
-		if evalSet, err = loadWithin(e, o.test, df.loadOptions(src.dim)); err != nil {
+		if evalSet, err = loadWithin(e, o.test, df.loadOptions(dim)); err != nil {
 			if errors.Is(err, data.ErrFeatureMismatch) {
-				return fmt.Errorf("--test %s does not match the model: %w (the model has %d features)", o.test, err, src.dim)
+				return fmt.Errorf("--test %s does not match the model: %w (the model has %d features)", o.test, err, dim)
 			}
 			return fmt.Errorf("--test: %w", err)
 		}
 		evalName = o.test
 	}
-	if src.scaler != nil {
-		if err := scaleInPlace(src.scaler, ds); err != nil {
-			return fmt.Errorf("%s: %w", o.data, err)
-		}
-		if evalSet != ds {
-			if err := scaleInPlace(src.scaler, evalSet); err != nil {
-				return fmt.Errorf("%s: %w", o.test, err)
-			}
-		}
-	}
-	plan := src.plan
-	truth := plan.Truth(evalSet.Y)
-
 	progress := func(line string) { fmt.Fprintf(ev.stderr, "pursuit compress: %s\n", line) }
 	if o.quiet {
 		progress = nil
 	}
-
-	// The original's row.
-	pred, err := src.predict(e, evalSet.X)
+	comp := learn.Compress{
+		Config: slmc.CompressConfig{Method: o.method, NumXV: o.nz, C: o.c, Seed: uint64(o.seed),
+			Optim: slmc.OptimOptions{MaxIter: o.maxIter}, Progress: progress},
+		Fractions: fracs, Data: o.data, Seed: o.seed, Version: version,
+		Save: func(i int, m *learn.File) error { _, err := m.WriteFile(outs[i]); return err },
+	}
+	table, err := comp.Run(e, src, ds, evalSet)
 	if err != nil {
-		return fmt.Errorf("the original model on %s: %w", evalName, err)
+		return compressError(err)
 	}
-	rows := []compressRow{{Model: o.model, Method: "svm", Vectors: src.vectors, Error: num(plan.ErrorRate(pred, truth))}}
-	predictors := []predictFunc{src.predict}
-	cost := 0.0
-	for _, sm := range src.machines {
-		for _, row := range sm.Coef {
-			for _, v := range row {
-				cost = math.Max(cost, math.Abs(v))
+	plan, cost := src.Plan, table.C
+	rows := make([]compressRow, len(table.Rows))
+	for i, t := range table.Rows {
+		rows[i] = compressRow{Model: o.model, Method: "svm", Vectors: t.Vectors, Error: num(t.Error),
+			PredictMSPer1000: t.PredictSeconds * 1e6 / float64(max(evalSet.Len(), 1)), Speedup: t.Speedup}
+		if i > 0 {
+			rows[i].Model, rows[i].Method, rows[i].CompressSeconds, rows[i].File = outs[i-1], o.method, t.CompressSeconds, outs[i-1]
+			if !set["nz"] {
+				rows[i].Fraction = num(t.Fraction)
 			}
 		}
-	}
-	if o.c > 0 {
-		cost = o.c
-	}
-	for fi, frac := range fracs {
-		cfg := slmc.CompressConfig{Method: o.method, NumXV: o.nz, Fraction: frac, C: cost, Seed: uint64(o.seed),
-			Optim: slmc.OptimOptions{MaxIter: o.maxIter}, Progress: progress}
-		t0 := time.Now()
-		cm := &learn.File{Header: learn.Header{Algorithm: "slmc", Labels: plan, Dim: src.dim, Scaler: src.scaler}}
-		for k, sm := range src.machines {
-			y := ds.Y
-			if src.targets[k] != nil {
-				y = src.targets[k](ds.Y)
-			}
-			res, err := slmc.Compress(e, sm, ds.X, y, cfg)
-			if err != nil {
-				return compressError(err)
-			}
-			for _, mach := range res.Machines {
-				m := mach.Model
-				if src.targets[k] != nil && sm.Labels[mach.Pos] != 1 {
-					// A pursuit machine: the CLI's decision is positive for +1.
-					m = negated(m)
-				}
-				cm.Models = append(cm.Models, learn.NewSLMCModel(m, mach.Stop))
-			}
-		}
-		secs := time.Since(t0).Seconds()
-		cm.Header.Kernel = src.machines[0].Kernel.String()
-		cm.Header.NBasis = cm.NBasis()
-		trainPred, err := cmPredict(e, cm, ds.X)
-		if err != nil {
-			return err
-		}
-		cm.Header.Train = learn.TrainSummary{Data: o.data, NTrain: ds.Len(), TrainError: plan.ErrorRate(trainPred, plan.Truth(ds.Y)),
-			TrainSeconds: secs, Backend: e.BackendName(), Seed: o.seed, Version: version}
-		if _, err := cm.WriteFile(outs[fi]); err != nil {
-			return err
-		}
-		predict := func(e *engine.Engine, x pursuit.Matrix) ([]float64, error) { return cmPredict(e, cm, x) }
-		pred, err := predict(e, evalSet.X)
-		if err != nil {
-			return fmt.Errorf("the compressed model on %s: %w", evalName, err)
-		}
-		predictors = append(predictors, predict)
-		r := compressRow{Model: outs[fi], Method: o.method, Vectors: cm.NBasis(), Error: num(plan.ErrorRate(pred, truth)),
-			CompressSeconds: secs, File: outs[fi]}
-		if !set["nz"] {
-			r.Fraction = num(frac)
-		}
-		rows = append(rows, r)
-	}
-	if !o.quiet {
-		progress(fmt.Sprintf("timing the predictions of %d models on %s", len(predictors), evalName))
-	}
-	best, err := timePredictions(e, evalSet.X, predictors)
-	if err != nil {
-		return err
-	}
-	for i := range rows {
-		rows[i].PredictMSPer1000 = best[i] * 1e6 / float64(max(evalSet.Len(), 1))
-		rows[i].Speedup = best[0] / best[i]
 	}
 	if o.plot != "" {
 		if err := writeTradeoff(o.plot, rows, evalName); err != nil {
@@ -415,9 +309,9 @@ func runCompress(ev *env, args []string) error {
 		}
 	}
 	if o.jsonOutput {
-		out := compressJSON{Model: o.model, Kernel: src.machines[0].Kernel.String(), Task: plan.Task,
+		out := compressJSON{Model: o.model, Kernel: src.Machines[0].Kernel.String(), Task: plan.Task,
 			C: cost, ErrorOn: evalName, NError: evalSet.Len(), Backend: e.BackendName(), Rows: rows}
-		for _, sm := range src.machines {
+		for _, sm := range src.Machines {
 			out.Machines += sm.NumDecision()
 		}
 		for _, c := range plan.Classes {
@@ -448,52 +342,6 @@ func compressError(err error) error {
 		return fmt.Errorf("%w; retrain the SVM with the rbf kernel (svm-train -t 2) to compress it", err)
 	}
 	return err
-}
-
-// negated returns m with its decision's sign flipped.
-func negated(m *slmc.Model) *slmc.Model {
-	out := *m
-	out.Beta = make([]float64, len(m.Beta))
-	for i, b := range m.Beta {
-		out.Beta[i] = -b
-	}
-	out.Bias = -m.Bias
-	return &out
-}
-
-// cmPredict returns the labels cm predicts for x (already scaled).
-func cmPredict(e *engine.Engine, cm *learn.File, x pursuit.Matrix) ([]float64, error) {
-	dec, err := cm.Decisions(e, x)
-	if err != nil {
-		return nil, err
-	}
-	return cm.Header.Labels.Decide(dec), nil
-}
-
-// predictFunc predicts the labels of x (already scaled).
-type predictFunc func(e *engine.Engine, x pursuit.Matrix) ([]float64, error)
-
-// timePredictions times each predictor on x and returns the fastest run's
-// seconds of each. The predictors take turns, round after round (at least
-// 5 rounds, until about 2 s have passed, at most 50), so that a load from
-// other processes on a shared machine falls on all of them alike, and the
-// fastest run of each is the one least disturbed.
-func timePredictions(e *engine.Engine, x pursuit.Matrix, ps []predictFunc) ([]float64, error) {
-	best := make([]float64, len(ps))
-	for i := range best {
-		best[i] = math.Inf(1)
-	}
-	start := time.Now()
-	for round := 0; round < 50 && (round < 5 || time.Since(start) < 2*time.Second); round++ {
-		for i, p := range ps {
-			t0 := time.Now()
-			if _, err := p(e, x); err != nil {
-				return nil, fmt.Errorf("timing the predictions: %w", err)
-			}
-			best[i] = math.Min(best[i], time.Since(t0).Seconds())
-		}
-	}
-	return best, nil
 }
 
 // writeTradeoff plots the compressed models' error against their vectors,

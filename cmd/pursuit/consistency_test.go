@@ -248,7 +248,7 @@ func TestCurveAxis(t *testing.T) {
 			t.Fatal(err)
 		}
 		m := &learn.File{Models: []learn.Model{f}}
-		xlabel, mark, markLabel := curveAxis(m)
+		xlabel, mark, markLabel := m.CurveAxis()
 		kept := f.(*learn.KMPModel).KeptSteps()
 		want := fmt.Sprintf("kept: step %d, %d basis functions", kept, f.NBasis())
 		if mark != float64(kept) || markLabel != want {

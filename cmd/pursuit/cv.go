@@ -201,12 +201,6 @@ func runCV(ev *env, args []string) error {
 	if err := ev.together(err); err != nil {
 		return err
 	}
-	var strat []float64
-	if plan.Task != learn.TaskRegression {
-		strat = all.Y
-	}
-	folds := data.KFold(all.Len(), o.folds, uint64(o.seed), strat)
-
 	// The grid: every combination of the lists given (a missing list is the
 	// single value of the corresponding flag).
 	if gammas == nil {
@@ -236,8 +230,9 @@ func runCV(ev *env, args []string) error {
 	// model trained with N = n (kmp's Truncate), so the grid over N costs
 	// one training.
 	truncate := algo.usesBasis && len(ns) > 1 && o.valFrac == 0
-	var groups []cvGroup
-	for gi := 0; gi < len(grid); {
+	var groups []learn.CVGroup
+	var learnerErr error
+	for gi := 0; gi < len(grid) && learnerErr == nil; {
 		gj := gi + 1
 		for gj < len(grid) && sameFloat(grid[gj].gamma, grid[gi].gamma) && grid[gj].c == grid[gi].c && sameFloat(grid[gj].eps, grid[gi].eps) &&
 			slices.Equal(grid[gj].grid, grid[gi].grid) {
@@ -253,6 +248,7 @@ func runCV(ev *env, args []string) error {
 		setEps(&mf, group[0].eps)
 		applyGrid(&mf, group[0].grid)
 		maxN := 0
+		var cg learn.CVGroup
 		for k := range group {
 			s := &group[k]
 			for _, v := range s.grid {
@@ -278,90 +274,49 @@ func runCV(ev *env, args []string) error {
 				s.pt.Epsilon = &ev
 			}
 			maxN = max(maxN, s.basis)
-		}
-		groups = append(groups, cvGroup{settings: group, mf: mf, maxN: maxN})
-	}
-	// The trainings: one per group and fold, spread over the ranks (item w
-	// to rank w mod size); each gives cvFigures values per setting.
-	world := ev.world()
-	rank, size := world.Rank(), world.Size()
-	type item struct{ g, f int }
-	var items []item
-	total := 0
-	for g := range groups {
-		for f := range folds {
-			if len(items)%size == rank {
-				total += len(groups[g].settings)
+			mf.basis = s.basis
+			l, err := flagLearner(algo, &mf, &o.dataFlags, plan, all.Dim())
+			if err != nil {
+				learnerErr = fmt.Errorf("%s: %w", describeSetting(s.pt), err)
+				break
 			}
-			items = append(items, item{g, f})
+			cg.Learners = append(cg.Learners, l)
+			cg.Names = append(cg.Names, describeSetting(s.pt))
+			cg.Basis = append(cg.Basis, s.basis)
 		}
+		// For the KMP family without early stopping, one training with the
+		// largest N per fold serves a group: the model after n steps is the
+		// model trained with N = n (kmp's Truncate), so the grid over N
+		// costs one training.
+		if truncate && learnerErr == nil {
+			mf.basis = maxN
+			cg.Shared, learnerErr = flagLearner(algo, &mf, &o.dataFlags, plan, all.Dim())
+		}
+		groups = append(groups, cg)
 	}
-	bar := newProgress(ev, "cv "+algo.name, o.progress, o.quiet)
-	defer bar.Close()
-	done := 0
-	start := time.Now()
-	figures := make([][]float64, len(items)) // figures[w]: cvFigures values per setting
-	var sendBuf []float64
-	var failed error
-	for w, it := range items {
-		if w%size != rank {
-			continue
-		}
-		grp := &groups[it.g]
-		figures[w], failed = cvTrainFold(e, algo, grp, &o.dataFlags, plan, all, folds, it.f, truncate)
-		if failed != nil {
-			break
-		}
-		sendBuf = append(sendBuf, figures[w]...)
-		done += len(grp.settings)
-		bar.Update(learn.Progress{Step: done, Total: total, Metric: "cv error", Value: figures[w][cvFigures*(len(grp.settings)-1)], ValErr: math.NaN()})
+	prep, err := o.dataFlags.prep(o.seed)
+	if err == nil {
+		err = learnerErr
 	}
-	if err := ev.together(failed); err != nil {
+	if err := ev.together(err); err != nil {
 		return err
 	}
-	if size > 1 {
-		// Every rank's figures, in rank order, each rank's in item order.
-		counts := make([]int, size)
-		for w, it := range items {
-			counts[w%size] += cvFigures * len(groups[it.g].settings)
-		}
-		n := 0
-		for _, c := range counts {
-			n += c
-		}
-		recv := make([]float64, n)
-		if err := world.Allgatherv(sendBuf, counts, recv); err != nil {
-			return err
-		}
-		off := make([]int, size)
-		for r := 1; r < size; r++ {
-			off[r] = off[r-1] + counts[r-1]
-		}
-		for w, it := range items {
-			k := cvFigures * len(groups[it.g].settings)
-			figures[w] = recv[off[w%size] : off[w%size]+k]
-			off[w%size] += k
-		}
+	// The trainings: one per group and fold, spread over the ranks.
+	world := ev.world()
+	bar := newProgress(ev, "cv "+algo.name, o.progress, o.quiet)
+	defer bar.Close()
+	start := time.Now()
+	cvRun := learn.CV{Folds: o.folds, Seed: uint64(o.seed), Prep: prep, Ranks: engine.GroupOf(world), Progress: bar.Update, Agree: ev.together}
+	results, err := cvRun.Grid(e, groups, plan, all)
+	if err != nil {
+		return err
 	}
-	// The figures summed in (setting, fold) order, as in one process.
-	for g := range groups {
-		group := groups[g].settings
-		errs := make([][]float64, len(group))
-		for f := range folds {
-			fig := figures[g*len(folds)+f]
-			for k := range group {
-				s := &group[k]
-				v := fig[cvFigures*k : cvFigures*(k+1)]
-				errs[k] = append(errs[k], v[0])
-				s.pt.TrainError += v[1] / float64(o.folds)
-				s.pt.NBasis += v[2] / float64(o.folds)
-				s.pt.TrainSeconds += v[3]
-			}
-		}
-		for k := range group {
-			group[k].pt.CVError, group[k].pt.CVStd = mean(errs[k]), stddev(errs[k])
-		}
+	for i := range grid {
+		r := results[i]
+		grid[i].pt.CVError, grid[i].pt.CVStd, grid[i].pt.TrainError = r.Error, r.Std, r.TrainError
+		grid[i].pt.NBasis, grid[i].pt.TrainSeconds = r.NBasis, r.Seconds
 	}
+	rank := world.Rank()
 	bar.Done()
 	best := 0
 	for gi := range grid {
@@ -379,8 +334,8 @@ func runCV(ev *env, args []string) error {
 		TrainError: num(grid[best].pt.TrainError), TestError: nil, TrainSeconds: time.Since(start).Seconds(),
 		Storage: stor,
 	}
-	if m, err := scaleMode(o.scale, all); err == nil {
-		out.Scale = string(m)
+	if m, err := scaleFlag(o.scale); err == nil {
+		out.Scale = string(learn.ResolveScale(m, all))
 	}
 	// Retrain on all the data with the best setting when a test set or a
 	// model file is asked for (rank 0 alone, across ranks).
@@ -464,17 +419,17 @@ func fitSplit(e *engine.Engine, algo *algorithm, mf *modelFlags, df *dataFlags, 
 	}
 	res, err := fitPrepared(e, algo, mf, df, plan, pr, bar)
 	if err != nil {
-		e.Release(pr.held)
+		pr.Release(e)
 		return nil, err
 	}
-	res.held = pr.held
+	res.held = pr.Held
 	return res, nil
 }
 
 // fitPrepared trains with flags mf on the prepared sets and evaluates on
 // them.
-func fitPrepared(e *engine.Engine, algo *algorithm, mf *modelFlags, df *dataFlags, plan learn.LabelPlan, pr *prepared, bar *progressBar) (*fitResult, error) {
-	tr, val, test := pr.tr, pr.val, pr.test
+func fitPrepared(e *engine.Engine, algo *algorithm, mf *modelFlags, df *dataFlags, plan learn.LabelPlan, pr *learn.Prepared, bar *progressBar) (*fitResult, error) {
+	tr, val, test := pr.Train, pr.Val, pr.Test
 	p, err := mf.params(tr.Dim(), df, val != nil)
 	if err != nil {
 		return nil, err
@@ -484,7 +439,7 @@ func fitPrepared(e *engine.Engine, algo *algorithm, mf *modelFlags, df *dataFlag
 		return nil, err
 	}
 	res.tr, res.val, res.test = tr, val, test
-	res.model.Header.Scaler = pr.scaler
+	res.model.Header.Scaler = pr.Scaler
 	res.model.Header.Train = learn.TrainSummary{NTrain: tr.Len(), TrainError: res.trainErr, TrainSeconds: res.trainSeconds,
 		Backend: e.BackendName(), Seed: mf.seed, Version: version}
 	if val != nil {
@@ -494,136 +449,6 @@ func fitPrepared(e *engine.Engine, algo *algorithm, mf *modelFlags, df *dataFlag
 }
 
 func sameFloat(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
-
-// prefixErrors evaluates the model of res after each number of steps in
-// steps on its test and training sets: the error rates and basis sizes; ok
-// is false when the algorithm cannot predict with a prefix of its steps.
-// basisSteps returns, for each setting of group, the number of steps after
-// which m (trained with the group's largest --basis) is the model trained
-// with the setting's --basis; ok is false when m cannot say (several
-// outputs), and each setting is then trained on its own.
-func basisSteps(m *learn.File, group []cvSetting) (steps []int, ok bool) {
-	if len(m.Models) != 1 {
-		return nil, false
-	}
-	sb, isKMP := m.Models[0].(interface{ StepsForBasis(n int) (int, bool) })
-	if !isKMP {
-		return nil, false
-	}
-	for _, s := range group {
-		n, ok := sb.StepsForBasis(s.basis)
-		if !ok {
-			return nil, false
-		}
-		steps = append(steps, n)
-	}
-	return steps, true
-}
-
-func prefixErrors(e *engine.Engine, res *fitResult, steps []int) (teErr, trErr []float64, sizes []int, ok bool, err error) {
-	m := res.model
-	sizes, ok, err = m.PrefixSizes(steps)
-	if !ok || err != nil {
-		return nil, nil, nil, ok, err
-	}
-	rates := func(ds *data.Dataset) ([]float64, error) {
-		errs, _, err := m.PrefixErrors(e, ds.X, ds.Y, steps)
-		return errs, err
-	}
-	if teErr, err = rates(res.test); err != nil {
-		return nil, nil, nil, true, err
-	}
-	if trErr, err = rates(res.tr); err != nil {
-		return nil, nil, nil, true, err
-	}
-	return teErr, trErr, sizes, true, nil
-}
-
-func mean(v []float64) float64 {
-	s := 0.0
-	for _, x := range v {
-		s += x
-	}
-	return s / float64(len(v))
-}
-
-func stddev(v []float64) float64 {
-	if len(v) < 2 {
-		return 0
-	}
-	m, s := mean(v), 0.0
-	for _, x := range v {
-		s += (x - m) * (x - m)
-	}
-	return math.Sqrt(s / float64(len(v)-1))
-}
-
-// cvFigures is the number of figures a fold's training gives per setting:
-// the test-fold error, the training error, the basis size and the seconds.
-const cvFigures = 4
-
-// cvGroup is a run of grid settings that differ only in --basis, and the
-// flags they share.
-type cvGroup struct {
-	settings []cvSetting
-	mf       modelFlags
-	maxN     int
-}
-
-// cvTrainFold trains the settings of grp on every fold of all but fold f
-// and tests on fold f: cvFigures figures per setting.
-func cvTrainFold(e *engine.Engine, algo *algorithm, grp *cvGroup, df *dataFlags, plan learn.LabelPlan, all *data.Dataset, folds [][]int, f int, truncate bool) ([]float64, error) {
-	group, mf, nf := grp.settings, grp.mf, len(folds)
-	var trIdx []int
-	for g, fold := range folds {
-		if g != f {
-			trIdx = append(trIdx, fold...)
-		}
-	}
-	// The fold's copies, charged to the memory budget while in use.
-	foldBytes := int64(all.Len()) * int64(all.Dim()*4+8)
-	if err := e.Hold(fmt.Sprintf("the copies of fold %d/%d", f+1, nf), foldBytes); err != nil {
-		return nil, err
-	}
-	defer e.Release(foldBytes)
-	trSet, teSet := all.Subset(trIdx), all.Subset(folds[f])
-	out := make([]float64, 0, cvFigures*len(group))
-	if truncate {
-		mf.basis = grp.maxN
-		res, err := fitSplit(e, algo, &mf, df, plan, trSet, teSet, nil)
-		if err != nil {
-			return nil, fmt.Errorf("%s fold %d/%d: %w", describeSetting(group[len(group)-1].pt), f+1, nf, err)
-		}
-		steps, ok := basisSteps(res.model, group)
-		var teErr, trErr []float64
-		var sizes []int
-		if ok {
-			teErr, trErr, sizes, ok, err = prefixErrors(e, res, steps)
-		}
-		e.Release(res.held)
-		if err != nil {
-			return nil, fmt.Errorf("%s fold %d/%d: %w", describeSetting(group[len(group)-1].pt), f+1, nf, err)
-		}
-		if ok {
-			for k := range group {
-				// One training shared by the group: its time for each.
-				out = append(out, teErr[k], trErr[k], float64(sizes[k]), res.trainSeconds)
-			}
-			return out, nil
-		}
-	}
-	for k := range group {
-		s := &group[k]
-		mf.basis = s.basis
-		res, err := fitSplit(e, algo, &mf, df, plan, trSet, teSet, nil)
-		if err != nil {
-			return nil, fmt.Errorf("%s fold %d/%d: %w", describeSetting(s.pt), f+1, nf, err)
-		}
-		out = append(out, res.testErr, res.trainErr, float64(res.model.NBasis()), res.trainSeconds)
-		e.Release(res.held)
-	}
-	return out, nil
-}
 
 // cvRetrain trains on all the data with the best setting b, tests on test
 // (may be nil), writes the model to path when given, and fills out.
@@ -655,4 +480,17 @@ func cvRetrain(e *engine.Engine, algo *algorithm, flags *modelFlags, df *dataFla
 		return err
 	}
 	return nil
+}
+
+// flagLearner is the learner of the flags mf for plan on data with dim
+// features (early stopping with --val-frac).
+func flagLearner(algo *algorithm, mf *modelFlags, df *dataFlags, plan learn.LabelPlan, dim int) (learn.Learner, error) {
+	if err := algo.check(plan); err != nil {
+		return nil, err
+	}
+	p, err := mf.params(dim, df, df.valFrac > 0)
+	if err != nil {
+		return nil, err
+	}
+	return algo.learner(p)
 }

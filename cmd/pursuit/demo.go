@@ -71,10 +71,10 @@ func demoProblems(seed uint64, small bool) []*demoProblem {
 	if small {
 		nMoons, nRing = 240, 600
 	}
-	moons := twoMoons(nMoons, 0.2, seed)
-	ring := ringnorm(nRing, dRing, seed)
-	mTr, mTe := head(moons, nMoons*2/3)
-	rTr, rTe := head(ring, nRing*2/3)
+	moons := data.TwoMoons(nMoons, 0.2, seed)
+	ring := data.Ringnorm(nRing, dRing, seed)
+	mTr, mTe := moons.TrainTest(nMoons * 2 / 3)
+	rTr, rTe := ring.TrainTest(nRing * 2 / 3)
 	return []*demoProblem{
 		{name: "two-moons", train: mTr, test: mTe, scale: "minmax", gamma: 4, basis: 100, valFrac: 0.25, c: 10, nz: 10},
 		{name: "ringnorm-20d", train: rTr, test: rTe, scale: "standard", gamma: 1.0 / 40, basis: 200, valFrac: 0.25, c: 10, nz: 20},
@@ -212,7 +212,7 @@ func demoRun(ev *env, e *engine.Engine, o *demoOptions, p *demoProblem, a *algor
 	if r.ModelBytes, err = m.Size(); err != nil {
 		return r, nil, err
 	}
-	if m.Header.Curve, err = learningCurve(e, m, res.tr, res.val, res.test, 60, true); err != nil {
+	if m.Header.Curve, err = m.LearningCurve(e, res.tr, res.val, res.test, 60, true); err != nil {
 		return r, nil, err
 	}
 	plots, err := writePlots(e, m, o.out, p.name+"-"+a.name, fmt.Sprintf("%s on %s", a.name, p.name), p.train, nil)
@@ -300,7 +300,7 @@ func writeSparseDemo(ev *env, o *demoOptions) error {
 	if err := os.MkdirAll(o.out, 0o777); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
-	tr, te := head(ds, nTrain)
+	tr, te := ds.TrainTest(nTrain)
 	for _, f := range []struct {
 		ds   *data.Dataset
 		name string

@@ -4,11 +4,9 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/pursuit-ml/pursuit/bpdn"
 	"github.com/pursuit-ml/pursuit/learn"
-	"github.com/pursuit-ml/pursuit/svm"
 )
 
 type equivOptions struct {
@@ -123,7 +121,7 @@ func runEquiv(ev *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := scaleInPlace(scaler, ds); err != nil {
+	if err := learn.ScaleInPlace(scaler, ds); err != nil {
 		return err
 	}
 	k, err := o.kernelFor(ds.Dim())
@@ -131,43 +129,13 @@ func runEquiv(ev *env, args []string) error {
 		return err
 	}
 	n := ds.Len()
-	t0 := time.Now()
-	gram, err := bpdn.Gram(e, ds.X, k)
-	if err != nil {
-		return err
-	}
-	gramSec := time.Since(t0).Seconds()
 	eps, cBox := o.epsilon, o.c
-	t0 = time.Now()
-	sol, err := bpdn.Solve(n, gram, ds.Y, bpdn.Params{Epsilon: eps, C: cBox})
+	eq, err := bpdn.Equiv(e, ds.X, ds.Y, k, eps, cBox, o.smoTol)
 	if err != nil {
 		return err
 	}
-	bpdnSec := time.Since(t0).Seconds()
-	smoC := cBox
-	if math.IsInf(cBox, 1) {
-		// The box of the SVR must not bind: ten times bpdn's largest
-		// coefficient (the rule; 1 when a = 0).
-		smoC = 10 * maxAbsF(sol.A)
-		if smoC == 0 {
-			smoC = 1
-		}
-	}
-	src, err := svm.NewGram64(n, gram)
-	if err != nil {
-		return err
-	}
-	t0 = time.Now()
-	smo, err := svm.SolveSVR(src, ds.Y, smoC, eps, svm.Options{Tol: o.smoTol})
-	if err != nil {
-		return err
-	}
-	smoSec := time.Since(t0).Seconds()
-	aSMO := svm.SVRCoef(smo)
-	ct := bpdn.Compare(n, gram, ds.Y, eps, cBox, sol.A, sol.B, aSMO, smo.Bias, bpdn.DefaultTolerances)
-	if !smo.Converged || !sol.Converged {
-		ct.Agree = false
-	}
+	sol, smo, ct, smoC := eq.BPDN, eq.SMO, eq.Certificate, eq.SMOC
+	gramSec, bpdnSec, smoSec := eq.GramSeconds, eq.BPDNSeconds, eq.SMOSeconds
 	cText := fmt.Sprint(cBox)
 	if math.IsInf(cBox, 1) {
 		cText = "inf"
@@ -196,12 +164,4 @@ func runEquiv(ev *env, args []string) error {
 		return &exitStatusError{code: 1, msg: fmt.Sprintf("bpdn and SMO disagree on %s (max|Δa| %.3g, |Δb| %.3g, same support %v)", o.data, ct.MaxDA, ct.DB, ct.SameSupport)}
 	}
 	return nil
-}
-
-func maxAbsF(v []float64) float64 {
-	var m float64
-	for _, x := range v {
-		m = math.Max(m, math.Abs(x))
-	}
-	return m
 }

@@ -1,41 +1,49 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
-	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/engine/comm"
 	"github.com/pursuit-ml/pursuit/learn"
 )
 
-// planLabels decides the task from the training labels and the flags.
-func planLabels(y []float64, d *dataFlags) (learn.LabelPlan, error) {
-	if d.regression {
-		if err := data.CheckTargets(y); err != nil {
-			return learn.LabelPlan{}, err
-		}
-		return learn.LabelPlan{Task: learn.TaskRegression}, nil
-	}
-	cls := learn.Distinct(y)
-	if d.positive != "" {
+// labelSpec is the task the flags ask for: --regression, --positive,
+// --one-vs-rest.
+func (d *dataFlags) labelSpec() (learn.LabelSpec, error) {
+	s := learn.LabelSpec{Regression: d.regression, OneVsRest: d.oneVsRest}
+	if d.positive != "" && !d.regression {
 		pos, err := parseLabel(d.positive)
 		if err != nil {
-			return learn.LabelPlan{}, err
+			return learn.LabelSpec{}, err
 		}
-		if _, err := data.BinaryLabels(y, pos); err != nil {
-			return learn.LabelPlan{}, fmt.Errorf("--positive %s: %w", d.positive, err)
-		}
-		return learn.LabelPlan{Task: learn.TaskBinary, Classes: []float64{-1, 1}, Positive: &pos}, nil
+		s.Positive = &pos
 	}
+	return s, nil
+}
+
+// planLabels decides the task from the training labels and the flags.
+func planLabels(y []float64, d *dataFlags) (learn.LabelPlan, error) {
+	return planLabelsOn(&comm.Single{}, y, d)
+}
+
+// planLabelsOn is learn.PlanLabels on the labels of every rank of c (a
+// collective across ranks), its errors in terms of the flags.
+func planLabelsOn(c comm.Comm, y []float64, d *dataFlags) (learn.LabelPlan, error) {
+	s, err := d.labelSpec()
+	if err != nil {
+		return learn.LabelPlan{}, err
+	}
+	plan, err := learn.PlanLabels(engine.GroupOf(c), y, s, func(err error) error { return agree(c, err) })
+	var pe *learn.PositiveError
+	var ce *learn.ClassesError
 	switch {
-	case len(cls) == 0:
-		return learn.LabelPlan{}, fmt.Errorf("no examples")
-	case len(cls) == 1:
-		return learn.LabelPlan{}, fmt.Errorf("every training example is labelled %v: a classifier needs at least two classes", cls[0])
-	case d.oneVsRest:
-		return learn.LabelPlan{Task: learn.TaskOneVsRest, Classes: cls}, nil
-	case len(cls) == 2:
-		return learn.LabelPlan{Task: learn.TaskBinary, Classes: cls}, nil
+	case errors.As(err, &pe):
+		return learn.LabelPlan{}, fmt.Errorf("--positive %s: %w", d.positive, pe.Err)
+	case errors.As(err, &ce):
+		return learn.LabelPlan{}, fmt.Errorf("the training data has %d classes (%s): choose --positive LABEL for LABEL vs the rest, --one-vs-rest for all of them, or --regression for real-valued targets",
+			len(ce.Classes), learn.ListLabels(ce.Classes, 10))
 	}
-	return learn.LabelPlan{}, fmt.Errorf("the training data has %d classes (%s): choose --positive LABEL for LABEL vs the rest, --one-vs-rest for all of them, or --regression for real-valued targets",
-		len(cls), learn.ListLabels(cls, 10))
+	return plan, err
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
-	"github.com/pursuit-ml/pursuit/engine/comm"
 	"github.com/pursuit-ml/pursuit/learn"
 )
 
@@ -54,7 +53,7 @@ func (d *dataFlags) formatOption() data.Format {
 var sparseAlgos = map[string]bool{
 	"svm": true,
 	"kmp": true, "kmp-backfit": true, "kmp-basic": true, "kmp-tanh": true, "skmp": true,
-	"mpkfda": true,
+	"mpkfda": true, "slmc": true, "bpdn": true,
 }
 
 // sparseAlgoList names the algorithms of sparseAlgos, or says there are
@@ -267,124 +266,54 @@ func budgetError(err error, flag string) error {
 // rank loads its block of the examples (data.WithShard), which may be
 // empty.
 func loadWithin(e *engine.Engine, path string, opts []data.Option) (*data.Dataset, error) {
-	opts = append(opts, data.WithMemoryLimit(max(e.Available(), 1)))
-	c := e.Comm()
-	if c.Size() > 1 {
-		opts = append(opts, data.WithShard(c.Rank(), c.Size()))
-	}
-	ds, err := data.Load(path, opts...)
+	ds, err := learn.LoadWithin(e, path, opts...)
+	return ds, budgetError(err, "--mem-budget")
+}
+
+// prepare is the library's preprocessing step (learn.Prep) with the flags'
+// validation split (--val-frac, drawn with seed) and scaling (--scale):
+// with inPlace, ds and test are the working sets themselves (no data-sized
+// copy); otherwise copies charged to e's budget, given back by
+// p.Release(e). keepRaw keeps an unscaled copy of the training part (for
+// plots; also charged). Its errors name the flags.
+func prepare(e *engine.Engine, df *dataFlags, seed int64, plan *learn.LabelPlan, ds, test *data.Dataset, inPlace, keepRaw bool) (*learn.Prepared, error) {
+	p, err := df.prep(seed)
 	if err != nil {
-		return nil, budgetError(err, "--mem-budget")
-	}
-	if ds.Len() == 0 && c.Size() == 1 {
-		return nil, fmt.Errorf("%s: no examples", path)
-	}
-	if err := e.Hold("the data of "+path, ds.Bytes()); err != nil {
 		return nil, err
 	}
-	return ds, nil
+	p.InPlace, p.KeepRaw = inPlace, keepRaw
+	pr, err := p.Apply(e, *plan, ds, test)
+	return pr, prepError(err)
 }
 
-// prepared is the data of one training run: the training and validation
-// parts and the test set, scaled.
-type prepared struct {
-	tr, val, test *data.Dataset // val nil without --val-frac, test nil without --test
-	raw           *data.Dataset // unscaled copy of tr, when asked for
-	scaler        *data.Scaler
-	held          int64 // bytes of working copies charged to the engine
+// prep is the preprocessing step of the flags: --val-frac drawn with seed,
+// and --scale.
+func (d *dataFlags) prep(seed int64) (learn.Prep, error) {
+	mode, err := scaleFlag(d.scale)
+	if err != nil {
+		return learn.Prep{}, err
+	}
+	return learn.Prep{ValFrac: d.valFrac, Seed: uint64(seed), Scale: mode}, nil
 }
 
-// prepare holds out the --val-frac part of ds (stratified for
-// classification) and scales the training, validation and test sets with
-// the scaling fitted on the training part. With inPlace, ds and test are
-// the working sets themselves: ds's rows are reordered (training rows
-// first), both are scaled in place and the parts are views of ds, so no
-// data-sized copy is made. Otherwise the working sets are copies, charged
-// to e's budget: e.Release(p.held) when done with them. keepRaw keeps an
-// unscaled copy of the training part (for plots; also charged).
-func prepare(e *engine.Engine, df *dataFlags, seed int64, plan *learn.LabelPlan, ds, test *data.Dataset, inPlace, keepRaw bool) (p *prepared, err error) {
-	p = &prepared{}
-	defer func() {
-		if err != nil {
-			e.Release(p.held)
-		}
-	}()
-	work := func(d *data.Dataset) (*data.Dataset, error) {
-		if d == nil || inPlace {
-			return d, nil
-		}
-		if err := e.Hold("a working copy of "+d.Name, d.Bytes()); err != nil {
-			return nil, err
-		}
-		p.held += d.Bytes()
-		return d.Subset(identity(d.Len())), nil
+// prepError restates the preprocessing step's refusal of the validation
+// split in terms of --val-frac; other errors are returned as they are.
+func prepError(err error) error {
+	var se *learn.SplitError
+	if !errors.As(err, &se) {
+		return err
 	}
-	if ds, err = work(ds); err != nil {
-		return nil, err
+	if se.Err != nil {
+		return fmt.Errorf("--val-frac: %w", se.Err)
 	}
-	if p.test, err = work(test); err != nil {
-		return nil, err
-	}
-	if p.tr, p.val, err = splitVal(ds, df.valFrac, seed, plan); err != nil {
-		return nil, err
-	}
-	if keepRaw {
-		if err := e.Hold("an unscaled copy of "+ds.Name, p.tr.Bytes()); err != nil {
-			return nil, err
-		}
-		p.held += p.tr.Bytes()
-		p.raw = p.tr.Subset(identity(p.tr.Len()))
-	}
-	if p.scaler, err = fitScalerOn(e, df.scale, p.tr); err != nil {
-		return nil, err
-	}
-	// The training and validation parts are the rows of ds: one pass.
-	for _, d := range []*data.Dataset{ds, p.test} {
-		if err := scaleInPlace(p.scaler, d); err != nil {
-			return nil, err
-		}
-	}
-	return p, nil
+	return fmt.Errorf("--val-frac %v of %d examples leaves an empty training or validation set", se.Frac, se.N)
 }
 
-func identity(n int) []int {
-	idx := make([]int, n)
-	for i := range idx {
-		idx[i] = i
-	}
-	return idx
-}
-
-// splitVal holds out a stratified fraction of ds for validation, in place:
-// it reorders ds's rows, training rows first, and returns views of the two
-// parts; val is nil when frac is 0.
-func splitVal(ds *data.Dataset, frac float64, seed int64, plan *learn.LabelPlan) (train, val *data.Dataset, err error) {
-	if frac == 0 {
-		return ds, nil, nil
-	}
-	var strat []float64
-	if plan.Task != learn.TaskRegression {
-		strat = ds.Y
-	}
-	if err := data.CheckSplit(ds.Len(), []float64{1 - frac, frac}, strat); err != nil {
-		return nil, nil, fmt.Errorf("--val-frac: %w", err)
-	}
-	sets := data.Split(ds.Len(), []float64{1 - frac, frac}, uint64(seed), strat)
-	if len(sets[0]) == 0 || len(sets[1]) == 0 {
-		return nil, nil, fmt.Errorf("--val-frac %v of %d examples leaves an empty training or validation set", frac, ds.Len())
-	}
-	n0 := len(sets[0])
-	if err := ds.Reorder(append(sets[0], sets[1]...)); err != nil {
-		return nil, nil, err
-	}
-	return ds.View(0, n0), ds.View(n0, ds.Len()), nil
-}
-
-// scaleMode parses --scale for ds: auto is data.DefaultScaleMode (maxabs
-// for sparse rows, minmax for dense ones).
-func scaleMode(mode string, ds *data.Dataset) (data.ScaleMode, error) {
+// scaleFlag parses --scale: auto is learn.ScaleAuto (maxabs for sparse
+// rows, minmax for dense ones).
+func scaleFlag(mode string) (data.ScaleMode, error) {
 	if mode == "auto" {
-		return data.DefaultScaleMode(ds.X), nil
+		return learn.ScaleAuto, nil
 	}
 	m, err := data.ParseScaleMode(mode)
 	if err != nil {
@@ -393,46 +322,13 @@ func scaleMode(mode string, ds *data.Dataset) (data.ScaleMode, error) {
 	return m, nil
 }
 
-// fitScaler fits the scaling of the flags on ds.
+// fitScaler fits the scaling of --scale on ds, in one process.
 func fitScaler(mode string, ds *data.Dataset) (*data.Scaler, error) {
-	m, err := scaleMode(mode, ds)
+	m, err := scaleFlag(mode)
 	if err != nil {
 		return nil, err
 	}
-	s, err := data.FitScaler(m, ds.X)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", ds.Name, err)
-	}
-	return s, nil
-}
-
-// fitScalerOn fits the scaling of the flags on ds: across ranks, on every
-// rank's rows of it together (a collective).
-func fitScalerOn(e *engine.Engine, mode string, ds *data.Dataset) (*data.Scaler, error) {
-	c := e.Comm()
-	if c.Size() == 1 {
-		return fitScaler(mode, ds)
-	}
-	m, err := scaleMode(mode, ds)
-	if err != nil {
-		return nil, err
-	}
-	s, err := data.FitScalerComm(m, ds.X, e.Group())
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", ds.Name, err)
-	}
-	return s, nil
-}
-
-// scaleInPlace scales ds (nothing for a nil ds).
-func scaleInPlace(s *data.Scaler, ds *data.Dataset) error {
-	if ds == nil {
-		return nil
-	}
-	if err := s.Apply(ds.X); err != nil {
-		return fmt.Errorf("%s: %w", ds.Name, err)
-	}
-	return nil
+	return learn.FitScaler(engine.Group{}, m, ds)
 }
 
 // loadTrainTest reads the --data file, the --test file if given (padded to
@@ -469,32 +365,4 @@ func (d *dataFlags) loadTrainTest(e *engine.Engine) (all, test *data.Dataset, pl
 		return nil, nil, learn.LabelPlan{}, fmt.Errorf("%s: %w", d.data, err)
 	}
 	return all, test, plan, nil
-}
-
-// planLabelsOn is planLabels on the labels of every rank: each rank passes
-// its own (a collective across ranks). Regression targets are checked on
-// each rank; classes are the union of the ranks' distinct labels, gathered.
-func planLabelsOn(c comm.Comm, y []float64, d *dataFlags) (learn.LabelPlan, error) {
-	if c.Size() == 1 {
-		return planLabels(y, d)
-	}
-	if d.regression {
-		var err error
-		if len(y) > 0 {
-			err = data.CheckTargets(y)
-		}
-		if err := agree(c, err); err != nil {
-			return learn.LabelPlan{}, err
-		}
-		return learn.LabelPlan{Task: learn.TaskRegression}, nil
-	}
-	cls, err := engine.GroupOf(c).Labels(y)
-	if err != nil {
-		return learn.LabelPlan{}, err
-	}
-	if len(cls) == 1 {
-		return learn.LabelPlan{}, fmt.Errorf("every training example is labelled %v: a classifier needs at least two classes", cls[0])
-	}
-	// planLabels' decisions depend on the set of labels only.
-	return planLabels(cls, d)
 }

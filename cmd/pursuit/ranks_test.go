@@ -403,7 +403,7 @@ func TestShardedPipelineAcrossRanks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := fit(e, algo, p, plan, pr.tr, nil, pr.test, nil)
+	res, err := fit(e, algo, p, plan, pr.Train, nil, pr.Test, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -431,14 +431,14 @@ func TestShardedPipelineAcrossRanks(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			if fmt.Sprint(q.scaler) != fmt.Sprint(pr.scaler) {
-				return fmt.Errorf("scaler %v, want %v", q.scaler, pr.scaler)
+			if fmt.Sprint(q.Scaler) != fmt.Sprint(pr.Scaler) {
+				return fmt.Errorf("scaler %v, want %v", q.Scaler, pr.Scaler)
 			}
-			trErr, _, err := evaluate(e, res.model, q.tr)
+			trErr, _, err := res.model.Evaluate(e, q.Train)
 			if err != nil {
 				return err
 			}
-			teErr, _, err := evaluate(e, res.model, q.test)
+			teErr, _, err := res.model.Evaluate(e, q.Test)
 			if err != nil {
 				return err
 			}

@@ -12,8 +12,8 @@ import (
 
 // TestStorageFlag: --storage and the sparse default scaling through the
 // CLI. An algorithm in sparseAlgos (kmp) trains on sparse rows with maxabs
-// scaling; one not in it (slmc, for now) gets sparse-ish data dense, and
-// the JSON's storage object says so and why; info --data
+// scaling; so does slmc, the last to join it: every algorithm takes
+// sparse rows now, and none gets its data densified; info --data
 // reports the storage auto chooses; dense storage over the budget says to
 // use sparse storage; bad indices are one line naming file and line.
 func TestStorageFlag(t *testing.T) {
@@ -35,14 +35,13 @@ func TestStorageFlag(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
 		t.Fatalf("%v\n%s", err, r.stdout)
 	}
-	if st := out.Storage; st == nil || st.Kind != "dense" || st.Asked != "sparse" || !strings.Contains(st.Reason, "does not take sparse rows yet") || st.Density > 0.01 || st.NNZ == 0 {
-		t.Errorf("storage %+v", out.Storage)
+	if st := out.Storage; st == nil || st.Kind != "sparse" || out.Scale != "maxabs" || r.stderr != "" {
+		t.Errorf("slmc on sparse rows: storage %+v, scale %q, stderr %q", out.Storage, out.Scale, r.stderr)
 	}
-	if out.Scale != "minmax" {
-		t.Errorf("scale %q on dense-held data, want minmax", out.Scale)
-	}
-	if !strings.Contains(r.stderr, "--algo slmc does not take sparse rows yet") {
-		t.Errorf("no warning on stderr: %q", r.stderr)
+	for _, a := range algorithms() {
+		if !sparseAlgos[a.name] {
+			t.Errorf("--algo %s does not take sparse rows", a.name)
+		}
 	}
 	// info --data: auto chooses sparse rows and maxabs scaling.
 	r = mustRun(t, dir, "info", "--data", text, "--json")

@@ -9,16 +9,11 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/pursuit-ml/pursuit/bound"
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
-	"github.com/pursuit-ml/pursuit/greedy"
 	"github.com/pursuit-ml/pursuit/internal/plot"
-	"gonum.org/v1/gonum/mat"
+	"github.com/pursuit-ml/pursuit/learn"
 )
-
-// subspaceMaxSpectrum is the largest training set whose m×m eigen-
-// decomposition (for Theorems 7 and 8) the command computes.
-const subspaceMaxSpectrum = 4000
 
 type subspaceOptions struct {
 	dataFlags
@@ -74,16 +69,8 @@ pursuit subspace --method skcca --data left.train --data-y right.train --test le
 	}
 }
 
-// subspacePoint is one k of the curve; nil fields are absent (no --test,
-// or a training set too large for the eigen-decomposition).
-type subspacePoint struct {
-	K             int      `json:"k"`
-	TrainResidual float64  `json:"train_residual"`
-	TestResidual  *float64 `json:"test_residual"`
-	Corollary1    float64  `json:"corollary1"`
-	Theorem7      *float64 `json:"theorem7"`
-	Theorem8      *float64 `json:"theorem8"`
-}
+// subspacePoint is one k of the curve (learn.SubspacePoint).
+type subspacePoint = learn.SubspacePoint
 
 type subspaceJSON struct {
 	Method   string          `json:"method"`
@@ -181,10 +168,10 @@ func runSubspace(ev *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := scaleInPlace(scaler, tr); err != nil {
+	if err := learn.ScaleInPlace(scaler, tr); err != nil {
 		return err
 	}
-	if err := scaleInPlace(scaler, te); err != nil {
+	if err := learn.ScaleInPlace(scaler, te); err != nil {
 		return err
 	}
 	kern, err := o.model.kernelFor(tr.Dim())
@@ -196,64 +183,26 @@ func runSubspace(ev *env, args []string) error {
 		return err
 	}
 	defer e.Close()
-	fit, err := greedy.FitKPCA(e, tr.X, greedy.KPCAConfig{Kernel: kern, Steps: o.k})
+	var teX pursuit.Matrix
+	if te != nil {
+		teX = te.X
+	}
+	kc, err := learn.SparseKPCA(e, kern, tr.X, teX, o.k, o.delta)
 	if err != nil {
 		return err
 	}
-	m, k := tr.Len(), len(fit.Index)
-	train := fit.Residuals()
-	cor1, err := bound.SubspaceCurve(m, train, 1, o.delta)
-	if err != nil {
-		return err
-	}
-	out := subspaceJSON{Method: o.method, Kernel: kern.String(), Backend: e.BackendName(), M: m, Delta: o.delta, Chosen: fit.Index}
-	// Test residuals after each k (the features are nested).
-	var testRes []float64
+	fit, m, k := kc.Fit, tr.Len(), len(kc.Fit.Index)
+	out := subspaceJSON{Method: o.method, Kernel: kern.String(), Backend: e.BackendName(), M: m, Delta: o.delta, Chosen: fit.Index,
+		Curve: kc.Curve, MinK: kc.MinK, MinValue: kc.MinValue}
 	var tz, trz [][]float64
 	if te != nil {
 		out.NTest = te.Len()
-		var z *mat.Dense
-		if testRes, z, err = fit.TestResiduals(e, te.X); err != nil {
-			return err
-		}
 		if o.out != "" {
 			for i := range te.Len() {
-				tz = append(tz, z.RawRowView(i))
+				tz = append(tz, kc.TestFeatures.RawRowView(i))
 			}
 		}
 	}
-	var sp *greedy.Spectrum
-	if m <= subspaceMaxSpectrum {
-		if sp, err = greedy.KernelSpectrum(e, kern, tr.X); err != nil {
-			return err
-		}
-	}
-	for t := 1; t <= k; t++ {
-		p := subspacePoint{K: t, TrainResidual: train[t-1], Corollary1: cor1[t-1]}
-		if testRes != nil {
-			p.TestResidual = &testRes[t-1]
-		}
-		if sp != nil {
-			v7, err := bound.GlobalPCA(t, sp.Lambda, sp.Diag, 1, o.delta)
-			if err != nil {
-				return err
-			}
-			// Theorem 8 with the eigenvalues of K as printed (see package bound).
-			v8, err := bound.LocalPCA(t, sp.Lambda, sp.Centred, 1, bound.LocalPCAConstant, o.delta)
-			if err != nil {
-				return err
-			}
-			p.Theorem7, p.Theorem8 = &v7, &v8
-		}
-		out.Curve = append(out.Curve, p)
-	}
-	best := 0
-	for i := range cor1 {
-		if cor1[i] < cor1[best] {
-			best = i
-		}
-	}
-	out.MinK, out.MinValue = best+1, cor1[best]
 	if o.out != "" {
 		for j := range m {
 			trz = append(trz, fit.G.RawRowView(j))
@@ -280,8 +229,8 @@ func runSubspace(ev *env, args []string) error {
 		}
 	}
 	fmt.Fprintf(w, "Corollary 1 is smallest at k = %d: with probability ≥ %s%%, the expected residual is at most %.4f\n", out.MinK, trimFloat(100*(1-o.delta)), out.MinValue)
-	if sp == nil {
-		fmt.Fprintf(w, "Theorems 7 and 8 left out: %d training points is more than the %d whose spectrum the command computes\n", m, subspaceMaxSpectrum)
+	if !kc.Spectrum {
+		fmt.Fprintf(w, "Theorems 7 and 8 left out: %d training points is more than the %d whose spectrum the command computes\n", m, learn.MaxSpectrum)
 	}
 	if out.Out != "" {
 		fmt.Fprintf(w, "features   %s\n", out.Out)

@@ -2,14 +2,13 @@ package main
 
 import (
 	"fmt"
-	"math"
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/pursuit-ml/pursuit/bound"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/greedy"
+	"github.com/pursuit-ml/pursuit/learn"
 )
 
 // skccaJSON is subspace --method skcca's JSON object.
@@ -68,10 +67,10 @@ func runSKCCA(ev *env, o *subspaceOptions, e *engine.Engine) error {
 		if err != nil {
 			return err
 		}
-		if err := scaleInPlace(sc, v.tr); err != nil {
+		if err := learn.ScaleInPlace(sc, v.tr); err != nil {
 			return err
 		}
-		if err := scaleInPlace(sc, v.te); err != nil {
+		if err := learn.ScaleInPlace(sc, v.te); err != nil {
 			return err
 		}
 	}
@@ -89,37 +88,18 @@ func runSKCCA(ev *env, o *subspaceOptions, e *engine.Engine) error {
 	}
 	out := skccaJSON{Method: "skcca", Kernel: kx.String(), Backend: e.BackendName(), M: tx.Len(), K: len(f.Index), Chosen: f.Index}
 	out.TrainCorr = f.Corr[:min(5, len(f.Corr))]
-	px, py, err := f.Transform(e, tx.X, ty.X, 1)
-	if err != nil {
-		return err
-	}
 	if o.alpha > 0 {
-		// Theorem 9: the pairs outside the compression set whose first
-		// canonical variates differ by more than α.
-		in := make([]bool, tx.Len())
-		for _, i := range f.Index {
-			in[i] = true
-		}
-		t := 0
-		for i := range tx.Len() {
-			if !in[i] && math.Abs(px.At(i, 0)-py.At(i, 0)) > o.alpha {
-				t++
-			}
-		}
-		v, err := bound.SKCCA(tx.Len(), len(f.Index), t, o.delta)
-		if err != nil {
+		if out.Bound, err = learn.SKCCABound(e, f, tx.X, ty.X, o.alpha, o.delta); err != nil {
 			return fmt.Errorf("--alpha: %w", err)
 		}
-		a := o.alpha
-		out.Bound = &boundJSON{Theorem: "Theorem 9", M: tx.Len(), K: len(f.Index), T: t, Delta: o.delta, Alpha: &a, Value: v, Trivial: bound.Trivial(v)}
 	}
 	var qx, qy *mat.Dense
 	if ex != nil {
 		out.NTest = ex.Len()
-		if qx, qy, err = f.Transform(e, ex.X, ey.X, 0); err != nil {
+		var c float64
+		if c, qx, qy, err = learn.FirstCorrelation(e, f, ex.X, ey.X); err != nil {
 			return err
 		}
-		c := math.Abs(greedy.Correlation(mat.Col(nil, 0, qx), mat.Col(nil, 0, qy)))
 		out.TestCorr = &c
 	}
 	if o.out != "" {

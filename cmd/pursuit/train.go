@@ -172,7 +172,7 @@ func runTrain(ev *env, args []string) error {
 	if err := ev.together(err); err != nil {
 		return err
 	}
-	tr, val, test, scaler := pr.tr, pr.val, pr.test, pr.scaler
+	tr, val, test, scaler := pr.Train, pr.Val, pr.Test, pr.Scaler
 	// Across ranks, each holds its block of the rows: the counts printed and
 	// stored are every rank's together.
 	nAll, nTr := all.Len(), tr.Len()
@@ -214,7 +214,7 @@ func runTrain(ev *env, args []string) error {
 		m.Header.Train.NVal, m.Header.Train.ValError = val.Len(), res.valErr
 	}
 	if o.plotDir != "" || o.curve {
-		if m.Header.Curve, err = learningCurve(e, m, tr, val, test, 60, true); err != nil {
+		if m.Header.Curve, err = m.LearningCurve(e, tr, val, test, 60, true); err != nil {
 			return err
 		}
 	}
@@ -239,7 +239,7 @@ func runTrain(ev *env, args []string) error {
 	}
 	var plots []string
 	if o.plotDir != "" {
-		if plots, err = writePlots(e, m, o.plotDir, plotPrefix(o.model, o.data, algo.name), algo.name+" on "+filepath.Base(o.data), pr.raw, o.inputFiles()); err != nil {
+		if plots, err = writePlots(e, m, o.plotDir, plotPrefix(o.model, o.data, algo.name), algo.name+" on "+filepath.Base(o.data), pr.Raw, o.inputFiles()); err != nil {
 			return err
 		}
 	}
@@ -264,7 +264,7 @@ func runTrain(ev *env, args []string) error {
 	}
 	out.Method, out.Stop = modelMethod(m.Models), stopSummary(m.Models)
 	if o.bound {
-		if out.Bound, err = trainBound(e, algo.name, m, tr, &plan, &o.boundFlags, false); err != nil {
+		if out.Bound, err = trainBound(e, m, tr, &o.boundFlags, false); err != nil {
 			return fmt.Errorf("--bound: %w", err)
 		}
 	}
@@ -314,7 +314,7 @@ func runTrain(ev *env, args []string) error {
 		fmt.Fprintf(w, "plot       %s\n", p)
 	}
 	if out.Bound != nil {
-		fmt.Fprintf(w, "bound      %s\n", out.Bound.humanLine())
+		fmt.Fprintf(w, "bound      %s\n", boundLine(out.Bound))
 	}
 	return nil
 }

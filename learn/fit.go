@@ -1,0 +1,67 @@
+package learn
+
+import (
+	"math"
+	"time"
+
+	"github.com/pursuit-ml/pursuit"
+	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/engine"
+)
+
+// Fitted is what one training run produced and measured.
+type Fitted struct {
+	Model          *File
+	TrainSeconds   float64
+	PredictSeconds float64 // on the test set, when there is one
+	TrainError     float64
+	ValError       float64 // NaN without a validation set
+	TestError      float64 // NaN without a test set
+	NTest          int     // the test rows of every rank
+	TestPred       []float64
+}
+
+// FitEvaluate trains l for plan on tr (scaled; val, may be nil, is the
+// validation set for early stopping) and evaluates the model on the
+// training, validation and test (may be nil) sets: across e's ranks, tr,
+// val and test are this rank's rows and the figures every rank's. The
+// model file's header names the algorithm and kernel; the caller fills in
+// the scaling and the training summary. trained, when not nil, is called
+// as soon as the training ends (a progress display's end).
+func FitEvaluate(e *engine.Engine, algorithm string, kernel pursuit.Kernel, l Learner, plan LabelPlan, tr, val, test *data.Dataset, trained func()) (*Fitted, error) {
+	m := &File{Header: Header{Algorithm: algorithm, Labels: plan, Dim: tr.Dim(), Kernel: kernel.String()}}
+	var xVal pursuit.Matrix
+	var yVal []float64
+	if val != nil {
+		xVal, yVal = val.X, val.Y
+	}
+	start := time.Now()
+	var err error
+	if m.Models, err = Train(e, l, plan, tr.X, tr.Y, xVal, yVal); err != nil {
+		return nil, err
+	}
+	if trained != nil {
+		trained()
+	}
+	res := &Fitted{Model: m, TrainSeconds: time.Since(start).Seconds(), ValError: math.NaN(), TestError: math.NaN()}
+	m.Header.NBasis = m.NBasis()
+	if res.TrainError, _, err = m.Evaluate(e, tr); err != nil {
+		return nil, err
+	}
+	if val != nil {
+		if res.ValError, _, err = m.Evaluate(e, val); err != nil {
+			return nil, err
+		}
+	}
+	if test != nil {
+		t0 := time.Now()
+		if res.TestError, res.TestPred, err = m.Evaluate(e, test); err != nil {
+			return nil, err
+		}
+		res.PredictSeconds = time.Since(t0).Seconds()
+		if res.NTest, err = e.Group().Sum(test.Len()); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
