@@ -11,6 +11,7 @@ import (
 	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/internal/approx"
 )
 
 // sparseFixture returns a text-like binary problem with real zeros, held
@@ -33,20 +34,7 @@ func sparseFixture(t *testing.T) (xd, xs pursuit.Matrix, y []float64, td, ts pur
 	return tr.X, data.Sparsify(tr).X, tr.Y, te.X, data.Sparsify(te).X
 }
 
-// relDiff is the largest |a_i − b_i| relative to the largest |a_i|.
-func relDiff(a, b []float64) float64 {
-	var scale, worst float64
-	for i := range a {
-		scale = math.Max(scale, math.Abs(a[i]))
-		worst = math.Max(worst, math.Abs(a[i]-b[i]))
-	}
-	if scale == 0 {
-		return worst
-	}
-	return worst / scale
-}
-
-func denseRel(a, b *mat.Dense) float64 { return relDiff(a.RawMatrix().Data, b.RawMatrix().Data) }
+func denseRel(a, b *mat.Dense) float64 { return approx.RelDiff(a.RawMatrix().Data, b.RawMatrix().Data) }
 
 func sparseEngines(t *testing.T, f func(t *testing.T, e *engine.Engine)) {
 	for _, be := range []string{"go", "auto"} {
@@ -102,7 +90,7 @@ func TestSparseSameKFDA(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			worst = math.Max(worst, relDiff(ref, got))
+			worst = math.Max(worst, approx.RelDiff(ref, got))
 		}
 		t.Logf("%d points, decisions within %.3g relative", len(md.Index), worst)
 		if worst > 1e-5 {
@@ -136,7 +124,7 @@ func TestSparseSameKPCA(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dz, dr := denseRel(zd, zs), relDiff(rd, rs)
+		dz, dr := denseRel(zd, zs), approx.RelDiff(rd, rs)
 		t.Logf("%d points; features within %.3g, residuals within %.3g relative", len(pd.Index), dz, dr)
 		if dz > 1e-5 || dr > 1e-5 {
 			t.Errorf("features differ by %.3g, residuals by %.3g relative", dz, dr)

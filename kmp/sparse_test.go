@@ -10,6 +10,7 @@ import (
 	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/internal/approx"
 )
 
 // sparseFixture returns a text-like problem with real zeros, held dense and
@@ -41,20 +42,6 @@ func sparseFixture(t testing.TB) (dense, sparse pursuit.Matrix, bin, reg, three 
 		}
 	}
 	return tr.X, data.Sparsify(tr).X, bin, reg, three, te.X, data.Sparsify(te).X
-}
-
-// relDiff returns the largest |a_i − b_i| relative to the largest |a_i|
-// (the decisions' scale, as svm's sparse tests measure).
-func relDiff(a, b []float64) float64 {
-	var scale, worst float64
-	for i := range a {
-		scale = math.Max(scale, math.Abs(a[i]))
-		worst = math.Max(worst, math.Abs(a[i]-b[i]))
-	}
-	if scale == 0 {
-		return worst
-	}
-	return worst / scale
 }
 
 // sameModels checks that the models trained on dense and sparse storage
@@ -91,7 +78,7 @@ func sameModels(t *testing.T, e *engine.Engine, md, ms *Model, testD, testS purs
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		for o := range ref {
-			d := relDiff(ref[o], got[o])
+			d := approx.RelDiff(ref[o], got[o])
 			worst = math.Max(worst, d)
 			if d > 1e-5 {
 				t.Errorf("%s: output %d decisions differ by %.3g relative", c.name, o, d)
@@ -196,7 +183,7 @@ func sparseSameModels(t *testing.T, e *engine.Engine) {
 			t.Fatal(err)
 		}
 		for i := range steps {
-			if d := relDiff(pd[i][0], ps[i][0]); d > 1e-5 {
+			if d := approx.RelDiff(pd[i][0], ps[i][0]); d > 1e-5 {
 				t.Errorf("prefix decisions after %d steps differ by %.3g relative", steps[i], d)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/internal/approx"
 )
 
 // sparseFixture returns a text-like binary problem with real zeros held
@@ -27,19 +28,6 @@ func sparseFixture(t *testing.T) (xd, xs pursuit.Matrix, y []float64, td, ts pur
 	}
 	tr, te := dd.Subset(idx[:150]), dd.Subset(idx[150:])
 	return tr.X, data.Sparsify(tr).X, tr.Y, te.X, data.Sparsify(te).X
-}
-
-// relDiff is the largest |a_i − b_i| relative to the largest |a_i|.
-func relDiff(a, b []float64) float64 {
-	var scale, worst float64
-	for i := range a {
-		scale = math.Max(scale, math.Abs(a[i]))
-		worst = math.Max(worst, math.Abs(a[i]-b[i]))
-	}
-	if scale == 0 {
-		return worst
-	}
-	return worst / scale
 }
 
 // sameSLMC checks that models trained on dense and sparse rows decide
@@ -64,7 +52,7 @@ func sameSLMC(t *testing.T, e *engine.Engine, md, ms *Model, td, ts pursuit.Matr
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		d := relDiff(ref, got)
+		d := approx.RelDiff(ref, got)
 		worst = math.Max(worst, d)
 		if d > 1e-5 {
 			t.Errorf("%s: decisions differ by %.3g relative", c.name, d)
