@@ -67,10 +67,11 @@ func oneDExpansion() *Expansion {
 }
 
 // TestReducedSetFirstVector compares the first RS vector with a brute-force
-// search over a fine grid for the z maximising ⟨w, φ(z)⟩².
+// search over a fine grid for the z maximising ⟨w, φ(z)⟩², and its
+// feature-space coefficient with ⟨w, φ(z)⟩.
 func TestReducedSetFirstVector(t *testing.T) {
 	x := oneDExpansion()
-	res, err := ReducedSet(x, 1, RSOptions{Starts: 6})
+	res, err := ReducedSet(x, 1, RSOptions{Starts: 6, FeatureSpaceCoef: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,10 +100,133 @@ func TestReducedSetFirstVector(t *testing.T) {
 	if res.Model.Bias != x.Bias {
 		t.Fatalf("RS bias %v, want the expansion's %v", res.Model.Bias, x.Bias)
 	}
+	// The default run finds the same vector (only the coefficients differ).
+	def, err := ReducedSet(x, 1, RSOptions{Starts: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := def.Model.XV.At(0, 0); d != res.Model.XV.At(0, 0) {
+		t.Fatalf("default RS vector at %v, with FeatureSpaceCoef %v", d, res.Model.XV.At(0, 0))
+	}
 }
 
-// TestReducedSetResidual checks that the residual ‖w − Σβφ(z)‖² shrinks as
-// vectors are added and matches a direct evaluation.
+// TestReducedSetDecisionFit checks the default coefficients and bias
+// against a float64 reference: the normal equations of
+// min Σ_i (f(s_i) − Σ_u β_u K(z_u, s_i) − b)² over the expansion's vectors
+// s_i, solved by Cholesky, with f computed term by term. It also checks
+// DecisionRMS and FeatureResidual, and that the fit lowers the
+// decision-value error of the feature-space coefficients on the same
+// vectors.
+func TestReducedSetDecisionFit(t *testing.T) {
+	xm, _ := blobs(40, 3, 0.6, 21)
+	rng := newRand(22)
+	coef := make([]float64, 40)
+	for i := range coef {
+		coef[i] = 3 * rng.NormFloat64()
+	}
+	x := &Expansion{Kernel: pursuit.NewRBF(0.4), Vectors: xm, Coef: coef, Bias: -0.3}
+	const nz = 5
+	res, err := ReducedSet(x, nz, RSOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsc, err := ReducedSet(x, nz, RSOptions{FeatureSpaceCoef: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kf := func(a, b []float64) float64 {
+		var d float64
+		for j := range a {
+			d += (a[j] - b[j]) * (a[j] - b[j])
+		}
+		return math.Exp(-0.4 * d)
+	}
+	row := func(m pursuit.Matrix, i int) []float64 {
+		out := make([]float64, m.Cols)
+		for j := range out {
+			out[j] = float64(m.At(i, j))
+		}
+		return out
+	}
+	z := make([][]float64, nz)
+	for u := range z {
+		z[u] = row(res.Model.XV, u)
+	}
+	f := make([]float64, 40)
+	for i := range f {
+		f[i] = x.Bias
+		for j := range 40 {
+			f[i] += coef[j] * kf(row(xm, i), row(xm, j))
+		}
+	}
+	// Normal equations AᵀA p = Aᵀf with A = [K(S, Z) 1].
+	ata := mat.NewSymDense(nz+1, nil)
+	atf := mat.NewVecDense(nz+1, nil)
+	for i := range 40 {
+		a := make([]float64, nz+1)
+		for u := range nz {
+			a[u] = kf(row(xm, i), z[u])
+		}
+		a[nz] = 1
+		for p := range nz + 1 {
+			atf.SetVec(p, atf.AtVec(p)+a[p]*f[i])
+			for q := p; q <= nz; q++ {
+				ata.SetSym(p, q, ata.At(p, q)+a[p]*a[q])
+			}
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(ata) {
+		t.Fatal("normal matrix not positive definite")
+	}
+	var want mat.VecDense
+	if err := ch.SolveVecTo(&want, atf); err != nil {
+		t.Fatal(err)
+	}
+	scale := mat.Norm(&want, math.Inf(1))
+	for u := range nz {
+		if d := math.Abs(res.Model.Beta[u] - want.AtVec(u)); d > 1e-6*scale {
+			t.Errorf("β_%d = %v, reference %v", u, res.Model.Beta[u], want.AtVec(u))
+		}
+	}
+	if d := math.Abs(res.Model.Bias - want.AtVec(nz)); d > 1e-6*scale {
+		t.Errorf("b = %v, reference %v", res.Model.Bias, want.AtVec(nz))
+	}
+	rms := func(m *Model) float64 {
+		var diff, ref float64
+		for i := range 40 {
+			g := m.Bias
+			for u := range nz {
+				g += m.Beta[u] * kf(row(xm, i), row(m.XV, u))
+			}
+			diff += (f[i] - g) * (f[i] - g)
+			ref += f[i] * f[i]
+		}
+		return math.Sqrt(diff / ref)
+	}
+	got, ref := res.DecisionRMS, rms(res.Model)
+	if math.Abs(got-ref) > 1e-6*ref {
+		t.Errorf("DecisionRMS %v, direct %v", got, ref)
+	}
+	if math.Abs(fsc.DecisionRMS-rms(fsc.Model)) > 1e-6*fsc.DecisionRMS {
+		t.Errorf("DecisionRMS with FeatureSpaceCoef %v, direct %v", fsc.DecisionRMS, rms(fsc.Model))
+	}
+	if !(res.DecisionRMS < fsc.DecisionRMS) {
+		t.Errorf("decision fit's DecisionRMS %v not below the feature-space coefficients' %v", res.DecisionRMS, fsc.DecisionRMS)
+	}
+	// Same vectors; the feature-space residual of those vectors is the
+	// FeatureSpaceCoef run's, and the refitted coefficients' is no lower.
+	if res.FeatureResidual != fsc.Residual || fsc.FeatureResidual != fsc.Residual {
+		t.Errorf("FeatureResidual %v and %v, FeatureSpaceCoef's Residual %v", res.FeatureResidual, fsc.FeatureResidual, fsc.Residual)
+	}
+	if res.Residual < res.FeatureResidual-1e-12 {
+		t.Errorf("Residual %v below the least-squares FeatureResidual %v", res.Residual, res.FeatureResidual)
+	}
+}
+
+// TestReducedSetResidual checks that the residual ‖w − Σβφ(z)‖² of the
+// returned model matches a direct evaluation, and that the feature-space
+// residual the vectors were chosen by shrinks as vectors are added.
 func TestReducedSetResidual(t *testing.T) {
 	xm, _ := blobs(30, 3, 0.5, 12)
 	rng := newRand(13)
@@ -136,10 +260,10 @@ func TestReducedSetResidual(t *testing.T) {
 		if math.Abs(r2/w2-res.Residual) > 1e-5 {
 			t.Fatalf("nz=%d: residual %v, direct %v", nz, res.Residual, r2/w2)
 		}
-		if res.Residual > prev+1e-12 {
-			t.Fatalf("nz=%d: residual %v grew from %v", nz, res.Residual, prev)
+		if res.FeatureResidual > prev+1e-12 {
+			t.Fatalf("nz=%d: feature-space residual %v grew from %v", nz, res.FeatureResidual, prev)
 		}
-		prev = res.Residual
+		prev = res.FeatureResidual
 	}
 	if prev > 0.5 {
 		t.Fatalf("12 RS vectors leave %.0f%% of ‖w‖²", 100*prev)
