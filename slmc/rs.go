@@ -44,7 +44,9 @@ type RSOptions struct {
 	// 10% of the SVs), where Nz vectors leave 25–65% of ‖w‖² (‖w‖ ≈ 40,
 	// |f| ≈ 1 at the SVs), the feature-space coefficients gave test errors
 	// of 15.7–34.3% over 10 splits where the SVM had 15.2–17.9%; the
-	// decision-value fit, on the same vectors, 15.6–20.3%.
+	// decision-value fit, on the same vectors, 15.6–20.3%. When the
+	// expansion has no more than Nz+1 vectors, its values there do not
+	// determine the fit, and the feature-space coefficients are kept.
 	FeatureSpaceCoef bool
 }
 
@@ -197,7 +199,10 @@ func ReducedSet(x *Expansion, nz int, opt RSOptions) (*RSResult, error) {
 	}
 	res.FeatureResidual = math.Max(prev, 0) / wNorm
 	bias := x.Bias
-	if !opt.FeatureSpaceCoef {
+	// With nz+1 ≥ ns unknowns the decision values at the SVs do not pin
+	// the fit down (any interpolant fits them), while the feature-space
+	// coefficients can reproduce w itself.
+	if !opt.FeatureSpaceCoef && ns > nz+1 {
 		fs := make([]float64, ns)
 		for i, v := range kc {
 			fs[i] = v + x.Bias
@@ -218,7 +223,8 @@ func ReducedSet(x *Expansion, nz int, opt RSOptions) (*RSResult, error) {
 // decisionFit returns the least-squares β and b of
 // min Σ_i (fs_i − Σ_u β_u K(z_u, s_i) − b)², solved by a thin SVD of the
 // ns×(nz+1) design matrix [K(S, Z) 1] with singular values below
-// fitRcond·σmax dropped; when ns < nz+1 it is the minimum-norm solution.
+// fitRcond·σmax dropped (the minimum-norm solution when that leaves fewer
+// than nz+1).
 func decisionFit(k pursuit.Kernel, s *mat.Dense, fs []float64, z *mat.Dense) ([]float64, float64, error) {
 	ns, _ := s.Dims()
 	nz, _ := z.Dims()

@@ -2,6 +2,7 @@ package slmc
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/pursuit-ml/pursuit"
@@ -107,6 +108,26 @@ func TestReducedSetFirstVector(t *testing.T) {
 	}
 	if d := def.Model.XV.At(0, 0); d != res.Model.XV.At(0, 0) {
 		t.Fatalf("default RS vector at %v, with FeatureSpaceCoef %v", d, res.Model.XV.At(0, 0))
+	}
+	if def.Model.Beta[0] == res.Model.Beta[0] {
+		t.Fatalf("default RS coefficient %v is the feature-space one", def.Model.Beta[0])
+	}
+	// With as many vectors as the expansion, or one fewer, the decision
+	// values at its 6 vectors do not determine a fit: the feature-space
+	// coefficients and the expansion's bias are kept.
+	for _, nz := range []int{5, 6} {
+		a, err := ReducedSet(x, nz, RSOptions{Starts: 6})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := ReducedSet(x, nz, RSOptions{Starts: 6, FeatureSpaceCoef: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(a.Model.Beta, b.Model.Beta) || a.Model.Bias != x.Bias || a.Residual != b.Residual {
+			t.Errorf("nz = %d: coefficients %v, bias %v, residual %v; with FeatureSpaceCoef %v, %v, %v",
+				nz, a.Model.Beta, a.Model.Bias, a.Residual, b.Model.Beta, b.Model.Bias, b.Residual)
+		}
 	}
 }
 
