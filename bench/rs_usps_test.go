@@ -54,7 +54,7 @@ func TestRSUSPS(t *testing.T) {
 			}
 			secs["RS"+tag] += time.Since(t0).Seconds()
 			put("RS"+tag, rs.Model)
-			line += fmt.Sprintf("; RS%s Nz=%d residual %.4f (greedy phase %.4f)", tag, nz, rs.Residual, rs.Residuals[nz-1])
+			line += fmt.Sprintf("; RS%s Nz=%d feature-space residual %.4f (greedy phase %.4f), decision RMS %.4f", tag, nz, rs.FeatureResidual, rs.Residuals[nz-1], rs.DecisionRMS)
 			t0 = time.Now()
 			mrs, err := slmc.ModifiedRS(e, dd.X, y, rs.Model, slmcC, slmc.FitOptions{})
 			if err != nil {

@@ -323,8 +323,8 @@ func TestSLMCUSPS(t *testing.T) {
 				t.Fatal(err)
 			}
 			eMRSVM := put("MRSVM"+tag, mrsvm, time.Since(t0).Seconds())
-			line := fmt.Sprintf("digit %v, Nz=%d (%s): binary test errors SVM %d, RS %d (residual %.3f), MRS %d, RSVM %d, MRSVM %d",
-				dgt, nz, tag[1:], nerr, eRS, rs.Residual, eMRS, eRSVM, eMRSVM)
+			line := fmt.Sprintf("digit %v, Nz=%d (%s): binary test errors SVM %d, RS %d (feature-space residual %.3f), MRS %d, RSVM %d, MRSVM %d",
+				dgt, nz, tag[1:], nerr, eRS, rs.FeatureResidual, eMRS, eRSVM, eMRSVM)
 			for _, v := range []struct {
 				name string
 				cfg  slmc.Config

@@ -14,7 +14,7 @@ import (
 const (
 	MethodSLMC = "slmc" // SLMC started from a random subset of the machine's support vectors
 	MethodMRS  = "mrs"  // Burges' reduced set, coefficients refitted as the SVM on their span (eq. 45)
-	MethodRS   = "rs"   // Burges' reduced set, least-squares coefficients and the SVM's bias
+	MethodRS   = "rs"   // Burges' reduced set, coefficients and bias fitted to the SVM's decision values at its SVs
 )
 
 // CompressConfig configures Compress.

@@ -4,7 +4,9 @@ import (
 	"math"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
@@ -287,4 +289,76 @@ func svmExpansion(t *testing.T, e *engine.Engine, x pursuit.Matrix, y []float64,
 		t.Fatal(err)
 	}
 	return exp
+}
+
+// bananaSplits returns n random 400/4900 training/test splits (stratified)
+// of one banana-like pool of 5300 points (data.Banana, noise 0.3), the
+// sizes of Rätsch's banana benchmark.
+func bananaSplits(t testing.TB, n int) [][2]*data.Dataset {
+	t.Helper()
+	pool := data.Banana(5300, 0.3, 7)
+	var out [][2]*data.Dataset
+	for s := range n {
+		parts := data.Split(pool.Len(), []float64{400.0 / 5300, 4900.0 / 5300}, uint64(100+s), pool.Y)
+		out = append(out, [2]*data.Dataset{pool.Subset(parts[0]), pool.Subset(parts[1])})
+	}
+	return out
+}
+
+// TestRSSpreadBanana is issue 30, item 5: on 10 random splits of
+// banana-like data with Rätsch's banana parameters (γ = 1, C = 316) and
+// Nz = 10% of the SVs, the spread (largest minus smallest) of RS's test
+// error must be at most 3 times the SVM's, and RS's mean error within 3
+// points of the SVM's. With Burges' feature-space coefficients (which
+// RSOptions.FeatureSpaceCoef keeps, logged here) RS ranged over
+// 15.7–34.3% where the SVM ranged over 15.2–17.9%: they reproduce the
+// SVM's decision values at its SVs worse than the zero function on 9 of
+// the 10 splits (relative RMS 0.83–2.6), and RS now refits them there.
+func TestRSSpreadBanana(t *testing.T) {
+	e := goEngine(t)
+	k := pursuit.NewRBF(1)
+	const c = 316
+	var svmErrs, rsErrs []float64
+	for s, sp := range bananaSplits(t, 10) {
+		tr, te := sp[0], sp[1]
+		exp := svmExpansion(t, e, tr.X, tr.Y, k, c)
+		svmErr, err := exp.AsModel().ErrorRate(e, te.X, te.Y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nz := exp.NumXVFraction(0.1)
+		rs, err := ReducedSet(exp, nz, RSOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rsErr, err := rs.Model.ErrorRate(e, te.X, te.Y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fsc, err := ReducedSet(exp, nz, RSOptions{FeatureSpaceCoef: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fscErr, err := fsc.Model.ErrorRate(e, te.X, te.Y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("split %d: SVM %d SVs, %.2f%%; RS Nz = %d: %.2f%% (decision RMS %.3f, feature-space residual %.3f); feature-space coefficients: %.2f%% (decision RMS %.3f)",
+			s, exp.Vectors.Rows, 100*svmErr, nz, 100*rsErr, rs.DecisionRMS, rs.FeatureResidual, 100*fscErr, fsc.DecisionRMS)
+		svmErrs = append(svmErrs, 100*svmErr)
+		rsErrs = append(rsErrs, 100*rsErr)
+	}
+	stats := func(v []float64) (mean, spread float64) {
+		return stat.Mean(v, nil), floats.Max(v) - floats.Min(v)
+	}
+	mSVM, sSVM := stats(svmErrs)
+	mRS, sRS := stats(rsErrs)
+	t.Logf("over 10 splits: SVM mean %.2f%%, %.2f–%.2f (spread %.2f); RS mean %.2f%%, %.2f–%.2f (spread %.2f)",
+		mSVM, floats.Min(svmErrs), floats.Max(svmErrs), sSVM, mRS, floats.Min(rsErrs), floats.Max(rsErrs), sRS)
+	if sRS > 3*sSVM {
+		t.Errorf("RS test error spread %.2f points over 10 splits, more than 3 times the SVM's %.2f", sRS, sSVM)
+	}
+	if mRS > mSVM+3 {
+		t.Errorf("RS mean test error %.2f%%, more than 3 points above the SVM's %.2f%%", mRS, mSVM)
+	}
 }

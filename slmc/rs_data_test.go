@@ -99,8 +99,8 @@ func TestReducedSetOnData(t *testing.T) {
 			t.Errorf("%s: residual at %d vectors %v, in the longer run %v", pb.name, n5, res5.Residuals[n5-1], res.Residuals[n5-1])
 		}
 		for _, r := range []*RSResult{res5, res} {
-			if g := r.Residuals[len(r.Residuals)-1]; r.Residual > g {
-				t.Errorf("%s: refined residual %v above the greedy %v", pb.name, r.Residual, g)
+			if g := r.Residuals[len(r.Residuals)-1]; r.FeatureResidual > g {
+				t.Errorf("%s: refined residual %v above the greedy %v", pb.name, r.FeatureResidual, g)
 			}
 		}
 		e5, err := res5.Model.ErrorRate(e, pb.test.X, pb.test.Y)
@@ -120,8 +120,8 @@ func TestReducedSetOnData(t *testing.T) {
 			t.Fatal(err)
 		}
 		pRS, pMRS := primal28(res.Model, pb.train.X, pb.train.Y, pb.c), primal28(mrs, pb.train.X, pb.train.Y, pb.c)
-		t.Logf("%s: SVM %d SVs (%d+, %d−), test error %.2f%%; RS Nz=%d: %.2f%% (residual %.4f, greedy %.4f), Nz=%d: %.2f%% (residual %.4f, greedy %.4f); MRS Nz=%d: %.2f%%; objective (28) RS %.2f, MRS %.2f",
-			pb.name, exp.Vectors.Rows, pos, neg, 100*svmErr, n5, 100*e5, res5.Residual, res5.Residuals[n5-1], n10, 100*e10, res.Residual, res.Residuals[n10-1], n10, 100*eMRS, pRS, pMRS)
+		t.Logf("%s: SVM %d SVs (%d+, %d−), test error %.2f%%; RS Nz=%d: %.2f%% (feature-space residual %.4f, greedy %.4f), Nz=%d: %.2f%% (feature-space residual %.4f, greedy %.4f); MRS Nz=%d: %.2f%%; objective (28) RS %.2f, MRS %.2f",
+			pb.name, exp.Vectors.Rows, pos, neg, 100*svmErr, n5, 100*e5, res5.FeatureResidual, res5.Residuals[n5-1], n10, 100*e10, res.FeatureResidual, res.Residuals[n10-1], n10, 100*eMRS, pRS, pMRS)
 		switch {
 		case pb.name == "banana":
 			// Near the Bayes error the 5% and 10% errors differ by noise;
