@@ -28,7 +28,9 @@ import (
 // runs) and the process's peak RSS after it (VmHWM, which only grows: with
 // the fractions in increasing order it is the peak of the largest so far).
 // $PURSUIT_COMPRESS_MAXITER bounds SLMC's L-BFGS iterations (default: the
-// package's 200). Hours on two cores; run alone:
+// package's 200), and $PURSUIT_COMPRESS_ROWS keeps the first rows of the
+// training set (default all 50,000) for a smaller trial. Hours on two
+// cores; run alone:
 //
 //	PURSUIT_COMPRESS_COVLIKE=1 go test ./bench -run TestCompressCovlike -v -timeout 24h
 func TestCompressCovlike(t *testing.T) {
@@ -53,10 +55,16 @@ func TestCompressCovlike(t *testing.T) {
 			t.Fatalf("PURSUIT_COMPRESS_MAXITER = %q", v)
 		}
 	}
-	const nTrain = 50000
+	nTrain := 50000
+	if v := os.Getenv("PURSUIT_COMPRESS_ROWS"); v != "" {
+		var err error
+		if nTrain, err = strconv.Atoi(v); err != nil || nTrain < 100 || nTrain > 50000 {
+			t.Fatalf("PURSUIT_COMPRESS_ROWS = %q (100 to 50000)", v)
+		}
+	}
 	d := data.CovtypeLike(80000, 1)
 	train := &data.Dataset{Name: "covlike.train", X: d.X.Slice(0, nTrain, 0, d.X.Cols), Y: d.Y[:nTrain]}
-	test := &data.Dataset{Name: "covlike.test", X: d.X.Slice(nTrain, d.X.Rows, 0, d.X.Cols), Y: d.Y[nTrain:]}
+	test := &data.Dataset{Name: "covlike.test", X: d.X.Slice(50000, d.X.Rows, 0, d.X.Cols), Y: d.Y[50000:]}
 	sc, err := data.FitScaler(data.ScaleMaxAbs, train.X)
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +83,7 @@ func TestCompressCovlike(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("SVM: %d support vectors, trained in %.1f s, peak RSS %.0f MB", sm.TotalSV(), time.Since(t0).Seconds(), float64(peakRSS())/1e6)
+	t.Logf("SVM on %d rows: %d support vectors, trained in %.1f s, peak RSS %.0f MB", nTrain, sm.TotalSV(), time.Since(t0).Seconds(), float64(peakRSS())/1e6)
 	src := learn.LIBSVMSource(sm)
 	src.Scaler = sc
 	var b strings.Builder
