@@ -147,3 +147,58 @@ func TestPreparedArena(t *testing.T) {
 		t.Fatalf("gather on a released handle: %v, want an error wrapping ErrPrepared", err)
 	}
 }
+
+// TestPackAPack8 checks packA with the transposing pack8 against the
+// element-by-element packing it replaces: blocks, gathers of consecutive
+// and scattered rows, panel heights with and without room for eight rows,
+// partial last panels and a column offset, with a row stride above the
+// width.
+func TestPackAPack8(t *testing.T) {
+	const rows, cols, stride = 61, 37, 41
+	a := pursuit.Matrix{Rows: rows, Cols: cols, Stride: stride, Data: make([]float32, (rows-1)*stride+cols)}
+	for i := range a.Data {
+		a.Data[i] = float32(i%1009) + 0.25
+	}
+	scattered := make([]int, 40)
+	for r := range scattered {
+		scattered[r] = (r * 7) % rows
+	}
+	runs := append(make([]int, 0, 40), 3, 4, 5, 6, 7, 8, 9, 10, 30, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23)
+	for _, idx := range [][]int{nil, scattered, runs} {
+		for _, mr := range []int{2, 6, 8, 12, 16} {
+			for _, c := range [][4]int{{0, 37, 0, 37}, {5, 29, 3, 20}, {1, 8, 36, 1}, {0, 3, 0, 37}} {
+				i0, mcur, pc, kc := c[0], c[1], c[2], c[3]
+				n := rows
+				if idx != nil {
+					n = len(idx)
+				}
+				if i0+mcur > n {
+					continue
+				}
+				op := &kernelOp{a: a, idx: idx}
+				size := (mcur + mr - 1) / mr * mr * kc
+				got, want := make([]float32, size), make([]float32, size)
+				for i := range got {
+					got[i], want[i] = -1, -1
+				}
+				packA(got, mr, op, i0, mcur, pc, kc, pack8Go)
+				for ip := 0; ip*mr < mcur; ip++ {
+					for ii := range mr {
+						for p := range kc {
+							v := float32(0)
+							if r := ip*mr + ii; r < mcur {
+								v = a.At(op.row(i0+r), pc+p)
+							}
+							want[ip*kc*mr+p*mr+ii] = v
+						}
+					}
+				}
+				for i := range want {
+					if got[i] != want[i] {
+						t.Fatalf("idx %v, mr %d, i0 %d mcur %d pc %d kc %d: packed[%d] = %v, want %v", idx != nil, mr, i0, mcur, pc, kc, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}

@@ -17,7 +17,7 @@ import (
 // Dense RBF pairs whose cancellation factor exceeds RBFCancellationLimit
 // are computed in float64 (precision.go).
 func (e *Engine) KernelBlock(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, b pursuit.Matrix, bNorms []float32) error {
-	return e.rbfOp(dst, k, a, aNorms, nil, b, bNorms, nil, -1, func() error {
+	return e.rbfOp(dst, k, a, aNorms, nil, b, bNorms, nil, -1, func(aNorms, bNorms []float32) error {
 		return e.sparseBackend(a, b).KernelBlock(dst, k, a, aNorms, b, bNorms)
 	})
 }
@@ -25,7 +25,7 @@ func (e *Engine) KernelBlock(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Mat
 // KernelGather writes dst[r][j] = k(a_{idx[r]}, b_j); see
 // backend.Backend.KernelGather.
 func (e *Engine) KernelGather(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, idx []int, b pursuit.Matrix, bNorms []float32) error {
-	return e.rbfOp(dst, k, a, aNorms, idx, b, bNorms, nil, -1, func() error {
+	return e.rbfOp(dst, k, a, aNorms, idx, b, bNorms, nil, -1, func(aNorms, bNorms []float32) error {
 		return e.sparseBackend(a, b).KernelGather(dst, k, a, aNorms, idx, b, bNorms)
 	})
 }

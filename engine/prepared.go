@@ -109,7 +109,7 @@ func (e *Engine) KernelBlockPrepared(dst pursuit.Matrix, k pursuit.Kernel, a pur
 	if b == nil {
 		return fmt.Errorf("KernelBlock: %w: b is nil", backend.ErrPrepared)
 	}
-	return e.rbfOp(dst, k, a, aNorms, nil, b.m, b.norms, b.bn, b.bMax, func() error {
+	return e.rbfOp(dst, k, a, aNorms, nil, b.m, b.norms, b.bn, b.bMax, func(aNorms, _ []float32) error {
 		be := e.sparseBackend(a, b.m)
 		if p, h, ok := e.handle(b, be); ok {
 			return p.KernelBlockPrepared(dst, k, a, aNorms, h)
@@ -124,7 +124,7 @@ func (e *Engine) KernelGatherPrepared(dst pursuit.Matrix, k pursuit.Kernel, a pu
 	if b == nil {
 		return fmt.Errorf("KernelGather: %w: b is nil", backend.ErrPrepared)
 	}
-	return e.rbfOp(dst, k, a, aNorms, idx, b.m, b.norms, b.bn, b.bMax, func() error {
+	return e.rbfOp(dst, k, a, aNorms, idx, b.m, b.norms, b.bn, b.bMax, func(aNorms, _ []float32) error {
 		be := e.sparseBackend(a, b.m)
 		if p, h, ok := e.handle(b, be); ok {
 			return p.KernelGatherPrepared(dst, k, a, aNorms, idx, h)

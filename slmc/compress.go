@@ -45,10 +45,14 @@ type CompressConfig struct {
 	// Progress, if not nil, receives one line per machine started and
 	// finished, and every ProgressEvery L-BFGS iterations of SLMC.
 	Progress func(line string)
-	// ProgressEvery is the iteration interval of SLMC's progress lines.
-	// Default 10.
+	// ProgressEvery is the iteration interval of SLMC's progress lines
+	// (default 10); a line also comes when 30 s have passed since the last.
 	ProgressEvery int
 }
+
+// progressGap is the longest time between two of Compress's progress lines
+// during SLMC's minimisation.
+const progressGap = 30 * time.Second
 
 // Machine is one compressed binary machine of a Compressed model: its
 // decision Model.Decision is positive for the class Labels[Pos] and
@@ -343,12 +347,17 @@ func Compress(e *engine.Engine, m *svm.Model, x pursuit.Matrix, y []float64, cfg
 				}
 				oc := cfg.Optim
 				user := oc.Progress
+				last := time.Duration(0)
 				oc.Progress = func(pr Progress) {
 					if user != nil {
 						user(pr)
 					}
-					if pr.Iter%every == 0 {
-						say("%s: iteration %d, W = %.6g, training error %.4g", name, pr.Iter, pr.W, pr.TrainError)
+					// Every ProgressEvery iterations, and at least every
+					// 30 s: an iteration of a large machine (50,000 rows)
+					// takes minutes.
+					if pr.Iter%every == 0 || pr.Elapsed-last >= progressGap {
+						last = pr.Elapsed
+						say("%s: iteration %d (%d evaluations, %.0f s), W = %.6g, training error %.4g", name, pr.Iter, pr.Evals, pr.Elapsed.Seconds(), pr.W, pr.TrainError)
 					}
 				}
 				res, err := Train(e, xs, t, Config{Kernel: m.Kernel, C: c, NumXV: nz, Init: InitGiven, InitXV: init,

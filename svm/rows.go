@@ -4,9 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
+	"runtime"
+	"sync"
 
 	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
@@ -196,7 +195,7 @@ func (g *Gram64) Rows64(dst []float64, idx []int) error {
 }
 
 // Linear64 is the linear kernel K(i, j) = φ_i·φ_j of explicit float64
-// feature vectors (SLMC's φ_z(x_i)), computed in float64 with gonum's BLAS.
+// feature vectors (SLMC's φ_z(x_i)), computed in float64.
 type Linear64 struct {
 	n, d int
 	x    []float64
@@ -230,7 +229,12 @@ func (f *Linear64) Len() int { return f.n }
 // Diag returns ‖φ_i‖².
 func (f *Linear64) Diag() []float64 { return f.diag }
 
-// Rows64 computes dst = φ[idx] φᵀ with one DGEMM.
+// Rows64 computes dst = φ[idx] φᵀ: one pass over the n feature vectors,
+// each against four requested rows at a time (each product summed in
+// order over the features), in parallel over the vectors. gonum's DGEMM
+// took three to four times as long for this shape (a batch of 8 rows
+// against 50,000 × 107 features: 94 ms against 32 ms on one core), and the
+// rows are what SLMC's inner SVM spends its time on.
 func (f *Linear64) Rows64(dst []float64, idx []int) error {
 	m := len(idx)
 	if len(dst) < m*f.n {
@@ -246,9 +250,55 @@ func (f *Linear64) Rows64(dst []float64, idx []int) error {
 		}
 		copy(a[r*f.d:(r+1)*f.d], f.x[i*f.d:(i+1)*f.d])
 	}
-	blas64.Gemm(blas.NoTrans, blas.Trans, 1,
-		blas64.General{Rows: m, Cols: f.d, Stride: f.d, Data: a},
-		blas64.General{Rows: f.n, Cols: f.d, Stride: f.d, Data: f.x},
-		0, blas64.General{Rows: m, Cols: f.n, Stride: f.n, Data: dst[:m*f.n]})
+	parts := 1
+	if work := m * f.n * f.d; work >= 1<<18 {
+		parts = min(runtime.GOMAXPROCS(0), max(1, f.n/256))
+	}
+	if parts == 1 {
+		linearRows(dst, a, m, f.x, f.d, f.n, 0, f.n)
+		return nil
+	}
+	var wg sync.WaitGroup
+	chunk := (f.n + parts - 1) / parts
+	for lo := 0; lo < f.n; lo += chunk {
+		hi := min(lo+chunk, f.n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			linearRows(dst, a, m, f.x, f.d, f.n, lo, hi)
+		}()
+	}
+	wg.Wait()
 	return nil
+}
+
+// linearRows writes dst[b·n+i] = a_b·x_i for the m rows a_b of a and the
+// vectors x_i, i in [lo, hi), of the n×d row-major x.
+func linearRows(dst, a []float64, m int, x []float64, d, n, lo, hi int) {
+	for i := lo; i < hi; i++ {
+		xi := x[i*d : (i+1)*d : (i+1)*d]
+		b := 0
+		for ; b+4 <= m; b += 4 {
+			a0 := a[b*d : b*d+len(xi)]
+			a1 := a[(b+1)*d : (b+1)*d+len(xi)]
+			a2 := a[(b+2)*d : (b+2)*d+len(xi)]
+			a3 := a[(b+3)*d : (b+3)*d+len(xi)]
+			var s0, s1, s2, s3 float64
+			for k, v := range xi {
+				s0 += v * a0[k]
+				s1 += v * a1[k]
+				s2 += v * a2[k]
+				s3 += v * a3[k]
+			}
+			dst[b*n+i], dst[(b+1)*n+i], dst[(b+2)*n+i], dst[(b+3)*n+i] = s0, s1, s2, s3
+		}
+		for ; b < m; b++ {
+			ab := a[b*d : b*d+len(xi)]
+			var s float64
+			for k, v := range xi {
+				s += v * ab[k]
+			}
+			dst[b*n+i] = s
+		}
+	}
 }

@@ -70,9 +70,13 @@ pursuit compress --model usps8.libsvm --data usps8.train --test usps8.test --nz-
 pursuit compress --model usps8.libsvm --data usps8.train --test usps8.test --nz-frac 0.01,0.02,0.05,0.1 --out usps8.model --plot tradeoff.png
 pursuit predict --model usps8-slmc.model --data usps8.test
 pursuit export --model usps8-slmc.model --out usps8-slmc.libsvm   # svm-predict reads it
-# Multi-class one-vs-one models are compressed pair by pair, each pair with its own vectors
-# (no sharing: SLMC places a vector for its own pair's margin). --nz and --nz-frac size every
-# pair by its own vector count, so the total is about F times the pairs' summed counts.`,
+# Multi-class one-vs-one models (svm-train's) are compressed pair by pair, each pair with its
+# own vectors: no method shares them (SLMC moves a vector to its own pair's margin, RS fits its
+# own pair's expansion), so --nz and --nz-frac size every pair by its own vector count and the
+# total is about F times the pairs' summed counts. One-vs-rest models (pursuit train
+# --one-vs-rest --algo svm) are compressed class by class, each class's machine on all the rows
+# with its own ±1 targets, and predict the class with the largest decision, as before.
+# Binary and one-vs-one results export as LIBSVM or ONNX; one-vs-rest ones as neither.`,
 		run: runCompress,
 	}
 }

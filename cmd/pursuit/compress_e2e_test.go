@@ -172,6 +172,7 @@ func TestCompressCommand(t *testing.T) {
 		t.Errorf("predict gives error %v on the one-vs-rest model, compress %v", *pr.TestError, *rep.Rows[1].Error)
 	}
 	wantFail(t, dir, []string{"one-vs-rest", "LIBSVM"}, "export", "--model", ovrSmall, "--out", filepath.Join(dir, "x.libsvm"))
+	wantFail(t, dir, []string{"one-vs-rest", "ONNX", "SVMClassifier"}, "export", "--model", ovrSmall, "--format", "onnx", "--out", filepath.Join(dir, "x.onnx"))
 }
 
 // TestCompressBadInput: each input compress cannot handle gets one line and

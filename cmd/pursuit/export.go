@@ -59,6 +59,9 @@ func exportLIBSVM(m *learn.File, path string) ([]string, error) {
 // exportONNX writes m as an ONNX model to path: the LIBSVM model that
 // libsvmModel gives, behind the model's scaler, through onnxexport.
 func exportONNX(m *learn.File, path string) error {
+	if m.Header.Labels.Task == learn.TaskOneVsRest {
+		return fmt.Errorf("a one-vs-rest %s model (%d binary machines) cannot be written as an ONNX model: ai.onnx.ml's SVMClassifier votes over the pairs of a one-vs-one model, and a one-vs-rest model predicts the class whose machine's decision is largest", m.Header.Algorithm, len(m.Models))
+	}
 	lm, err := m.LIBSVM()
 	if err == nil {
 		_, err = onnxexport.Marshal(lm, m.Header.Scaler) // refuse before a file is written
