@@ -15,7 +15,7 @@ import (
 
 // checkpointAlgos are the algorithms whose training checkpoints and
 // resumes (issue 33): a binary or regression machine of each.
-var checkpointAlgos = []string{"kmp-backfit", "skmp", "svm"}
+var checkpointAlgos = []string{"kmp-backfit", "skmp", "svm", "slmc"}
 
 // ckFlags are train's checkpoint flags.
 type ckFlags struct {
