@@ -20,8 +20,10 @@ import (
 // Magic starts every checkpoint file; model files start otherwise.
 const Magic = "PURSUIT-CHECKPOINT\n"
 
-// Version is the format version this package writes and reads.
-const Version = 1
+// Version is the format version this package writes and reads. Version 2
+// added SLMC's state, several outputs of KMP and full-search pre-fitting's
+// running products.
+const Version = 2
 
 // DefaultEvery is the interval between checkpoints when Options.Every is 0.
 const DefaultEvery = 10 * time.Minute

@@ -3,6 +3,8 @@ package kmp
 import (
 	"fmt"
 	"math"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/pursuit-ml/pursuit"
@@ -21,11 +23,25 @@ import (
 // without the searches, which are the cost of a step. The residual's norm
 // recorded with the checkpoint checks the replay.
 
+//
+// Several outputs (one-vs-rest, in lock-step or one after another) are
+// independent fits: each output records its state at each of its step
+// boundaries, and a checkpoint holds every output's latest, so that each
+// resumes from its own step. An output that had stopped (patience, an
+// exhausted dictionary) takes its last step again and stops again.
+
 // ckRun is a fit's checkpointing: the run, and the state to resume from
 // (nil: a fresh start).
 type ckRun struct {
 	run   *checkpoint.Run
 	state *checkpoint.Reader
+	// Several outputs: the latest state and step of each (nil and 0
+	// before its first step), and each one's state to resume from.
+	outputs int
+	mu      sync.Mutex
+	states  [][]byte
+	steps   []int
+	resumed []*checkpoint.Reader
 }
 
 // ckLearner names KMP's checkpoints.
@@ -42,8 +58,6 @@ func startCheckpoint(cfg *Config, x pursuit.Matrix, y []float64, outputs int, sh
 	switch {
 	case sharded:
 		return nil, pursuit.Configf("kmp: checkpoints are not available across ranks yet")
-	case outputs != 1:
-		return nil, pursuit.Configf("kmp: checkpoints need one output (a binary or regression machine), not %d (one-vs-rest)", outputs)
 	case cfg.Loss != Squared:
 		return nil, pursuit.Configf("kmp: checkpoints need the squared loss, not %s", cfg.Loss)
 	case cfg.Variant != BackFit && cfg.Variant != PreFit:
@@ -51,11 +65,34 @@ func startCheckpoint(cfg *Config, x pursuit.Matrix, y []float64, outputs int, sh
 	case cfg.Custom != nil:
 		return nil, pursuit.Configf("kmp: checkpoints do not cover a custom kernel")
 	}
-	run, st, err := checkpoint.Start(cfg.Checkpoint, ckLearner, ckEntries(cfg, x, y))
+	entries := ckEntries(cfg, x, y)
+	if outputs > 1 {
+		entries = append(entries, checkpoint.Setting("outputs", outputs))
+	}
+	run, st, err := checkpoint.Start(cfg.Checkpoint, ckLearner, entries)
 	if err != nil {
 		return nil, err
 	}
-	return &ckRun{run: run, state: st}, nil
+	if outputs == 1 {
+		return &ckRun{run: run, state: st, outputs: 1}, nil
+	}
+	ck := &ckRun{run: run, outputs: outputs, states: make([][]byte, outputs), steps: make([]int, outputs), resumed: make([]*checkpoint.Reader, outputs)}
+	if st != nil {
+		if n := st.Int(); n != outputs {
+			return nil, pursuit.BadInputf("kmp: resuming: the checkpoint holds %d outputs, this run trains %d", n, outputs)
+		}
+		for o := range outputs {
+			if b := st.Blob(); len(b) > 0 {
+				// Kept as the output's latest until its next step.
+				ck.states[o], ck.steps[o] = b, checkpoint.NewReader(b).Int()
+				ck.resumed[o] = checkpoint.NewReader(b)
+			}
+		}
+		if err := st.Err(true); err != nil {
+			return nil, pursuit.BadInputf("kmp: resuming: %w", err)
+		}
+	}
+	return ck, nil
 }
 
 // ckEntries identifies a run: the settings that shape the model and the
@@ -94,10 +131,14 @@ func ckEntries(cfg *Config, x pursuit.Matrix, y []float64) []checkpoint.Entry {
 }
 
 // ckSupported refuses the fits whose state lives outside what a replay of
-// the chosen atoms rebuilds: full-search pre-fitting's running products.
+// the chosen atoms and the running products of full-search pre-fitting
+// rebuild: basic MP and explicit deflation.
 func (s *sqFit) ckSupported() error {
-	if s.incremental || s.explicit || s.basic {
-		return pursuit.Configf("kmp: checkpoints of pre-fitting need the stochastic search (full-search pre-fitting keeps running products a checkpoint does not hold)")
+	switch {
+	case s.basic:
+		return pursuit.Configf("kmp: checkpoints need back-fitting or pre-fitting, not basic matching pursuit")
+	case s.explicit:
+		return pursuit.Configf("kmp: checkpoints of pre-fitting do not cover explicit deflation (its deflated copy of the dictionary)")
 	}
 	return nil
 }
@@ -117,7 +158,36 @@ func (s *sqFit) checkpoint(step int) error {
 	if ck == nil {
 		return nil
 	}
-	return ck.run.Boundary(func() string { return s.where(step) }, func(w *checkpoint.Writer) { s.encode(w, step) })
+	if ck.outputs == 1 {
+		return ck.run.Boundary(func() string { return s.where(step) }, func(w *checkpoint.Writer) { s.encode(w, step) })
+	}
+	// Each step of each output records its state; the run writes every
+	// output's latest when due.
+	w := &checkpoint.Writer{}
+	s.encode(w, step)
+	ck.mu.Lock()
+	defer ck.mu.Unlock()
+	ck.states[s.p.output], ck.steps[s.p.output] = w.Bytes(), step
+	return ck.run.Boundary(func() string { return ck.where(s.cfg.N) }, func(w *checkpoint.Writer) {
+		w.Int(len(ck.states))
+		for _, b := range ck.states {
+			w.Blob(b)
+		}
+	})
+}
+
+// where describes the position of several outputs (the steps of the
+// first and of the last).
+func (ck *ckRun) where(n int) string {
+	lo, hi := slices.Min(ck.steps), slices.Max(ck.steps)
+	at := fmt.Sprintf("step %d", lo)
+	if hi != lo {
+		at = fmt.Sprintf("steps %d to %d", lo, hi)
+	}
+	if n > 0 {
+		at += fmt.Sprintf(" of %d", n)
+	}
+	return fmt.Sprintf("%s of the %d one-vs-rest outputs", at, len(ck.steps))
 }
 
 // encode writes the fit's state after step.
@@ -146,17 +216,31 @@ func (s *sqFit) encode(w *checkpoint.Writer, step int) {
 		w.Ints(perm)
 		w.Int(avail)
 	}
+	// Full-search pre-fitting's running products.
+	w.Bool(s.incremental)
+	if s.incremental {
+		w.Floats(s.rdot)
+		w.Floats(s.nperp)
+		w.Int(s.sinceRDot)
+	}
 }
 
 // resume replays the checkpoint's steps and restores the search's state;
 // it returns the next step.
 func (s *sqFit) resume() (int, error) {
 	ck := s.p.cfg.ck
-	if ck == nil || ck.state == nil {
+	if ck == nil {
 		return 1, nil
 	}
 	rd := ck.state
 	ck.state = nil
+	if ck.outputs > 1 {
+		rd = ck.resumed[s.p.output]
+		ck.resumed[s.p.output] = nil
+	}
+	if rd == nil {
+		return 1, nil
+	}
 	m := len(s.dc.atoms)
 	step := rd.Int()
 	atoms := rd.Ints()
@@ -171,6 +255,12 @@ func (s *sqFit) resume() (int, error) {
 	if hasSmp {
 		rng, perm, avail = rd.Blob(), rd.Ints(), rd.Int()
 	}
+	var rdot, nperp []float64
+	sinceRDot := 0
+	hasRunning := rd.Bool()
+	if hasRunning {
+		rdot, nperp, sinceRDot = rd.Floats(), rd.Floats(), rd.Int()
+	}
 	if err := rd.Err(true); err != nil {
 		return 0, pursuit.BadInputf("kmp: resuming: %w", err)
 	}
@@ -180,7 +270,7 @@ func (s *sqFit) resume() (int, error) {
 	if step != len(atoms) || len(elapsed) != step || step > s.limit {
 		return bad("step count")
 	}
-	if hasSmp != (s.search.smp != nil) {
+	if hasSmp != (s.search.smp != nil) || hasRunning != s.incremental || hasRunning && (len(rdot) != m || len(nperp) != m) {
 		return bad("search")
 	}
 	for _, k := range append(append([]int(nil), atoms...), skip...) {
@@ -217,6 +307,11 @@ func (s *sqFit) resume() (int, error) {
 		s.search.skip[k] = true
 	}
 	s.search.dependentRun = depRun
+	if hasRunning {
+		copy(s.rdot, rdot)
+		copy(s.nperp, nperp)
+		s.sinceRDot = sinceRDot
+	}
 	if hasSmp {
 		if err := s.search.smp.Restore(rng, perm, avail); err != nil {
 			return 0, pursuit.BadInputf("kmp: resuming: %w", err)

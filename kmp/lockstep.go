@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/pursuit-ml/pursuit"
+	"github.com/pursuit-ml/pursuit/checkpoint"
 	"github.com/pursuit-ml/pursuit/engine"
 )
 
@@ -245,6 +246,9 @@ func (ls *lockstep) sum(dst [][]float64) error {
 func firstError(errs []error, classes []float64) error {
 	for o, err := range errs {
 		if err != nil && !errors.Is(err, errStopped) {
+			if errors.Is(err, checkpoint.ErrStopped) {
+				return err // it says where every output stopped
+			}
 			if len(errs) > 1 && o < len(classes) {
 				return fmt.Errorf("kmp: class %v: %w", classes[o], err)
 			}

@@ -14,8 +14,9 @@ import (
 )
 
 // checkpointAlgos are the algorithms whose training checkpoints and
-// resumes (issue 33): a binary or regression machine of each.
-var checkpointAlgos = []string{"kmp-backfit", "skmp", "svm", "slmc"}
+// resumes (issue 33): a binary or regression machine of each, and
+// one-vs-rest of the KMP ones.
+var checkpointAlgos = []string{"kmp", "kmp-backfit", "skmp", "svm", "slmc"}
 
 // ckFlags are train's checkpoint flags.
 type ckFlags struct {

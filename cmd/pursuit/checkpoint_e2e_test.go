@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/checkpoint"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
@@ -29,8 +30,9 @@ type ckJob struct {
 // ckFull reports whether the checkpoint tests run at the sizes issue 33
 // names (PURSUIT_CKPT_FULL=1): stochastic KMP back-fitting for 2,000
 // steps on 20,000 generated rows, the SVM on the 15,000-row covtype-like
-// set and SLMC on all of USPS 3 vs 8. By default they are smaller, a few
-// seconds each.
+// set, SLMC with 12 vectors (the paper's Example 2) on all of USPS 3 vs 8
+// and pre-fitting KMP one-vs-rest for 1,000 steps on 10,000 rows of four
+// classes. By default they are smaller, a few seconds each.
 func ckFull() bool { return os.Getenv("PURSUIT_CKPT_FULL") == "1" }
 
 // ckJobs are the runs the checkpoint tests interrupt: stochastic KMP
@@ -38,12 +40,14 @@ func ckFull() bool { return os.Getenv("PURSUIT_CKPT_FULL") == "1" }
 // in the log, when the shared USPS data are absent).
 func ckJobs(t testing.TB, dir string) []ckJob {
 	t.Helper()
-	ringN, ringTrain, moonsN, moonsTrain, uspsRows := 6000, 5000, 5000, 4000, 600
+	ringN, ringTrain, moonsN, moonsTrain, uspsRows, nz := 6000, 5000, 5000, 4000, 600, "6"
+	blobsN, blobsTrain, ovrBasis := 2500, 2000, "200"
 	skmpArgs := []string{"--algo", "skmp", "--fit", "backfit", "--basis", "400", "--gamma", "0.05", "--seed", "3"}
 	svmArgs := []string{"--algo", "svm", "--gamma", "2", "--c", "100", "--threads", "1"}
 	svmSet := func() (*data.Dataset, *data.Dataset) { return head(twoMoons(moonsN, 0.35, 9), moonsTrain) }
 	if ckFull() {
-		ringN, ringTrain, uspsRows = 25000, 20000, 0
+		ringN, ringTrain, uspsRows, nz = 25000, 20000, 0, "12"
+		blobsN, blobsTrain, ovrBasis = 12000, 10000, "1000"
 		skmpArgs = []string{"--algo", "skmp", "--fit", "backfit", "--basis", "2000", "--gamma", "0.05", "--seed", "3"}
 		// The covtype-like set of svm's BenchmarkCovtypeLike15k.
 		svmArgs = []string{"--algo", "svm", "--gamma", "0.5", "--c", "1", "--scale", "none", "--threads", "1"}
@@ -61,14 +65,47 @@ func ckJobs(t testing.TB, dir string) []ckJob {
 			t.Fatal(err)
 		}
 	}
+	bt, bte := filepath.Join(dir, "blobs.train"), filepath.Join(dir, "blobs.test")
+	blobs, blobsTest := head(blobs4(blobsN, 10, 7), blobsTrain)
+	for _, f := range []struct {
+		path string
+		ds   *data.Dataset
+	}{{bt, blobs}, {bte, blobsTest}} {
+		if err := writeDataset(f.path, f.ds); err != nil {
+			t.Fatal(err)
+		}
+	}
 	jobs := []ckJob{
 		{"skmp-backfit", rt, rte, skmpArgs},
 		{"svm", mt, mte, svmArgs},
+		{"kmp-one-vs-rest", bt, bte, []string{"--algo", "kmp", "--one-vs-rest", "--basis", ovrBasis, "--gamma", "0.1", "--seed", "4", "--threads", "1"}},
 	}
 	if ut, ute, ok := usps38(t, dir, uspsRows); ok {
-		jobs = append(jobs, ckJob{"slmc", ut, ute, []string{"--algo", "slmc", "--nz", "12", "--gamma", "0.0078125", "--c", "10", "--seed", "1", "--threads", "1"}})
+		jobs = append(jobs, ckJob{"slmc", ut, ute, []string{"--algo", "slmc", "--nz", nz, "--gamma", "0.0078125", "--c", "10", "--seed", "1", "--threads", "1"}})
 	}
 	return jobs
+}
+
+// blobs4 is n points of four overlapping Gaussian classes in dim
+// dimensions.
+func blobs4(n, dim int, seed uint64) *data.Dataset {
+	rng := rand.New(rand.NewPCG(seed, 4))
+	centres := make([][]float64, 4)
+	for c := range centres {
+		centres[c] = make([]float64, dim)
+		for j := range centres[c] {
+			centres[c][j] = rng.NormFloat64()
+		}
+	}
+	d := &data.Dataset{X: pursuit.NewMatrix(n, dim), Y: make([]float64, n), Name: "blobs4"}
+	for i := range n {
+		c := rng.IntN(4)
+		for j := range dim {
+			d.X.Set(i, j, float32(centres[c][j]+rng.NormFloat64()))
+		}
+		d.Y[i] = float64(c + 1)
+	}
+	return d
 }
 
 // usps38 writes USPS's digits 3 and 8 (the first rows of them when rows >
@@ -157,6 +194,7 @@ func TestCheckpointKill(t *testing.T) {
 		t0 := time.Now()
 		mustRun(t, dir, append(base, "--model", ref)...)
 		full := time.Since(t0)
+		t.Logf("%s: %v uninterrupted", job.name, full.Round(time.Millisecond))
 		want := decisions(t, dir, ref, job.test)
 		for k := range kills {
 			ck := filepath.Join(dir, job.name+".ck"+strconv.Itoa(k))
