@@ -88,22 +88,47 @@ type Entry struct {
 // Setting is the entry of a setting, formatted with %v.
 func Setting(name string, value any) Entry { return Entry{name, fmt.Sprint(value)} }
 
-// Data is the entry of a data set: its shape and the SHA-256 of its
-// values and targets.
+// Data is the entry of a data set: its shape, its storage and the SHA-256
+// of its values and targets. Dense rows are digested value by value; sparse
+// (CSR) rows by each row's number of stored entries and their columns and
+// values, as stored. The same numbers held dense and held sparse digest
+// differently, and the entry names the storage, so a run is resumed only
+// with the storage it was written with: a sparse row's products sum its
+// non-zeros in another order than a dense row's, so the two storages give
+// models that agree to rounding, not bit for bit, and a resume across them
+// would end with neither run's model.
 func Data(name string, x pursuit.Matrix, y []float64) Entry {
 	h := sha256.New()
 	var b [8]byte
-	for i := range x.Rows {
-		for _, v := range x.Row(i) {
-			binary.LittleEndian.PutUint32(b[:4], math.Float32bits(v))
-			h.Write(b[:4])
+	f32 := func(v float32) {
+		binary.LittleEndian.PutUint32(b[:4], math.Float32bits(v))
+		h.Write(b[:4])
+	}
+	storage := "dense"
+	if x.IsSparse() {
+		storage = "sparse"
+		for i := range x.Rows {
+			idx, val := x.SparseRow(i)
+			binary.LittleEndian.PutUint64(b[:], uint64(len(idx)))
+			h.Write(b[:])
+			for k, j := range idx {
+				binary.LittleEndian.PutUint32(b[:4], uint32(j))
+				h.Write(b[:4])
+				f32(val[k])
+			}
+		}
+	} else {
+		for i := range x.Rows {
+			for _, v := range x.Row(i) {
+				f32(v)
+			}
 		}
 	}
 	for _, v := range y {
 		binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
 		h.Write(b[:])
 	}
-	return Entry{name, fmt.Sprintf("%d rows × %d features, sha256 %s", x.Rows, x.Cols, hex.EncodeToString(h.Sum(nil)[:8]))}
+	return Entry{name, fmt.Sprintf("%d rows × %d features (%s), sha256 %s", x.Rows, x.Cols, storage, hex.EncodeToString(h.Sum(nil)[:8]))}
 }
 
 // Run is the checkpointing of one training run (nil: none; its methods

@@ -14,6 +14,7 @@ import (
 
 	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/checkpoint"
+	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/internal/modelfile"
 )
 
@@ -226,5 +227,45 @@ func TestCheckpointOneVsRest(t *testing.T) {
 			}
 			sameKMP(t, fmt.Sprintf("%s stopped at steps %v", c.name, stops), want, got)
 		}
+	}
+}
+
+// TestCheckpointSparse resumes a fit on sparse rows from its checkpoint
+// (bit for bit), and refuses to resume it on the same numbers held dense,
+// naming the storage.
+func TestCheckpointSparse(t *testing.T) {
+	e := goEngine(t)
+	x, y := circleData(300, 6)
+	sp := data.Sparsify(&data.Dataset{X: x, Y: y}).X
+	if !sp.IsSparse() {
+		t.Fatal("Sparsify gave dense rows")
+	}
+	cfg := Config{Variant: BackFit, N: 20, Kernels: []pursuit.Kernel{pursuit.NewRBF(2)}, Bias: true, Seed: 3, Stochastic: &Stochastic{ActiveSet: 20}}
+	want, err := Train(e, sp, y, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "ck")
+	stop := make(chan struct{})
+	run := cfg
+	run.Checkpoint = &checkpoint.Options{Path: path, Stop: stop}
+	run.Progress = func(s Step) {
+		if s.Step == 7 {
+			close(stop)
+		}
+	}
+	if _, err := Train(e, sp, y, run); !errors.Is(err, checkpoint.ErrStopped) {
+		t.Fatal(err)
+	}
+	run = cfg
+	run.Checkpoint = &checkpoint.Options{Resume: path}
+	got, err := Train(e, sp, y, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameKMP(t, "sparse rows resumed after step 7", want, got)
+	_, err = Train(e, x, y, run)
+	if !errors.Is(err, pursuit.ErrBadInput) || !strings.Contains(err.Error(), "(sparse)") || !strings.Contains(err.Error(), "(dense)") {
+		t.Errorf("resuming a sparse run on dense rows: %v, want a bad-input line naming both storages", err)
 	}
 }
