@@ -139,8 +139,19 @@ type Run struct {
 	entries []Entry
 	every   time.Duration
 	last    time.Time
+	agree   func(stop bool) bool
 	// Written counts the checkpoints written.
 	Written int
+}
+
+// Agree makes every Boundary call f with whether this process is to stop
+// and stop when f returns true. Training split across ranks passes a
+// collective, so that every rank stops at the same boundary when any is
+// asked to (a signal or a deadline seen first by one).
+func (r *Run) Agree(f func(stop bool) bool) {
+	if r != nil {
+		r.agree = f
+	}
 }
 
 // Start begins the checkpointing of a run of learner identified by
@@ -258,6 +269,9 @@ func (r *Run) Boundary(where func() string, state func(*Writer)) error {
 		return nil
 	}
 	stop, deadline := r.stopping()
+	if r.agree != nil {
+		stop = r.agree(stop)
+	}
 	due := r.o.Path != "" && time.Since(r.last) >= r.every
 	if !stop && !due {
 		return nil

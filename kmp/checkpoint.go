@@ -1,6 +1,9 @@
 package kmp
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"slices"
@@ -48,16 +51,19 @@ type ckRun struct {
 const ckLearner = "kmp"
 
 // startCheckpoint starts cfg.Checkpoint's run for training on x, y with
-// outputs outputs (after resolve), or returns nil without one. Only
-// single-output, one-process squared-loss back-fitting and pre-fitting
-// checkpoint.
-func startCheckpoint(cfg *Config, x pursuit.Matrix, y []float64, outputs int, sharded bool) (*ckRun, error) {
+// outputs outputs (after resolve), or returns nil without one. Squared-loss
+// back-fitting and pre-fitting checkpoint, in one process or across ranks
+// (sh not nil): there every rank holds the same state (the chosen atoms,
+// the search's, the global residual norm; each rank's block of the
+// residual and the basis follows from replaying the atoms), so rank 0
+// writes the file and every rank resumes from it; the file records the
+// number of ranks and a digest of every rank's rows, and a resume on
+// another number of ranks is refused.
+func startCheckpoint(cfg *Config, x pursuit.Matrix, y []float64, outputs int, sh *shard) (*ckRun, error) {
 	if cfg.Checkpoint == nil {
 		return nil, nil
 	}
 	switch {
-	case sharded:
-		return nil, pursuit.Configf("kmp: checkpoints are not available across ranks yet")
 	case cfg.Loss != Squared:
 		return nil, pursuit.Configf("kmp: checkpoints need the squared loss, not %s", cfg.Loss)
 	case cfg.Variant != BackFit && cfg.Variant != PreFit:
@@ -65,13 +71,34 @@ func startCheckpoint(cfg *Config, x pursuit.Matrix, y []float64, outputs int, sh
 	case cfg.Custom != nil:
 		return nil, pursuit.Configf("kmp: checkpoints do not cover a custom kernel")
 	}
-	entries := ckEntries(cfg, x, y)
+	o := cfg.Checkpoint
+	entries := ckEntries(cfg, x, y, sh)
+	if sh.sharded() {
+		if sh.c.Rank() != 0 {
+			oo := *o
+			oo.Path = "" // rank 0 writes
+			o = &oo
+		}
+		if err := sh.failed(); err != nil {
+			return nil, err
+		}
+	}
 	if outputs > 1 {
 		entries = append(entries, checkpoint.Setting("outputs", outputs))
 	}
-	run, st, err := checkpoint.Start(cfg.Checkpoint, ckLearner, entries)
-	if err != nil {
+	run, st, err := checkpoint.Start(o, ckLearner, entries)
+	if err = sh.agree(err); err != nil {
 		return nil, err
+	}
+	if sh.sharded() {
+		run.Agree(func(stop bool) bool {
+			v := []float64{0}
+			if stop {
+				v[0] = 1
+			}
+			sh.sum(v)
+			return v[0] > 0
+		})
 	}
 	if outputs == 1 {
 		return &ckRun{run: run, state: st, outputs: 1}, nil
@@ -95,10 +122,47 @@ func startCheckpoint(cfg *Config, x pursuit.Matrix, y []float64, outputs int, sh
 	return ck, nil
 }
 
+// shardedData is the data entry of every rank's rows together: the
+// number of rows and the SHA-256 of the ranks' own digests, in rank order
+// (a collective). On one process it is checkpoint.Data's.
+func shardedData(name string, x pursuit.Matrix, y []float64, sh *shard) checkpoint.Entry {
+	own := checkpoint.Data(name, x, y)
+	if !sh.sharded() {
+		return own
+	}
+	// Each rank's digest in 16-bit pieces (exact in float64) in its own
+	// slots, and its row count; the sum gives every rank all of them.
+	const pieces = 16
+	n, r := sh.c.Size(), sh.c.Rank()
+	buf := make([]float64, n*(pieces+1))
+	d := sha256.Sum256([]byte(own.Value))
+	for i := range pieces {
+		buf[r*(pieces+1)+i] = float64(binary.LittleEndian.Uint16(d[2*i:]))
+	}
+	buf[r*(pieces+1)+pieces] = float64(x.Rows)
+	sh.sum(buf)
+	h := sha256.New()
+	rows := 0
+	var b [2]byte
+	for k := range n {
+		for i := range pieces {
+			binary.LittleEndian.PutUint16(b[:], uint16(buf[k*(pieces+1)+i]))
+			h.Write(b[:])
+		}
+		rows += int(buf[k*(pieces+1)+pieces])
+	}
+	return checkpoint.Entry{Name: name, Value: fmt.Sprintf("%d rows × %d features on %d ranks, sha256 %s", rows, x.Cols, n, hex.EncodeToString(h.Sum(nil)[:8]))}
+}
+
 // ckEntries identifies a run: the settings that shape the model and the
 // data.
-func ckEntries(cfg *Config, x pursuit.Matrix, y []float64) []checkpoint.Entry {
+func ckEntries(cfg *Config, x pursuit.Matrix, y []float64, sh *shard) []checkpoint.Entry {
+	ranks := 1
+	if sh.sharded() {
+		ranks = sh.c.Size()
+	}
 	e := []checkpoint.Entry{
+		checkpoint.Setting("ranks", ranks),
 		checkpoint.Setting("variant", cfg.Variant),
 		checkpoint.Setting("loss", cfg.Loss),
 		checkpoint.Setting("task", cfg.Task),
@@ -123,9 +187,11 @@ func ckEntries(cfg *Config, x pursuit.Matrix, y []float64) []checkpoint.Entry {
 	} else {
 		e = append(e, checkpoint.Setting("stochastic search", "off"))
 	}
-	e = append(e, checkpoint.Data("training data", x, y))
-	if cfg.ValX.Rows > 0 {
-		e = append(e, checkpoint.Data("validation data", cfg.ValX, cfg.ValY))
+	e = append(e, shardedData("training data", x, y, sh))
+	if cfg.ValX.Rows > 0 || sh.sharded() {
+		// Across ranks a rank may hold no validation rows (a collective:
+		// every rank takes part).
+		e = append(e, shardedData("validation data", cfg.ValX, cfg.ValY, sh))
 	}
 	return e
 }
@@ -276,6 +342,14 @@ func (s *sqFit) resume() (int, error) {
 	for _, k := range append(append([]int(nil), atoms...), skip...) {
 		if k < 0 || k >= m {
 			return bad("atoms")
+		}
+	}
+	if cs := s.dc.cs; cs != nil && len(atoms) > 0 {
+		// Across ranks with a random active set, the replayed atoms'
+		// centres are gathered from their owners at once (a collective:
+		// every rank replays the same atoms).
+		if err := cs.fetch(s.dc.atoms, atoms); err != nil {
+			return 0, err
 		}
 	}
 	for i, g := range atoms {

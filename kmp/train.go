@@ -142,7 +142,7 @@ func train(e *engine.Engine, x pursuit.Matrix, y []float64, cfg Config, forceOVR
 	}
 
 	targets, outClasses := outputTargets(&cfg, classes, td.yt, td.valY, forceOVR)
-	if cfg.ck, err = startCheckpoint(&cfg, x, y, len(targets), sh.sharded()); err != nil {
+	if cfg.ck, err = startCheckpoint(&cfg, x, y, len(targets), sh); err != nil {
 		return nil, err
 	}
 	results, err := fitOutputs(e, &cfg, dict, td, sh, targets, outClasses)

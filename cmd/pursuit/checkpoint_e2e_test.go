@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -82,6 +83,12 @@ func ckJobs(t testing.TB, dir string) []ckJob {
 	}
 	if ut, ute, ok := usps38(t, dir, uspsRows); ok {
 		jobs = append(jobs, ckJob{"slmc", ut, ute, []string{"--algo", "slmc", "--nz", nz, "--gamma", "0.0078125", "--c", "10", "--seed", "1", "--threads", "1"}})
+	}
+	if only := os.Getenv("PURSUIT_CKPT_JOBS"); only != "" {
+		// A comma-separated list of job names keeps those alone.
+		keep := strings.Split(only, ",")
+		jobs = slices.DeleteFunc(jobs, func(j ckJob) bool { return !slices.Contains(keep, j.name) })
+		t.Logf("PURSUIT_CKPT_JOBS=%s: jobs %v", only, keep)
 	}
 	return jobs
 }
@@ -218,10 +225,11 @@ func TestCheckpointKill(t *testing.T) {
 				go func() { done <- cmd.Wait() }()
 				var err error
 				if killed < 2 {
-					// A random moment within the run's expected length.
+					// A random moment within the first 80% of the run's
+					// expected length.
 					select {
 					case err = <-done:
-					case <-time.After(time.Duration(rng.Int64N(int64(full)))):
+					case <-time.After(time.Duration(rng.Int64N(int64(full) * 4 / 5))):
 						cmd.Process.Signal(syscall.SIGKILL)
 						<-done
 						killed++
