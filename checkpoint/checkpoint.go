@@ -58,6 +58,26 @@ type Info struct {
 // Stop or Deadline ended it.
 var ErrStopped = errors.New("training stopped")
 
+// ErrEveryRank is matched (errors.Is) by an error that every rank of a
+// run split across ranks returns at the same point (a refused resume, as
+// the learner agreed it), so that a launcher can stop every rank with it
+// rather than abort the job. A *StoppedError of such a run is one too
+// when the learner passed a collective to Run.Agree.
+var ErrEveryRank = errors.New("every rank stopped")
+
+type everyRank struct{ error }
+
+func (e everyRank) Unwrap() error        { return e.error }
+func (e everyRank) Is(target error) bool { return target == ErrEveryRank }
+
+// EveryRank marks err (nil: none) as returned by every rank together.
+func EveryRank(err error) error {
+	if err == nil {
+		return nil
+	}
+	return everyRank{err}
+}
+
 // StoppedError is returned by Run.Boundary when the run was asked to stop.
 type StoppedError struct {
 	Info

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -87,7 +88,12 @@ func startCheckpoint(cfg *Config, x pursuit.Matrix, y []float64, outputs int, sh
 		entries = append(entries, checkpoint.Setting("outputs", outputs))
 	}
 	run, st, err := checkpoint.Start(o, ckLearner, entries)
-	if err = sh.agree(err); err != nil {
+	if sh.sharded() {
+		// Every rank learns of any rank's refusal, and returns it.
+		if err = sh.agree(err); err != nil {
+			return nil, checkpoint.EveryRank(err)
+		}
+	} else if err != nil {
 		return nil, err
 	}
 	if sh.sharded() {
@@ -225,7 +231,7 @@ func (s *sqFit) checkpoint(step int) error {
 		return nil
 	}
 	if ck.outputs == 1 {
-		return ck.run.Boundary(func() string { return s.where(step) }, func(w *checkpoint.Writer) { s.encode(w, step) })
+		return s.ckAgreed(ck.run.Boundary(func() string { return s.where(step) }, func(w *checkpoint.Writer) { s.encode(w, step) }))
 	}
 	// Each step of each output records its state; the run writes every
 	// output's latest when due.
@@ -234,12 +240,22 @@ func (s *sqFit) checkpoint(step int) error {
 	ck.mu.Lock()
 	defer ck.mu.Unlock()
 	ck.states[s.p.output], ck.steps[s.p.output] = w.Bytes(), step
-	return ck.run.Boundary(func() string { return ck.where(s.cfg.N) }, func(w *checkpoint.Writer) {
+	return s.ckAgreed(ck.run.Boundary(func() string { return ck.where(s.cfg.N) }, func(w *checkpoint.Writer) {
 		w.Int(len(ck.states))
 		for _, b := range ck.states {
 			w.Blob(b)
 		}
-	})
+	}))
+}
+
+// ckAgreed marks a stop of a run split across ranks as every rank's (the
+// ranks agreed on it at this boundary: Run.Agree), so that none aborts the
+// job.
+func (s *sqFit) ckAgreed(err error) error {
+	if s.p.sh.sharded() && errors.Is(err, checkpoint.ErrStopped) {
+		return together(checkpoint.EveryRank(err))
+	}
+	return err
 }
 
 // where describes the position of several outputs (the steps of the

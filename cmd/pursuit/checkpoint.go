@@ -18,6 +18,10 @@ import (
 // one-vs-rest of the KMP ones.
 var checkpointAlgos = []string{"kmp", "kmp-backfit", "skmp", "svm", "slmc"}
 
+// checkpointRankAlgos are those that checkpoint when training across ranks
+// (rank 0 writes; every rank resumes).
+var checkpointRankAlgos = []string{"kmp", "kmp-backfit", "skmp"}
+
 // ckFlags are train's checkpoint flags.
 type ckFlags struct {
 	checkpoint string

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -377,5 +378,67 @@ func BenchmarkCheckpointOverhead(b *testing.B) {
 		b.Logf("%s: %v without checkpoints; %+.1f%% at the default interval (%v); %+.1f%% every 100 ms; checkpoint %d bytes, model %d bytes (%.1f×)",
 			job.name, plain.Round(time.Millisecond), 100*(def.Seconds()/plain.Seconds()-1), 10*time.Minute,
 			100*(often.Seconds()/plain.Seconds()-1), ckBytes, ms.Size(), float64(ckBytes)/float64(ms.Size()))
+	}
+}
+
+// TestCheckpointAcrossRanks: `pursuit train --checkpoint` on 2 in-process
+// ranks, stopped twice by --time-limit (every rank exits 143 at the same
+// step, rank 0 alone says where and writes the file), resumes to the
+// uninterrupted run's model bit for bit; its checkpoint is refused on 3
+// ranks with one line naming the rank counts, and an algorithm that does
+// not checkpoint across ranks is refused before training.
+func TestCheckpointAcrossRanks(t *testing.T) {
+	dir := t.TempDir()
+	path := rankData(t)
+	base := []string{"train", "--data", path, "--algo", "kmp", "--gamma", "1", "--basis", "12", "--progress", "off"}
+	ref, model, ck := filepath.Join(dir, "ref.model"), filepath.Join(dir, "ck.model"), filepath.Join(dir, "ck.ckpt")
+	for r, x := range runOnRanks(t, 2, same(append(base, "--model", ref)...)) {
+		if x.code != 0 {
+			t.Fatalf("rank %d: status %d: %s", r, x.code, x.stderr)
+		}
+	}
+	for i := 1; i <= 2; i++ {
+		args := append(append([]string(nil), base...), "--model", model, "--checkpoint", ck, "--time-limit", "1ms")
+		if i > 1 {
+			args = append(args, "--resume", ck)
+		}
+		res := runOnRanks(t, 2, same(args...))
+		for r, x := range res {
+			if x.code != 143 {
+				t.Fatalf("stop %d: rank %d: status %d, want 143: %s", i, r, x.code, x.stderr)
+			}
+		}
+		want := fmt.Sprintf("training stopped at the time limit at step %d of 13; checkpoint %s written", i, ck)
+		if !strings.Contains(res[0].stderr, want) || strings.Count(res[0].stderr, "\n") != 1 {
+			t.Errorf("stop %d: rank 0 printed %q, want one line with %q", i, res[0].stderr, want)
+		}
+		quietOthers(t, res)
+	}
+	for r, x := range runOnRanks(t, 2, same(append(base, "--model", model, "--resume", ck)...)) {
+		if x.code != 0 {
+			t.Fatalf("resuming: rank %d: status %d: %s", r, x.code, x.stderr)
+		}
+	}
+	if !bytes.Equal(decisions(t, dir, model, path), decisions(t, dir, ref, path)) {
+		t.Error("stopped twice and resumed on 2 ranks, the model's decisions differ from the uninterrupted run's")
+	}
+	for _, c := range []struct {
+		n    int
+		args []string
+		want string
+	}{
+		{3, append(base, "--model", model, "--resume", ck), "ranks was 2, is now 3"},
+		{2, []string{"train", "--data", path, "--algo", "svm", "--progress", "off", "--checkpoint", ck}, "across ranks cover --algo kmp, kmp-backfit, skmp, not svm"},
+	} {
+		res := runOnRanks(t, c.n, same(c.args...))
+		for r, x := range res {
+			if x.code != 2 {
+				t.Fatalf("%v on %d ranks: rank %d: status %d, want 2: %s", c.args, c.n, r, x.code, x.stderr)
+			}
+		}
+		if !strings.Contains(res[0].stderr, c.want) || strings.Count(res[0].stderr, "\n") != 1 {
+			t.Errorf("%v on %d ranks: rank 0 printed %q, want one line with %q", c.args, c.n, res[0].stderr, c.want)
+		}
+		quietOthers(t, res)
 	}
 }
