@@ -26,7 +26,6 @@ import (
 // same order, hence bit for bit on the same backend and thread count,
 // without the searches, which are the cost of a step. The residual's norm
 // recorded with the checkpoint checks the replay.
-
 //
 // Several outputs (one-vs-rest, in lock-step or one after another) are
 // independent fits: each output records its state at each of its step
@@ -111,8 +110,15 @@ func startCheckpoint(cfg *Config, x pursuit.Matrix, y []float64, outputs int, sh
 	}
 	ck := &ckRun{run: run, outputs: outputs, states: make([][]byte, outputs), steps: make([]int, outputs), resumed: make([]*checkpoint.Reader, outputs)}
 	if st != nil {
+		// Every rank reads the same file: a refusal is every rank's.
+		bad := func(err error) (*ckRun, error) {
+			if sh.sharded() {
+				err = together(checkpoint.EveryRank(err))
+			}
+			return nil, err
+		}
 		if n := st.Int(); n != outputs {
-			return nil, pursuit.BadInputf("kmp: resuming: the checkpoint holds %d outputs, this run trains %d", n, outputs)
+			return bad(pursuit.BadInputf("kmp: resuming: the checkpoint holds %d outputs, this run trains %d", n, outputs))
 		}
 		for o := range outputs {
 			if b := st.Blob(); len(b) > 0 {
@@ -122,7 +128,7 @@ func startCheckpoint(cfg *Config, x pursuit.Matrix, y []float64, outputs int, sh
 			}
 		}
 		if err := st.Err(true); err != nil {
-			return nil, pursuit.BadInputf("kmp: resuming: %w", err)
+			return bad(pursuit.BadInputf("kmp: resuming: %w", err))
 		}
 	}
 	return ck, nil
