@@ -288,11 +288,7 @@ func (r *Run) Boundary(where func() string, state func(*Writer)) error {
 	if r == nil {
 		return nil
 	}
-	stop, deadline := r.stopping()
-	if r.agree != nil {
-		stop = r.agree(stop)
-	}
-	due := r.o.Path != "" && time.Since(r.last) >= r.every
+	stop, deadline, due := r.Poll()
 	if !stop && !due {
 		return nil
 	}
@@ -307,6 +303,22 @@ func (r *Run) Boundary(where func() string, state func(*Writer)) error {
 		return &StoppedError{Info: info, Deadline: deadline}
 	}
 	return nil
+}
+
+// Poll is Boundary's test, for a learner that assembles its state from
+// several parts before writing it (Save): whether the run is to stop (as
+// the ranks agreed, with Agree), whether the deadline rather than Stop
+// ended it, and whether a checkpoint is due (the interval has passed since
+// the last one, and a Path is set).
+func (r *Run) Poll() (stop, deadline, due bool) {
+	if r == nil {
+		return false, false, false
+	}
+	stop, deadline = r.stopping()
+	if r.agree != nil {
+		stop = r.agree(stop)
+	}
+	return stop, deadline, r.o.Path != "" && time.Since(r.last) >= r.every
 }
 
 // Save writes the state now (with Options.Path; nothing without).

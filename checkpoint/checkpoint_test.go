@@ -84,3 +84,24 @@ func TestDataSparse(t *testing.T) {
 		t.Errorf("resuming a dense run on sparse rows: %v, want the storages named", err)
 	}
 }
+
+// BenchmarkBoundaryNotDue is the cost of a step boundary between two
+// checkpoints (the default interval not yet passed): what a learner pays
+// per step or iteration for checkpointing at the default interval.
+func BenchmarkBoundaryNotDue(b *testing.B) {
+	stop := make(chan struct{})
+	r, _, err := Start(&Options{Path: b.TempDir() + "/ck", Stop: stop}, "bench", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	step := 0
+	for b.Loop() {
+		step++
+		if err := r.Boundary(func() string { return "step" }, func(w *Writer) { w.Int(step) }); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if r.Written != 0 {
+		b.Fatalf("%d checkpoints written within the default interval", r.Written)
+	}
+}

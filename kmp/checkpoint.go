@@ -28,23 +28,33 @@ import (
 // recorded with the checkpoint checks the replay.
 //
 // Several outputs (one-vs-rest, in lock-step or one after another) are
-// independent fits: each output records its state at each of its step
-// boundaries, and a checkpoint holds every output's latest, so that each
-// resumes from its own step. An output that had stopped (patience, an
-// exhausted dictionary) takes its last step again and stops again.
+// independent fits, and a checkpoint holds each output's state at one of
+// its step boundaries, so that each resumes from its own step. When a
+// checkpoint is due, every output still training records its state at its
+// next boundary, and the last of them writes the file (a stop writes it at
+// once, and again as each output stops); an output that had finished
+// keeps the state it last recorded, and one that had stopped (patience, an
+// exhausted dictionary) takes its last steps again and stops again.
 
 // ckRun is a fit's checkpointing: the run, and the state to resume from
 // (nil: a fresh start).
 type ckRun struct {
 	run   *checkpoint.Run
 	state *checkpoint.Reader
-	// Several outputs: the latest state and step of each (nil and 0
-	// before its first step), and each one's state to resume from.
+	// Several outputs: the state each recorded last and its step (nil and
+	// 0 before it recorded one), and each one's state to resume from.
 	outputs int
 	mu      sync.Mutex
 	states  [][]byte
 	steps   []int
 	resumed []*checkpoint.Reader
+	// A checkpoint is pending (due, not yet written): fresh marks the
+	// outputs that recorded their state since; started those that reached
+	// a step boundary, done those that finished (the round waits for the
+	// outputs started and not done: one at a time when they train one
+	// after another).
+	pending              bool
+	fresh, started, done []bool
 }
 
 // ckLearner names KMP's checkpoints.
@@ -108,7 +118,8 @@ func startCheckpoint(cfg *Config, x pursuit.Matrix, y []float64, outputs int, sh
 	if outputs == 1 {
 		return &ckRun{run: run, state: st, outputs: 1}, nil
 	}
-	ck := &ckRun{run: run, outputs: outputs, states: make([][]byte, outputs), steps: make([]int, outputs), resumed: make([]*checkpoint.Reader, outputs)}
+	ck := &ckRun{run: run, outputs: outputs, states: make([][]byte, outputs), steps: make([]int, outputs), resumed: make([]*checkpoint.Reader, outputs),
+		fresh: make([]bool, outputs), started: make([]bool, outputs), done: make([]bool, outputs)}
 	if st != nil {
 		// Every rank reads the same file: a refusal is every rank's.
 		bad := func(err error) (*ckRun, error) {
@@ -239,19 +250,67 @@ func (s *sqFit) checkpoint(step int) error {
 	if ck.outputs == 1 {
 		return s.ckAgreed(ck.run.Boundary(func() string { return s.where(step) }, func(w *checkpoint.Writer) { s.encode(w, step) }))
 	}
-	// Each step of each output records its state; the run writes every
-	// output's latest when due.
-	w := &checkpoint.Writer{}
-	s.encode(w, step)
 	ck.mu.Lock()
 	defer ck.mu.Unlock()
-	ck.states[s.p.output], ck.steps[s.p.output] = w.Bytes(), step
-	return s.ckAgreed(ck.run.Boundary(func() string { return ck.where(s.cfg.N) }, func(w *checkpoint.Writer) {
+	stop, deadline, due := ck.run.Poll()
+	ck.pending = ck.pending || stop || due
+	o := s.p.output
+	ck.started[o] = true
+	if !ck.pending || ck.fresh[o] && !stop {
+		return nil
+	}
+	w := &checkpoint.Writer{}
+	s.encode(w, step)
+	ck.states[o], ck.steps[o], ck.fresh[o] = w.Bytes(), step, true
+	if !stop && !ck.complete() {
+		return nil
+	}
+	info, err := ck.save(s.cfg.N)
+	if err != nil || !stop {
+		return err
+	}
+	return s.ckAgreed(&checkpoint.StoppedError{Info: info, Deadline: deadline})
+}
+
+// complete reports whether every output training recorded its state
+// since the pending checkpoint fell due.
+func (ck *ckRun) complete() bool {
+	for o, f := range ck.fresh {
+		if !f && ck.started[o] && !ck.done[o] {
+			return false
+		}
+	}
+	return true
+}
+
+// save writes every output's last recorded state (with the mutex held)
+// and starts a new round.
+func (ck *ckRun) save(n int) (checkpoint.Info, error) {
+	info, err := ck.run.Save(func() string { return ck.where(n) }, func(w *checkpoint.Writer) {
 		w.Int(len(ck.states))
 		for _, b := range ck.states {
 			w.Blob(b)
 		}
-	}))
+	})
+	ck.pending = false
+	clear(ck.fresh)
+	return info, err
+}
+
+// finish records that output o stopped training; the pending checkpoint
+// is written if o was the last output it waited for.
+func (ck *ckRun) finish(o, n int) error {
+	if ck == nil || ck.outputs == 1 {
+		return nil
+	}
+	ck.mu.Lock()
+	defer ck.mu.Unlock()
+	ck.done[o] = true
+	if ck.pending && ck.complete() {
+		_, err := ck.save(n)
+		return err
+	}
+	return nil
 }
 
 // ckAgreed marks a stop of a run split across ranks as every rank's (the

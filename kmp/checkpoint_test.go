@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/checkpoint"
@@ -268,4 +269,38 @@ func TestCheckpointSparse(t *testing.T) {
 	if !errors.Is(err, pursuit.ErrBadInput) || !strings.Contains(err.Error(), "(sparse)") || !strings.Contains(err.Error(), "(dense)") {
 		t.Errorf("resuming a sparse run on dense rows: %v, want a bad-input line naming both storages", err)
 	}
+}
+
+// TestCheckpointOneVsRestRounds: with a checkpoint due at every step,
+// one-vs-rest writes rounds of every output's state (the last output to
+// record its state, or to finish, writes); resuming from the file the
+// finished run left ends with the same model.
+func TestCheckpointOneVsRestRounds(t *testing.T) {
+	e := goEngine(t)
+	all, ally := blobsK(260, 3, 4, 2)
+	x, y := all.Slice(0, 200, 0, 3), ally[:200]
+	vx, vy := all.Slice(200, 260, 0, 3), ally[200:]
+	cfg := Config{Variant: PreFit, N: 40, ValX: vx, ValY: vy, Patience: 5, Task: Classification,
+		Kernels: []pursuit.Kernel{pursuit.NewRBF(0.5)}, Bias: true, Seed: 4}
+	want, err := TrainOneVsRest(e, x, y, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "ck")
+	var wheres []string
+	run := cfg
+	run.Checkpoint = &checkpoint.Options{Path: path, Every: time.Nanosecond, Written: func(i checkpoint.Info) { wheres = append(wheres, i.Where) }}
+	if _, err := TrainOneVsRest(e, x, y, run); err != nil {
+		t.Fatal(err)
+	}
+	if len(wheres) < 5 {
+		t.Fatalf("%d checkpoints written, want one a step", len(wheres))
+	}
+	t.Logf("%d checkpoints, the first at %s, the last at %s", len(wheres), wheres[0], wheres[len(wheres)-1])
+	run.Checkpoint = &checkpoint.Options{Resume: path}
+	got, err := TrainOneVsRest(e, x, y, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameKMP(t, "resumed from the finished run's last checkpoint", want, got)
 }

@@ -438,6 +438,9 @@ func fitOutputs(e *engine.Engine, cfg *Config, dict *dictionary, td *trainData, 
 	fit := func(o int) error {
 		var err error
 		results[o], err = probs[o].fit()
+		if err == nil {
+			err = cfg.ck.finish(o, cfg.N)
+		}
 		return err
 	}
 	errs := make([]error, len(probs))
