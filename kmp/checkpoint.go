@@ -55,6 +55,7 @@ type ckRun struct {
 	// after another).
 	pending              bool
 	fresh, started, done []bool
+	last                 checkpoint.Info // the last checkpoint written
 }
 
 // ckLearner names KMP's checkpoints.
@@ -294,7 +295,30 @@ func (ck *ckRun) save(n int) (checkpoint.Info, error) {
 	})
 	ck.pending = false
 	clear(ck.fresh)
+	if err == nil {
+		ck.last = info
+	}
 	return info, err
+}
+
+// stopped returns err, or, when it is a stop of several outputs, the stop
+// at the last checkpoint written (each output stopped at its own next
+// boundary and the last to stop wrote every output's state).
+func (ck *ckRun) stopped(err error) error {
+	var se *checkpoint.StoppedError
+	if ck == nil || ck.outputs == 1 || !errors.As(err, &se) {
+		return err
+	}
+	ck.mu.Lock()
+	defer ck.mu.Unlock()
+	if ck.last.Path == "" {
+		return err
+	}
+	var stop error = &checkpoint.StoppedError{Info: ck.last, Deadline: se.Deadline}
+	if errors.As(err, new(agreedError)) {
+		stop = together(checkpoint.EveryRank(stop)) // as err was
+	}
+	return stop
 }
 
 // finish records that output o stopped training; the pending checkpoint

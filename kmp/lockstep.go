@@ -174,7 +174,9 @@ func (ls *lockstep) run(n int, fit func(o int) error, report func(Step)) []error
 		admit()
 		go func() {
 			errs[o] = fit(o)
-			if errs[o] != nil {
+			if errs[o] != nil && !errors.Is(errs[o], checkpoint.ErrStopped) {
+				// A stop (a signal, the time limit) stops each output at
+				// its own next step boundary, with its state recorded.
 				failed = true // read by run only after this send
 			}
 			ls.yield <- nil

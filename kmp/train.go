@@ -457,7 +457,7 @@ func fitOutputs(e *engine.Engine, cfg *Config, dict *dictionary, td *trainData, 
 		}
 	}
 	if err := firstError(errs, outClasses); err != nil {
-		return nil, err
+		return nil, cfg.ck.stopped(err)
 	}
 	return results, nil
 }

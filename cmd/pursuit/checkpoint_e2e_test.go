@@ -205,11 +205,16 @@ func TestCheckpointKill(t *testing.T) {
 		full := time.Since(t0)
 		t.Logf("%s: %v uninterrupted", job.name, full.Round(time.Millisecond))
 		want := decisions(t, dir, ref, job.test)
-		for k := range kills {
+		// A run whose kills all came too late (the machine's load fell
+		// since the reference run) is tried again, up to twice, with the
+		// moments drawn within its own length.
+		for k, tries := 0, 0; k < kills; k++ {
 			ck := filepath.Join(dir, job.name+".ck"+strconv.Itoa(k))
 			model := filepath.Join(dir, job.name+".m"+strconv.Itoa(k))
+			os.Remove(ck)
 			args := append(append([]string(nil), base...), "--model", model, "--checkpoint", ck, "--checkpoint-every", "20ms")
 			killed, resumes := 0, 0
+			t0 := time.Now()
 			for {
 				run := args
 				if _, err := os.Stat(ck); err == nil {
@@ -245,6 +250,14 @@ func TestCheckpointKill(t *testing.T) {
 				}
 				break
 			}
+			if killed == 0 && tries < 2 {
+				tries++
+				full = time.Since(t0)
+				t.Logf("%s kill test %d: finished in %v before any kill; again", job.name, k, full.Round(time.Millisecond))
+				k--
+				continue
+			}
+			tries = 0
 			if got := decisions(t, dir, model, job.test); !bytes.Equal(got, want) {
 				t.Errorf("%s kill test %d (%d kills, %d resumes): the decisions differ from the uninterrupted run's", job.name, k, killed, resumes)
 			} else {
