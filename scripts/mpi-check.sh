@@ -183,15 +183,20 @@ T1=$SECONDS
 T1=$((SECONDS - T1))
 rm -f "$D/big.ckpt"
 set +e
-(cd "$D" && exec "${MPIRUN[@]}" -np 2 "$PUR" "${BIG[@]}" --model big.model --checkpoint big.ckpt) >"$WORK/log" 2>&1 &
+(cd "$D" && exec "${MPIRUN[@]}" -np 2 "$PUR" "${BIG[@]}" --progress lines --model big.model --checkpoint big.ckpt) >"$WORK/log" 2>&1 &
 pid=$!
-sleep $(((T1 + 1) / 2))
+# The signal once training has started (rank 0's first progress line): a
+# process still starting has no handler yet and just dies.
+for _ in $(seq 1 $((10 * T1 + 100))); do
+	grep -q '^train skmp: ' "$WORK/log" && break
+	sleep 0.1
+done
 kill -TERM $pid
 wait $pid
 rc=$?
 set -e
 grep -q '^pursuit train: training stopped at step [0-9]* of 601; checkpoint big.ckpt written' "$WORK/log" && [ -s "$D/big.ckpt" ] ||
-	{ cat "$WORK/log"; fail "SIGTERM to mpirun after $(((T1 + 1) / 2)) s of a ${T1} s run: want rank 0's line saying where it stopped and the checkpoint (status $rc)"; }
+	{ cat "$WORK/log"; fail "SIGTERM to mpirun once training had started (a ${T1} s run): want rank 0's line saying where it stopped and the checkpoint (status $rc)"; }
 stopped=$(grep -o 'stopped at step [0-9]* of 601' "$WORK/log")
 (cd "$D" && "${MPIRUN[@]}" -np 2 "$PUR" "${BIG[@]}" --model big.model --resume big.ckpt) >"$WORK/log" 2>&1 || { cat "$WORK/log"; fail "resuming the skmp run under -np 2 failed"; }
 (cd "$D" && "$PUR" predict --model big-ref.model --data big.svm --out big-ref.pred --decision && "$PUR" predict --model big.model --data big.svm --out big.pred --decision) >/dev/null 2>&1 || fail "predict failed"
