@@ -20,8 +20,10 @@ import (
 // Magic starts every checkpoint file; model files start otherwise.
 const Magic = "PURSUIT-CHECKPOINT\n"
 
-// Version is the format version this package writes and reads.
-const Version = 1
+// Version is the format version this package writes and reads. Version 2
+// added SLMC's state, several outputs of KMP and full-search pre-fitting's
+// running products.
+const Version = 2
 
 // DefaultEvery is the interval between checkpoints when Options.Every is 0.
 const DefaultEvery = 10 * time.Minute
@@ -56,6 +58,26 @@ type Info struct {
 // Stop or Deadline ended it.
 var ErrStopped = errors.New("training stopped")
 
+// ErrEveryRank is matched (errors.Is) by an error that every rank of a
+// run split across ranks returns at the same point (a refused resume, as
+// the learner agreed it), so that a launcher can stop every rank with it
+// rather than abort the job. A *StoppedError of such a run is one too
+// when the learner passed a collective to Run.Agree.
+var ErrEveryRank = errors.New("every rank stopped")
+
+type everyRank struct{ error }
+
+func (e everyRank) Unwrap() error        { return e.error }
+func (e everyRank) Is(target error) bool { return target == ErrEveryRank }
+
+// EveryRank marks err (nil: none) as returned by every rank together.
+func EveryRank(err error) error {
+	if err == nil {
+		return nil
+	}
+	return everyRank{err}
+}
+
 // StoppedError is returned by Run.Boundary when the run was asked to stop.
 type StoppedError struct {
 	Info
@@ -86,22 +108,47 @@ type Entry struct {
 // Setting is the entry of a setting, formatted with %v.
 func Setting(name string, value any) Entry { return Entry{name, fmt.Sprint(value)} }
 
-// Data is the entry of a data set: its shape and the SHA-256 of its
-// values and targets.
+// Data is the entry of a data set: its shape, its storage and the SHA-256
+// of its values and targets. Dense rows are digested value by value; sparse
+// (CSR) rows by each row's number of stored entries and their columns and
+// values, as stored. The same numbers held dense and held sparse digest
+// differently, and the entry names the storage, so a run is resumed only
+// with the storage it was written with: a sparse row's products sum its
+// non-zeros in another order than a dense row's, so the two storages give
+// models that agree to rounding, not bit for bit, and a resume across them
+// would end with neither run's model.
 func Data(name string, x pursuit.Matrix, y []float64) Entry {
 	h := sha256.New()
 	var b [8]byte
-	for i := range x.Rows {
-		for _, v := range x.Row(i) {
-			binary.LittleEndian.PutUint32(b[:4], math.Float32bits(v))
-			h.Write(b[:4])
+	f32 := func(v float32) {
+		binary.LittleEndian.PutUint32(b[:4], math.Float32bits(v))
+		h.Write(b[:4])
+	}
+	storage := "dense"
+	if x.IsSparse() {
+		storage = "sparse"
+		for i := range x.Rows {
+			idx, val := x.SparseRow(i)
+			binary.LittleEndian.PutUint64(b[:], uint64(len(idx)))
+			h.Write(b[:])
+			for k, j := range idx {
+				binary.LittleEndian.PutUint32(b[:4], uint32(j))
+				h.Write(b[:4])
+				f32(val[k])
+			}
+		}
+	} else {
+		for i := range x.Rows {
+			for _, v := range x.Row(i) {
+				f32(v)
+			}
 		}
 	}
 	for _, v := range y {
 		binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
 		h.Write(b[:])
 	}
-	return Entry{name, fmt.Sprintf("%d rows × %d features, sha256 %s", x.Rows, x.Cols, hex.EncodeToString(h.Sum(nil)[:8]))}
+	return Entry{name, fmt.Sprintf("%d rows × %d features (%s), sha256 %s", x.Rows, x.Cols, storage, hex.EncodeToString(h.Sum(nil)[:8]))}
 }
 
 // Run is the checkpointing of one training run (nil: none; its methods
@@ -112,8 +159,19 @@ type Run struct {
 	entries []Entry
 	every   time.Duration
 	last    time.Time
+	agree   func(stop bool) bool
 	// Written counts the checkpoints written.
 	Written int
+}
+
+// Agree makes every Boundary call f with whether this process is to stop
+// and stop when f returns true. Training split across ranks passes a
+// collective, so that every rank stops at the same boundary when any is
+// asked to (a signal or a deadline seen first by one).
+func (r *Run) Agree(f func(stop bool) bool) {
+	if r != nil {
+		r.agree = f
+	}
 }
 
 // Start begins the checkpointing of a run of learner identified by
@@ -230,8 +288,7 @@ func (r *Run) Boundary(where func() string, state func(*Writer)) error {
 	if r == nil {
 		return nil
 	}
-	stop, deadline := r.stopping()
-	due := r.o.Path != "" && time.Since(r.last) >= r.every
+	stop, deadline, due := r.Poll()
 	if !stop && !due {
 		return nil
 	}
@@ -246,6 +303,22 @@ func (r *Run) Boundary(where func() string, state func(*Writer)) error {
 		return &StoppedError{Info: info, Deadline: deadline}
 	}
 	return nil
+}
+
+// Poll is Boundary's test, for a learner that assembles its state from
+// several parts before writing it (Save): whether the run is to stop (as
+// the ranks agreed, with Agree), whether the deadline rather than Stop
+// ended it, and whether a checkpoint is due (the interval has passed since
+// the last one, and a Path is set).
+func (r *Run) Poll() (stop, deadline, due bool) {
+	if r == nil {
+		return false, false, false
+	}
+	stop, deadline = r.stopping()
+	if r.agree != nil {
+		stop = r.agree(stop)
+	}
+	return stop, deadline, r.o.Path != "" && time.Since(r.last) >= r.every
 }
 
 // Save writes the state now (with Options.Path; nothing without).

@@ -66,6 +66,10 @@ type Reader struct {
 	err error
 }
 
+// NewReader returns a reader of b (a Writer's Bytes, e.g. a Blob read
+// from a checkpoint's state).
+func NewReader(b []byte) *Reader { return &Reader{b: b} }
+
 // errShort is the error of a state cut short.
 var errShort = errors.New("checkpoint: the state is cut short or malformed")
 

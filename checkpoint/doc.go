@@ -15,6 +15,15 @@
 // once more and returns a *StoppedError: the learner returns it, and the
 // caller (the CLI) exits with the status of the signal.
 //
+// A learner whose state comes in parts that finish at different moments
+// (KMP's one-vs-rest outputs) asks Run.Poll whether to stop or to write,
+// and writes with Run.Save. Training split across ranks passes a
+// collective to Run.Agree, so that a stop seen by one rank stops every
+// rank at the same boundary; rank 0 writes, every rank resumes from the
+// file, and errors that every rank returns together are marked with
+// EveryRank (ErrEveryRank), so that a launcher stops the ranks instead of
+// aborting the job.
+//
 // The file is a modelfile frame with its own magic ("PURSUIT-CHECKPOINT"),
 // so no model file is read as a checkpoint nor the reverse. Its payload
 // is the learner's name, the identifying entries and the learner's

@@ -1,8 +1,14 @@
 package kmp
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/pursuit-ml/pursuit"
@@ -20,30 +26,55 @@ import (
 // same order, hence bit for bit on the same backend and thread count,
 // without the searches, which are the cost of a step. The residual's norm
 // recorded with the checkpoint checks the replay.
+//
+// Several outputs (one-vs-rest, in lock-step or one after another) are
+// independent fits, and a checkpoint holds each output's state at one of
+// its step boundaries, so that each resumes from its own step. When a
+// checkpoint is due, every output still training records its state at its
+// next boundary, and the last of them writes the file (a stop writes it at
+// once, and again as each output stops); an output that had finished
+// keeps the state it last recorded, and one that had stopped (patience, an
+// exhausted dictionary) takes its last steps again and stops again.
 
 // ckRun is a fit's checkpointing: the run, and the state to resume from
 // (nil: a fresh start).
 type ckRun struct {
 	run   *checkpoint.Run
 	state *checkpoint.Reader
+	// Several outputs: the state each recorded last and its step (nil and
+	// 0 before it recorded one), and each one's state to resume from.
+	outputs int
+	mu      sync.Mutex
+	states  [][]byte
+	steps   []int
+	resumed []*checkpoint.Reader
+	// A checkpoint is pending (due, not yet written): fresh marks the
+	// outputs that recorded their state since; started those that reached
+	// a step boundary, done those that finished (the round waits for the
+	// outputs started and not done: one at a time when they train one
+	// after another).
+	pending              bool
+	fresh, started, done []bool
+	last                 checkpoint.Info // the last checkpoint written
 }
 
 // ckLearner names KMP's checkpoints.
 const ckLearner = "kmp"
 
 // startCheckpoint starts cfg.Checkpoint's run for training on x, y with
-// outputs outputs (after resolve), or returns nil without one. Only
-// single-output, one-process squared-loss back-fitting and pre-fitting
-// checkpoint.
-func startCheckpoint(cfg *Config, x pursuit.Matrix, y []float64, outputs int, sharded bool) (*ckRun, error) {
+// outputs outputs (after resolve), or returns nil without one. Squared-loss
+// back-fitting and pre-fitting checkpoint, in one process or across ranks
+// (sh not nil): there every rank holds the same state (the chosen atoms,
+// the search's, the global residual norm; each rank's block of the
+// residual and the basis follows from replaying the atoms), so rank 0
+// writes the file and every rank resumes from it; the file records the
+// number of ranks and a digest of every rank's rows, and a resume on
+// another number of ranks is refused.
+func startCheckpoint(cfg *Config, x pursuit.Matrix, y []float64, outputs int, sh *shard) (*ckRun, error) {
 	if cfg.Checkpoint == nil {
 		return nil, nil
 	}
 	switch {
-	case sharded:
-		return nil, pursuit.Configf("kmp: checkpoints are not available across ranks yet")
-	case outputs != 1:
-		return nil, pursuit.Configf("kmp: checkpoints need one output (a binary or regression machine), not %d (one-vs-rest)", outputs)
 	case cfg.Loss != Squared:
 		return nil, pursuit.Configf("kmp: checkpoints need the squared loss, not %s", cfg.Loss)
 	case cfg.Variant != BackFit && cfg.Variant != PreFit:
@@ -51,17 +82,111 @@ func startCheckpoint(cfg *Config, x pursuit.Matrix, y []float64, outputs int, sh
 	case cfg.Custom != nil:
 		return nil, pursuit.Configf("kmp: checkpoints do not cover a custom kernel")
 	}
-	run, st, err := checkpoint.Start(cfg.Checkpoint, ckLearner, ckEntries(cfg, x, y))
-	if err != nil {
+	o := cfg.Checkpoint
+	entries := ckEntries(cfg, x, y, sh)
+	if sh.sharded() {
+		if sh.c.Rank() != 0 {
+			oo := *o
+			oo.Path = "" // rank 0 writes
+			o = &oo
+		}
+		if err := sh.failed(); err != nil {
+			return nil, err
+		}
+	}
+	if outputs > 1 {
+		entries = append(entries, checkpoint.Setting("outputs", outputs))
+	}
+	run, st, err := checkpoint.Start(o, ckLearner, entries)
+	if sh.sharded() {
+		// Every rank learns of any rank's refusal, and returns it.
+		if err = sh.agree(err); err != nil {
+			return nil, checkpoint.EveryRank(err)
+		}
+	} else if err != nil {
 		return nil, err
 	}
-	return &ckRun{run: run, state: st}, nil
+	if sh.sharded() {
+		run.Agree(func(stop bool) bool {
+			v := []float64{0}
+			if stop {
+				v[0] = 1
+			}
+			sh.sum(v)
+			return v[0] > 0
+		})
+	}
+	if outputs == 1 {
+		return &ckRun{run: run, state: st, outputs: 1}, nil
+	}
+	ck := &ckRun{run: run, outputs: outputs, states: make([][]byte, outputs), steps: make([]int, outputs), resumed: make([]*checkpoint.Reader, outputs),
+		fresh: make([]bool, outputs), started: make([]bool, outputs), done: make([]bool, outputs)}
+	if st != nil {
+		// Every rank reads the same file: a refusal is every rank's.
+		bad := func(err error) (*ckRun, error) {
+			if sh.sharded() {
+				err = together(checkpoint.EveryRank(err))
+			}
+			return nil, err
+		}
+		if n := st.Int(); n != outputs {
+			return bad(pursuit.BadInputf("kmp: resuming: the checkpoint holds %d outputs, this run trains %d", n, outputs))
+		}
+		for o := range outputs {
+			if b := st.Blob(); len(b) > 0 {
+				// Kept as the output's latest until its next step.
+				ck.states[o], ck.steps[o] = b, checkpoint.NewReader(b).Int()
+				ck.resumed[o] = checkpoint.NewReader(b)
+			}
+		}
+		if err := st.Err(true); err != nil {
+			return bad(pursuit.BadInputf("kmp: resuming: %w", err))
+		}
+	}
+	return ck, nil
+}
+
+// shardedData is the data entry of every rank's rows together: the
+// number of rows and the SHA-256 of the ranks' own digests, in rank order
+// (a collective). On one process it is checkpoint.Data's.
+func shardedData(name string, x pursuit.Matrix, y []float64, sh *shard) checkpoint.Entry {
+	own := checkpoint.Data(name, x, y)
+	if !sh.sharded() {
+		return own
+	}
+	// Each rank's digest in 16-bit pieces (exact in float64) in its own
+	// slots, and its row count; the sum gives every rank all of them.
+	const pieces = 16
+	n, r := sh.c.Size(), sh.c.Rank()
+	buf := make([]float64, n*(pieces+1))
+	d := sha256.Sum256([]byte(own.Value))
+	for i := range pieces {
+		buf[r*(pieces+1)+i] = float64(binary.LittleEndian.Uint16(d[2*i:]))
+	}
+	buf[r*(pieces+1)+pieces] = float64(x.Rows)
+	sh.sum(buf)
+	h := sha256.New()
+	rows := 0
+	var b [2]byte
+	for k := range n {
+		for i := range pieces {
+			binary.LittleEndian.PutUint16(b[:], uint16(buf[k*(pieces+1)+i]))
+			h.Write(b[:])
+		}
+		rows += int(buf[k*(pieces+1)+pieces])
+	}
+	return checkpoint.Entry{Name: name, Value: fmt.Sprintf("%d rows × %d features on %d ranks, sha256 %s", rows, x.Cols, n, hex.EncodeToString(h.Sum(nil)[:8]))}
 }
 
 // ckEntries identifies a run: the settings that shape the model and the
 // data.
-func ckEntries(cfg *Config, x pursuit.Matrix, y []float64) []checkpoint.Entry {
+func ckEntries(cfg *Config, x pursuit.Matrix, y []float64, sh *shard) []checkpoint.Entry {
+	ranks := 1
+	if sh.sharded() {
+		ranks = sh.c.Size()
+	}
 	e := []checkpoint.Entry{
+		checkpoint.Setting("ranks", ranks),
 		checkpoint.Setting("variant", cfg.Variant),
 		checkpoint.Setting("loss", cfg.Loss),
 		checkpoint.Setting("task", cfg.Task),
@@ -86,18 +211,24 @@ func ckEntries(cfg *Config, x pursuit.Matrix, y []float64) []checkpoint.Entry {
 	} else {
 		e = append(e, checkpoint.Setting("stochastic search", "off"))
 	}
-	e = append(e, checkpoint.Data("training data", x, y))
-	if cfg.ValX.Rows > 0 {
-		e = append(e, checkpoint.Data("validation data", cfg.ValX, cfg.ValY))
+	e = append(e, shardedData("training data", x, y, sh))
+	if cfg.ValX.Rows > 0 || sh.sharded() {
+		// Across ranks a rank may hold no validation rows (a collective:
+		// every rank takes part).
+		e = append(e, shardedData("validation data", cfg.ValX, cfg.ValY, sh))
 	}
 	return e
 }
 
 // ckSupported refuses the fits whose state lives outside what a replay of
-// the chosen atoms rebuilds: full-search pre-fitting's running products.
+// the chosen atoms and the running products of full-search pre-fitting
+// rebuild: basic MP and explicit deflation.
 func (s *sqFit) ckSupported() error {
-	if s.incremental || s.explicit || s.basic {
-		return pursuit.Configf("kmp: checkpoints of pre-fitting need the stochastic search (full-search pre-fitting keeps running products a checkpoint does not hold)")
+	switch {
+	case s.basic:
+		return pursuit.Configf("kmp: checkpoints need back-fitting or pre-fitting, not basic matching pursuit")
+	case s.explicit:
+		return pursuit.Configf("kmp: checkpoints of pre-fitting do not cover explicit deflation (its deflated copy of the dictionary)")
 	}
 	return nil
 }
@@ -117,7 +248,117 @@ func (s *sqFit) checkpoint(step int) error {
 	if ck == nil {
 		return nil
 	}
-	return ck.run.Boundary(func() string { return s.where(step) }, func(w *checkpoint.Writer) { s.encode(w, step) })
+	if ck.outputs == 1 {
+		return s.ckAgreed(ck.run.Boundary(func() string { return s.where(step) }, func(w *checkpoint.Writer) { s.encode(w, step) }))
+	}
+	ck.mu.Lock()
+	defer ck.mu.Unlock()
+	stop, deadline, due := ck.run.Poll()
+	ck.pending = ck.pending || stop || due
+	o := s.p.output
+	ck.started[o] = true
+	if !ck.pending || ck.fresh[o] && !stop {
+		return nil
+	}
+	w := &checkpoint.Writer{}
+	s.encode(w, step)
+	ck.states[o], ck.steps[o], ck.fresh[o] = w.Bytes(), step, true
+	if !stop && !ck.complete() {
+		return nil
+	}
+	info, err := ck.save(s.cfg.N)
+	if err != nil || !stop {
+		return err
+	}
+	return s.ckAgreed(&checkpoint.StoppedError{Info: info, Deadline: deadline})
+}
+
+// complete reports whether every output training recorded its state
+// since the pending checkpoint fell due.
+func (ck *ckRun) complete() bool {
+	for o, f := range ck.fresh {
+		if !f && ck.started[o] && !ck.done[o] {
+			return false
+		}
+	}
+	return true
+}
+
+// save writes every output's last recorded state (with the mutex held)
+// and starts a new round.
+func (ck *ckRun) save(n int) (checkpoint.Info, error) {
+	info, err := ck.run.Save(func() string { return ck.where(n) }, func(w *checkpoint.Writer) {
+		w.Int(len(ck.states))
+		for _, b := range ck.states {
+			w.Blob(b)
+		}
+	})
+	ck.pending = false
+	clear(ck.fresh)
+	if err == nil {
+		ck.last = info
+	}
+	return info, err
+}
+
+// stopped returns err, or, when it is a stop of several outputs, the stop
+// at the last checkpoint written (each output stopped at its own next
+// boundary and the last to stop wrote every output's state).
+func (ck *ckRun) stopped(err error) error {
+	var se *checkpoint.StoppedError
+	if ck == nil || ck.outputs == 1 || !errors.As(err, &se) {
+		return err
+	}
+	ck.mu.Lock()
+	defer ck.mu.Unlock()
+	if ck.last.Path == "" {
+		return err
+	}
+	var stop error = &checkpoint.StoppedError{Info: ck.last, Deadline: se.Deadline}
+	if errors.As(err, new(agreedError)) {
+		stop = together(checkpoint.EveryRank(stop)) // as err was
+	}
+	return stop
+}
+
+// finish records that output o stopped training; the pending checkpoint
+// is written if o was the last output it waited for.
+func (ck *ckRun) finish(o, n int) error {
+	if ck == nil || ck.outputs == 1 {
+		return nil
+	}
+	ck.mu.Lock()
+	defer ck.mu.Unlock()
+	ck.done[o] = true
+	if ck.pending && ck.complete() {
+		_, err := ck.save(n)
+		return err
+	}
+	return nil
+}
+
+// ckAgreed marks a stop of a run split across ranks as every rank's (the
+// ranks agreed on it at this boundary: Run.Agree), so that none aborts the
+// job.
+func (s *sqFit) ckAgreed(err error) error {
+	if s.p.sh.sharded() && errors.Is(err, checkpoint.ErrStopped) {
+		return together(checkpoint.EveryRank(err))
+	}
+	return err
+}
+
+// where describes the position of several outputs (the steps of the
+// first and of the last).
+func (ck *ckRun) where(n int) string {
+	lo, hi := slices.Min(ck.steps), slices.Max(ck.steps)
+	at := fmt.Sprintf("step %d", lo)
+	if hi != lo {
+		at = fmt.Sprintf("steps %d to %d", lo, hi)
+	}
+	if n > 0 {
+		at += fmt.Sprintf(" of %d", n)
+	}
+	return fmt.Sprintf("%s of the %d one-vs-rest outputs", at, len(ck.steps))
 }
 
 // encode writes the fit's state after step.
@@ -146,17 +387,31 @@ func (s *sqFit) encode(w *checkpoint.Writer, step int) {
 		w.Ints(perm)
 		w.Int(avail)
 	}
+	// Full-search pre-fitting's running products.
+	w.Bool(s.incremental)
+	if s.incremental {
+		w.Floats(s.rdot)
+		w.Floats(s.nperp)
+		w.Int(s.sinceRDot)
+	}
 }
 
 // resume replays the checkpoint's steps and restores the search's state;
 // it returns the next step.
 func (s *sqFit) resume() (int, error) {
 	ck := s.p.cfg.ck
-	if ck == nil || ck.state == nil {
+	if ck == nil {
 		return 1, nil
 	}
 	rd := ck.state
 	ck.state = nil
+	if ck.outputs > 1 {
+		rd = ck.resumed[s.p.output]
+		ck.resumed[s.p.output] = nil
+	}
+	if rd == nil {
+		return 1, nil
+	}
 	m := len(s.dc.atoms)
 	step := rd.Int()
 	atoms := rd.Ints()
@@ -171,6 +426,12 @@ func (s *sqFit) resume() (int, error) {
 	if hasSmp {
 		rng, perm, avail = rd.Blob(), rd.Ints(), rd.Int()
 	}
+	var rdot, nperp []float64
+	sinceRDot := 0
+	hasRunning := rd.Bool()
+	if hasRunning {
+		rdot, nperp, sinceRDot = rd.Floats(), rd.Floats(), rd.Int()
+	}
 	if err := rd.Err(true); err != nil {
 		return 0, pursuit.BadInputf("kmp: resuming: %w", err)
 	}
@@ -180,12 +441,20 @@ func (s *sqFit) resume() (int, error) {
 	if step != len(atoms) || len(elapsed) != step || step > s.limit {
 		return bad("step count")
 	}
-	if hasSmp != (s.search.smp != nil) {
+	if hasSmp != (s.search.smp != nil) || hasRunning != s.incremental || hasRunning && (len(rdot) != m || len(nperp) != m) {
 		return bad("search")
 	}
 	for _, k := range append(append([]int(nil), atoms...), skip...) {
 		if k < 0 || k >= m {
 			return bad("atoms")
+		}
+	}
+	if cs := s.dc.cs; cs != nil && len(atoms) > 0 {
+		// Across ranks with a random active set, the replayed atoms'
+		// centres are gathered from their owners at once (a collective:
+		// every rank replays the same atoms).
+		if err := cs.fetch(s.dc.atoms, atoms); err != nil {
+			return 0, err
 		}
 	}
 	for i, g := range atoms {
@@ -217,6 +486,11 @@ func (s *sqFit) resume() (int, error) {
 		s.search.skip[k] = true
 	}
 	s.search.dependentRun = depRun
+	if hasRunning {
+		copy(s.rdot, rdot)
+		copy(s.nperp, nperp)
+		s.sinceRDot = sinceRDot
+	}
 	if hasSmp {
 		if err := s.search.smp.Restore(rng, perm, avail); err != nil {
 			return 0, pursuit.BadInputf("kmp: resuming: %w", err)

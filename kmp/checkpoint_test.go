@@ -3,6 +3,7 @@ package kmp
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,9 +11,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/checkpoint"
+	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/internal/modelfile"
 )
 
@@ -146,7 +149,7 @@ func TestCheckpointRefusals(t *testing.T) {
 		{"truncated", write("trunc", raw[:len(raw)-9]), nil, "truncated or corrupt"},
 		{"corrupt", write("corrupt", append(append([]byte(nil), raw[:40]...), append([]byte{raw[40] ^ 1}, raw[41:]...)...)), nil, "truncated or corrupt"},
 		{"model file", write("model", model.Bytes()), nil, "is a model file, not a training checkpoint"},
-		{"other version", write("v2", v2.Bytes()), nil, "format version 2"},
+		{"other version", write("v2", v2.Bytes()), nil, fmt.Sprintf("format version %d", checkpoint.Version+1)},
 		{"not one", write("text", []byte("hello\n")), nil, "not a pursuit training checkpoint"},
 	} {
 		rc := cfg
@@ -160,4 +163,144 @@ func TestCheckpointRefusals(t *testing.T) {
 			t.Errorf("%s: %v; want one bad-input line with %q", c.name, err, c.want)
 		}
 	}
+}
+
+// TestCheckpointOneVsRest stops one-vs-rest KMP (trained in lock-step, and
+// one output after another where explicit deflation makes it so) at
+// several moments, resumes each from its checkpoint, and checks that
+// every output equals an uninterrupted run's bit for bit: full-search
+// pre-fitting (its running products are in the checkpoint), with early
+// stopping (outputs stop at different steps), stochastic pre-fitting and
+// back-fitting.
+func TestCheckpointOneVsRest(t *testing.T) {
+	e := goEngine(t)
+	all, ally := blobsK(260, 3, 4, 2)
+	x, y := all.Slice(0, 200, 0, 3), ally[:200]
+	vx, vy := all.Slice(200, 260, 0, 3), ally[200:]
+	for _, c := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"prefit", Config{Variant: PreFit, N: 30}},
+		{"prefit, early stopping", Config{Variant: PreFit, N: 40, ValX: vx, ValY: vy, Patience: 5}},
+		{"stochastic prefit", Config{Variant: PreFit, N: 25, Stochastic: &Stochastic{ActiveSet: 30}}},
+		{"backfit", Config{Variant: BackFit, N: 25}},
+	} {
+		cfg := c.cfg
+		cfg.Task, cfg.Kernels, cfg.Bias, cfg.Seed = Classification, []pursuit.Kernel{pursuit.NewRBF(0.5)}, true, 4
+		want, err := TrainOneVsRest(e, x, y, cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		steps := map[int]bool{}
+		for _, o := range want.Outputs {
+			steps[len(o.Curve)] = true
+		}
+		t.Logf("%s: %d outputs, step counts %v", c.name, len(want.Outputs), steps)
+		for _, stops := range [][]int{{3}, {5, 8}} {
+			path := filepath.Join(t.TempDir(), "ck")
+			resume := ""
+			for _, at := range stops {
+				stop := make(chan struct{})
+				run := cfg
+				run.Checkpoint = &checkpoint.Options{Path: path, Resume: resume, Stop: stop}
+				// Every output's steps are reported; the first to reach
+				// step at stops the run.
+				closed := false
+				run.Progress = func(s Step) {
+					if s.Step == at && !closed {
+						closed = true
+						close(stop)
+					}
+				}
+				_, err := TrainOneVsRest(e, x, y, run)
+				var se *checkpoint.StoppedError
+				if !errors.As(err, &se) || se.Path != path || !strings.Contains(se.Where, "of the 4 one-vs-rest outputs") {
+					t.Fatalf("%s: stopping at step %d: %v", c.name, at, err)
+				}
+				resume = path
+			}
+			run := cfg
+			run.Checkpoint = &checkpoint.Options{Path: path, Resume: resume}
+			got, err := TrainOneVsRest(e, x, y, run)
+			if err != nil {
+				t.Fatalf("%s: resuming after steps %v: %v", c.name, stops, err)
+			}
+			sameKMP(t, fmt.Sprintf("%s stopped at steps %v", c.name, stops), want, got)
+		}
+	}
+}
+
+// TestCheckpointSparse resumes a fit on sparse rows from its checkpoint
+// (bit for bit), and refuses to resume it on the same numbers held dense,
+// naming the storage.
+func TestCheckpointSparse(t *testing.T) {
+	e := goEngine(t)
+	x, y := circleData(300, 6)
+	sp := data.Sparsify(&data.Dataset{X: x, Y: y}).X
+	if !sp.IsSparse() {
+		t.Fatal("Sparsify gave dense rows")
+	}
+	cfg := Config{Variant: BackFit, N: 20, Kernels: []pursuit.Kernel{pursuit.NewRBF(2)}, Bias: true, Seed: 3, Stochastic: &Stochastic{ActiveSet: 20}}
+	want, err := Train(e, sp, y, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "ck")
+	stop := make(chan struct{})
+	run := cfg
+	run.Checkpoint = &checkpoint.Options{Path: path, Stop: stop}
+	run.Progress = func(s Step) {
+		if s.Step == 7 {
+			close(stop)
+		}
+	}
+	if _, err := Train(e, sp, y, run); !errors.Is(err, checkpoint.ErrStopped) {
+		t.Fatal(err)
+	}
+	run = cfg
+	run.Checkpoint = &checkpoint.Options{Resume: path}
+	got, err := Train(e, sp, y, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameKMP(t, "sparse rows resumed after step 7", want, got)
+	_, err = Train(e, x, y, run)
+	if !errors.Is(err, pursuit.ErrBadInput) || !strings.Contains(err.Error(), "(sparse)") || !strings.Contains(err.Error(), "(dense)") {
+		t.Errorf("resuming a sparse run on dense rows: %v, want a bad-input line naming both storages", err)
+	}
+}
+
+// TestCheckpointOneVsRestRounds: with a checkpoint due at every step,
+// one-vs-rest writes rounds of every output's state (the last output to
+// record its state, or to finish, writes); resuming from the file the
+// finished run left ends with the same model.
+func TestCheckpointOneVsRestRounds(t *testing.T) {
+	e := goEngine(t)
+	all, ally := blobsK(260, 3, 4, 2)
+	x, y := all.Slice(0, 200, 0, 3), ally[:200]
+	vx, vy := all.Slice(200, 260, 0, 3), ally[200:]
+	cfg := Config{Variant: PreFit, N: 40, ValX: vx, ValY: vy, Patience: 5, Task: Classification,
+		Kernels: []pursuit.Kernel{pursuit.NewRBF(0.5)}, Bias: true, Seed: 4}
+	want, err := TrainOneVsRest(e, x, y, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "ck")
+	var wheres []string
+	run := cfg
+	run.Checkpoint = &checkpoint.Options{Path: path, Every: time.Nanosecond, Written: func(i checkpoint.Info) { wheres = append(wheres, i.Where) }}
+	if _, err := TrainOneVsRest(e, x, y, run); err != nil {
+		t.Fatal(err)
+	}
+	if len(wheres) < 5 {
+		t.Fatalf("%d checkpoints written, want one a step", len(wheres))
+	}
+	t.Logf("%d checkpoints, the first at %s, the last at %s", len(wheres), wheres[0], wheres[len(wheres)-1])
+	run.Checkpoint = &checkpoint.Options{Resume: path}
+	got, err := TrainOneVsRest(e, x, y, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameKMP(t, "resumed from the finished run's last checkpoint", want, got)
 }

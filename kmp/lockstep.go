@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/pursuit-ml/pursuit"
+	"github.com/pursuit-ml/pursuit/checkpoint"
 	"github.com/pursuit-ml/pursuit/engine"
 )
 
@@ -173,7 +174,9 @@ func (ls *lockstep) run(n int, fit func(o int) error, report func(Step)) []error
 		admit()
 		go func() {
 			errs[o] = fit(o)
-			if errs[o] != nil {
+			if errs[o] != nil && !errors.Is(errs[o], checkpoint.ErrStopped) {
+				// A stop (a signal, the time limit) stops each output at
+				// its own next step boundary, with its state recorded.
 				failed = true // read by run only after this send
 			}
 			ls.yield <- nil
@@ -245,6 +248,9 @@ func (ls *lockstep) sum(dst [][]float64) error {
 func firstError(errs []error, classes []float64) error {
 	for o, err := range errs {
 		if err != nil && !errors.Is(err, errStopped) {
+			if errors.Is(err, checkpoint.ErrStopped) {
+				return err // it says where every output stopped
+			}
 			if len(errs) > 1 && o < len(classes) {
 				return fmt.Errorf("kmp: class %v: %w", classes[o], err)
 			}

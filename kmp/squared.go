@@ -1,6 +1,7 @@
 package kmp
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/pursuit-ml/pursuit"
+	"github.com/pursuit-ml/pursuit/checkpoint"
 )
 
 // fitSquared runs basic matching pursuit, back-fitting or pre-fitting with
@@ -224,6 +226,10 @@ func (s *sqFit) run() (StopReason, error) {
 		var err error
 		if err = s.ckSupported(); err == nil {
 			first, err = s.resume()
+		}
+		if err != nil && s.p.sh.sharded() && errors.Is(err, pursuit.ErrBadInput) {
+			// Every rank replays the same state and refuses it alike.
+			err = together(checkpoint.EveryRank(err))
 		}
 		if err != nil {
 			return "", err

@@ -142,7 +142,7 @@ func train(e *engine.Engine, x pursuit.Matrix, y []float64, cfg Config, forceOVR
 	}
 
 	targets, outClasses := outputTargets(&cfg, classes, td.yt, td.valY, forceOVR)
-	if cfg.ck, err = startCheckpoint(&cfg, x, y, len(targets), sh.sharded()); err != nil {
+	if cfg.ck, err = startCheckpoint(&cfg, x, y, len(targets), sh); err != nil {
 		return nil, err
 	}
 	results, err := fitOutputs(e, &cfg, dict, td, sh, targets, outClasses)
@@ -438,6 +438,9 @@ func fitOutputs(e *engine.Engine, cfg *Config, dict *dictionary, td *trainData, 
 	fit := func(o int) error {
 		var err error
 		results[o], err = probs[o].fit()
+		if err == nil {
+			err = cfg.ck.finish(o, cfg.N)
+		}
 		return err
 	}
 	errs := make([]error, len(probs))
@@ -454,7 +457,7 @@ func fitOutputs(e *engine.Engine, cfg *Config, dict *dictionary, td *trainData, 
 		}
 	}
 	if err := firstError(errs, outClasses); err != nil {
-		return nil, err
+		return nil, cfg.ck.stopped(err)
 	}
 	return results, nil
 }

@@ -52,6 +52,9 @@ func (l SLMC) fit(e *engine.Engine, x pursuit.Matrix, y []float64) (*SLMCModel, 
 		method = "slmc"
 	}
 	cfg := l.Config
+	if cfg.Checkpoint != nil && method != "slmc" && method != "skfd" {
+		return nil, pursuit.Configf("checkpoints cover the slmc and skfd methods (L-BFGS over the expansion vectors), not %s", method)
+	}
 	// RS and MRS reduce an SVM; NzFrac sizes Nz from one.
 	var exp *slmc.Expansion
 	if method == "rs" || method == "mrs" || cfg.NumXV == 0 {
@@ -137,6 +140,9 @@ func (l SLMC) fit(e *engine.Engine, x pursuit.Matrix, y []float64) (*SLMCModel, 
 // FitOneVsRest trains one model per class with slmc.TrainOneVsRest, each
 // as Fit trains a binary one.
 func (l SLMC) FitOneVsRest(e *engine.Engine, x pursuit.Matrix, y, classes []float64, _ pursuit.Matrix, _ []float64) ([]Model, error) {
+	if l.Config.Checkpoint != nil {
+		return nil, pursuit.Configf("slmc: checkpoints need one binary machine, not %d (one-vs-rest)", len(classes))
+	}
 	var ms []Model
 	o, err := slmc.TrainOneVsRest(y, func(t []float64) (*slmc.Model, error) {
 		f, err := l.fit(e, x, t)

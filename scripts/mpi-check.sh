@@ -19,7 +19,9 @@
 #      line and status 2); ranks given different data files or flags stop
 #      with the error naming them; a bad line in one rank's block stops the
 #      job with that rank's error; cv under -np 2 and 3 prints the
-#      single-process figures.
+#      single-process figures; train --checkpoint under -np 2 stopped by
+#      --time-limit and by SIGTERM resumes to the uninterrupted model, and
+#      its checkpoint is refused under -np 3.
 #
 # Usage: bash scripts/mpi-check.sh      (prints each step and its time)
 set -euo pipefail
@@ -143,6 +145,63 @@ for algo in "kmp --gamma 1 --basis 12" "svm --gamma 1 --c 10" "slmc --gamma 1 --
 	done
 done
 TRAIN+=(--algo kmp)
+
+step "train --checkpoint under mpirun -np 2: stopped and resumed, the uninterrupted model; another rank count is refused"
+# Stopped by --time-limit (every rank's deadline; they agree on the step),
+# three times, a step each, then resumed to the end; stopped by SIGTERM
+# (mpirun forwards it); the models predict as the uninterrupted -np 2 run's.
+CK=("${TRAIN[@]}" --gamma 1 --basis 12)
+(cd "$D" && "${MPIRUN[@]}" -np 2 "$PUR" "${CK[@]}" --model ck-ref.model) >"$WORK/log" 2>&1 || { cat "$WORK/log"; fail "the uninterrupted -np 2 run failed"; }
+(cd "$D" && "$PUR" predict --model ck-ref.model --data data.svm --out ck-ref.pred --decision) >/dev/null 2>&1 || fail "predict failed"
+rm -f "$D/ck.ckpt"
+for i in 1 2 3; do
+	resume=()
+	[ ! -e "$D/ck.ckpt" ] || resume=(--resume ck.ckpt)
+	set +e
+	(cd "$D" && "${MPIRUN[@]}" -np 2 "$PUR" "${CK[@]}" --model ck.model --checkpoint ck.ckpt --time-limit 1ms "${resume[@]}") >"$WORK/log" 2>&1
+	rc=$?
+	set -e
+	[ $rc = 143 ] && [ "$(grep -c "^pursuit train: training stopped at the time limit at step $i of 13; checkpoint ck.ckpt written" "$WORK/log")" = 1 ] ||
+		{ cat "$WORK/log"; fail "--time-limit run $i: want status 143 and rank 0's one line saying it stopped at step $i (status $rc)"; }
+done
+(cd "$D" && "${MPIRUN[@]}" -np 2 "$PUR" "${CK[@]}" --model ck.model --resume ck.ckpt) >"$WORK/log" 2>&1 || { cat "$WORK/log"; fail "resuming under -np 2 failed"; }
+(cd "$D" && "$PUR" predict --model ck.model --data data.svm --out ck.pred --decision) >/dev/null 2>&1 || fail "predict failed"
+cmp -s "$D/ck-ref.pred" "$D/ck.pred" || fail "stopped three times and resumed under -np 2, the model predicts otherwise than the uninterrupted one"
+echo "ok: stopped by --time-limit at steps 1, 2 and 3 (status 143, rank 0's line), resumed: the uninterrupted model's decisions"
+set +e
+(cd "$D" && "${MPIRUN[@]}" -np 3 "$PUR" "${CK[@]}" --model ck3.model --resume ck.ckpt) >"$WORK/log" 2>&1
+rc=$?
+set -e
+[ $rc = 2 ] && [ "$(grep -c '^pursuit train: ' "$WORK/log")" = 1 ] && grep -q 'ranks was 2, is now 3' "$WORK/log" ||
+	{ cat "$WORK/log"; fail "resuming a -np 2 checkpoint under -np 3: want status 2 and one line naming the rank counts (status $rc)"; }
+echo "ok: under -np 3: $(grep '^pursuit train: ' "$WORK/log")"
+awk 'BEGIN { srand(3); for (i = 0; i < 6000; i++) { y = (i % 2) ? 1 : -1; printf "%d", y;
+	for (j = 1; j <= 10; j++) printf " %d:%.4f", j, y * 0.2 * (j % 3) + 2 * rand() - 1; printf "\n" } }' >"$D/big.svm"
+BIG=(train --data big.svm --progress off --algo skmp --basis 600 --gamma 0.5 --seed 1)
+T1=$SECONDS
+(cd "$D" && "${MPIRUN[@]}" -np 2 "$PUR" "${BIG[@]}" --model big-ref.model) >"$WORK/log" 2>&1 || { cat "$WORK/log"; fail "the uninterrupted -np 2 skmp run failed"; }
+T1=$((SECONDS - T1))
+rm -f "$D/big.ckpt"
+set +e
+(cd "$D" && exec "${MPIRUN[@]}" -np 2 "$PUR" "${BIG[@]}" --progress lines --model big.model --checkpoint big.ckpt) >"$WORK/log" 2>&1 &
+pid=$!
+# The signal once training has started (rank 0's first progress line): a
+# process still starting has no handler yet and just dies.
+for _ in $(seq 1 $((10 * T1 + 100))); do
+	grep -q '^train skmp: ' "$WORK/log" && break
+	sleep 0.1
+done
+kill -TERM $pid
+wait $pid
+rc=$?
+set -e
+grep -q '^pursuit train: training stopped at step [0-9]* of 601; checkpoint big.ckpt written' "$WORK/log" && [ -s "$D/big.ckpt" ] ||
+	{ cat "$WORK/log"; fail "SIGTERM to mpirun once training had started (a ${T1} s run): want rank 0's line saying where it stopped and the checkpoint (status $rc)"; }
+stopped=$(grep -o 'stopped at step [0-9]* of 601' "$WORK/log")
+(cd "$D" && "${MPIRUN[@]}" -np 2 "$PUR" "${BIG[@]}" --model big.model --resume big.ckpt) >"$WORK/log" 2>&1 || { cat "$WORK/log"; fail "resuming the skmp run under -np 2 failed"; }
+(cd "$D" && "$PUR" predict --model big-ref.model --data big.svm --out big-ref.pred --decision && "$PUR" predict --model big.model --data big.svm --out big.pred --decision) >/dev/null 2>&1 || fail "predict failed"
+cmp -s "$D/big-ref.pred" "$D/big.pred" || fail "stopped by SIGTERM ($stopped) and resumed under -np 2, the skmp model predicts otherwise than the uninterrupted one"
+echo "ok: SIGTERM to mpirun: $stopped (mpirun status $rc), resumed: the uninterrupted model's decisions"
 
 step "ranks given different data files or flags stop before training"
 cp "$D/data.svm" "$D/r0/data.svm"

@@ -10,6 +10,9 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
+
+	"github.com/pursuit-ml/pursuit"
+	"github.com/pursuit-ml/pursuit/checkpoint"
 )
 
 // Progress is reported once per L-BFGS iteration of the direct method.
@@ -119,7 +122,11 @@ type OptimStats struct {
 // minimizeW minimises m over Z from z0 with L-BFGS and returns the best Z
 // found (the final L-BFGS iterate, or the best evaluated point when the line
 // search failed).
-func minimizeW(m marginal, z0 *mat.Dense, o OptimOptions) (*mat.Dense, *OptimStats, error) {
+//
+// ck, when not nil, records the evaluations for checkpoints, writes them at
+// iteration boundaries and replays those of the checkpoint resumed from
+// (see checkpoint.go).
+func minimizeW(m marginal, z0 *mat.Dense, o OptimOptions, ck *ckState) (*mat.Dense, *OptimStats, error) {
 	o = o.withDefaults()
 	nz, d := z0.Dims()
 	dim := nz * d
@@ -139,8 +146,26 @@ func minimizeW(m marginal, z0 *mat.Dense, o OptimOptions) (*mat.Dense, *OptimSta
 			if lastX != nil && slices.Equal(x, lastX) {
 				return
 			}
-			copy(zbuf.RawMatrix().Data, x)
-			f, err := m.eval(zbuf, lastG)
+			var (
+				f   float64
+				err error
+			)
+			if ck.replaying() {
+				f, err = ck.answer(x, lastG)
+				if err == nil && !ck.replaying() {
+					// The last evaluation recorded: the next one is
+					// computed, warm-started as the interrupted run's.
+					if ws, ok := m.(warmStarter); ok {
+						ws.restoreWarm(ck.warm)
+					}
+				}
+			} else {
+				copy(zbuf.RawMatrix().Data, x)
+				f, err = m.eval(zbuf, lastG)
+			}
+			if ck != nil && err == nil {
+				ck.log = append(ck.log, ckEval{zsum: zHash(x), f: f, g: slices.Clone(lastG)})
+			}
 			st.Evaluations++
 			if err != nil {
 				if evalErr == nil {
@@ -177,7 +202,17 @@ func minimizeW(m marginal, z0 *mat.Dense, o OptimOptions) (*mat.Dense, *OptimSta
 		},
 	}
 	iterBase := 0 // major iterations of the earlier L-BFGS runs
-	rec := &recorder{fn: func(loc *optimize.Location, s *optimize.Stats) {
+	rec := &recorder{fn: func(loc *optimize.Location, s *optimize.Stats) error {
+		if h := len(st.History); ck != nil && h < len(ck.saved) {
+			// An iteration the checkpoint recorded, replayed.
+			p := ck.saved[h]
+			st.History = append(st.History, p)
+			ck.hist = append(ck.hist, p)
+			if h == len(ck.saved)-1 {
+				start = time.Now().Add(-p.Elapsed)
+			}
+			return nil
+		}
 		p := Progress{
 			Iter: iterBase + s.MajorIterations, Evals: st.Evaluations, W: loc.F,
 			GradNorm: floats.Norm(loc.Gradient, 2), TrainError: math.NaN(),
@@ -190,6 +225,19 @@ func minimizeW(m marginal, z0 *mat.Dense, o OptimOptions) (*mat.Dense, *OptimSta
 		if o.Progress != nil {
 			o.Progress(p)
 		}
+		if ck == nil {
+			return nil
+		}
+		ck.hist = append(ck.hist, p)
+		var warm []float64
+		if ws, ok := m.(warmStarter); ok {
+			warm = ws.warmStart()
+		}
+		err := ck.run.Boundary(func() string { return ckWhere(p.Iter, o.MaxIter) }, func(w *checkpoint.Writer) { ck.encode(w, warm) })
+		if err != nil {
+			ck.stopped = err
+		}
+		return err
 	}}
 	var (
 		res    *optimize.Result
@@ -207,6 +255,9 @@ func minimizeW(m marginal, z0 *mat.Dense, o OptimOptions) (*mat.Dense, *OptimSta
 			Recorder:          rec,
 		}
 		res, err = optimize.Minimize(prob, slices.Clone(xStart), settings, &optimize.LBFGS{Store: o.Store})
+		if ck != nil && ck.stopped != nil {
+			return nil, nil, ck.stopped
+		}
 		if evalErr != nil {
 			return nil, nil, fmt.Errorf("W(Z) during L-BFGS: %w", evalErr)
 		}
@@ -223,6 +274,9 @@ func minimizeW(m marginal, z0 *mat.Dense, o OptimOptions) (*mat.Dense, *OptimSta
 		}
 		st.Restarts++
 		xStart, fStart, gStart = slices.Clone(bestX), bestF, slices.Clone(bestG)
+	}
+	if ck.replaying() {
+		return nil, nil, pursuit.BadInputf("resuming: the checkpoint records %d evaluations of W, this run made %d (other data, settings or backend)", len(ck.replay), ck.next)
 	}
 	st.Runtime = time.Since(start)
 	st.Iterations = iterBase
@@ -253,14 +307,14 @@ func minimizeW(m marginal, z0 *mat.Dense, o OptimOptions) (*mat.Dense, *OptimSta
 
 // recorder forwards major iterations to fn.
 type recorder struct {
-	fn func(*optimize.Location, *optimize.Stats)
+	fn func(*optimize.Location, *optimize.Stats) error
 }
 
 func (r *recorder) Init() error { return nil }
 
 func (r *recorder) Record(loc *optimize.Location, op optimize.Operation, s *optimize.Stats) error {
 	if op == optimize.MajorIteration {
-		r.fn(loc, s)
+		return r.fn(loc, s)
 	}
 	return nil
 }

@@ -75,6 +75,14 @@
 // the training rows. One-vs-one pairs are compressed separately and share
 // no vectors; Compressed.SVM writes the result back in LIBSVM's layout.
 //
+// Train and TrainSKFD checkpoint (Config.Checkpoint, package checkpoint):
+// since gonum's L-BFGS keeps its memory to itself, a checkpoint records
+// every evaluation's W and ∇W, and a resumed run replays them through
+// L-BFGS without evaluating W again, then goes on with SLMC's warm start
+// restored, bit for bit on the same backend and thread count. The file
+// grows by Nz·d numbers per evaluation (USPS 3 vs 8 with Nz = 12: about
+// 5.4 MB after 200 iterations, against a 37 KB model).
+//
 // Model.Save and Load store a model in a versioned, checksummed file;
 // Load refuses truncated, damaged and over-long files with an error.
 package slmc

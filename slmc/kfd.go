@@ -1,12 +1,14 @@
 package slmc
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/pursuit-ml/pursuit"
+	"github.com/pursuit-ml/pursuit/checkpoint"
 	"github.com/pursuit-ml/pursuit/engine"
 )
 
@@ -190,8 +192,15 @@ func TrainSKFD(e *engine.Engine, x pursuit.Matrix, y []float64, cfg Config, mu f
 	if err != nil {
 		return nil, err
 	}
+	ck, err := startCheckpoint(&cfg, "skfd", x, y, checkpoint.Setting("mu", mu))
+	if err != nil {
+		return nil, err
+	}
 	m := newSKFDW(p, mu)
-	z, st, err := minimizeW(m, z0, cfg.Optim)
+	z, st, err := minimizeW(m, z0, cfg.Optim, ck)
+	if errors.Is(err, checkpoint.ErrStopped) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("slmc: %s: %w", method, err)
 	}

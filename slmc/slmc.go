@@ -1,12 +1,14 @@
 package slmc
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/pursuit-ml/pursuit"
+	"github.com/pursuit-ml/pursuit/checkpoint"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 )
@@ -74,6 +76,11 @@ type Config struct {
 	Float64Kernels bool
 	Solver         SolverOptions
 	Optim          OptimOptions
+	// Checkpoint, if not nil, writes the state of the minimisation of
+	// W(Z) at iteration boundaries, resumes from a checkpoint, and stops
+	// the run on request (package checkpoint; Train and TrainSKFD only,
+	// see checkpoint.go for how the L-BFGS state is kept).
+	Checkpoint *checkpoint.Options
 }
 
 // Result is the outcome of Train.
@@ -269,7 +276,7 @@ func (s *slmcW) eval(z *mat.Dense, grad []float64) (float64, error) {
 }
 
 func (s *slmcW) trainError() float64 {
-	if s.last == nil {
+	if s.last == nil || s.last.b == nil {
 		return math.NaN()
 	}
 	return s.p.errorRate(s.last.b.decision(s.last.beta, s.last.bias))
@@ -289,8 +296,15 @@ func Train(e *engine.Engine, x pursuit.Matrix, y []float64, cfg Config) (*Result
 	if err != nil {
 		return nil, err
 	}
+	ck, err := startCheckpoint(&cfg, "slmc", x, y)
+	if err != nil {
+		return nil, err
+	}
 	m := &slmcW{p: p, c: cfg.C, so: cfg.Solver.withDefaults()}
-	z, st, err := minimizeW(m, z0, cfg.Optim)
+	z, st, err := minimizeW(m, z0, cfg.Optim, ck)
+	if errors.Is(err, checkpoint.ErrStopped) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("slmc: %s: %w", method, err)
 	}

@@ -157,6 +157,10 @@ func reportRanks(ev *env, name string, err error) int {
 			}
 			fmt.Fprintf(ev.stderr, "%s: %s%s\n", name, where, oneLine(err.Error()))
 		}
+		var st interface{ ExitCode() int }
+		if errors.As(err, &st) {
+			return st.ExitCode() // a training stopped by a signal or the time limit
+		}
 		return exitError
 	}
 	// This rank failed where the others may wait for it in a collective:

@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
+	"strings"
 
+	"github.com/pursuit-ml/pursuit/checkpoint"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/learn"
@@ -127,8 +130,8 @@ func runTrain(ev *env, args []string) error {
 	if err == nil {
 		err = o.ckFlags.validate(set)
 	}
-	if err == nil && o.ckFlags.active() && world.Size() > 1 {
-		err = errors.New("--checkpoint, --resume and --time-limit are not available across ranks yet")
+	if err == nil && o.ckFlags.active() && world.Size() > 1 && !slices.Contains(checkpointRankAlgos, o.algo) {
+		err = fmt.Errorf("--checkpoint, --resume and --time-limit across ranks cover --algo %s, not %s", strings.Join(checkpointRankAlgos, ", "), o.algo)
 	}
 	if err == nil {
 		err = checkOutputs(o.inputFiles(), fileArg{"--model", o.model}, fileArg{"--export-libsvm", o.exportLIBSVM}, fileArg{"--export-libsvm's range file", o.exportLIBSVM + ".range"}, fileArg{"--export-onnx", o.exportONNX})
@@ -202,7 +205,13 @@ func runTrain(ev *env, args []string) error {
 	p.ckpt = ck
 	res, err := fit(e, algo, p, plan, tr, val, test, bar)
 	if err != nil {
-		return stop.stopped(err)
+		err = stop.stopped(err)
+		if world.Size() > 1 && (errors.Is(err, checkpoint.ErrStopped) || errors.Is(err, checkpoint.ErrEveryRank)) {
+			// Every rank stopped at the same step (or refused the same
+			// checkpoint): rank 0 says so, and the job is not aborted.
+			err = &agreedError{err: err, print: world.Rank() == 0}
+		}
+		return err
 	}
 	m := res.model
 	m.Header.Scaler = scaler
