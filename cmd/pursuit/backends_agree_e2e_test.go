@@ -177,7 +177,18 @@ func TestBackendsAgreeBoston(t *testing.T) {
 						t.Logf("%s: predicted on %s, largest residual %.9g (ε = 2)", name, be, most)
 					}
 				}
-				t.Logf("%s: go vs avx2, largest relative difference %.3g", name, worst)
+				var dmax, fmax float64
+				labels := 0
+				for i := range a {
+					for j := range a[i] {
+						dmax = max(dmax, math.Abs(a[i][j]-b[i][j]))
+						fmax = max(fmax, math.Abs(a[i][j]))
+					}
+					if a[i][0] != b[i][0] {
+						labels++
+					}
+				}
+				t.Logf("%s: go vs avx2, largest relative difference %.3g; normwise %.3g; first-column diffs %d", name, worst, dmax/fmax, labels)
 			}
 		}
 	}
