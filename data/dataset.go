@@ -229,5 +229,5 @@ func distinct(y []float64) []float64 {
 		}
 	}
 	slices.Sort(s)
-	return slices.Clip(slices.Compact(s))
+	return slices.Clone(slices.Compact(s)) // not a prefix of len(y) values kept alive
 }

@@ -304,8 +304,8 @@ type Config struct {
 
 	// Tol: an atom whose part orthogonal to the atoms already in the
 	// expansion has squared norm ≤ Tol·‖d_k‖² is numerically dependent on
-	// them and never joins it, in every variant and loss but squared-loss
-	// Basic, which refuses exact copies only (copies of a training point
+	// them and never joins it, in every variant and loss but Basic, which
+	// refuses exact copies only (copies of a training point
 	// give one basis function, not several, either way); when no
 	// eligible atom is left training stops (StopExhausted). Basic matching
 	// pursuit also stops when ⟨d_k, R⟩² ≤ Tol·‖d_k‖²·‖R‖² for the best

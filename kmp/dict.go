@@ -72,7 +72,9 @@ type trainSet struct {
 // dictAtoms lists the atoms: for each kernel (then the custom kernel) one per
 // candidate centre, then the constant.
 func dictAtoms(cfg *Config, candidates []int) []atom {
-	var atoms []atom
+	// exactly: not the copies append's doubling leaves behind (8.5 MB
+	// allocated for 800 kB on 50,000 points)
+	atoms := make([]atom, 0, dictSize(cfg, len(candidates)))
 	for k := range cfg.Kernels {
 		for _, c := range candidates {
 			atoms = append(atoms, atom{kernel: k, center: c})
@@ -87,6 +89,26 @@ func dictAtoms(cfg *Config, candidates []int) []atom {
 		atoms = append(atoms, atom{kernel: biasKernel, center: -1})
 	}
 	return atoms
+}
+
+// dictSize is the number of atoms dictAtoms lists for c candidate centres.
+func dictSize(cfg *Config, c int) int {
+	n := len(cfg.Kernels) * c
+	if cfg.Custom != nil {
+		n += c
+	}
+	if cfg.Bias {
+		n++
+	}
+	return n
+}
+
+// numCandidates is len(chooseCandidates(l, m, seed)).
+func numCandidates(l, m int) int {
+	if m <= 0 || m >= l {
+		return l
+	}
+	return m
 }
 
 // chooseCandidates returns the training rows the kernels are centred on:

@@ -37,13 +37,13 @@
 // touches a backend implementation directly, so it runs on every backend
 // the engine offers.
 //
-// Every variant and loss but squared-loss basic matching pursuit keeps the
-// chosen atoms' orthonormal basis and refuses an atom numerically dependent
-// on it (Config.Tol); basic matching pursuit with the squared loss keeps no
-// basis (its memory does not grow with the steps) and refuses an atom that
-// is a copy of one in the expansion (the same kernel on a point with the
-// same coordinates), since its step along a dependent atom is as good as
-// any (repeat.go). Either way repeated training points give one basis
+// Back-fitting and pre-fitting keep the chosen atoms' orthonormal basis
+// and refuse an atom numerically dependent on it (Config.Tol); basic
+// matching pursuit, with any loss, keeps no basis and no chosen atom's
+// values at the training points (its memory does not grow with the steps)
+// and refuses an atom that is a copy of one in the expansion (the same
+// kernel on a point with the same coordinates), since its step along a
+// dependent atom is as good as any (repeat.go, general.go). Either way repeated training points give one basis
 // function; when no eligible atom is left, training stops early and
 // Output.Stop says why.
 //

@@ -233,7 +233,7 @@ func negligible(dr, rr, nrm, tol float64) bool {
 // orthoBasis is the orthonormal basis Q of the atoms in an expansion
 // (float64, n×l row-major, projected by cgs2, re-orthogonalised when
 // needed) and the triangular factor Rf with D_Γ = Q Rf. Every fitter but
-// squared-loss basic matching pursuit (repeats) keeps one: an atom whose
+// basic matching pursuit (repeats) keeps one: an atom whose
 // part orthogonal to it has squared norm ≤ Tol·‖d_k‖² is numerically
 // dependent on the expansion and may not join it (dependent); squared-loss
 // back-fitting and pre-fitting also solve for their coefficients with it.

@@ -16,14 +16,25 @@ import (
 // re-optimised (refit) every RefitEvery steps. The search
 // (in memory, streamed or stochastic) is the searcher's.
 //
-// As in pre-fitting, an atom numerically dependent on the expansion (its
-// part orthogonal to the chosen atoms' orthonormal basis, fit.go's
-// orthoBasis, has squared norm ≤ Tol·‖d_k‖²) may not join it: the refit
-// leaves the gradient only nearly orthogonal to the chosen atoms, so a copy
-// of one (a repeated training point) would otherwise score like a new
+// With BackFit, as in pre-fitting, an atom numerically dependent on the
+// expansion (its part orthogonal to the chosen atoms' orthonormal basis,
+// fit.go's orthoBasis, has squared norm ≤ Tol·‖d_k‖²) may not join it: the
+// refit leaves the gradient only nearly orthogonal to the chosen atoms, so a
+// copy of one (a repeated training point) would otherwise score like a new
 // function. Such atoms are found when they win a search and are then
 // skipped for good; training stops (StopExhausted) when no eligible atom
 // is left.
+//
+// Basic matching pursuit refits nothing, and keeps neither that basis nor
+// the chosen atoms' values at the training points (each l float64 per
+// function): as with the squared loss (repeat.go), its line search along
+// any atom, dependent on the expansion or not, lowers the loss or leaves it,
+// an atom of the expansion chosen again adds to its coefficient, and what
+// is refused is a copy of an atom of the expansion (the same kernel on a
+// point with the same coordinates). A chosen atom's values are computed
+// when it is chosen, whether it is new or not. After a line search the
+// gradient is orthogonal to the atom searched along, so a dependent atom
+// that adds nothing scores near zero and training stops (StopOrthogonal).
 //
 // The fit's state is a genFit; a step is its pass, choose, update and
 // record (run).
@@ -60,9 +71,10 @@ type genFit struct {
 	vecs    pursuit.Matrix // g as a float32 hi/lo pair
 	atoms   []int
 	coef    []float64
-	rows    [][]float64 // the chosen atoms at the training points
+	rows    [][]float64 // back-fitting: the chosen atoms at the training points
 	vrows   [][]float64 // and at the validation points
-	ob      *orthoBasis
+	ob      *orthoBasis // back-fitting: their orthonormal basis
+	rep     *repeats    // basic: the atoms in the expansion, to refuse copies
 	pos     map[int]int // atom → position in the expansion
 	fVal    []float64
 	rowsN   int // chosen atoms checked against the budget so far
@@ -84,7 +96,12 @@ func (p *problem) newGenFit() *genFit {
 	l := len(p.y)
 	s := &genFit{p: p, cfg: p.cfg, l: l, backfit: p.cfg.Variant == BackFit,
 		f: make([]float64, l), g: make([]float64, l), vecs: pursuit.NewMatrix(2, l),
-		ob: newOrthoBasis(p.e, l, p.sh), pos: map[int]int{}, pa: &path{}}
+		pos: map[int]int{}, pa: &path{}}
+	if s.backfit {
+		s.ob = newOrthoBasis(p.e, l, p.sh)
+	} else {
+		s.ob, s.rep = &orthoBasis{}, newRepeats() // an empty basis: release is a no-op
+	}
 	s.search = newSearcher(p)
 	if p.val != nil {
 		s.fVal = make([]float64, len(p.valY))
@@ -155,8 +172,21 @@ func (s *genFit) scanned(b0, nb int, _ []float64) {
 }
 
 // check takes an atom of the expansion (row and seen), or one independent
-// of it (row, in scratch), and refuses a dependent one.
+// of it (row, in scratch), and refuses a dependent one; basic matching
+// pursuit refuses only a copy of an atom of the expansion (row in scratch
+// either way).
 func (s *genFit) check(gi, k int) (verdict, error) {
+	if !s.backfit {
+		_, s.seen = s.pos[k]
+		if !s.seen && s.rep.repeated(s.p.dict, k) {
+			return refuse, nil
+		}
+		if s.scratch == nil {
+			s.scratch = make([]float64, s.l)
+		}
+		s.row = s.scratch
+		return take, s.search.row64(k, s.scratch)
+	}
 	if j, ok := s.pos[k]; ok {
 		s.row, s.seen = s.rows[j], true
 		return take, nil
@@ -183,7 +213,7 @@ func (s *genFit) update(step, gi, k int) error {
 		s.search.accepted(k)
 	}
 	var vr []float64
-	if s.seen {
+	if s.seen && s.backfit {
 		vr = s.vrows[s.pos[k]]
 	} else if s.fVal != nil {
 		var err error
@@ -193,9 +223,15 @@ func (s *genFit) update(step, gi, k int) error {
 	}
 	a := lineSearch(cfg.Loss, p.sh, p.y, s.f, s.row, s.search.score[gi]/s.search.nrm[gi])
 	floats.AddScaled(s.f, a, s.row)
-	if s.seen {
+	switch {
+	case s.seen:
 		s.coef[s.pos[k]] += a
-	} else {
+	case !s.backfit:
+		s.rep.keep(s.p.dict, k)
+		s.pos[k] = len(s.atoms)
+		s.atoms = append(s.atoms, k)
+		s.coef = append(s.coef, a)
+	default:
 		// The chosen atoms and their orthonormal basis are the memory
 		// cost that grows with the steps (2 float64 per point).
 		if err := p.growBasis(s.ob, &s.rowsN, s.limit, step, 2); err != nil {

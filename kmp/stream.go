@@ -106,7 +106,7 @@ func PlanTraining(e *engine.Engine, l int, cfg Config) (Plan, error) {
 		return Plan{}, err
 	}
 	// The same dictionary as train builds.
-	m := len(dictAtoms(&c, chooseCandidates(l, c.Candidates, c.Seed)))
+	m := dictSize(&c, numCandidates(l, c.Candidates))
 	return planFor(e, &c, m, l)
 }
 

@@ -462,10 +462,13 @@ func fitOutputs(e *engine.Engine, cfg *Config, dict *dictionary, td *trainData, 
 	return results, nil
 }
 
+// distinct returns the sorted distinct values of y, in a slice of their
+// own: not a prefix of a copy of y, which would keep l values alive for a
+// handful of classes.
 func distinct(y []float64) []float64 {
 	c := append([]float64(nil), y...)
 	slices.Sort(c)
-	return slices.Compact(c)
+	return slices.Clone(slices.Compact(c))
 }
 
 func checkFinite(what string, x pursuit.Matrix, y []float64) error {

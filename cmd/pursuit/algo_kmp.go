@@ -27,7 +27,7 @@ const skmpDefaultFit = kmp.BackFit
 const skmpFitHelp = "stochastic KMP: how the expansion is fitted (per step, for l training rows, s functions searched, d features, n basis functions so far): " +
 	"backfit (back-fitting: choose the function most collinear with the residual, then refit all coefficients; O(l·s·d + l·n) time, basis 8·l·n bytes), " +
 	"prefit (pre-fitting: choose the function that is best with all coefficients refitted; O(l·s·(d + 2n)) time, 16·l·n bytes) or " +
-	"basic (matching pursuit: fit the newest coefficient only; O(l·s·d + l·n) time, 8·l·n bytes; it needs far more steps, and is near chance at 50 steps on 50k rows)"
+	"basic (matching pursuit: fit the newest coefficient only; O(l·s·d) time, no basis: its memory does not grow with the steps; it needs far more steps, and is near chance at 50 steps on 50k rows)"
 
 // parseSKMPFit maps --fit to the kmp variant.
 func parseSKMPFit(s string) (kmp.Variant, error) {

@@ -66,6 +66,7 @@ func commands() []*command {
 }
 
 func main() {
+	setGCPercent()
 	// The processes launched together by mpirun or srun (a binary built
 	// with -tags mpi); one process otherwise.
 	world, err := comm.World()

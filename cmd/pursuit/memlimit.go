@@ -12,6 +12,17 @@ import (
 // TestMemBudgetRunStaysWithin).
 const heapOverhead = 64 << 20
 
+// gcPercent is the garbage collector's GOGC while a command holds its data:
+// the heap may grow by this percentage of what is live before the next
+// collection (Go's default is 100). A training run's live heap is nearly all
+// its data and working arrays, which hold no pointers, so a collection costs
+// well under a millisecond there; with the default, the small buffers each
+// step leaves behind grow the heap to twice the live data before one runs.
+// On a covtype-like set (50,000 + 30,000 rows of 54 features, basic
+// stochastic KMP, 200 steps) the peak RSS was 62 MB with 100, 50 MB with 25
+// and 46 MB with 10, the collector's CPU share under 1% each time.
+const gcPercent = 20
+
 // limitHeap sets the Go runtime's soft memory limit to the budget plus
 // heapOverhead, so that the garbage collector returns freed copies before
 // the process grows past what --mem-budget promises (by default the
@@ -22,4 +33,13 @@ func limitHeap(budget int64) {
 		return
 	}
 	debug.SetMemoryLimit(budget + heapOverhead)
+}
+
+// setGCPercent sets the collector's percentage to gcPercent for the whole
+// process (main calls it; commands run in-process by the tests keep Go's
+// default), unless GOGC in the environment sets it.
+func setGCPercent() {
+	if _, ok := os.LookupEnv("GOGC"); !ok {
+		debug.SetGCPercent(gcPercent)
+	}
 }
