@@ -89,6 +89,57 @@ func (k Kernel) Eval(x, z []float32) float64 {
 	return k.FromDot(dot, dist)
 }
 
+// EvalRows evaluates the kernel in float64 between row i of a and row j
+// of b, each dense or sparse (absent features are zero), with Eval's sums:
+// the terms in feature order, so that dense and sparse storage of the same
+// rows give the same bits. It is the scalar reference for whole rows.
+func (k Kernel) EvalRows(a Matrix, i int, b Matrix, j int) float64 {
+	if !a.IsSparse() && !b.IsSparse() {
+		return k.Eval(a.Row(i), b.Row(j))
+	}
+	ai, av := rowEntries(a, i)
+	bi, bv := rowEntries(b, j)
+	var dot, dist float64
+	p, q := 0, 0
+	for p < len(av) || q < len(bv) {
+		var d float64
+		switch {
+		case q == len(bv) || (p < len(av) && entryIndex(ai, p) < entryIndex(bi, q)):
+			d = float64(av[p])
+			p++
+		case p == len(av) || entryIndex(bi, q) < entryIndex(ai, p):
+			d = float64(bv[q])
+			q++
+		default:
+			x, z := float64(av[p]), float64(bv[q])
+			dot += x * z
+			d = x - z
+			p++
+			q++
+		}
+		dist += d * d
+	}
+	return k.FromDot(dot, dist)
+}
+
+// rowEntries returns row i of m as feature indices and values: a sparse
+// row's non-zeros, or a dense row's values with nil indices (the value at
+// position p is feature p).
+func rowEntries(m Matrix, i int) ([]int32, []float32) {
+	if m.IsSparse() {
+		return m.SparseRow(i)
+	}
+	return nil, m.Row(i)
+}
+
+// entryIndex is the feature index of entry p of a row from rowEntries.
+func entryIndex(idx []int32, p int) int32 {
+	if idx == nil {
+		return int32(p)
+	}
+	return idx[p]
+}
+
 // FromDot applies the kernel transform to an inner product x·z (or, for RBF,
 // the squared distance ‖x−z‖²; the other argument is ignored).
 func (k Kernel) FromDot(dot, sqDist float64) float64 {

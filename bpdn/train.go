@@ -9,11 +9,18 @@ import (
 	"github.com/pursuit-ml/pursuit/svm"
 )
 
-// Gram returns the kernel matrix K(x_i, x_j) of the rows of x, computed by
-// the engine (engine.KernelMatrix, float32) and widened to float64,
-// symmetrised as (K + Kᵀ)/2 so that both solvers see one exactly symmetric
-// matrix. The n×n float64 matrix is reserved against the engine's memory
-// budget.
+// Gram returns the kernel matrix K(x_i, x_j) of the rows of x in float64
+// (pursuit.Kernel.EvalRows: each value from the rows, dense or sparse,
+// rows in parallel on the engine's threads), exactly symmetric. It is not
+// the engine's float32 kernel matrix: a hard ε-tube (C = ∞) on an RBF Gram
+// matrix that is numerically singular lives on its smallest eigenvalues,
+// which float32 rounding (about 6e-8 of the largest) makes indefinite —
+// on Boston at γ = 1/13 (min-max scaled), ε = 2 stalled at ‖a‖∞ ≈ 6e9 on
+// the float32 matrix and is solved at ‖a‖∞ ≈ 6.3e6 on this one, as
+// svm-train's double kernels give at C ≥ 1e7 (issue 30). The values are
+// also the same on every backend. The cost is n²/2 scalar evaluations,
+// small beside the solve's; the n×n matrix is reserved against the
+// engine's memory budget.
 func Gram(e *engine.Engine, x pursuit.Matrix, k pursuit.Kernel) ([]float64, error) {
 	if err := e.RequireOneRank("bpdn.Gram"); err != nil {
 		return nil, err
@@ -31,20 +38,20 @@ func Gram(e *engine.Engine, x pursuit.Matrix, k pursuit.Kernel) ([]float64, erro
 	if n == 0 {
 		return nil, badInput("no examples")
 	}
-	if err := e.Reserve(fmt.Sprintf("the %d×%d Gram matrix (float32 and float64)", n, n), int64(n)*int64(n)*12); err != nil {
+	if err := e.Reserve(fmt.Sprintf("the %d×%d float64 Gram matrix", n, n), int64(n)*int64(n)*8); err != nil {
 		return nil, err
 	}
-	k32, err := e.KernelMatrix(k, x, nil, x, nil)
-	if err != nil {
-		return nil, fmt.Errorf("bpdn: kernel matrix: %w", err)
-	}
 	g := make([]float64, n*n)
-	for i := range n {
-		for j := i; j < n; j++ {
-			v := (float64(k32.At(i, j)) + float64(k32.At(j, i))) / 2
-			g[i*n+j], g[j*n+i] = v, v
+	// Row i computes K_ij for j ≥ i and mirrors it. Row i costs n − i
+	// evaluations, so the rows go in eight chunks per thread.
+	e.For(n, 8*e.Threads(), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			for j := i; j < n; j++ {
+				v := k.EvalRows(x, i, x, j)
+				g[i*n+j], g[j*n+i] = v, v
+			}
 		}
-	}
+	})
 	return g, nil
 }
 

@@ -43,7 +43,7 @@ func (l BPDN) Fit(e *engine.Engine, x pursuit.Matrix, y []float64, _ pursuit.Mat
 	if err != nil {
 		return nil, err
 	}
-	f.kind = "bpdn"
+	f.kind, f.exact = "bpdn", true
 	return f, nil
 }
 

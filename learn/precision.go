@@ -138,13 +138,6 @@ func (x *Expansion64) Decision(e *engine.Engine, data pursuit.Matrix) ([][]float
 		return out, nil
 	}
 	v := x.Vectors
-	var iota []int32 // the indices of a dense row, for sparse merges
-	if data.IsSparse() != v.IsSparse() {
-		iota = make([]int32, data.Cols)
-		for k := range iota {
-			iota[k] = int32(k)
-		}
-	}
 	e.For(data.Rows, 0, func(lo, hi int) {
 		kv := make([]float64, v.Rows)
 		for i := lo; i < hi; i++ {
@@ -153,14 +146,7 @@ func (x *Expansion64) Decision(e *engine.Engine, data pursuit.Matrix) ([][]float
 				if len(x.Kernels) > 1 {
 					k = x.Kernels[s]
 				}
-				if !data.IsSparse() && !v.IsSparse() {
-					kv[s] = k.Eval(data.Row(i), v.Row(s))
-					continue
-				}
-				xi, xv := sparseOrDense(data, i, iota)
-				vi, vv := sparseOrDense(v, s, iota)
-				dot, dist := mergeDotDist(xi, xv, vi, vv)
-				kv[s] = k.FromDot(dot, dist)
+				kv[s] = k.EvalRows(data, i, v, s)
 			}
 			for o, c := range x.Coef {
 				sum := x.Bias[o]
@@ -172,42 +158,6 @@ func (x *Expansion64) Decision(e *engine.Engine, data pursuit.Matrix) ([][]float
 		}
 	})
 	return out, nil
-}
-
-// sparseOrDense returns row i of m as indices and values: a sparse row's
-// non-zeros, or a dense row's values with the indices iota.
-func sparseOrDense(m pursuit.Matrix, i int, iota []int32) ([]int32, []float32) {
-	if m.IsSparse() {
-		return m.SparseRow(i)
-	}
-	return iota[:m.Cols], m.Row(i)
-}
-
-// mergeDotDist returns x·z and ‖x − z‖² in float64 of two rows given as
-// increasing indices and values, absent features zero; the terms are added
-// in feature order, so the sums equal pursuit.Kernel.Eval's on the dense
-// rows.
-func mergeDotDist(xi []int32, xv []float32, zi []int32, zv []float32) (dot, dist float64) {
-	a, b := 0, 0
-	for a < len(xi) || b < len(zi) {
-		var d float64
-		switch {
-		case b == len(zi) || (a < len(xi) && xi[a] < zi[b]):
-			d = float64(xv[a])
-			a++
-		case a == len(xi) || zi[b] < xi[a]:
-			d = float64(zv[b])
-			b++
-		default:
-			p, q := float64(xv[a]), float64(zv[b])
-			dot += p * q
-			d = p - q
-			a++
-			b++
-		}
-		dist += d * d
-	}
-	return dot, dist
 }
 
 // DecisionAll64 returns the decision on the float64 path

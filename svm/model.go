@@ -40,6 +40,15 @@ type Model struct {
 	sv64 *Rows64
 }
 
+// UseFloat32Vectors makes Decision64 take the support vectors from SV's
+// float32 values rather than from the file's decimals. That is right for a
+// model Pursuit trained: its vectors were float32 when it was trained, and
+// the file spells each as its shortest float32 decimal, which read as a
+// float64 is a different number (by up to 3e-8 relative; enough, times a
+// hard ε-tube's coefficients, to leave the tube). A model svm-train wrote
+// keeps its float64 values.
+func (m *Model) UseFloat32Vectors() { m.sv64 = nil }
+
 // TrainStats records the solver's result for one binary subproblem.
 type TrainStats struct {
 	Obj       float64 // dual objective, LIBSVM's "obj"
