@@ -34,3 +34,41 @@ func TestKernelSpecs(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalRowsSparseEqualsDense: EvalRows on any mix of dense and sparse
+// storage of the same rows gives Eval's bits on the dense rows, for every
+// kernel, with empty rows, one non-zero, and features one side lacks.
+func TestEvalRowsSparseEqualsDense(t *testing.T) {
+	dense := NewMatrix(4, 6)
+	copy(dense.Row(1), []float32{0, 0, 2.5, 0, 0, 0})
+	copy(dense.Row(2), []float32{1.25, -3, 0, 0, 7, 0.5})
+	copy(dense.Row(3), []float32{0, 4, 0, -2, 0, 9})
+	var off []int64
+	var idx []int32
+	var val []float32
+	for i := range dense.Rows {
+		off = append(off, int64(len(idx)))
+		for j, v := range dense.Row(i) {
+			if v != 0 {
+				idx, val = append(idx, int32(j)), append(val, v)
+			}
+		}
+	}
+	off = append(off, int64(len(idx)))
+	sparse, err := SparseFrom(dense.Rows, dense.Cols, off, idx, val)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []Kernel{NewRBF(0.3), NewLinear(), {Kind: Polynomial, Gamma: 0.5, Coef0: 1, Degree: 3}, {Kind: Sigmoid, Gamma: 0.1, Coef0: -0.2}} {
+		for i := range dense.Rows {
+			for j := range dense.Rows {
+				want := k.Eval(dense.Row(i), dense.Row(j))
+				for _, c := range [][2]Matrix{{dense, dense}, {sparse, sparse}, {dense, sparse}, {sparse, dense}} {
+					if got := k.EvalRows(c[0], i, c[1], j); math.Float64bits(got) != math.Float64bits(want) {
+						t.Errorf("%v rows %d, %d (sparse %v, %v): %v, Eval %v", k, i, j, c[0].IsSparse(), c[1].IsSparse(), got, want)
+					}
+				}
+			}
+		}
+	}
+}
