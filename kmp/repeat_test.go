@@ -92,30 +92,8 @@ func TestStochasticBasicRepeatsBruteForce(t *testing.T) {
 	}
 	refusals := 0
 	for n, st := range curve {
-		best := -1
-		for best < 0 {
-			// Every sampled atom refused: the fitter draws again.
-			eligible := slices.Clone(smp.next(s))
-			for len(eligible) > 0 {
-				bi, bestS := -1, -1.0
-				for i, c := range eligible {
-					if sc := score(c); sc > bestS {
-						bi, bestS = i, sc
-					}
-				}
-				c := eligible[bi]
-				if a, in := member[c%l0]; in && a != c {
-					// A copy of a point in the expansion: refused, and it
-					// leaves the draw.
-					smp.remove(c)
-					eligible = slices.Delete(eligible, bi, bi+1)
-					refusals++
-					continue
-				}
-				best = c
-				break
-			}
-		}
+		best, refused := bruteChoose(smp, s, l0, member, score)
+		refusals += refused
 		if st.Atom != best {
 			t.Fatalf("step %d chose atom %d (point %d), brute force %d (point %d)", n+1, st.Atom, st.Atom%l0, best, best%l0)
 		}
@@ -283,27 +261,8 @@ func TestStochasticBasicLogisticRepeatsBruteForce(t *testing.T) {
 	}
 	refusals, again := 0, 0
 	for n, st := range curve {
-		best := -1
-		for best < 0 {
-			eligible := slices.Clone(smp.next(s))
-			for len(eligible) > 0 {
-				bi, bestS := -1, -1.0
-				for i, c := range eligible {
-					if sc := score(c); sc > bestS {
-						bi, bestS = i, sc
-					}
-				}
-				c := eligible[bi]
-				if a, in := member[c%l0]; in && a != c {
-					smp.remove(c)
-					eligible = slices.Delete(eligible, bi, bi+1)
-					refusals++
-					continue
-				}
-				best = c
-				break
-			}
-		}
+		best, refused := bruteChoose(smp, s, l0, member, score)
+		refusals += refused
 		if st.Atom != best {
 			t.Fatalf("step %d chose atom %d (point %d), brute force %d (point %d)", n+1, st.Atom, st.Atom%l0, best, best%l0)
 		}
@@ -350,4 +309,32 @@ func TestStochasticBasicLogisticRepeatsBruteForce(t *testing.T) {
 		}
 	}
 	t.Logf("%d steps, %d support vectors, %d copies refused, %d atoms chosen again", steps, len(coef), refusals, again)
+}
+
+// bruteChoose is the brute-force references' choice of a step: the best
+// scored atom of the sampler's next draw of s, where an atom whose point
+// is already in the expansion under another atom (member: point → atom;
+// atoms are point + l0·kernel) is refused and leaves the draw, and a draw
+// refused whole is followed by another. It returns the atom and the
+// number of refusals.
+func bruteChoose(smp *sampler, s, l0 int, member map[int]int, score func(int) float64) (best, refusals int) {
+	for {
+		eligible := slices.Clone(smp.next(s))
+		for len(eligible) > 0 {
+			bi, bestS := -1, -1.0
+			for i, c := range eligible {
+				if sc := score(c); sc > bestS {
+					bi, bestS = i, sc
+				}
+			}
+			c := eligible[bi]
+			if a, in := member[c%l0]; in && a != c {
+				smp.remove(c)
+				eligible = slices.Delete(eligible, bi, bi+1)
+				refusals++
+				continue
+			}
+			return c, refusals
+		}
+	}
 }
