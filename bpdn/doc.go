@@ -78,9 +78,12 @@
 // steps apply; a variable that cannot move is not freed (see
 // Solution.Converged).
 //
-// Kernel values come through the engine (Gram: engine.KernelMatrix, widened
-// to float64), so bpdn and svm.SolveSVR on svm.NewGram64 of the same matrix
-// solve the same problem, and Compare certifies that they agree. Train
+// Kernel values are computed in float64 (Gram: pursuit.Kernel.EvalRows of
+// every pair, the same bits on every backend): float32 values would make a
+// numerically singular RBF matrix indefinite at the eigenvalues a hard tube
+// lives on. bpdn and svm.SolveSVR on svm.NewGram64 of the same matrix
+// solve the same problem, and Compare certifies that they agree. A bpdn
+// model predicts with float64 kernel values too (package learn). Train
 // returns an svm.Model of type EpsilonSVR, written by Model.WriteLIBSVM as a
 // LIBSVM epsilon_svr model that svm-predict reads.
 package bpdn
