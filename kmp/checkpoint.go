@@ -403,11 +403,15 @@ func (s *sqFit) resume() (int, error) {
 	if ck == nil {
 		return 1, nil
 	}
-	rd := ck.state
-	ck.state = nil
+	// Outputs fitted side by side (lock-step one-vs-rest) each take only
+	// their own slot: ck.state is a single output's alone.
+	var rd *checkpoint.Reader
 	if ck.outputs > 1 {
 		rd = ck.resumed[s.p.output]
 		ck.resumed[s.p.output] = nil
+	} else {
+		rd = ck.state
+		ck.state = nil
 	}
 	if rd == nil {
 		return 1, nil
