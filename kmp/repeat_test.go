@@ -113,23 +113,7 @@ func TestStochasticBasicRepeatsBruteForce(t *testing.T) {
 			t.Errorf("step %d residual %v, reference %v", n+1, got, want)
 		}
 	}
-	if refusals == 0 {
-		t.Errorf("no copy was ever refused: the test does not exercise the check")
-	}
-	if m.Support.Rows != len(coef) {
-		t.Fatalf("%d support vectors, reference %d atoms", m.Support.Rows, len(coef))
-	}
-	seen := map[int]bool{}
-	for j, row := range m.SupportIndex {
-		if seen[row%l0] {
-			t.Errorf("point %d kept twice", row%l0)
-		}
-		seen[row%l0] = true
-		want, ok := coef[row]
-		if got := m.Outputs[0].Coef[j]; !ok || math.Abs(got-want) > 1e-5*math.Abs(want) {
-			t.Errorf("coefficient of row %d: %v, reference %v (in the reference: %v)", row, got, want, ok)
-		}
-	}
+	checkAgainstBrute(t, m, coef, l0, refusals)
 	t.Logf("%d steps, %d support vectors, %d copies refused", steps, len(coef), refusals)
 }
 
@@ -291,23 +275,7 @@ func TestStochasticBasicLogisticRepeatsBruteForce(t *testing.T) {
 			t.Errorf("step %d ‖negative gradient‖ %v, reference %v", n+1, got, want)
 		}
 	}
-	if refusals == 0 {
-		t.Errorf("no copy was ever refused: the test does not exercise the check")
-	}
-	if m.Support.Rows != len(coef) {
-		t.Fatalf("%d support vectors, reference %d atoms", m.Support.Rows, len(coef))
-	}
-	seen := map[int]bool{}
-	for j, row := range m.SupportIndex {
-		if seen[row%l0] {
-			t.Errorf("point %d kept twice", row%l0)
-		}
-		seen[row%l0] = true
-		want, ok := coef[row]
-		if got := m.Outputs[0].Coef[j]; !ok || math.Abs(got-want) > 1e-5*math.Abs(want) {
-			t.Errorf("coefficient of row %d: %v, reference %v (in the reference: %v)", row, got, want, ok)
-		}
-	}
+	checkAgainstBrute(t, m, coef, l0, refusals)
 	t.Logf("%d steps, %d support vectors, %d copies refused, %d atoms chosen again", steps, len(coef), refusals, again)
 }
 
@@ -335,6 +303,31 @@ func bruteChoose(smp *sampler, s, l0 int, member map[int]int, score func(int) fl
 				continue
 			}
 			return c, refusals
+		}
+	}
+}
+
+// checkAgainstBrute checks a basic-MP model against its brute-force
+// reference's coefficients (atom → coefficient; atoms are point + l0·kernel):
+// some copy was refused, no point is kept twice, and every support
+// vector's coefficient is the reference's to 1e-5 relative.
+func checkAgainstBrute(t *testing.T, m *Model, coef map[int]float64, l0, refusals int) {
+	t.Helper()
+	if refusals == 0 {
+		t.Errorf("no copy was ever refused: the test does not exercise the check")
+	}
+	if m.Support.Rows != len(coef) {
+		t.Fatalf("%d support vectors, reference %d atoms", m.Support.Rows, len(coef))
+	}
+	seen := map[int]bool{}
+	for j, row := range m.SupportIndex {
+		if seen[row%l0] {
+			t.Errorf("point %d kept twice", row%l0)
+		}
+		seen[row%l0] = true
+		want, ok := coef[row]
+		if got := m.Outputs[0].Coef[j]; !ok || math.Abs(got-want) > 1e-5*math.Abs(want) {
+			t.Errorf("coefficient of row %d: %v, reference %v (in the reference: %v)", row, got, want, ok)
 		}
 	}
 }
