@@ -179,18 +179,17 @@ func (p *problem) rbfGrad(g *mat.Dense, b *basis, beta, c []float64, s float64) 
 				rowSum[u] += mr[r]
 			}
 		}
-		if p.x.IsSparse() {
-			// M X_idx from the rows' non-zeros: O(Nz · nnz), no dense rows.
-			for u := range nz {
-				gr, mr := g.RawRowView(u), m.RawRowView(u)
-				for r, i := range idx {
-					if w := mr[r]; w != 0 {
-						p.x.ForEachNonZero(i, func(j int, v float32) { gr[j] += w * float64(v) })
-					}
+		// M X_idx one training row at a time, in the order of idx, from
+		// the rows' non-zeros or their dense float64 copy alike (addRow:
+		// the same bits for both storages; a blocked product's order
+		// would differ from the sparse one's).
+		for u := range nz {
+			gr, mr := g.RawRowView(u), m.RawRowView(u)
+			for r, i := range idx {
+				if w := mr[r]; w != 0 {
+					p.addRow(gr, w, i)
 				}
 			}
-		} else {
-			g.Mul(m, p.rowsOf(idx))
 		}
 		for u := range nz {
 			gr, zr := g.RawRowView(u), b.z.RawRowView(u)
