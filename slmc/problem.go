@@ -186,9 +186,9 @@ func (p *problem) psi(z *mat.Dense) (*mat.Dense, error) {
 	}
 	out := mat.NewDense(nz, n, nil)
 	zsq := rowSqNorms(z)
-	// Zᵀ with rows padded to a multiple of 16 values (the kernel's width;
-	// the padding's sums are not read).
-	ldz := (nz + 15) &^ 15
+	// Zᵀ with rows padded to a multiple of 4 values (the narrowest
+	// kernel's width; the padding's sums are not read).
+	ldz := (nz + 3) &^ 3
 	zt := make([]float64, d*ldz)
 	for u := range nz {
 		for j, v := range z.RawRowView(u) {
@@ -201,13 +201,36 @@ func (p *problem) psi(z *mat.Dense) (*mat.Dense, error) {
 	}
 	raw := out.RawMatrix()
 	p.eng.For(n, parts, func(lo, hi int) {
-		dots := make([]float64, ldz)
-		idx, val := make([]int32, 0, d), make([]float64, 0, d)
-		for i := lo; i < hi; i++ {
-			p.zDots(dots, zt, ldz, i, idx, val)
+		var dots [4][]float64
+		for r := range dots {
+			dots[r] = make([]float64, ldz)
+		}
+		put := func(i int, dots []float64) {
 			for u, dot := range dots[:nz] {
 				raw.Data[u*raw.Stride+i] = p.k.FromDot(dot, zsq[u]+p.xsq[i]-2*dot)
 			}
+		}
+		i := lo
+		if p.cols != nil {
+			// Four dense rows at a time: they share their column list,
+			// which keeps the kernels for the last 8 or 4 vectors as
+			// fast per value as the 16-wide one (the same bits as one
+			// row at a time).
+			var vals [4][]float64
+			for ; i+4 <= hi; i += 4 {
+				for r := range vals {
+					vals[r] = p.xf.RawRowView(i + r)
+				}
+				dot64.Dots4(&dots, zt, ldz, p.cols, &vals)
+				for r := range dots {
+					put(i+r, dots[r])
+				}
+			}
+		}
+		idx, val := make([]int32, 0, d), make([]float64, 0, d)
+		for ; i < hi; i++ {
+			p.zDots(dots[0], zt, ldz, i, idx, val)
+			put(i, dots[0])
 		}
 	})
 	return out, nil
