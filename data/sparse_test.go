@@ -144,7 +144,7 @@ func TestResolveStorage(t *testing.T) {
 		frag      string
 	}{
 		{"mushrooms", StorageAuto, 8124, 112, 170_604, DefaultMemoryLimit, StorageDense, "faster at any density"},
-		{"covtype-like", StorageAuto, 50_000, 54, 594_000, DefaultMemoryLimit, StorageDense, "within 4 times"},
+		{"covtype-like", StorageAuto, 50_000, 54, 594_000, DefaultMemoryLimit, StorageDense, "at most 4 times"},
 		{"rcv1", StorageAuto, 20242, 47236, 1_500_000, DefaultMemoryLimit, StorageSparse, "below 0.18"},
 		{"news20", StorageAuto, 19996, 1_355_191, 9_100_000, DefaultMemoryLimit, StorageSparse, "below 0.18"},
 		// 300 features: crossover 0.18 (nnz 5,399 and 5,400 of 30,000).
@@ -152,7 +152,7 @@ func TestResolveStorage(t *testing.T) {
 		{"at crossover", StorageAuto, 100, 300, 5400, DefaultMemoryLimit, StorageDense, "only below density 0.18"},
 		// 100 features, no crossover: dense up to 4× the sparse bytes.
 		// Dense 40,000 B; sparse 8·nnz + 808 B.
-		{"within memory factor", StorageAuto, 100, 100, 1149, DefaultMemoryLimit, StorageDense, "within 4 times"},
+		{"within memory factor", StorageAuto, 100, 100, 1149, DefaultMemoryLimit, StorageDense, "at most 4 times"},
 		{"over memory factor", StorageAuto, 100, 100, 1148, DefaultMemoryLimit, StorageSparse, "over 4 times"},
 		{"over the limit", StorageAuto, 100, 100, 5000, 39_999, StorageSparse, "memory limit"},
 		{"at the limit", StorageAuto, 100, 100, 5000, 40_000, StorageDense, "faster at any density"},

@@ -133,8 +133,8 @@ func ResolveStorageLimit(s Storage, rows, dim int, nnz, limit int64) (Storage, s
 	if cross == 0 {
 		why = fmt.Sprintf("dense kernel rows of %d features are faster at any density", dim)
 	}
-	return StorageDense, fmt.Sprintf("density %.3g: %s, and dense rows take %s, within %d times the %s of sparse rows",
-		dens, why, humanBytes(dense), DenseMemoryFactor, humanBytes(sparse))
+	return StorageDense, fmt.Sprintf("density %.3g: %s, and dense rows take %s against %s sparse (at most %d times allowed)",
+		dens, why, humanBytes(dense), humanBytes(sparse), DenseMemoryFactor)
 }
 
 // Density is nnz / (rows·dim), 0 for an empty shape.
