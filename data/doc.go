@@ -2,8 +2,11 @@
 // learners train and predict on.
 //
 // It reads LIBSVM/svmlight files (sparse on disk; in memory dense float32, or
-// compressed sparse rows in O(non-zeros) memory, chosen by WithStorage, by
-// density with StorageAuto) and CSV files (always dense) with a label column, decompressing .gz and .bz2 transparently, and
+// compressed sparse rows in O(non-zeros) memory, chosen by WithStorage; with
+// StorageAuto by the measured speed of kernel rows for the file's density
+// and number of features, and by memory: see ResolveStorageLimit) and CSV
+// files (always dense) with a label column, decompressing .gz and .bz2
+// transparently, and
 // writes LIBSVM files back. Every parse error is a *ParseError naming the
 // file, the line, the offending token and the reason; the parsers never panic
 // on bad input (they are fuzzed) and refuse to allocate a dense matrix larger

@@ -171,7 +171,7 @@ func ReadLibSVM(r io.Reader, name string, opts ...Option) (*Dataset, error) {
 	}
 	n := sp.n
 	nnz := int64(len(sp.idx))
-	if st, _ := ResolveStorage(o.storage, n, d, nnz); st == StorageSparse {
+	if st, _ := ResolveStorageLimit(o.storage, n, d, nnz, o.memLimit); st == StorageSparse {
 		x := pursuit.Matrix{Rows: n, Cols: d, Sparse: &pursuit.CSR{Offsets: sp.off, Indices: sp.idx, Values: sp.val}}
 		return &Dataset{X: x, Y: sp.y, Name: name}, nil
 	}
@@ -284,7 +284,7 @@ func loadLibSVM(f *os.File, name string, o *options) (*Dataset, error) {
 		}
 	}
 	// Every rank resolves the storage from the whole file, so they agree.
-	st, _ := ResolveStorage(o.storage, sh.rows, d, sh.nnz)
+	st, _ := ResolveStorageLimit(o.storage, sh.rows, d, sh.nnz, o.memLimit)
 	dn := libsvmRows{y: make([]float64, 0, n), rows: n, cols: d, skip: lo, stopWhenFull: o.sharded(), nnzCap: -1}
 	if st == StorageSparse {
 		if err := checkSparse(n, nnz, o.memLimit); err != nil {

@@ -129,24 +129,51 @@ func TestSparseLoadSharedFiles(t *testing.T) {
 	sameData(t, sparse, dense)
 }
 
+// TestResolveStorage checks each part of StorageAuto's rule on the shapes
+// of the data sets it is reported for (mushrooms, the covtype-like set,
+// rcv1 and news20) and at its edges: the crossover density, the memory
+// factor and the memory limit.
 func TestResolveStorage(t *testing.T) {
 	cases := []struct {
+		name      string
 		asked     Storage
 		rows, dim int
 		nnz       int64
+		limit     int64
 		want      Storage
+		frag      string
 	}{
-		{StorageAuto, 100, 100, 2499, StorageSparse},
-		{StorageAuto, 100, 100, 2500, StorageDense},
-		{StorageAuto, 20242, 47236, 1_500_000, StorageSparse},
-		{StorageAuto, 1, 0, 0, StorageDense},
-		{StorageDense, 10, 1000, 1, StorageDense},
-		{StorageSparse, 10, 10, 100, StorageSparse},
+		{"mushrooms", StorageAuto, 8124, 112, 170_604, DefaultMemoryLimit, StorageDense, "faster at any density"},
+		{"covtype-like", StorageAuto, 50_000, 54, 594_000, DefaultMemoryLimit, StorageDense, "at most 4 times"},
+		{"rcv1", StorageAuto, 20242, 47236, 1_500_000, DefaultMemoryLimit, StorageSparse, "below 0.18"},
+		{"news20", StorageAuto, 19996, 1_355_191, 9_100_000, DefaultMemoryLimit, StorageSparse, "below 0.18"},
+		// 300 features: crossover 0.18 (nnz 5,399 and 5,400 of 30,000).
+		{"below crossover", StorageAuto, 100, 300, 5399, DefaultMemoryLimit, StorageSparse, "faster"},
+		{"at crossover", StorageAuto, 100, 300, 5400, DefaultMemoryLimit, StorageDense, "only below density 0.18"},
+		// 100 features, no crossover: dense up to 4× the sparse bytes.
+		// Dense 40,000 B; sparse 8·nnz + 808 B.
+		{"within memory factor", StorageAuto, 100, 100, 1149, DefaultMemoryLimit, StorageDense, "at most 4 times"},
+		{"over memory factor", StorageAuto, 100, 100, 1148, DefaultMemoryLimit, StorageSparse, "over 4 times"},
+		{"over the limit", StorageAuto, 100, 100, 5000, 39_999, StorageSparse, "memory limit"},
+		{"at the limit", StorageAuto, 100, 100, 5000, 40_000, StorageDense, "faster at any density"},
+		{"empty", StorageAuto, 1, 0, 0, DefaultMemoryLimit, StorageDense, "no values"},
+		{"dense asked", StorageDense, 10, 1000, 1, DefaultMemoryLimit, StorageDense, "asked for"},
+		{"sparse asked", StorageSparse, 10, 10, 100, DefaultMemoryLimit, StorageSparse, "asked for"},
 	}
 	for _, c := range cases {
-		got, why := ResolveStorage(c.asked, c.rows, c.dim, c.nnz)
-		if got != c.want || why == "" {
-			t.Errorf("ResolveStorage(%s, %d, %d, %d) = %s (%q), want %s", c.asked, c.rows, c.dim, c.nnz, got, why, c.want)
+		got, why := ResolveStorageLimit(c.asked, c.rows, c.dim, c.nnz, c.limit)
+		if got != c.want || !strings.Contains(why, c.frag) {
+			t.Errorf("%s: ResolveStorageLimit(%s, %d, %d, %d, %d) = %s (%q), want %s (%q)", c.name, c.asked, c.rows, c.dim, c.nnz, c.limit, got, why, c.want, c.frag)
+		}
+		if c.limit == DefaultMemoryLimit {
+			if got2, why2 := ResolveStorage(c.asked, c.rows, c.dim, c.nnz); got2 != got || why2 != why {
+				t.Errorf("%s: ResolveStorage = %s (%q), ResolveStorageLimit at the default limit %s (%q)", c.name, got2, why2, got, why)
+			}
+		}
+	}
+	for cols, want := range map[int]float64{50: 0, 120: 0, 210: 0.1, 282: 0.18, 2000: 0.18, 1 << 20: 0.18} {
+		if got := SparseCrossover(cols); math.Abs(got-want) > 1e-12 {
+			t.Errorf("SparseCrossover(%d) = %v, want %v", cols, got, want)
 		}
 	}
 	for in, want := range map[string]Storage{"auto": StorageAuto, " Dense": StorageDense, "SPARSE": StorageSparse} {

@@ -13,8 +13,11 @@ type Storage string
 
 // The storages Load and ReadLibSVM know. CSV files are always dense.
 const (
-	// StorageAuto chooses by density: sparse when the file's non-zeros are
-	// fewer than SparseDensity of its rows × features, dense otherwise.
+	// StorageAuto chooses by the cost of kernel rows and by memory (see
+	// ResolveStorageLimit): sparse rows when the density is below the
+	// measured crossover for the file's number of features, or when dense
+	// rows would take more than four times the sparse ones' memory or more
+	// than the memory limit; dense rows otherwise.
 	StorageAuto Storage = "auto"
 	// StorageDense holds a row-major float32 matrix: 4 bytes a value, zeros
 	// included.
@@ -30,20 +33,33 @@ const (
 // algorithms it has checked, asks for StorageAuto).
 const DefaultStorage = StorageDense
 
-// SparseDensity is the density (stored non-zeros / (rows·features)) below
-// which StorageAuto chooses sparse rows.
-//
-// Memory alone would put the threshold at 0.5: sparse rows take 8 bytes a
-// non-zero, dense rows 4 bytes a value. Speed puts it lower: a dense kernel
-// row streams both operands with vector loads and FMAs, while a sparse one
-// scatters a row into a dense block and gathers the other operand's values
-// by column, about two to three times the work per stored value. At a
-// quarter density the sparse matrix is half the dense one and its kernel
-// rows cost about what dense ones do; below it sparse wins on both counts
-// (text and web sets are far below it: rcv1 0.0016, news20 0.00034), above
-// it dense wins on speed at a memory cost of at most 2×. Mushrooms' one-hot
-// columns (0.19) are just below it.
+// SparseDensity is the density below which package svm keeps a LIBSVM
+// model's support vectors sparse when it reads a model file. Data sets no
+// longer use it: StorageAuto's rule is ResolveStorageLimit's.
 const SparseDensity = 0.25
+
+// DenseMemoryFactor is the most memory StorageAuto spends on dense rows
+// for their speed: dense rows (4 bytes a value) are chosen only where they
+// take at most this many times the bytes of compressed sparse rows (8
+// bytes a non-zero and 8 a row), which holds from a density of about 1/8
+// up.
+const DenseMemoryFactor = 4
+
+// SparseCrossover returns the density below which sparse rows give faster
+// RBF kernel rows than dense rows of cols features on the avx2 backend
+// (the default CPU backend): 0 up to 120 features (dense rows are faster
+// at every density), rising linearly to 0.18 at 282 features and 0.18
+// from there on. It is fitted to engine's BenchmarkStorageCrossover (the
+// SVM's gathered rows, K(X[idx], X) for 16 and 64 rows of 2,000, one
+// thread; November 2026), where sparse/dense time crossed 1 at no density
+// from 0.02 up for 50 and 112 features, at about 0.05 for 150, 0.1–0.15
+// for 200, 0.2 for 300 and 1,000, and 0.15–0.2 for 2,000. Below about a
+// 1/8 density the memory rule (DenseMemoryFactor) chooses sparse rows
+// anyway. On the go backend sparse rows were faster throughout that grid
+// (0.05–0.93 of the dense time up to density 0.5).
+func SparseCrossover(cols int) float64 {
+	return min(0.18, max(0, float64(cols-120)/900))
+}
 
 // MaxSparseIndex is the largest feature index sparse storage takes: its
 // column indices are int32.
@@ -59,7 +75,8 @@ func ParseStorage(s string) (Storage, error) {
 }
 
 // WithStorage chooses how a LIBSVM file's features are held: StorageAuto
-// (by density, see SparseDensity), StorageDense or StorageSparse. The
+// (by the speed of kernel rows and by memory, see ResolveStorageLimit),
+// StorageDense or StorageSparse. The
 // default is DefaultStorage. CSV files are read dense whatever it says.
 // In sparse storage the memory limit is charged the compressed rows (8
 // bytes a non-zero and 8 a row) and nothing data-sized is dense: memory is
@@ -75,19 +92,49 @@ func WithStorage(s Storage) Option {
 	}
 }
 
-// ResolveStorage returns the storage asked for as s (StorageAuto resolved
-// by density) of a rows×dim matrix with nnz non-zeros, and why, in words.
+// ResolveStorage is ResolveStorageLimit with DefaultMemoryLimit, the
+// limit the readers use without WithMemoryLimit.
 func ResolveStorage(s Storage, rows, dim int, nnz int64) (Storage, string) {
+	return ResolveStorageLimit(s, rows, dim, nnz, DefaultMemoryLimit)
+}
+
+// ResolveStorageLimit returns the storage asked for as s of a rows×dim
+// matrix with nnz non-zeros, and why, in words. StorageAuto resolves to
+// sparse rows when any of these holds, and to dense rows otherwise:
+//
+//   - the density nnz/(rows·dim) is below SparseCrossover(dim): sparse
+//     kernel rows are faster;
+//   - dense rows (4·rows·dim bytes) would take more than DenseMemoryFactor
+//     times the sparse rows' SparseBytes: too much memory for their speed;
+//   - dense rows would not fit limit (the readers' memory limit).
+func ResolveStorageLimit(s Storage, rows, dim int, nnz, limit int64) (Storage, string) {
 	dens := Density(rows, dim, nnz)
 	switch s {
 	case StorageDense, StorageSparse:
 		return s, fmt.Sprintf("%s storage asked for (density %.3g)", s, dens)
 	}
-	if rows > 0 && dim > 0 && dens < SparseDensity {
-		return StorageSparse, fmt.Sprintf("density %.3g is below %g: sparse rows take %s instead of %s dense",
-			dens, SparseDensity, humanBytes(SparseBytes(rows, nnz)), humanBytes(4*int64(rows)*int64(dim)))
+	if rows <= 0 || dim <= 0 {
+		return StorageDense, "no values: dense rows"
 	}
-	return StorageDense, fmt.Sprintf("density %.3g is at least %g: dense rows are faster to compute on", dens, SparseDensity)
+	dense, sparse := 4*int64(rows)*int64(dim), SparseBytes(rows, nnz)
+	cross := SparseCrossover(dim)
+	switch {
+	case dens < cross:
+		return StorageSparse, fmt.Sprintf("density %.3g is below %.3g, under which sparse kernel rows of %d features are faster: sparse rows take %s instead of %s dense",
+			dens, cross, dim, humanBytes(sparse), humanBytes(dense))
+	case dense > DenseMemoryFactor*sparse:
+		return StorageSparse, fmt.Sprintf("density %.3g: dense rows would take %s, over %d times the %s of sparse rows",
+			dens, humanBytes(dense), DenseMemoryFactor, humanBytes(sparse))
+	case dense > limit:
+		return StorageSparse, fmt.Sprintf("density %.3g: dense rows would take %s, over the %s memory limit; sparse rows take %s",
+			dens, humanBytes(dense), humanBytes(limit), humanBytes(sparse))
+	}
+	why := fmt.Sprintf("sparse kernel rows of %d features are faster only below density %.3g", dim, cross)
+	if cross == 0 {
+		why = fmt.Sprintf("dense kernel rows of %d features are faster at any density", dim)
+	}
+	return StorageDense, fmt.Sprintf("density %.3g: %s, and dense rows take %s against %s sparse (at most %d times allowed)",
+		dens, why, humanBytes(dense), humanBytes(sparse), DenseMemoryFactor)
 }
 
 // Density is nnz / (rows·dim), 0 for an empty shape.

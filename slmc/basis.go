@@ -169,28 +169,28 @@ func (p *problem) rbfGrad(g *mat.Dense, b *basis, beta, c []float64, s float64) 
 	g.Zero()
 	// First term: M X_idx − diag(M 1) Z, with M_ui = c_i K(z_u, x_i).
 	if len(idx) > 0 {
-		m := mat.NewDense(nz, len(idx), nil)
+		// mt holds Mᵀ: row r is M's column for the training row idx[r].
+		mt := make([]float64, len(idx)*nz)
 		rowSum := make([]float64, nz)
 		for u := range nz {
 			pr := b.psi.RawRowView(u)
-			mr := m.RawRowView(u)
 			for r, i := range idx {
-				mr[r] = c[i] * pr[i]
-				rowSum[u] += mr[r]
+				w := c[i] * pr[i]
+				mt[r*nz+u] = w
+				rowSum[u] += w
 			}
 		}
-		if p.x.IsSparse() {
-			// M X_idx from the rows' non-zeros: O(Nz · nnz), no dense rows.
-			for u := range nz {
-				gr, mr := g.RawRowView(u), m.RawRowView(u)
-				for r, i := range idx {
-					if w := mr[r]; w != 0 {
-						p.x.ForEachNonZero(i, func(j int, v float32) { gr[j] += w * float64(v) })
-					}
+		// M X_idx one training row at a time, in the order of idx, from
+		// the rows' non-zeros or their dense float64 copy alike (addRow:
+		// the same bits for both storages; a blocked product's order
+		// would differ from the sparse one's). Each training row is added
+		// to every g_u before the next is read, so it is read once.
+		for r, i := range idx {
+			for u, w := range mt[r*nz : (r+1)*nz] {
+				if w != 0 {
+					p.addRow(g.RawRowView(u), w, i)
 				}
 			}
-		} else {
-			g.Mul(m, p.rowsOf(idx))
 		}
 		for u := range nz {
 			gr, zr := g.RawRowView(u), b.z.RawRowView(u)

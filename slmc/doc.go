@@ -6,7 +6,7 @@
 // reduced SVM (RSVM) and the modified RSVM (MRSVM).
 //
 // All of them produce a Model f(x) = Σ_u β_u K(z_u, x) + b. For fixed XVs Z,
-// the package builds Ψ = K(Z, X) through the engine and Kz = K(Z, Z) =
+// the package builds Ψ = K(Z, X) in float64 and Kz = K(Z, Z) =
 // VΛVᵀ in float64 (gonum's EigenSym; eigenvalues below 1e-9·λmax are
 // dropped, i.e. a pseudo-inverse), whitens with T = Λ^{-1/2}Vᵀ, trains the
 // exact C-SVC with bias on φ_z(x_i) = Tψ_z(x_i) with package svm's solver
@@ -82,6 +82,18 @@
 // restored, bit for bit on the same backend and thread count. The file
 // grows by Nz·d numbers per evaluation (USPS 3 vs 8 with Nz = 12: about
 // 5.4 MB after 200 iterations, against a 37 KB model).
+//
+// Dense and sparse storage of the same training rows give the same models,
+// bit for bit, on every backend: Ψ's dot products z_u·x_i are sums over
+// the row's non-zeros in feature order (package internal/dot64: an AVX2
+// kernel and its pure-Go reference round alike; a dense row's zeros add
+// nothing), the squared norms and the gradient's Σ_i c_i x_i likewise, and
+// nothing else the optimisation reads depends on the storage. (Ψ came from
+// the engine's float32 kernel blocks before, which round differently for
+// dense and sparse operands and from backend to backend; L-BFGS over Z,
+// which is not convex, grew that last bit into decisions a few percent
+// apart after 200 iterations.) Predictions (Model.Decision) still go
+// through the engine's float32 kernels, as every model's do.
 //
 // Model.Save and Load store a model in a versioned, checksummed file;
 // Load refuses truncated, damaged and over-long files with an error.

@@ -125,8 +125,10 @@ func (p *problem) fit(z *mat.Dense, c float64, warm []float64, o SolverOptions) 
 type FitOptions struct {
 	// Solver tunes the inner SVM solve.
 	Solver SolverOptions
-	// Float64Kernels computes K(Z, X) in float64 instead of through the
-	// engine's float32 kernel blocks (slower; for checks).
+	// Float64Kernels runs without an engine: K(Z, X) is computed in
+	// float64 either way (the same values; see the package documentation),
+	// and with this set it runs on one thread and nothing is held against
+	// an engine's memory budget.
 	Float64Kernels bool
 }
 

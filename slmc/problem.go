@@ -9,6 +9,7 @@ import (
 
 	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/internal/dot64"
 )
 
 // ErrKernel is wrapped by the error returned when a method is asked to use a
@@ -29,17 +30,21 @@ func checkRBF(method string, k pursuit.Kernel) error {
 }
 
 // problem holds binary training data in the forms the methods need: the
-// float32 matrix for the engine's kernel blocks and, for dense rows, a
-// float64 copy for the gradients. Sparse rows get no copy: the gradients
-// and the float64 reference kernels read their non-zeros.
+// rows as given and, for dense rows, a float64 copy for the kernel values
+// and the gradients. Sparse rows get no copy: both read their non-zeros,
+// with sums that give the same bits as the dense copy's (dot64).
 type problem struct {
-	eng    *engine.Engine // nil: kernels in float64 (reference path)
-	k      pursuit.Kernel
-	x      pursuit.Matrix // N×d
-	xNorms []float32      // ‖x_i‖² (float32, for the engine)
-	xf     *mat.Dense     // N×d float64 copy of dense x (nil for sparse x)
-	xsq    []float64      // ‖x_i‖² in float64
-	y      []float64      // ±1
+	eng *engine.Engine // nil: no budget, one thread
+	k   pursuit.Kernel
+	x   pursuit.Matrix // N×d
+	xf  *mat.Dense     // N×d float64 copy of dense x (nil for sparse x)
+	xsq []float64      // ‖x_i‖² in float64, summed in feature order
+	y   []float64      // ±1
+	// cols, for dense rows with at most half their values zero, lists
+	// every feature 0..d−1: zDots then hands the kernel the whole float64
+	// row, zeros included (they change no sum), instead of gathering its
+	// non-zeros.
+	cols []int32
 	// w, when not nil, holds a weight per training point: the number of
 	// identical rows with the same label it stands for. Point i's SVM bound
 	// is C·w_i, which gives the same solution as the rows it merges.
@@ -63,8 +68,8 @@ func (p *problem) errorRate(f []float64) float64 {
 }
 
 // newProblem validates x and y (labels must be −1 or +1, both present) and
-// prepares the float64 copies. eng may be nil for the float64 reference
-// kernels.
+// prepares the float64 copies. eng may be nil (Float64Kernels): then nothing
+// is held against a budget and Ψ is computed on one thread.
 func newProblem(eng *engine.Engine, k pursuit.Kernel, x pursuit.Matrix, y []float64) (*problem, error) {
 	if err := x.Validate(); err != nil {
 		return nil, fmt.Errorf("training matrix: %w", err)
@@ -97,13 +102,6 @@ func newProblem(eng *engine.Engine, k pursuit.Kernel, x pursuit.Matrix, y []floa
 	} else if err := p.denseCopy(); err != nil {
 		return nil, err
 	}
-	if eng != nil {
-		norms, err := eng.SqNorms(x)
-		if err != nil {
-			return nil, fmt.Errorf("squared norms of the training matrix: %w", err)
-		}
-		p.xNorms = norms
-	}
 	return p, nil
 }
 
@@ -117,7 +115,7 @@ func (p *problem) sparseNorms() error {
 			if bad == nil && (math.IsNaN(f) || math.IsInf(f, 0)) {
 				bad = fmt.Errorf("training example %d, feature %d is %v, not finite", i+1, j+1, v)
 			}
-			p.xsq[i] += f * f
+			p.xsq[i] += float64(f * f)
 		})
 		if bad != nil {
 			return bad
@@ -137,6 +135,15 @@ func (p *problem) denseCopy() error {
 		}
 	}
 	p.xf = mat.NewDense(n, d, nil)
+	var zeros int64
+	defer func() {
+		if 2*zeros <= int64(n)*int64(d) {
+			p.cols = make([]int32, d)
+			for j := range p.cols {
+				p.cols[j] = int32(j)
+			}
+		}
+	}()
 	for i := range n {
 		dst := p.xf.RawRowView(i)
 		var s float64
@@ -146,7 +153,10 @@ func (p *problem) denseCopy() error {
 				return fmt.Errorf("training example %d, feature %d is %v, not finite", i+1, j+1, v)
 			}
 			dst[j] = f
-			s += f * f
+			s += float64(f * f) // as sparseNorms: a zero adds +0
+			if f == 0 {
+				zeros++
+			}
 		}
 		p.xsq[i] = s
 	}
@@ -157,33 +167,116 @@ func (p *problem) denseCopy() error {
 func (p *problem) n() int { return p.x.Rows }
 func (p *problem) d() int { return p.x.Cols }
 
-// psi returns Ψ = K(Z, X), Nz×N, through the engine (float32 kernel block,
-// widened) or, without an engine, in float64.
+// psi returns Ψ = K(Z, X), Nz×N, in float64, with the same bits for dense
+// and sparse storage of the same rows (zDots, and the squared norms summed
+// in feature order), so that every value that
+// feeds SLMC's optimisation, and with it the whole L-BFGS path, is the same
+// for both: the engine's float32 kernel blocks round differently for dense
+// and sparse operands, and the non-convex minimisation of W(Z) amplified
+// that last-bit difference to a few percent of the decisions. With an
+// engine the training rows are split over its threads and the block is
+// held against its memory budget.
 func (p *problem) psi(z *mat.Dense) (*mat.Dense, error) {
-	nz, _ := z.Dims()
+	nz, d := z.Dims()
 	n := p.n()
-	out := mat.NewDense(nz, n, nil)
-	if p.eng == nil {
-		if p.x.IsSparse() {
-			kernelRefSparse(out, p.k, z, p.x, p.xsq)
-		} else {
-			kernelRef(out, p.k, z, p.xf, p.xsq)
+	if p.eng != nil {
+		if err := p.eng.Reserve(fmt.Sprintf("the %d×%d kernel block K(Z, X)", nz, n), int64(nz)*int64(n)*8); err != nil {
+			return nil, err
 		}
-		return out, nil
 	}
-	if err := p.eng.Reserve(fmt.Sprintf("the %d×%d kernel block K(Z, X)", nz, n), int64(nz)*int64(n)*12); err != nil {
-		return nil, err
+	out := mat.NewDense(nz, n, nil)
+	zsq := rowSqNorms(z)
+	// Zᵀ with rows padded to a multiple of 4 values (the narrowest
+	// kernel's width; the padding's sums are not read).
+	ldz := (nz + 3) &^ 3
+	zt := make([]float64, d*ldz)
+	for u := range nz {
+		for j, v := range z.RawRowView(u) {
+			zt[j*ldz+u] = v
+		}
 	}
-	zm := toMatrix32(z)
-	blk := pursuit.NewMatrix(nz, n)
-	if err := p.eng.KernelBlock(blk, p.k, zm, nil, p.x, p.xNorms); err != nil {
-		return nil, fmt.Errorf("kernel block K(Z, X): %w", err)
+	parts := 1
+	if p.eng != nil && nz*n*max(d, 1) >= 1<<18 {
+		parts = p.eng.Threads()
 	}
-	raw := out.RawMatrix().Data
-	for i, v := range blk.Data[:nz*n] {
-		raw[i] = float64(v)
-	}
+	raw := out.RawMatrix()
+	p.eng.For(n, parts, func(lo, hi int) {
+		var dots [4][]float64
+		for r := range dots {
+			dots[r] = make([]float64, ldz)
+		}
+		put := func(i int, dots []float64) {
+			for u, dot := range dots[:nz] {
+				raw.Data[u*raw.Stride+i] = p.k.FromDot(dot, zsq[u]+p.xsq[i]-2*dot)
+			}
+		}
+		i := lo
+		if p.cols != nil {
+			// Four dense rows at a time: they share their column list,
+			// which keeps the kernels for the last 8 or 4 vectors as
+			// fast per value as the 16-wide one (the same bits as one
+			// row at a time).
+			var vals [4][]float64
+			for ; i+4 <= hi; i += 4 {
+				for r := range vals {
+					vals[r] = p.xf.RawRowView(i + r)
+				}
+				dot64.Dots4(&dots, zt, ldz, p.cols, &vals)
+				for r := range dots {
+					put(i+r, dots[r])
+				}
+			}
+		}
+		idx, val := make([]int32, 0, d), make([]float64, 0, d)
+		for ; i < hi; i++ {
+			p.zDots(dots[0], zt, ldz, i, idx, val)
+			put(i, dots[0])
+		}
+	})
 	return out, nil
+}
+
+// zDots writes z_u·x_i into dots[u] for the rows z_u of Z, given as its
+// transpose zt (d rows of ldz ≥ len(dots) values): dot64.Dots over the
+// non-zeros of x_i in feature order, a dense row's zeros skipped, so that
+// dense and sparse storage of the row give the same bits (a mostly
+// non-zero dense row goes whole, its zeros adding ±0, which changes no
+// sum). idx and val are scratch of d entries.
+func (p *problem) zDots(dots, zt []float64, ldz int, i int, idx []int32, val []float64) {
+	idx, val = idx[:0], val[:0]
+	switch {
+	case p.cols != nil:
+		idx, val = p.cols, p.xf.RawRowView(i)
+	case p.xf != nil:
+		for j, v := range p.xf.RawRowView(i) {
+			if v != 0 {
+				idx = append(idx, int32(j))
+				val = append(val, v)
+			}
+		}
+	default:
+		ix, vx := p.x.SparseRow(i)
+		idx = ix
+		for _, v := range vx {
+			val = append(val, float64(v))
+		}
+	}
+	dot64.Dots(dots, zt, ldz, idx, val)
+}
+
+// addRow adds w·x_i to dst (length d): for a dense row an axpy over its
+// float64 copy (a zero adds ±0, which leaves an entry that is not −0 as it
+// is), for a sparse one the products of its non-zeros, each rounded before
+// it is added as axpy does: the same bits.
+func (p *problem) addRow(dst []float64, w float64, i int) {
+	if p.xf != nil {
+		axpy(dst, w, p.xf.RawRowView(i))
+		return
+	}
+	idx, val := p.x.SparseRow(i)
+	for q, j := range idx {
+		dst[j] += float64(w * float64(val[q]))
+	}
 }
 
 // kernelRef writes K(a_i, b_j) into dst (a.Rows×b.Rows) in float64. bsq
@@ -200,21 +293,6 @@ func kernelRef(dst *mat.Dense, k pursuit.Kernel, a, b *mat.Dense, bsq []float64)
 		row := dst.RawRowView(i)
 		for j := range rb {
 			row[j] = k.FromDot(row[j], asq[i]+bsq[j]-2*row[j])
-		}
-	}
-}
-
-// kernelRefSparse is kernelRef against sparse rows b (squared norms bsq):
-// the dot products read b's non-zeros.
-func kernelRefSparse(dst *mat.Dense, k pursuit.Kernel, a *mat.Dense, b pursuit.Matrix, bsq []float64) {
-	ra, _ := a.Dims()
-	asq := rowSqNorms(a)
-	for i := range ra {
-		row, ar := dst.RawRowView(i), a.RawRowView(i)
-		for j := range b.Rows {
-			var dot float64
-			b.ForEachNonZero(j, func(c int, v float32) { dot += ar[c] * float64(v) })
-			row[j] = k.FromDot(dot, asq[i]+bsq[j]-2*dot)
 		}
 	}
 }

@@ -71,8 +71,10 @@ type Config struct {
 	// stay separate points). Initial XVs are drawn from distinct rows
 	// either way (one drawn twice makes Kz singular).
 	KeepDuplicates bool
-	// Float64Kernels computes K(Z, X) in float64 instead of through the
-	// engine's float32 kernel blocks (slower; for gradient checks).
+	// Float64Kernels runs without an engine: K(Z, X) is computed in
+	// float64 either way (the same values; see the package documentation),
+	// and with this set it runs on one thread and nothing is held against
+	// an engine's memory budget.
 	Float64Kernels bool
 	Solver         SolverOptions
 	Optim          OptimOptions

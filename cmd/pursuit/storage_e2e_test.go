@@ -49,7 +49,7 @@ func TestStorageFlag(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &info); err != nil {
 		t.Fatalf("%v\n%s", err, r.stdout)
 	}
-	if info.Storage.Kind != "sparse" || info.Scale != "maxabs" || info.Examples != 400 || !strings.Contains(info.Storage.Reason, "below 0.25") || info.Storage.Bytes >= info.DenseBytes {
+	if info.Storage.Kind != "sparse" || info.Scale != "maxabs" || info.Examples != 400 || !strings.Contains(info.Storage.Reason, "below 0.18") || info.Storage.Bytes >= info.DenseBytes {
 		t.Errorf("info --data: %+v %+v", info, info.Storage)
 	}
 	r = mustRun(t, dir, "info", "--data", text, "--storage", "dense")
