@@ -20,12 +20,22 @@ const (
 )
 
 // DefaultScaleMode returns the scaling to use on x when none is asked for:
-// ScaleMaxAbs for sparse x, as it keeps the zeros (min-max scaling maps a
-// zero to −1 unless the feature's range is symmetric, and standard scaling
-// subtracts the mean: both fill in the zeros of sparse data), ScaleMinMax
-// for dense x.
+// ScaleMaxAbs for sparse data (density below SparseDensity, or rows held
+// sparse), as it keeps the zeros (min-max scaling maps a zero to −1 unless
+// the feature's range is symmetric, and standard scaling subtracts the
+// mean: both fill in the zeros of sparse data), ScaleMinMax otherwise.
+// The choice follows the data, not the storage StorageAuto picked for
+// them: storage is a speed and memory choice, and the same numbers held
+// dense or sparse get the same scaling and so the same model.
 func DefaultScaleMode(x pursuit.Matrix) ScaleMode {
-	if x.IsSparse() {
+	return DefaultScaleModeOf(x.IsSparse(), x.Rows, x.Cols, CountNonZeros(x))
+}
+
+// DefaultScaleModeOf is DefaultScaleMode for data of rows×cols values with
+// nnz non-zeros (sparse: held as compressed sparse rows), for callers
+// that count them across several parts (the ranks of a sharded run).
+func DefaultScaleModeOf(sparse bool, rows, cols int, nnz int64) ScaleMode {
+	if sparse || (rows > 0 && cols > 0 && Density(rows, cols, nnz) < SparseDensity) {
 		return ScaleMaxAbs
 	}
 	return ScaleMinMax

@@ -438,8 +438,13 @@ func TestSparseValidate(t *testing.T) {
 
 func TestScaleMaxAbsSparse(t *testing.T) {
 	dense, sparse := sparseRandom(t, 60, 9, 4)
-	if DefaultScaleMode(sparse.X) != ScaleMaxAbs || DefaultScaleMode(dense.X) != ScaleMinMax {
-		t.Fatal("DefaultScaleMode")
+	if d := Density(dense.Len(), dense.Dim(), CountNonZeros(dense.X)); d >= SparseDensity {
+		t.Fatalf("the fixture's density %.3g is not below %g", d, SparseDensity)
+	}
+	// The default follows the data, not their storage: the same sparse
+	// numbers held dense get maxabs too.
+	if DefaultScaleMode(sparse.X) != ScaleMaxAbs || DefaultScaleMode(dense.X) != ScaleMaxAbs {
+		t.Fatalf("DefaultScaleMode: sparse rows %s, the same rows dense %s; want maxabs for both", DefaultScaleMode(sparse.X), DefaultScaleMode(dense.X))
 	}
 	sd, err := FitScaler(ScaleMaxAbs, dense.X)
 	if err != nil {
@@ -505,3 +510,35 @@ func itoa(i int) string     { return strconv.Itoa(i) }
 func ftoa(v float64) string { return strconv.FormatFloat(float64(float32(v)), 'g', -1, 32) }
 func abs(v float64) float64 { return math.Abs(v) }
 func posInf() float64       { return math.Inf(1) }
+
+// TestDefaultScaleModeByDensity: dense rows at or above SparseDensity get
+// minmax, below it maxabs; rows held sparse get maxabs at any density
+// (minmax would fill in their zeros).
+func TestDefaultScaleModeByDensity(t *testing.T) {
+	// 4 rows × 4 columns: nnz non-zeros, filled row by row.
+	rows := func(nnz int) pursuit.Matrix {
+		m := pursuit.NewMatrix(4, 4)
+		for k := range nnz {
+			m.Row(k / 4)[k%4] = float32(k + 1)
+		}
+		return m
+	}
+	for _, c := range []struct {
+		nnz  int
+		want ScaleMode
+	}{{0, ScaleMaxAbs}, {3, ScaleMaxAbs}, {4, ScaleMinMax}, {16, ScaleMinMax}} {
+		m := rows(c.nnz)
+		if got := DefaultScaleMode(m); got != c.want {
+			t.Errorf("dense, %d of 16 non-zero: %s, want %s", c.nnz, got, c.want)
+		}
+		if got := DefaultScaleMode(Sparsify(&Dataset{X: m, Y: make([]float64, 4)}).X); got != ScaleMaxAbs {
+			t.Errorf("sparse, %d of 16 non-zero: %s, want maxabs", c.nnz, got)
+		}
+		if n := CountNonZeros(m); n != int64(c.nnz) {
+			t.Errorf("NonZeros = %d, want %d", n, c.nnz)
+		}
+	}
+	if got := DefaultScaleModeOf(false, 0, 5, 0); got != ScaleMinMax {
+		t.Errorf("no rows: %s, want minmax", got)
+	}
+}

@@ -33,9 +33,11 @@ const (
 // algorithms it has checked, asks for StorageAuto).
 const DefaultStorage = StorageDense
 
-// SparseDensity is the density below which package svm keeps a LIBSVM
-// model's support vectors sparse when it reads a model file. Data sets no
-// longer use it: StorageAuto's rule is ResolveStorageLimit's.
+// SparseDensity is the density below which data count as sparse: their
+// default scaling keeps zeros (DefaultScaleMode), and package svm keeps a
+// LIBSVM model's support vectors sparse when it reads a model file. The
+// storage of data sets does not follow it: StorageAuto's rule is
+// ResolveStorageLimit's, by measured speed and memory.
 const SparseDensity = 0.25
 
 // DenseMemoryFactor is the most memory StorageAuto spends on dense rows

@@ -9,7 +9,8 @@ import (
 )
 
 // ScaleAuto is the Prep.Scale that chooses the scaling from the training
-// rows: data.DefaultScaleMode (maxabs for sparse rows, minmax for dense).
+// rows: data.DefaultScaleMode (maxabs for sparse data, by density or
+// storage, minmax otherwise; across ranks, by all the ranks' rows).
 const ScaleAuto data.ScaleMode = "auto"
 
 // Prep is the preprocessing step of a training run, with one owner: it
@@ -181,6 +182,14 @@ func FitScaler(g engine.Group, mode data.ScaleMode, ds *data.Dataset) (*data.Sca
 	var s *data.Scaler
 	var err error
 	if g.Sharded() {
+		if mode == ScaleAuto {
+			// Every rank takes the same default: the density of all the
+			// ranks' rows together, not of its own.
+			m, err = resolveScaleAcross(g, ds)
+			if err != nil {
+				return nil, fmt.Errorf("%s: choosing the default scaling: %w", ds.Name, err)
+			}
+		}
 		s, err = data.FitScalerComm(m, ds.X, g)
 	} else {
 		s, err = data.FitScaler(m, ds.X)
@@ -189,6 +198,21 @@ func FitScaler(g engine.Group, mode data.ScaleMode, ds *data.Dataset) (*data.Sca
 		return nil, fmt.Errorf("%s: %w", ds.Name, err)
 	}
 	return s, nil
+}
+
+// resolveScaleAcross is ResolveScale's default for the rows of every rank
+// of g together (a collective): sparse if any rank holds its rows sparse,
+// else by the density of all the rows.
+func resolveScaleAcross(g engine.Group, ds *data.Dataset) (data.ScaleMode, error) {
+	sparse := 0.0
+	if ds.X.IsSparse() {
+		sparse = 1
+	}
+	buf := []float64{sparse, float64(ds.X.Rows), float64(data.CountNonZeros(ds.X))}
+	if err := g.AllreduceSum(buf); err != nil {
+		return "", err
+	}
+	return data.DefaultScaleModeOf(buf[0] > 0, int(buf[1]), ds.X.Cols, int64(buf[2])), nil
 }
 
 // ScaleInPlace scales ds with s (nothing for a nil ds).

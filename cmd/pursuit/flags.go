@@ -82,7 +82,7 @@ func addDataFlags(fs *flag.FlagSet, d *dataFlags, withTest bool) {
 
 // Usage texts shared by several commands.
 const (
-	scaleUsage       = "feature scaling fitted on the training data and kept in the model: auto (the default: minmax for dense data, maxabs for sparse data, as it keeps their zeros), minmax ([-1,1]), maxabs (x/max|x|, onto [-1,1], zeros stay zero), standard or none; sparse data take only maxabs or none"
+	scaleUsage       = "feature scaling fitted on the training data and kept in the model: auto (the default: maxabs for sparse data, density below 0.25, as it keeps their zeros; minmax otherwise, whatever the storage), minmax ([-1,1]), maxabs (x/max|x|, onto [-1,1], zeros stay zero), standard or none; sparse data take only maxabs or none"
 	storageUsage     = "how LIBSVM data are held in memory: auto (sparse rows below the density where they give faster kernel rows, 0 up to 120 features rising to 0.18 from 282, or where dense rows would take over 4 times the memory or exceed the memory limit; else dense), dense or sparse; CSV is always dense. Algorithms that do not take sparse rows yet hold the data dense"
 	labelColumnUsage = "CSV only: 0-based column holding the label (default 0, the first column; negative counts from the end, -1 is the last)"
 	threadsUsage     = "CPU threads for the CPU backends; 0 (the default) means GOMAXPROCS"

@@ -310,7 +310,7 @@ func prepError(err error) error {
 }
 
 // scaleFlag parses --scale: auto is learn.ScaleAuto (maxabs for sparse
-// rows, minmax for dense ones).
+// data, minmax otherwise: data.DefaultScaleMode).
 func scaleFlag(mode string) (data.ScaleMode, error) {
 	if mode == "auto" {
 		return learn.ScaleAuto, nil
