@@ -197,7 +197,6 @@ func demoRun(ev *env, e *engine.Engine, o *demoOptions, p *demoProblem, a *algor
 	}
 	plan := learn.LabelPlan{Task: learn.TaskBinary, Classes: []float64{-1, 1}}
 	bar := newProgressBar(ev, p.name+" "+a.name, o.quiet)
-	bar.label = p.name + " " + a.name
 	res, err := fitSplit(e, a, &mf, &df, plan, p.train, p.test, bar)
 	if err != nil {
 		return r, nil, err
