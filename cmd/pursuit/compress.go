@@ -13,7 +13,6 @@ import (
 
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
-	"github.com/pursuit-ml/pursuit/internal/plot"
 	"github.com/pursuit-ml/pursuit/learn"
 	"github.com/pursuit-ml/pursuit/slmc"
 	"github.com/pursuit-ml/pursuit/svm"
@@ -79,32 +78,6 @@ pursuit export --model usps8-slmc.model --out usps8-slmc.libsvm   # svm-predict 
 # Binary and one-vs-one results export as LIBSVM or ONNX; one-vs-rest ones as neither.`,
 		run: runCompress,
 	}
-}
-
-// compressRow is one line of compress's table.
-type compressRow struct {
-	Model            string   `json:"model"`
-	Method           string   `json:"method"`
-	Fraction         *float64 `json:"nz_frac,omitempty"`
-	Vectors          int      `json:"vectors"`
-	Error            *float64 `json:"error"`
-	PredictMSPer1000 float64  `json:"predict_ms_per_1000"`
-	Speedup          float64  `json:"speedup"`
-	CompressSeconds  float64  `json:"compress_seconds,omitempty"`
-	File             string   `json:"file,omitempty"`
-}
-
-type compressJSON struct {
-	Model    string        `json:"model"`
-	Kernel   string        `json:"kernel"`
-	Task     string        `json:"task"`
-	Classes  []string      `json:"classes"`
-	Machines int           `json:"machines"`
-	C        float64       `json:"c"`
-	ErrorOn  string        `json:"error_on"`
-	NError   int           `json:"n_error"`
-	Backend  string        `json:"backend"`
-	Rows     []compressRow `json:"rows"`
 }
 
 // loadCompressSource reads --model: a LIBSVM text model (any number of
@@ -295,46 +268,18 @@ func runCompress(ev *env, args []string) error {
 	if err != nil {
 		return compressError(err)
 	}
-	plan, cost := src.Plan, table.C
-	rows := make([]compressRow, len(table.Rows))
-	for i, t := range table.Rows {
-		rows[i] = compressRow{Model: o.model, Method: "svm", Vectors: t.Vectors, Error: num(t.Error),
-			PredictMSPer1000: t.PredictSeconds * 1e6 / float64(max(evalSet.Len(), 1)), Speedup: t.Speedup}
-		if i > 0 {
-			rows[i].Model, rows[i].Method, rows[i].CompressSeconds, rows[i].File = outs[i-1], o.method, t.CompressSeconds, outs[i-1]
-			if !set["nz"] {
-				rows[i].Fraction = num(t.Fraction)
-			}
-		}
-	}
+	rep := table.Report(src, o.model, o.method, outs, !set["nz"], evalName, evalSet.Len(), e.BackendName())
 	if o.plot != "" {
-		if err := writeTradeoff(o.plot, rows, evalName); err != nil {
-			return err
+		if err := rep.Plot(o.plot); err != nil {
+			return fmt.Errorf("--plot: %w", err)
 		}
 	}
 	if o.jsonOutput {
-		out := compressJSON{Model: o.model, Kernel: src.Machines[0].Kernel.String(), Task: plan.Task,
-			C: cost, ErrorOn: evalName, NError: evalSet.Len(), Backend: e.BackendName(), Rows: rows}
-		for _, sm := range src.Machines {
-			out.Machines += sm.NumDecision()
-		}
-		for _, c := range plan.Classes {
-			out.Classes = append(out.Classes, learn.FormatLabel(c))
-		}
-		return printJSON(ev, out)
+		return printJSON(ev, rep)
 	}
-	w := ev.stdout
-	fmt.Fprintf(w, "%-7s %8s %8s %10s %16s %8s  %s\n", "method", "nz-frac", "vectors", "error", "ms/1000 rows", "speedup", "model")
-	for _, r := range rows {
-		frac := "-"
-		if r.Fraction != nil {
-			frac = strconv.FormatFloat(*r.Fraction, 'g', -1, 64)
-		}
-		fmt.Fprintf(w, "%-7s %8s %8d %9.2f%% %16.3f %7.1fx  %s\n", r.Method, frac, r.Vectors, 100**r.Error, r.PredictMSPer1000, r.Speedup, r.Model)
-	}
-	fmt.Fprintf(w, "errors on %s (%d examples); prediction time is the fastest of several runs, backend %s; C = %g\n", evalName, evalSet.Len(), e.BackendName(), cost)
+	rep.WriteText(ev.stdout)
 	if o.plot != "" {
-		fmt.Fprintf(w, "plot written to %s\n", o.plot)
+		fmt.Fprintf(ev.stdout, "plot written to %s\n", o.plot)
 	}
 	return nil
 }
@@ -346,28 +291,4 @@ func compressError(err error) error {
 		return fmt.Errorf("%w; retrain the SVM with the rbf kernel (svm-train -t 2) to compress it", err)
 	}
 	return err
-}
-
-// writeTradeoff plots the compressed models' error against their vectors,
-// with the original's as a level line.
-func writeTradeoff(path string, rows []compressRow, evalName string) error {
-	var x, y, sx, sy []float64
-	for _, r := range rows[1:] {
-		x = append(x, float64(r.Vectors))
-		y = append(y, *r.Error)
-	}
-	lo, hi := x[0], x[0]
-	for _, v := range x {
-		lo, hi = math.Min(lo, v), math.Max(hi, v)
-	}
-	sx, sy = []float64{lo, hi}, []float64{*rows[0].Error, *rows[0].Error}
-	title := fmt.Sprintf("compress: error on %s against expansion vectors", filepath.Base(evalName))
-	err := plot.LearningCurve(path, title, "expansion vectors", "error rate", []plot.Series{
-		{Name: rows[1].Method, X: x, Y: y},
-		{Name: fmt.Sprintf("svm (%d vectors)", rows[0].Vectors), X: sx, Y: sy},
-	}, math.NaN(), "")
-	if err != nil {
-		return fmt.Errorf("--plot: %w", err)
-	}
-	return nil
 }
