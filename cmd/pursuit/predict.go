@@ -168,7 +168,7 @@ func runPredict(ev *env, args []string) error {
 		summary = ev.stderr
 	}
 	fmt.Fprintf(summary, "%s: %s on %d examples (%s model, %d basis functions, backend %s, %.3g s)\n",
-		o.data, errText(lp, errRate, ds.Len()), ds.Len(), m.Header.Algorithm, m.Header.NBasis, e.BackendName(), secs)
+		o.data, lp.ErrorText(errRate, ds.Len()), ds.Len(), m.Header.Algorithm, m.Header.NBasis, e.BackendName(), secs)
 	if lc := describeLabelColumn(o.data, o.format, o.labelColumn, ds.Dim()); lc != "" {
 		fmt.Fprintf(summary, "%s\n", lc)
 	}

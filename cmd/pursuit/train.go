@@ -286,7 +286,7 @@ func runTrain(ev *env, args []string) error {
 	} else {
 		fmt.Fprintf(w, "algorithm  %s, kernel %s, backend %s\n", algo.name, m.Header.Kernel, e.BackendName())
 	}
-	fmt.Fprintf(w, "data       %s: %d examples, %d features, %s\n", o.data, nAll, all.Dim(), describeTask(&plan))
+	fmt.Fprintf(w, "data       %s: %d examples, %d features, %s\n", o.data, nAll, all.Dim(), plan.Describe())
 	if world.Size() > 1 {
 		fmt.Fprintf(w, "ranks      %d, each holding a block of about %d examples; this is %s\n", world.Size(), nAll/world.Size(), world.Describe())
 	}
@@ -307,12 +307,12 @@ func runTrain(ev *env, args []string) error {
 	if out.Stop != "" {
 		fmt.Fprintf(w, "stopped    %s\n", out.Stop)
 	}
-	fmt.Fprintf(w, "train      %s on %d examples, %.3g s\n", errText(&plan, res.trainErr, nTr), nTr, res.trainSeconds)
+	fmt.Fprintf(w, "train      %s on %d examples, %.3g s\n", plan.ErrorText(res.trainErr, nTr), nTr, res.trainSeconds)
 	if val != nil {
-		fmt.Fprintf(w, "validation %s on %d examples\n", errText(&plan, res.valErr, val.Len()), val.Len())
+		fmt.Fprintf(w, "validation %s on %d examples\n", plan.ErrorText(res.valErr, val.Len()), val.Len())
 	}
 	if test != nil {
-		fmt.Fprintf(w, "test       %s on %d examples, predicted in %.3g s\n", errText(&plan, res.testErr, res.nTest), res.nTest, res.predictSeconds)
+		fmt.Fprintf(w, "test       %s on %d examples, predicted in %.3g s\n", plan.ErrorText(res.testErr, res.nTest), res.nTest, res.predictSeconds)
 	}
 	if o.model != "" {
 		fmt.Fprintf(w, "saved      %s (%s)\n", o.model, humanSize(size))
@@ -334,26 +334,6 @@ func printJSON(ev *env, v any) error {
 		return fmt.Errorf("writing JSON: %w", err)
 	}
 	return nil
-}
-
-func describeTask(p *learn.LabelPlan) string {
-	switch {
-	case p.Task == learn.TaskRegression:
-		return "regression"
-	case p.Positive != nil:
-		return fmt.Sprintf("class %s vs the rest (+1/-1)", learn.FormatLabel(*p.Positive))
-	case p.Task == learn.TaskBinary:
-		return fmt.Sprintf("binary, %s (+) vs %s (-)", learn.FormatLabel(p.Classes[1]), learn.FormatLabel(p.Classes[0]))
-	}
-	return fmt.Sprintf("%d classes, one vs rest", len(p.Classes))
-}
-
-// errText formats an error rate (or MSE) for people.
-func errText(p *learn.LabelPlan, v float64, n int) string {
-	if p.Task == learn.TaskRegression {
-		return fmt.Sprintf("MSE %.4g", v)
-	}
-	return fmt.Sprintf("error %.2f%% (%d/%d)", 100*v, int(math.Round(v*float64(n))), n)
 }
 
 func humanSize(b int64) string {
