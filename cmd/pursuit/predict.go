@@ -154,7 +154,7 @@ func runPredict(ev *env, args []string) error {
 		if col, ok := csvLabelColumn(o.data, o.format, o.labelColumn, ds.Dim()); ok {
 			out.LabelColumn = &col
 		}
-		out.Method = modelMethod(m.Models)
+		out.Method = learn.MethodOf(m.Models)
 		for _, c := range lp.Classes {
 			out.Classes = append(out.Classes, learn.FormatLabel(c))
 		}

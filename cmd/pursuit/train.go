@@ -237,12 +237,12 @@ func runTrain(ev *env, args []string) error {
 		return err
 	}
 	if o.exportLIBSVM != "" && world.Rank() == 0 {
-		if _, err := exportLIBSVM(m, o.exportLIBSVM); err != nil {
+		if _, err := m.ExportLIBSVM(o.exportLIBSVM); err != nil {
 			return fmt.Errorf("--export-libsvm: %w", err)
 		}
 	}
 	if o.exportONNX != "" && world.Rank() == 0 {
-		if err := exportONNX(m, o.exportONNX); err != nil {
+		if err := m.ExportONNX(o.exportONNX, version); err != nil {
 			return fmt.Errorf("--export-onnx: %w", err)
 		}
 	}
@@ -271,7 +271,7 @@ func runTrain(ev *env, args []string) error {
 	if col, ok := csvLabelColumn(o.data, o.format, o.labelColumn, all.Dim()); ok {
 		out.LabelColumn = &col
 	}
-	out.Method, out.Stop = modelMethod(m.Models), stopSummary(m.Models)
+	out.Method, out.Stop = learn.MethodOf(m.Models), learn.StopSummary(m.Models)
 	if o.bound {
 		if out.Bound, err = trainBound(e, m, tr, &o.boundFlags, false); err != nil {
 			return fmt.Errorf("--bound: %w", err)
