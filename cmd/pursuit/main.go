@@ -214,8 +214,8 @@ func commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
 	}
 	if fs == nil {
 		fs = flag.NewFlagSet(c.name, flag.ContinueOnError)
-		if fl := flagSetFor(c.name); fl != nil {
-			fs = fl
+		if fl := helpFlags[c.name]; fl != nil {
+			fs = fl()
 		}
 	}
 	fmt.Fprintln(w, "\nFlags:")
@@ -254,35 +254,16 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 	})
 }
 
-// flagSetFor returns the flag set of a command, for `pursuit help CMD`.
-func flagSetFor(name string) *flag.FlagSet {
-	switch name {
-	case "train":
-		fs, _ := newTrainFlags()
-		return fs
-	case "predict":
-		fs, _ := newPredictFlags()
-		return fs
-	case "cv":
-		fs, _ := newCVFlags()
-		return fs
-	case "plot":
-		fs, _ := newPlotFlags()
-		return fs
-	case "demo":
-		fs, _ := newDemoFlags()
-		return fs
-	case "info":
-		fs, _ := newInfoFlags()
-		return fs
-	case "equiv":
-		fs, _ := newEquivFlags()
-		return fs
-	case "compress":
-		fs, _ := newCompressFlags()
-		return fs
-	}
-	return nil
+// helpFlags are the flag sets `pursuit help CMD` lists, by command.
+var helpFlags = map[string]func() *flag.FlagSet{
+	"train": flagsOf(newTrainFlags), "predict": flagsOf(newPredictFlags), "cv": flagsOf(newCVFlags),
+	"plot": flagsOf(newPlotFlags), "demo": flagsOf(newDemoFlags), "info": flagsOf(newInfoFlags),
+	"equiv": flagsOf(newEquivFlags), "compress": flagsOf(newCompressFlags),
+}
+
+// flagsOf is the flag set of a command's flag constructor.
+func flagsOf[T any](newFlags func() (*flag.FlagSet, T)) func() *flag.FlagSet {
+	return func() *flag.FlagSet { fs, _ := newFlags(); return fs }
 }
 
 // parseFlags parses args with fs for command c. --help prints the command's
