@@ -30,7 +30,7 @@ type progressBar struct {
 	stop chan struct{} // closes the heartbeat and signal goroutine
 	once sync.Once
 	mu   sync.Mutex
-	// deferred: a signal is left to the checkpoint's stopper
+	// deferred: a signal is left to checkpoint.SignalStop
 	// (checkpoint.go), which stops training at the next step.
 	deferred bool
 }

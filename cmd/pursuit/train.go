@@ -201,11 +201,11 @@ func runTrain(ev *env, args []string) error {
 	bar := newProgress(ev, "train "+algo.name, o.progress, o.quiet)
 	defer bar.Close()
 	ck, stop := o.ckFlags.options(bar)
-	defer stop.close()
+	defer stop.Close()
 	p.ckpt = ck
 	res, err := fit(e, algo, p, plan, tr, val, test, bar)
 	if err != nil {
-		err = stop.stopped(err)
+		err = stop.Stopped(err)
 		if world.Size() > 1 && (errors.Is(err, checkpoint.ErrStopped) || errors.Is(err, checkpoint.ErrEveryRank)) {
 			// Every rank stopped at the same step (or refused the same
 			// checkpoint): rank 0 says so, and the job is not aborted.
