@@ -209,7 +209,7 @@ func runTrain(ev *env, args []string) error {
 		if world.Size() > 1 && (errors.Is(err, checkpoint.ErrStopped) || errors.Is(err, checkpoint.ErrEveryRank)) {
 			// Every rank stopped at the same step (or refused the same
 			// checkpoint): rank 0 says so, and the job is not aborted.
-			err = &agreedError{err: err, print: world.Rank() == 0}
+			err = &agreedError{Err: err, Print: world.Rank() == 0}
 		}
 		return err
 	}
