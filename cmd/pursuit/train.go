@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -66,54 +65,12 @@ mpirun -np 4 pursuit train --data big.svm --algo kmp --gamma 0.5 --basis 200 --m
 	}
 }
 
-// resultJSON is the object train, predict and cv print with --json. Error
-// rates are fractions in [0,1] (mean squared errors for regression), times
-// in seconds; null where a figure does not apply.
-type resultJSON struct {
-	Algorithm      string   `json:"algorithm"`
-	Backend        string   `json:"backend"`
-	Task           string   `json:"task"`
-	Kernel         string   `json:"kernel,omitempty"`
-	NTrain         int      `json:"n_train"`
-	NVal           int      `json:"n_val"`
-	NTest          int      `json:"n_test"`
-	NBasis         int      `json:"n_basis"`
-	TrainError     *float64 `json:"train_error"`
-	ValError       *float64 `json:"val_error"`
-	TestError      *float64 `json:"test_error"`
-	TrainSeconds   float64  `json:"train_seconds"`
-	PredictSeconds float64  `json:"predict_seconds"`
-	ModelBytes     int64    `json:"model_bytes"`
-	Model          string   `json:"model,omitempty"`
-	Classes        []string `json:"classes,omitempty"`
-	Plots          []string `json:"plots,omitempty"`
-	Dictionary     string   `json:"dictionary,omitempty"`
-	// LabelColumn is the 0-based CSV column the labels were read from
-	// (absent for LIBSVM files).
-	LabelColumn *int `json:"label_column,omitempty"`
-	// ForeignLabels (predict) counts the examples whose label is none of
-	// the model's classes: each counts as an error.
-	ForeignLabels int `json:"foreign_labels,omitempty"`
-	// Method is --algo slmc's method (slmc, rs, mrs, rsvm, mrsvm, skfd);
-	// Stop says why SLMC's or SKFD's minimisation stopped.
-	Method string `json:"method,omitempty"`
-	Stop   string `json:"stop,omitempty"`
-	// Bound is --bound's bound for the trained model (bound.go).
-	Bound *boundJSON `json:"bound,omitempty"`
-	// Scale is the feature scaling fitted (--scale auto resolved: minmax
-	// for dense data, maxabs for sparse); Storage says how the training
-	// data were held and why (train and cv).
-	Scale   string       `json:"scale,omitempty"`
-	Storage *storageJSON `json:"storage,omitempty"`
-}
+// resultJSON is the object train, predict and cv print with --json
+// (learn.Result).
+type resultJSON = learn.Result
 
-// num returns a pointer to v, or nil for NaN (JSON null).
-func num(v float64) *float64 {
-	if math.IsNaN(v) {
-		return nil
-	}
-	return &v
-}
+// num is learn.Num: v, or nil (JSON null) for NaN.
+func num(v float64) *float64 { return learn.Num(v) }
 
 func runTrain(ev *env, args []string) error {
 	c := trainCommand()
@@ -252,26 +209,16 @@ func runTrain(ev *env, args []string) error {
 			return err
 		}
 	}
-	out := resultJSON{
-		Algorithm: algo.name, Backend: e.BackendName(), Task: plan.Task, Kernel: m.Header.Kernel,
-		NTrain: nTr, NTest: res.nTest, NBasis: m.Header.NBasis,
-		TrainError: num(res.trainErr), ValError: num(res.valErr), TestError: num(res.testErr),
-		TrainSeconds: res.trainSeconds, PredictSeconds: res.predictSeconds, ModelBytes: size,
-		Model: o.model, Plots: plots, Scale: string(scaler.Mode), Storage: stor,
-	}
-	if val != nil {
-		out.NVal = val.Len()
-	}
-	for _, c := range plan.Classes {
-		out.Classes = append(out.Classes, learn.FormatLabel(c))
-	}
+	out := m.Result(e.BackendName())
+	out.NTest, out.TestError, out.PredictSeconds, out.ModelBytes = res.nTest, num(res.testErr), res.predictSeconds, size
+	out.Model, out.Plots, out.Scale, out.Storage = o.model, plots, string(scaler.Mode), stor
 	if d, ok := m.Models[0].(learn.Describer); ok {
 		out.Dictionary = d.Describe()
 	}
 	if col, ok := csvLabelColumn(o.data, o.format, o.labelColumn, all.Dim()); ok {
 		out.LabelColumn = &col
 	}
-	out.Method, out.Stop = learn.MethodOf(m.Models), learn.StopSummary(m.Models)
+	out.Stop = learn.StopSummary(m.Models)
 	if o.bound {
 		if out.Bound, err = trainBound(e, m, tr, &o.boundFlags, false); err != nil {
 			return fmt.Errorf("--bound: %w", err)
