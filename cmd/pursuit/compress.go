@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,7 +13,6 @@ import (
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/learn"
 	"github.com/pursuit-ml/pursuit/slmc"
-	"github.com/pursuit-ml/pursuit/svm"
 )
 
 type compressOptions struct {
@@ -80,51 +77,18 @@ pursuit export --model usps8-slmc.model --out usps8-slmc.libsvm   # svm-predict 
 	}
 }
 
-// loadCompressSource reads --model: a LIBSVM text model (any number of
-// classes) or a pursuit svm model.
+// loadCompressSource reads --model (learn.LoadCompressSource), its
+// refusals naming the flag.
 func loadCompressSource(e *engine.Engine, path string) (*learn.CompressSource, error) {
-	f, err := os.Open(path)
-	if err != nil {
+	src, err := learn.LoadCompressSource(e, path)
+	var se *learn.SourceError
+	switch {
+	case errors.As(err, &se) && se.Open:
 		return nil, fmt.Errorf("--model: %w", err)
+	case errors.As(err, &se):
+		return nil, fmt.Errorf("--model %w", err)
 	}
-	head := make([]byte, 8)
-	n, _ := f.Read(head)
-	f.Close()
-	if bytes.HasPrefix(head[:n], []byte("svm_type")) {
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			return nil, fmt.Errorf("--model: %w", err)
-		}
-		first, _, _ := bytes.Cut(raw, []byte("\n"))
-		if f := strings.Fields(string(first)); len(f) == 2 && f[1] != "c_svc" {
-			kind := map[string]string{"epsilon_svr": "an epsilon-SVR regression", "nu_svr": "a nu-SVR regression",
-				"one_class": "a one-class", "nu_svc": "a nu-SVC"}[f[1]]
-			if kind == "" {
-				kind = "an " + strconv.Quote(f[1])
-			}
-			return nil, fmt.Errorf("--model %s is %s LIBSVM model; only C-SVC classifiers (svm-train -s 0, binary or multi-class) can be compressed", path, kind)
-		}
-		limit := max(e.Available()-2*int64(len(raw)), 0)
-		sm, err := svm.ReadLIBSVMModel(bytes.NewReader(raw), svm.WithModelMemoryLimit(limit))
-		if err != nil {
-			return nil, fmt.Errorf("--model %s: %w", path, err)
-		}
-		return learn.LIBSVMSource(sm), nil
-	}
-	m, err := learn.LoadModel(e, path)
-	if err != nil {
-		return nil, err
-	}
-	if m.Header.Labels.Task == learn.TaskRegression {
-		return nil, fmt.Errorf("--model %s is a regression model; only classifiers (C-SVC) can be compressed", path)
-	}
-	for _, f := range m.Models {
-		sf, ok := f.(*learn.SVMModel)
-		if !ok || sf.SVM.Type != svm.CSVC {
-			return nil, fmt.Errorf("--model %s is a %s model; compress takes C-SVC models (`pursuit train --algo svm`, or svm-train's)", path, m.Header.Algorithm)
-		}
-	}
-	return learn.FileSource(m)
+	return src, err
 }
 
 // parseFractions parses --nz-frac's list.
