@@ -303,7 +303,7 @@ func fitSplit(e *engine.Engine, algo *algorithm, mf *modelFlags, df *dataFlags, 
 // them.
 func fitPrepared(e *engine.Engine, algo *algorithm, mf *modelFlags, df *dataFlags, plan learn.LabelPlan, pr *learn.Prepared, bar *progressBar) (*fitResult, error) {
 	tr, val, test := pr.Train, pr.Val, pr.Test
-	p, err := mf.params(tr.Dim(), df, val != nil)
+	p, err := mf.params(tr.Dim(), df)
 	if err != nil {
 		return nil, err
 	}
@@ -353,7 +353,7 @@ func flagLearner(algo *algorithm, mf *modelFlags, df *dataFlags, plan learn.Labe
 	if err := algo.check(plan); err != nil {
 		return nil, err
 	}
-	p, err := mf.params(dim, df, df.valFrac > 0)
+	p, err := mf.params(dim, df)
 	if err != nil {
 		return nil, err
 	}

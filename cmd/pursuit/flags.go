@@ -501,31 +501,13 @@ func (m *modelFlags) newEngineOn(c comm.Comm) (*engine.Engine, error) {
 	return e, nil
 }
 
-// params converts the flags to trainParams for data with dim features.
-func (m *modelFlags) params(dim int, d *dataFlags, earlyStop bool) (*trainParams, error) {
+// params are the flags with the kernel for data with dim features.
+func (m *modelFlags) params(dim int, d *dataFlags) (*trainParams, error) {
 	k, err := m.kernelFor(dim)
 	if err != nil {
 		return nil, err
 	}
-	return &trainParams{
-		kernel:     k,
-		basis:      m.basis,
-		earlyStop:  earlyStop,
-		patience:   m.patience,
-		c:          m.c,
-		svrEps:     m.svrEps,
-		solver:     m.solver,
-		epsilon:    m.epsilon,
-		regression: d.regression || m.svrEps > 0,
-		activeSet:  m.activeSet,
-		eps:        m.eps,
-		q:          m.q,
-		fit:        m.fit,
-		nz:         m.nz,
-		nzFrac:     m.nzFrac,
-		method:     m.method,
-		seed:       m.seed,
-	}, nil
+	return &trainParams{modelFlags: m, kernel: k, regression: d.regression || m.svrEps > 0}, nil
 }
 
 // engineNames makes the engine's messages name the flags that set its

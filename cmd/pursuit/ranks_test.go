@@ -399,7 +399,7 @@ func TestShardedPipelineAcrossRanks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := o.modelFlags.params(all.Dim(), &o.dataFlags, false)
+	p, err := o.modelFlags.params(all.Dim(), &o.dataFlags)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -142,7 +142,7 @@ func runTrain(ev *env, args []string) error {
 		}
 		nTr = nAll // no validation part across ranks
 	}
-	p, err := o.modelFlags.params(all.Dim(), &o.dataFlags, val != nil)
+	p, err := o.modelFlags.params(all.Dim(), &o.dataFlags)
 	if err := ev.together(err); err != nil {
 		return err
 	}
