@@ -65,3 +65,17 @@ func FitEvaluate(e *engine.Engine, algorithm string, kernel pursuit.Kernel, l Le
 	}
 	return res, nil
 }
+
+// Record fills the model header with the scaling the data were given and
+// the summary of this run: nTrain training examples (every rank's), the
+// validation part (nVal examples, 0 for none) and the training figures,
+// with the backend, the seed and the program's version. The data file's
+// name is the caller's.
+func (f *Fitted) Record(scaler *data.Scaler, nTrain, nVal int, backend string, seed int64, version string) {
+	h := &f.Model.Header
+	h.Scaler = scaler
+	h.Train = TrainSummary{NTrain: nTrain, TrainError: f.TrainError, TrainSeconds: f.TrainSeconds, Backend: backend, Seed: seed, Version: version}
+	if nVal > 0 {
+		h.Train.NVal, h.Train.ValError = nVal, f.ValError
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pursuit-ml/pursuit"
+	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/learn"
 	"github.com/pursuit-ml/pursuit/svm"
 )
@@ -70,5 +71,20 @@ func TestWritePredictions(t *testing.T) {
 	b.Reset()
 	if err := p.WritePredictions(&b, true); err != nil || b.String() != "1 0.12345679 1e-09\n-1 -2 3\n2.5 nan 4\n" {
 		t.Fatalf("with decisions: %q %v", b.String(), err)
+	}
+}
+
+func TestFittedRecord(t *testing.T) {
+	f := &learn.Fitted{Model: &learn.File{}, TrainError: 0.25, ValError: 0.5, TrainSeconds: 2}
+	sc := &data.Scaler{Mode: data.ScaleNone}
+	f.Record(sc, 10, 0, "go", 7, "1.0")
+	want := learn.TrainSummary{NTrain: 10, TrainError: 0.25, TrainSeconds: 2, Backend: "go", Seed: 7, Version: "1.0"}
+	if f.Model.Header.Train != want || f.Model.Header.Scaler != sc {
+		t.Fatalf("no validation: %+v", f.Model.Header.Train)
+	}
+	f.Record(sc, 10, 4, "go", 7, "1.0")
+	want.NVal, want.ValError = 4, 0.5
+	if f.Model.Header.Train != want {
+		t.Fatalf("with validation: %+v", f.Model.Header.Train)
 	}
 }

@@ -312,12 +312,11 @@ func fitPrepared(e *engine.Engine, algo *algorithm, mf *modelFlags, df *dataFlag
 		return nil, err
 	}
 	res.tr, res.val, res.test = tr, val, test
-	res.model.Header.Scaler = pr.Scaler
-	res.model.Header.Train = learn.TrainSummary{NTrain: tr.Len(), TrainError: res.trainErr, TrainSeconds: res.trainSeconds,
-		Backend: e.BackendName(), Seed: mf.seed, Version: version}
+	nVal := 0
 	if val != nil {
-		res.model.Header.Train.NVal, res.model.Header.Train.ValError = val.Len(), res.valErr
+		nVal = val.Len()
 	}
+	res.Record(pr.Scaler, tr.Len(), nVal, e.BackendName(), mf.seed, version)
 	return res, nil
 }
 
@@ -329,19 +328,19 @@ func cvRetrain(e *engine.Engine, algo *algorithm, mf *modelFlags, df *dataFlags,
 	if err != nil {
 		return fmt.Errorf("retraining with the best setting: %w", err)
 	}
-	out.Kernel = res.model.Header.Kernel
-	out.NBasis = res.model.NBasis()
-	out.TrainError = num(res.trainErr)
+	out.Kernel = res.Model.Header.Kernel
+	out.NBasis = res.Model.NBasis()
+	out.TrainError = num(res.TrainError)
 	if test != nil {
-		out.NTest, out.TestError, out.PredictSeconds = test.Len(), num(res.testErr), res.predictSeconds
+		out.NTest, out.TestError, out.PredictSeconds = test.Len(), num(res.TestError), res.PredictSeconds
 	}
-	res.model.Header.Train.Data = filepath.Base(df.data)
+	res.Model.Header.Train.Data = filepath.Base(df.data)
 	if path != "" {
-		if out.ModelBytes, err = res.model.WriteFile(path); err != nil {
+		if out.ModelBytes, err = res.Model.WriteFile(path); err != nil {
 			return err
 		}
 		out.Model = path
-	} else if out.ModelBytes, err = res.model.Size(); err != nil {
+	} else if out.ModelBytes, err = res.Model.Size(); err != nil {
 		return err
 	}
 	return nil

@@ -156,12 +156,12 @@ func demoRun(ev *env, e *engine.Engine, o *demoOptions, p *learn.DemoProblem, a 
 		return r, nil, err
 	}
 	defer e.Release(res.held)
-	m := res.model
+	m := res.Model
 	r.Kernel = m.Header.Kernel
 	r.NTrain, r.NVal = m.Header.Train.NTrain, m.Header.Train.NVal
 	r.NBasis = m.NBasis()
-	r.TrainError, r.ValError, r.TestError = num(res.trainErr), num(res.valErr), num(res.testErr)
-	r.TrainSeconds, r.PredictSeconds = res.trainSeconds, res.predictSeconds
+	r.TrainError, r.ValError, r.TestError = num(res.TrainError), num(res.ValError), num(res.TestError)
+	r.TrainSeconds, r.PredictSeconds = res.TrainSeconds, res.PredictSeconds
 	if r.ModelBytes, err = m.Size(); err != nil {
 		return r, nil, err
 	}

@@ -8,20 +8,13 @@ import (
 	"github.com/pursuit-ml/pursuit/learn"
 )
 
-// fitResult is what one training run produced and measured.
+// fitResult is what one training run produced and measured, with the
+// scaled sets the model was trained and evaluated on (set by fitSplit)
+// and the bytes of those sets charged to the engine (fitSplit's copies).
 type fitResult struct {
-	model          *learn.File
-	trainSeconds   float64
-	predictSeconds float64 // on the test set, when there is one
-	trainErr       float64
-	valErr         float64 // NaN without validation set
-	testErr        float64 // NaN without test set
-	nTest          int
-	testPred       []float64
-	// The scaled sets the model was trained and evaluated on (set by
-	// fitSplit).
+	*learn.Fitted
 	tr, val, test *data.Dataset
-	held          int64 // bytes of those sets charged to the engine (fitSplit's copies)
+	held          int64
 }
 
 // check says whether the algorithm can train for plan.
@@ -66,6 +59,5 @@ func fit(e *engine.Engine, algo *algorithm, p *trainParams, plan learn.LabelPlan
 	if err != nil {
 		return nil, notDistributed(e, algo.name, err) // err names the algorithm's package
 	}
-	return &fitResult{model: r.Model, trainSeconds: r.TrainSeconds, predictSeconds: r.PredictSeconds, trainErr: r.TrainError,
-		valErr: r.ValError, testErr: r.TestError, nTest: r.NTest, testPred: r.TestPred}, nil
+	return &fitResult{Fitted: r}, nil
 }

@@ -170,15 +170,13 @@ func runTrain(ev *env, args []string) error {
 		}
 		return err
 	}
-	m := res.model
-	m.Header.Scaler = scaler
-	m.Header.Train = learn.TrainSummary{
-		Data: filepath.Base(o.data), NTrain: nTr, TrainError: res.trainErr,
-		TrainSeconds: res.trainSeconds, Backend: e.BackendName(), Seed: o.seed, Version: version,
-	}
+	m := res.Model
+	nVal := 0
 	if val != nil {
-		m.Header.Train.NVal, m.Header.Train.ValError = val.Len(), res.valErr
+		nVal = val.Len()
 	}
+	res.Record(scaler, nTr, nVal, e.BackendName(), o.seed, version)
+	m.Header.Train.Data = filepath.Base(o.data)
 	if o.plotDir != "" || o.curve {
 		if m.Header.Curve, err = m.LearningCurve(e, tr, val, test, 60, true); err != nil {
 			return err
@@ -210,7 +208,7 @@ func runTrain(ev *env, args []string) error {
 		}
 	}
 	out := m.Result(e.BackendName())
-	out.NTest, out.TestError, out.PredictSeconds, out.ModelBytes = res.nTest, num(res.testErr), res.predictSeconds, size
+	out.NTest, out.TestError, out.PredictSeconds, out.ModelBytes = res.NTest, num(res.TestError), res.PredictSeconds, size
 	out.Model, out.Plots, out.Scale, out.Storage = o.model, plots, string(scaler.Mode), stor
 	if d, ok := m.Models[0].(learn.Describer); ok {
 		out.Dictionary = d.Describe()
@@ -254,12 +252,12 @@ func runTrain(ev *env, args []string) error {
 	if out.Stop != "" {
 		fmt.Fprintf(w, "stopped    %s\n", out.Stop)
 	}
-	fmt.Fprintf(w, "train      %s on %d examples, %.3g s\n", plan.ErrorText(res.trainErr, nTr), nTr, res.trainSeconds)
+	fmt.Fprintf(w, "train      %s on %d examples, %.3g s\n", plan.ErrorText(res.TrainError, nTr), nTr, res.TrainSeconds)
 	if val != nil {
-		fmt.Fprintf(w, "validation %s on %d examples\n", plan.ErrorText(res.valErr, val.Len()), val.Len())
+		fmt.Fprintf(w, "validation %s on %d examples\n", plan.ErrorText(res.ValError, val.Len()), val.Len())
 	}
 	if test != nil {
-		fmt.Fprintf(w, "test       %s on %d examples, predicted in %.3g s\n", plan.ErrorText(res.testErr, res.nTest), res.nTest, res.predictSeconds)
+		fmt.Fprintf(w, "test       %s on %d examples, predicted in %.3g s\n", plan.ErrorText(res.TestError, res.NTest), res.NTest, res.PredictSeconds)
 	}
 	if o.model != "" {
 		fmt.Fprintf(w, "saved      %s (%s)\n", o.model, humanSize(size))
