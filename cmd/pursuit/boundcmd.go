@@ -91,6 +91,6 @@ func runBound(ev *env, args []string) error {
 	if o.jsonOutput {
 		return printJSON(ev, b)
 	}
-	fmt.Fprintf(ev.stdout, "%s (%s model, %d training examples): %s\n", o.model, m.Header.Algorithm, b.M, boundLine(b))
+	fmt.Fprintf(ev.stdout, "%s (%s model, %d training examples): %s\n", o.model, m.Header.Algorithm, b.M, b.String())
 	return nil
 }

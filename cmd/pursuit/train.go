@@ -268,7 +268,7 @@ func runTrain(ev *env, args []string) error {
 		fmt.Fprintf(w, "plot       %s\n", p)
 	}
 	if out.Bound != nil {
-		fmt.Fprintf(w, "bound      %s\n", boundLine(out.Bound))
+		fmt.Fprintf(w, "bound      %s\n", out.Bound.String())
 	}
 	return nil
 }
