@@ -83,4 +83,3 @@ func trainBound(e *engine.Engine, m *learn.File, tr *data.Dataset, b *boundFlags
 	}
 	return m.Bound(e, tr, b.delta, b.alpha, strict)
 }
-
