@@ -56,7 +56,7 @@ func newCompressFlags() (*flag.FlagSet, *compressOptions) {
 }
 
 func compressCommand() *command {
-	return &command{
+	return withFlags(&command{
 		name:    "compress",
 		summary: "shrink a C-SVC model (pursuit's or svm-train's) to a few expansion vectors with SLMC, MRS or RS",
 		usage: `pursuit compress --model FILE --data FILE (--nz N | --nz-frac F[,F...]) --out FILE
@@ -73,8 +73,7 @@ pursuit export --model usps8-slmc.model --out usps8-slmc.libsvm   # svm-predict 
 # --one-vs-rest --algo svm) are compressed class by class, each class's machine on all the rows
 # with its own ±1 targets, and predict the class with the largest decision, as before.
 # Binary and one-vs-one results export as LIBSVM or ONNX; one-vs-rest ones as neither.`,
-		run: runCompress,
-	}
+	}, true, newCompressFlags, runCompress)
 }
 
 // loadCompressSource reads --model (learn.LoadCompressSource), its
@@ -114,12 +113,7 @@ func fractionPath(out string, f float64) string {
 	return strings.TrimSuffix(out, ext) + "-nz" + strconv.FormatFloat(f, 'g', -1, 64) + ext
 }
 
-func runCompress(ev *env, args []string) error {
-	c := compressCommand()
-	fs, o := newCompressFlags()
-	if err := parseFlags(ev, c, fs, args); err != nil {
-		return err
-	}
+func runCompress(ev *env, fs *flag.FlagSet, o *compressOptions) error {
 	set := setFlags(fs)
 	switch {
 	case o.model == "":

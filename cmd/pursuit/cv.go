@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -41,7 +40,7 @@ func newCVFlags() (*flag.FlagSet, *cvOptions) {
 }
 
 func cvCommand() *command {
-	return &command{
+	return withFlags(&command{
 		name:    "cv",
 		summary: "k-fold cross-validation over a small grid of γ, C or N",
 		usage: `pursuit cv --data FILE [--folds K] [--algo ALGO] [--grid-gamma G1,G2,...] [--grid-c C1,C2,...]
@@ -57,9 +56,8 @@ pursuit cv --data train.txt --algo svm --kernel poly --grid degree=2,3 --grid co
 # share of the (setting, fold) trainings in one process; rank 0 gathers the figures and prints them
 # (and retrains with the best setting for --test or --model):
 mpirun -np 4 pursuit cv --data sonar.gz --algo svm --grid-gamma 0.01,0.03,0.1 --grid-c 1,10,100`,
-		run:       runCV,
 		flagNotes: algoFlagsHelp,
-	}
+	}, true, newCVFlags, runCV)
 }
 
 // cvJSON is the object `pursuit cv --json` prints: the fields of train's
@@ -94,15 +92,7 @@ func parseList(flagName, s string, integer bool) ([]float64, error) {
 	return out, nil
 }
 
-func runCV(ev *env, args []string) error {
-	c := cvCommand()
-	fs, o := newCVFlags()
-	if err := parseFlags(ev, c, fs, args); err != nil {
-		if errors.Is(err, errHelp) {
-			return err
-		}
-		return ev.together(err)
-	}
+func runCV(ev *env, fs *flag.FlagSet, o *cvOptions) error {
 	set := setFlags(fs)
 	var gammas, cs, ns, epsList []float64
 	var gridLists [][]gridValue

@@ -40,7 +40,7 @@ func newDemoFlags() (*flag.FlagSet, *demoOptions) {
 }
 
 func demoCommand() *command {
-	return &command{
+	return withFlags(&command{
 		name:    "demo",
 		summary: "train every algorithm on generated data, print a comparison table, write plots",
 		usage:   "pursuit demo [--out DIR] [--algo A,B,...] [--backend B] [--seed S] [--small] [--json]",
@@ -48,19 +48,13 @@ func demoCommand() *command {
 pursuit demo --out /tmp/demo --algo kmp,svm
 pursuit demo --small --json
 pursuit demo --sparse rcv1 --out /tmp/text   # writes rcv1-like.train.svm and rcv1-like.test.svm`,
-		run: runDemo,
-	}
+	}, true, newDemoFlags, runDemo)
 }
 
 // demoResult is one row of the table (and of --json's "results").
 type demoResult = learn.DemoResult
 
-func runDemo(ev *env, args []string) error {
-	c := demoCommand()
-	fs, o := newDemoFlags()
-	if err := parseFlags(ev, c, fs, args); err != nil {
-		return err
-	}
+func runDemo(ev *env, fs *flag.FlagSet, o *demoOptions) error {
 	if o.sparse != "" {
 		return writeSparseDemo(ev, o)
 	}

@@ -40,7 +40,7 @@ func newEquivFlags() (*flag.FlagSet, *equivOptions) {
 }
 
 func equivCommand() *command {
-	return &command{
+	return withFlags(&command{
 		name:    "equiv",
 		summary: "solve ε-SVR two ways (bpdn and SMO) and certify they agree",
 		usage:   `pursuit equiv --data FILE [--epsilon E] [--c C] [--kernel K --gamma G | --sigma S] [--scale S] [--json]`,
@@ -48,8 +48,7 @@ func equivCommand() *command {
 pursuit equiv --data boston.gz --epsilon 0.5 --gamma 1
 # the finite-C (box) problem; exit status 0 when they agree, 1 when not:
 pursuit equiv --data boston.gz --epsilon 0.5 --gamma 1 --c 10 --json`,
-		run: runEquiv,
-	}
+	}, true, newEquivFlags, runEquiv)
 }
 
 // exitStatusError is an error with its own exit status (equiv's 1 for "the
@@ -62,12 +61,7 @@ type exitStatusError struct {
 func (e *exitStatusError) Error() string { return e.msg }
 func (e *exitStatusError) ExitCode() int { return e.code }
 
-func runEquiv(ev *env, args []string) error {
-	c := equivCommand()
-	fs, o := newEquivFlags()
-	if err := parseFlags(ev, c, fs, args); err != nil {
-		return err
-	}
+func runEquiv(ev *env, fs *flag.FlagSet, o *equivOptions) error {
 	set := setFlags(fs)
 	o.algo = "bpdn"
 	o.dataFlags.valFrac = 0

@@ -18,7 +18,7 @@ type exportOptions struct {
 }
 
 func exportCommand() *command {
-	return &command{
+	return withFlags(&command{
 		name:    "export",
 		summary: "write a model in another format: a LIBSVM model that svm-predict reads (with an svm-scale range file when the model scales), or an ONNX model that onnxruntime runs",
 		usage:   "pursuit export --model FILE --out FILE [--format libsvm|onnx]",
@@ -28,21 +28,20 @@ svm-scale -r moons.libsvm.range moons.test > moons.test.scaled
 svm-predict moons.test.scaled moons.libsvm moons.pred
 # an ONNX model (ai.onnx.ml Scaler → SVMClassifier or SVMRegressor) for onnxruntime:
 pursuit export --model moons.model --format onnx --out moons.onnx`,
-		run: runExport,
-	}
+	}, false, newExportFlags, runExport)
 }
 
-func runExport(ev *env, args []string) error {
-	c := exportCommand()
+func newExportFlags() (*flag.FlagSet, *exportOptions) {
 	o := &exportOptions{}
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	fs.StringVar(&o.model, "model", "", "the model `FILE` to export (written by `pursuit train --model`, or a LIBSVM model)")
 	fs.StringVar(&o.format, "format", "libsvm", "the format to write: libsvm (LIBSVM's text model) or onnx (an ONNX model: input X, float [N, features], unscaled; outputs label and scores, or value); either holds svm, bpdn, and the KMP family, SLMC and MP-KFDA as one kernel expansion")
 	fs.StringVar(&o.out, "out", "", "write the exported model to `FILE` (for libsvm, the svm-scale range file to FILE.range too when the model scales its data; "+safeWriteHelp+")")
 	fs.StringVar(&o.memBudget, "mem-budget", "", memBudgetReadUsage)
-	if err := parseFlags(ev, c, fs, args); err != nil {
-		return err
-	}
+	return fs, o
+}
+
+func runExport(ev *env, _ *flag.FlagSet, o *exportOptions) error {
 	switch {
 	case o.model == "":
 		return fmt.Errorf("missing --model FILE (the model to export)")

@@ -30,7 +30,7 @@ func newInfoFlags() (*flag.FlagSet, *infoOptions) {
 }
 
 func infoCommand() *command {
-	return &command{
+	return withFlags(&command{
 		name:    "info",
 		summary: "show the CPU, the available backends and the one Pursuit chooses",
 		usage:   "pursuit info [--json] [--backend NAME] | pursuit info --data FILE [--storage auto|dense|sparse] [--json]",
@@ -38,16 +38,10 @@ func infoCommand() *command {
 pursuit info --json
 pursuit info --data news20.binary.bz2   # dense or sparse rows, and why
 PURSUIT_BACKEND=go pursuit info     # what forcing the pure-Go backend gives`,
-		run: runInfo,
-	}
+	}, true, newInfoFlags, runInfo)
 }
 
-func runInfo(ev *env, args []string) error {
-	c := infoCommand()
-	fs, o := newInfoFlags()
-	if err := parseFlags(ev, c, fs, args); err != nil {
-		return err
-	}
+func runInfo(ev *env, fs *flag.FlagSet, o *infoOptions) error {
 	if o.data != "" {
 		return runInfoData(ev, o)
 	}

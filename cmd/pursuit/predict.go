@@ -52,7 +52,7 @@ const precisionUsage = "arithmetic of the kernel values: float32 (the engine's k
 const predictStorageUsage = "how LIBSVM data are held in memory: auto (sparse rows when under 25% of the values are non-zero, else dense), dense or sparse; CSV is always dense. Models of algorithms that do not take sparse rows yet get dense data. In sparse rows, features beyond the model's (an svm model's) are accepted as svm-predict accepts them: the model's support vectors are zero there, so they add nothing to linear and polynomial kernels and their squares to RBF distances, as in svm-predict; dense data must not go beyond the model's features"
 
 func predictCommand() *command {
-	return &command{
+	return withFlags(&command{
 		name:    "predict",
 		summary: "predict a data file with a trained model and report the error rate",
 		usage:   "pursuit predict --model FILE --data FILE [--out FILE [--decision]] [--precision float32|float64] [--json] [--quiet]",
@@ -62,16 +62,10 @@ pursuit predict --model usps8.model --data usps.test.gz --json
 pursuit predict --model boston.model --data boston --precision float64   # float64 kernels
 pursuit predict --model heart.libsvm.model --data heart.scaled   # a model from LIBSVM's svm-train
 # LIBSVM Models: C-SVC (two classes) and epsilon-SVR (-s 0 and 3) with kernels -t 0 to 3`,
-		run: runPredict,
-	}
+	}, true, newPredictFlags, runPredict)
 }
 
-func runPredict(ev *env, args []string) error {
-	c := predictCommand()
-	fs, o := newPredictFlags()
-	if err := parseFlags(ev, c, fs, args); err != nil {
-		return err
-	}
+func runPredict(ev *env, fs *flag.FlagSet, o *predictOptions) error {
 	switch {
 	case o.model == "":
 		return fmt.Errorf("missing --model FILE (written by `pursuit train --model FILE`)")

@@ -55,7 +55,7 @@ func newSubspaceFlags() (*flag.FlagSet, *subspaceOptions) {
 }
 
 func subspaceCommand() *command {
-	return &command{
+	return withFlags(&command{
 		name:    "subspace",
 		summary: "sparse kernel PCA (residuals and bounds against k) or sparse kernel CCA (Hussain et al.)",
 		usage: `pursuit subspace --data FILE [--test FILE] [--method skpca|skcca --data-y FILE [--test-y FILE] [--alpha A]] [--k K] [--gamma G | --sigma S]
@@ -64,16 +64,10 @@ func subspaceCommand() *command {
 pursuit subspace --data boston.gz --k 150 --gamma 0.2 --plot plots --log
 # sparse kernel CCA on two views of the same rows, Theorem 9 for the first direction:
 pursuit subspace --method skcca --data left.train --data-y right.train --test left.test --test-y right.test --k 100 --alpha 0.5`,
-		run: runSubspace,
-	}
+	}, false, newSubspaceFlags, runSubspace)
 }
 
-func runSubspace(ev *env, args []string) error {
-	c := subspaceCommand()
-	fs, o := newSubspaceFlags()
-	if err := parseFlags(ev, c, fs, args); err != nil {
-		return err
-	}
+func runSubspace(ev *env, fs *flag.FlagSet, o *subspaceOptions) error {
 	set := setFlags(fs)
 	if o.data == "" {
 		return fmt.Errorf("missing --data FILE (the training data)")

@@ -43,7 +43,7 @@ func newTrainFlags() (*flag.FlagSet, *trainOptions) {
 }
 
 func trainCommand() *command {
-	return &command{
+	return withFlags(&command{
 		name:    "train",
 		summary: "train a model on a data file",
 		usage: `pursuit train --data FILE [--test FILE] [--algo ALGO] [--kernel K --gamma G | --sigma S]
@@ -60,9 +60,8 @@ pursuit train --data usps.train.gz --test usps.test.gz --one-vs-rest --algo svm 
 # do not split their rows across ranks stop with an error saying so; --val-frac, --plot, --curve
 # and --bound are refused across ranks:
 mpirun -np 4 pursuit train --data big.svm --algo kmp --gamma 0.5 --basis 200 --model big.model`,
-		run:       runTrain,
 		flagNotes: algoFlagsHelp,
-	}
+	}, true, newTrainFlags, runTrain)
 }
 
 // resultJSON is the object train, predict and cv print with --json
@@ -72,15 +71,7 @@ type resultJSON = learn.Result
 // num is learn.Num: v, or nil (JSON null) for NaN.
 func num(v float64) *float64 { return learn.Num(v) }
 
-func runTrain(ev *env, args []string) error {
-	c := trainCommand()
-	fs, o := newTrainFlags()
-	if err := parseFlags(ev, c, fs, args); err != nil {
-		if errors.Is(err, errHelp) {
-			return err
-		}
-		return ev.together(err)
-	}
+func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 	set := setFlags(fs)
 	world := ev.world()
 	err := o.validate(set)
