@@ -88,3 +88,51 @@ func TestFittedRecord(t *testing.T) {
 		t.Fatalf("with validation: %+v", f.Model.Header.Train)
 	}
 }
+
+// TestPrepFit: Prep.Fit is Prep.Apply, FitEvaluate and Record in one
+// step: the same figures as the steps done by hand, the copies charged
+// until Release, and nothing charged after a refusal.
+func TestPrepFit(t *testing.T) {
+	e := newEngine(t)
+	tr, te := blobs(120, 2, 6), blobs(40, 2, 7)
+	plan := learn.LabelPlan{Task: learn.TaskBinary, Classes: []float64{1, 2}}
+	rbf := pursuit.NewRBF(0.5)
+	l := learn.SVM{Params: svm.Params{Type: svm.CSVC, Kernel: rbf, C: 1, Seed: 1}}
+	p := learn.Prep{ValFrac: 0.25, Seed: 3, Scale: data.ScaleMinMax}
+	avail := e.Available()
+	f, pr, err := p.Fit(e, "svm", rbf, l, plan, tr, te, "v9", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Available() != avail-pr.Held || pr.Held == 0 {
+		t.Errorf("charged %d bytes, held %d", avail-e.Available(), pr.Held)
+	}
+	h := f.Model.Header.Train
+	if h.NTrain != pr.Train.Len() || h.NVal != pr.Val.Len() || h.NVal != 30 || h.Seed != 3 || h.Version != "v9" || h.Backend != "go" || f.Model.Header.Scaler != pr.Scaler {
+		t.Errorf("header %+v", h)
+	}
+	// The reference: the same steps by hand.
+	ref, err := p.Apply(e, plan, tr, te)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rf, err := learn.FitEvaluate(e, "svm", rbf, l, plan, ref.Train, ref.Val, ref.Test, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rf.TrainError != f.TrainError || rf.ValError != f.ValError || rf.TestError != f.TestError || rf.Model.NBasis() != f.Model.NBasis() {
+		t.Errorf("by hand: errors %v %v %v, %d basis; Fit: %v %v %v, %d", rf.TrainError, rf.ValError, rf.TestError, rf.Model.NBasis(), f.TrainError, f.ValError, f.TestError, f.Model.NBasis())
+	}
+	ref.Release(e)
+	pr.Release(e)
+	if e.Available() != avail {
+		t.Errorf("after Release: %d bytes still charged", avail-e.Available())
+	}
+	one := &data.Dataset{X: tr.X.Slice(0, 1, 0, 2), Y: tr.Y[:1], Name: "one"}
+	if _, _, err := (learn.Prep{}).Fit(e, "svm", rbf, l, plan, one, nil, "", nil); err == nil || !strings.Contains(err.Error(), "one: 1 training example(s) are too few") {
+		t.Errorf("one example: %v", err)
+	}
+	if e.Available() != avail {
+		t.Errorf("after a refusal: %d bytes still charged", avail-e.Available())
+	}
+}

@@ -272,42 +272,27 @@ func pointFlags(mf *modelFlags, p learn.CVPoint, basis int) modelFlags {
 
 // fitSplit trains with flags mf on tr (unscaled; a validation part is held
 // out when --val-frac is set), scaling as the flags say, and evaluates on
-// test (may be nil), reporting progress on bar (may be nil). tr and test
-// are left as they are: it works on copies charged to e's memory budget
-// until e.Release(res.held).
+// test (may be nil), reporting progress on bar (may be nil): learn.Prep.Fit.
+// tr and test are left as they are: it works on copies charged to e's
+// memory budget until e.Release(res.held).
 func fitSplit(e *engine.Engine, algo *algorithm, mf *modelFlags, df *dataFlags, plan learn.LabelPlan, tr, test *data.Dataset, bar *progressBar) (*fitResult, error) {
-	pr, err := prepare(e, df, mf.seed, &plan, tr, test, false, false)
+	prep, err := df.prep(mf.seed)
 	if err != nil {
 		return nil, err
 	}
-	res, err := fitPrepared(e, algo, mf, df, plan, pr, bar)
-	if err != nil {
-		pr.Release(e)
-		return nil, err
-	}
-	res.held = pr.Held
-	return res, nil
-}
-
-// fitPrepared trains with flags mf on the prepared sets and evaluates on
-// them.
-func fitPrepared(e *engine.Engine, algo *algorithm, mf *modelFlags, df *dataFlags, plan learn.LabelPlan, pr *learn.Prepared, bar *progressBar) (*fitResult, error) {
-	tr, val, test := pr.Train, pr.Val, pr.Test
 	p, err := mf.params(tr.Dim(), df)
 	if err != nil {
 		return nil, err
 	}
-	res, err := fit(e, algo, p, plan, tr, val, test, bar)
+	l, err := algo.newLearner(p, plan, bar)
 	if err != nil {
 		return nil, err
 	}
-	res.tr, res.val, res.test = tr, val, test
-	nVal := 0
-	if val != nil {
-		nVal = val.Len()
+	f, pr, err := prep.Fit(e, algo.name, p.kernel, l, plan, tr, test, version, bar.Done)
+	if err != nil {
+		return nil, prepError(err)
 	}
-	res.Record(pr.Scaler, tr.Len(), nVal, e.BackendName(), mf.seed, version)
-	return res, nil
+	return &fitResult{Fitted: f, tr: pr.Train, val: pr.Val, test: pr.Test, held: pr.Held}, nil
 }
 
 // cvRetrain trains on all the data with the best setting's flags mf,
@@ -339,12 +324,9 @@ func cvRetrain(e *engine.Engine, algo *algorithm, mf *modelFlags, df *dataFlags,
 // flagLearner is the learner of the flags mf for plan on data with dim
 // features (early stopping with --val-frac).
 func flagLearner(algo *algorithm, mf *modelFlags, df *dataFlags, plan learn.LabelPlan, dim int) (learn.Learner, error) {
-	if err := algo.check(plan); err != nil {
-		return nil, err
-	}
 	p, err := mf.params(dim, df)
 	if err != nil {
 		return nil, err
 	}
-	return algo.learner(p)
+	return algo.newLearner(p, plan, nil)
 }

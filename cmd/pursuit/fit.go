@@ -32,15 +32,29 @@ func (algo *algorithm) check(plan learn.LabelPlan) error {
 // and evaluates them on the training, validation and test sets. bar may be
 // nil.
 func fit(e *engine.Engine, algo *algorithm, p *trainParams, plan learn.LabelPlan, tr, val, test *data.Dataset, bar *progressBar) (*fitResult, error) {
-	if err := algo.check(plan); err != nil {
-		return nil, err
-	}
 	nTrain := tr.Len()
 	if p.nTrain > 0 {
 		nTrain = p.nTrain // across ranks: every rank's rows
 	}
-	if plan.Task != learn.TaskRegression && nTrain < 2 {
+	if err := algo.check(plan); err == nil && plan.Task != learn.TaskRegression && nTrain < 2 {
 		return nil, fmt.Errorf("%s: %d training example(s) are too few to train a classifier", tr.Name, nTrain)
+	}
+	l, err := algo.newLearner(p, plan, bar)
+	if err != nil {
+		return nil, err
+	}
+	r, err := learn.FitEvaluate(e, algo.name, p.kernel, l, plan, tr, val, test, bar.Done)
+	if err != nil {
+		return nil, notDistributed(e, algo.name, err) // err names the algorithm's package
+	}
+	return &fitResult{Fitted: r}, nil
+}
+
+// newLearner checks that the algorithm can train for plan and maps p to
+// its learner, reporting progress on bar (may be nil).
+func (algo *algorithm) newLearner(p *trainParams, plan learn.LabelPlan, bar *progressBar) (learn.Learner, error) {
+	if err := algo.check(plan); err != nil {
+		return nil, err
 	}
 	pk := *p
 	if bar != nil {
@@ -51,13 +65,5 @@ func fit(e *engine.Engine, algo *algorithm, p *trainParams, plan learn.LabelPlan
 		}
 		pk.progress = bar.Update
 	}
-	l, err := algo.learner(&pk)
-	if err != nil {
-		return nil, err
-	}
-	r, err := learn.FitEvaluate(e, algo.name, p.kernel, l, plan, tr, val, test, bar.Done)
-	if err != nil {
-		return nil, notDistributed(e, algo.name, err) // err names the algorithm's package
-	}
-	return &fitResult{Fitted: r}, nil
+	return algo.learner(&pk)
 }
