@@ -1,6 +1,8 @@
 package bpdn
 
 import (
+	"fmt"
+	"io"
 	"math"
 	"time"
 
@@ -69,4 +71,60 @@ func Equiv(e *engine.Engine, x pursuit.Matrix, y []float64, k pursuit.Kernel, ep
 		out.Agree = false
 	}
 	return out, nil
+}
+
+// EquivReport is an Equivalence as `pursuit equiv --json` prints it: the
+// problem, both solutions' figures side by side (bpdn first, then SMO) and
+// the verdict.
+type EquivReport struct {
+	Data        string     `json:"data"`
+	N           int        `json:"n"`
+	Kernel      string     `json:"kernel"`
+	Backend     string     `json:"backend"`
+	Epsilon     float64    `json:"epsilon"`
+	C           string     `json:"c"` // "inf" for the hard ε-tube
+	SMOC        float64    `json:"smo_c"`
+	MaxDA       float64    `json:"max_delta_a"`
+	NormA       float64    `json:"norm_a"`
+	DB          float64    `json:"delta_b"`
+	B           float64    `json:"b"`
+	SameSupport bool       `json:"same_support"`
+	NSV         [2]int     `json:"n_sv"`
+	Obj         [2]float64 `json:"objective"`
+	KKT         [2]float64 `json:"kkt"`
+	Seconds     [2]float64 `json:"seconds"`
+	GramSeconds float64    `json:"gram_seconds"`
+	SMOIter     int        `json:"smo_iterations"`
+	BPDNIter    int        `json:"bpdn_iterations"`
+	Agree       bool       `json:"agree"`
+}
+
+// cText writes the box c, "inf" for none.
+func cText(c float64) string {
+	if math.IsInf(c, 1) {
+		return "inf"
+	}
+	return fmt.Sprint(c)
+}
+
+// Report describes q, computed on n rows of the data named dataName with
+// kernel k, tube half-width eps and box c, on backend.
+func (q *Equivalence) Report(dataName string, n int, k pursuit.Kernel, backend string, eps, c float64) *EquivReport {
+	ct := q.Certificate
+	return &EquivReport{Data: dataName, N: n, Kernel: k.String(), Backend: backend, Epsilon: eps, C: cText(c), SMOC: q.SMOC,
+		MaxDA: ct.MaxDA, NormA: ct.NormA, DB: ct.DB, B: q.BPDN.B, SameSupport: ct.SameSupport, NSV: ct.NSV,
+		Obj: ct.Obj, KKT: ct.KKT, Seconds: [2]float64{q.BPDNSeconds, q.SMOSeconds}, GramSeconds: q.GramSeconds,
+		SMOIter: q.SMO.Iter, BPDNIter: q.BPDN.Iter, Agree: ct.Agree}
+}
+
+// WriteText writes q for people: the problem (dim features, SMO's
+// tolerance smoTol), each solver's run and the certificate.
+func (q *Equivalence) WriteText(w io.Writer, dataName string, n, dim int, k pursuit.Kernel, backend string, eps, c, smoTol float64) error {
+	sol, smo := q.BPDN, q.SMO
+	fmt.Fprintf(w, "data         %s: %d examples, %d features; kernel %s (backend %s, Gram matrix in %.3g s, float64)\n", dataName, n, dim, k, backend, q.GramSeconds)
+	fmt.Fprintf(w, "problem      ε = %g, C = %s; the SVR by SMO with C = %.6g, tolerance %g\n", eps, cText(c), q.SMOC, smoTol)
+	fmt.Fprintf(w, "bpdn         %.3g s: %d CD sweeps over %d values of ν, %d active-set iterations, converged %v\n", q.BPDNSeconds, sol.Sweeps, sol.NuEvals, sol.Iter, sol.Converged)
+	fmt.Fprintf(w, "smo          %.3g s: %d iterations, converged %v\n", q.SMOSeconds, smo.Iter, smo.Converged)
+	fmt.Fprintf(w, "b            bpdn %.12g, smo %.12g\n", sol.B, smo.Bias)
+	return q.Certificate.Write(w, "bpdn", "smo")
 }

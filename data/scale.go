@@ -1,8 +1,11 @@
 package data
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/pursuit-ml/pursuit"
@@ -393,4 +396,23 @@ func (s *Scaler) Apply(x pursuit.Matrix) error {
 		}
 	}
 	return nil
+}
+
+// WriteRange writes s as an svm-scale range file (svm-scale -r FILE): each
+// feature's [min, max] mapped onto [−1, 1] reproduces x' = (x − offset)·scale
+// with min = offset − 1/scale and max = offset + 1/scale; a feature whose
+// scale is 0 (constant in the training data) has min = max, which svm-scale
+// maps to 0 as the scaler does.
+func (s *Scaler) WriteRange(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	g := func(v float64) string { return strconv.FormatFloat(v, 'g', 17, 64) }
+	fmt.Fprintf(bw, "x\n-1 1\n")
+	for j := range s.Scale {
+		lo, hi := s.Offset[j], s.Offset[j]
+		if s.Scale[j] != 0 {
+			lo, hi = s.Offset[j]-1/s.Scale[j], s.Offset[j]+1/s.Scale[j]
+		}
+		fmt.Fprintf(bw, "%d %s %s\n", j+1, g(lo), g(hi))
+	}
+	return bw.Flush()
 }

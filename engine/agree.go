@@ -86,3 +86,75 @@ func Agree(c comm.Comm, err error) (agreed, collective error) {
 	}
 	return nil, nil
 }
+
+// AgreedError is an error every rank of a group knows about (AgreeFailure,
+// AgreeOn, CheckConfig): each rank returns one and stops, so a launcher
+// need not abort the job. Print says whether this rank should print it:
+// ranks whose message adds nothing to rank 0's stay quiet.
+type AgreedError struct {
+	Err   error
+	Print bool
+}
+
+func (a *AgreedError) Error() string { return a.Err.Error() }
+
+// Unwrap returns Err.
+func (a *AgreedError) Unwrap() error { return a.Err }
+
+// AgreeFailure is a collective (RankOutcomes) for a point every rank
+// reaches: each rank passes its outcome (nil or its error) and learns
+// whether any rank failed. It returns nil when none did, else an
+// *AgreedError on every rank: a failing rank's own error (printed by rank
+// 0, and by another rank when its message differs from rank 0's), or, on a
+// rank that did not fail, ErrRankFailed (rank 0's names the failing ranks
+// and is printed). The collective's own failure is returned as it is.
+func AgreeFailure(c comm.Comm, err error) error {
+	all, e := RankOutcomes(c, err)
+	if e != nil {
+		return e
+	}
+	failed := all.Failed()
+	rank := 0
+	if c != nil {
+		rank = c.Rank()
+	}
+	switch {
+	case len(failed) == 0:
+		return nil
+	case err != nil:
+		return &AgreedError{Err: err, Print: rank == 0 || all[0] != all[rank]}
+	case rank == 0:
+		ranks := make([]string, len(failed))
+		for i, r := range failed {
+			ranks[i] = fmt.Sprint(r)
+		}
+		return &AgreedError{Err: fmt.Errorf("%w: rank %s of %d stopped the job (its error is printed by it)", ErrRankFailed, strings.Join(ranks, ", "), len(all)), Print: true}
+	}
+	return &AgreedError{Err: ErrRankFailed}
+}
+
+// AgreeOn is AgreeFailure across the ranks of c, and err itself in a single
+// process (c nil or of size 1). An error the ranks agreed on already (an
+// *AgreedError) passes through: every rank holds one, so none takes part
+// in a collective.
+func AgreeOn(c comm.Comm, err error) error {
+	var ag *AgreedError
+	if c == nil || c.Size() == 1 || errors.As(err, &ag) {
+		return err
+	}
+	return AgreeFailure(c, err)
+}
+
+// CheckConfig makes sure every rank of c was started alike
+// (comm.CheckConfig): its error, the same on every rank, is an
+// *AgreedError that rank 0 alone prints (its message names the ranks that
+// differ). In a single process it makes no call.
+func CheckConfig(c comm.Comm, entries []comm.Entry) error {
+	if c == nil || c.Size() == 1 {
+		return nil
+	}
+	if err := comm.CheckConfig(c, entries); err != nil {
+		return &AgreedError{Err: err, Print: c.Rank() == 0}
+	}
+	return nil
+}

@@ -88,3 +88,67 @@ func TestRankOutcomes(t *testing.T) {
 		t.Fatalf("one rank: %v, %v", o, err)
 	}
 }
+
+// TestAgreeFailure: every rank gets an *AgreedError when one failed; rank 0
+// names the failing ranks, a failing rank keeps its error and prints it
+// unless rank 0 prints the same message; with no failure, nil.
+func TestAgreeFailure(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		errs  []error // per rank
+		msgs  []string
+		print []bool
+	}{
+		{"none", []error{nil, nil, nil}, []string{"", "", ""}, nil},
+		{"ranks 1 and 2", []error{nil, errors.New("bad rows"), errors.New("bad file")},
+			[]string{"another rank failed: rank 1, 2 of 3 stopped the job (its error is printed by it)", "bad rows", "bad file"}, []bool{true, true, true}},
+		{"same on 0 and 2", []error{errors.New("x"), nil, errors.New("x")},
+			[]string{"x", "another rank failed", "x"}, []bool{true, false, false}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			got := make([]error, 3)
+			if err := comm.Run(3, func(c comm.Comm) error {
+				ag := AgreeOn(c, tc.errs[c.Rank()])
+				mu.Lock()
+				got[c.Rank()] = ag
+				mu.Unlock()
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			for r, g := range got {
+				if tc.print == nil {
+					if g != nil {
+						t.Errorf("rank %d: %v, want nil", r, g)
+					}
+					continue
+				}
+				var ag *AgreedError
+				if !errors.As(g, &ag) || g.Error() != tc.msgs[r] || ag.Print != tc.print[r] {
+					t.Errorf("rank %d: %#v, want %q printed %v", r, g, tc.msgs[r], tc.print[r])
+				}
+				if tc.errs[r] == nil && !errors.Is(g, ErrRankFailed) {
+					t.Errorf("rank %d: %v does not wrap ErrRankFailed", r, g)
+				}
+			}
+		})
+	}
+	own := errors.New("own")
+	if AgreeOn(&comm.Single{}, own) != own || AgreeOn(nil, own) != own {
+		t.Error("one process: AgreeOn should return the error itself")
+	}
+	agreed := &AgreedError{Err: own}
+	if AgreeOn(fakeSize{&comm.Single{}}, agreed) != agreed {
+		t.Error("an agreed error should pass through")
+	}
+	if CheckConfig(&comm.Single{}, nil) != nil {
+		t.Error("one process: CheckConfig should make no check")
+	}
+}
+
+// fakeSize is a communicator that claims 2 ranks (and must not be used
+// for a collective).
+type fakeSize struct{ comm.Comm }
+
+func (fakeSize) Size() int { return 2 }

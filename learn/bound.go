@@ -167,3 +167,19 @@ func CompressionSet(x, basis pursuit.Matrix) []bool {
 	}
 	return in
 }
+
+// String states the bound on one line: the confidence, what is bounded,
+// the value in percent, the theorem and k, t ("— trivial, above 100%"
+// when it says nothing).
+func (b *Bound) String() string {
+	conf := fmt.Sprintf("with probability ≥ %s%%", TrimFloat(100*(1-b.Delta)))
+	what := "the true error is"
+	if b.Alpha != nil {
+		what = fmt.Sprintf("P(|f(x) − y| > %s) is", TrimFloat(*b.Alpha))
+	}
+	s := fmt.Sprintf("%s, %s at most %.1f%% (%s, k = %d, t = %d)", conf, what, 100*b.Value, b.Theorem, b.K, b.T)
+	if b.Trivial {
+		s += " — trivial, above 100%"
+	}
+	return s
+}

@@ -24,3 +24,18 @@ func TestCompressionSet(t *testing.T) {
 		t.Fatalf("a basis vector without its trailing zero did not match: %v", got)
 	}
 }
+
+func TestBoundString(t *testing.T) {
+	a := 0.5
+	for _, c := range []struct {
+		b    learn.Bound
+		want string
+	}{
+		{learn.Bound{Theorem: "Theorem 4", K: 3, T: 2, Delta: 0.05, Value: 0.1234}, "with probability ≥ 95%, the true error is at most 12.3% (Theorem 4, k = 3, t = 2)"},
+		{learn.Bound{Theorem: "Theorem 2", K: 9, T: 0, Delta: 0.01, Alpha: &a, Value: 1.5, Trivial: true}, "with probability ≥ 99%, P(|f(x) − y| > 0.5) is at most 150.0% (Theorem 2, k = 9, t = 0) — trivial, above 100%"},
+	} {
+		if got := c.b.String(); got != c.want {
+			t.Errorf("got %q\nwant %q", got, c.want)
+		}
+	}
+}

@@ -32,6 +32,19 @@
 //   - After training: File.Bound (the sample-compression bounds of package
 //     bound), Compress (the trade-off table of compressing a C-SVC with
 //     package slmc), SparseKPCA and SKCCABound (the subspace bounds).
+//   - Reports, for a program's own output: ProgressWriter (a learner's
+//     Progress callback drawn as a bar or as log lines), CVGrid and
+//     CV.Search with CVPoint and WriteCVTable, Tradeoff.Report
+//     (TradeoffReport), KPCACurve.Report (KPCAReport) and SparseKCCA
+//     (KCCAReport), LabelPlan.Describe and ErrorText, File.ExportLIBSVM
+//     and ExportONNX, MethodOf and StopSummary, Result (File.Result, Num),
+//     Bound.String, DemoProblems with DemoReport, and SystemReport
+//     (DescribeSystem).
+//   - Running a model and its files: File.LoadData (data at the model's
+//     width, sparse rows widened), File.PredictData (Prediction, with
+//     WritePredictions), LoadCompressSource (SourceError), RestateLimit
+//     (a memory-limit error in a setting's terms) and Prep.Fit (a whole
+//     training run: preprocessing, FitEvaluate and Fitted.Record).
 //
 // The data given to Fit are scaled already (Prep scales them);
 // File.Header.Scaler records the scaling a model file applies before its

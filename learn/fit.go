@@ -65,3 +65,46 @@ func FitEvaluate(e *engine.Engine, algorithm string, kernel pursuit.Kernel, l Le
 	}
 	return res, nil
 }
+
+// Record fills the model header with the scaling the data were given and
+// the summary of this run: nTrain training examples (every rank's), the
+// validation part (nVal examples, 0 for none) and the training figures,
+// with the backend, the seed and the program's version. The data file's
+// name is the caller's.
+func (f *Fitted) Record(scaler *data.Scaler, nTrain, nVal int, backend string, seed int64, version string) {
+	h := &f.Model.Header
+	h.Scaler = scaler
+	h.Train = TrainSummary{NTrain: nTrain, TrainError: f.TrainError, TrainSeconds: f.TrainSeconds, Backend: backend, Seed: seed, Version: version}
+	if nVal > 0 {
+		h.Train.NVal, h.Train.ValError = nVal, f.ValError
+	}
+}
+
+// Fit is one whole training run on unscaled data, in one process: p's
+// preprocessing of tr and test (may be nil), with copies charged to e's
+// budget unless p.InPlace; FitEvaluate of l on the prepared sets; and
+// Fitted.Record of the run with p's seed and the program's version (the
+// data file's name is the caller's). It returns the prepared sets too
+// (Prepared.Release gives their copies back); on an error nothing stays
+// charged. A classifier needs at least 2 training examples.
+func (p Prep) Fit(e *engine.Engine, algorithm string, kernel pursuit.Kernel, l Learner, plan LabelPlan, tr, test *data.Dataset, version string, trained func()) (*Fitted, *Prepared, error) {
+	pr, err := p.Apply(e, plan, tr, test)
+	if err != nil {
+		return nil, nil, err
+	}
+	if n := pr.Train.Len(); plan.Task != TaskRegression && n < 2 {
+		pr.Release(e)
+		return nil, nil, pursuit.BadInputf("%s: %d training example(s) are too few to train a classifier", pr.Train.Name, n)
+	}
+	f, err := FitEvaluate(e, algorithm, kernel, l, plan, pr.Train, pr.Val, pr.Test, trained)
+	if err != nil {
+		pr.Release(e)
+		return nil, nil, err
+	}
+	nVal := 0
+	if pr.Val != nil {
+		nVal = pr.Val.Len()
+	}
+	f.Record(pr.Scaler, pr.Train.Len(), nVal, e.BackendName(), int64(p.Seed), version)
+	return f, pr, nil
+}

@@ -11,25 +11,13 @@ import (
 	"github.com/pursuit-ml/pursuit/learn"
 )
 
-// trainParams are the algorithm settings from the train/cv/demo flags, after
-// validation. Zero values mean "the algorithm's default".
+// trainParams are the validated model flags with what training adds to
+// them: the kernel for the data, the task, the progress report, the
+// checkpointing and the row count across ranks.
 type trainParams struct {
-	kernel     pursuit.Kernel
-	basis      int     // number of basis functions (KMP family, cap under early stopping)
-	earlyStop  bool    // stop on the validation set (KMP family)
-	patience   int     // early-stopping patience in steps
-	c          float64 // SVM / SLMC regularisation
-	svrEps     float64 // ε-SVR tube width
-	solver     string  // SVM dual solver (svm.ParseSolver; validated)
-	epsilon    float64 // bpdn: ℓ1 weight = tube half-width
-	regression bool    // real-valued targets
-	activeSet  int     // stochastic KMP: candidates searched per step
-	eps, q     float64 // stochastic KMP: s = ⌈log ε / log q⌉ when activeSet is 0
-	fit        string  // stochastic KMP: backfit, prefit or basic ("" = skmpDefaultFit)
-	nz         int     // SLMC / reduced-set expansion size
-	nzFrac     float64 // Nz as a fraction of an SVM's support-vector count
-	method     string  // --algo slmc: slmc, rs, mrs, rsvm, mrsvm or skfd
-	seed       int64
+	*modelFlags
+	kernel     pursuit.Kernel // shadows the flag's kernel name
+	regression bool           // real-valued targets
 	progress   func(learn.Progress)
 	// ckpt is the checkpointing of train --checkpoint, --resume and
 	// --time-limit (nil without them).

@@ -83,21 +83,3 @@ func trainBound(e *engine.Engine, m *learn.File, tr *data.Dataset, b *boundFlags
 	}
 	return m.Bound(e, tr, b.delta, b.alpha, strict)
 }
-
-// boundLine is the bound's line in the human output of train and bound.
-func boundLine(bj *boundJSON) string {
-	conf := fmt.Sprintf("with probability ≥ %s%%", trimFloat(100*(1-bj.Delta)))
-	what := "the true error is"
-	if bj.Alpha != nil {
-		what = fmt.Sprintf("P(|f(x) − y| > %s) is", trimFloat(*bj.Alpha))
-	}
-	s := fmt.Sprintf("%s, %s at most %.1f%% (%s, k = %d, t = %d)", conf, what, 100*bj.Value, bj.Theorem, bj.K, bj.T)
-	if bj.Trivial {
-		s += " — trivial, above 100%"
-	}
-	return s
-}
-
-func trimFloat(v float64) string {
-	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.4f", v), "0"), ".")
-}

@@ -124,7 +124,7 @@ func TestBoundUSPS(t *testing.T) {
 	var out resultJSON
 	decodeJSON(t, r.stdout, &out)
 	checkBound(t, out, "Theorem 4")
-	t.Logf("USPS 8 vs rest, KMP, 274 basis functions: %s", boundLine(out.Bound))
+	t.Logf("USPS 8 vs rest, KMP, 274 basis functions: %s", out.Bound.String())
 	if th2, err := bound.Compression(out.Bound.M, out.Bound.K, out.Bound.T, 0.05); err == nil {
 		t.Logf("Theorem 2 at the same k and t (not justified for KMP, whose coefficients use every label): %.4f", th2)
 	}

@@ -18,19 +18,17 @@ type boundCmdOptions struct {
 }
 
 func boundCommand() *command {
-	return &command{
+	return withFlags(&command{
 		name:    "bound",
 		summary: "generalisation bound of a saved model, from its training data (Hussain et al. Theorems 2 and 4)",
 		usage:   "pursuit bound --model FILE --data TRAINING-FILE [--delta D] [--alpha A] [--json]",
 		examples: `# the bound train --bound prints, for a model saved earlier:
 pursuit train --data usps.train.gz --positive 8 --algo kmp --gamma 0.0078125 --basis 274 --model usps8.model
 pursuit bound --model usps8.model --data usps.train.gz`,
-		run: runBound,
-	}
+	}, false, newBoundFlags, runBound)
 }
 
-func runBound(ev *env, args []string) error {
-	c := boundCommand()
+func newBoundFlags() (*flag.FlagSet, *boundCmdOptions) {
 	o := &boundCmdOptions{}
 	fs := flag.NewFlagSet("bound", flag.ContinueOnError)
 	fs.StringVar(&o.model, "model", "", "model `FILE` written by `pursuit train --model`")
@@ -42,9 +40,10 @@ func runBound(ev *env, args []string) error {
 	fs.StringVar(&o.memBudget, "mem-budget", "", memBudgetReadUsage)
 	fs.BoolVar(&o.jsonOutput, "json", false, "print the bound as one JSON object")
 	addBoundFlags(fs, &o.boundFlags, false)
-	if err := parseFlags(ev, c, fs, args); err != nil {
-		return err
-	}
+	return fs, o
+}
+
+func runBound(ev *env, fs *flag.FlagSet, o *boundCmdOptions) error {
 	set := setFlags(fs)
 	switch {
 	case o.model == "":
@@ -91,6 +90,6 @@ func runBound(ev *env, args []string) error {
 	if o.jsonOutput {
 		return printJSON(ev, b)
 	}
-	fmt.Fprintf(ev.stdout, "%s (%s model, %d training examples): %s\n", o.model, m.Header.Algorithm, b.M, boundLine(b))
+	fmt.Fprintf(ev.stdout, "%s (%s model, %d training examples): %s\n", o.model, m.Header.Algorithm, b.M, b.String())
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/pursuit-ml/pursuit"
+	"github.com/pursuit-ml/pursuit/bpdn"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/internal/modelfile"
 	"github.com/pursuit-ml/pursuit/learn"
@@ -127,7 +128,7 @@ func TestEquivCommand(t *testing.T) {
 	writeData(t, f, ds)
 	for _, c := range []string{"inf", "0.5"} {
 		r := mustRun(t, dir, "equiv", "--data", f, "--epsilon", "0.02", "--gamma", "20", "--c", c, "--json")
-		var js equivJSON
+		var js bpdn.EquivReport
 		decodeJSON(t, r.stdout, &js)
 		if !js.Agree || !js.SameSupport || js.MaxDA > 1e-6*math.Max(1, js.NormA) || js.NSV[0] == 0 {
 			t.Errorf("--c %s: certificate %+v", c, js)
@@ -190,7 +191,7 @@ func TestEquivBoston(t *testing.T) {
 	dir := t.TempDir()
 	for _, eps := range []string{"1", "2", "4"} {
 		r := mustRun(t, dir, "equiv", "--data", path, "--epsilon", eps, "--gamma", "1", "--json")
-		var js equivJSON
+		var js bpdn.EquivReport
 		decodeJSON(t, r.stdout, &js)
 		if !js.Agree || !js.SameSupport || js.N != 506 {
 			t.Errorf("ε = %s: certificate %+v", eps, js)

@@ -5,9 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/pursuit-ml/pursuit/checkpoint"
@@ -57,89 +54,18 @@ func (c *ckFlags) validate(set map[string]bool) error {
 	return nil
 }
 
-// stopper turns SIGTERM and SIGINT into a request to stop at the next
-// step boundary; a second signal exits at once.
-type stopper struct {
-	stop chan struct{}
-	mu   sync.Mutex
-	sig  os.Signal
-	done chan struct{}
-}
-
 // options returns the library's checkpoint options of these flags (nil
-// when none is set) and starts watching the signals; close stops that.
-func (c *ckFlags) options(bar *progressBar) (*checkpoint.Options, *stopper) {
+// when none is set) and starts watching the signals
+// (checkpoint.WatchSignals); Close stops that.
+func (c *ckFlags) options(bar *progressBar) (*checkpoint.Options, *checkpoint.SignalStop) {
 	if !c.active() {
 		return nil, nil
 	}
-	st := &stopper{stop: make(chan struct{}), done: make(chan struct{})}
-	o := &checkpoint.Options{Path: c.checkpoint, Every: c.every, Resume: c.resume, Stop: st.stop}
+	bar.deferSignals()
+	st := checkpoint.WatchSignals()
+	o := &checkpoint.Options{Path: c.checkpoint, Every: c.every, Resume: c.resume, Stop: st.Stop()}
 	if c.timeLimit > 0 {
 		o.Deadline = time.Now().Add(c.timeLimit)
 	}
-	bar.deferSignals()
-	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		defer signal.Stop(sig)
-		for {
-			select {
-			case <-st.done:
-				return
-			case s := <-sig:
-				st.mu.Lock()
-				first := st.sig == nil
-				if first {
-					st.sig = s
-					close(st.stop)
-				}
-				st.mu.Unlock()
-				if !first {
-					os.Exit(signalStatus(s))
-				}
-			}
-		}
-	}()
 	return o, st
-}
-
-func (st *stopper) close() {
-	if st != nil {
-		close(st.done)
-	}
-}
-
-// signalStatus is the shell's exit status of a process a signal ended.
-func signalStatus(s os.Signal) int {
-	if s == os.Interrupt {
-		return 130
-	}
-	return 143
-}
-
-// stoppedError is a training stopped by a signal or the time limit: its
-// message says where and what was written, its status is the signal's
-// (143 for the time limit, as SIGTERM).
-type stoppedError struct {
-	err  error
-	code int
-}
-
-func (e *stoppedError) Error() string { return e.err.Error() }
-func (e *stoppedError) Unwrap() error { return e.err }
-func (e *stoppedError) ExitCode() int { return e.code }
-
-// stopped wraps a training error that is a stop in its exit status.
-func (st *stopper) stopped(err error) error {
-	var se *checkpoint.StoppedError
-	if st == nil || !errors.As(err, &se) {
-		return err
-	}
-	code := 143
-	st.mu.Lock()
-	if st.sig != nil {
-		code = signalStatus(st.sig)
-	}
-	st.mu.Unlock()
-	return &stoppedError{err: se, code: code}
 }

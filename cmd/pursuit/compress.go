@@ -1,22 +1,18 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
-	"github.com/pursuit-ml/pursuit/internal/plot"
 	"github.com/pursuit-ml/pursuit/learn"
 	"github.com/pursuit-ml/pursuit/slmc"
-	"github.com/pursuit-ml/pursuit/svm"
 )
 
 type compressOptions struct {
@@ -60,7 +56,7 @@ func newCompressFlags() (*flag.FlagSet, *compressOptions) {
 }
 
 func compressCommand() *command {
-	return &command{
+	return withFlags(&command{
 		name:    "compress",
 		summary: "shrink a C-SVC model (pursuit's or svm-train's) to a few expansion vectors with SLMC, MRS or RS",
 		usage: `pursuit compress --model FILE --data FILE (--nz N | --nz-frac F[,F...]) --out FILE
@@ -77,81 +73,21 @@ pursuit export --model usps8-slmc.model --out usps8-slmc.libsvm   # svm-predict 
 # --one-vs-rest --algo svm) are compressed class by class, each class's machine on all the rows
 # with its own ±1 targets, and predict the class with the largest decision, as before.
 # Binary and one-vs-one results export as LIBSVM or ONNX; one-vs-rest ones as neither.`,
-		run: runCompress,
-	}
+	}, true, newCompressFlags, runCompress)
 }
 
-// compressRow is one line of compress's table.
-type compressRow struct {
-	Model            string   `json:"model"`
-	Method           string   `json:"method"`
-	Fraction         *float64 `json:"nz_frac,omitempty"`
-	Vectors          int      `json:"vectors"`
-	Error            *float64 `json:"error"`
-	PredictMSPer1000 float64  `json:"predict_ms_per_1000"`
-	Speedup          float64  `json:"speedup"`
-	CompressSeconds  float64  `json:"compress_seconds,omitempty"`
-	File             string   `json:"file,omitempty"`
-}
-
-type compressJSON struct {
-	Model    string        `json:"model"`
-	Kernel   string        `json:"kernel"`
-	Task     string        `json:"task"`
-	Classes  []string      `json:"classes"`
-	Machines int           `json:"machines"`
-	C        float64       `json:"c"`
-	ErrorOn  string        `json:"error_on"`
-	NError   int           `json:"n_error"`
-	Backend  string        `json:"backend"`
-	Rows     []compressRow `json:"rows"`
-}
-
-// loadCompressSource reads --model: a LIBSVM text model (any number of
-// classes) or a pursuit svm model.
+// loadCompressSource reads --model (learn.LoadCompressSource), its
+// refusals naming the flag.
 func loadCompressSource(e *engine.Engine, path string) (*learn.CompressSource, error) {
-	f, err := os.Open(path)
-	if err != nil {
+	src, err := learn.LoadCompressSource(e, path)
+	var se *learn.SourceError
+	switch {
+	case errors.As(err, &se) && se.Open:
 		return nil, fmt.Errorf("--model: %w", err)
+	case errors.As(err, &se):
+		return nil, fmt.Errorf("--model %w", err)
 	}
-	head := make([]byte, 8)
-	n, _ := f.Read(head)
-	f.Close()
-	if bytes.HasPrefix(head[:n], []byte("svm_type")) {
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			return nil, fmt.Errorf("--model: %w", err)
-		}
-		first, _, _ := bytes.Cut(raw, []byte("\n"))
-		if f := strings.Fields(string(first)); len(f) == 2 && f[1] != "c_svc" {
-			kind := map[string]string{"epsilon_svr": "an epsilon-SVR regression", "nu_svr": "a nu-SVR regression",
-				"one_class": "a one-class", "nu_svc": "a nu-SVC"}[f[1]]
-			if kind == "" {
-				kind = "an " + strconv.Quote(f[1])
-			}
-			return nil, fmt.Errorf("--model %s is %s LIBSVM model; only C-SVC classifiers (svm-train -s 0, binary or multi-class) can be compressed", path, kind)
-		}
-		limit := max(e.Available()-2*int64(len(raw)), 0)
-		sm, err := svm.ReadLIBSVMModel(bytes.NewReader(raw), svm.WithModelMemoryLimit(limit))
-		if err != nil {
-			return nil, fmt.Errorf("--model %s: %w", path, err)
-		}
-		return learn.LIBSVMSource(sm), nil
-	}
-	m, err := learn.LoadModel(e, path)
-	if err != nil {
-		return nil, err
-	}
-	if m.Header.Labels.Task == learn.TaskRegression {
-		return nil, fmt.Errorf("--model %s is a regression model; only classifiers (C-SVC) can be compressed", path)
-	}
-	for _, f := range m.Models {
-		sf, ok := f.(*learn.SVMModel)
-		if !ok || sf.SVM.Type != svm.CSVC {
-			return nil, fmt.Errorf("--model %s is a %s model; compress takes C-SVC models (`pursuit train --algo svm`, or svm-train's)", path, m.Header.Algorithm)
-		}
-	}
-	return learn.FileSource(m)
+	return src, err
 }
 
 // parseFractions parses --nz-frac's list.
@@ -177,12 +113,7 @@ func fractionPath(out string, f float64) string {
 	return strings.TrimSuffix(out, ext) + "-nz" + strconv.FormatFloat(f, 'g', -1, 64) + ext
 }
 
-func runCompress(ev *env, args []string) error {
-	c := compressCommand()
-	fs, o := newCompressFlags()
-	if err := parseFlags(ev, c, fs, args); err != nil {
-		return err
-	}
+func runCompress(ev *env, fs *flag.FlagSet, o *compressOptions) error {
 	set := setFlags(fs)
 	switch {
 	case o.model == "":
@@ -295,46 +226,18 @@ func runCompress(ev *env, args []string) error {
 	if err != nil {
 		return compressError(err)
 	}
-	plan, cost := src.Plan, table.C
-	rows := make([]compressRow, len(table.Rows))
-	for i, t := range table.Rows {
-		rows[i] = compressRow{Model: o.model, Method: "svm", Vectors: t.Vectors, Error: num(t.Error),
-			PredictMSPer1000: t.PredictSeconds * 1e6 / float64(max(evalSet.Len(), 1)), Speedup: t.Speedup}
-		if i > 0 {
-			rows[i].Model, rows[i].Method, rows[i].CompressSeconds, rows[i].File = outs[i-1], o.method, t.CompressSeconds, outs[i-1]
-			if !set["nz"] {
-				rows[i].Fraction = num(t.Fraction)
-			}
-		}
-	}
+	rep := table.Report(src, o.model, o.method, outs, !set["nz"], evalName, evalSet.Len(), e.BackendName())
 	if o.plot != "" {
-		if err := writeTradeoff(o.plot, rows, evalName); err != nil {
-			return err
+		if err := rep.Plot(o.plot); err != nil {
+			return fmt.Errorf("--plot: %w", err)
 		}
 	}
 	if o.jsonOutput {
-		out := compressJSON{Model: o.model, Kernel: src.Machines[0].Kernel.String(), Task: plan.Task,
-			C: cost, ErrorOn: evalName, NError: evalSet.Len(), Backend: e.BackendName(), Rows: rows}
-		for _, sm := range src.Machines {
-			out.Machines += sm.NumDecision()
-		}
-		for _, c := range plan.Classes {
-			out.Classes = append(out.Classes, learn.FormatLabel(c))
-		}
-		return printJSON(ev, out)
+		return printJSON(ev, rep)
 	}
-	w := ev.stdout
-	fmt.Fprintf(w, "%-7s %8s %8s %10s %16s %8s  %s\n", "method", "nz-frac", "vectors", "error", "ms/1000 rows", "speedup", "model")
-	for _, r := range rows {
-		frac := "-"
-		if r.Fraction != nil {
-			frac = strconv.FormatFloat(*r.Fraction, 'g', -1, 64)
-		}
-		fmt.Fprintf(w, "%-7s %8s %8d %9.2f%% %16.3f %7.1fx  %s\n", r.Method, frac, r.Vectors, 100**r.Error, r.PredictMSPer1000, r.Speedup, r.Model)
-	}
-	fmt.Fprintf(w, "errors on %s (%d examples); prediction time is the fastest of several runs, backend %s; C = %g\n", evalName, evalSet.Len(), e.BackendName(), cost)
+	rep.WriteText(ev.stdout)
 	if o.plot != "" {
-		fmt.Fprintf(w, "plot written to %s\n", o.plot)
+		fmt.Fprintf(ev.stdout, "plot written to %s\n", o.plot)
 	}
 	return nil
 }
@@ -346,28 +249,4 @@ func compressError(err error) error {
 		return fmt.Errorf("%w; retrain the SVM with the rbf kernel (svm-train -t 2) to compress it", err)
 	}
 	return err
-}
-
-// writeTradeoff plots the compressed models' error against their vectors,
-// with the original's as a level line.
-func writeTradeoff(path string, rows []compressRow, evalName string) error {
-	var x, y, sx, sy []float64
-	for _, r := range rows[1:] {
-		x = append(x, float64(r.Vectors))
-		y = append(y, *r.Error)
-	}
-	lo, hi := x[0], x[0]
-	for _, v := range x {
-		lo, hi = math.Min(lo, v), math.Max(hi, v)
-	}
-	sx, sy = []float64{lo, hi}, []float64{*rows[0].Error, *rows[0].Error}
-	title := fmt.Sprintf("compress: error on %s against expansion vectors", filepath.Base(evalName))
-	err := plot.LearningCurve(path, title, "expansion vectors", "error rate", []plot.Series{
-		{Name: rows[1].Method, X: x, Y: y},
-		{Name: fmt.Sprintf("svm (%d vectors)", rows[0].Vectors), X: sx, Y: sy},
-	}, math.NaN(), "")
-	if err != nil {
-		return fmt.Errorf("--plot: %w", err)
-	}
-	return nil
 }

@@ -102,7 +102,7 @@ func TestCompressCommand(t *testing.T) {
 	plotFile := filepath.Join(dir, "tradeoff.png")
 	r := mustRun(t, dir, "compress", "--model", svmModel, "--data", train, "--test", test, "--nz-frac", "0.1,0.5",
 		"--out", out, "--plot", plotFile, "--json", "--max-iter", "30")
-	var rep compressJSON
+	var rep learn.TradeoffReport
 	decodeJSON(t, r.stdout, &rep)
 	if len(rep.Rows) != 3 || rep.Rows[0].Method != "svm" || rep.Task != learn.TaskBinary || rep.Machines != 1 {
 		t.Fatalf("compress --json: %+v", rep)

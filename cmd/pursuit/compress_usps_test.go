@@ -61,10 +61,10 @@ func svmTrain(t *testing.T, train, model string) {
 // the SVM's (within tol), that `pursuit predict` on the compressed model and
 // svm-predict on its LIBSVM export give the same labels, and returns the
 // table.
-func compressUSPS(t *testing.T, dir, model, train, test string, maxIter string, tol float64) compressJSON {
+func compressUSPS(t *testing.T, dir, model, train, test string, maxIter string, tol float64) learn.TradeoffReport {
 	t.Helper()
 	small := filepath.Join(dir, "small.model")
-	var rep compressJSON
+	var rep learn.TradeoffReport
 	decodeJSON(t, mustRun(t, dir, "compress", "--model", model, "--data", train, "--test", test,
 		"--nz-frac", "0.1", "--max-iter", maxIter, "--out", small, "--json", "--quiet").stdout, &rep)
 	svmRow, row := rep.Rows[0], rep.Rows[1]

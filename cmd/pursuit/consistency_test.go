@@ -239,7 +239,7 @@ func TestCurveAxis(t *testing.T) {
 		variant kmp.Variant
 		repick  bool
 	}{{kmp.PreFit, false}, {kmp.Basic, true}} {
-		l, err := kmpLearner("kmp", c.variant, kmp.Squared, false)(&trainParams{kernel: pursuit.NewRBF(4), basis: 12, seed: 1})
+		l, err := kmpLearner("kmp", c.variant, kmp.Squared, false)(&trainParams{kernel: pursuit.NewRBF(4), modelFlags: &modelFlags{basis: 12, seed: 1}})
 		if err != nil {
 			t.Fatal(err)
 		}

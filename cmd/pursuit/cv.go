@@ -1,13 +1,10 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"math"
 	"path/filepath"
-	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -43,7 +40,7 @@ func newCVFlags() (*flag.FlagSet, *cvOptions) {
 }
 
 func cvCommand() *command {
-	return &command{
+	return withFlags(&command{
 		name:    "cv",
 		summary: "k-fold cross-validation over a small grid of γ, C or N",
 		usage: `pursuit cv --data FILE [--folds K] [--algo ALGO] [--grid-gamma G1,G2,...] [--grid-c C1,C2,...]
@@ -59,33 +56,8 @@ pursuit cv --data train.txt --algo svm --kernel poly --grid degree=2,3 --grid co
 # share of the (setting, fold) trainings in one process; rank 0 gathers the figures and prints them
 # (and retrains with the best setting for --test or --model):
 mpirun -np 4 pursuit cv --data sonar.gz --algo svm --grid-gamma 0.01,0.03,0.1 --grid-c 1,10,100`,
-		run:       runCV,
 		flagNotes: algoFlagsHelp,
-	}
-}
-
-// cvPoint is one grid setting and its cross-validated figures.
-type cvPoint struct {
-	Gamma   *float64 `json:"gamma,omitempty"`
-	C       *float64 `json:"c,omitempty"`
-	Basis   *int     `json:"basis,omitempty"`
-	Epsilon *float64 `json:"epsilon,omitempty"`
-	// Settings holds the values of the --grid flags, by flag name.
-	Settings     map[string]float64 `json:"settings,omitempty"`
-	CVError      float64            `json:"cv_error"`
-	CVStd        float64            `json:"cv_std"`
-	TrainError   float64            `json:"train_error"`
-	NBasis       float64            `json:"n_basis"`
-	TrainSeconds float64            `json:"train_seconds"`
-}
-
-// cvSetting is one point of the cross-validation grid (gamma or eps NaN:
-// the flag's value) and its figures.
-type cvSetting struct {
-	gamma, c, eps float64
-	basis         int
-	grid          []gridValue // the --grid flags' values
-	pt            cvPoint
+	}, true, newCVFlags, runCV)
 }
 
 // cvJSON is the object `pursuit cv --json` prints: the fields of train's
@@ -94,10 +66,10 @@ type cvSetting struct {
 // it), plus the cross-validation error and the whole grid.
 type cvJSON struct {
 	resultJSON
-	Folds   int       `json:"folds"`
-	CVError float64   `json:"cv_error"`
-	Best    cvPoint   `json:"best"`
-	Grid    []cvPoint `json:"grid"`
+	Folds   int             `json:"folds"`
+	CVError float64         `json:"cv_error"`
+	Best    learn.CVPoint   `json:"best"`
+	Grid    []learn.CVPoint `json:"grid"`
 }
 
 func parseList(flagName, s string, integer bool) ([]float64, error) {
@@ -120,15 +92,7 @@ func parseList(flagName, s string, integer bool) ([]float64, error) {
 	return out, nil
 }
 
-func runCV(ev *env, args []string) error {
-	c := cvCommand()
-	fs, o := newCVFlags()
-	if err := parseFlags(ev, c, fs, args); err != nil {
-		if errors.Is(err, errHelp) {
-			return err
-		}
-		return ev.together(err)
-	}
+func runCV(ev *env, fs *flag.FlagSet, o *cvOptions) error {
 	set := setFlags(fs)
 	var gammas, cs, ns, epsList []float64
 	var gridLists [][]gridValue
@@ -203,135 +167,57 @@ func runCV(ev *env, args []string) error {
 	}
 	// The grid: every combination of the lists given (a missing list is the
 	// single value of the corresponding flag).
-	if gammas == nil {
-		gammas = []float64{math.NaN()}
+	if len(epsList) == 1 && math.IsNaN(epsList[0]) {
+		epsList = nil // --grid-epsilon not given
 	}
-	if cs == nil {
-		cs = []float64{o.c}
+	grid := learn.CVGrid{Gamma: gammas, C: cs, Epsilon: epsList, ShowC: len(cs) > 1 || set["c"],
+		ShowBasis: algo.usesBasis || len(ns) > 1 || set["basis"]}
+	if grid.C == nil {
+		grid.C = []float64{o.c}
+	}
+	for _, n := range ns {
+		grid.Basis = append(grid.Basis, int(n))
 	}
 	if ns == nil {
-		ns = []float64{float64(o.basis)}
+		grid.Basis = []int{o.basis}
 	}
-	var grid []cvSetting
-	for _, gv := range gridCombos(gridLists) {
-		for _, g := range gammas {
-			for _, cv := range cs {
-				for _, ev := range epsList {
-					for _, n := range ns {
-						grid = append(grid, cvSetting{gamma: g, c: cv, eps: ev, basis: int(n), grid: gv})
-					}
-				}
-			}
+	for _, l := range gridLists {
+		p := learn.Param{Name: l[0].name}
+		for _, v := range l {
+			f, _ := strconv.ParseFloat(v.value, 64)
+			p.Values = append(p.Values, f)
 		}
-	}
-	// The grid's groups: settings that differ only in N are consecutive.
-	// For the KMP family without early stopping, one training with the
-	// largest N per fold serves a group: the model after n steps is the
-	// model trained with N = n (kmp's Truncate), so the grid over N costs
-	// one training.
-	truncate := algo.usesBasis && len(ns) > 1 && o.valFrac == 0
-	var groups []learn.CVGroup
-	var learnerErr error
-	for gi := 0; gi < len(grid) && learnerErr == nil; {
-		gj := gi + 1
-		for gj < len(grid) && sameFloat(grid[gj].gamma, grid[gi].gamma) && grid[gj].c == grid[gi].c && sameFloat(grid[gj].eps, grid[gi].eps) &&
-			slices.Equal(grid[gj].grid, grid[gi].grid) {
-			gj++
-		}
-		group := grid[gi:gj]
-		gi = gj
-		mf := o.modelFlags
-		if g := group[0].gamma; !math.IsNaN(g) {
-			mf.gamma, mf.sigma = g, 0
-		}
-		mf.c = group[0].c
-		setEps(&mf, group[0].eps)
-		applyGrid(&mf, group[0].grid)
-		maxN := 0
-		var cg learn.CVGroup
-		for k := range group {
-			s := &group[k]
-			for _, v := range s.grid {
-				if s.pt.Settings == nil {
-					s.pt.Settings = map[string]float64{}
-				}
-				s.pt.Settings[v.name], _ = strconv.ParseFloat(v.value, 64)
-			}
-			if !math.IsNaN(s.gamma) {
-				g := s.gamma
-				s.pt.Gamma = &g
-			}
-			if len(cs) > 1 || set["c"] {
-				c := s.c
-				s.pt.C = &c
-			}
-			if algo.usesBasis || len(ns) > 1 || set["basis"] {
-				b := s.basis
-				s.pt.Basis = &b
-			}
-			if !math.IsNaN(s.eps) {
-				ev := s.eps
-				s.pt.Epsilon = &ev
-			}
-			maxN = max(maxN, s.basis)
-			mf.basis = s.basis
-			l, err := flagLearner(algo, &mf, &o.dataFlags, plan, all.Dim())
-			if err != nil {
-				learnerErr = fmt.Errorf("%s: %w", describeSetting(s.pt), err)
-				break
-			}
-			cg.Learners = append(cg.Learners, l)
-			cg.Names = append(cg.Names, describeSetting(s.pt))
-			cg.Basis = append(cg.Basis, s.basis)
-		}
-		// For the KMP family without early stopping, one training with the
-		// largest N per fold serves a group: the model after n steps is the
-		// model trained with N = n (kmp's Truncate), so the grid over N
-		// costs one training.
-		if truncate && learnerErr == nil {
-			mf.basis = maxN
-			cg.Shared, learnerErr = flagLearner(algo, &mf, &o.dataFlags, plan, all.Dim())
-		}
-		groups = append(groups, cg)
+		grid.Settings = append(grid.Settings, p)
 	}
 	prep, err := o.dataFlags.prep(o.seed)
-	if err == nil {
-		err = learnerErr
-	}
 	if err := ev.together(err); err != nil {
 		return err
 	}
-	// The trainings: one per group and fold, spread over the ranks.
+	// The trainings: one per group of settings and fold, spread over the
+	// ranks. For the KMP family without early stopping, one training with
+	// the largest N per fold serves the settings that differ only in N:
+	// the model after n steps is the model trained with N = n (kmp's
+	// Truncate), so the grid over N costs one training.
 	world := ev.world()
 	bar := newProgress(ev, "cv "+algo.name, o.progress, o.quiet)
 	defer bar.Close()
 	start := time.Now()
 	cvRun := learn.CV{Folds: o.folds, Seed: uint64(o.seed), Prep: prep, Ranks: engine.GroupOf(world), Progress: bar.Update, Agree: ev.together}
-	results, err := cvRun.Grid(e, groups, plan, all)
-	if err != nil {
-		return err
+	newLearner := func(p learn.CVPoint, basis int) (learn.Learner, error) {
+		mf := pointFlags(&o.modelFlags, p, basis)
+		return flagLearner(algo, &mf, &o.dataFlags, plan, all.Dim())
 	}
-	for i := range grid {
-		r := results[i]
-		grid[i].pt.CVError, grid[i].pt.CVStd, grid[i].pt.TrainError = r.Error, r.Std, r.TrainError
-		grid[i].pt.NBasis, grid[i].pt.TrainSeconds = r.NBasis, r.Seconds
+	points, best, err := cvRun.Search(e, grid, newLearner, algo.usesBasis && len(ns) > 1 && o.valFrac == 0, plan, all)
+	if err := ev.together(err); err != nil {
+		return err
 	}
 	rank := world.Rank()
 	bar.Done()
-	best := 0
-	for gi := range grid {
-		if grid[gi].pt.CVError < grid[best].pt.CVError {
-			best = gi
-		}
-	}
-	out := cvJSON{Folds: o.folds, CVError: grid[best].pt.CVError, Best: grid[best].pt}
-	for _, s := range grid {
-		out.Grid = append(out.Grid, s.pt)
-	}
+	out := cvJSON{Folds: o.folds, CVError: points[best].CVError, Best: points[best], Grid: points}
 	out.resultJSON = resultJSON{
 		Algorithm: algo.name, Backend: e.BackendName(), Task: plan.Task,
-		NTrain: all.Len(), NBasis: int(math.Round(grid[best].pt.NBasis)),
-		TrainError: num(grid[best].pt.TrainError), TestError: nil, TrainSeconds: time.Since(start).Seconds(),
+		NTrain: all.Len(), NBasis: int(math.Round(points[best].NBasis)),
+		TrainError: num(points[best].TrainError), TestError: nil, TrainSeconds: time.Since(start).Seconds(),
 		Storage: stor,
 	}
 	if m, err := scaleFlag(o.scale); err == nil {
@@ -341,7 +227,8 @@ func runCV(ev *env, args []string) error {
 	// model file is asked for (rank 0 alone, across ranks).
 	var err2 error
 	if (test != nil || o.model != "") && rank == 0 {
-		err2 = cvRetrain(e, algo, &o.modelFlags, &o.dataFlags, plan, all, test, grid[best], o.model, &out)
+		mf := pointFlags(&o.modelFlags, points[best], grid.Basis[best%len(grid.Basis)])
+		err2 = cvRetrain(e, algo, &mf, &o.dataFlags, plan, all, test, o.model, &out)
 	}
 	if err := ev.together(err2); err != nil {
 		return err
@@ -350,24 +237,10 @@ func runCV(ev *env, args []string) error {
 		return printJSON(ev, out)
 	}
 	w := ev.stdout
-	fmt.Fprintf(w, "%d-fold cross-validation of %s on %s (%d examples, %s), backend %s\n\n", o.folds, algo.name, o.data, all.Len(), describeTask(&plan), e.BackendName())
-	// Classification reports error rates in percent; regression the mean
-	// squared error as it is (a percentage of an MSE means nothing).
-	what, cell := "cv error", func(v float64) string { return fmt.Sprintf("%.2f%%", 100*v) }
-	if plan.Task == learn.TaskRegression {
-		what, cell = "cv MSE", func(v float64) string { return fmt.Sprintf("%.4g", v) }
-	}
-	fmt.Fprintf(w, "  %-36s %12s %10s %10s %9s\n", "setting", what, "± std", "basis", "seconds")
-	for gi, s := range grid {
-		mark := " "
-		if gi == best {
-			mark = "*"
-		}
-		fmt.Fprintf(w, "%s %-36s %12s %10s %10.1f %9.3g\n", mark, describeSetting(s.pt), cell(s.pt.CVError), cell(s.pt.CVStd), s.pt.NBasis, s.pt.TrainSeconds)
-	}
-	fmt.Fprintf(w, "\nbest: %s, %s %s\n", describeSetting(grid[best].pt), what, cell(grid[best].pt.CVError))
+	fmt.Fprintf(w, "%d-fold cross-validation of %s on %s (%d examples, %s), backend %s\n\n", o.folds, algo.name, o.data, all.Len(), plan.Describe(), e.BackendName())
+	learn.WriteCVTable(w, points, best, plan.Task == learn.TaskRegression)
 	if out.TestError != nil {
-		fmt.Fprintf(w, "retrained on all %d examples: %s on %s\n", all.Len(), errText(&plan, *out.TestError, out.NTest), o.test)
+		fmt.Fprintf(w, "retrained on all %d examples: %s on %s\n", all.Len(), plan.ErrorText(*out.TestError, out.NTest), o.test)
 	}
 	if out.Model != "" {
 		fmt.Fprintf(w, "saved %s (%s)\n", out.Model, humanSize(out.ModelBytes))
@@ -375,108 +248,74 @@ func runCV(ev *env, args []string) error {
 	return nil
 }
 
-func describeSetting(p cvPoint) string {
-	var parts []string
+// pointFlags are the flags mf with the settings of grid point p and the
+// basis size basis.
+func pointFlags(mf *modelFlags, p learn.CVPoint, basis int) modelFlags {
+	f := *mf
 	if p.Gamma != nil {
-		parts = append(parts, fmt.Sprintf("gamma=%g", *p.Gamma))
+		f.gamma, f.sigma = *p.Gamma, 0
 	}
 	if p.C != nil {
-		parts = append(parts, fmt.Sprintf("C=%g", *p.C))
+		f.c = *p.C
 	}
 	if p.Epsilon != nil {
-		parts = append(parts, fmt.Sprintf("epsilon=%g", *p.Epsilon))
+		setEps(&f, *p.Epsilon)
 	}
-	names := make([]string, 0, len(p.Settings))
-	for name := range p.Settings {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		parts = append(parts, fmt.Sprintf("%s=%g", name, p.Settings[name]))
-	}
-	if p.Basis != nil {
-		if *p.Basis == 0 {
-			parts = append(parts, "basis=default")
-		} else {
-			parts = append(parts, fmt.Sprintf("basis=%d", *p.Basis))
+	f.basis = basis
+	for name, v := range p.Settings {
+		if err := setTrainingFlag(&f, name, strconv.FormatFloat(v, 'f', -1, 64)); err != nil {
+			panic(fmt.Sprintf("--grid %s=%v was validated: %v", name, v, err))
 		}
 	}
-	if len(parts) == 0 {
-		return "(flags as given)"
-	}
-	return strings.Join(parts, " ")
+	return f
 }
 
 // fitSplit trains with flags mf on tr (unscaled; a validation part is held
 // out when --val-frac is set), scaling as the flags say, and evaluates on
-// test (may be nil), reporting progress on bar (may be nil). tr and test
-// are left as they are: it works on copies charged to e's memory budget
-// until e.Release(res.held).
+// test (may be nil), reporting progress on bar (may be nil): learn.Prep.Fit.
+// tr and test are left as they are: it works on copies charged to e's
+// memory budget until e.Release(res.held).
 func fitSplit(e *engine.Engine, algo *algorithm, mf *modelFlags, df *dataFlags, plan learn.LabelPlan, tr, test *data.Dataset, bar *progressBar) (*fitResult, error) {
-	pr, err := prepare(e, df, mf.seed, &plan, tr, test, false, false)
+	prep, err := df.prep(mf.seed)
 	if err != nil {
 		return nil, err
 	}
-	res, err := fitPrepared(e, algo, mf, df, plan, pr, bar)
+	p, err := mf.params(tr.Dim(), df)
 	if err != nil {
-		pr.Release(e)
 		return nil, err
 	}
-	res.held = pr.Held
-	return res, nil
+	l, err := algo.newLearner(p, plan, bar)
+	if err != nil {
+		return nil, err
+	}
+	f, pr, err := prep.Fit(e, algo.name, p.kernel, l, plan, tr, test, version, bar.Done)
+	if err != nil {
+		return nil, prepError(err)
+	}
+	return &fitResult{Fitted: f, tr: pr.Train, val: pr.Val, test: pr.Test, held: pr.Held}, nil
 }
 
-// fitPrepared trains with flags mf on the prepared sets and evaluates on
-// them.
-func fitPrepared(e *engine.Engine, algo *algorithm, mf *modelFlags, df *dataFlags, plan learn.LabelPlan, pr *learn.Prepared, bar *progressBar) (*fitResult, error) {
-	tr, val, test := pr.Train, pr.Val, pr.Test
-	p, err := mf.params(tr.Dim(), df, val != nil)
-	if err != nil {
-		return nil, err
-	}
-	res, err := fit(e, algo, p, plan, tr, val, test, bar)
-	if err != nil {
-		return nil, err
-	}
-	res.tr, res.val, res.test = tr, val, test
-	res.model.Header.Scaler = pr.Scaler
-	res.model.Header.Train = learn.TrainSummary{NTrain: tr.Len(), TrainError: res.trainErr, TrainSeconds: res.trainSeconds,
-		Backend: e.BackendName(), Seed: mf.seed, Version: version}
-	if val != nil {
-		res.model.Header.Train.NVal, res.model.Header.Train.ValError = val.Len(), res.valErr
-	}
-	return res, nil
-}
-
-func sameFloat(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
-
-// cvRetrain trains on all the data with the best setting b, tests on test
-// (may be nil), writes the model to path when given, and fills out.
-func cvRetrain(e *engine.Engine, algo *algorithm, flags *modelFlags, df *dataFlags, plan learn.LabelPlan, all, test *data.Dataset, b cvSetting, path string, out *cvJSON) error {
-	mf := *flags
-	if !math.IsNaN(b.gamma) {
-		mf.gamma, mf.sigma = b.gamma, 0
-	}
-	mf.c, mf.basis = b.c, b.basis
-	setEps(&mf, b.eps)
-	applyGrid(&mf, b.grid)
-	res, err := fitSplit(e, algo, &mf, df, plan, all, test, nil)
+// cvRetrain trains on all the data with the best setting's flags mf,
+// tests on test (may be nil), writes the model to path when given, and
+// fills out.
+func cvRetrain(e *engine.Engine, algo *algorithm, mf *modelFlags, df *dataFlags, plan learn.LabelPlan, all, test *data.Dataset, path string, out *cvJSON) error {
+	res, err := fitSplit(e, algo, mf, df, plan, all, test, nil)
 	if err != nil {
 		return fmt.Errorf("retraining with the best setting: %w", err)
 	}
-	out.Kernel = res.model.Header.Kernel
-	out.NBasis = res.model.NBasis()
-	out.TrainError = num(res.trainErr)
+	out.Kernel = res.Model.Header.Kernel
+	out.NBasis = res.Model.NBasis()
+	out.TrainError = num(res.TrainError)
 	if test != nil {
-		out.NTest, out.TestError, out.PredictSeconds = test.Len(), num(res.testErr), res.predictSeconds
+		out.NTest, out.TestError, out.PredictSeconds = test.Len(), num(res.TestError), res.PredictSeconds
 	}
-	res.model.Header.Train.Data = filepath.Base(df.data)
+	res.Model.Header.Train.Data = filepath.Base(df.data)
 	if path != "" {
-		if out.ModelBytes, err = res.model.WriteFile(path); err != nil {
+		if out.ModelBytes, err = res.Model.WriteFile(path); err != nil {
 			return err
 		}
 		out.Model = path
-	} else if out.ModelBytes, err = res.model.Size(); err != nil {
+	} else if out.ModelBytes, err = res.Model.Size(); err != nil {
 		return err
 	}
 	return nil
@@ -485,12 +324,9 @@ func cvRetrain(e *engine.Engine, algo *algorithm, flags *modelFlags, df *dataFla
 // flagLearner is the learner of the flags mf for plan on data with dim
 // features (early stopping with --val-frac).
 func flagLearner(algo *algorithm, mf *modelFlags, df *dataFlags, plan learn.LabelPlan, dim int) (learn.Learner, error) {
-	if err := algo.check(plan); err != nil {
-		return nil, err
-	}
-	p, err := mf.params(dim, df, df.valFrac > 0)
+	p, err := mf.params(dim, df)
 	if err != nil {
 		return nil, err
 	}
-	return algo.learner(p)
+	return algo.newLearner(p, plan, nil)
 }

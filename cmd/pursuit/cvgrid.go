@@ -106,28 +106,3 @@ func numericTrainingFlags() []string {
 	sort.Strings(out)
 	return out
 }
-
-// gridCombos is every combination of the lists (one empty combination when
-// there are none).
-func gridCombos(lists [][]gridValue) [][]gridValue {
-	combos := [][]gridValue{nil}
-	for _, l := range lists {
-		var next [][]gridValue
-		for _, c := range combos {
-			for _, v := range l {
-				next = append(next, append(append([]gridValue(nil), c...), v))
-			}
-		}
-		combos = next
-	}
-	return combos
-}
-
-// applyGrid sets a setting's --grid values on mf (already validated).
-func applyGrid(mf *modelFlags, vals []gridValue) {
-	for _, v := range vals {
-		if err := setTrainingFlag(mf, v.name, v.value); err != nil {
-			panic(fmt.Sprintf("--grid %s=%s was validated: %v", v.name, v.value, err))
-		}
-	}
-}

@@ -191,7 +191,7 @@ func TestInfo(t *testing.T) {
 		}
 	}
 	r = mustRun(t, dir, "info", "--json")
-	var rep infoReport
+	var rep learn.SystemReport
 	decodeJSON(t, r.stdout, &rep)
 	if rep.Chosen == "" || rep.Reason == "" || len(rep.Backends) != 4 || rep.Version != version {
 		t.Errorf("info --json: %+v", rep)

@@ -40,7 +40,7 @@ func newEquivFlags() (*flag.FlagSet, *equivOptions) {
 }
 
 func equivCommand() *command {
-	return &command{
+	return withFlags(&command{
 		name:    "equiv",
 		summary: "solve ε-SVR two ways (bpdn and SMO) and certify they agree",
 		usage:   `pursuit equiv --data FILE [--epsilon E] [--c C] [--kernel K --gamma G | --sigma S] [--scale S] [--json]`,
@@ -48,32 +48,7 @@ func equivCommand() *command {
 pursuit equiv --data boston.gz --epsilon 0.5 --gamma 1
 # the finite-C (box) problem; exit status 0 when they agree, 1 when not:
 pursuit equiv --data boston.gz --epsilon 0.5 --gamma 1 --c 10 --json`,
-		run: runEquiv,
-	}
-}
-
-// equivJSON is what `pursuit equiv --json` prints.
-type equivJSON struct {
-	Data        string     `json:"data"`
-	N           int        `json:"n"`
-	Kernel      string     `json:"kernel"`
-	Backend     string     `json:"backend"`
-	Epsilon     float64    `json:"epsilon"`
-	C           string     `json:"c"`
-	SMOC        float64    `json:"smo_c"`
-	MaxDA       float64    `json:"max_delta_a"`
-	NormA       float64    `json:"norm_a"`
-	DB          float64    `json:"delta_b"`
-	B           float64    `json:"b"`
-	SameSupport bool       `json:"same_support"`
-	NSV         [2]int     `json:"n_sv"`
-	Obj         [2]float64 `json:"objective"`
-	KKT         [2]float64 `json:"kkt"`
-	Seconds     [2]float64 `json:"seconds"`
-	GramSeconds float64    `json:"gram_seconds"`
-	SMOIter     int        `json:"smo_iterations"`
-	BPDNIter    int        `json:"bpdn_iterations"`
-	Agree       bool       `json:"agree"`
+	}, true, newEquivFlags, runEquiv)
 }
 
 // exitStatusError is an error with its own exit status (equiv's 1 for "the
@@ -86,12 +61,7 @@ type exitStatusError struct {
 func (e *exitStatusError) Error() string { return e.msg }
 func (e *exitStatusError) ExitCode() int { return e.code }
 
-func runEquiv(ev *env, args []string) error {
-	c := equivCommand()
-	fs, o := newEquivFlags()
-	if err := parseFlags(ev, c, fs, args); err != nil {
-		return err
-	}
+func runEquiv(ev *env, fs *flag.FlagSet, o *equivOptions) error {
 	set := setFlags(fs)
 	o.algo = "bpdn"
 	o.dataFlags.valFrac = 0
@@ -134,31 +104,13 @@ func runEquiv(ev *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	sol, smo, ct, smoC := eq.BPDN, eq.SMO, eq.Certificate, eq.SMOC
-	gramSec, bpdnSec, smoSec := eq.GramSeconds, eq.BPDNSeconds, eq.SMOSeconds
-	cText := fmt.Sprint(cBox)
-	if math.IsInf(cBox, 1) {
-		cText = "inf"
-	}
+	ct := eq.Certificate
 	if o.jsonOutput {
-		if err := printJSON(ev, equivJSON{
-			Data: o.data, N: n, Kernel: k.String(), Backend: e.BackendName(), Epsilon: eps, C: cText, SMOC: smoC,
-			MaxDA: ct.MaxDA, NormA: ct.NormA, DB: ct.DB, B: sol.B, SameSupport: ct.SameSupport, NSV: ct.NSV,
-			Obj: ct.Obj, KKT: ct.KKT, Seconds: [2]float64{bpdnSec, smoSec}, GramSeconds: gramSec,
-			SMOIter: smo.Iter, BPDNIter: sol.Iter, Agree: ct.Agree,
-		}); err != nil {
+		if err := printJSON(ev, eq.Report(o.data, n, k, e.BackendName(), eps, cBox)); err != nil {
 			return err
 		}
-	} else {
-		w := ev.stdout
-		fmt.Fprintf(w, "data         %s: %d examples, %d features; kernel %s (backend %s, Gram matrix in %.3g s, float64)\n", o.data, n, ds.Dim(), k, e.BackendName(), gramSec)
-		fmt.Fprintf(w, "problem      ε = %g, C = %s; the SVR by SMO with C = %.6g, tolerance %g\n", eps, cText, smoC, o.smoTol)
-		fmt.Fprintf(w, "bpdn         %.3g s: %d CD sweeps over %d values of ν, %d active-set iterations, converged %v\n", bpdnSec, sol.Sweeps, sol.NuEvals, sol.Iter, sol.Converged)
-		fmt.Fprintf(w, "smo          %.3g s: %d iterations, converged %v\n", smoSec, smo.Iter, smo.Converged)
-		fmt.Fprintf(w, "b            bpdn %.12g, smo %.12g\n", sol.B, smo.Bias)
-		if err := ct.Write(w, "bpdn", "smo"); err != nil {
-			return err
-		}
+	} else if err := eq.WriteText(ev.stdout, o.data, n, ds.Dim(), k, e.BackendName(), eps, cBox, o.smoTol); err != nil {
+		return err
 	}
 	if !ct.Agree {
 		return &exitStatusError{code: 1, msg: fmt.Sprintf("bpdn and SMO disagree on %s (max|Δa| %.3g, |Δb| %.3g, same support %v)", o.data, ct.MaxDA, ct.DB, ct.SameSupport)}

@@ -1,79 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
-	"io"
 	"slices"
-	"strconv"
 	"strings"
 
-	"github.com/pursuit-ml/pursuit/data"
-	"github.com/pursuit-ml/pursuit/internal/safefile"
 	"github.com/pursuit-ml/pursuit/learn"
-	"github.com/pursuit-ml/pursuit/onnxexport"
 )
-
-// writeRange writes s as an svm-scale range file (svm-scale -r FILE): each
-// feature's [min, max] mapped onto [−1, 1] reproduces x' = (x − offset)·scale
-// with min = offset − 1/scale and max = offset + 1/scale; a feature whose
-// scale is 0 (constant in the training data) has min = max, which svm-scale
-// maps to 0 as the scaler does.
-func writeRange(w io.Writer, s *data.Scaler) error {
-	bw := bufio.NewWriter(w)
-	g := func(v float64) string { return strconv.FormatFloat(v, 'g', 17, 64) }
-	fmt.Fprintf(bw, "x\n-1 1\n")
-	for j := range s.Scale {
-		lo, hi := s.Offset[j], s.Offset[j]
-		if s.Scale[j] != 0 {
-			lo, hi = s.Offset[j]-1/s.Scale[j], s.Offset[j]+1/s.Scale[j]
-		}
-		fmt.Fprintf(bw, "%d %s %s\n", j+1, g(lo), g(hi))
-	}
-	return bw.Flush()
-}
-
-// exportLIBSVM writes m as a LIBSVM model to path and, when m scales its
-// data, the svm-scale range file to path+".range". It returns the files
-// written.
-func exportLIBSVM(m *learn.File, path string) ([]string, error) {
-	lm, err := m.LIBSVM()
-	if err != nil {
-		return nil, fmt.Errorf("a %s model cannot be written as a LIBSVM model: %w", m.Header.Algorithm, err)
-	}
-	if err := safefile.WriteFile(path, 0o666, lm.WriteLIBSVM); err != nil {
-		return nil, err
-	}
-	files := []string{path}
-	if s := m.Header.Scaler; s != nil && s.Mode != data.ScaleNone {
-		rp := path + ".range"
-		if err := safefile.WriteFile(rp, 0o666, func(w io.Writer) error { return writeRange(w, s) }); err != nil {
-			return nil, err
-		}
-		files = append(files, rp)
-	}
-	return files, nil
-}
-
-// exportONNX writes m as an ONNX model to path: the LIBSVM model that
-// libsvmModel gives, behind the model's scaler, through onnxexport.
-func exportONNX(m *learn.File, path string) error {
-	if m.Header.Labels.Task == learn.TaskOneVsRest {
-		return fmt.Errorf("a one-vs-rest %s model (%d binary machines) cannot be written as an ONNX model: ai.onnx.ml's SVMClassifier votes over the pairs of a one-vs-one model, and a one-vs-rest model predicts the class whose machine's decision is largest", m.Header.Algorithm, len(m.Models))
-	}
-	lm, err := m.LIBSVM()
-	if err == nil {
-		_, err = onnxexport.Marshal(lm, m.Header.Scaler) // refuse before a file is written
-	}
-	if err != nil {
-		return fmt.Errorf("a %s model cannot be written as an ONNX model: %w", m.Header.Algorithm, err)
-	}
-	doc := fmt.Sprintf("pursuit %s model (%s)", m.Header.Algorithm, lm.Kernel)
-	return safefile.WriteFile(path, 0o666, func(w io.Writer) error {
-		return onnxexport.Write(w, lm, m.Header.Scaler, onnxexport.WithDoc(doc), onnxexport.WithProducerVersion(version))
-	})
-}
 
 // exportFormats are the formats `pursuit export --format` writes.
 var exportFormats = []string{"libsvm", "onnx"}
@@ -84,7 +18,7 @@ type exportOptions struct {
 }
 
 func exportCommand() *command {
-	return &command{
+	return withFlags(&command{
 		name:    "export",
 		summary: "write a model in another format: a LIBSVM model that svm-predict reads (with an svm-scale range file when the model scales), or an ONNX model that onnxruntime runs",
 		usage:   "pursuit export --model FILE --out FILE [--format libsvm|onnx]",
@@ -94,21 +28,20 @@ svm-scale -r moons.libsvm.range moons.test > moons.test.scaled
 svm-predict moons.test.scaled moons.libsvm moons.pred
 # an ONNX model (ai.onnx.ml Scaler → SVMClassifier or SVMRegressor) for onnxruntime:
 pursuit export --model moons.model --format onnx --out moons.onnx`,
-		run: runExport,
-	}
+	}, false, newExportFlags, runExport)
 }
 
-func runExport(ev *env, args []string) error {
-	c := exportCommand()
+func newExportFlags() (*flag.FlagSet, *exportOptions) {
 	o := &exportOptions{}
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	fs.StringVar(&o.model, "model", "", "the model `FILE` to export (written by `pursuit train --model`, or a LIBSVM model)")
 	fs.StringVar(&o.format, "format", "libsvm", "the format to write: libsvm (LIBSVM's text model) or onnx (an ONNX model: input X, float [N, features], unscaled; outputs label and scores, or value); either holds svm, bpdn, and the KMP family, SLMC and MP-KFDA as one kernel expansion")
 	fs.StringVar(&o.out, "out", "", "write the exported model to `FILE` (for libsvm, the svm-scale range file to FILE.range too when the model scales its data; "+safeWriteHelp+")")
 	fs.StringVar(&o.memBudget, "mem-budget", "", memBudgetReadUsage)
-	if err := parseFlags(ev, c, fs, args); err != nil {
-		return err
-	}
+	return fs, o
+}
+
+func runExport(ev *env, _ *flag.FlagSet, o *exportOptions) error {
 	switch {
 	case o.model == "":
 		return fmt.Errorf("missing --model FILE (the model to export)")
@@ -138,9 +71,9 @@ func runExport(ev *env, args []string) error {
 	}
 	files := []string{o.out}
 	if o.format == "onnx" {
-		err = exportONNX(m, o.out)
+		err = m.ExportONNX(o.out, version)
 	} else {
-		files, err = exportLIBSVM(m, o.out)
+		files, err = m.ExportLIBSVM(o.out)
 	}
 	if err != nil {
 		return err

@@ -8,20 +8,13 @@ import (
 	"github.com/pursuit-ml/pursuit/learn"
 )
 
-// fitResult is what one training run produced and measured.
+// fitResult is what one training run produced and measured, with the
+// scaled sets the model was trained and evaluated on (set by fitSplit)
+// and the bytes of those sets charged to the engine (fitSplit's copies).
 type fitResult struct {
-	model          *learn.File
-	trainSeconds   float64
-	predictSeconds float64 // on the test set, when there is one
-	trainErr       float64
-	valErr         float64 // NaN without validation set
-	testErr        float64 // NaN without test set
-	nTest          int
-	testPred       []float64
-	// The scaled sets the model was trained and evaluated on (set by
-	// fitSplit).
+	*learn.Fitted
 	tr, val, test *data.Dataset
-	held          int64 // bytes of those sets charged to the engine (fitSplit's copies)
+	held          int64
 }
 
 // check says whether the algorithm can train for plan.
@@ -39,15 +32,29 @@ func (algo *algorithm) check(plan learn.LabelPlan) error {
 // and evaluates them on the training, validation and test sets. bar may be
 // nil.
 func fit(e *engine.Engine, algo *algorithm, p *trainParams, plan learn.LabelPlan, tr, val, test *data.Dataset, bar *progressBar) (*fitResult, error) {
-	if err := algo.check(plan); err != nil {
-		return nil, err
-	}
 	nTrain := tr.Len()
 	if p.nTrain > 0 {
 		nTrain = p.nTrain // across ranks: every rank's rows
 	}
-	if plan.Task != learn.TaskRegression && nTrain < 2 {
+	if err := algo.check(plan); err == nil && plan.Task != learn.TaskRegression && nTrain < 2 {
 		return nil, fmt.Errorf("%s: %d training example(s) are too few to train a classifier", tr.Name, nTrain)
+	}
+	l, err := algo.newLearner(p, plan, bar)
+	if err != nil {
+		return nil, err
+	}
+	r, err := learn.FitEvaluate(e, algo.name, p.kernel, l, plan, tr, val, test, bar.Done)
+	if err != nil {
+		return nil, notDistributed(e, algo.name, err) // err names the algorithm's package
+	}
+	return &fitResult{Fitted: r}, nil
+}
+
+// newLearner checks that the algorithm can train for plan and maps p to
+// its learner, reporting progress on bar (may be nil).
+func (algo *algorithm) newLearner(p *trainParams, plan learn.LabelPlan, bar *progressBar) (learn.Learner, error) {
+	if err := algo.check(plan); err != nil {
+		return nil, err
 	}
 	pk := *p
 	if bar != nil {
@@ -58,14 +65,5 @@ func fit(e *engine.Engine, algo *algorithm, p *trainParams, plan learn.LabelPlan
 		}
 		pk.progress = bar.Update
 	}
-	l, err := algo.learner(&pk)
-	if err != nil {
-		return nil, err
-	}
-	r, err := learn.FitEvaluate(e, algo.name, p.kernel, l, plan, tr, val, test, bar.Done)
-	if err != nil {
-		return nil, notDistributed(e, algo.name, err) // err names the algorithm's package
-	}
-	return &fitResult{model: r.Model, trainSeconds: r.TrainSeconds, predictSeconds: r.PredictSeconds, trainErr: r.TrainError,
-		valErr: r.ValError, testErr: r.TestError, nTest: r.NTest, testPred: r.TestPred}, nil
+	return algo.learner(&pk)
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pursuit-ml/pursuit/learn"
 )
 
 // Flag values that were accepted without a word now get one (issue 30,
@@ -104,8 +106,9 @@ func TestDemoFooterNamesFullDataAlgorithms(t *testing.T) {
 			t.Errorf("the footer's list %v lacks %s", got, want)
 		}
 	}
-	if s := listAnd([]string{"svm", "mpkfda", "slmc"}); s != "svm, mpkfda and slmc" {
-		t.Errorf("listAnd: %q", s)
+	var b strings.Builder
+	if err := (&learn.DemoReport{}).WriteText(&b, []string{"svm", "mpkfda", "slmc"}); err != nil || !strings.Contains(b.String(), "; svm, mpkfda and slmc train on all of it.") {
+		t.Errorf("the footer: %q (%v)", b.String(), err)
 	}
 }
 

@@ -149,25 +149,13 @@ const backendUsage = "backend: go (portable), avx2 (AVX2/FMA assembly, with AVX-
 // model and data (predict, plot, bound).
 const memBudgetReadUsage = "memory budget, e.g. 512MiB or 8GiB (default 4GiB): the model file, its vectors and the data must fit in it, else the command stops with an error naming the file and the size"
 
-// parseBytes parses sizes such as 4GiB, 512MiB, 1.5GB or a plain byte count.
+// parseBytes parses --mem-budget (engine.ParseBytes).
 func parseBytes(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	units := []struct {
-		suffix string
-		mul    float64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1}}
-	mul := 1.0
-	for _, u := range units {
-		if strings.HasSuffix(strings.ToUpper(t), strings.ToUpper(u.suffix)) {
-			t, mul = strings.TrimSpace(t[:len(t)-len(u.suffix)]), u.mul
-			break
-		}
+	b, err := engine.ParseBytes(s)
+	if err != nil {
+		return 0, fmt.Errorf("--mem-budget %w", err)
 	}
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || !(v > 0) || math.IsInf(v, 0) || v*mul > math.MaxInt64/2 {
-		return 0, fmt.Errorf("--mem-budget %q: want a positive size such as 512MiB or 8GiB", s)
-	}
-	return int64(v * mul), nil
+	return b, nil
 }
 
 // checkKernelWidth checks --gamma and --sigma wherever a command has them
@@ -191,33 +179,12 @@ func checkKernelWidth(fs *flag.FlagSet, set map[string]bool) error {
 }
 
 // budgetUnitNote says how a --mem-budget value whose unit is not spelled
-// exactly KB, MB, GB, TB (SI) or KiB, MiB, GiB, TiB (IEC) was read, with the
-// other reading, so that "512mb" or "4G" does not leave the unit open; ""
-// when the spelling is exact or there is no unit.
+// exactly was read (engine.BytesUnitNote); "" when it is.
 func budgetUnitNote(s string, b int64) string {
-	t := strings.TrimSpace(s)
-	for _, exact := range []string{"KiB", "MiB", "GiB", "TiB", "KB", "MB", "GB", "TB", "B"} {
-		if strings.HasSuffix(t, exact) {
-			return ""
-		}
+	if note := engine.BytesUnitNote(s, b); note != "" {
+		return "--mem-budget " + note
 	}
-	num := strings.TrimRightFunc(t, func(r rune) bool { return r < '0' || r > '9' })
-	unit := strings.TrimSpace(t[len(num):])
-	if unit == "" {
-		return ""
-	}
-	v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
-	if err != nil {
-		return ""
-	}
-	letter := strings.ToUpper(unit[:1])
-	si, iec := letter+"B", letter+"iB"
-	siBytes := int64(v * math.Pow(1000, float64(strings.Index("KMGT", letter)+1)))
-	iecBytes := int64(v * math.Pow(1024, float64(strings.Index("KMGT", letter)+1)))
-	if b == siBytes {
-		return fmt.Sprintf("--mem-budget %s taken as %s%s = %d bytes (SI units; %s%s would be %d)", s, num, si, b, num, iec, iecBytes)
-	}
-	return fmt.Sprintf("--mem-budget %s taken as %s%s = %d bytes (IEC units; %s%s would be %d)", s, num, iec, b, num, si, siBytes)
+	return ""
 }
 
 // validate checks the flag values that do not depend on the data.
@@ -501,31 +468,13 @@ func (m *modelFlags) newEngineOn(c comm.Comm) (*engine.Engine, error) {
 	return e, nil
 }
 
-// params converts the flags to trainParams for data with dim features.
-func (m *modelFlags) params(dim int, d *dataFlags, earlyStop bool) (*trainParams, error) {
+// params are the flags with the kernel for data with dim features.
+func (m *modelFlags) params(dim int, d *dataFlags) (*trainParams, error) {
 	k, err := m.kernelFor(dim)
 	if err != nil {
 		return nil, err
 	}
-	return &trainParams{
-		kernel:     k,
-		basis:      m.basis,
-		earlyStop:  earlyStop,
-		patience:   m.patience,
-		c:          m.c,
-		svrEps:     m.svrEps,
-		solver:     m.solver,
-		epsilon:    m.epsilon,
-		regression: d.regression || m.svrEps > 0,
-		activeSet:  m.activeSet,
-		eps:        m.eps,
-		q:          m.q,
-		fit:        m.fit,
-		nz:         m.nz,
-		nzFrac:     m.nzFrac,
-		method:     m.method,
-		seed:       m.seed,
-	}, nil
+	return &trainParams{modelFlags: m, kernel: k, regression: d.regression || m.svrEps > 0}, nil
 }
 
 // engineNames makes the engine's messages name the flags that set its

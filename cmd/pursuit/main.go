@@ -47,6 +47,28 @@ type command struct {
 	// flagNotes, if not nil, adds a paragraph after the flags (train and
 	// cv: which flags apply to which algorithm).
 	flagNotes func(fs *flag.FlagSet) string
+	// helpFlags, if not nil, is the flag set `pursuit help NAME` lists.
+	helpFlags func() *flag.FlagSet
+}
+
+// withFlags completes the command table's entry c: its run parses the
+// flags of newFlags (refused on every rank together across ranks) and
+// calls run with them; with help, `pursuit help NAME` lists them too.
+func withFlags[T any](c *command, help bool, newFlags func() (*flag.FlagSet, T), run func(ev *env, fs *flag.FlagSet, o T) error) *command {
+	if help {
+		c.helpFlags = func() *flag.FlagSet { fs, _ := newFlags(); return fs }
+	}
+	c.run = func(ev *env, args []string) error {
+		fs, o := newFlags()
+		if err := parseFlags(ev, c, fs, args); err != nil {
+			if errors.Is(err, errHelp) {
+				return err
+			}
+			return ev.together(err)
+		}
+		return run(ev, fs, o)
+	}
+	return c
 }
 
 func commands() []*command {
@@ -214,8 +236,8 @@ func commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
 	}
 	if fs == nil {
 		fs = flag.NewFlagSet(c.name, flag.ContinueOnError)
-		if fl := flagSetFor(c.name); fl != nil {
-			fs = fl
+		if c.helpFlags != nil {
+			fs = c.helpFlags()
 		}
 	}
 	fmt.Fprintln(w, "\nFlags:")
@@ -252,37 +274,6 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 		}
 		fmt.Fprintf(w, "        %s%s\n", strings.ReplaceAll(usage, "\n", "\n        "), def)
 	})
-}
-
-// flagSetFor returns the flag set of a command, for `pursuit help CMD`.
-func flagSetFor(name string) *flag.FlagSet {
-	switch name {
-	case "train":
-		fs, _ := newTrainFlags()
-		return fs
-	case "predict":
-		fs, _ := newPredictFlags()
-		return fs
-	case "cv":
-		fs, _ := newCVFlags()
-		return fs
-	case "plot":
-		fs, _ := newPlotFlags()
-		return fs
-	case "demo":
-		fs, _ := newDemoFlags()
-		return fs
-	case "info":
-		fs, _ := newInfoFlags()
-		return fs
-	case "equiv":
-		fs, _ := newEquivFlags()
-		return fs
-	case "compress":
-		fs, _ := newCompressFlags()
-		return fs
-	}
-	return nil
 }
 
 // parseFlags parses args with fs for command c. --help prints the command's

@@ -32,7 +32,7 @@ func newPlotFlags() (*flag.FlagSet, *plotOptions) {
 }
 
 func plotCommand() *command {
-	return &command{
+	return withFlags(&command{
 		name:    "plot",
 		summary: "draw a model's learning curve and, for 2-D data, its decision surface (PNG)",
 		usage:   "pursuit plot --model FILE [--data FILE] [--out DIR]",
@@ -43,16 +43,10 @@ pursuit plot --model usps8.model --out plots
 pursuit plot --model moons.model --data moons.train --out plots
 # both at training time:
 pursuit train --data moons.train --test moons.test --gamma 4 --plot plots`,
-		run: runPlot,
-	}
+	}, true, newPlotFlags, runPlot)
 }
 
-func runPlot(ev *env, args []string) error {
-	c := plotCommand()
-	fs, o := newPlotFlags()
-	if err := parseFlags(ev, c, fs, args); err != nil {
-		return err
-	}
+func runPlot(ev *env, fs *flag.FlagSet, o *plotOptions) error {
 	if o.model == "" {
 		return fmt.Errorf("missing --model FILE (written by `pursuit train --model FILE`)")
 	}

@@ -1,14 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
-	"strconv"
-	"time"
 
 	"github.com/pursuit-ml/pursuit/internal/safefile"
 	"github.com/pursuit-ml/pursuit/learn"
@@ -56,7 +52,7 @@ const precisionUsage = "arithmetic of the kernel values: float32 (the engine's k
 const predictStorageUsage = "how LIBSVM data are held in memory: auto (sparse rows below the density where they give faster kernel rows, 0 up to 120 features rising to 0.18 from 282, or where dense rows would take over 4 times the memory or exceed the memory limit; else dense), dense or sparse; CSV is always dense. Models of algorithms that do not take sparse rows yet get dense data. In sparse rows, features beyond the model's (an svm model's) are accepted as svm-predict accepts them: the model's support vectors are zero there, so they add nothing to linear and polynomial kernels and their squares to RBF distances, as in svm-predict; dense data must not go beyond the model's features"
 
 func predictCommand() *command {
-	return &command{
+	return withFlags(&command{
 		name:    "predict",
 		summary: "predict a data file with a trained model and report the error rate",
 		usage:   "pursuit predict --model FILE --data FILE [--out FILE [--decision]] [--precision float32|float64] [--json] [--quiet]",
@@ -66,16 +62,10 @@ pursuit predict --model usps8.model --data usps.test.gz --json
 pursuit predict --model boston.model --data boston --precision float64   # float64 kernels
 pursuit predict --model heart.libsvm.model --data heart.scaled   # a model from LIBSVM's svm-train
 # LIBSVM Models: C-SVC (two classes) and epsilon-SVR (-s 0 and 3) with kernels -t 0 to 3`,
-		run: runPredict,
-	}
+	}, true, newPredictFlags, runPredict)
 }
 
-func runPredict(ev *env, args []string) error {
-	c := predictCommand()
-	fs, o := newPredictFlags()
-	if err := parseFlags(ev, c, fs, args); err != nil {
-		return err
-	}
+func runPredict(ev *env, fs *flag.FlagSet, o *predictOptions) error {
 	switch {
 	case o.model == "":
 		return fmt.Errorf("missing --model FILE (written by `pursuit train --model FILE`)")
@@ -117,46 +107,28 @@ func runPredict(ev *env, args []string) error {
 			return fmt.Errorf("%s: %w", o.data, err)
 		}
 	}
-	t0 := time.Now()
-	dec, err := m.DecisionsIn(e, ds.X, prec)
+	pr, err := m.PredictData(e, ds, prec)
 	if err != nil {
 		return fmt.Errorf("%s: %w", o.data, err)
 	}
 	lp := &m.Header.Labels
-	pred := lp.Decide(dec)
-	secs := time.Since(t0).Seconds()
-	errRate := lp.ErrorRate(pred, lp.Truth(ds.Y))
-	foreign, values := lp.ForeignLabels(ds.Y)
-	if foreign > 0 {
+	if pr.Foreign > 0 {
 		fmt.Fprintf(ev.stderr, "pursuit predict: warning: %d of %d examples of %s have labels (%s) that are not the model's classes (%s); each counts as an error\n",
-			foreign, ds.Len(), o.data, learn.ListLabels(values, 5), learn.ListLabels(lp.Classes, 10))
+			pr.Foreign, ds.Len(), o.data, learn.ListLabels(pr.ForeignValues, 5), learn.ListLabels(lp.Classes, 10))
 	}
 	if o.out != "" {
-		if err := writePredictions(ev, o.out, pred, dec, o.decision); err != nil {
+		if err := writePredictions(ev, o.out, pr, o.decision); err != nil {
 			return err
 		}
 	}
-	size := int64(0)
-	if st, err := os.Stat(o.model); err == nil {
-		size = st.Size()
-	}
 	if o.jsonOutput {
-		out := resultJSON{
-			Algorithm: m.Header.Algorithm, Backend: e.BackendName(), Task: lp.Task, Kernel: m.Header.Kernel,
-			NTrain: m.Header.Train.NTrain, NVal: m.Header.Train.NVal, NTest: ds.Len(), NBasis: m.Header.NBasis,
-			TrainError: num(m.Header.Train.TrainError), TestError: num(errRate),
-			TrainSeconds: m.Header.Train.TrainSeconds, PredictSeconds: secs, ModelBytes: size, Model: o.model,
+		out := m.Result(e.BackendName())
+		out.NTest, out.TestError, out.PredictSeconds, out.Model, out.ForeignLabels = ds.Len(), num(pr.Error), pr.Seconds, o.model, pr.Foreign
+		if st, err := os.Stat(o.model); err == nil {
+			out.ModelBytes = st.Size()
 		}
-		if m.Header.Train.NVal > 0 {
-			out.ValError = num(m.Header.Train.ValError)
-		}
-		out.ForeignLabels = foreign
 		if col, ok := csvLabelColumn(o.data, o.format, o.labelColumn, ds.Dim()); ok {
 			out.LabelColumn = &col
-		}
-		out.Method = modelMethod(m.Models)
-		for _, c := range lp.Classes {
-			out.Classes = append(out.Classes, learn.FormatLabel(c))
 		}
 		return printJSON(ev, out)
 	}
@@ -168,7 +140,7 @@ func runPredict(ev *env, args []string) error {
 		summary = ev.stderr
 	}
 	fmt.Fprintf(summary, "%s: %s on %d examples (%s model, %d basis functions, backend %s, %.3g s)\n",
-		o.data, errText(lp, errRate, ds.Len()), ds.Len(), m.Header.Algorithm, m.Header.NBasis, e.BackendName(), secs)
+		o.data, lp.ErrorText(pr.Error, ds.Len()), ds.Len(), m.Header.Algorithm, m.Header.NBasis, e.BackendName(), pr.Seconds)
 	if lc := describeLabelColumn(o.data, o.format, o.labelColumn, ds.Dim()); lc != "" {
 		fmt.Fprintf(summary, "%s\n", lc)
 	}
@@ -178,39 +150,13 @@ func runPredict(ev *env, args []string) error {
 	return nil
 }
 
-// writePredictions writes one line per example to path: the predicted
-// label, then with decision each classifier's output. Path "-" is standard
-// output; a file is written with safefile (replaced whole or not at all).
-func writePredictions(ev *env, path string, pred []float64, dec [][]float64, decision bool) error {
-	write := func(w io.Writer) error {
-		buf := make([]byte, 0, 64)
-		for i, p := range pred {
-			buf = strconv.AppendFloat(buf[:0], p, 'g', -1, 64)
-			if decision {
-				for k := range dec {
-					buf = append(buf, ' ')
-					v := dec[k][i]
-					if math.IsNaN(v) {
-						buf = append(buf, "nan"...)
-					} else {
-						buf = strconv.AppendFloat(buf, v, 'g', 8, 64)
-					}
-				}
-			}
-			buf = append(buf, '\n')
-			if _, err := w.Write(buf); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
+// writePredictions writes --out (learn.Prediction.WritePredictions): "-"
+// is standard output; a file is written with safefile (replaced whole or
+// not at all).
+func writePredictions(ev *env, path string, pr *learn.Prediction, decision bool) error {
+	write := func(w io.Writer) error { return pr.WritePredictions(w, decision) }
 	if path == "-" {
-		bw := bufio.NewWriter(ev.stdout)
-		err := write(bw)
-		if err == nil {
-			err = bw.Flush()
-		}
-		if err != nil {
+		if err := write(ev.stdout); err != nil {
 			return fmt.Errorf("--out -: standard output: %w", err)
 		}
 		return nil

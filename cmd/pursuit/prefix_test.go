@@ -25,7 +25,7 @@ func TestKMPPrefixDecisions(t *testing.T) {
 	tr, rest := head(moons, 160)
 	val, test := head(rest, 40)
 	newKMP := kmpLearner("kmp", kmp.PreFit, kmp.Squared, false)
-	l1, err := newKMP(&trainParams{kernel: pursuit.NewRBF(4), patience: 5, seed: 1})
+	l1, err := newKMP(&trainParams{kernel: pursuit.NewRBF(4), modelFlags: &modelFlags{patience: 5, seed: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestKMPPrefixDecisions(t *testing.T) {
 		t.Fatal(err)
 	}
 	blobs := threeClass(150)
-	l2, err := newKMP(&trainParams{kernel: pursuit.NewRBF(1), basis: 12, seed: 1})
+	l2, err := newKMP(&trainParams{kernel: pursuit.NewRBF(1), modelFlags: &modelFlags{basis: 12, seed: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

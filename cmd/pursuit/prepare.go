@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/pursuit-ml/pursuit/data"
@@ -96,55 +95,21 @@ func (d *dataFlags) storageNote() string {
 
 // storageJSON is the "storage" object of the JSON output: how the
 // training data are held and why.
-type storageJSON struct {
-	Kind    string  `json:"kind"`      // dense or sparse
-	Asked   string  `json:"requested"` // --storage
-	Density float64 `json:"density"`   // non-zeros / (rows·features), this rank's rows
-	NNZ     int64   `json:"nnz"`       // non-zeros, this rank's rows
-	Bytes   int64   `json:"bytes"`     // the features' memory, this rank's rows
-	Reason  string  `json:"reason"`
-}
+type storageJSON = data.StorageReport
 
 // describeStorage says how ds is held and why, given the flags.
 func (d *dataFlags) describeStorage(ds *data.Dataset) *storageJSON {
-	nnz := data.CountNonZeros(ds.X)
-	asked := d.storage
-	if asked == "" {
-		asked = "dense"
+	denseOnly := ""
+	if !d.sparseOK {
+		denseOnly = fmt.Sprintf("--algo %s does not take sparse rows yet", d.storageAlgo)
 	}
-	kind := "dense"
-	if ds.X.IsSparse() {
-		kind = "sparse"
-	}
-	_, why := data.ResolveStorage(data.Storage(asked), ds.Len(), ds.Dim(), nnz)
-	if !d.sparseOK && asked != "dense" {
-		auto, autoWhy := data.ResolveStorage(data.StorageAuto, ds.Len(), ds.Dim(), nnz)
-		if auto == data.StorageSparse || asked == "sparse" {
-			why = fmt.Sprintf("--algo %s does not take sparse rows yet, so the data are held dense (--storage %s; %s)", d.storageAlgo, asked, autoWhy)
-		} else {
-			why = autoWhy
-		}
-	}
-	return &storageJSON{Kind: kind, Asked: asked, Density: data.Density(ds.Len(), ds.Dim(), nnz), NNZ: nnz, Bytes: ds.X.Bytes(), Reason: why}
+	return data.DescribeStorage(ds, data.Storage(d.storage), "--storage", denseOnly)
 }
 
 // csvLabelColumn returns the 0-based column the labels of path were read
 // from when it was read as CSV with dim features; ok is false for LIBSVM.
 func csvLabelColumn(path, format string, labelColumn, dim int) (col int, ok bool) {
-	f := data.FormatAuto
-	switch format {
-	case "libsvm":
-		f = data.FormatLibSVM
-	case "csv":
-		f = data.FormatCSV
-	}
-	if data.ResolveFormat(path, f) != data.FormatCSV {
-		return 0, false
-	}
-	if labelColumn < 0 {
-		return labelColumn + dim + 1, true // dim features + the label
-	}
-	return labelColumn, true
+	return data.LabelColumnOf(path, (&dataFlags{format: format}).formatOption(), labelColumn, dim)
 }
 
 // describeLabelColumn says where the labels of a CSV file came from, for
@@ -178,87 +143,20 @@ func loadData(path string, opts []data.Option) (*data.Dataset, error) {
 }
 
 // loadForModel reads the data a saved model is applied to (predict, plot,
-// bound) within e's memory budget, and charges it: padded to the model's
-// features, and refused, naming the model, when it has more.
-//
-// For a model whose algorithm takes sparse rows, a LIBSVM file that is not
-// held dense (--storage auto or sparse) may name features beyond the
-// model's, as svm-predict accepts them: its rows are read as they are and
-// widened to the model's features when narrower. The scaler, fitted on the
-// model's features, leaves the others as they are.
+// bound) within e's memory budget (learn.File.LoadData), its errors naming
+// the model and the flags.
 func loadForModel(e *engine.Engine, path string, df *dataFlags, m *learn.File, modelPath string) (*data.Dataset, error) {
-	dim := m.Header.Dim
-	wide := df.sparseOK && df.loadStorage() != data.StorageDense &&
-		data.ResolveFormat(path, df.formatOption()) == data.FormatLibSVM && dim > 0
-	if wide {
-		dim = 0
-	}
-	ds, err := loadWithin(e, path, df.loadOptions(dim))
+	ds, err := m.LoadData(e, path, df.loadStorage(), df.formatOption(), df.loadOptions(0)...)
 	if errors.Is(err, data.ErrFeatureMismatch) {
 		return nil, fmt.Errorf("%w (model %s was trained on %d features)", err, modelPath, m.Header.Dim)
 	}
-	if err != nil || !wide {
-		return ds, err
-	}
-	switch x := &ds.X; {
-	case x.Cols == m.Header.Dim:
-	case x.IsSparse() && x.Cols < m.Header.Dim:
-		x.Cols = m.Header.Dim // the rows' non-zeros stay where they are
-	case x.IsSparse():
-		if m.Header.Scaler != nil {
-			m.Header.Scaler = widenScaler(m.Header.Scaler, x.Cols)
-		}
-	default:
-		// Held dense (auto chose it): as with the model's feature count.
-		e.Release(ds.Bytes())
-		return loadWithin(e, path, df.loadOptions(m.Header.Dim))
-	}
-	return ds, nil
+	return ds, budgetError(err, "--mem-budget")
 }
 
-// widenScaler returns a copy of s for cols ≥ its features: the features
-// beyond them are left as they are (scale 1, offset 0).
-func widenScaler(s *data.Scaler, cols int) *data.Scaler {
-	if len(s.Scale) != len(s.Offset) {
-		return s // a damaged scaler, which Apply reports
-	}
-	w := *s
-	w.Scale = append(append([]float64(nil), s.Scale...), make([]float64, cols-len(s.Scale))...)
-	for j := len(s.Scale); j < cols; j++ {
-		w.Scale[j] = 1
-	}
-	w.Offset = append(append([]float64(nil), s.Offset...), make([]float64, cols-len(s.Offset))...)
-	return &w
-}
-
-// budgetError restates the data package's memory-limit error (a
-// *data.LimitError) in terms of the flag that sets the limit (none: the
-// command's fixed limit); other errors are returned as they are.
+// budgetError restates the data package's memory-limit error in terms of
+// the flag that sets the limit (learn.RestateLimit).
 func budgetError(err error, flag string) error {
-	var le *data.LimitError
-	if !errors.As(err, &le) {
-		return err
-	}
-	where := ""
-	var pe *data.ParseError
-	if errors.As(err, &pe) {
-		where = pe.File
-		if pe.Line > 0 {
-			where += ":" + strconv.Itoa(pe.Line)
-		}
-		where += ": "
-	}
-	sparse := ""
-	if le.SparseNeed > 0 {
-		sparse = fmt.Sprintf("; use sparse storage, which needs %s (--storage sparse, with an algorithm that takes sparse rows: %s)",
-			engine.FormatBytes(le.SparseNeed), sparseAlgoList())
-	}
-	if flag == "" {
-		return fmt.Errorf("%s%s needs %s, over the %s limit for data held in memory%s: %w",
-			where, le.What, engine.FormatBytes(le.Need), engine.FormatBytes(le.Limit), sparse, engine.ErrBudget)
-	}
-	return fmt.Errorf("%s%s needs %s, over the %s that %s leaves for it (raise %s, or train on fewer examples or features)%s: %w",
-		where, le.What, engine.FormatBytes(le.Need), engine.FormatBytes(le.Limit), flag, flag, sparse, engine.ErrBudget)
+	return learn.RestateLimit(err, flag, sparseAlgoList())
 }
 
 // loadWithin loads path within what e's memory budget leaves and charges

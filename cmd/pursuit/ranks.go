@@ -28,19 +28,12 @@ import (
 // multiRankCommands are the commands that run across ranks.
 var multiRankCommands = []string{"train", "cv"}
 
-// agreedError is an error every rank of the group knows about: each returns
-// one and stops, so nothing is aborted. print says whether this rank prints
-// it (ranks whose own message adds nothing stay quiet).
-type agreedError struct {
-	err   error
-	print bool
-}
+// agreedError is an error every rank of the group knows about
+// (engine.AgreedError); errPeerFailed is the agreed error of a rank that
+// did not fail itself.
+type agreedError = engine.AgreedError
 
-func (a *agreedError) Error() string { return a.err.Error() }
-func (a *agreedError) Unwrap() error { return a.err }
-
-// errPeerFailed is the agreed error of a rank that did not fail itself.
-var errPeerFailed = errors.New("another rank failed")
+var errPeerFailed = engine.ErrRankFailed
 
 // world returns the communicator of the command: the launcher's world
 // (main), an in-process rank (tests), or a single process.
@@ -56,56 +49,15 @@ func (ev *env) world() comm.Comm {
 // that stops every rank when any failed.
 func (ev *env) together(err error) error { return agreeOn(ev.world(), err) }
 
-// agreeOn is agree across the ranks of c, err itself in a single process.
-// An error the ranks agreed on already passes through: every rank holds
-// one, so none takes part in a collective.
-func agreeOn(c comm.Comm, err error) error {
-	var ag *agreedError
-	if c.Size() == 1 || errors.As(err, &ag) {
-		return err
-	}
-	return agree(c, err)
-}
+// agreeOn is engine.AgreeOn: agree across the ranks of c, err itself in
+// a single process.
+func agreeOn(c comm.Comm, err error) error { return engine.AgreeOn(c, err) }
 
-// agree is a collective (engine.RankOutcomes): each rank passes its
-// outcome (nil or its error) and learns whether any rank failed. It
-// returns nil when none did, else an *agreedError on every rank: a failing
-// rank's own error (printed by rank 0, and by another rank when its message
-// differs from rank 0's), or, on a rank that did not fail, errPeerFailed
-// (rank 0 prints which ranks failed).
-func agree(c comm.Comm, err error) error {
-	all, e := engine.RankOutcomes(c, err)
-	if e != nil {
-		return e
-	}
-	failed := all.Failed()
-	switch {
-	case len(failed) == 0:
-		return nil
-	case err != nil:
-		return &agreedError{err: err, print: c.Rank() == 0 || all[0] != all[c.Rank()]}
-	case c.Rank() == 0:
-		ranks := make([]string, len(failed))
-		for i, r := range failed {
-			ranks[i] = fmt.Sprint(r)
-		}
-		return &agreedError{err: fmt.Errorf("%w: rank %s of %d stopped the job (its error is printed by it)", errPeerFailed, strings.Join(ranks, ", "), c.Size()), print: true}
-	}
-	return &agreedError{err: errPeerFailed}
-}
+// agree is engine.AgreeFailure: every rank learns whether any failed.
+func agree(c comm.Comm, err error) error { return engine.AgreeFailure(c, err) }
 
-// checkConfig makes sure every rank was started alike (comm.CheckConfig):
-// its error, the same on every rank, is printed by rank 0 alone (its
-// message names the ranks that differ).
-func checkConfig(c comm.Comm, entries []comm.Entry) error {
-	if c.Size() == 1 {
-		return nil
-	}
-	if err := comm.CheckConfig(c, entries); err != nil {
-		return &agreedError{err: err, print: c.Rank() == 0}
-	}
-	return nil
-}
+// checkConfig makes sure every rank was started alike (engine.CheckConfig).
+func checkConfig(c comm.Comm, entries []comm.Entry) error { return engine.CheckConfig(c, entries) }
 
 // runRanks runs the command line args on one rank of a group of several:
 // it makes sure every rank has the same command line, runs the command
@@ -126,8 +78,8 @@ func runRanks(ev *env, args []string) int {
 			err = execCommand(quiet, cmd, args[1:])
 		case cmd != nil:
 			name = "pursuit " + cmd.name
-			err = &agreedError{err: fmt.Errorf("pursuit %s runs in one process, and this job has %d ranks: start it without mpirun or srun (only %s run across ranks)",
-				cmd.name, size, strings.Join(multiRankCommands, " and ")), print: rank == 0}
+			err = &agreedError{Err: fmt.Errorf("pursuit %s runs in one process, and this job has %d ranks: start it without mpirun or srun (only %s run across ranks)",
+				cmd.name, size, strings.Join(multiRankCommands, " and ")), Print: rank == 0}
 		default: // help, version and mistakes: rank 0 answers
 			return run(&env{stdout: quiet.stdout, stderr: quiet.stderr}, args)
 		}
@@ -150,7 +102,7 @@ func reportRanks(ev *env, name string, err error) int {
 	case err == nil, errors.Is(err, errHelp):
 		return exitOK
 	case errors.As(err, &ag):
-		if ag.print {
+		if ag.Print {
 			where := ""
 			if rank != 0 {
 				where = fmt.Sprintf("rank %d of %d: ", rank, size)

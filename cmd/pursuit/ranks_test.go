@@ -399,7 +399,7 @@ func TestShardedPipelineAcrossRanks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := o.modelFlags.params(all.Dim(), &o.dataFlags, false)
+	p, err := o.modelFlags.params(all.Dim(), &o.dataFlags)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -407,8 +407,8 @@ func TestShardedPipelineAcrossRanks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if math.IsNaN(res.trainErr) || math.IsNaN(res.testErr) || res.testErr == 0 {
-		t.Fatalf("single process: train error %v, test error %v (want a non-zero test error to compare)", res.trainErr, res.testErr)
+	if math.IsNaN(res.TrainError) || math.IsNaN(res.TestError) || res.TestError == 0 {
+		t.Fatalf("single process: train error %v, test error %v (want a non-zero test error to compare)", res.TrainError, res.TestError)
 	}
 	for _, n := range []int{1, 2, 3, 4} {
 		err := comm.Run(n, func(c comm.Comm) error {
@@ -434,16 +434,16 @@ func TestShardedPipelineAcrossRanks(t *testing.T) {
 			if fmt.Sprint(q.Scaler) != fmt.Sprint(pr.Scaler) {
 				return fmt.Errorf("scaler %v, want %v", q.Scaler, pr.Scaler)
 			}
-			trErr, _, err := res.model.Evaluate(e, q.Train)
+			trErr, _, err := res.Model.Evaluate(e, q.Train)
 			if err != nil {
 				return err
 			}
-			teErr, _, err := res.model.Evaluate(e, q.Test)
+			teErr, _, err := res.Model.Evaluate(e, q.Test)
 			if err != nil {
 				return err
 			}
-			if trErr != res.trainErr || teErr != res.testErr {
-				return fmt.Errorf("errors %v %v, single process %v %v", trErr, teErr, res.trainErr, res.testErr)
+			if trErr != res.TrainError || teErr != res.TestError {
+				return fmt.Errorf("errors %v %v, single process %v %v", trErr, teErr, res.TrainError, res.TestError)
 			}
 			return nil
 		})

@@ -1,17 +1,16 @@
 package main
 
 import (
-	"bufio"
+	"errors"
 	"flag"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
-	"github.com/pursuit-ml/pursuit/internal/plot"
+	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/learn"
 )
 
@@ -56,7 +55,7 @@ func newSubspaceFlags() (*flag.FlagSet, *subspaceOptions) {
 }
 
 func subspaceCommand() *command {
-	return &command{
+	return withFlags(&command{
 		name:    "subspace",
 		summary: "sparse kernel PCA (residuals and bounds against k) or sparse kernel CCA (Hussain et al.)",
 		usage: `pursuit subspace --data FILE [--test FILE] [--method skpca|skcca --data-y FILE [--test-y FILE] [--alpha A]] [--k K] [--gamma G | --sigma S]
@@ -65,34 +64,10 @@ func subspaceCommand() *command {
 pursuit subspace --data boston.gz --k 150 --gamma 0.2 --plot plots --log
 # sparse kernel CCA on two views of the same rows, Theorem 9 for the first direction:
 pursuit subspace --method skcca --data left.train --data-y right.train --test left.test --test-y right.test --k 100 --alpha 0.5`,
-		run: runSubspace,
-	}
+	}, false, newSubspaceFlags, runSubspace)
 }
 
-// subspacePoint is one k of the curve (learn.SubspacePoint).
-type subspacePoint = learn.SubspacePoint
-
-type subspaceJSON struct {
-	Method   string          `json:"method"`
-	Kernel   string          `json:"kernel"`
-	Backend  string          `json:"backend"`
-	M        int             `json:"m"`
-	NTest    int             `json:"n_test"`
-	Delta    float64         `json:"delta"`
-	Chosen   []int           `json:"chosen"`
-	MinK     int             `json:"corollary1_min_k"`
-	MinValue float64         `json:"corollary1_min"`
-	Curve    []subspacePoint `json:"curve"`
-	Out      string          `json:"out,omitempty"`
-	Plot     string          `json:"plot,omitempty"`
-}
-
-func runSubspace(ev *env, args []string) error {
-	c := subspaceCommand()
-	fs, o := newSubspaceFlags()
-	if err := parseFlags(ev, c, fs, args); err != nil {
-		return err
-	}
+func runSubspace(ev *env, fs *flag.FlagSet, o *subspaceOptions) error {
 	set := setFlags(fs)
 	if o.data == "" {
 		return fmt.Errorf("missing --data FILE (the training data)")
@@ -191,85 +166,45 @@ func runSubspace(ev *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fit, m, k := kc.Fit, tr.Len(), len(kc.Fit.Index)
-	out := subspaceJSON{Method: o.method, Kernel: kern.String(), Backend: e.BackendName(), M: m, Delta: o.delta, Chosen: fit.Index,
-		Curve: kc.Curve, MinK: kc.MinK, MinValue: kc.MinValue}
-	var tz, trz [][]float64
+	nTest := 0
 	if te != nil {
-		out.NTest = te.Len()
-		if o.out != "" {
-			for i := range te.Len() {
-				tz = append(tz, kc.TestFeatures.RawRowView(i))
-			}
-		}
+		nTest = te.Len()
 	}
+	out := kc.Report(kern, e.BackendName(), tr.Len(), nTest, o.delta)
 	if o.out != "" {
-		for j := range m {
-			trz = append(trz, fit.G.RawRowView(j))
-		}
-		if err := writeFeatures(o.out, trz, tz); err != nil {
+		train, test := kc.Features()
+		if err := writeFeatures(o.out, train, test); err != nil {
 			return err
 		}
 		out.Out = o.out
 	}
 	if o.plotDir != "" {
-		if out.Plot, err = subspacePlot(o.plotDir, o.data, out.Curve, o.logScale, inputs); err != nil {
+		if err := os.MkdirAll(o.plotDir, 0o755); err != nil {
+			return fmt.Errorf("--plot: %w", err)
+		}
+		path := filepath.Join(o.plotDir, trimExts(filepath.Base(o.data))+"-skpca.png")
+		if err := checkOutputs(inputs, fileArg{"--plot", path}); err != nil {
 			return err
 		}
+		if err := kc.Plot(path, "sparse kernel PCA on "+filepath.Base(o.data), o.logScale); err != nil {
+			return err
+		}
+		out.Plot = path
 	}
 	if o.model.jsonOutput {
 		return printJSON(ev, out)
 	}
-	w := ev.stdout
-	fmt.Fprintf(w, "method     %s, kernel %s, backend %s, %d training points, δ = %g\n", o.method, out.Kernel, out.Backend, m, o.delta)
-	fmt.Fprintf(w, "%5s %10s %10s %10s %10s %10s\n", "k", "train", "test", "Cor. 1", "Thm 7", "Thm 8")
-	for _, p := range out.Curve {
-		if p.K <= 10 || p.K%10 == 0 || p.K == out.MinK || p.K == k {
-			fmt.Fprintf(w, "%5d %10.4f %10s %10.4f %10s %10s\n", p.K, p.TrainResidual, optNum(p.TestResidual), p.Corollary1, optNum(p.Theorem7), optNum(p.Theorem8))
-		}
-	}
-	fmt.Fprintf(w, "Corollary 1 is smallest at k = %d: with probability ≥ %s%%, the expected residual is at most %.4f\n", out.MinK, trimFloat(100*(1-o.delta)), out.MinValue)
-	if !kc.Spectrum {
-		fmt.Fprintf(w, "Theorems 7 and 8 left out: %d training points is more than the %d whose spectrum the command computes\n", m, learn.MaxSpectrum)
-	}
-	if out.Out != "" {
-		fmt.Fprintf(w, "features   %s\n", out.Out)
-	}
-	if out.Plot != "" {
-		fmt.Fprintf(w, "plot       %s\n", out.Plot)
-	}
+	out.WriteText(ev.stdout)
 	return nil
 }
 
-func optNum(p *float64) string {
-	if p == nil {
-		return "-"
-	}
-	return strconv.FormatFloat(*p, 'f', 4, 64)
-}
-
-// writeFeatures writes one CSV line per point: "train" or "test", then the
-// k features.
+// writeFeatures writes --out (learn.WriteFeatures).
 func writeFeatures(path string, train, test [][]float64) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
-	w := bufio.NewWriter(f)
-	for _, part := range []struct {
-		name string
-		rows [][]float64
-	}{{"train", train}, {"test", test}} {
-		for _, r := range part.rows {
-			w.WriteString(part.name)
-			for _, v := range r {
-				w.WriteByte(',')
-				w.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
-			}
-			w.WriteByte('\n')
-		}
-	}
-	if err := w.Flush(); err != nil {
+	if err := learn.WriteFeatures(f, train, test); err != nil {
 		f.Close()
 		return fmt.Errorf("--out: %w", err)
 	}
@@ -279,52 +214,82 @@ func writeFeatures(path string, train, test [][]float64) error {
 	return nil
 }
 
-// subspacePlot draws the curves against k.
-func subspacePlot(dir, data string, curve []subspacePoint, logScale bool, inputs []fileArg) (string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("--plot: %w", err)
+// loadViews reads the x and y views of paired data (same rows) and checks
+// their row counts agree.
+func loadViews(o *subspaceOptions, xPath, yPath string, dimX, dimY int, flagY string) (*data.Dataset, *data.Dataset, error) {
+	x, err := loadData(xPath, o.loadOptions(dimX))
+	if err != nil {
+		return nil, nil, err
 	}
-	val := func(v float64) float64 {
-		if logScale {
-			return math.Log10(v)
-		}
-		return v
+	y, err := loadData(yPath, o.loadOptions(dimY))
+	if err != nil {
+		return nil, nil, err
 	}
-	opt := func(p *float64) float64 {
-		if p == nil {
-			return math.NaN()
-		}
-		return val(*p)
+	if x.Len() != y.Len() {
+		return nil, nil, fmt.Errorf("%s %s has %d rows but %s has %d: the two views must hold the same pairs, row by row", flagY, yPath, y.Len(), xPath, x.Len())
 	}
-	names := []string{"training residual", "test residual", "Corollary 1 (compression)", "Theorem 7 (global Rademacher)", "Theorem 8 (local Rademacher, c = 80)"}
-	series := make([]plot.Series, len(names))
-	for i := range series {
-		series[i].Name = names[i]
+	return x, y, nil
+}
+
+// runSKCCA is subspace --method skcca: views from --data and --data-y
+// (and --test / --test-y), sparse KCCA at --k (learn.SparseKCCA).
+func runSKCCA(ev *env, o *subspaceOptions, e *engine.Engine) error {
+	tx, ty, err := loadViews(o, o.data, o.dataY, 0, 0, "--data-y")
+	if err != nil {
+		return err
 	}
-	for _, p := range curve {
-		ys := []float64{val(p.TrainResidual), opt(p.TestResidual), val(p.Corollary1), opt(p.Theorem7), opt(p.Theorem8)}
-		for i := range series {
-			series[i].X = append(series[i].X, float64(p.K))
-			series[i].Y = append(series[i].Y, ys[i])
-		}
+	if o.k >= tx.Len() {
+		return fmt.Errorf("--k %d: must be less than the %d training pairs", o.k, tx.Len())
 	}
-	bestK := curve[0].K
-	best := curve[0].Corollary1
-	for _, p := range curve {
-		if p.Corollary1 < best {
-			best, bestK = p.Corollary1, p.K
+	var ex, ey *data.Dataset
+	if o.test != "" {
+		if ex, ey, err = loadViews(o, o.test, o.testY, tx.Dim(), ty.Dim(), "--test-y"); err != nil {
+			return err
 		}
 	}
-	yLabel := "expected squared residual"
-	if logScale {
-		yLabel = "log10 of the expected squared residual"
+	for _, v := range []struct {
+		tr, te *data.Dataset
+	}{{tx, ex}, {ty, ey}} {
+		sc, err := fitScaler(o.scale, v.tr)
+		if err != nil {
+			return err
+		}
+		if err := learn.ScaleInPlace(sc, v.tr); err != nil {
+			return err
+		}
+		if err := learn.ScaleInPlace(sc, v.te); err != nil {
+			return err
+		}
 	}
-	path := filepath.Join(dir, trimExts(filepath.Base(data))+"-skpca.png")
-	if err := checkOutputs(inputs, fileArg{"--plot", path}); err != nil {
-		return "", err
+	kx, err := o.model.kernelFor(tx.Dim())
+	if err != nil {
+		return err
 	}
-	if err := plot.LearningCurve(path, "sparse kernel PCA on "+filepath.Base(data), "k (basis vectors)", yLabel, series, float64(bestK), "Corollary 1 smallest"); err != nil {
-		return "", err
+	ky, err := o.model.kernelFor(ty.Dim())
+	if err != nil {
+		return err
 	}
-	return path, nil
+	var qx, qy *pursuit.Matrix
+	if ex != nil {
+		qx, qy = &ex.X, &ey.X
+	}
+	out, err := learn.SparseKCCA(e, kx, ky, tx.X, ty.X, qx, qy, o.k, o.alpha, o.delta, o.out != "")
+	var ae *learn.AlphaError
+	if errors.As(err, &ae) {
+		return fmt.Errorf("--alpha: %w", ae.Err)
+	}
+	if err != nil {
+		return err
+	}
+	if o.out != "" {
+		if err := writeFeatures(o.out, out.TrainFeatures, out.TestFeatures); err != nil {
+			return err
+		}
+		out.Out = o.out
+	}
+	if o.model.jsonOutput {
+		return printJSON(ev, out)
+	}
+	out.WriteText(ev.stdout)
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/bound"
 	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/learn"
 )
 
 func TestSubspace(t *testing.T) {
@@ -17,7 +18,7 @@ func TestSubspace(t *testing.T) {
 	train, test := moonsFiles(t, dir)
 	feat := filepath.Join(dir, "feat.csv")
 	r := mustRun(t, dir, "subspace", "--data", train, "--test", test, "--k", "12", "--gamma", "2", "--out", feat, "--plot", dir, "--log", "--json")
-	var out subspaceJSON
+	var out learn.KPCAReport
 	decodeJSON(t, r.stdout, &out)
 	if len(out.Curve) != 12 || len(out.Chosen) != 12 || out.M != 200 || out.NTest != 100 {
 		t.Fatalf("curve of %d, %d chosen, m = %d, %d test points; want 12, 12, 200, 100", len(out.Curve), len(out.Chosen), out.M, out.NTest)
@@ -96,7 +97,7 @@ func TestSubspaceSKCCA(t *testing.T) {
 	feat := filepath.Join(dir, "cca.csv")
 	r := mustRun(t, dir, "subspace", "--method", "skcca", "--data", x, "--data-y", y, "--test", tx, "--test-y", ty,
 		"--k", "20", "--gamma", "1", "--alpha", "0.5", "--out", feat, "--json")
-	var out skccaJSON
+	var out learn.KCCAReport
 	decodeJSON(t, r.stdout, &out)
 	if out.K != 20 || out.M != 200 || out.NTest != 100 || out.TestCorr == nil || out.Bound == nil {
 		t.Fatalf("skcca output %+v", out)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -44,7 +43,7 @@ func newTrainFlags() (*flag.FlagSet, *trainOptions) {
 }
 
 func trainCommand() *command {
-	return &command{
+	return withFlags(&command{
 		name:    "train",
 		summary: "train a model on a data file",
 		usage: `pursuit train --data FILE [--test FILE] [--algo ALGO] [--kernel K --gamma G | --sigma S]
@@ -61,69 +60,18 @@ pursuit train --data usps.train.gz --test usps.test.gz --one-vs-rest --algo svm 
 # do not split their rows across ranks stop with an error saying so; --val-frac, --plot, --curve
 # and --bound are refused across ranks:
 mpirun -np 4 pursuit train --data big.svm --algo kmp --gamma 0.5 --basis 200 --model big.model`,
-		run:       runTrain,
 		flagNotes: algoFlagsHelp,
-	}
+	}, true, newTrainFlags, runTrain)
 }
 
-// resultJSON is the object train, predict and cv print with --json. Error
-// rates are fractions in [0,1] (mean squared errors for regression), times
-// in seconds; null where a figure does not apply.
-type resultJSON struct {
-	Algorithm      string   `json:"algorithm"`
-	Backend        string   `json:"backend"`
-	Task           string   `json:"task"`
-	Kernel         string   `json:"kernel,omitempty"`
-	NTrain         int      `json:"n_train"`
-	NVal           int      `json:"n_val"`
-	NTest          int      `json:"n_test"`
-	NBasis         int      `json:"n_basis"`
-	TrainError     *float64 `json:"train_error"`
-	ValError       *float64 `json:"val_error"`
-	TestError      *float64 `json:"test_error"`
-	TrainSeconds   float64  `json:"train_seconds"`
-	PredictSeconds float64  `json:"predict_seconds"`
-	ModelBytes     int64    `json:"model_bytes"`
-	Model          string   `json:"model,omitempty"`
-	Classes        []string `json:"classes,omitempty"`
-	Plots          []string `json:"plots,omitempty"`
-	Dictionary     string   `json:"dictionary,omitempty"`
-	// LabelColumn is the 0-based CSV column the labels were read from
-	// (absent for LIBSVM files).
-	LabelColumn *int `json:"label_column,omitempty"`
-	// ForeignLabels (predict) counts the examples whose label is none of
-	// the model's classes: each counts as an error.
-	ForeignLabels int `json:"foreign_labels,omitempty"`
-	// Method is --algo slmc's method (slmc, rs, mrs, rsvm, mrsvm, skfd);
-	// Stop says why SLMC's or SKFD's minimisation stopped.
-	Method string `json:"method,omitempty"`
-	Stop   string `json:"stop,omitempty"`
-	// Bound is --bound's bound for the trained model (bound.go).
-	Bound *boundJSON `json:"bound,omitempty"`
-	// Scale is the feature scaling fitted (--scale auto resolved: minmax
-	// for dense data, maxabs for sparse); Storage says how the training
-	// data were held and why (train and cv).
-	Scale   string       `json:"scale,omitempty"`
-	Storage *storageJSON `json:"storage,omitempty"`
-}
+// resultJSON is the object train, predict and cv print with --json
+// (learn.Result).
+type resultJSON = learn.Result
 
-// num returns a pointer to v, or nil for NaN (JSON null).
-func num(v float64) *float64 {
-	if math.IsNaN(v) {
-		return nil
-	}
-	return &v
-}
+// num is learn.Num: v, or nil (JSON null) for NaN.
+func num(v float64) *float64 { return learn.Num(v) }
 
-func runTrain(ev *env, args []string) error {
-	c := trainCommand()
-	fs, o := newTrainFlags()
-	if err := parseFlags(ev, c, fs, args); err != nil {
-		if errors.Is(err, errHelp) {
-			return err
-		}
-		return ev.together(err)
-	}
+func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 	set := setFlags(fs)
 	world := ev.world()
 	err := o.validate(set)
@@ -185,7 +133,7 @@ func runTrain(ev *env, args []string) error {
 		}
 		nTr = nAll // no validation part across ranks
 	}
-	p, err := o.modelFlags.params(all.Dim(), &o.dataFlags, val != nil)
+	p, err := o.modelFlags.params(all.Dim(), &o.dataFlags)
 	if err := ev.together(err); err != nil {
 		return err
 	}
@@ -201,27 +149,25 @@ func runTrain(ev *env, args []string) error {
 	bar := newProgress(ev, "train "+algo.name, o.progress, o.quiet)
 	defer bar.Close()
 	ck, stop := o.ckFlags.options(bar)
-	defer stop.close()
+	defer stop.Close()
 	p.ckpt = ck
 	res, err := fit(e, algo, p, plan, tr, val, test, bar)
 	if err != nil {
-		err = stop.stopped(err)
+		err = stop.Stopped(err)
 		if world.Size() > 1 && (errors.Is(err, checkpoint.ErrStopped) || errors.Is(err, checkpoint.ErrEveryRank)) {
 			// Every rank stopped at the same step (or refused the same
 			// checkpoint): rank 0 says so, and the job is not aborted.
-			err = &agreedError{err: err, print: world.Rank() == 0}
+			err = &agreedError{Err: err, Print: world.Rank() == 0}
 		}
 		return err
 	}
-	m := res.model
-	m.Header.Scaler = scaler
-	m.Header.Train = learn.TrainSummary{
-		Data: filepath.Base(o.data), NTrain: nTr, TrainError: res.trainErr,
-		TrainSeconds: res.trainSeconds, Backend: e.BackendName(), Seed: o.seed, Version: version,
-	}
+	m := res.Model
+	nVal := 0
 	if val != nil {
-		m.Header.Train.NVal, m.Header.Train.ValError = val.Len(), res.valErr
+		nVal = val.Len()
 	}
+	res.Record(scaler, nTr, nVal, e.BackendName(), o.seed, version)
+	m.Header.Train.Data = filepath.Base(o.data)
 	if o.plotDir != "" || o.curve {
 		if m.Header.Curve, err = m.LearningCurve(e, tr, val, test, 60, true); err != nil {
 			return err
@@ -237,12 +183,12 @@ func runTrain(ev *env, args []string) error {
 		return err
 	}
 	if o.exportLIBSVM != "" && world.Rank() == 0 {
-		if _, err := exportLIBSVM(m, o.exportLIBSVM); err != nil {
+		if _, err := m.ExportLIBSVM(o.exportLIBSVM); err != nil {
 			return fmt.Errorf("--export-libsvm: %w", err)
 		}
 	}
 	if o.exportONNX != "" && world.Rank() == 0 {
-		if err := exportONNX(m, o.exportONNX); err != nil {
+		if err := m.ExportONNX(o.exportONNX, version); err != nil {
 			return fmt.Errorf("--export-onnx: %w", err)
 		}
 	}
@@ -252,26 +198,16 @@ func runTrain(ev *env, args []string) error {
 			return err
 		}
 	}
-	out := resultJSON{
-		Algorithm: algo.name, Backend: e.BackendName(), Task: plan.Task, Kernel: m.Header.Kernel,
-		NTrain: nTr, NTest: res.nTest, NBasis: m.Header.NBasis,
-		TrainError: num(res.trainErr), ValError: num(res.valErr), TestError: num(res.testErr),
-		TrainSeconds: res.trainSeconds, PredictSeconds: res.predictSeconds, ModelBytes: size,
-		Model: o.model, Plots: plots, Scale: string(scaler.Mode), Storage: stor,
-	}
-	if val != nil {
-		out.NVal = val.Len()
-	}
-	for _, c := range plan.Classes {
-		out.Classes = append(out.Classes, learn.FormatLabel(c))
-	}
+	out := m.Result(e.BackendName())
+	out.NTest, out.TestError, out.PredictSeconds, out.ModelBytes = res.NTest, num(res.TestError), res.PredictSeconds, size
+	out.Model, out.Plots, out.Scale, out.Storage = o.model, plots, string(scaler.Mode), stor
 	if d, ok := m.Models[0].(learn.Describer); ok {
 		out.Dictionary = d.Describe()
 	}
 	if col, ok := csvLabelColumn(o.data, o.format, o.labelColumn, all.Dim()); ok {
 		out.LabelColumn = &col
 	}
-	out.Method, out.Stop = modelMethod(m.Models), stopSummary(m.Models)
+	out.Stop = learn.StopSummary(m.Models)
 	if o.bound {
 		if out.Bound, err = trainBound(e, m, tr, &o.boundFlags, false); err != nil {
 			return fmt.Errorf("--bound: %w", err)
@@ -286,7 +222,7 @@ func runTrain(ev *env, args []string) error {
 	} else {
 		fmt.Fprintf(w, "algorithm  %s, kernel %s, backend %s\n", algo.name, m.Header.Kernel, e.BackendName())
 	}
-	fmt.Fprintf(w, "data       %s: %d examples, %d features, %s\n", o.data, nAll, all.Dim(), describeTask(&plan))
+	fmt.Fprintf(w, "data       %s: %d examples, %d features, %s\n", o.data, nAll, all.Dim(), plan.Describe())
 	if world.Size() > 1 {
 		fmt.Fprintf(w, "ranks      %d, each holding a block of about %d examples; this is %s\n", world.Size(), nAll/world.Size(), world.Describe())
 	}
@@ -307,12 +243,12 @@ func runTrain(ev *env, args []string) error {
 	if out.Stop != "" {
 		fmt.Fprintf(w, "stopped    %s\n", out.Stop)
 	}
-	fmt.Fprintf(w, "train      %s on %d examples, %.3g s\n", errText(&plan, res.trainErr, nTr), nTr, res.trainSeconds)
+	fmt.Fprintf(w, "train      %s on %d examples, %.3g s\n", plan.ErrorText(res.TrainError, nTr), nTr, res.TrainSeconds)
 	if val != nil {
-		fmt.Fprintf(w, "validation %s on %d examples\n", errText(&plan, res.valErr, val.Len()), val.Len())
+		fmt.Fprintf(w, "validation %s on %d examples\n", plan.ErrorText(res.ValError, val.Len()), val.Len())
 	}
 	if test != nil {
-		fmt.Fprintf(w, "test       %s on %d examples, predicted in %.3g s\n", errText(&plan, res.testErr, res.nTest), res.nTest, res.predictSeconds)
+		fmt.Fprintf(w, "test       %s on %d examples, predicted in %.3g s\n", plan.ErrorText(res.TestError, res.NTest), res.NTest, res.PredictSeconds)
 	}
 	if o.model != "" {
 		fmt.Fprintf(w, "saved      %s (%s)\n", o.model, humanSize(size))
@@ -323,7 +259,7 @@ func runTrain(ev *env, args []string) error {
 		fmt.Fprintf(w, "plot       %s\n", p)
 	}
 	if out.Bound != nil {
-		fmt.Fprintf(w, "bound      %s\n", boundLine(out.Bound))
+		fmt.Fprintf(w, "bound      %s\n", out.Bound.String())
 	}
 	return nil
 }
@@ -334,26 +270,6 @@ func printJSON(ev *env, v any) error {
 		return fmt.Errorf("writing JSON: %w", err)
 	}
 	return nil
-}
-
-func describeTask(p *learn.LabelPlan) string {
-	switch {
-	case p.Task == learn.TaskRegression:
-		return "regression"
-	case p.Positive != nil:
-		return fmt.Sprintf("class %s vs the rest (+1/-1)", learn.FormatLabel(*p.Positive))
-	case p.Task == learn.TaskBinary:
-		return fmt.Sprintf("binary, %s (+) vs %s (-)", learn.FormatLabel(p.Classes[1]), learn.FormatLabel(p.Classes[0]))
-	}
-	return fmt.Sprintf("%d classes, one vs rest", len(p.Classes))
-}
-
-// errText formats an error rate (or MSE) for people.
-func errText(p *learn.LabelPlan, v float64, n int) string {
-	if p.Task == learn.TaskRegression {
-		return fmt.Sprintf("MSE %.4g", v)
-	}
-	return fmt.Sprintf("error %.2f%% (%d/%d)", 100*v, int(math.Round(v*float64(n))), n)
 }
 
 func humanSize(b int64) string {

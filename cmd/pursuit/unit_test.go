@@ -5,54 +5,38 @@ import (
 	"math"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/pursuit-ml/pursuit/learn"
 )
 
-func TestProgressBar(t *testing.T) {
+func TestProgressModes(t *testing.T) {
 	var buf bytes.Buffer
-	// Not a terminal: nothing is drawn, whatever happens.
+	// Not a terminal, or --quiet: the demo's bar draws nothing.
 	p := newProgressBar(&env{stderr: &buf, stderrTTY: false}, "train kmp", false)
 	p.Update(learn.Progress{Step: 1, Total: 10, Metric: "residual", Value: 1, ValErr: math.NaN()})
 	p.Done()
-	// A terminal with --quiet: nothing either.
 	q := newProgressBar(&env{stderr: &buf, stderrTTY: true}, "train kmp", true)
 	q.Update(learn.Progress{Step: 1, Total: 10, Metric: "residual", Value: 1, ValErr: math.NaN()})
 	q.Done()
 	if buf.Len() != 0 {
 		t.Fatalf("progress drawn without a terminal or with --quiet: %q", buf.String())
 	}
-	// A terminal: one self-overwriting line, cleared at the end.
-	now := time.Unix(0, 0)
-	b := newProgressBar(&env{stderr: &buf, stderrTTY: true}, "train kmp", false)
-	b.start, b.now = now, func() time.Time { return now }
-	now = now.Add(10 * time.Second)
-	b.Update(learn.Progress{Step: 25, Total: 100, Metric: "residual", Value: 0.5, ValErr: 0.042})
-	out := buf.String()
-	for _, w := range []string{"\rtrain kmp [", "] 25/100", "residual 0.5", "val 4.20%", "00:10", "ETA 00:30"} {
-		if !strings.Contains(out, w) {
-			t.Errorf("bar %q lacks %q", out, w)
-		}
+	if b := newProgressBar(&env{stderr: &buf, stderrTTY: true}, "train kmp", false); b.Mode() != learn.ProgressBar {
+		t.Errorf("the demo's bar on a terminal is %q", b.Mode())
 	}
-	// Updates within 100 ms are not redrawn, except the last step.
-	n := buf.Len()
-	b.Update(learn.Progress{Step: 26, Total: 100, ValErr: math.NaN()})
-	if buf.Len() != n {
-		t.Error("redrawn within 100 ms")
+	// auto resolves to lines without a terminal, to the bar with one.
+	if m := newProgress(&env{stderr: &buf}, "x", progressAuto, false); m.Mode() != learn.ProgressLines {
+		t.Errorf("auto without a terminal is %q", m.Mode())
+	} else {
+		m.Close()
 	}
-	b.Update(learn.Progress{Step: 100, Total: 100, ValErr: math.NaN()})
-	if buf.Len() == n {
-		t.Error("final step not drawn")
+	if m := newProgress(&env{stderr: &buf, stderrTTY: true}, "x", progressAuto, false); m.Mode() != learn.ProgressBar {
+		t.Errorf("auto on a terminal is %q", m.Mode())
+	} else {
+		m.Close()
 	}
-	b.Done()
-	if !strings.HasSuffix(buf.String(), "\r\x1b[K") {
-		t.Errorf("Done does not clear the line: %q", buf.String())
-	}
-	// Unknown total: a bouncing marker, no ETA.
-	s := b.render(learn.Progress{Step: 7, Metric: "W", Value: -3, ValErr: math.NaN()}, 3*time.Second)
-	if !strings.Contains(s, "step 7") || strings.Contains(s, "ETA") {
-		t.Errorf("render without total: %q", s)
+	if m := newProgress(&env{stderr: &buf, stderrTTY: true}, "x", progressBarM, true); m.Enabled() {
+		t.Error("--quiet does not silence --progress bar")
 	}
 }
 
@@ -145,65 +129,6 @@ func TestRunInProcess(t *testing.T) {
 type panicWriter struct{}
 
 func (panicWriter) Write([]byte) (int, error) { panic("boom") }
-
-func TestProgressLines(t *testing.T) {
-	var buf bytes.Buffer
-	now := time.Unix(0, 0)
-	p := newProgressMode(&env{stderr: &buf}, "train kmp", progressLines)
-	p.start, p.now = now, func() time.Time { return now }
-	// Nothing in the first second.
-	p.Update(learn.Progress{Step: 0, Total: 100, ValErr: math.NaN()})
-	if buf.Len() != 0 {
-		t.Fatalf("printed within the first second: %q", buf.String())
-	}
-	now = now.Add(time.Second)
-	// One line per 10% mark crossed, none in between within 5 s.
-	for step := 1; step <= 100; step++ {
-		now = now.Add(10 * time.Millisecond)
-		p.Update(learn.Progress{Step: step, Total: 100, Metric: "residual", Value: 1 / float64(step), ValErr: math.NaN()})
-	}
-	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
-	if len(lines) != 11 { // 0%…, 10%, …, 100%
-		t.Fatalf("%d lines for 100 quick steps, want 11:\n%s", len(lines), buf.String())
-	}
-	if strings.ContainsAny(buf.String(), "\r\x1b") {
-		t.Errorf("control characters in lines mode: %q", buf.String())
-	}
-	if !strings.HasPrefix(lines[5], "train kmp: 50/100 (50%) residual 0.02 ") {
-		t.Errorf("line %q", lines[5])
-	}
-	// Slow steps: a line every 5 s even between marks.
-	buf.Reset()
-	p.setLabel("train kmp 2/2")
-	p.Update(learn.Progress{Step: 1, Total: 1000, ValErr: math.NaN()})
-	for step := 2; step <= 5; step++ {
-		now = now.Add(3 * time.Second)
-		p.Update(learn.Progress{Step: step, Total: 1000, ValErr: math.NaN()})
-	}
-	if n := strings.Count(buf.String(), "\n"); n != 3 { // the first, then at 6 s and 12 s
-		t.Errorf("%d lines over 12 s of slow steps, want 3:\n%s", n, buf.String())
-	}
-	// A note (SLMC's stop reason) is always printed.
-	buf.Reset()
-	p.Update(learn.Progress{Step: 6, Total: 1000, ValErr: math.NaN(), Note: "stop: converged after 6 iterations"})
-	if !strings.Contains(buf.String(), "stop: converged after 6 iterations\n") {
-		t.Errorf("note not printed: %q", buf.String())
-	}
-	// auto resolves to lines without a terminal, to the bar with one.
-	if m := newProgress(&env{stderr: &buf}, "x", progressAuto, false); m.mode != progressLines {
-		t.Errorf("auto without a terminal is %q", m.mode)
-	} else {
-		m.Close()
-	}
-	if m := newProgress(&env{stderr: &buf, stderrTTY: true}, "x", progressAuto, false); m.mode != progressBarM {
-		t.Errorf("auto on a terminal is %q", m.mode)
-	} else {
-		m.Close()
-	}
-	if m := newProgress(&env{stderr: &buf, stderrTTY: true}, "x", progressBarM, true); m.enabled {
-		t.Error("--quiet does not silence --progress bar")
-	}
-}
 
 // Flag errors name flags with two dashes, as the docs do (issue 30, item 7).
 func TestFlagErrorsUseTwoDashes(t *testing.T) {

@@ -1,32 +1,30 @@
-package main
+package learn
 
 import (
 	"fmt"
 	"strings"
-
-	"github.com/pursuit-ml/pursuit/learn"
 )
 
-// modelMethod returns the method of the first model, "" when the algorithm
+// MethodOf returns the method of the first model (Methoder), "" when the algorithm
 // has none.
-func modelMethod(models []learn.Model) string {
+func MethodOf(models []Model) string {
 	if len(models) == 0 {
 		return ""
 	}
-	if m, ok := models[0].(learn.Methoder); ok {
+	if m, ok := models[0].(Methoder); ok {
 		return m.Method()
 	}
 	return ""
 }
 
-// stopSummary returns why training stopped: the one model's reason, or,
+// StopSummary returns why training stopped (Stopper): the one model's reason, or,
 // over several (one-vs-rest), each distinct reason with its count. "" when
 // the models give none.
-func stopSummary(models []learn.Model) string {
+func StopSummary(models []Model) string {
 	var order []string
 	count := map[string]int{}
 	for _, f := range models {
-		s, ok := f.(learn.Stopper)
+		s, ok := f.(Stopper)
 		if !ok || s.StopReason() == "" {
 			continue
 		}

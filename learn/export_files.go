@@ -1,0 +1,53 @@
+package learn
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/internal/safefile"
+	"github.com/pursuit-ml/pursuit/onnxexport"
+)
+
+// ExportLIBSVM writes m as a LIBSVM model (File.LIBSVM) to path and, when
+// m scales its data, the svm-scale range file (data.Scaler.WriteRange) to
+// path+".range", each replaced whole or not at all. It returns the files
+// written.
+func (m *File) ExportLIBSVM(path string) ([]string, error) {
+	lm, err := m.LIBSVM()
+	if err != nil {
+		return nil, fmt.Errorf("a %s model cannot be written as a LIBSVM model: %w", m.Header.Algorithm, err)
+	}
+	if err := safefile.WriteFile(path, 0o666, lm.WriteLIBSVM); err != nil {
+		return nil, err
+	}
+	files := []string{path}
+	if s := m.Header.Scaler; s != nil && s.Mode != data.ScaleNone {
+		rp := path + ".range"
+		if err := safefile.WriteFile(rp, 0o666, s.WriteRange); err != nil {
+			return nil, err
+		}
+		files = append(files, rp)
+	}
+	return files, nil
+}
+
+// ExportONNX writes m as an ONNX model to path: its LIBSVM model behind
+// its scaler, through package onnxexport, naming producerVersion. A
+// one-vs-rest model is refused (ONNX's SVMClassifier votes over pairs).
+func (m *File) ExportONNX(path, producerVersion string) error {
+	if m.Header.Labels.Task == TaskOneVsRest {
+		return fmt.Errorf("a one-vs-rest %s model (%d binary machines) cannot be written as an ONNX model: ai.onnx.ml's SVMClassifier votes over the pairs of a one-vs-one model, and a one-vs-rest model predicts the class whose machine's decision is largest", m.Header.Algorithm, len(m.Models))
+	}
+	lm, err := m.LIBSVM()
+	if err == nil {
+		_, err = onnxexport.Marshal(lm, m.Header.Scaler) // refuse before a file is written
+	}
+	if err != nil {
+		return fmt.Errorf("a %s model cannot be written as an ONNX model: %w", m.Header.Algorithm, err)
+	}
+	doc := fmt.Sprintf("pursuit %s model (%s)", m.Header.Algorithm, lm.Kernel)
+	return safefile.WriteFile(path, 0o666, func(w io.Writer) error {
+		return onnxexport.Write(w, lm, m.Header.Scaler, onnxexport.WithDoc(doc), onnxexport.WithProducerVersion(producerVersion))
+	})
+}
