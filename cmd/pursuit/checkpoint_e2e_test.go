@@ -436,7 +436,8 @@ func BenchmarkCheckpointOverhead(b *testing.B) {
 // step, rank 0 alone says where and writes the file), resumes to the
 // uninterrupted run's model bit for bit; its checkpoint is refused on 3
 // ranks with one line naming the rank counts, and an algorithm that does
-// not checkpoint across ranks is refused before training.
+// not checkpoint across ranks is refused before training. The SVM's run
+// (TestCheckpointSVMAcrossRanks) is checked alike.
 func TestCheckpointAcrossRanks(t *testing.T) {
 	dir := t.TempDir()
 	path := rankData(t)
@@ -488,7 +489,7 @@ func TestCheckpointAcrossRanks(t *testing.T) {
 		want string
 	}{
 		{3, append(base, "--model", model, "--resume", ck), "ranks was 2, is now 3"},
-		{2, []string{"train", "--data", path, "--algo", "svm", "--progress", "off", "--checkpoint", ck}, "across ranks cover --algo kmp, kmp-backfit, skmp, not svm"},
+		{2, []string{"train", "--data", path, "--algo", "slmc", "--nz", "5", "--progress", "off", "--checkpoint", ck}, "across ranks cover --algo kmp, kmp-backfit, skmp, svm, not slmc"},
 	} {
 		res := runOnRanks(t, c.n, same(c.args...))
 		for r, x := range res {
@@ -501,4 +502,62 @@ func TestCheckpointAcrossRanks(t *testing.T) {
 		}
 		quietOthers(t, res)
 	}
+}
+
+// TestCheckpointSVMAcrossRanks: `pursuit train --algo svm --checkpoint` on
+// 2 in-process ranks, stopped twice by --time-limit 1ns (every rank exits
+// 143 after one more iteration, rank 0 alone says which and writes the
+// file), resumes
+// to the uninterrupted run's model bit for bit, and its checkpoint is
+// refused on 3 ranks with one line naming the rank counts.
+func TestCheckpointSVMAcrossRanks(t *testing.T) {
+	dir := t.TempDir()
+	path := rankData(t)
+	base := []string{"train", "--data", path, "--algo", "svm", "--gamma", "2", "--c", "10", "--progress", "off"}
+	ref, model, ck := filepath.Join(dir, "ref.model"), filepath.Join(dir, "ck.model"), filepath.Join(dir, "ck.ckpt")
+	for r, x := range runOnRanks(t, 2, same(append(base, "--model", ref)...)) {
+		if x.code != 0 {
+			t.Fatalf("rank %d: status %d: %s", r, x.code, x.stderr)
+		}
+	}
+	stopRE := regexp.MustCompile(`training stopped at the time limit at SMO iteration (\d+) \(gap [^)]*\); checkpoint ` + regexp.QuoteMeta(ck) + ` written`)
+	for i := 1; i <= 2; i++ {
+		args := append(append([]string(nil), base...), "--model", model, "--checkpoint", ck, "--time-limit", "1ns")
+		if i > 1 {
+			args = append(args, "--resume", ck)
+		}
+		res := runOnRanks(t, 2, same(args...))
+		for r, x := range res {
+			if x.code != 143 {
+				t.Fatalf("stop %d: rank %d: status %d, want 143: %s", i, r, x.code, x.stderr)
+			}
+		}
+		m := stopRE.FindStringSubmatch(res[0].stderr)
+		if m == nil || strings.Count(res[0].stderr, "\n") != 1 {
+			t.Fatalf("stop %d: rank 0 printed %q, want one line matching %q", i, res[0].stderr, stopRE)
+		}
+		if it, _ := strconv.Atoi(m[1]); it != i {
+			t.Errorf("stop %d: at SMO iteration %d, want %d (the limit has passed at the first boundary)", i, it, i)
+		}
+		t.Logf("stop %d: %s", i, strings.TrimSpace(res[0].stderr))
+		quietOthers(t, res)
+	}
+	for r, x := range runOnRanks(t, 2, same(append(base, "--model", model, "--resume", ck)...)) {
+		if x.code != 0 {
+			t.Fatalf("resuming: rank %d: status %d: %s", r, x.code, x.stderr)
+		}
+	}
+	if !bytes.Equal(decisions(t, dir, model, path), decisions(t, dir, ref, path)) {
+		t.Error("stopped twice and resumed on 2 ranks, the SVM's decisions differ from the uninterrupted run's")
+	}
+	res := runOnRanks(t, 3, same(append(base, "--model", model, "--resume", ck)...))
+	for r, x := range res {
+		if x.code != 2 {
+			t.Fatalf("resuming on 3 ranks: rank %d: status %d, want 2: %s", r, x.code, x.stderr)
+		}
+	}
+	if !strings.Contains(res[0].stderr, "ranks was 2, is now 3") || strings.Count(res[0].stderr, "\n") != 1 {
+		t.Errorf("resuming on 3 ranks: rank 0 printed %q, want one line naming the rank counts", res[0].stderr)
+	}
+	quietOthers(t, res)
 }
