@@ -144,6 +144,16 @@ func startCheckpoint(p Params, x pursuit.Matrix, y []float64, g engine.Group) (*
 	return &ckRun{run: run, state: st}, nil
 }
 
+// ckRefuseOneVsRest is TrainOneVsRest's refusal of checkpoints, every
+// rank's alike across ranks (it needs no collective).
+func ckRefuseOneVsRest(e *engine.Engine) error {
+	err := pursuit.Configf("svm: checkpoints need one binary machine; one-vs-rest trains one per class")
+	if isSharded(e) {
+		err = checkpoint.EveryRank(err)
+	}
+	return err
+}
+
 // ckBoundary is called after each iteration.
 func (s *smo[T]) ckBoundary(counter int) error {
 	if s.sh != nil {

@@ -170,8 +170,9 @@ func TestCheckpointSharded(t *testing.T) {
 	}
 }
 
-// TestCheckpointShardedRefusals: across ranks, a multi-class C-SVC
-// refuses checkpoints on every rank alike (one solve per pair), and ranks
+// TestCheckpointShardedRefusals: across ranks, a multi-class C-SVC and
+// one-vs-rest refuse checkpoints on every rank alike (one solve per pair
+// or class), and ranks
 // that disagree on checkpointing are refused by the ranks' check of their
 // configuration before any checkpoint collective.
 func TestCheckpointShardedRefusals(t *testing.T) {
@@ -186,6 +187,24 @@ func TestCheckpointShardedRefusals(t *testing.T) {
 			t.Errorf("three classes: rank %d: %v; want every rank refusing", r, err)
 		}
 	}
+	var mu sync.Mutex
+	comm.Run(2, func(c comm.Comm) error {
+		e, err := engine.New(engine.WithComm(c))
+		if err != nil {
+			return err
+		}
+		defer e.Close()
+		q := p
+		q.Checkpoint = &checkpoint.Options{}
+		r := c.Rank()
+		_, err = TrainOneVsRest(e, x.Slice(b[r], b[r+1], 0, x.Cols), y3[b[r]:b[r+1]], q)
+		mu.Lock()
+		defer mu.Unlock()
+		if !errors.Is(err, pursuit.ErrConfig) || !errors.Is(err, checkpoint.ErrEveryRank) {
+			t.Errorf("one-vs-rest: rank %d: %v; want every rank refusing", r, err)
+		}
+		return nil
+	})
 	_, errs = ckRanks(2, b, x, y2, p, func(r int) *checkpoint.Options {
 		if r == 0 {
 			return &checkpoint.Options{}
