@@ -237,7 +237,7 @@ killsession() { # killsession SID: SIGKILL every process of the session until no
 }
 inode() { stat -c %i "$1" 2>/dev/null || echo none; } # a checkpoint is replaced by a rename: a new inode
 killtest() { # killtest NAME TRAIN-ARGS...
-	local name=$1 kills=0 pid rc ino t0 wait_ms moments=""
+	local name=$1 kills=0 pid sid rc ino t0 wait_ms moments=""
 	shift
 	local ck="$name.ckpt"
 	(cd "$D" && "${MPIRUN[@]}" -np 2 "$PUR" "$@" --model "$name-ref.model") >"$WORK/log" 2>&1 || { cat "$WORK/log"; fail "$name: the uninterrupted -np 2 run failed"; }
@@ -247,23 +247,33 @@ killtest() { # killtest NAME TRAIN-ARGS...
 		resume=()
 		[ ! -e "$D/$ck" ] || resume=(--resume "$ck")
 		ino=$(inode "$D/$ck")
-		(cd "$D" && export OMPI_MCA_orte_tmpdir_base="$WORK/ompi-tmp" OMPI_MCA_btl_vader_backing_directory="$WORK/ompi-shm" &&
-			exec setsid "${MPIRUN[@]}" -np 2 "$PUR" "$@" --model "$name.model" --checkpoint "$ck" --checkpoint-every 200ms "${resume[@]}") >"$WORK/log" 2>&1 &
+		# A subshell waits for the job (and takes bash's "Killed" notice to
+		# /dev/null): $pid ends with the job's status; the job's session
+		# is $sid.
+		rm -f "$WORK/sid"
+		(
+			exec 2>/dev/null
+			(cd "$D" && export OMPI_MCA_orte_tmpdir_base="$WORK/ompi-tmp" OMPI_MCA_btl_vader_backing_directory="$WORK/ompi-shm" &&
+				exec setsid "${MPIRUN[@]}" -np 2 "$PUR" "$@" --model "$name.model" --checkpoint "$ck" --checkpoint-every 200ms "${resume[@]}") >"$WORK/log" 2>&1 &
+			echo $! >"$WORK/sid"
+			wait $!
+		) &
 		pid=$!
 		if [ $kills -lt 3 ]; then
 			# Until a new checkpoint is written (or the run ends), then a
 			# random moment within 250 ms.
 			t0=$SECONDS
 			while alive $pid && [ "$(inode "$D/$ck")" = "$ino" ]; do
-				[ $((SECONDS - t0)) -lt 120 ] || { killsession $pid; fail "$name: no checkpoint within 120 s"; }
+				[ $((SECONDS - t0)) -lt 120 ] || { killsession "$(cat "$WORK/sid")"; fail "$name: no checkpoint within 120 s"; }
 				sleep 0.02
 			done
 			wait_ms=$((RANDOM % 250))
 			sleep "$(printf '0.%03d' $wait_ms)"
 			if alive $pid; then
-				[ "$(ps -o sid= -p $pid | tr -d ' ')" = $pid ] || { killsession "$(ps -o sid= -p $pid | tr -d ' ')"; fail "$name: setsid did not start a session of its own"; }
-				killsession $pid
-				{ wait $pid; } 2>/dev/null || true # (bash's "Killed" notice)
+				sid=$(cat "$WORK/sid")
+				[ "$(ps -o sid= -p "$sid" | tr -d ' ')" = "$sid" ] || fail "$name: setsid did not start a session of its own"
+				killsession "$sid"
+				wait $pid || true
 				kills=$((kills + 1))
 				moments="$moments ${wait_ms}ms"
 				continue
