@@ -217,3 +217,35 @@ func TestCheckpointShardedRefusals(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkShardedCheckpointBoundary times SMO on 2 in-process ranks
+// (1,500 rows) without checkpoints and with them at the default interval
+// (none falls due: each iteration pays ckPoll, its flag riding in the
+// working-set record), and reports ns per iteration:
+//
+//	go test ./svm -run '^$' -bench ShardedCheckpointBoundary -count 5
+func BenchmarkShardedCheckpointBoundary(b *testing.B) {
+	const l = 1500
+	x, y, _ := shardData(l, 6, 2, 3)
+	p := Params{Kernel: pursuit.NewRBF(0.5), C: 10}
+	bounds := shardBounds(2, l)
+	dir := b.TempDir()
+	for _, on := range []bool{false, true} {
+		b.Run(fmt.Sprintf("checkpoint=%v", on), func(b *testing.B) {
+			iters := 0
+			for b.Loop() {
+				models, errs := ckRanks(2, bounds, x, y, p, func(int) *checkpoint.Options {
+					if !on {
+						return nil
+					}
+					return &checkpoint.Options{Path: filepath.Join(dir, "ck"), Stop: make(chan struct{})}
+				})
+				if err := errors.Join(errs...); err != nil {
+					b.Fatal(err)
+				}
+				iters += models[0].Stats[0].Iter
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(iters), "ns/iteration")
+		})
+	}
+}
