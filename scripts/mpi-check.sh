@@ -149,8 +149,8 @@ done
 TRAIN+=(--algo kmp)
 
 step "train --checkpoint under mpirun -np 2: stopped and resumed, the uninterrupted model; another rank count is refused"
-# Stopped by --time-limit (every rank's deadline; they agree on the step),
-# three times, a step each, then resumed to the end; the model predicts as
+# Stopped by --time-limit 1ns (every rank's deadline, passed at the first
+# step boundary; they agree on the step), three times, a step each, then resumed to the end; the model predicts as
 # the uninterrupted -np 2 run's.
 CK=("${TRAIN[@]}" --gamma 1 --basis 12)
 (cd "$D" && "${MPIRUN[@]}" -np 2 "$PUR" "${CK[@]}" --model ck-ref.model) >"$WORK/log" 2>&1 || { cat "$WORK/log"; fail "the uninterrupted -np 2 run failed"; }
@@ -160,7 +160,7 @@ for i in 1 2 3; do
 	resume=()
 	[ ! -e "$D/ck.ckpt" ] || resume=(--resume ck.ckpt)
 	set +e
-	(cd "$D" && "${MPIRUN[@]}" -np 2 "$PUR" "${CK[@]}" --model ck.model --checkpoint ck.ckpt --time-limit 1ms "${resume[@]}") >"$WORK/log" 2>&1
+	(cd "$D" && "${MPIRUN[@]}" -np 2 "$PUR" "${CK[@]}" --model ck.model --checkpoint ck.ckpt --time-limit 1ns "${resume[@]}") >"$WORK/log" 2>&1
 	rc=$?
 	set -e
 	[ $rc = 143 ] && [ "$(grep -c "^pursuit train: training stopped at the time limit at step $i of 13; checkpoint ck.ckpt written" "$WORK/log")" = 1 ] ||
