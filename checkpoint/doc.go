@@ -19,10 +19,14 @@
 // (KMP's one-vs-rest outputs) asks Run.Poll whether to stop or to write,
 // and writes with Run.Save. Training split across ranks passes a
 // collective to Run.Agree, so that a stop seen by one rank stops every
-// rank at the same boundary; rank 0 writes, every rank resumes from the
-// file, and errors that every rank returns together are marked with
-// EveryRank (ErrEveryRank), so that a launcher stops the ranks instead of
-// aborting the job.
+// rank at the same boundary (or, where the ranks exchange records at
+// every step anyway, as the SVM's working-set selection does, carries
+// each rank's Poll in them and acts on what they agree); rank 0 writes,
+// every rank resumes from the file, and errors that every rank returns
+// together are marked with EveryRank (ErrEveryRank), so that a launcher
+// stops the ranks instead of aborting the job. DataAcross is the data
+// entry of every rank's rows, and PackBytes carries a rank's encoded
+// state in the float64 collectives to rank 0.
 //
 // The file is a modelfile frame with its own magic ("PURSUIT-CHECKPOINT"),
 // so no model file is read as a checkpoint nor the reverse. Its payload

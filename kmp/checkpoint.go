@@ -1,9 +1,6 @@
 package kmp
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -146,36 +143,26 @@ func startCheckpoint(cfg *Config, x pursuit.Matrix, y []float64, outputs int, sh
 	return ck, nil
 }
 
-// shardedData is the data entry of every rank's rows together: the
-// number of rows and the SHA-256 of the ranks' own digests, in rank order
-// (a collective). On one process it is checkpoint.Data's.
+// shardedData is the data entry of every rank's rows together
+// (checkpoint.DataAcross, a collective); on one process it is
+// checkpoint.Data's. A failed collective is kept by the shard (failed),
+// as sum keeps it.
 func shardedData(name string, x pursuit.Matrix, y []float64, sh *shard) checkpoint.Entry {
-	own := checkpoint.Data(name, x, y)
 	if !sh.sharded() {
-		return own
+		return checkpoint.Data(name, x, y)
 	}
-	// Each rank's digest in 16-bit pieces (exact in float64) in its own
-	// slots, and its row count; the sum gives every rank all of them.
-	const pieces = 16
-	n, r := sh.c.Size(), sh.c.Rank()
-	buf := make([]float64, n*(pieces+1))
-	d := sha256.Sum256([]byte(own.Value))
-	for i := range pieces {
-		buf[r*(pieces+1)+i] = float64(binary.LittleEndian.Uint16(d[2*i:]))
-	}
-	buf[r*(pieces+1)+pieces] = float64(x.Rows)
-	sh.sum(buf)
-	h := sha256.New()
-	rows := 0
-	var b [2]byte
-	for k := range n {
-		for i := range pieces {
-			binary.LittleEndian.PutUint16(b[:], uint16(buf[k*(pieces+1)+i]))
-			h.Write(b[:])
-		}
-		rows += int(buf[k*(pieces+1)+pieces])
-	}
-	return checkpoint.Entry{Name: name, Value: fmt.Sprintf("%d rows × %d features on %d ranks, sha256 %s", rows, x.Cols, n, hex.EncodeToString(h.Sum(nil)[:8]))}
+	e, _ := checkpoint.DataAcross(name, x, y, shardSum{sh})
+	return e
+}
+
+// shardSum is the shard as checkpoint.Ranks: its sum keeps a failure.
+type shardSum struct{ sh *shard }
+
+func (s shardSum) Rank() int { return s.sh.c.Rank() }
+func (s shardSum) Size() int { return s.sh.c.Size() }
+func (s shardSum) AllreduceSum(buf []float64) error {
+	s.sh.sum(buf)
+	return s.sh.failed()
 }
 
 // ckEntries identifies a run: the settings that shape the model and the

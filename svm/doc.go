@@ -35,7 +35,10 @@
 // columns of its rows, the working set is chosen from one record per rank
 // exchanged twice per iteration, and the ranks reproduce the one-process
 // run step for step (shard.go says how, and how ties are broken).
-// Probability estimates are not available across ranks.
+// Probability estimates are not available across ranks. Checkpoints
+// (Params.Checkpoint) cover a binary C-SVC or an ε-SVR in one process or
+// across ranks, where rank 0 writes one file that every rank resumes from
+// on the same number of ranks (checkpoint.go).
 //
 // Conventions follow LIBSVM: the dual is min ½αᵀQα + pᵀα subject to
 // yᵀα = 0 and 0 ≤ α_i ≤ C_i, Q_ij = y_i y_j K(x_i, x_j); Solution.Obj is that

@@ -67,7 +67,7 @@ func TrainOneVsRest(e *engine.Engine, x pursuit.Matrix, y []float64, p Params) (
 		return nil, badInput("nil engine")
 	}
 	if p.Checkpoint != nil {
-		return nil, pursuit.Configf("svm: checkpoints need one binary machine; one-vs-rest trains one per class")
+		return nil, ckRefuseOneVsRest(e)
 	}
 	if isSharded(e) {
 		return trainOneVsRestSharded(e, x, y, p)

@@ -59,14 +59,15 @@ type Params struct {
 	Batch       int // kernel rows computed together on a cache miss; default one tile of the backend's (Options.Batch)
 	// Solver chooses SMO or the batched working-set solver (Options.Solver;
 	// the zero value SolverAuto is SMO for now). Training split across
-	// ranks runs SMO only: SolverBatched is refused there, and so is a
-	// checkpoint (it records SMO's state).
+	// ranks runs SMO only: SolverBatched is refused there, and a
+	// checkpoint refuses it everywhere (it records SMO's state).
 	Solver SolverKind
 
 	// Checkpoint, if not nil, writes the solver's state between SMO
 	// iterations, resumes from a checkpoint, and stops the solve on request
-	// (package checkpoint): a binary C-SVC or an ε-SVR in one process,
-	// without Probability (see checkpoint.go).
+	// (package checkpoint): a binary C-SVC or an ε-SVR, in one process or
+	// across ranks (rank 0 writes; every rank resumes on the same number
+	// of ranks), without Probability (see checkpoint.go).
 	Checkpoint *checkpoint.Options
 	ck         *ckRun // Checkpoint's run (Train sets it)
 }

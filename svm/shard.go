@@ -33,6 +33,9 @@ import (
 //     collectives, 2·12·8·N bytes received per rank, per iteration. (An
 //     AllreduceMaxLoc would find the winner alone and take a Bcast from
 //     its owner besides: four collectives per iteration instead of two.)
+//     The first record also carries the rank's checkpoint flag, so the
+//     ranks agree on a checkpoint or a stop at no extra collective
+//     (checkpoint.go).
 //   - kernel rows: every rank keeps the same cache (the slot count of a
 //     one-process cache of the whole problem, the same LRU order, the same
 //     prefetch choices: the ranks' best uncached violators are merged by
@@ -155,7 +158,8 @@ type pick struct {
 
 // recWidth is the number of float64 in a working-set record: value,
 // variable, local index, y, G, α, C, Q_aa, status, key and two extras
-// (max y G over I_low and K_ij for the j exchange).
+// (the rank's checkpoint flag for the i exchange; max y G over I_low and
+// K_ij for the j exchange).
 const recWidth = 12
 
 // newShard prepares this rank's points x (in the layout's order) for the
@@ -367,9 +371,14 @@ func (s *smo[T]) record(v float64, a int, e1, e2 float64) []float64 {
 func (s *smo[T]) selectWSSharded() (int, int, bool, error) {
 	sh := s.sh
 	gmax, imax := s.maxUp()
-	vi, _, err := sh.choose(s.record(gmax, imax, 0, 0))
+	// The record's first extra carries the rank's checkpoint flag; the
+	// ranks act on the largest at this iteration's boundary (checkpoint.go).
+	vi, flag, err := sh.choose(s.record(gmax, imax, s.ckPoll(), 0))
 	if err != nil {
 		return 0, 0, false, err
+	}
+	if s.ck != nil {
+		s.ck.flag = flag
 	}
 	if vi.a < 0 {
 		gmax2, _, err := sh.c.AllreduceMaxLoc(s.maxLow(), 0)
@@ -644,7 +653,7 @@ func runSharded(sh *shard, cache *rowCache[float32], prob Problem, o Options) (*
 		status: make([]uint8, n), upSign: make([]float64, n), lowSign: make([]float64, n),
 		active: make([]int32, n), inAct: make([]bool, n),
 		cache: cache, scan: sh.e, batch: o.Batch, eps: o.Tol, shrinking: !o.NoShrinking, maxIter: maxIter,
-		sh: sh, nAll: sh.nVars,
+		sh: sh, nAll: sh.nVars, ck: o.ck,
 	}
 	for a := range n {
 		s.qd[a] = sh.diag[s.ki(a)]

@@ -30,16 +30,13 @@ func Train(e *engine.Engine, x pursuit.Matrix, y []float64, p Params) (*Model, e
 		return nil, badInput("nil engine")
 	}
 	if isSharded(e) {
-		if p.Checkpoint != nil {
-			return nil, pursuit.Configf("svm: checkpoints are not available across ranks yet")
-		}
 		return trainSharded(e, x, y, p)
 	}
 	if err := p.validate(x, y); err != nil {
 		return nil, err
 	}
 	var err error
-	if p.ck, err = startCheckpoint(p, x, y, false); err != nil {
+	if p.ck, err = startCheckpoint(p, x, y, e.Group()); err != nil {
 		return nil, err
 	}
 	if p.Type == EpsilonSVR {

@@ -47,6 +47,7 @@ func startSharded(e *engine.Engine, x pursuit.Matrix, y []float64, p Params, met
 		engine.NewSetting("SVM parameters", p.digest()),
 		engine.NewSetting("features", fmt.Sprint(x.Cols)),
 		engine.NewSetting("storage of the training rows (sparse or dense)", storageName(x)),
+		engine.NewSetting("checkpoints", checkpointsSetting(p)),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
@@ -79,6 +80,18 @@ func startSharded(e *engine.Engine, x pursuit.Matrix, y []float64, p Params, met
 		return nil, badInput("empty training data: every rank's shard is empty")
 	}
 	return st, nil
+}
+
+// checkpointsSetting says whether p checkpoints, and whether it resumes:
+// what every rank must share for the ranks to take the same collectives.
+func checkpointsSetting(p Params) string {
+	switch {
+	case p.Checkpoint == nil:
+		return "none"
+	case p.Checkpoint.Resume != "":
+		return "on, resuming"
+	}
+	return "on"
 }
 
 // storageName is "sparse" or "dense", as x is held.
@@ -281,6 +294,9 @@ func agreed(c engine.Group, err error) error {
 func trainSharded(e *engine.Engine, x pursuit.Matrix, y []float64, p Params) (*Model, error) {
 	st, err := startSharded(e, x, y, p, "svm.Train")
 	if err != nil {
+		return nil, err
+	}
+	if p.ck, err = startCheckpoint(p, x, y, st.c); err != nil {
 		return nil, err
 	}
 	if p.Type == EpsilonSVR {

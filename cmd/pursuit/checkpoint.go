@@ -17,7 +17,7 @@ var checkpointAlgos = []string{"kmp", "kmp-backfit", "skmp", "svm", "slmc"}
 
 // checkpointRankAlgos are those that checkpoint when training across ranks
 // (rank 0 writes; every rank resumes).
-var checkpointRankAlgos = []string{"kmp", "kmp-backfit", "skmp"}
+var checkpointRankAlgos = []string{"kmp", "kmp-backfit", "skmp", "svm"}
 
 // ckFlags are train's checkpoint flags.
 type ckFlags struct {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -382,17 +383,35 @@ func svmCheckpoint(t *testing.T, dir, train string) string {
 	return ck
 }
 
-// BenchmarkCheckpointOverhead times each checkpointing learner's training
-// (train_seconds of --json, which leaves out loading the data, and the
-// process's CPU time, which a loaded machine disturbs less) without
-// checkpoints, with them at the default interval and every 100 ms, and
-// prints the overheads and the checkpoint's size against the model's:
+// BenchmarkCheckpointOverhead estimates, for each checkpointing learner,
+// the cost of checkpointing at the default interval from its parts, which
+// a shared machine disturbs little, and prints it beside the whole-run
+// A/B timings, which it disturbs a lot:
+//
+//   - the cost of a step boundary with no checkpoint due (checkpoint.Run's
+//     Boundary with the CLI's options, a microbenchmark, ns per step);
+//   - the learner's boundaries per second of training: a run of the job
+//     stopped by --time-limit at half its uninterrupted training time says
+//     where it stopped (KMP's step, SMO's iteration, SLMC's iteration;
+//     for one-vs-rest the outputs times the furthest output's step, an
+//     upper bound), divided by that limit;
+//   - the time of one checkpoint write: Run.Save of the job's checkpoint
+//     (its bytes as the state: framing, SHA-256, a temporary file, fsync
+//     and rename as every write; the learner's encoding of its state is
+//     left out), the median of five, and its size against the model's.
+//
+// The estimate is boundary cost × boundaries/s + write time / the default
+// interval, a fraction of training time. The A/B figures are the fastest
+// training (train_seconds of --json) and process CPU time of rounds of
+// runs without checkpoints, at the default interval and every 100 ms:
 //
 //	go test ./cmd/pursuit -run '^$' -bench CheckpointOverhead -benchtime 3x
 //
 // PURSUIT_CKPT_FULL=1 times the issue's sizes (see ckFull).
 func BenchmarkCheckpointOverhead(b *testing.B) {
 	dir := b.TempDir()
+	boundary := boundaryCost(b, dir)
+	b.Logf("a step boundary with no checkpoint due: %.1f ns (checkpoint.Run.Boundary, the CLI's options)", boundary)
 	for _, job := range ckJobs(b, dir) {
 		base := append([]string{"train", "--data", job.data, "--quiet", "--json"}, job.args...)
 		model, ck := filepath.Join(dir, job.name+".model"), filepath.Join(dir, job.name+".ckpt")
@@ -424,25 +443,124 @@ func BenchmarkCheckpointOverhead(b *testing.B) {
 			}
 		}
 		plain, def, often := best[0], best[1], best[2]
-		ms, _ := os.Stat(model)
-		cs, err := os.Stat(ck)
-		ckBytes := int64(0)
-		if err == nil {
-			ckBytes = cs.Size()
+		ms, err := os.Stat(model)
+		if err != nil {
+			b.Fatal(err)
 		}
-		b.Logf("%s: training %.3f s without checkpoints; %+.1f%% at the default interval (%v); %+.1f%% every 100 ms; CPU time of the process %.3f s, %+.1f%%, %+.1f%%; checkpoint %d bytes, model %d bytes (%.2f×)",
-			job.name, plain, 100*(def/plain-1), checkpoint.DefaultEvery, 100*(often/plain-1),
-			cpu[0].Seconds(), 100*(cpu[1].Seconds()/cpu[0].Seconds()-1), 100*(cpu[2].Seconds()/cpu[0].Seconds()-1),
-			ckBytes, ms.Size(), float64(ckBytes)/float64(ms.Size()))
+		raw, err := os.ReadFile(ck) // the last checkpoint of the 100 ms run
+		if err != nil {
+			b.Fatalf("%s: no checkpoint written every 100 ms: %v", job.name, err)
+		}
+		steps, limit := boundaryRate(b, job, base, dir, plain)
+		write := writeCost(b, filepath.Join(dir, job.name+".save"), raw)
+		perStep := boundary * 1e-9 * steps / limit.Seconds()
+		perWrite := write.Seconds() / checkpoint.DefaultEvery.Seconds()
+		b.Logf("%s: estimated overhead at the default interval %.4f%% of training time = boundary %.1f ns × %.0f boundaries/s (%.0f in the first %v) %.4f%% + write %.2f ms / %v %.5f%%; checkpoint %d bytes, model %d bytes (%.2f×)",
+			job.name, 100*(perStep+perWrite), boundary, steps/limit.Seconds(), steps, limit, 100*perStep, write.Seconds()*1e3, checkpoint.DefaultEvery, 100*perWrite,
+			len(raw), ms.Size(), float64(len(raw))/float64(ms.Size()))
+		b.Logf("%s: A/B: training %.3f s without checkpoints; %+.1f%% at the default interval; %+.1f%% every 100 ms; CPU time of the process %.3f s, %+.1f%%, %+.1f%%",
+			job.name, plain, 100*(def/plain-1), 100*(often/plain-1),
+			cpu[0].Seconds(), 100*(cpu[1].Seconds()/cpu[0].Seconds()-1), 100*(cpu[2].Seconds()/cpu[0].Seconds()-1))
 	}
 }
 
+// boundaryCost returns the ns of a step boundary with no checkpoint due,
+// with the options the CLI gives (a path, a stop channel).
+func boundaryCost(b *testing.B, dir string) float64 {
+	r, _, err := checkpoint.Start(&checkpoint.Options{Path: filepath.Join(dir, "boundary.ckpt"), Stop: make(chan struct{})}, "bench", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	// The fastest of five timed loops (testing.Benchmark cannot run
+	// inside a benchmark).
+	const n = 1 << 20
+	best := time.Duration(math.MaxInt64)
+	step := 0
+	for range 5 {
+		t0 := time.Now()
+		for range n {
+			step++
+			if err := r.Boundary(func() string { return fmt.Sprint("step ", step) }, func(w *checkpoint.Writer) { w.Int(step) }); err != nil {
+				b.Fatal(err)
+			}
+		}
+		best = min(best, time.Since(t0))
+	}
+	if r.Written != 0 {
+		b.Fatalf("%d checkpoints written within the default interval", r.Written)
+	}
+	return float64(best.Nanoseconds()) / n
+}
+
+// stopWhereRE finds where a run stopped by --time-limit stopped.
+var stopWhereRE = regexp.MustCompile(`training stopped at the time limit at (.*?); checkpoint`)
+
+// boundariesRE read the boundaries passed from that position: KMP's step,
+// SMO's or SLMC's iteration, or for one-vs-rest the outputs' steps.
+var (
+	stepRE  = regexp.MustCompile(`^(?:step|SMO iteration|iteration) (\d+)`)
+	stepsRE = regexp.MustCompile(`^steps? (?:\d+ to )?(\d+) of \d+ of the (\d+) one-vs-rest outputs`)
+)
+
+// boundaryRate runs job with --time-limit at half its training time
+// (plain seconds) and returns the boundaries it passed and the limit; a
+// run that ends first is tried again with half the limit, twice.
+func boundaryRate(b *testing.B, job ckJob, base []string, dir string, plain float64) (float64, time.Duration) {
+	limit := time.Duration(plain / 2 * float64(time.Second))
+	ck := filepath.Join(dir, job.name+".limit.ckpt")
+	for try := 0; ; try, limit = try+1, limit/2 {
+		os.Remove(ck)
+		cmd := exec.Command(pursuitBin, append(append([]string(nil), base...), "--model", filepath.Join(dir, job.name+".limit.model"), "--checkpoint", ck, "--time-limit", limit.String())...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		if err == nil && try < 2 {
+			continue // finished within the limit
+		}
+		ee, ok := err.(*exec.ExitError)
+		m := stopWhereRE.FindStringSubmatch(stderr.String())
+		if !ok || ee.ExitCode() != 143 || m == nil {
+			b.Fatalf("%s: --time-limit %v: %v, want status 143 and where it stopped\n%s", job.name, limit, err, stderr.String())
+		}
+		if s := stepsRE.FindStringSubmatch(m[1]); s != nil {
+			hi, _ := strconv.Atoi(s[1])
+			outputs, _ := strconv.Atoi(s[2])
+			return float64(hi * outputs), limit
+		}
+		if s := stepRE.FindStringSubmatch(m[1]); s != nil {
+			k, _ := strconv.Atoi(s[1])
+			return float64(k), limit
+		}
+		b.Fatalf("%s: cannot read the boundaries passed from %q", job.name, m[1])
+	}
+}
+
+// writeCost returns the median time of five writes of a checkpoint of
+// raw's bytes at path (Run.Save).
+func writeCost(b *testing.B, path string, raw []byte) time.Duration {
+	r, _, err := checkpoint.Start(&checkpoint.Options{Path: path}, "bench", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	times := make([]time.Duration, 5)
+	for i := range times {
+		t0 := time.Now()
+		if _, err := r.Save(func() string { return "bench" }, func(w *checkpoint.Writer) { w.Blob(raw) }); err != nil {
+			b.Fatal(err)
+		}
+		times[i] = time.Since(t0)
+	}
+	slices.Sort(times)
+	return times[len(times)/2]
+}
+
 // TestCheckpointAcrossRanks: `pursuit train --checkpoint` on 2 in-process
-// ranks, stopped twice by --time-limit (every rank exits 143 at the same
-// step, rank 0 alone says where and writes the file), resumes to the
+// ranks, stopped twice by --time-limit 1ns (every rank exits 143 after one
+// more step, rank 0 alone says which and writes the file), resumes to the
 // uninterrupted run's model bit for bit; its checkpoint is refused on 3
 // ranks with one line naming the rank counts, and an algorithm that does
-// not checkpoint across ranks is refused before training.
+// not checkpoint across ranks is refused before training. The SVM's run
+// (TestCheckpointSVMAcrossRanks) is checked alike.
 func TestCheckpointAcrossRanks(t *testing.T) {
 	dir := t.TempDir()
 	path := rankData(t)
@@ -453,13 +571,12 @@ func TestCheckpointAcrossRanks(t *testing.T) {
 			t.Fatalf("rank %d: status %d: %s", r, x.code, x.stderr)
 		}
 	}
-	// The 1 ms limit is seen at a step boundary: step 1 on an idle machine,
-	// a later one when the timer is late (a loaded machine stopped at steps
-	// 6 and 7); each stop must come after the last one and before the end.
+	// The 1 ns limit has passed at the first step boundary: each start
+	// takes one more step. (A 1 ms limit stopped at whatever step the
+	// clock passed it, the last one, 13, once on a loaded machine.)
 	stepRE := regexp.MustCompile(`training stopped at the time limit at step (\d+) of 13; checkpoint ` + regexp.QuoteMeta(ck) + ` written`)
-	last := 0
 	for i := 1; i <= 2; i++ {
-		args := append(append([]string(nil), base...), "--model", model, "--checkpoint", ck, "--time-limit", "1ms")
+		args := append(append([]string(nil), base...), "--model", model, "--checkpoint", ck, "--time-limit", "1ns")
 		if i > 1 {
 			args = append(args, "--resume", ck)
 		}
@@ -473,10 +590,8 @@ func TestCheckpointAcrossRanks(t *testing.T) {
 		if m == nil || strings.Count(res[0].stderr, "\n") != 1 {
 			t.Fatalf("stop %d: rank 0 printed %q, want one line matching %q", i, res[0].stderr, stepRE)
 		}
-		if step, _ := strconv.Atoi(m[1]); step <= last || step >= 13 {
-			t.Errorf("stop %d: at step %d, want after step %d and before 13", i, step, last)
-		} else {
-			last = step
+		if step, _ := strconv.Atoi(m[1]); step != i {
+			t.Errorf("stop %d: at step %d, want %d", i, step, i)
 		}
 		quietOthers(t, res)
 	}
@@ -494,7 +609,7 @@ func TestCheckpointAcrossRanks(t *testing.T) {
 		want string
 	}{
 		{3, append(base, "--model", model, "--resume", ck), "ranks was 2, is now 3"},
-		{2, []string{"train", "--data", path, "--algo", "svm", "--progress", "off", "--checkpoint", ck}, "across ranks cover --algo kmp, kmp-backfit, skmp, not svm"},
+		{2, []string{"train", "--data", path, "--algo", "slmc", "--nz", "5", "--progress", "off", "--checkpoint", ck}, "across ranks cover --algo kmp, kmp-backfit, skmp, svm, not slmc"},
 	} {
 		res := runOnRanks(t, c.n, same(c.args...))
 		for r, x := range res {
@@ -507,4 +622,62 @@ func TestCheckpointAcrossRanks(t *testing.T) {
 		}
 		quietOthers(t, res)
 	}
+}
+
+// TestCheckpointSVMAcrossRanks: `pursuit train --algo svm --checkpoint` on
+// 2 in-process ranks, stopped twice by --time-limit 1ns (every rank exits
+// 143 after one more iteration, rank 0 alone says which and writes the
+// file), resumes
+// to the uninterrupted run's model bit for bit, and its checkpoint is
+// refused on 3 ranks with one line naming the rank counts.
+func TestCheckpointSVMAcrossRanks(t *testing.T) {
+	dir := t.TempDir()
+	path := rankData(t)
+	base := []string{"train", "--data", path, "--algo", "svm", "--gamma", "2", "--c", "10", "--progress", "off"}
+	ref, model, ck := filepath.Join(dir, "ref.model"), filepath.Join(dir, "ck.model"), filepath.Join(dir, "ck.ckpt")
+	for r, x := range runOnRanks(t, 2, same(append(base, "--model", ref)...)) {
+		if x.code != 0 {
+			t.Fatalf("rank %d: status %d: %s", r, x.code, x.stderr)
+		}
+	}
+	stopRE := regexp.MustCompile(`training stopped at the time limit at SMO iteration (\d+) \(gap [^)]*\); checkpoint ` + regexp.QuoteMeta(ck) + ` written`)
+	for i := 1; i <= 2; i++ {
+		args := append(append([]string(nil), base...), "--model", model, "--checkpoint", ck, "--time-limit", "1ns")
+		if i > 1 {
+			args = append(args, "--resume", ck)
+		}
+		res := runOnRanks(t, 2, same(args...))
+		for r, x := range res {
+			if x.code != 143 {
+				t.Fatalf("stop %d: rank %d: status %d, want 143: %s", i, r, x.code, x.stderr)
+			}
+		}
+		m := stopRE.FindStringSubmatch(res[0].stderr)
+		if m == nil || strings.Count(res[0].stderr, "\n") != 1 {
+			t.Fatalf("stop %d: rank 0 printed %q, want one line matching %q", i, res[0].stderr, stopRE)
+		}
+		if it, _ := strconv.Atoi(m[1]); it != i {
+			t.Errorf("stop %d: at SMO iteration %d, want %d (the limit has passed at the first boundary)", i, it, i)
+		}
+		t.Logf("stop %d: %s", i, strings.TrimSpace(res[0].stderr))
+		quietOthers(t, res)
+	}
+	for r, x := range runOnRanks(t, 2, same(append(base, "--model", model, "--resume", ck)...)) {
+		if x.code != 0 {
+			t.Fatalf("resuming: rank %d: status %d: %s", r, x.code, x.stderr)
+		}
+	}
+	if !bytes.Equal(decisions(t, dir, model, path), decisions(t, dir, ref, path)) {
+		t.Error("stopped twice and resumed on 2 ranks, the SVM's decisions differ from the uninterrupted run's")
+	}
+	res := runOnRanks(t, 3, same(append(base, "--model", model, "--resume", ck)...))
+	for r, x := range res {
+		if x.code != 2 {
+			t.Fatalf("resuming on 3 ranks: rank %d: status %d, want 2: %s", r, x.code, x.stderr)
+		}
+	}
+	if !strings.Contains(res[0].stderr, "ranks was 2, is now 3") || strings.Count(res[0].stderr, "\n") != 1 {
+		t.Errorf("resuming on 3 ranks: rank 0 printed %q, want one line naming the rank counts", res[0].stderr)
+	}
+	quietOthers(t, res)
 }
