@@ -222,6 +222,10 @@ mkdir -p "$WORK/ompi-tmp" "$WORK/ompi-shm"
 awk 'BEGIN { srand(11); for (i = 0; i < 3000; i++) { y = (i % 2) ? 1 : -1; line = "";
 	for (j = 1; j <= 8; j++) { v = 2 * rand() - 1; if (j <= 2) v += y * 0.35; line = line sprintf(" %d:%.4f", j, v) }
 	print y line } }' >"$D/kill.svm"
+# Three classes, for pre-fitting KMP one-vs-rest.
+awk 'BEGIN { srand(12); for (i = 0; i < 3000; i++) { y = i % 3; line = "";
+	for (j = 1; j <= 8; j++) { v = 2 * rand() - 1; if (j == y + 1) v += 0.6; line = line sprintf(" %d:%.4f", j, v) }
+	print y line } }' >"$D/kill3.svm"
 alive() { # alive PID: the process exists and is not a zombie
 	local s
 	s=$(ps -o stat= -p "$1" 2>/dev/null) && [ "${s#Z}" = "$s" ]
@@ -236,12 +240,12 @@ killsession() { # killsession SID: SIGKILL every process of the session until no
 	done
 }
 inode() { stat -c %i "$1" 2>/dev/null || echo none; } # a checkpoint is replaced by a rename: a new inode
-killtest() { # killtest NAME TRAIN-ARGS...
-	local name=$1 kills=0 pid sid rc ino t0 wait_ms moments="" window=250 tries=0
+killtest() { # killtest NAME TRAIN-ARGS... (predictions on $KILLDATA, default kill.svm)
+	local name=$1 kills=0 pid sid rc ino t0 wait_ms moments="" window=250 tries=0 data=${KILLDATA:-kill.svm}
 	shift
 	local ck="$name.ckpt"
 	(cd "$D" && "${MPIRUN[@]}" -np 2 "$PUR" "$@" --model "$name-ref.model") >"$WORK/log" 2>&1 || { cat "$WORK/log"; fail "$name: the uninterrupted -np 2 run failed"; }
-	(cd "$D" && "$PUR" predict --model "$name-ref.model" --data kill.svm --out "$name-ref.pred" --decision) >/dev/null 2>&1 || fail "predict failed"
+	(cd "$D" && "$PUR" predict --model "$name-ref.model" --data "$data" --out "$name-ref.pred" --decision) >/dev/null 2>&1 || fail "predict failed"
 	rm -f "$D/$ck"
 	while :; do
 		resume=()
@@ -295,7 +299,7 @@ killtest() { # killtest NAME TRAIN-ARGS...
 		break
 	done
 	[ $kills -gt 0 ] || fail "$name: the run ended before any kill, three times (too short a job for this machine)"
-	(cd "$D" && "$PUR" predict --model "$name.model" --data kill.svm --out "$name.pred" --decision) >/dev/null 2>&1 || fail "predict failed"
+	(cd "$D" && "$PUR" predict --model "$name.model" --data "$data" --out "$name.pred" --decision) >/dev/null 2>&1 || fail "predict failed"
 	cmp -s "$D/$name-ref.pred" "$D/$name.pred" || fail "$name: killed $kills times under -np 2 and resumed, the model predicts otherwise than the uninterrupted one"
 	echo "ok: $name under mpirun -np 2 killed (SIGKILL to mpirun and both ranks) $kills times, at${moments} after a checkpoint was written, and resumed each time: the uninterrupted model's decisions on all 3000 rows"
 }
@@ -303,6 +307,8 @@ step "SIGKILL during train --checkpoint under mpirun -np 2: stochastic KMP back-
 killtest skmp train --data kill.svm --progress off --algo skmp --fit backfit --basis 400 --gamma 0.5 --seed 3
 step "SIGKILL during train --checkpoint under mpirun -np 2: the SVM resumes to the uninterrupted model"
 killtest svm train --data kill.svm --progress off --algo svm --gamma 1 --c 300
+step "SIGKILL during train --checkpoint under mpirun -np 2: pre-fitting KMP one-vs-rest resumes to the uninterrupted model"
+KILLDATA=kill3.svm killtest kmp-ovr train --data kill3.svm --progress off --algo kmp --one-vs-rest --basis 60 --gamma 0.5 --seed 4
 
 step "ranks given different data files or flags stop before training"
 cp "$D/data.svm" "$D/r0/data.svm"
