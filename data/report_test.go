@@ -11,15 +11,15 @@ import (
 )
 
 func TestDescribeStorage(t *testing.T) {
-	// 4 rows × 10 features, 4 non-zeros: sparse by the automatic rule.
-	text := "1 1:1\n-1 2:1\n1 3:1\n-1 10:1\n"
+	// 4 rows × 1000 features, 4 non-zeros: sparse by the automatic rule.
+	text := "1 1:1\n-1 2:1\n1 3:1\n-1 1000:1\n"
 	path := writeTemp(t, "s.svm", text)
 	sp, err := Load(path, WithStorage(StorageAuto))
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := DescribeStorage(sp, StorageAuto, "--storage", "")
-	if r.Kind != "sparse" || r.Asked != "auto" || r.NNZ != 4 || math.Abs(r.Density-0.1) > 1e-12 || r.Bytes != sp.X.Bytes() || r.Reason == "" {
+	if r.Kind != "sparse" || r.Asked != "auto" || r.NNZ != 4 || math.Abs(r.Density-0.001) > 1e-12 || r.Bytes != sp.X.Bytes() || r.Reason == "" {
 		t.Fatalf("sparse report %+v", r)
 	}
 	de, err := Load(path, WithStorage(StorageDense))
