@@ -192,10 +192,10 @@ func decisions(t *testing.T, dir, model, test string) []byte {
 // and checks that the final model's decisions equal the uninterrupted
 // run's bit for bit. Each job is killed 3 times; PURSUIT_KILL_TESTS=20
 // kills it 20 times (issue 33's figure, with PURSUIT_CKPT_FULL=1 for its
-// sizes). Each kill comes at a moment drawn uniformly within the first
-// 1/(2·kills) of the uninterrupted run's length after the (re)start, so
-// that the kills spread over the run's first half or so (a restart also
-// spends time loading and resuming) and leave it work to finish.
+// sizes). Each start is killed once it has written a checkpoint, at a
+// moment drawn uniformly within 1/(2·kills) of the uninterrupted run's
+// length after that, so that every kill has a checkpoint to resume from
+// and the kills spread over the run, leaving it work to finish.
 func TestCheckpointKill(t *testing.T) {
 	kills := 3
 	if n, err := strconv.Atoi(os.Getenv("PURSUIT_KILL_TESTS")); err == nil && n > 0 {
@@ -217,6 +217,7 @@ func TestCheckpointKill(t *testing.T) {
 		// since the reference run) is started again from scratch, up to
 		// twice, with the moments drawn within its own length.
 		killed, resumes := 0, 0
+		window := max(int64(full)/int64(2*kills), int64(time.Millisecond))
 		for tries := 0; ; tries++ {
 			os.Remove(ck)
 			killed, resumes = 0, 0
@@ -227,6 +228,7 @@ func TestCheckpointKill(t *testing.T) {
 					run = append(run, "--resume", ck)
 					resumes++
 				}
+				before := fileStamp(ck)
 				cmd := exec.Command(pursuitBin, run...)
 				cmd.Dir = dir
 				var stderr bytes.Buffer
@@ -238,13 +240,26 @@ func TestCheckpointKill(t *testing.T) {
 				go func() { done <- cmd.Wait() }()
 				var err error
 				if killed < kills {
+					// Once this start has written a checkpoint (or ended),
+					// a random moment within window.
+					ended := false
+					quit := make(chan struct{})
 					select {
 					case err = <-done:
-					case <-time.After(time.Duration(rng.Int64N(max(int64(full)/int64(2*kills), 1)))):
-						cmd.Process.Signal(syscall.SIGKILL)
-						<-done
-						killed++
-						continue
+						ended = true
+					case <-written(ck, before, quit):
+					}
+					close(quit)
+					if !ended {
+						select {
+						case err = <-done:
+							ended = true
+						case <-time.After(time.Duration(rng.Int64N(window))):
+							cmd.Process.Signal(syscall.SIGKILL)
+							<-done
+							killed++
+							continue
+						}
 					}
 				} else {
 					err = <-done
@@ -257,8 +272,8 @@ func TestCheckpointKill(t *testing.T) {
 			if killed > 0 || tries == 2 {
 				break
 			}
-			full = time.Since(t0)
-			t.Logf("%s: finished in %v before any kill; again", job.name, full.Round(time.Millisecond))
+			window = max(window/4, int64(time.Millisecond))
+			t.Logf("%s: finished in %v before any kill; again", job.name, time.Since(t0).Round(time.Millisecond))
 		}
 		if killed == 0 {
 			t.Fatalf("%s: the run finished before its first kill three times", job.name)
@@ -339,6 +354,39 @@ func TestCheckpointSIGTERM(t *testing.T) {
 			t.Errorf("%s: resumed after SIGTERM, the decisions differ from the uninterrupted run's", job.name)
 		}
 	}
+}
+
+// fileStamp identifies the file at path as written (inode, size and
+// modification time; "" when there is none): a checkpoint is replaced
+// whole by a rename, so a new one has a new stamp.
+func fileStamp(path string) string {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	var ino uint64
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		ino = st.Ino
+	}
+	return fmt.Sprintf("%d %d %d", ino, fi.Size(), fi.ModTime().UnixNano())
+}
+
+// written returns a channel closed once the file at path has a stamp
+// other than before (polled every 2 ms); the polling stops when quit is
+// closed.
+func written(path, before string, quit <-chan struct{}) <-chan struct{} {
+	ch := make(chan struct{})
+	go func() {
+		for fileStamp(path) == before {
+			select {
+			case <-quit:
+				return
+			case <-time.After(2 * time.Millisecond):
+			}
+		}
+		close(ch)
+	}()
+	return ch
 }
 
 func lastLine(s string) string {
