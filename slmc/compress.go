@@ -368,7 +368,11 @@ func Compress(e *engine.Engine, m *svm.Model, x pursuit.Matrix, y []float64, cfg
 				mach.Model = res.Model
 				mach.Stop = fmt.Sprintf("%s after %d iterations", res.Stop, res.Iterations)
 			case MethodRS, MethodMRS:
-				rs, err := ReducedSet(exp, nz, cfg.RS)
+				var eng *engine.Engine
+				if exp.Vectors.Rows >= rsBlockMin {
+					eng = e // the large-expansion path (see reducedSet)
+				}
+				rs, err := reducedSet(eng, exp, nz, cfg.RS)
 				if err != nil {
 					return nil, fmt.Errorf("slmc.Compress: %s: %w", name, err)
 				}
