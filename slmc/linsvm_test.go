@@ -1,8 +1,11 @@
 package slmc
 
 import (
+	"fmt"
 	"math"
+	"os"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -229,5 +232,57 @@ func TestInnerSolversSameSLMC(t *testing.T) {
 	big.CacheMB = 1024
 	if got := InnerAuto.resolve(10000, big); got != InnerSMO {
 		t.Errorf("auto on 10,000 points with a 1 GiB cache: %v, want smo", got)
+	}
+}
+
+// TestMeasureInnerSolvers times the inner SVM's solvers from α = 0 on a
+// synthetic problem of $PURSUIT_INNER_MEASURE = "n,r" (e.g. 20000,107:
+// noisy labels, C = 1, most multipliers at a bound): svm's SMO with
+// SLMC's cache (skipped above 30,000 points), the weight-vector solver
+// without and with its coordinate-descent start. It logs the times, the
+// outer iterations and the objectives; it asserts only that the solutions
+// agree.
+func TestMeasureInnerSolvers(t *testing.T) {
+	v := os.Getenv("PURSUIT_INNER_MEASURE")
+	if v == "" {
+		t.Skip("a timing: set PURSUIT_INNER_MEASURE=n,r (e.g. 20000,107) to run it")
+	}
+	var n, r int
+	if _, err := fmt.Sscanf(v, "%d,%d", &n, &r); err != nil || n < 100 || r < 1 {
+		t.Fatalf("PURSUIT_INNER_MEASURE = %q, want n,r", v)
+	}
+	phi, y := linearProblem(n, r, 1, 5)
+	u := bounds(n, 1, nil)
+	so := SolverOptions{}.withDefaults()
+	var objs []float64
+	if n <= 30000 {
+		src, err := svm.NewLinear64(n, r, phi.RawMatrix().Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t0 := time.Now()
+		ref, err := svm.SolveCSVCWeighted(src, y, 1, 1, nil, nil, svm.Options{Tol: so.Tol, CacheMB: so.cacheMB(n)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("smo: %.1f s, %d iterations, obj %.8g, %d SVs", time.Since(t0).Seconds(), ref.Iter, ref.Obj, ref.NumSV)
+		objs = append(objs, ref.Obj)
+	}
+	for _, cold := range []bool{true, false} {
+		noColdStart = cold
+		t0 := time.Now()
+		s, err := solveWeights(phi, y, u, nil, so.Tol, 0, 100000)
+		noColdStart = false
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("weights (coordinate-descent start %v): %.1f s, %d outer, %d inner iterations, converged %v, obj %.8g, %d SVs",
+			!cold, time.Since(t0).Seconds(), s.OuterIter, s.Iter, s.Converged, s.Obj, s.NumSV)
+		objs = append(objs, s.Obj)
+	}
+	for _, o := range objs[1:] {
+		if math.Abs(o-objs[0]) > 1e-3*math.Abs(objs[0]) {
+			t.Errorf("objectives %v differ", objs)
+		}
 	}
 }
