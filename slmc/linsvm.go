@@ -397,7 +397,7 @@ func (s *wsSolver) inner(b []int) int {
 			s.qb[t*q+k], s.qb[k*q+t] = v, v
 		}
 	}
-	iters := smoDense(s.qb, yb, ub, s.ab, s.gb, s.tol/2, 100*q+1000)
+	iters := smoDense(s.qb, yb, ub, s.ab, s.gb, s.tol/2, innerCap*q+1000)
 	for t, i := range b {
 		s.db[t] = (s.ab[t] - s.aOld[t]) * yb[t]
 		s.alpha[i] = s.ab[t]
@@ -530,3 +530,10 @@ func (s *wsSolver) rho() float64 {
 	}
 	return (ub + lb) / 2
 }
+
+// innerCap times q, plus 1000, bounds the SMO iterations of one working
+// set's subproblem. On 8,000×107 synthetic features (C = 1, from the
+// coordinate-descent start) 100q took 36.1 s (18 outer iterations), 10q
+// 25.1 s (70) and 3q 71.0 s (347); with more features an outer iteration
+// costs more and the larger cap pays.
+const innerCap = 100
