@@ -54,6 +54,9 @@ type RSOptions struct {
 	// more than Nz+1 vectors, its values there do not determine a fit and
 	// the feature-space coefficients are kept.
 	FeatureSpaceCoef bool
+	// Progress, if not nil, is called after each vector of the greedy
+	// phase with the vectors so far and the relative residual.
+	Progress func(vectors int, residual float64)
 }
 
 func (o RSOptions) withDefaults() RSOptions {
@@ -336,6 +339,9 @@ func reducedSet(e *engine.Engine, x *Expansion, nz int, opt RSOptions) (*RSResul
 		beta = nb
 		prev = res2
 		res.Residuals = append(res.Residuals, math.Max(res2, 0)/wNorm)
+		if opt.Progress != nil {
+			opt.Progress(u+1, math.Max(res2, 0)/wNorm)
+		}
 	}
 	if !opt.GreedyOnly {
 		if zr, br, rr, ok := rs.refine(z, opt); ok && rr < prev {

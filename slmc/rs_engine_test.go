@@ -86,9 +86,18 @@ func TestReducedSetEnginePath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r1, err := reducedSet(e, exp, 8, RSOptions{})
+	var calls []float64
+	r1, err := reducedSet(e, exp, 8, RSOptions{Progress: func(v int, res float64) {
+		if v != len(calls)+1 {
+			t.Errorf("progress call %d reports %d vectors", len(calls)+1, v)
+		}
+		calls = append(calls, res)
+	}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(calls) != 8 || calls[7] != r1.Residuals[7] {
+		t.Errorf("progress residuals %v, result's %v", calls, r1.Residuals)
 	}
 	t.Logf("%d SVs → 8 vectors: residual %.6g (float64) and %.6g (engine)", ns, r0.Residual, r1.Residual)
 	if r1.Residual > 1.05*r0.Residual+1e-4 {
