@@ -29,7 +29,8 @@ import (
 // the fractions in increasing order it is the peak of the largest so far).
 // $PURSUIT_COMPRESS_MAXITER bounds SLMC's L-BFGS iterations (default: the
 // package's 200), and $PURSUIT_COMPRESS_ROWS keeps the first rows of the
-// training set (default all 50,000) for a smaller trial. Hours on two
+// training set (default all 50,000) for a smaller trial, and
+// $PURSUIT_COMPRESS_METHOD picks slmc (default), mrs or rs. Hours on two
 // cores; run alone:
 //
 //	PURSUIT_COMPRESS_COVLIKE=1 go test ./bench -run TestCompressCovlike -v -timeout 24h
@@ -53,6 +54,15 @@ func TestCompressCovlike(t *testing.T) {
 		var err error
 		if maxIter, err = strconv.Atoi(v); err != nil || maxIter < 1 {
 			t.Fatalf("PURSUIT_COMPRESS_MAXITER = %q", v)
+		}
+	}
+	method := slmc.MethodSLMC
+	if v := os.Getenv("PURSUIT_COMPRESS_METHOD"); v != "" {
+		switch v {
+		case slmc.MethodSLMC, slmc.MethodMRS, slmc.MethodRS:
+			method = v
+		default:
+			t.Fatalf("PURSUIT_COMPRESS_METHOD = %q (slmc, mrs or rs)", v)
 		}
 	}
 	nTrain := 50000
@@ -90,7 +100,7 @@ func TestCompressCovlike(t *testing.T) {
 	fmt.Fprintf(&b, "%-8s %8s %8s %14s %12s %10s %12s\n", "model", "vectors", "error", "ms/1000 rows", "compress s", "speedup", "peak RSS MB")
 	for i, f := range fracs {
 		progress := func(line string) { t.Log(line) }
-		c := learn.Compress{Config: slmc.CompressConfig{Method: slmc.MethodSLMC, Seed: 1, Optim: slmc.OptimOptions{MaxIter: maxIter}, Progress: progress},
+		c := learn.Compress{Config: slmc.CompressConfig{Method: method, Seed: 1, Optim: slmc.OptimOptions{MaxIter: maxIter}, Progress: progress},
 			Fractions: []float64{f}}
 		// Run scales in place: fresh copies each time.
 		tr := &data.Dataset{Name: train.Name, X: dense(train.X), Y: train.Y}

@@ -43,7 +43,8 @@ type CompressConfig struct {
 	Optim  OptimOptions
 	RS     RSOptions
 	// Progress, if not nil, receives one line per machine started and
-	// finished, and every ProgressEvery L-BFGS iterations of SLMC.
+	// finished, every ProgressEvery L-BFGS iterations of SLMC, and at least
+	// every 30 s of the reduced set's greedy phase (RS and MRS).
 	Progress func(line string)
 	// ProgressEvery is the iteration interval of SLMC's progress lines
 	// (default 10); a line also comes when 30 s have passed since the last.
@@ -368,7 +369,25 @@ func Compress(e *engine.Engine, m *svm.Model, x pursuit.Matrix, y []float64, cfg
 				mach.Model = res.Model
 				mach.Stop = fmt.Sprintf("%s after %d iterations", res.Stop, res.Iterations)
 			case MethodRS, MethodMRS:
-				rs, err := ReducedSet(exp, nz, cfg.RS)
+				var eng *engine.Engine
+				if exp.Vectors.Rows >= rsBlockMin {
+					eng = e // the large-expansion path (see reducedSet)
+				}
+				ro := cfg.RS
+				user := ro.Progress
+				last := time.Now()
+				ro.Progress = func(v int, res float64) {
+					if user != nil {
+						user(v, res)
+					}
+					// At least every 30 s: a vector of a large machine
+					// takes seconds.
+					if time.Since(last) >= progressGap || v == nz {
+						last = time.Now()
+						say("%s: reduced set, %d of %d vectors (%.0f s), relative residual %.4g", name, v, nz, time.Since(t0).Seconds(), res)
+					}
+				}
+				rs, err := reducedSet(eng, exp, nz, ro)
 				if err != nil {
 					return nil, fmt.Errorf("slmc.Compress: %s: %w", name, err)
 				}

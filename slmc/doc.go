@@ -38,6 +38,18 @@
 // accepted when gap and residuals meet SolverOptions.Tol, the tolerance SMO
 // was asked for (ipmReport.Loose), and fails otherwise.
 //
+// Past the SMO cache (n > 2,896 points at the default 64 MiB, where each
+// missed kernel row costs a pass over the n×r features: about 30 minutes
+// per L-BFGS iteration at n = 50,000, r = 1,050) the inner SVM is solved on
+// the weight vector w = Σ α_i y_i φ_i instead (SolverOptions.Inner, rule
+// in InnerAuto): working sets of 512 variables chosen from the exact
+// gradient Y(Φw) − 1 by maximal violation, each solved by SMO on its
+// 512×512 block, with LIBSVM's stopping rule checked on the full gradient
+// after each, so it returns the same optimum and bias (checked against
+// SMO on small problems: objective to 1e-9 relative, α to 1e-5·C, b to
+// 1e-6). Without a warm start it starts from dual coordinate descent with
+// the bias held fixed (Hsieh et al. 2008), made feasible.
+//
 // Why the minimisation of W(Z) stopped is Result.Stop (OptimStats), and
 // what to do about it:
 //
@@ -67,6 +79,11 @@
 // where it falls decided the test error (on banana-like data it swung from
 // 16% to 34% over 10 splits). MRS uses RS's vectors, which the refit does
 // not move.
+// Compress runs RS on machines of 2,048 vectors or more through the
+// engine: the searches' kernel values against the SVs come from its
+// float32 kernel blocks, and the residual at the start points and the
+// least-squares right-hand sides from float64 kernel columns kept per
+// added vector, O(ns·Nz) per vector where the float64 loops take O(ns²).
 //
 // Compress shrinks an existing C-SVC (an svm.Model, binary or one-vs-one as
 // svm-train builds it) to a few expansion vectors per binary machine with

@@ -22,6 +22,11 @@ type SolverOptions struct {
 	// the whole N×N float64 matrix up to 64 MiB (the cache is allocated
 	// afresh for every solve, and warm-started solves touch few rows).
 	CacheMB float64
+	// Inner chooses the solver (InnerAuto: by the rule documented there).
+	Inner InnerSolver
+	// WorkingSet is the weight-vector solver's working-set size q
+	// (0: 512).
+	WorkingSet int
 }
 
 func (o SolverOptions) withDefaults() SolverOptions {
@@ -57,15 +62,18 @@ func solveLinear(phi *mat.Dense, y []float64, c float64, w, warm []float64, o So
 	if err != nil {
 		return nil, nil, err
 	}
-	u := func() []float64 {
-		u := make([]float64, n)
-		for i := range u {
-			u[i] = c
-			if w != nil {
-				u[i] *= w[i]
-			}
+	if o.Inner.resolve(n, o) == InnerWeights {
+		q := o.WorkingSet
+		if q <= 0 {
+			q = defaultWorkingSet
 		}
-		return u
+		// Each outer iteration moves up to q variables; 20 sweeps' worth,
+		// and at least 1000 outer iterations, before giving up.
+		sol, err := solveWeights(phi, y, bounds(n, c, w), warm, o.Tol, q, max(1000, 20*n/q))
+		if err != nil {
+			return nil, nil, fmt.Errorf("linear SVM on %d×%d features: %w", n, r, err)
+		}
+		return sol, nil, nil
 	}
 	so := svm.Options{Tol: o.Tol, CacheMB: o.cacheMB(n)}
 	if n <= ipmMaxPoints {
@@ -79,7 +87,7 @@ func solveLinear(phi *mat.Dense, y []float64, c float64, w, warm []float64, o So
 		return nil, nil, fmt.Errorf("linear SVM on %d×%d features: %w", n, r, err)
 	}
 	if !sol.Converged && n <= ipmMaxPoints {
-		ip, rep, err := solveDualIPM(phi, y, u(), 1e-10, o.Tol)
+		ip, rep, err := solveDualIPM(phi, y, bounds(n, c, w), 1e-10, o.Tol)
 		if err != nil {
 			return nil, nil, fmt.Errorf("linear SVM on %d×%d features (SMO stopped after %d iterations): %w", n, r, sol.Iter, err)
 		}
@@ -87,6 +95,18 @@ func solveLinear(phi *mat.Dense, y []float64, c float64, w, warm []float64, o So
 		return ip, &rep, nil
 	}
 	return sol, nil, nil
+}
+
+// bounds returns the upper bounds c·w_i (w nil: all c).
+func bounds(n int, c float64, w []float64) []float64 {
+	u := make([]float64, n)
+	for i := range u {
+		u[i] = c
+		if w != nil {
+			u[i] *= w[i]
+		}
+	}
+	return u
 }
 
 // fixedFit is the SVM restricted to the span of φ(z_u) for fixed Z.

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/pursuit-ml/pursuit"
+	"github.com/pursuit-ml/pursuit/engine"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
@@ -53,6 +54,9 @@ type RSOptions struct {
 	// more than Nz+1 vectors, its values there do not determine a fit and
 	// the feature-space coefficients are kept.
 	FeatureSpaceCoef bool
+	// Progress, if not nil, is called after each vector of the greedy
+	// phase with the vectors so far and the relative residual.
+	Progress func(vectors int, residual float64)
 }
 
 func (o RSOptions) withDefaults() RSOptions {
@@ -99,6 +103,91 @@ type residualExpansion struct {
 	u     [][]float64
 	coef  []float64
 	gamma float64
+	// blk, when not nil, computes the terms of the expansion's own
+	// vectors (the first blk.ns of u) through the engine's float32 kernel
+	// blocks instead of the scalar loop.
+	blk *rsBlocked
+}
+
+// rsBlocked is the engine path of ReducedSet for large expansions: the
+// expansion's vectors S in float32 for the engine's kernel blocks, and the
+// columns K(S, z_v) of the vectors found so far, in float64, from which the
+// residual at every start point and the least-squares right-hand side
+// K(Z, S)c follow without recomputing kernels.
+type rsBlocked struct {
+	e      *engine.Engine
+	k      pursuit.Kernel
+	ns, d  int
+	s32    pursuit.Matrix // S, float32
+	sNorms []float32
+	s      *mat.Dense // S, float64
+	row    pursuit.Matrix
+	z32    pursuit.Matrix
+	w      []float64
+	cols   [][]float64 // K(S, z_v), v = 0, 1, …
+	err    error       // the first engine error of value
+}
+
+// newRSBlocked prepares the engine path for the expansion's vectors s,
+// charging its float32 copy and up to nz kernel columns to e's budget.
+func newRSBlocked(e *engine.Engine, k pursuit.Kernel, s *mat.Dense, nz int) (*rsBlocked, error) {
+	ns, d := s.Dims()
+	need := int64(ns)*int64(d)*4 + int64(ns)*int64(nz)*8 + int64(nz)*int64(ns)*12
+	if err := e.Reserve(fmt.Sprintf("the reduced set's %d×%d float32 vectors, %d kernel columns and the %d×%d block of its refinement", ns, d, nz, nz, ns), need); err != nil {
+		return nil, err
+	}
+	b := &rsBlocked{e: e, k: k, ns: ns, d: d, s32: toMatrix32(s), s: s,
+		row: pursuit.NewMatrix(1, ns), z32: pursuit.NewMatrix(1, d), w: make([]float64, ns)}
+	norms, err := e.SqNorms(b.s32)
+	if err != nil {
+		return nil, err
+	}
+	b.sNorms = norms
+	return b, nil
+}
+
+// kernelRow writes K(z, s_m) for every m into b.w (float64, from the
+// engine's float32 block).
+func (b *rsBlocked) kernelRow(z []float64) error {
+	for j, v := range z {
+		b.z32.Data[j] = float32(v)
+	}
+	if err := b.e.KernelBlock(b.row, b.k, b.z32, nil, b.s32, b.sNorms); err != nil {
+		return err
+	}
+	for m, v := range b.row.Data[:b.ns] {
+		b.w[m] = float64(v)
+	}
+	return nil
+}
+
+// addColumn appends K(S, z) in float64 (exact distances, as sqDist).
+func (b *rsBlocked) addColumn(z []float64) {
+	col := make([]float64, b.ns)
+	for m := range b.ns {
+		col[m] = math.Exp(-b.k.Gamma * sqDist(b.s.RawRowView(m), z))
+	}
+	b.cols = append(b.cols, col)
+}
+
+// startValues returns the residual h = Σ_m γ_m K(u_m, ·) at every point of
+// r.u (S, then the first nv vectors z with coefficients −β): at s_i it is
+// (K(S, S)c)_i − Σ_v β_v K(s_i, z_v), at z_u it is (K(Z, S)c)_u − (Kz β)_u.
+func (b *rsBlocked) startValues(kc, c, beta []float64, z *mat.Dense, nv int) []float64 {
+	h := make([]float64, b.ns+nv)
+	copy(h, kc)
+	for v := range nv {
+		col := b.cols[v]
+		for i := range b.ns {
+			h[i] -= beta[v] * col[i]
+		}
+		h[b.ns+v] = floats.Dot(col, c)
+		zv := z.RawRowView(v)
+		for w := range nv {
+			h[b.ns+v] -= beta[w] * math.Exp(-b.k.Gamma*sqDist(zv, z.RawRowView(w)))
+		}
+	}
+	return h
 }
 
 // value returns h(z) = Σ_m γ_m K(u_m, z) = ⟨ψ, φ(z)⟩ and, when grad is not
@@ -108,7 +197,24 @@ func (r *residualExpansion) value(z, grad []float64) float64 {
 		clear(grad)
 	}
 	var h, wsum float64
-	for m, u := range r.u {
+	first := 0
+	if b := r.blk; b != nil {
+		if err := b.kernelRow(z); err != nil {
+			b.err = err
+			return math.NaN()
+		}
+		for m := range b.ns {
+			b.w[m] *= r.coef[m]
+			h += b.w[m]
+		}
+		wsum = h
+		if grad != nil {
+			mat.NewVecDense(len(grad), grad).MulVec(b.s.T(), mat.NewVecDense(b.ns, b.w))
+		}
+		first = b.ns
+	}
+	for m := first; m < len(r.u); m++ {
+		u := r.u[m]
 		w := r.coef[m] * math.Exp(-r.gamma*sqDist(u, z))
 		h += w
 		if grad != nil && w != 0 {
@@ -142,6 +248,24 @@ func (r *residualExpansion) value(z, grad []float64) float64 {
 // poorly, in which case both are refitted to those values (see
 // RSOptions.FeatureSpaceCoef). Only the RBF kernel is supported.
 func ReducedSet(x *Expansion, nz int, opt RSOptions) (*RSResult, error) {
+	return reducedSet(nil, x, nz, opt)
+}
+
+// rsBlockMin is the number of expansion vectors from which Compress runs
+// the reduced set through the engine (reducedSet with an engine): below it
+// the float64 loops take seconds (USPS: 663 vectors), above it they take
+// hours (ns² kernel values per added vector for the start points alone on
+// a 21,000-vector model).
+const rsBlockMin = 2048
+
+// reducedSet is ReducedSet; with an engine e it runs the large-expansion
+// path: the searches evaluate the expansion's part of the residual through
+// e's float32 kernel blocks (float64 for the vectors found so far), the
+// residual at the start points and the least-squares right-hand side come
+// from the float64 kernel columns K(S, z_v) kept per vector (O(ns·Nz) per
+// vector instead of O(ns²)), and the joint refinement takes K(Z, S) as one
+// engine block per evaluation.
+func reducedSet(e *engine.Engine, x *Expansion, nz int, opt RSOptions) (*RSResult, error) {
 	if err := x.Validate(); err != nil {
 		return nil, err
 	}
@@ -162,12 +286,19 @@ func ReducedSet(x *Expansion, nz int, opt RSOptions) (*RSResult, error) {
 		return nil, fmt.Errorf("slmc: reduced set: the expansion has zero norm in feature space")
 	}
 	rs := &rsState{k: k, s: s, c: c, wNorm: wNorm}
+	if e != nil {
+		b, err := newRSBlocked(e, k, s, nz)
+		if err != nil {
+			return nil, fmt.Errorf("slmc: reduced set: %w", err)
+		}
+		rs.blk = b
+	}
 
 	z := mat.NewDense(nz, d, nil)
 	var beta []float64
 	res := &RSResult{}
 	prev := wNorm
-	r := &residualExpansion{gamma: k.Gamma}
+	r := &residualExpansion{gamma: k.Gamma, blk: rs.blk}
 	for i := range ns {
 		r.u = append(r.u, s.RawRowView(i))
 		r.coef = append(r.coef, c[i])
@@ -179,11 +310,21 @@ func ReducedSet(x *Expansion, nz int, opt RSOptions) (*RSResult, error) {
 		for v := range u {
 			r.coef[ns+v] = -beta[v]
 		}
-		zu, h := rsSearch(r, opt, wNorm)
+		var hs []float64
+		if rs.blk != nil {
+			hs = rs.blk.startValues(kc, c, beta, z, u)
+		}
+		zu, h := rsSearch(r, hs, opt, wNorm)
+		if rs.blk != nil && rs.blk.err != nil {
+			return nil, fmt.Errorf("slmc: reduced set, vector %d: %w", u+1, rs.blk.err)
+		}
 		copy(z.RawRowView(u), zu)
 		r.u = append(r.u, z.RawRowView(u))
 		r.coef = append(r.coef, 0)
 		zs := z.Slice(0, u+1, 0, d).(*mat.Dense)
+		if rs.blk != nil {
+			rs.blk.addColumn(zu)
+		}
 		nb, res2, err := rs.refit(zs)
 		if err != nil {
 			return nil, fmt.Errorf("slmc: reduced set, vector %d: %w", u+1, err)
@@ -198,10 +339,16 @@ func ReducedSet(x *Expansion, nz int, opt RSOptions) (*RSResult, error) {
 		beta = nb
 		prev = res2
 		res.Residuals = append(res.Residuals, math.Max(res2, 0)/wNorm)
+		if opt.Progress != nil {
+			opt.Progress(u+1, math.Max(res2, 0)/wNorm)
+		}
 	}
 	if !opt.GreedyOnly {
 		if zr, br, rr, ok := rs.refine(z, opt); ok && rr < prev {
 			z, beta, prev = zr, br, rr
+			if rs.blk != nil {
+				rs.blk.cols = nil // they were K(S, z) of the greedy vectors
+			}
 		}
 	}
 	res.FeatureResidual = math.Max(prev, 0) / wNorm
@@ -281,14 +428,19 @@ func decisionRMS(k pursuit.Kernel, s *mat.Dense, kc []float64, b0 float64, z *ma
 }
 
 // rsSearch returns the z maximising h(z)² found by L-BFGS from the opt.Starts
-// points u_m of r with the largest |h(u_m)|, and h at that z.
-func rsSearch(r *residualExpansion, opt RSOptions, wNorm float64) ([]float64, float64) {
+// points u_m of r with the largest |h(u_m)|, and h at that z. hs, when not
+// nil, holds h(u_m) for every m (else it is computed).
+func rsSearch(r *residualExpansion, hs []float64, opt RSOptions, wNorm float64) ([]float64, float64) {
 	type start struct {
 		m int
 		h float64
 	}
 	starts := make([]start, len(r.u))
 	for m, u := range r.u {
+		if hs != nil {
+			starts[m] = start{m, hs[m]}
+			continue
+		}
 		starts[m] = start{m, r.value(u, nil)}
 	}
 	slices.SortStableFunc(starts, func(a, b start) int { return -cmpFloat(math.Abs(a.h), math.Abs(b.h)) })
@@ -342,13 +494,26 @@ type rsState struct {
 	s     *mat.Dense
 	c     []float64
 	wNorm float64
+	// blk is the engine path (nil: float64 loops); refining is set while
+	// the joint refinement moves every vector (the kept columns no longer
+	// match them).
+	blk      *rsBlocked
+	refining bool
 }
 
-// gVector returns g = K(Z, S)c and the kernel rows K(z_u, S).
+// gVector returns g = K(Z, S)c. During the greedy phase of the engine
+// path, z is the vectors whose kernel columns are kept, and g comes from
+// them.
 func (st *rsState) gVector(z *mat.Dense) []float64 {
 	nz, _ := z.Dims()
 	ns, _ := st.s.Dims()
 	g := make([]float64, nz)
+	if st.blk != nil && !st.refining && len(st.blk.cols) == nz {
+		for u, col := range st.blk.cols {
+			g[u] = floats.Dot(col, st.c)
+		}
+		return g
+	}
 	for u := range nz {
 		zu := z.RawRowView(u)
 		for i := range ns {
@@ -370,8 +535,12 @@ func (st *rsState) residual(z *mat.Dense, beta []float64) float64 {
 // refit returns the least-squares coefficients β = Kz⁺g for the vectors z
 // and the squared residual they leave.
 func (st *rsState) refit(z *mat.Dense) ([]float64, float64, error) {
+	return st.refitG(z, st.gVector(z))
+}
+
+// refitG is refit with g = K(Z, S)c given.
+func (st *rsState) refitG(z *mat.Dense, g []float64) ([]float64, float64, error) {
 	nz, _ := z.Dims()
-	g := st.gVector(z)
 	kz := kernelZZ(st.k, z)
 	beta, err := solveKz(kz, g)
 	if err != nil {
@@ -394,9 +563,52 @@ func (st *rsState) refine(z0 *mat.Dense, opt RSOptions) (*mat.Dense, []float64, 
 	bestR := math.Inf(1)
 	var bestZ *mat.Dense
 	var bestB []float64
+	st.refining = true
+	defer func() { st.refining = false }()
+	var (
+		kzs  pursuit.Matrix // K(Z, S), float32, engine path
+		m    *mat.Dense     // c_i K(z_u, s_i), float64
+		kerr error
+	)
+	if st.blk != nil {
+		kzs = pursuit.NewMatrix(nz, ns)
+		m = mat.NewDense(nz, ns, nil)
+	}
 	eval := func(x, grad []float64) float64 {
 		copy(zb.RawMatrix().Data, x)
-		beta, r, err := st.refit(zb)
+		var (
+			beta []float64
+			r    float64
+			err  error
+		)
+		if st.blk != nil {
+			if err := st.blk.e.KernelBlock(kzs, st.k, toMatrix32(zb), nil, st.blk.s32, st.blk.sNorms); err != nil {
+				kerr = err
+				return math.Inf(1)
+			}
+			g := make([]float64, nz)
+			for u := range nz {
+				mr, kr := m.RawRowView(u), kzs.Row(u)
+				for i := range ns {
+					mr[i] = st.c[i] * float64(kr[i])
+					g[u] += mr[i]
+				}
+			}
+			beta, r, err = st.refitG(zb, g)
+			if err == nil && grad != nil {
+				// Σ_i c_i K(z_u, s_i)(s_i − z_u) = (M S)_u − g_u z_u.
+				gm := mat.NewDense(nz, d, grad)
+				gm.Mul(m, st.s)
+				for u := range nz {
+					gr, zu := gm.RawRowView(u), zb.RawRowView(u)
+					for j := range d {
+						gr[j] -= g[u] * zu[j]
+					}
+				}
+			}
+		} else {
+			beta, r, err = st.refit(zb)
+		}
 		if err != nil || math.IsNaN(r) {
 			return math.Inf(1)
 		}
@@ -406,11 +618,16 @@ func (st *rsState) refine(z0 *mat.Dense, opt RSOptions) (*mat.Dense, []float64, 
 		if grad == nil {
 			return r / st.wNorm
 		}
-		clear(grad)
+		if st.blk == nil {
+			clear(grad)
+		}
 		for u := range nz {
 			zu := zb.RawRowView(u)
 			gu := grad[u*d : (u+1)*d]
 			for i := range ns {
+				if st.blk != nil {
+					break // the engine path's M S above
+				}
 				si := st.s.RawRowView(i)
 				w := st.c[i] * math.Exp(-st.k.Gamma*sqDist(si, zu))
 				for j := range d {
@@ -445,7 +662,7 @@ func (st *rsState) refine(z0 *mat.Dense, opt RSOptions) (*mat.Dense, []float64, 
 	}
 	x0 := slices.Clone(mat.DenseCopyOf(z0).RawMatrix().Data)
 	_, _ = optimize.Minimize(prob, x0, settings, &optimize.LBFGS{Store: 10})
-	if bestZ == nil {
+	if kerr != nil || bestZ == nil {
 		return nil, nil, 0, false
 	}
 	return bestZ, bestB, bestR, true
