@@ -222,7 +222,9 @@ mkdir -p "$WORK/ompi-tmp" "$WORK/ompi-shm"
 awk 'BEGIN { srand(11); for (i = 0; i < 3000; i++) { y = (i % 2) ? 1 : -1; line = "";
 	for (j = 1; j <= 8; j++) { v = 2 * rand() - 1; if (j <= 2) v += y * 0.35; line = line sprintf(" %d:%.4f", j, v) }
 	print y line } }' >"$D/kill.svm"
-# Three classes, for pre-fitting KMP one-vs-rest.
+# Three classes, for pre-fitting KMP one-vs-rest (800 functions: about 4 s
+# in one process here, long enough for checkpoints every 200 ms; 60 ended
+# before its first checkpoint on a quiet machine).
 awk 'BEGIN { srand(12); for (i = 0; i < 3000; i++) { y = i % 3; line = "";
 	for (j = 1; j <= 8; j++) { v = 2 * rand() - 1; if (j == y + 1) v += 0.6; line = line sprintf(" %d:%.4f", j, v) }
 	print y line } }' >"$D/kill3.svm"
@@ -308,7 +310,7 @@ killtest skmp train --data kill.svm --progress off --algo skmp --fit backfit --b
 step "SIGKILL during train --checkpoint under mpirun -np 2: the SVM resumes to the uninterrupted model"
 killtest svm train --data kill.svm --progress off --algo svm --gamma 1 --c 300
 step "SIGKILL during train --checkpoint under mpirun -np 2: pre-fitting KMP one-vs-rest resumes to the uninterrupted model"
-KILLDATA=kill3.svm killtest kmp-ovr train --data kill3.svm --progress off --algo kmp --one-vs-rest --basis 60 --gamma 0.5 --seed 4
+KILLDATA=kill3.svm killtest kmp-ovr train --data kill3.svm --progress off --algo kmp --one-vs-rest --basis 800 --gamma 0.5 --seed 4
 
 step "ranks given different data files or flags stop before training"
 cp "$D/data.svm" "$D/r0/data.svm"
