@@ -616,63 +616,21 @@ func TestCheckpointAcrossRanks(t *testing.T) {
 	dir := t.TempDir()
 	path := rankData(t)
 	base := []string{"train", "--data", path, "--algo", "kmp", "--gamma", "1", "--basis", "12", "--progress", "off"}
-	ref, model, ck := filepath.Join(dir, "ref.model"), filepath.Join(dir, "ck.model"), filepath.Join(dir, "ck.ckpt")
-	for r, x := range runOnRanks(t, 2, same(append(base, "--model", ref)...)) {
-		if x.code != 0 {
-			t.Fatalf("rank %d: status %d: %s", r, x.code, x.stderr)
-		}
-	}
 	// The 1 ns limit has passed at the first step boundary: each start
 	// takes one more step. (A 1 ms limit stopped at whatever step the
 	// clock passed it, the last one, 13, once on a loaded machine.)
-	stepRE := regexp.MustCompile(`training stopped at the time limit at step (\d+) of 13; checkpoint ` + regexp.QuoteMeta(ck) + ` written`)
-	for i := 1; i <= 2; i++ {
-		args := append(append([]string(nil), base...), "--model", model, "--checkpoint", ck, "--time-limit", "1ns")
-		if i > 1 {
-			args = append(args, "--resume", ck)
-		}
-		res := runOnRanks(t, 2, same(args...))
-		for r, x := range res {
-			if x.code != 143 {
-				t.Fatalf("stop %d: rank %d: status %d, want 143: %s", i, r, x.code, x.stderr)
-			}
-		}
-		m := stepRE.FindStringSubmatch(res[0].stderr)
-		if m == nil || strings.Count(res[0].stderr, "\n") != 1 {
-			t.Fatalf("stop %d: rank 0 printed %q, want one line matching %q", i, res[0].stderr, stepRE)
-		}
-		if step, _ := strconv.Atoi(m[1]); step != i {
-			t.Errorf("stop %d: at step %d, want %d", i, step, i)
-		}
-		quietOthers(t, res)
-	}
-	for r, x := range runOnRanks(t, 2, same(append(base, "--model", model, "--resume", ck)...)) {
-		if x.code != 0 {
-			t.Fatalf("resuming: rank %d: status %d: %s", r, x.code, x.stderr)
+	ck := stopTwiceAcrossRanks(t, dir, path, base, `training stopped at the time limit at step (\d+) of 13; checkpoint %s written`, "step")
+	res := runOnRanks(t, 2, same("train", "--data", path, "--algo", "slmc", "--nz", "5", "--progress", "off", "--checkpoint", ck))
+	for r, x := range res {
+		if x.code != 2 {
+			t.Fatalf("slmc across ranks: rank %d: status %d, want 2: %s", r, x.code, x.stderr)
 		}
 	}
-	if !bytes.Equal(decisions(t, dir, model, path), decisions(t, dir, ref, path)) {
-		t.Error("stopped twice and resumed on 2 ranks, the model's decisions differ from the uninterrupted run's")
+	want := "across ranks cover --algo kmp, kmp-backfit, skmp, svm, not slmc"
+	if !strings.Contains(res[0].stderr, want) || strings.Count(res[0].stderr, "\n") != 1 {
+		t.Errorf("slmc across ranks: rank 0 printed %q, want one line with %q", res[0].stderr, want)
 	}
-	for _, c := range []struct {
-		n    int
-		args []string
-		want string
-	}{
-		{3, append(base, "--model", model, "--resume", ck), "ranks was 2, is now 3"},
-		{2, []string{"train", "--data", path, "--algo", "slmc", "--nz", "5", "--progress", "off", "--checkpoint", ck}, "across ranks cover --algo kmp, kmp-backfit, skmp, svm, not slmc"},
-	} {
-		res := runOnRanks(t, c.n, same(c.args...))
-		for r, x := range res {
-			if x.code != 2 {
-				t.Fatalf("%v on %d ranks: rank %d: status %d, want 2: %s", c.args, c.n, r, x.code, x.stderr)
-			}
-		}
-		if !strings.Contains(res[0].stderr, c.want) || strings.Count(res[0].stderr, "\n") != 1 {
-			t.Errorf("%v on %d ranks: rank 0 printed %q, want one line with %q", c.args, c.n, res[0].stderr, c.want)
-		}
-		quietOthers(t, res)
-	}
+	quietOthers(t, res)
 }
 
 // TestCheckpointSVMAcrossRanks: `pursuit train --algo svm --checkpoint` on
@@ -685,15 +643,30 @@ func TestCheckpointSVMAcrossRanks(t *testing.T) {
 	dir := t.TempDir()
 	path := rankData(t)
 	base := []string{"train", "--data", path, "--algo", "svm", "--gamma", "2", "--c", "10", "--progress", "off"}
+	stopTwiceAcrossRanks(t, dir, path, base, `training stopped at the time limit at SMO iteration (\d+) \(gap [^)]*\); checkpoint %s written`, "SMO iteration")
+}
+
+// stopTwiceAcrossRanks trains base (`train` and its flags, no --model) on
+// 2 in-process ranks uninterrupted, then with --checkpoint and
+// --time-limit 1ns twice (every rank exits 143 after one more step or
+// iteration; rank 0 alone prints one line matching stopped, a pattern
+// whose %s is the checkpoint's path and whose group is the position,
+// which must be 1, then 2), then resumed to the end: the model's
+// decisions on path must be the uninterrupted run's. Last, the
+// checkpoint must be refused on 3 ranks with one line naming the rank
+// counts. It returns the checkpoint's path.
+func stopTwiceAcrossRanks(t *testing.T, dir, path string, base []string, stopped, unit string) string {
+	t.Helper()
 	ref, model, ck := filepath.Join(dir, "ref.model"), filepath.Join(dir, "ck.model"), filepath.Join(dir, "ck.ckpt")
-	for r, x := range runOnRanks(t, 2, same(append(base, "--model", ref)...)) {
+	with := func(extra ...string) []string { return append(append([]string(nil), base...), extra...) }
+	for r, x := range runOnRanks(t, 2, same(with("--model", ref)...)) {
 		if x.code != 0 {
 			t.Fatalf("rank %d: status %d: %s", r, x.code, x.stderr)
 		}
 	}
-	stopRE := regexp.MustCompile(`training stopped at the time limit at SMO iteration (\d+) \(gap [^)]*\); checkpoint ` + regexp.QuoteMeta(ck) + ` written`)
+	stopRE := regexp.MustCompile(fmt.Sprintf(stopped, regexp.QuoteMeta(ck)))
 	for i := 1; i <= 2; i++ {
-		args := append(append([]string(nil), base...), "--model", model, "--checkpoint", ck, "--time-limit", "1ns")
+		args := with("--model", model, "--checkpoint", ck, "--time-limit", "1ns")
 		if i > 1 {
 			args = append(args, "--resume", ck)
 		}
@@ -707,21 +680,20 @@ func TestCheckpointSVMAcrossRanks(t *testing.T) {
 		if m == nil || strings.Count(res[0].stderr, "\n") != 1 {
 			t.Fatalf("stop %d: rank 0 printed %q, want one line matching %q", i, res[0].stderr, stopRE)
 		}
-		if it, _ := strconv.Atoi(m[1]); it != i {
-			t.Errorf("stop %d: at SMO iteration %d, want %d (the limit has passed at the first boundary)", i, it, i)
+		if at, _ := strconv.Atoi(m[1]); at != i {
+			t.Errorf("stop %d: at %s %d, want %d (the limit has passed at the first boundary)", i, unit, at, i)
 		}
-		t.Logf("stop %d: %s", i, strings.TrimSpace(res[0].stderr))
 		quietOthers(t, res)
 	}
-	for r, x := range runOnRanks(t, 2, same(append(base, "--model", model, "--resume", ck)...)) {
+	for r, x := range runOnRanks(t, 2, same(with("--model", model, "--resume", ck)...)) {
 		if x.code != 0 {
 			t.Fatalf("resuming: rank %d: status %d: %s", r, x.code, x.stderr)
 		}
 	}
 	if !bytes.Equal(decisions(t, dir, model, path), decisions(t, dir, ref, path)) {
-		t.Error("stopped twice and resumed on 2 ranks, the SVM's decisions differ from the uninterrupted run's")
+		t.Error("stopped twice and resumed on 2 ranks, the model's decisions differ from the uninterrupted run's")
 	}
-	res := runOnRanks(t, 3, same(append(base, "--model", model, "--resume", ck)...))
+	res := runOnRanks(t, 3, same(with("--model", model, "--resume", ck)...))
 	for r, x := range res {
 		if x.code != 2 {
 			t.Fatalf("resuming on 3 ranks: rank %d: status %d, want 2: %s", r, x.code, x.stderr)
@@ -731,4 +703,5 @@ func TestCheckpointSVMAcrossRanks(t *testing.T) {
 		t.Errorf("resuming on 3 ranks: rank 0 printed %q, want one line naming the rank counts", res[0].stderr)
 	}
 	quietOthers(t, res)
+	return ck
 }
