@@ -31,7 +31,10 @@ const (
 // them: storage is a speed and memory choice, and the same numbers held
 // dense or sparse get the same scaling and so the same model.
 func DefaultScaleMode(x pursuit.Matrix) ScaleMode {
-	return DefaultScaleModeOf(x.IsSparse(), x.Rows, x.Cols, CountNonZeros(x))
+	if x.IsSparse() {
+		return ScaleMaxAbs // no need to count the non-zeros
+	}
+	return DefaultScaleModeOf(false, x.Rows, x.Cols, CountNonZeros(x))
 }
 
 // DefaultScaleModeOf is DefaultScaleMode for data of rows×cols values with

@@ -178,10 +178,10 @@ func ResolveScale(mode data.ScaleMode, ds *data.Dataset) data.ScaleMode {
 // the ranks of g when it has several, on every rank's rows of it together
 // (a collective).
 func FitScaler(g engine.Group, mode data.ScaleMode, ds *data.Dataset) (*data.Scaler, error) {
-	m := ResolveScale(mode, ds)
 	var s *data.Scaler
 	var err error
 	if g.Sharded() {
+		m := mode
 		if mode == ScaleAuto {
 			// Every rank takes the same default: the density of all the
 			// ranks' rows together, not of its own.
@@ -192,7 +192,7 @@ func FitScaler(g engine.Group, mode data.ScaleMode, ds *data.Dataset) (*data.Sca
 		}
 		s, err = data.FitScalerComm(m, ds.X, g)
 	} else {
-		s, err = data.FitScaler(m, ds.X)
+		s, err = data.FitScaler(ResolveScale(mode, ds), ds.X)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ds.Name, err)
