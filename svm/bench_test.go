@@ -2,6 +2,7 @@ package svm
 
 import (
 	"fmt"
+	"github.com/pursuit-ml/pursuit/internal/cputime"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -87,14 +88,14 @@ func benchBinary(b *testing.B, xtr pursuit.Matrix, ytr []float64, xte pursuit.Ma
 	var ref libsvmRun
 	for b.Loop() {
 		start := time.Now()
-		cpu0, _ := cpuTime()
+		cpu0, _ := cputime.Used()
 		var err error
 		m, err = Train(e, xtr, ytr, p)
 		if err != nil {
 			b.Fatal(err)
 		}
 		ours += time.Since(start)
-		cpu1, _ := cpuTime()
+		cpu1, _ := cputime.Used()
 		oursCPU += cpu1 - cpu0
 		ref = runSVMTrain(b, trainBin, args...)
 		theirs += ref.elapsed
@@ -135,14 +136,14 @@ func BenchmarkUSPS10ClassOneVsOne(b *testing.B) {
 	var ref libsvmRun
 	for b.Loop() {
 		start := time.Now()
-		cpu0, _ := cpuTime()
+		cpu0, _ := cputime.Used()
 		var err error
 		m, err = Train(e, tr.X, tr.Y, uspsParams())
 		if err != nil {
 			b.Fatal(err)
 		}
 		ours += time.Since(start)
-		cpu1, _ := cpuTime()
+		cpu1, _ := cputime.Used()
 		oursCPU += cpu1 - cpu0
 		ref = runSVMTrain(b, trainBin, "-c", "10", "-g", fmt.Sprint(1.0/128), trainPath, model)
 		theirs += ref.elapsed
@@ -192,14 +193,14 @@ func BenchmarkUSPSOneVsRest(b *testing.B) {
 	refSV := 0
 	for b.Loop() {
 		start := time.Now()
-		cpu0, _ := cpuTime()
+		cpu0, _ := cputime.Used()
 		var err error
 		m, err = TrainOneVsRest(e, tr.X, tr.Y, uspsParams())
 		if err != nil {
 			b.Fatal(err)
 		}
 		ours += time.Since(start)
-		cpu1, _ := cpuTime()
+		cpu1, _ := cputime.Used()
 		oursCPU += cpu1 - cpu0
 		refSV = 0
 		for c := range classes {

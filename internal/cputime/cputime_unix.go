@@ -1,15 +1,15 @@
 //go:build unix
 
-package backendtest
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// CPUTime returns the CPU time (user + system) used so far by the process,
+// Used returns the CPU time (user + system) the process has used so far,
 // all threads together, and whether it is available.
-func CPUTime() (time.Duration, bool) {
+func Used() (time.Duration, bool) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0, false
