@@ -55,10 +55,15 @@ func (l SLMC) fit(e *engine.Engine, x pursuit.Matrix, y []float64) (*SLMCModel, 
 	if cfg.Checkpoint != nil && method != "slmc" && method != "skfd" {
 		return nil, pursuit.Configf("checkpoints cover the slmc and skfd methods (L-BFGS over the expansion vectors), not %s", method)
 	}
-	// RS and MRS reduce an SVM; NzFrac sizes Nz from one.
+	// RS and MRS reduce an SVM; NzFrac sizes Nz from one. It is trained
+	// on exact float64 kernel rows (svm.Params.Exact), so that its support
+	// vectors and coefficients, and what is built from them, are the same
+	// bits whether x is stored dense or sparse and on every backend: the
+	// reduced-set search magnifies a 1e-7 change of the coefficients to
+	// about 3e-3 of its decisions.
 	var exp *slmc.Expansion
 	if method == "rs" || method == "mrs" || cfg.NumXV == 0 {
-		ref, err := svm.Train(e, x, y, svm.Params{Type: svm.CSVC, Kernel: cfg.Kernel, C: cfg.C, Seed: cfg.Seed})
+		ref, err := svm.Train(e, x, y, svm.Params{Type: svm.CSVC, Kernel: cfg.Kernel, C: cfg.C, Seed: cfg.Seed, Exact: true})
 		if err != nil {
 			return nil, fmt.Errorf("the SVM that %s starts from: %w", method, err)
 		}

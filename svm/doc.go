@@ -22,7 +22,9 @@
 //     Model out (LIBSVM's model layout, readable and writable in LIBSVM's text
 //     format by ReadLIBSVMModel and Model.WriteLIBSVM).
 //   - SolveCSVC, SolveSVR and Solve: the dual problem on any source of kernel
-//     rows (RowSource): the engine over a data matrix (NewEngineRows), a
+//     rows (RowSource): the engine over a data matrix (NewEngineRows),
+//     exact float64 rows of a data matrix whose bits depend on neither its
+//     storage nor the backend (NewExactRows, Params.Exact), a
 //     precomputed Gram matrix (NewGram32, NewGram64) or explicit float64
 //     features with a linear kernel (NewLinear64). Sources that supply float64
 //     rows are solved in float64 throughout, for tight tolerances; float32

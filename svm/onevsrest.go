@@ -85,6 +85,9 @@ func TrainOneVsRest(e *engine.Engine, x pursuit.Matrix, y []float64, p Params) (
 	if _, err := classC(p, classes); err != nil {
 		return nil, err
 	}
+	if p.Exact {
+		return nil, badInput("exact float64 kernel rows (Params.Exact) are not available for one-vs-rest training; use Train (one-vs-one)")
+	}
 	rows, err := NewEngineRows(e, x, p.Kernel)
 	if err != nil {
 		return nil, err

@@ -62,6 +62,13 @@ type Params struct {
 	// ranks runs SMO only: SolverBatched is refused there, and a
 	// checkpoint refuses it everywhere (it records SMO's state).
 	Solver SolverKind
+	// Exact computes the kernel rows in float64 (NewExactRows) instead of
+	// the engine's float32 blocks: the model then has the same bits
+	// whether x is stored dense or sparse and on every backend, at several
+	// times the cost of a kernel row. Binary and multi-class C-SVC
+	// (one-vs-one) and ε-SVR in one process; one-vs-rest and training
+	// across ranks refuse it.
+	Exact bool
 
 	// Checkpoint, if not nil, writes the solver's state between SMO
 	// iterations, resumes from a checkpoint, and stops the solve on request

@@ -46,11 +46,11 @@ func Train(e *engine.Engine, x pursuit.Matrix, y []float64, p Params) (*Model, e
 }
 
 func trainSVR(e *engine.Engine, x pursuit.Matrix, y []float64, p Params) (*Model, error) {
-	rows, err := NewEngineRows(e, x, p.Kernel)
+	rows, release, err := p.rowSource(e, x)
 	if err != nil {
 		return nil, err
 	}
-	defer func() { _ = rows.Release() }()
+	defer release()
 	if err := reserveCache(e, p, x.Rows); err != nil {
 		return nil, err
 	}
@@ -79,11 +79,30 @@ func statsOf(s *Solution) TrainStats {
 		RowsComputed: s.RowsComputed, CacheHits: s.CacheHits, CacheMisses: s.CacheMisses}
 }
 
+// rowSource returns the kernel rows of x that p asks for (the engine's
+// float32 rows, or ExactRows when p.Exact) and the function that releases
+// them.
+func (p Params) rowSource(e *engine.Engine, x pursuit.Matrix) (RowSource, func(), error) {
+	if p.Exact {
+		rows, err := NewExactRows(e, x, p.Kernel)
+		return rows, func() {}, err
+	}
+	rows, err := NewEngineRows(e, x, p.Kernel)
+	if err != nil {
+		return nil, nil, err
+	}
+	return rows, func() { _ = rows.Release() }, nil
+}
+
 // reserveCache checks the kernel cache against the engine's memory budget.
 func reserveCache(e *engine.Engine, p Params, l int) error {
 	o, _ := p.options().withDefaults()
 	b := int64(o.CacheMB * (1 << 20))
-	if full := int64(l) * int64(l) * 4; b > full {
+	elem := int64(4)
+	if p.Exact {
+		elem = 8
+	}
+	if full := int64(l) * int64(l) * elem; b > full {
 		b = full
 	}
 	return e.Reserve("the SVM kernel-row cache", b)
@@ -354,11 +373,11 @@ func trainBinary(e *engine.Engine, x pursuit.Matrix, y []float64, cPos, cNeg flo
 		}
 		fit.probA, fit.probB = a, b
 	}
-	rows, err := NewEngineRows(e, x, p.Kernel)
+	rows, release, err := p.rowSource(e, x)
 	if err != nil {
 		return fit, err
 	}
-	defer func() { _ = rows.Release() }()
+	defer release()
 	if err := reserveCache(e, p, x.Rows); err != nil {
 		return fit, err
 	}

@@ -61,6 +61,9 @@ func startSharded(e *engine.Engine, x pursuit.Matrix, y []float64, p Params, met
 	if p.Probability {
 		return nil, fmt.Errorf("%s: probability estimates (Params.Probability: Platt sigmoids on cross-validated decision values) are not available across ranks: %w", method, engine.ErrNotDistributed)
 	}
+	if p.Exact {
+		return nil, fmt.Errorf("%s: exact float64 kernel rows (Params.Exact) are not available across ranks: %w", method, engine.ErrNotDistributed)
+	}
 	if p.Solver == SolverBatched {
 		return nil, fmt.Errorf("%s: the batched working-set solver (Params.Solver) does not run across ranks yet; use smo or auto: %w", method, engine.ErrNotDistributed)
 	}
