@@ -65,26 +65,17 @@ func RBFCancellation(k pursuit.Kernel, aMax, bMax float64) float64 {
 }
 
 // rowSqNorms returns Σ_k v_k² in float64 of the rows idx of m (every row
-// when idx is nil): the norms the decision is taken from, computed from the
-// rows alone, so that a pair's path does not depend on the norms a caller
-// passes or on the rows beside it.
+// when idx is nil), SqNorms64's sums on the calling goroutine: the norms
+// the decision is taken from, computed from the rows alone, so that a
+// pair's path does not depend on the norms a caller passes or on the rows
+// beside it.
 func rowSqNorms(m pursuit.Matrix, idx []int) []float64 {
 	n := m.Rows
 	if idx != nil {
 		n = len(idx)
 	}
 	out := make([]float64, n)
-	for r := range n {
-		i := r
-		if idx != nil {
-			i = idx[r]
-		}
-		var s float64
-		for _, v := range m.Row(i) {
-			s += float64(v) * float64(v)
-		}
-		out[r] = s
-	}
+	(*Engine)(nil).SqNorms64(out, m, idx)
 	return out
 }
 

@@ -157,14 +157,14 @@ func FitKPCA(e *engine.Engine, x pursuit.Matrix, cfg KPCAConfig) (*KPCA, error) 
 	}
 	if !cfg.Explicit {
 		st.nrm = make([]float64, m)
-		rowSqNorms(e, K, st.nrm)
+		e.SqNorms64(st.nrm, K, nil)
 	}
 	fit := &KPCA{Kernel: cfg.Kernel, Trace0: tr0}
 	trace := tr0
 	for len(fit.Index) < cfg.Steps {
 		if cfg.Explicit {
 			// Scores from K̂ itself.
-			rowSqNorms(e, st.k, st.sq)
+			e.SqNorms64(st.sq, st.k, nil)
 			for j := range m {
 				st.diag[j] = float64(st.k.At(j, j))
 			}
@@ -195,25 +195,6 @@ func FitKPCA(e *engine.Engine, x pursuit.Matrix, cfg KPCAConfig) (*KPCA, error) 
 	}
 	fit.finish(x, st.f, st.steps)
 	return fit, nil
-}
-
-// rowSqNorms writes the float64 squared norms of the rows of a into out.
-func rowSqNorms(e *engine.Engine, a pursuit.Matrix, out []float64) {
-	e.For(a.Rows, e.Threads(), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			var s0, s1 float64
-			r := a.Row(i)
-			j := 0
-			for ; j+2 <= len(r); j += 2 {
-				s0 += float64(r[j]) * float64(r[j])
-				s1 += float64(r[j+1]) * float64(r[j+1])
-			}
-			for ; j < len(r); j++ {
-				s0 += float64(r[j]) * float64(r[j])
-			}
-			out[i] = s0 + s1
-		}
-	})
 }
 
 // pick returns the candidate (all unchosen points when cand is nil) with

@@ -251,21 +251,13 @@ func rowSqNorms64(e *engine.Engine, d pursuit.Matrix) []float64 {
 	return out
 }
 
-// rowSqNorms64To writes the float64 squared norms of the rows of d to out,
-// summed in order. (addSqNorms, four accumulators, rounds differently; the
-// in-memory dictionary keeps this order so that its runs stay as they were:
-// the non-squared losses' refits amplify last-bit changes into other
-// choices.)
+// rowSqNorms64To writes the float64 squared norms of the rows of d to out
+// (engine.Engine.SqNorms64: summed in order). (addSqNorms, four
+// accumulators, rounds differently; the in-memory dictionary keeps this
+// order so that its runs stay as they were: the non-squared losses'
+// refits amplify last-bit changes into other choices.)
 func rowSqNorms64To(e *engine.Engine, out []float64, d pursuit.Matrix) {
-	parallelFor(e, d.Rows, e.Threads(), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			var s float64
-			for _, v := range d.Row(i) {
-				s += float64(v) * float64(v)
-			}
-			out[i] = s
-		}
-	})
+	e.SqNorms64(out, d, nil)
 }
 
 // addSqNorms adds the float64 squared norms of the rows of d to out

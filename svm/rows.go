@@ -70,25 +70,9 @@ func NewEngineRows(e *engine.Engine, x pursuit.Matrix, k pursuit.Kernel) (*Engin
 			diag[i] = 1
 			continue
 		}
-		diag[i] = k.FromDot(sqNorm64(x, i), 0)
+		diag[i] = k.FromDot(engine.SqNorm64(x, i), 0)
 	}
 	return &EngineRows{e: e, x: x, xp: xp, k: k, diag: diag}, nil
-}
-
-// sqNorm64 returns the squared norm of row i of x (dense or sparse) in
-// float64.
-func sqNorm64(x pursuit.Matrix, i int) float64 {
-	var row []float32
-	if x.IsSparse() {
-		_, row = x.SparseRow(i)
-	} else {
-		row = x.Row(i)
-	}
-	var s float64
-	for _, v := range row {
-		s += float64(v) * float64(v)
-	}
-	return s
 }
 
 // Len returns the number of points.
