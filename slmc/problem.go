@@ -106,7 +106,7 @@ func newProblem(eng *engine.Engine, k pursuit.Kernel, x pursuit.Matrix, y []floa
 }
 
 // sparseNorms checks sparse rows for non-finite values and takes their
-// float64 squared norms from their non-zeros.
+// float64 squared norms (engine.SqNorm64).
 func (p *problem) sparseNorms() error {
 	for i := range p.x.Rows {
 		var bad error
@@ -115,11 +115,11 @@ func (p *problem) sparseNorms() error {
 			if bad == nil && (math.IsNaN(f) || math.IsInf(f, 0)) {
 				bad = fmt.Errorf("training example %d, feature %d is %v, not finite", i+1, j+1, v)
 			}
-			p.xsq[i] += float64(f * f)
 		})
 		if bad != nil {
 			return bad
 		}
+		p.xsq[i] = engine.SqNorm64(p.x, i)
 	}
 	return nil
 }
@@ -146,19 +146,17 @@ func (p *problem) denseCopy() error {
 	}()
 	for i := range n {
 		dst := p.xf.RawRowView(i)
-		var s float64
 		for j, v := range p.x.Row(i) {
 			f := float64(v)
 			if math.IsNaN(f) || math.IsInf(f, 0) {
 				return fmt.Errorf("training example %d, feature %d is %v, not finite", i+1, j+1, v)
 			}
 			dst[j] = f
-			s += float64(f * f) // as sparseNorms: a zero adds +0
 			if f == 0 {
 				zeros++
 			}
 		}
-		p.xsq[i] = s
+		p.xsq[i] = engine.SqNorm64(p.x, i) // as sparseNorms: a zero adds +0
 	}
 	return nil
 }
