@@ -70,6 +70,8 @@ func startCheckpoint(p Params, x pursuit.Matrix, y []float64, g engine.Group) (*
 	switch {
 	case p.Probability:
 		return refuse(pursuit.Configf("svm: checkpoints do not cover probability estimates (several solves)"))
+	case p.Exact:
+		return refuse(pursuit.Configf("svm: checkpoints cover the engine's float32 kernel rows, not exact float64 ones (Params.Exact)"))
 	case p.Solver == SolverBatched:
 		return refuse(pursuit.Configf("svm: checkpoints record SMO's state; the batched solver has none yet (use the smo or auto solver)"))
 	case p.Type == CSVC:

@@ -2,10 +2,12 @@ package svm
 
 import (
 	"errors"
+	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/pursuit-ml/pursuit"
+	"github.com/pursuit-ml/pursuit/checkpoint"
 	"github.com/pursuit-ml/pursuit/engine"
 )
 
@@ -137,6 +139,11 @@ func TestExactSameModelsEverywhere(t *testing.T) {
 	}
 	if _, err := TrainOneVsRest(e, x, y3, Params{Kernel: pursuit.NewRBF(0.3), C: 1, Exact: true}); !errors.Is(err, ErrBadInput) {
 		t.Errorf("one-vs-rest with Exact: %v, want ErrBadInput", err)
+	}
+	ck := cases[0].p
+	ck.Checkpoint = &checkpoint.Options{Path: filepath.Join(t.TempDir(), "ck")}
+	if _, err := Train(e, x, y2, ck); !errors.Is(err, pursuit.ErrConfig) {
+		t.Errorf("a checkpoint with Exact: %v, want ErrConfig", err)
 	}
 	small, err := engine.New(engine.WithMemoryBudget(1000))
 	if err != nil {
