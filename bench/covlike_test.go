@@ -3,6 +3,7 @@ package bench
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/pursuit-ml/pursuit"
@@ -19,7 +20,9 @@ func covtypeLike(n int, seed uint64) (pursuit.Matrix, []float64) {
 // comparisons (issue 34) as LIBSVM files for the command line: 80,000
 // points of covtypeLike(80000, 1), the first 50,000 to covlike.train and
 // the other 30,000 to covlike.test in the folder $PURSUIT_COVLIKE_DIR. It
-// runs only when that variable is set:
+// runs only when that variable is set. PURSUIT_COVLIKE_TRAIN=N writes N
+// training points instead of 50,000 (covtypeLike(N+30000, 1); issue 32's
+// 200k set is N = 200000), the test file still 30,000:
 //
 //	PURSUIT_COVLIKE_DIR=/tmp/covlike go test ./bench -run TestWriteCovtypeLike
 //	pursuit train --data /tmp/covlike/covlike.train --test /tmp/covlike/covlike.test \
@@ -29,7 +32,14 @@ func TestWriteCovtypeLike(t *testing.T) {
 	if dir == "" {
 		t.Skip("writes data files; set PURSUIT_COVLIKE_DIR to the folder to write them to")
 	}
-	const n, nTrain = 80000, 50000
+	nTrain := 50000
+	if v := os.Getenv("PURSUIT_COVLIKE_TRAIN"); v != "" {
+		var err error
+		if nTrain, err = strconv.Atoi(v); err != nil || nTrain < 1 {
+			t.Fatalf("PURSUIT_COVLIKE_TRAIN=%q: want a positive number of training points", v)
+		}
+	}
+	n := nTrain + 30000
 	x, y := covtypeLike(n, 1)
 	pos := 0
 	for _, v := range y {
