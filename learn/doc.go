@@ -11,6 +11,12 @@
 //     BPDN, MPKFDA) whose Fit trains on the engine, the rows x, the targets
 //     y and a validation set, and returns a Model. OneVsRestLearner is a
 //     learner with its own multi-class training.
+//   - Settings: the model settings of every algorithm by name (Algorithms,
+//     FindAlgorithm) in one struct, checked by Validate (SettingError names
+//     the setting; SettingAlgorithms and CheckApplies say which settings
+//     apply to which algorithm), mapped to the algorithm's learner by
+//     Learner (with a Run: kernel, task, progress, checkpoint), and grids
+//     over them parsed by ParseGrid (SetNumber, GridSettings).
 //   - The registry: Load reads any registered kind (Register adds one), and
 //     File is the model file (a header with the task, scaling and training
 //     figures, and each model's own Save format as payloads): LoadModel,

@@ -39,9 +39,9 @@ func boundTheorem(algo string) string { return learn.BoundTheorem(algo) }
 // boundAlgos lists the algorithms --bound applies to, for the flag table.
 func boundAlgos() []string {
 	var out []string
-	for _, a := range algorithms() {
-		if boundTheorem(a.name) != "" {
-			out = append(out, a.name)
+	for _, a := range learn.Algorithms() {
+		if boundTheorem(a.Name) != "" {
+			out = append(out, a.Name)
 		}
 	}
 	return out

@@ -58,10 +58,10 @@ func runDemo(ev *env, fs *flag.FlagSet, o *demoOptions) error {
 	if o.sparse != "" {
 		return writeSparseDemo(ev, o)
 	}
-	var algos []*algorithm
+	var algos []learn.Algorithm
 	if o.algos == "" {
-		for _, a := range algorithms() {
-			if a.learner != nil && !a.notInDemo {
+		for _, a := range learn.Algorithms() {
+			if !a.NotInDemo {
 				algos = append(algos, a)
 			}
 		}
@@ -74,10 +74,7 @@ func runDemo(ev *env, fs *flag.FlagSet, o *demoOptions) error {
 			algos = append(algos, a)
 		}
 	}
-	if len(algos) == 0 {
-		return fmt.Errorf("no algorithm is part of this build")
-	}
-	mf0 := modelFlags{backend: o.backend, seed: o.seed, quiet: o.quiet}
+	mf0 := modelFlags{backend: o.backend, quiet: o.quiet}
 	e, err := mf0.newEngine()
 	if err != nil {
 		return err
@@ -129,23 +126,23 @@ func runDemo(ev *env, fs *flag.FlagSet, o *demoOptions) error {
 }
 
 // demoRun trains algorithm a on problem p and writes its plots.
-func demoRun(ev *env, e *engine.Engine, o *demoOptions, p *learn.DemoProblem, a *algorithm) (demoResult, []string, error) {
-	r := demoResult{Problem: p.Name, Result: resultJSON{Algorithm: a.name, Backend: e.BackendName(), Task: learn.TaskBinary, NTrain: p.Train.Len(), NTest: p.Test.Len()}, Gamma: p.Gamma}
-	if contains(algoFlags()["c"], a.name) {
+func demoRun(ev *env, e *engine.Engine, o *demoOptions, p *learn.DemoProblem, a learn.Algorithm) (demoResult, []string, error) {
+	r := demoResult{Problem: p.Name, Result: resultJSON{Algorithm: a.Name, Backend: e.BackendName(), Task: learn.TaskBinary, NTrain: p.Train.Len(), NTest: p.Test.Len()}, Gamma: p.Gamma}
+	if contains(algoFlags()["c"], a.Name) {
 		c := p.C
 		r.C = &c
 	}
-	mf := modelFlags{algo: a.name, kernel: "rbf", gamma: p.Gamma, c: p.C, patience: kmpDefaultPatience, seed: o.seed, quiet: o.quiet}
+	mf := modelFlags{Settings: learn.Settings{Algo: a.Name, Kernel: "rbf", Gamma: p.Gamma, C: p.C, Patience: learn.DefaultPatience, Seed: o.seed}, quiet: o.quiet}
 	df := dataFlags{scale: string(p.Scale)}
-	if a.usesBasis {
-		mf.basis, df.valFrac = p.Basis, p.ValFrac
+	if a.UsesBasis {
+		mf.Basis, df.valFrac = p.Basis, p.ValFrac
 	}
-	if a.name == "slmc" {
-		mf.nz = p.Nz
+	if a.Name == "slmc" {
+		mf.Nz = p.Nz
 	}
 	plan := learn.LabelPlan{Task: learn.TaskBinary, Classes: []float64{-1, 1}}
-	bar := newProgressBar(ev, p.Name+" "+a.name, o.quiet)
-	res, err := fitSplit(e, a, &mf, &df, plan, p.Train, p.Test, bar)
+	bar := newProgressBar(ev, p.Name+" "+a.Name, o.quiet)
+	res, err := fitSplit(e, &mf, &df, plan, p.Train, p.Test, bar)
 	if err != nil {
 		return r, nil, err
 	}
@@ -162,7 +159,7 @@ func demoRun(ev *env, e *engine.Engine, o *demoOptions, p *learn.DemoProblem, a 
 	if m.Header.Curve, err = m.LearningCurve(e, res.tr, res.val, res.test, 60, true); err != nil {
 		return r, nil, err
 	}
-	plots, err := writePlots(e, m, o.out, p.Name+"-"+a.name, fmt.Sprintf("%s on %s", a.name, p.Name), p.Train, nil)
+	plots, err := writePlots(e, m, o.out, p.Name+"-"+a.Name, fmt.Sprintf("%s on %s", a.Name, p.Name), p.Train, nil)
 	r.Plots = plots
 	return r, plots, err
 }
@@ -179,9 +176,9 @@ func writeDataset(path string, ds *data.Dataset) error {
 // data (no early stopping on a validation part), from the algorithm table.
 func fullDataAlgos() []string {
 	var names []string
-	for _, a := range algorithms() {
-		if !a.usesBasis && !a.notInDemo {
-			names = append(names, a.name)
+	for _, a := range learn.Algorithms() {
+		if !a.UsesBasis && !a.NotInDemo {
+			names = append(names, a.Name)
 		}
 	}
 	return names

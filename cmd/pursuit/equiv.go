@@ -24,13 +24,13 @@ func newEquivFlags() (*flag.FlagSet, *equivOptions) {
 	fs.IntVar(&d.labelColumn, "label-column", 0, "CSV only: 0-based column holding the target (negative counts from the end)")
 	fs.BoolVar(&d.header, "header", false, "CSV only: the first line is a header")
 	fs.StringVar(&d.scale, "scale", "minmax", "feature scaling: minmax ([-1,1]), standard or none")
-	fs.Float64Var(&m.epsilon, "epsilon", 0, "ε: the ℓ1 weight of Girosi's problem = the ε-SVR tube half-width (LIBSVM -p); default 0.1")
-	fs.Float64Var(&m.c, "c", 0, "C: the box |a_i| ≤ C (LIBSVM -c); default inf, the hard ε-tube, for which the SVR gets C = 10·‖a‖∞ of bpdn's solution")
-	fs.StringVar(&m.kernel, "kernel", "rbf", "kernel: rbf, linear, poly or sigmoid")
-	fs.Float64Var(&m.gamma, "gamma", 0, "kernel γ (default 1/number of features)")
-	fs.Float64Var(&m.sigma, "sigma", 0, "RBF width σ in exp(−‖x−z‖²/σ²); same as --gamma 1/σ²")
-	fs.IntVar(&m.degree, "degree", 3, "poly kernel degree")
-	fs.Float64Var(&m.coef0, "coef0", 0, "poly and sigmoid kernel constant c0")
+	fs.Float64Var(&m.Epsilon, "epsilon", 0, "ε: the ℓ1 weight of Girosi's problem = the ε-SVR tube half-width (LIBSVM -p); default 0.1")
+	fs.Float64Var(&m.C, "c", 0, "C: the box |a_i| ≤ C (LIBSVM -c); default inf, the hard ε-tube, for which the SVR gets C = 10·‖a‖∞ of bpdn's solution")
+	fs.StringVar(&m.Kernel, "kernel", "rbf", "kernel: rbf, linear, poly or sigmoid")
+	fs.Float64Var(&m.Gamma, "gamma", 0, "kernel γ (default 1/number of features)")
+	fs.Float64Var(&m.Sigma, "sigma", 0, "RBF width σ in exp(−‖x−z‖²/σ²); same as --gamma 1/σ²")
+	fs.IntVar(&m.Degree, "degree", 3, "poly kernel degree")
+	fs.Float64Var(&m.Coef0, "coef0", 0, "poly and sigmoid kernel constant c0")
 	fs.Float64Var(&o.smoTol, "smo-tol", 1e-10, "stopping tolerance of the SMO solver (LIBSVM's -e)")
 	fs.StringVar(&m.backend, "backend", "", backendUsage)
 	fs.IntVar(&m.threads, "threads", 0, "CPU threads for the CPU backends (default GOMAXPROCS)")
@@ -63,7 +63,7 @@ func (e *exitStatusError) ExitCode() int { return e.code }
 
 func runEquiv(ev *env, fs *flag.FlagSet, o *equivOptions) error {
 	set := setFlags(fs)
-	o.algo = "bpdn"
+	o.Algo = "bpdn"
 	o.dataFlags.valFrac = 0
 	if err := o.dataFlags.validate(set, true); err != nil {
 		return err
@@ -99,7 +99,7 @@ func runEquiv(ev *env, fs *flag.FlagSet, o *equivOptions) error {
 		return err
 	}
 	n := ds.Len()
-	eps, cBox := o.epsilon, o.c
+	eps, cBox := o.Epsilon, o.C
 	eq, err := bpdn.Equiv(e, ds.X, ds.Y, k, eps, cBox, o.smoTol)
 	if err != nil {
 		return err

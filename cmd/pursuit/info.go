@@ -46,8 +46,8 @@ func runInfo(ev *env, fs *flag.FlagSet, o *infoOptions) error {
 		return runInfoData(ev, o)
 	}
 	var algos []learn.AlgorithmInfo
-	for _, a := range algorithms() {
-		algos = append(algos, learn.AlgorithmInfo{Name: a.name, Available: a.learner != nil, Summary: a.summary})
+	for _, a := range learn.Algorithms() {
+		algos = append(algos, learn.AlgorithmInfo{Name: a.Name, Available: true, Summary: a.Summary})
 	}
 	opts := []engine.Option{engineNames()}
 	if o.backend != "" {
@@ -93,9 +93,9 @@ func runInfoData(ev *env, o *infoOptions) error {
 	}
 	rep := dataInfo{Data: o.data, Examples: ds.Len(), Features: ds.Dim(), Storage: df.describeStorage(ds),
 		DenseBytes: 4 * int64(ds.Len()) * int64(ds.Dim()), Scale: string(data.DefaultScaleMode(ds.X)), SparseAlgos: []string{}}
-	for _, a := range algorithms() {
-		if sparseAlgos[a.name] {
-			rep.SparseAlgos = append(rep.SparseAlgos, a.name)
+	for _, a := range learn.Algorithms() {
+		if sparseAlgos[a.Name] {
+			rep.SparseAlgos = append(rep.SparseAlgos, a.Name)
 		}
 	}
 	if o.json {

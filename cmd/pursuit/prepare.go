@@ -59,9 +59,9 @@ var sparseAlgos = map[string]bool{
 // none yet.
 func sparseAlgoList() string {
 	var names []string
-	for _, a := range algorithms() {
-		if sparseAlgos[a.name] {
-			names = append(names, a.name)
+	for _, a := range learn.Algorithms() {
+		if sparseAlgos[a.Name] {
+			names = append(names, a.Name)
 		}
 	}
 	if len(names) == 0 {

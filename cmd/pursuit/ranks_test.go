@@ -386,7 +386,7 @@ func TestShardedPipelineAcrossRanks(t *testing.T) {
 	if err := fs.Parse([]string{"--data", trPath, "--test", tePath, "--one-vs-rest", "--algo", "kmp", "--basis", "6", "--gamma", "1"}); err != nil {
 		t.Fatal(err)
 	}
-	algo, _ := findAlgorithm(o.algo)
+	algo, _ := findAlgorithm(o.Algo)
 	e, err := o.newEngine()
 	if err != nil {
 		t.Fatal(err)
@@ -395,7 +395,7 @@ func TestShardedPipelineAcrossRanks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr, err := prepare(e, &o.dataFlags, o.seed, &plan, all, test, true, false)
+	pr, err := prepare(e, &o.dataFlags, o.Seed, &plan, all, test, true, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -427,7 +427,7 @@ func TestShardedPipelineAcrossRanks(t *testing.T) {
 			if fmt.Sprint(pl) != fmt.Sprint(plan) {
 				return fmt.Errorf("plan %v, want %v", pl, plan)
 			}
-			q, err := prepare(e, &o.dataFlags, o.seed, &pl, a, te, true, false)
+			q, err := prepare(e, &o.dataFlags, o.Seed, &pl, a, te, true, false)
 			if err != nil {
 				return err
 			}

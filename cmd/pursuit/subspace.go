@@ -45,9 +45,9 @@ func newSubspaceFlags() (*flag.FlagSet, *subspaceOptions) {
 	fs.StringVar(&o.plotDir, "plot", "", "draw the residuals and bounds against k (Hussain et al.'s Figures 2–5) as a PNG into `DIR`")
 	fs.BoolVar(&o.logScale, "log", false, "--plot: log10 of the values (Figures 4 and 5, where Theorem 8 is far above the rest)")
 	fs.BoolVar(&o.model.jsonOutput, "json", false, "print one JSON object")
-	fs.StringVar(&o.model.kernel, "kernel", "rbf", "kernel; the bounds need κ(x,x) ≤ 1 for every x: rbf")
-	fs.Float64Var(&o.model.gamma, "gamma", 0, "RBF γ (default 1/number of features)")
-	fs.Float64Var(&o.model.sigma, "sigma", 0, "RBF width σ in exp(−‖x−z‖²/σ²); same as --gamma 1/σ²")
+	fs.StringVar(&o.model.Kernel, "kernel", "rbf", "kernel; the bounds need κ(x,x) ≤ 1 for every x: rbf")
+	fs.Float64Var(&o.model.Gamma, "gamma", 0, "RBF γ (default 1/number of features)")
+	fs.Float64Var(&o.model.Sigma, "sigma", 0, "RBF width σ in exp(−‖x−z‖²/σ²); same as --gamma 1/σ²")
 	fs.StringVar(&o.model.backend, "backend", "", backendUsage)
 	fs.IntVar(&o.model.threads, "threads", 0, "CPU threads for the CPU backends (default GOMAXPROCS)")
 	fs.StringVar(&o.model.memBudget, "mem-budget", "", "memory budget for large allocations, e.g. 512MiB")
@@ -107,8 +107,8 @@ func runSubspace(ev *env, fs *flag.FlagSet, o *subspaceOptions) error {
 	if !(o.delta > 0 && o.delta < 1) {
 		return fmt.Errorf("--delta %v: must be in (0, 1)", o.delta)
 	}
-	if o.model.kernel != "rbf" {
-		return fmt.Errorf("--kernel %s: subspace offers rbf (sparse KPCA's bounds need κ(x,x) ≤ R for every x, which rbf guarantees with R = 1)", o.model.kernel)
+	if o.model.Kernel != "rbf" {
+		return fmt.Errorf("--kernel %s: subspace offers rbf (sparse KPCA's bounds need κ(x,x) ≤ R for every x, which rbf guarantees with R = 1)", o.model.Kernel)
 	}
 	if set["log"] && o.plotDir == "" {
 		return fmt.Errorf("--log applies to --plot")

@@ -78,8 +78,8 @@ func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 	if err == nil {
 		err = o.ckFlags.validate(set)
 	}
-	if err == nil && o.ckFlags.active() && world.Size() > 1 && !slices.Contains(checkpointRankAlgos, o.algo) {
-		err = fmt.Errorf("--checkpoint, --resume and --time-limit across ranks cover --algo %s, not %s", strings.Join(checkpointRankAlgos, ", "), o.algo)
+	if err == nil && o.ckFlags.active() && world.Size() > 1 && !slices.Contains(checkpointRankAlgos, o.Algo) {
+		err = fmt.Errorf("--checkpoint, --resume and --time-limit across ranks cover --algo %s, not %s", strings.Join(checkpointRankAlgos, ", "), o.Algo)
 	}
 	if err == nil {
 		err = checkOutputs(o.inputFiles(), fileArg{"--model", o.model}, fileArg{"--export-libsvm", o.exportLIBSVM}, fileArg{"--export-libsvm's range file", o.exportLIBSVM + ".range"}, fileArg{"--export-onnx", o.exportONNX})
@@ -99,14 +99,14 @@ func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 	if err := checkConfig(world, dataEntries(&o.dataFlags)); err != nil {
 		return err
 	}
-	algo, _ := findAlgorithm(o.algo)
+	algo, _ := findAlgorithm(o.Algo)
 	e, err := o.newEngineOn(world)
 	if err := ev.together(err); err != nil {
 		return err
 	}
 	defer e.Close()
 
-	o.dataFlags.sparseOK, o.dataFlags.storageAlgo = sparseAlgos[algo.name], algo.name
+	o.dataFlags.sparseOK, o.dataFlags.storageAlgo = sparseAlgos[algo.Name], algo.Name
 	if note := o.dataFlags.storageNote(); note != "" && world.Rank() == 0 {
 		fmt.Fprintf(ev.stderr, "pursuit train: %s\n", note)
 	}
@@ -119,7 +119,7 @@ func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 		return err
 	}
 	// The loaded sets are the working sets: split and scaled in place.
-	pr, err := prepare(e, &o.dataFlags, o.seed, &plan, all, test, true, o.plotDir != "" && all.Dim() == 2)
+	pr, err := prepare(e, &o.dataFlags, o.Seed, &plan, all, test, true, o.plotDir != "" && all.Dim() == 2)
 	if err := ev.together(err); err != nil {
 		return err
 	}
@@ -138,19 +138,19 @@ func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 		return err
 	}
 	if world.Size() > 1 {
-		p.nTrain = nTr
+		p.run.Rows = nTr
 	}
-	if algo.name == "skmp" && p.activeSet > nTr {
+	if algo.Name == "skmp" && p.ActiveSet > nTr {
 		if world.Rank() == 0 {
-			fmt.Fprintf(ev.stderr, "pursuit train: warning: --active-set %d is more than the %d training examples: each step searches all %d\n", p.activeSet, nTr, nTr)
+			fmt.Fprintf(ev.stderr, "pursuit train: warning: --active-set %d is more than the %d training examples: each step searches all %d\n", p.ActiveSet, nTr, nTr)
 		}
-		p.activeSet = nTr
+		p.ActiveSet = nTr
 	}
-	bar := newProgress(ev, "train "+algo.name, o.progress, o.quiet)
+	bar := newProgress(ev, "train "+algo.Name, o.progress, o.quiet)
 	defer bar.Close()
 	ck, stop := o.ckFlags.options(bar)
 	defer stop.Close()
-	p.ckpt = ck
+	p.run.Checkpoint = ck
 	res, err := fit(e, algo, p, plan, tr, val, test, bar)
 	if err != nil {
 		err = stop.Stopped(err)
@@ -166,7 +166,7 @@ func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 	if val != nil {
 		nVal = val.Len()
 	}
-	res.Record(scaler, nTr, nVal, e.BackendName(), o.seed, version)
+	res.Record(scaler, nTr, nVal, e.BackendName(), o.Seed, version)
 	m.Header.Train.Data = filepath.Base(o.data)
 	if o.plotDir != "" || o.curve {
 		if m.Header.Curve, err = m.LearningCurve(e, tr, val, test, 60, true); err != nil {
@@ -194,7 +194,7 @@ func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 	}
 	var plots []string
 	if o.plotDir != "" {
-		if plots, err = writePlots(e, m, o.plotDir, plotPrefix(o.model, o.data, algo.name), algo.name+" on "+filepath.Base(o.data), pr.Raw, o.inputFiles()); err != nil {
+		if plots, err = writePlots(e, m, o.plotDir, plotPrefix(o.model, o.data, algo.Name), algo.Name+" on "+filepath.Base(o.data), pr.Raw, o.inputFiles()); err != nil {
 			return err
 		}
 	}
@@ -218,9 +218,9 @@ func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 	}
 	w := ev.stdout
 	if out.Method != "" {
-		fmt.Fprintf(w, "algorithm  %s (method %s), kernel %s, backend %s\n", algo.name, out.Method, m.Header.Kernel, e.BackendName())
+		fmt.Fprintf(w, "algorithm  %s (method %s), kernel %s, backend %s\n", algo.Name, out.Method, m.Header.Kernel, e.BackendName())
 	} else {
-		fmt.Fprintf(w, "algorithm  %s, kernel %s, backend %s\n", algo.name, m.Header.Kernel, e.BackendName())
+		fmt.Fprintf(w, "algorithm  %s, kernel %s, backend %s\n", algo.Name, m.Header.Kernel, e.BackendName())
 	}
 	fmt.Fprintf(w, "data       %s: %d examples, %d features, %s\n", o.data, nAll, all.Dim(), plan.Describe())
 	if world.Size() > 1 {
