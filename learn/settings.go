@@ -129,6 +129,12 @@ type Algorithm struct {
 	Kernels    []string // the kernels it takes
 	UsesBasis  bool     // built step by step: Basis, Patience and early stopping apply
 	NotInDemo  bool     // left out of the default demo
+	// Sparse: checked to train and predict on sparse rows (the same
+	// models as on dense rows); the others need their data dense.
+	Sparse bool
+	// Checkpoint: its training checkpoints and resumes (Run.Checkpoint),
+	// in one process; CheckpointRanks: across ranks too.
+	Checkpoint, CheckpointRanks bool
 	// learner maps the settings to the learner.
 	learner func(s *Settings, r Run) (Learner, error)
 }
@@ -139,34 +145,34 @@ var allKernels = []string{"rbf", "linear", "poly", "sigmoid"}
 // of the demo and of the pursuit command's listings).
 func Algorithms() []Algorithm {
 	return []Algorithm{
-		{Name: "kmp", Package: "kmp", Summary: "kernel matching pursuit with pre-fitting (OLS), squared loss", UsesBasis: true, Regression: true, Kernels: allKernels,
+		{Name: "kmp", Checkpoint: true, CheckpointRanks: true, Package: "kmp", Sparse: true, Summary: "kernel matching pursuit with pre-fitting (OLS), squared loss", UsesBasis: true, Regression: true, Kernels: allKernels,
 			learner: kmpLearner("kmp", kmp.PreFit, kmp.Squared, false)},
-		{Name: "kmp-backfit", Package: "kmp", Summary: "kernel matching pursuit with back-fitting (orthogonal MP)", UsesBasis: true, Regression: true, Kernels: allKernels,
+		{Name: "kmp-backfit", Checkpoint: true, CheckpointRanks: true, Package: "kmp", Sparse: true, Summary: "kernel matching pursuit with back-fitting (orthogonal MP)", UsesBasis: true, Regression: true, Kernels: allKernels,
 			learner: kmpLearner("kmp-backfit", kmp.BackFit, kmp.Squared, false)},
-		{Name: "kmp-basic", Package: "kmp", Summary: "basic kernel matching pursuit (newest coefficient only)", UsesBasis: true, Regression: true, Kernels: allKernels,
+		{Name: "kmp-basic", Package: "kmp", Sparse: true, Summary: "basic kernel matching pursuit (newest coefficient only)", UsesBasis: true, Regression: true, Kernels: allKernels,
 			learner: kmpLearner("kmp-basic", kmp.Basic, kmp.Squared, false)},
-		{Name: "kmp-tanh", Package: "kmp", Summary: "kernel matching pursuit with tanh output, targets ±0.65", UsesBasis: true, Kernels: allKernels,
+		{Name: "kmp-tanh", Package: "kmp", Sparse: true, Summary: "kernel matching pursuit with tanh output, targets ±0.65", UsesBasis: true, Kernels: allKernels,
 			learner: kmpLearner("kmp-tanh", kmp.BackFit, kmp.Tanh, false)},
 		// Popovici et al.: a random active set searched per step, with the
 		// fit Settings.Fit names (the variant given here is unused).
-		{Name: "skmp", Package: "kmp", Summary: "stochastic KMP: searches a random active set per step (--fit backfit, prefit or basic)", UsesBasis: true, Regression: true, Kernels: allKernels,
+		{Name: "skmp", Checkpoint: true, CheckpointRanks: true, Package: "kmp", Sparse: true, Summary: "stochastic KMP: searches a random active set per step (--fit backfit, prefit or basic)", UsesBasis: true, Regression: true, Kernels: allKernels,
 			learner: kmpLearner("skmp", kmp.Auto, kmp.Squared, true)},
-		{Name: "svm", Package: "svm", Summary: "support vector machine (C-SVC, or ε-SVR with --svr-epsilon), SMO", Regression: true, Kernels: allKernels,
+		{Name: "svm", Checkpoint: true, CheckpointRanks: true, Package: "svm", Sparse: true, Summary: "support vector machine (C-SVC, or ε-SVR with --svr-epsilon), SMO", Regression: true, Kernels: allKernels,
 			learner: func(s *Settings, r Run) (Learner, error) {
 				return SVM{Params: s.svmParams(r), Progress: r.Progress}, nil
 			}},
-		{Name: "bpdn", Package: "bpdn", Summary: "Girosi's sparse approximation in the RKHS = ε-SVR (C = ∞ or a box), solved without SMO", Regression: true, NotInDemo: true, Kernels: allKernels,
+		{Name: "bpdn", Package: "bpdn", Sparse: true, Summary: "Girosi's sparse approximation in the RKHS = ε-SVR (C = ∞ or a box), solved without SMO", Regression: true, NotInDemo: true, Kernels: allKernels,
 			learner: func(s *Settings, r Run) (Learner, error) {
 				return BPDN{Kernel: r.Kernel, Params: bpdn.Params{Epsilon: s.Epsilon, C: s.C}, Progress: r.Progress}, nil
 			}},
-		{Name: "mpkfda", Package: "greedy", Summary: "matching-pursuit kernel Fisher discriminant: Fisher-quotient basis, Fisher direction", Kernels: allKernels,
+		{Name: "mpkfda", Package: "greedy", Sparse: true, Summary: "matching-pursuit kernel Fisher discriminant: Fisher-quotient basis, Fisher direction", Kernels: allKernels,
 			learner: func(s *Settings, r Run) (Learner, error) {
 				if r.Regression {
 					return nil, settingErr("algo", "{algo} mpkfda is a classifier; it cannot fit real-valued targets")
 				}
 				return MPKFDA{Config: greedy.KFDAConfig{Kernel: r.Kernel, Steps: s.Basis, Seed: uint64(s.Seed)}, Progress: r.Progress}, nil
 			}},
-		{Name: "slmc", Package: "slmc", Summary: "sparse large margin classifier: Nz learned expansion vectors", Kernels: []string{"rbf"},
+		{Name: "slmc", Checkpoint: true, Package: "slmc", Sparse: true, Summary: "sparse large margin classifier: Nz learned expansion vectors", Kernels: []string{"rbf"},
 			learner: func(s *Settings, r Run) (Learner, error) {
 				cfg := slmc.Config{Kernel: r.Kernel, C: s.C, NumXV: s.Nz, Init: slmc.InitKMeans, Seed: uint64(s.Seed), Checkpoint: r.Checkpoint}
 				return SLMC{Method: s.Method, Config: cfg, NzFrac: s.NzFrac, Progress: r.Progress}, nil
@@ -184,6 +190,36 @@ func FindAlgorithm(name string) (Algorithm, error) {
 		names = append(names, a.Name)
 	}
 	return Algorithm{}, pursuit.Configf("unknown algorithm %q (want one of %s)", name, strings.Join(names, ", "))
+}
+
+// SparseAlgorithms names the algorithms that take sparse rows, in
+// Algorithms' order.
+func SparseAlgorithms() []string {
+	return algorithmNames(func(a Algorithm) bool { return a.Sparse })
+}
+
+// TakesSparse reports whether the named algorithm (a model file's
+// Header.Algorithm) takes sparse rows; false for a name it does not know.
+func TakesSparse(name string) bool {
+	a, err := FindAlgorithm(name)
+	return err == nil && a.Sparse
+}
+
+// CheckpointAlgorithms names the algorithms whose training checkpoints,
+// in one process or, with acrossRanks, across ranks.
+func CheckpointAlgorithms(acrossRanks bool) []string {
+	return algorithmNames(func(a Algorithm) bool { return a.Checkpoint && (a.CheckpointRanks || !acrossRanks) })
+}
+
+// algorithmNames names the algorithms for which keep is true.
+func algorithmNames(keep func(Algorithm) bool) []string {
+	var out []string
+	for _, a := range Algorithms() {
+		if keep(a) {
+			out = append(out, a.Name)
+		}
+	}
+	return out
 }
 
 // SettingAlgorithms is the table of the settings that apply to some

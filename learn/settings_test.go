@@ -176,3 +176,19 @@ func TestParseGrid(t *testing.T) {
 		t.Error("SetNumber(seed) accepted")
 	}
 }
+
+// TestAlgorithmFacts checks the lists drawn from the algorithm table.
+func TestAlgorithmFacts(t *testing.T) {
+	if got := CheckpointAlgorithms(false); !reflect.DeepEqual(got, []string{"kmp", "kmp-backfit", "skmp", "svm", "slmc"}) {
+		t.Errorf("CheckpointAlgorithms(false) = %v", got)
+	}
+	if got := CheckpointAlgorithms(true); !reflect.DeepEqual(got, []string{"kmp", "kmp-backfit", "skmp", "svm"}) {
+		t.Errorf("CheckpointAlgorithms(true) = %v", got)
+	}
+	if got := SparseAlgorithms(); len(got) != len(Algorithms()) || got[0] != "kmp" {
+		t.Errorf("SparseAlgorithms() = %v", got)
+	}
+	if !TakesSparse("svm") || TakesSparse("libsvm-unknown") {
+		t.Error("TakesSparse: svm takes sparse rows, an unknown name does not")
+	}
+}

@@ -150,7 +150,7 @@ func runCV(ev *env, fs *flag.FlagSet, o *cvOptions) error {
 		return err
 	}
 	defer e.Close()
-	o.dataFlags.sparseOK, o.dataFlags.storageAlgo = sparseAlgos[algo.Name], algo.Name
+	o.dataFlags.sparseOK, o.dataFlags.storageAlgo = algo.Sparse, algo.Name
 	if note := o.dataFlags.storageNote(); note != "" && ev.world().Rank() == 0 {
 		fmt.Fprintf(ev.stderr, "pursuit cv: %s\n", note)
 	}

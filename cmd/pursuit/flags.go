@@ -26,7 +26,7 @@ type dataFlags struct {
 	header      bool
 	// storage is --storage (auto, dense or sparse; "" for the commands
 	// without the flag: dense). sparseOK says the command's algorithm takes
-	// sparse rows (sparseAlgos); without it the data are held dense.
+	// sparse rows (learn.Algorithm.Sparse); without it the data are held dense.
 	storage     string
 	sparseOK    bool
 	storageAlgo string // the algorithm, for the messages about storage
@@ -212,10 +212,10 @@ func cliAlgoFlags() map[string][]string {
 		"delta":        boundAlgos(),
 		"alpha":        boundAlgos(),
 		// train (checkpoint.go)
-		"checkpoint":       checkpointAlgos,
-		"checkpoint-every": checkpointAlgos,
-		"resume":           checkpointAlgos,
-		"time-limit":       checkpointAlgos,
+		"checkpoint":       learn.CheckpointAlgorithms(false),
+		"checkpoint-every": learn.CheckpointAlgorithms(false),
+		"resume":           learn.CheckpointAlgorithms(false),
+		"time-limit":       learn.CheckpointAlgorithms(false),
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"strings"
 
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
@@ -92,12 +93,7 @@ func runInfoData(ev *env, o *infoOptions) error {
 		return err
 	}
 	rep := dataInfo{Data: o.data, Examples: ds.Len(), Features: ds.Dim(), Storage: df.describeStorage(ds),
-		DenseBytes: 4 * int64(ds.Len()) * int64(ds.Dim()), Scale: string(data.DefaultScaleMode(ds.X)), SparseAlgos: []string{}}
-	for _, a := range learn.Algorithms() {
-		if sparseAlgos[a.Name] {
-			rep.SparseAlgos = append(rep.SparseAlgos, a.Name)
-		}
-	}
+		DenseBytes: 4 * int64(ds.Len()) * int64(ds.Dim()), Scale: string(data.DefaultScaleMode(ds.X)), SparseAlgos: learn.SparseAlgorithms()}
 	if o.json {
 		return printJSON(ev, rep)
 	}
@@ -106,6 +102,6 @@ func runInfoData(ev *env, o *infoOptions) error {
 	fmt.Fprintf(w, "storage:   %s (--storage %s): %s\n", st.Kind, st.Asked, st.Reason)
 	fmt.Fprintf(w, "memory:    %s for the features (dense rows: %s)\n", engine.FormatBytes(st.Bytes), engine.FormatBytes(rep.DenseBytes))
 	fmt.Fprintf(w, "scaling:   --scale auto fits %s on these data\n", rep.Scale)
-	fmt.Fprintf(w, "sparse:    the algorithms that train on sparse rows: %s (the others hold the data dense)\n", sparseAlgoList())
+	fmt.Fprintf(w, "sparse:    the algorithms that train on sparse rows: %s (the others hold the data dense)\n", strings.Join(rep.SparseAlgos, ", "))
 	return nil
 }

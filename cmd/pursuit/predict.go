@@ -97,7 +97,7 @@ func runPredict(ev *env, fs *flag.FlagSet, o *predictOptions) error {
 	if err != nil {
 		return err
 	}
-	df.sparseOK, df.storageAlgo = sparseAlgos[m.Header.Algorithm], m.Header.Algorithm
+	df.sparseOK, df.storageAlgo = learn.TakesSparse(m.Header.Algorithm), m.Header.Algorithm
 	ds, err := loadForModel(e, o.data, &df, m, o.model)
 	if err != nil {
 		return err

@@ -46,30 +46,6 @@ func (d *dataFlags) formatOption() data.Format {
 	return data.FormatAuto
 }
 
-// sparseAlgos are the algorithms checked to train and predict on sparse
-// rows (the same models as on dense rows); the others get their data
-// dense. The list grows as each algorithm is verified (issue 28).
-var sparseAlgos = map[string]bool{
-	"svm": true,
-	"kmp": true, "kmp-backfit": true, "kmp-basic": true, "kmp-tanh": true, "skmp": true,
-	"mpkfda": true, "slmc": true, "bpdn": true,
-}
-
-// sparseAlgoList names the algorithms of sparseAlgos, or says there are
-// none yet.
-func sparseAlgoList() string {
-	var names []string
-	for _, a := range learn.Algorithms() {
-		if sparseAlgos[a.Name] {
-			names = append(names, a.Name)
-		}
-	}
-	if len(names) == 0 {
-		return "none yet"
-	}
-	return strings.Join(names, ", ")
-}
-
 // loadStorage is the storage the data are loaded in: --storage, except
 // dense for an algorithm that does not take sparse rows yet and for the
 // commands without the flag.
@@ -156,7 +132,7 @@ func loadForModel(e *engine.Engine, path string, df *dataFlags, m *learn.File, m
 // budgetError restates the data package's memory-limit error in terms of
 // the flag that sets the limit (learn.RestateLimit).
 func budgetError(err error, flag string) error {
-	return learn.RestateLimit(err, flag, sparseAlgoList())
+	return learn.RestateLimit(err, flag, strings.Join(learn.SparseAlgorithms(), ", "))
 }
 
 // loadWithin loads path within what e's memory budget leaves and charges

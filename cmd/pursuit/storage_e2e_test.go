@@ -40,7 +40,7 @@ func TestStorageFlag(t *testing.T) {
 		t.Errorf("slmc on sparse rows: storage %+v, scale %q, stderr %q", out.Storage, out.Scale, r.stderr)
 	}
 	for _, a := range learn.Algorithms() {
-		if !sparseAlgos[a.Name] {
+		if !a.Sparse {
 			t.Errorf("--algo %s does not take sparse rows", a.Name)
 		}
 	}

@@ -78,8 +78,8 @@ func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 	if err == nil {
 		err = o.ckFlags.validate(set)
 	}
-	if err == nil && o.ckFlags.active() && world.Size() > 1 && !slices.Contains(checkpointRankAlgos, o.Algo) {
-		err = fmt.Errorf("--checkpoint, --resume and --time-limit across ranks cover --algo %s, not %s", strings.Join(checkpointRankAlgos, ", "), o.Algo)
+	if err == nil && o.ckFlags.active() && world.Size() > 1 && !slices.Contains(learn.CheckpointAlgorithms(true), o.Algo) {
+		err = fmt.Errorf("--checkpoint, --resume and --time-limit across ranks cover --algo %s, not %s", strings.Join(learn.CheckpointAlgorithms(true), ", "), o.Algo)
 	}
 	if err == nil {
 		err = checkOutputs(o.inputFiles(), fileArg{"--model", o.model}, fileArg{"--export-libsvm", o.exportLIBSVM}, fileArg{"--export-libsvm's range file", o.exportLIBSVM + ".range"}, fileArg{"--export-onnx", o.exportONNX})
@@ -106,7 +106,7 @@ func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 	}
 	defer e.Close()
 
-	o.dataFlags.sparseOK, o.dataFlags.storageAlgo = sparseAlgos[algo.Name], algo.Name
+	o.dataFlags.sparseOK, o.dataFlags.storageAlgo = algo.Sparse, algo.Name
 	if note := o.dataFlags.storageNote(); note != "" && world.Rank() == 0 {
 		fmt.Fprintf(ev.stderr, "pursuit train: %s\n", note)
 	}
