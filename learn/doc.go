@@ -45,7 +45,7 @@
 //     (KCCAReport), LabelPlan.Describe and ErrorText, File.ExportLIBSVM
 //     and ExportONNX, MethodOf and StopSummary, Result (File.Result, Num),
 //     Bound.String, DemoProblems with DemoReport, and SystemReport
-//     (DescribeSystem).
+//     (DescribeSystem), DataInfo (DescribeData: how a data set is held).
 //   - Running a model and its files: File.LoadData (data at the model's
 //     width, sparse rows widened), File.PredictData (Prediction, with
 //     WritePredictions), LoadCompressSource (SourceError), RestateLimit

@@ -181,9 +181,10 @@ func (m *modelFlags) validate(set map[string]bool) error {
 // that set them (--name).
 type flagError struct{ *learn.SettingError }
 
-func (e flagError) Error() string {
-	return e.Text(func(s string) string { return "--" + s })
-}
+func (e flagError) Error() string { return e.Text(flagName) }
+
+// flagName is the flag that sets a library setting: --name.
+func flagName(setting string) string { return "--" + setting }
 
 func (e flagError) Unwrap() error { return e.SettingError }
 

@@ -46,7 +46,7 @@ func TestStorageFlag(t *testing.T) {
 	}
 	// info --data: auto chooses sparse rows and maxabs scaling.
 	r = mustRun(t, dir, "info", "--data", text, "--json")
-	var info dataInfo
+	var info learn.DataInfo
 	if err := json.Unmarshal([]byte(r.stdout), &info); err != nil {
 		t.Fatalf("%v\n%s", err, r.stdout)
 	}
