@@ -43,7 +43,9 @@
 //     CV.Search with CVPoint and WriteCVTable, Tradeoff.Report
 //     (TradeoffReport), KPCACurve.Report (KPCAReport) and SparseKCCA
 //     (KCCAReport), LabelPlan.Describe and ErrorText, File.ExportLIBSVM
-//     and ExportONNX, MethodOf and StopSummary, Result (File.Result, Num),
+//     and ExportONNX, MethodOf and StopSummary, Result (File.Result, Num;
+//     WriteText with TrainText: a training run's summary, LabelColumnText,
+//     FormatSize),
 //     Bound.String, DemoProblems with DemoReport, and SystemReport
 //     (DescribeSystem), DataInfo (DescribeData: how a data set is held).
 //   - Running a model and its files: File.LoadData (data at the model's

@@ -235,7 +235,7 @@ func runCV(ev *env, fs *flag.FlagSet, o *cvOptions) error {
 		fmt.Fprintf(w, "retrained on all %d examples: %s on %s\n", all.Len(), plan.ErrorText(*out.TestError, out.NTest), o.test)
 	}
 	if out.Model != "" {
-		fmt.Fprintf(w, "saved %s (%s)\n", out.Model, humanSize(out.ModelBytes))
+		fmt.Fprintf(w, "saved %s (%s)\n", out.Model, learn.FormatSize(out.ModelBytes))
 	}
 	return nil
 }

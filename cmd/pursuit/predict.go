@@ -141,8 +141,8 @@ func runPredict(ev *env, fs *flag.FlagSet, o *predictOptions) error {
 	}
 	fmt.Fprintf(summary, "%s: %s on %d examples (%s model, %d basis functions, backend %s, %.3g s)\n",
 		o.data, lp.ErrorText(pr.Error, ds.Len()), ds.Len(), m.Header.Algorithm, m.Header.NBasis, e.BackendName(), pr.Seconds)
-	if lc := describeLabelColumn(o.data, o.format, o.labelColumn, ds.Dim()); lc != "" {
-		fmt.Fprintf(summary, "%s\n", lc)
+	if col, ok := csvLabelColumn(o.data, o.format, o.labelColumn, ds.Dim()); ok {
+		fmt.Fprintf(summary, "%s\n", learn.LabelColumnText(col, ds.Dim(), flagName))
 	}
 	if o.out != "" && o.out != "-" {
 		fmt.Fprintf(ev.stdout, "predictions written to %s\n", o.out)

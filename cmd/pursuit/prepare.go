@@ -88,22 +88,6 @@ func csvLabelColumn(path, format string, labelColumn, dim int) (col int, ok bool
 	return data.LabelColumnOf(path, (&dataFlags{format: format}).formatOption(), labelColumn, dim)
 }
 
-// describeLabelColumn says where the labels of a CSV file came from, for
-// the human-readable output; "" for LIBSVM.
-func describeLabelColumn(path, format string, labelColumn, dim int) string {
-	col, ok := csvLabelColumn(path, format, labelColumn, dim)
-	if !ok {
-		return ""
-	}
-	switch {
-	case col == 0:
-		return "labels from CSV column 0 (the first; --label-column to change)"
-	case col == dim:
-		return fmt.Sprintf("labels from CSV column %d (the last)", col)
-	}
-	return fmt.Sprintf("labels from CSV column %d", col)
-}
-
 // loadData reads a data file, checking it has examples. Data over the data
 // package's memory limit (data.DefaultMemoryLimit unless opts say
 // otherwise) gets an error in the command's terms.

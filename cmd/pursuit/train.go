@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/pursuit-ml/pursuit/checkpoint"
-	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/learn"
 )
@@ -216,51 +215,8 @@ func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 	if o.jsonOutput {
 		return printJSON(ev, out)
 	}
-	w := ev.stdout
-	if out.Method != "" {
-		fmt.Fprintf(w, "algorithm  %s (method %s), kernel %s, backend %s\n", algo.Name, out.Method, m.Header.Kernel, e.BackendName())
-	} else {
-		fmt.Fprintf(w, "algorithm  %s, kernel %s, backend %s\n", algo.Name, m.Header.Kernel, e.BackendName())
-	}
-	fmt.Fprintf(w, "data       %s: %d examples, %d features, %s\n", o.data, nAll, all.Dim(), plan.Describe())
-	if world.Size() > 1 {
-		fmt.Fprintf(w, "ranks      %d, each holding a block of about %d examples; this is %s\n", world.Size(), nAll/world.Size(), world.Describe())
-	}
-	if lc := describeLabelColumn(o.data, o.format, o.labelColumn, all.Dim()); lc != "" {
-		fmt.Fprintf(w, "           %s\n", lc)
-	}
-	if out.Storage.Kind == "sparse" || o.storage != "auto" || out.Scale == string(data.ScaleMaxAbs) {
-		fmt.Fprintf(w, "storage    %s, scaling %s: %s\n", out.Storage.Kind, out.Scale, out.Storage.Reason)
-	}
-	fmt.Fprintf(w, "model      %d basis functions", m.Header.NBasis)
-	if len(m.Models) > 1 {
-		fmt.Fprintf(w, " over %d classifiers", len(m.Models))
-	}
-	fmt.Fprintln(w)
-	if out.Dictionary != "" {
-		fmt.Fprintf(w, "dictionary %s\n", out.Dictionary)
-	}
-	if out.Stop != "" {
-		fmt.Fprintf(w, "stopped    %s\n", out.Stop)
-	}
-	fmt.Fprintf(w, "train      %s on %d examples, %.3g s\n", plan.ErrorText(res.TrainError, nTr), nTr, res.TrainSeconds)
-	if val != nil {
-		fmt.Fprintf(w, "validation %s on %d examples\n", plan.ErrorText(res.ValError, val.Len()), val.Len())
-	}
-	if test != nil {
-		fmt.Fprintf(w, "test       %s on %d examples, predicted in %.3g s\n", plan.ErrorText(res.TestError, res.NTest), res.NTest, res.PredictSeconds)
-	}
-	if o.model != "" {
-		fmt.Fprintf(w, "saved      %s (%s)\n", o.model, humanSize(size))
-	} else {
-		fmt.Fprintf(w, "not saved  (%s; give --model FILE to keep it)\n", humanSize(size))
-	}
-	for _, p := range plots {
-		fmt.Fprintf(w, "plot       %s\n", p)
-	}
-	if out.Bound != nil {
-		fmt.Fprintf(w, "bound      %s\n", out.Bound.String())
-	}
+	out.WriteText(ev.stdout, learn.TrainText{Data: o.data, Examples: nAll, Features: all.Dim(), Plan: plan,
+		Ranks: world.Size(), RanksDescription: world.Describe(), Models: len(m.Models), Tested: test != nil}, flagName)
 	return nil
 }
 
@@ -270,14 +226,4 @@ func printJSON(ev *env, v any) error {
 		return fmt.Errorf("writing JSON: %w", err)
 	}
 	return nil
-}
-
-func humanSize(b int64) string {
-	switch {
-	case b >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
-	case b >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", b)
 }
