@@ -16,7 +16,9 @@
 //     the setting; SettingAlgorithms and CheckApplies say which settings
 //     apply to which algorithm), mapped to the algorithm's learner by
 //     Learner (with a Run: kernel, task, progress, checkpoint), and grids
-//     over them parsed by ParseGrid (SetNumber, GridSettings).
+//     over them parsed by ParseGrid (SetNumber, GridSettings). DataSettings
+//     are the data's: format, label column, task (LabelSpec), storage
+//     (LoadOptions), scaling and validation split (Prep).
 //   - The registry: Load reads any registered kind (Register adds one), and
 //     File is the model file (a header with the task, scaling and training
 //     figures, and each model's own Save format as payloads): LoadModel,

@@ -199,7 +199,7 @@ func runCV(ev *env, fs *flag.FlagSet, o *cvOptions) error {
 		mf := pointFlags(&o.modelFlags, p, basis)
 		return flagLearner(&mf, &o.dataFlags, plan, all.Dim())
 	}
-	points, best, err := cvRun.Search(e, grid, newLearner, algo.UsesBasis && len(ns) > 1 && o.valFrac == 0, plan, all)
+	points, best, err := cvRun.Search(e, grid, newLearner, algo.UsesBasis && len(ns) > 1 && o.ValFrac == 0, plan, all)
 	if err := ev.together(err); err != nil {
 		return err
 	}
@@ -212,7 +212,7 @@ func runCV(ev *env, fs *flag.FlagSet, o *cvOptions) error {
 		TrainError: num(points[best].TrainError), TestError: nil, TrainSeconds: time.Since(start).Seconds(),
 		Storage: stor,
 	}
-	if m, err := scaleFlag(o.scale); err == nil {
+	if m, err := o.ScaleMode(); err == nil {
 		out.Scale = string(learn.ResolveScale(m, all))
 	}
 	// Retrain on all the data with the best setting when a test set or a

@@ -133,9 +133,9 @@ func demoRun(ev *env, e *engine.Engine, o *demoOptions, p *learn.DemoProblem, a 
 		r.C = &c
 	}
 	mf := modelFlags{Settings: learn.Settings{Algo: a.Name, Kernel: "rbf", Gamma: p.Gamma, C: p.C, Patience: learn.DefaultPatience, Seed: o.seed}, quiet: o.quiet}
-	df := dataFlags{scale: string(p.Scale)}
+	df := dataFlags{DataSettings: learn.DataSettings{Scale: string(p.Scale)}}
 	if a.UsesBasis {
-		mf.Basis, df.valFrac = p.Basis, p.ValFrac
+		mf.Basis, df.ValFrac = p.Basis, p.ValFrac
 	}
 	if a.Name == "slmc" {
 		mf.Nz = p.Nz

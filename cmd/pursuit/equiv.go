@@ -20,10 +20,10 @@ func newEquivFlags() (*flag.FlagSet, *equivOptions) {
 	fs := flag.NewFlagSet("equiv", flag.ContinueOnError)
 	d, m := &o.dataFlags, &o.modelFlags
 	fs.StringVar(&d.data, "data", "", "regression data `FILE` (LIBSVM/svmlight or .csv; .gz and .bz2 are decompressed)")
-	fs.StringVar(&d.format, "format", "auto", "data file format: auto (from the name: .csv is CSV), libsvm or csv")
-	fs.IntVar(&d.labelColumn, "label-column", 0, "CSV only: 0-based column holding the target (negative counts from the end)")
-	fs.BoolVar(&d.header, "header", false, "CSV only: the first line is a header")
-	fs.StringVar(&d.scale, "scale", "minmax", "feature scaling: minmax ([-1,1]), standard or none")
+	fs.StringVar(&d.Format, "format", "auto", "data file format: auto (from the name: .csv is CSV), libsvm or csv")
+	fs.IntVar(&d.LabelColumn, "label-column", 0, "CSV only: 0-based column holding the target (negative counts from the end)")
+	fs.BoolVar(&d.Header, "header", false, "CSV only: the first line is a header")
+	fs.StringVar(&d.Scale, "scale", "minmax", "feature scaling: minmax ([-1,1]), standard or none")
 	fs.Float64Var(&m.Epsilon, "epsilon", 0, "ε: the ℓ1 weight of Girosi's problem = the ε-SVR tube half-width (LIBSVM -p); default 0.1")
 	fs.Float64Var(&m.C, "c", 0, "C: the box |a_i| ≤ C (LIBSVM -c); default inf, the hard ε-tube, for which the SVR gets C = 10·‖a‖∞ of bpdn's solution")
 	fs.StringVar(&m.Kernel, "kernel", "rbf", "kernel: rbf, linear, poly or sigmoid")
@@ -64,7 +64,7 @@ func (e *exitStatusError) ExitCode() int { return e.code }
 func runEquiv(ev *env, fs *flag.FlagSet, o *equivOptions) error {
 	set := setFlags(fs)
 	o.Algo = "bpdn"
-	o.dataFlags.valFrac = 0
+	o.dataFlags.ValFrac = 0
 	if err := o.dataFlags.validate(set, true); err != nil {
 		return err
 	}
@@ -74,7 +74,7 @@ func runEquiv(ev *env, fs *flag.FlagSet, o *equivOptions) error {
 	if !(o.smoTol > 0) || math.IsInf(o.smoTol, 0) {
 		return fmt.Errorf("--smo-tol %v: must be positive and finite", o.smoTol)
 	}
-	o.regression = true
+	o.Regression = true
 	e, err := o.newEngine()
 	if err != nil {
 		return err
@@ -87,7 +87,7 @@ func runEquiv(ev *env, fs *flag.FlagSet, o *equivOptions) error {
 	if err := learn.CheckRegressionTargets(ds.Y); err != nil {
 		return fmt.Errorf("%s: %w", o.data, err)
 	}
-	scaler, err := fitScaler(o.scale, ds)
+	scaler, err := fitScaler(o.Scale, ds)
 	if err != nil {
 		return err
 	}

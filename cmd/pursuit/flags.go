@@ -13,21 +13,13 @@ import (
 	"github.com/pursuit-ml/pursuit/learn"
 )
 
-// dataFlags name the input files and how labels become targets.
+// dataFlags name the input files, with the data settings
+// (learn.DataSettings, one flag each, named as the setting).
 type dataFlags struct {
-	data, test  string
-	format      string
-	positive    string
-	oneVsRest   bool
-	regression  bool
-	scale       string
-	valFrac     float64
-	labelColumn int
-	header      bool
-	// storage is --storage (auto, dense or sparse; "" for the commands
-	// without the flag: dense). sparseOK says the command's algorithm takes
-	// sparse rows (learn.Algorithm.Sparse); without it the data are held dense.
-	storage     string
+	learn.DataSettings
+	data, test string
+	// sparseOK says the command's algorithm takes sparse rows
+	// (learn.Algorithm.Sparse); without it the data are held dense.
 	sparseOK    bool
 	storageAlgo string // the algorithm, for the messages about storage
 }
@@ -49,15 +41,15 @@ func addDataFlags(fs *flag.FlagSet, d *dataFlags, withTest bool) {
 	if withTest {
 		fs.StringVar(&d.test, "test", "", "test data `FILE`, scaled like the training data; its error is reported")
 	}
-	fs.StringVar(&d.format, "format", "auto", "data file format: auto (from the name: .csv is CSV), libsvm or csv")
-	fs.IntVar(&d.labelColumn, "label-column", 0, labelColumnUsage)
-	fs.BoolVar(&d.header, "header", false, "CSV only: the first line is a header")
-	fs.StringVar(&d.positive, "positive", "", "train `LABEL` vs the rest: examples labelled LABEL become +1, all others −1")
-	fs.BoolVar(&d.oneVsRest, "one-vs-rest", false, "multi-class data: train one classifier per class, predict the largest output")
-	fs.BoolVar(&d.regression, "regression", false, "real-valued targets (implied by --svr-epsilon); errors are mean squared errors")
-	fs.StringVar(&d.scale, "scale", "auto", scaleUsage)
-	fs.StringVar(&d.storage, "storage", "auto", storageUsage)
-	fs.Float64Var(&d.valFrac, "val-frac", 0, "hold out this `FRACTION` of the training data for validation (KMP: early stopping on it); 0, the default, holds out nothing")
+	fs.StringVar(&d.Format, "format", "auto", "data file format: auto (from the name: .csv is CSV), libsvm or csv")
+	fs.IntVar(&d.LabelColumn, "label-column", 0, labelColumnUsage)
+	fs.BoolVar(&d.Header, "header", false, "CSV only: the first line is a header")
+	fs.StringVar(&d.Positive, "positive", "", "train `LABEL` vs the rest: examples labelled LABEL become +1, all others −1")
+	fs.BoolVar(&d.OneVsRest, "one-vs-rest", false, "multi-class data: train one classifier per class, predict the largest output")
+	fs.BoolVar(&d.Regression, "regression", false, "real-valued targets (implied by --svr-epsilon); errors are mean squared errors")
+	fs.StringVar(&d.Scale, "scale", "auto", scaleUsage)
+	fs.StringVar(&d.Storage, "storage", "auto", storageUsage)
+	fs.Float64Var(&d.ValFrac, "val-frac", 0, "hold out this `FRACTION` of the training data for validation (KMP: early stopping on it); 0, the default, holds out nothing")
 }
 
 // Usage texts shared by several commands.
@@ -111,15 +103,6 @@ func algoNames() []string {
 		names = append(names, a.Name)
 	}
 	return names
-}
-
-// parseLabel parses a class label given on the command line.
-func parseLabel(s string) (float64, error) {
-	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("--positive %q: a label must be a finite number, as in the data file", s)
-	}
-	return v, nil
 }
 
 // backendUsage is --backend's help, the same for every command.
@@ -253,57 +236,30 @@ func algoFlagsHelp(fs *flag.FlagSet) string {
 	return b.String()
 }
 
+// validate checks the data flags (learn.DataSettings.Validate); with
+// needData, --data must be given.
 func (d *dataFlags) validate(set map[string]bool, needData bool) error {
 	if needData && d.data == "" {
 		return fmt.Errorf("missing --data FILE (the training data, LIBSVM or CSV)")
 	}
-	if set["positive"] && d.oneVsRest {
-		return fmt.Errorf("give --positive LABEL or --one-vs-rest, not both")
-	}
-	if set["positive"] {
-		if _, err := parseLabel(d.positive); err != nil {
-			return err
-		}
-	}
-	if d.regression && (set["positive"] || d.oneVsRest) {
-		return fmt.Errorf("--regression fits real-valued targets; --positive and --one-vs-rest are for classification")
-	}
-	if !(d.valFrac >= 0 && d.valFrac < 1) {
-		return fmt.Errorf("--val-frac %v: must be in [0, 1)", d.valFrac)
-	}
-	switch d.scale {
-	case "auto", "minmax", "maxabs", "standard", "none":
-	default:
-		return fmt.Errorf("--scale %q: want auto, minmax, maxabs, standard or none", d.scale)
-	}
-	switch d.storage {
-	case "", "auto", "dense", "sparse":
-	default:
-		return fmt.Errorf("--storage %q: want auto, dense or sparse", d.storage)
-	}
-	switch d.format {
-	case "auto", "libsvm", "csv":
-	default:
-		return fmt.Errorf("--format %q: want auto, libsvm or csv", d.format)
-	}
-	return nil
+	return flagErr(d.DataSettings.Validate(set))
 }
 
 // implyRegression sets --regression when --svr-epsilon is given, refusing
 // the classification flags with it.
 func (d *dataFlags) implyRegression(m *modelFlags) error {
 	if m.Algo == "bpdn" {
-		if d.positive != "" || d.oneVsRest {
+		if d.Positive != "" || d.OneVsRest {
 			return fmt.Errorf("--algo bpdn fits real-valued targets (ε-SVR); --positive and --one-vs-rest are for classification")
 		}
-		d.regression = true
+		d.Regression = true
 		return nil
 	}
 	if m.SVREpsilon > 0 {
-		if d.positive != "" || d.oneVsRest {
+		if d.Positive != "" || d.OneVsRest {
 			return fmt.Errorf("--svr-epsilon fits real-valued targets (ε-SVR); --positive and --one-vs-rest are for classification")
 		}
-		d.regression = true
+		d.Regression = true
 	}
 	return nil
 }
@@ -358,7 +314,7 @@ func (m *modelFlags) params(dim int, d *dataFlags) (*trainParams, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &trainParams{modelFlags: m, run: learn.Run{Kernel: k, Regression: d.regression || m.SVREpsilon > 0}}, nil
+	return &trainParams{modelFlags: m, run: learn.Run{Kernel: k, Regression: d.Regression || m.SVREpsilon > 0}}, nil
 }
 
 // engineNames makes the engine's messages name the flags that set its

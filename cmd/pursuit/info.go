@@ -70,7 +70,7 @@ func runInfo(ev *env, fs *flag.FlagSet, o *infoOptions) error {
 // runInfoData loads --data in --storage and reports how it is held
 // (learn.DescribeData).
 func runInfoData(ev *env, o *infoOptions) error {
-	df := dataFlags{data: o.data, format: o.format, storage: o.storage, sparseOK: true, scale: "auto"}
+	df := dataFlags{data: o.data, sparseOK: true, DataSettings: learn.DataSettings{Format: o.format, Storage: o.storage, Scale: "auto"}}
 	if err := df.validate(map[string]bool{}, true); err != nil {
 		return err
 	}

@@ -80,7 +80,7 @@ func runPredict(ev *env, fs *flag.FlagSet, o *predictOptions) error {
 	if err != nil {
 		return fmt.Errorf("--precision: %w", err)
 	}
-	df := dataFlags{format: o.format, labelColumn: o.labelColumn, header: o.header, scale: "none", storage: o.storage}
+	df := dataFlags{DataSettings: learn.DataSettings{Format: o.format, LabelColumn: o.labelColumn, Header: o.header, Scale: "none", Storage: o.storage}}
 	if err := df.validate(nil, false); err != nil {
 		return err
 	}

@@ -14,56 +14,15 @@ import (
 func nan() float64 { return math.NaN() }
 
 // loadOptions returns the data options of the flags, forcing dim features
-// when dim > 0 (test and prediction data must match the model).
+// when dim > 0 (learn.DataSettings.LoadOptions).
 func (d *dataFlags) loadOptions(dim int) []data.Option {
-	opts := []data.Option{data.WithHintNames("--header", "--format libsvm")}
-	switch d.format {
-	case "libsvm":
-		opts = append(opts, data.WithFormat(data.FormatLibSVM))
-	case "csv":
-		opts = append(opts, data.WithFormat(data.FormatCSV))
-	}
-	if d.labelColumn != 0 {
-		opts = append(opts, data.WithLabelColumn(d.labelColumn))
-	}
-	if d.header {
-		opts = append(opts, data.WithHeader(true))
-	}
-	if dim > 0 {
-		opts = append(opts, data.WithDim(dim))
-	}
-	return append(opts, data.WithStorage(d.loadStorage()))
-}
-
-// formatOption is --format as a data.Format.
-func (d *dataFlags) formatOption() data.Format {
-	switch d.format {
-	case "libsvm":
-		return data.FormatLibSVM
-	case "csv":
-		return data.FormatCSV
-	}
-	return data.FormatAuto
-}
-
-// loadStorage is the storage the data are loaded in: --storage, except
-// dense for an algorithm that does not take sparse rows yet and for the
-// commands without the flag.
-func (d *dataFlags) loadStorage() data.Storage {
-	if d.storage == "" || !d.sparseOK {
-		return data.StorageDense
-	}
-	st, err := data.ParseStorage(d.storage)
-	if err != nil {
-		return data.StorageDense // validate refused it already
-	}
-	return st
+	return d.LoadOptions(dim, d.sparseOK, flagName)
 }
 
 // storageNote is the warning for --storage sparse with an algorithm that
 // does not take sparse rows yet ("" otherwise).
 func (d *dataFlags) storageNote() string {
-	if d.storage != "sparse" || d.sparseOK {
+	if d.Storage != "sparse" || d.sparseOK {
 		return ""
 	}
 	return fmt.Sprintf("warning: --algo %s does not take sparse rows yet: the data are held dense, as with --storage dense", d.storageAlgo)
@@ -79,13 +38,13 @@ func (d *dataFlags) describeStorage(ds *data.Dataset) *storageJSON {
 	if !d.sparseOK {
 		denseOnly = fmt.Sprintf("--algo %s does not take sparse rows yet", d.storageAlgo)
 	}
-	return data.DescribeStorage(ds, data.Storage(d.storage), "--storage", denseOnly)
+	return data.DescribeStorage(ds, data.Storage(d.Storage), "--storage", denseOnly)
 }
 
 // csvLabelColumn returns the 0-based column the labels of path were read
 // from when it was read as CSV with dim features; ok is false for LIBSVM.
 func csvLabelColumn(path, format string, labelColumn, dim int) (col int, ok bool) {
-	return data.LabelColumnOf(path, (&dataFlags{format: format}).formatOption(), labelColumn, dim)
+	return data.LabelColumnOf(path, (&learn.DataSettings{Format: format}).FormatOf(), labelColumn, dim)
 }
 
 // loadData reads a data file, checking it has examples. Data over the data
@@ -106,7 +65,7 @@ func loadData(path string, opts []data.Option) (*data.Dataset, error) {
 // bound) within e's memory budget (learn.File.LoadData), its errors naming
 // the model and the flags.
 func loadForModel(e *engine.Engine, path string, df *dataFlags, m *learn.File, modelPath string) (*data.Dataset, error) {
-	ds, err := m.LoadData(e, path, df.loadStorage(), df.formatOption(), df.loadOptions(0)...)
+	ds, err := m.LoadData(e, path, df.StorageFor(df.sparseOK), df.FormatOf(), df.loadOptions(0)...)
 	if errors.Is(err, data.ErrFeatureMismatch) {
 		return nil, fmt.Errorf("%w (model %s was trained on %d features)", err, modelPath, m.Header.Dim)
 	}
@@ -144,14 +103,10 @@ func prepare(e *engine.Engine, df *dataFlags, seed int64, plan *learn.LabelPlan,
 	return pr, prepError(err)
 }
 
-// prep is the preprocessing step of the flags: --val-frac drawn with seed,
-// and --scale.
+// prep is the preprocessing step of the flags (learn.DataSettings.Prep).
 func (d *dataFlags) prep(seed int64) (learn.Prep, error) {
-	mode, err := scaleFlag(d.scale)
-	if err != nil {
-		return learn.Prep{}, err
-	}
-	return learn.Prep{ValFrac: d.valFrac, Seed: uint64(seed), Scale: mode}, nil
+	p, err := d.Prep(seed)
+	return p, flagErr(err)
 }
 
 // prepError restates the preprocessing step's refusal of the validation
@@ -167,24 +122,11 @@ func prepError(err error) error {
 	return fmt.Errorf("--val-frac %v of %d examples leaves an empty training or validation set", se.Frac, se.N)
 }
 
-// scaleFlag parses --scale: auto is learn.ScaleAuto (maxabs for sparse
-// data, minmax otherwise: data.DefaultScaleMode).
-func scaleFlag(mode string) (data.ScaleMode, error) {
-	if mode == "auto" {
-		return learn.ScaleAuto, nil
-	}
-	m, err := data.ParseScaleMode(mode)
-	if err != nil {
-		return "", fmt.Errorf("--scale: %w", err)
-	}
-	return m, nil
-}
-
 // fitScaler fits the scaling of --scale on ds, in one process.
 func fitScaler(mode string, ds *data.Dataset) (*data.Scaler, error) {
-	m, err := scaleFlag(mode)
+	m, err := (&learn.DataSettings{Scale: mode}).ScaleMode()
 	if err != nil {
-		return nil, err
+		return nil, flagErr(err)
 	}
 	return learn.FitScaler(engine.Group{}, m, ds)
 }

@@ -465,11 +465,11 @@ func TestPlanLabelsAcrossRanks(t *testing.T) {
 		want    string // the plan, or "" for an error on every rank
 		wantErr string
 	}{
-		{dataFlags{oneVsRest: true}, blocks, "{one-vs-rest [1 2 3] <nil>}", ""},
-		{dataFlags{positive: "2"}, blocks, "binary", ""},
-		{dataFlags{positive: "5"}, blocks, "", "no example has the positive label 5"},
+		{dataFlags{DataSettings: learn.DataSettings{OneVsRest: true}}, blocks, "{one-vs-rest [1 2 3] <nil>}", ""},
+		{dataFlags{DataSettings: learn.DataSettings{Positive: "2"}}, blocks, "binary", ""},
+		{dataFlags{DataSettings: learn.DataSettings{Positive: "5"}}, blocks, "", "no example has the positive label 5"},
 		{dataFlags{}, [][]float64{{4}, {4, 4}, {}}, "", "every training example is labelled 4"},
-		{dataFlags{regression: true}, [][]float64{{0.5}, {math.MaxFloat64}, {}}, "", "another rank"},
+		{dataFlags{DataSettings: learn.DataSettings{Regression: true}}, [][]float64{{0.5}, {math.MaxFloat64}, {}}, "", "another rank"},
 	}
 	for _, tc := range cases {
 		errs := make([]error, len(tc.blocks))

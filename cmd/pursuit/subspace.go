@@ -33,8 +33,8 @@ func newSubspaceFlags() (*flag.FlagSet, *subspaceOptions) {
 	fs := flag.NewFlagSet("subspace", flag.ContinueOnError)
 	fs.StringVar(&o.data, "data", "", "training data `FILE` (labels are ignored)")
 	fs.StringVar(&o.test, "test", "", "test data `FILE`: its residual is reported at every k")
-	fs.StringVar(&o.format, "format", "auto", "data file format: auto, libsvm or csv")
-	fs.StringVar(&o.scale, "scale", "standard", "feature scaling fitted on the training data: standard, minmax or none")
+	fs.StringVar(&o.Format, "format", "auto", "data file format: auto, libsvm or csv")
+	fs.StringVar(&o.Scale, "scale", "standard", "feature scaling fitted on the training data: standard, minmax or none")
 	fs.StringVar(&o.method, "method", "skpca", "subspace method: skpca (sparse kernel PCA, Algorithm 2) or skcca (sparse kernel CCA, Algorithm 3: views from --data and --data-y)")
 	fs.StringVar(&o.dataY, "data-y", "", "skcca: the second view's training data `FILE`, row i paired with row i of --data")
 	fs.StringVar(&o.testY, "test-y", "", "skcca: the second view's test data `FILE`, paired with --test")
@@ -139,7 +139,7 @@ func runSubspace(ev *env, fs *flag.FlagSet, o *subspaceOptions) error {
 	if o.k >= tr.Len() {
 		return fmt.Errorf("--k %d: must be less than the %d training examples", o.k, tr.Len())
 	}
-	scaler, err := fitScaler(o.scale, tr)
+	scaler, err := fitScaler(o.Scale, tr)
 	if err != nil {
 		return err
 	}
@@ -250,7 +250,7 @@ func runSKCCA(ev *env, o *subspaceOptions, e *engine.Engine) error {
 	for _, v := range []struct {
 		tr, te *data.Dataset
 	}{{tx, ex}, {ty, ey}} {
-		sc, err := fitScaler(o.scale, v.tr)
+		sc, err := fitScaler(o.Scale, v.tr)
 		if err != nil {
 			return err
 		}

@@ -203,7 +203,7 @@ func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 	if d, ok := m.Models[0].(learn.Describer); ok {
 		out.Dictionary = d.Describe()
 	}
-	if col, ok := csvLabelColumn(o.data, o.format, o.labelColumn, all.Dim()); ok {
+	if col, ok := csvLabelColumn(o.data, o.Format, o.LabelColumn, all.Dim()); ok {
 		out.LabelColumn = &col
 	}
 	out.Stop = learn.StopSummary(m.Models)

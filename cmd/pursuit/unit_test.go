@@ -73,11 +73,11 @@ func TestLabelPlan(t *testing.T) {
 	if _, err := planLabels(multi, &dataFlags{}); err == nil || !strings.Contains(err.Error(), "3 classes") {
 		t.Errorf("multi-class without a choice: %v", err)
 	}
-	p, err = planLabels(multi, &dataFlags{positive: "2"})
+	p, err = planLabels(multi, &dataFlags{DataSettings: learn.DataSettings{Positive: "2"}})
 	if err != nil || p.Positive == nil || !equal(p.Truth(multi), []float64{-1, 1, -1, 1}) {
 		t.Fatalf("--positive 2: %+v, %v", p, err)
 	}
-	p, err = planLabels(multi, &dataFlags{oneVsRest: true})
+	p, err = planLabels(multi, &dataFlags{DataSettings: learn.DataSettings{OneVsRest: true}})
 	if err != nil || p.NumModels() != 3 {
 		t.Fatalf("one-vs-rest: %+v, %v", p, err)
 	}
@@ -87,7 +87,7 @@ func TestLabelPlan(t *testing.T) {
 	if _, err := planLabels([]float64{1, 1}, &dataFlags{}); err == nil {
 		t.Error("one class: no error")
 	}
-	p, err = planLabels([]float64{0.5, 1.5}, &dataFlags{regression: true})
+	p, err = planLabels([]float64{0.5, 1.5}, &dataFlags{DataSettings: learn.DataSettings{Regression: true}})
 	if err != nil || p.ErrorRate([]float64{1, 1}, []float64{0.5, 1.5}) != 0.25 {
 		t.Errorf("regression MSE: %+v %v", p, err)
 	}
