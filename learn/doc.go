@@ -28,7 +28,8 @@
 //     one-vs-one, regression), PlanLabels chooses it from the training
 //     labels (across ranks too), and Train fits any learner for a plan.
 //   - A training run: LoadWithin loads data within the engine's memory
-//     budget (each rank its block of rows); Prep is the one preprocessing
+//     budget (each rank its block of rows), and LoadTrainTest a training
+//     and a test file with the task planned (TrainTest); Prep is the one preprocessing
 //     step (validation split and scaling, copies charged to the budget, or
 //     in place); FitEvaluate trains and measures the training, validation
 //     and test errors (File.Evaluate, across ranks); File.LearningCurve,

@@ -131,38 +131,20 @@ func fitScaler(mode string, ds *data.Dataset) (*data.Scaler, error) {
 	return learn.FitScaler(engine.Group{}, m, ds)
 }
 
-// loadTrainTest reads the --data file, the --test file if given (padded to
-// the training data's features, and refused if it has more), within what
-// e's memory budget leaves, charging both to it, and plans the labels
-// (binary, one-vs-rest or regression) from the training labels. The run is
-// then bounded by the budget: the Go heap's limit is set from it.
+// loadTrainTest reads the --data file and the --test file if given
+// (learn.LoadTrainTest: within e's memory budget, each rank its block, the
+// ranks agreeing), its errors naming the flags, and plans the labels from
+// the training labels. The run is then bounded by the budget: the Go heap's
+// limit is set from it.
 func (d *dataFlags) loadTrainTest(e *engine.Engine) (all, test *data.Dataset, plan learn.LabelPlan, err error) {
 	limitHeap(e.MemoryBudget())
-	c := e.Comm() // across ranks, each loads its block; they agree on the outcome
-	all, err = loadWithin(e, d.data, d.loadOptions(0))
-	if err = agreeOn(c, err); err != nil {
-		return nil, nil, learn.LabelPlan{}, err
+	spec, err := d.LabelSpec()
+	if err != nil {
+		return nil, nil, learn.LabelPlan{}, flagErr(err)
 	}
-	if c.Size() > 1 {
-		n, err := engine.GroupOf(c).Sum(all.Len())
-		if err == nil && n == 0 {
-			err = fmt.Errorf("%s: no examples", d.data)
-		}
-		if err != nil {
-			return nil, nil, learn.LabelPlan{}, err
-		}
+	tt, err := learn.LoadTrainTest(e, d.data, d.test, d.loadOptions, spec, func(err error) error { return budgetError(err, "--mem-budget") })
+	if err != nil {
+		return nil, nil, learn.LabelPlan{}, labelError(err, d, d.data+": ")
 	}
-	if d.test != "" {
-		test, err = loadWithin(e, d.test, d.loadOptions(all.Dim()))
-		if err != nil && !errors.Is(err, engine.ErrBudget) {
-			err = fmt.Errorf("%w (the test data must have the training data's %d features)", err, all.Dim())
-		}
-		if err = agreeOn(c, err); err != nil {
-			return nil, nil, learn.LabelPlan{}, err
-		}
-	}
-	if plan, err = planLabelsOn(c, all.Y, d); err != nil {
-		return nil, nil, learn.LabelPlan{}, fmt.Errorf("%s: %w", d.data, err)
-	}
-	return all, test, plan, nil
+	return tt.Train, tt.Test, tt.Plan, nil
 }

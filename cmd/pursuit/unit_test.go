@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/engine/comm"
 	"github.com/pursuit-ml/pursuit/learn"
 )
 
@@ -148,4 +150,20 @@ func TestFlagErrorsUseTwoDashes(t *testing.T) {
 	wantFail(t, dir, []string{"for flag --epsilon"}, "train", "--epsilon", "abc")
 	wantFail(t, dir, []string{"flag needs an argument: --data"}, "train", "--data")
 	wantFail(t, dir, []string{"for --quiet"}, "train", "--quiet=x")
+}
+
+// planLabels decides the task from the training labels and the flags.
+func planLabels(y []float64, d *dataFlags) (learn.LabelPlan, error) {
+	return planLabelsOn(&comm.Single{}, y, d)
+}
+
+// planLabelsOn is learn.PlanLabels on the labels of every rank of c (a
+// collective across ranks), its errors in terms of the flags.
+func planLabelsOn(c comm.Comm, y []float64, d *dataFlags) (learn.LabelPlan, error) {
+	s, err := d.LabelSpec()
+	if err != nil {
+		return learn.LabelPlan{}, flagErr(err)
+	}
+	plan, err := learn.PlanLabels(engine.GroupOf(c), y, s, func(err error) error { return agree(c, err) })
+	return plan, labelError(err, d, "")
 }
