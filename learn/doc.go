@@ -16,7 +16,8 @@
 //     the setting; SettingAlgorithms and CheckApplies say which settings
 //     apply to which algorithm), mapped to the algorithm's learner by
 //     Learner (with a Run: kernel, task, progress, checkpoint), and grids
-//     over them parsed by ParseGrid (SetNumber, GridSettings). DataSettings
+//     over them parsed by ParseGrid (SetNumber, GridSettings; AtPoint sets a
+//     CV grid point's values). DataSettings
 //     are the data's: format, label column, task (LabelSpec), storage
 //     (LoadOptions), scaling and validation split (Prep).
 //   - The registry: Load reads any registered kind (Register adds one), and
@@ -29,11 +30,13 @@
 //     labels (across ranks too), and Train fits any learner for a plan.
 //   - A training run: LoadWithin loads data within the engine's memory
 //     budget (each rank its block of rows), and LoadTrainTest a training
-//     and a test file with the task planned (TrainTest); Prep is the one preprocessing
-//     step (validation split and scaling, copies charged to the budget, or
-//     in place); FitEvaluate trains and measures the training, validation
-//     and test errors (File.Evaluate, across ranks); File.LearningCurve,
-//     File.PlotCurve and File.PlotSurface draw what it learned.
+//     and a test file with the task planned (TrainTest); Prep is the one
+//     preprocessing step (validation split and scaling, copies charged to
+//     the budget, or in place); FitScale fits a scaling on one set and
+//     applies it to others; FitEvaluate trains and measures the training,
+//     validation and test errors (File.Evaluate, across ranks);
+//     File.LearningCurve, File.PlotCurve and File.PlotSurface draw what it
+//     learned.
 //   - Model selection: CrossValidate, and CV.Grid for any grid of learners
 //     (per-fold preprocessing, trainings spread over ranks, one training
 //     shared by settings that differ in the basis size, learning curves);

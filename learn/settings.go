@@ -623,3 +623,29 @@ func parseNumber(v string, integer bool) (float64, error) {
 	}
 	return strconv.ParseFloat(v, 64)
 }
+
+// AtPoint returns the settings with the values of the grid point p (of
+// CV.Search: γ replaces Sigma too, ε is bpdn's Epsilon or else
+// SVREpsilon, NaN leaving it) and basis functions basis.
+func (s Settings) AtPoint(p CVPoint, basis int) (Settings, error) {
+	if p.Gamma != nil {
+		s.Gamma, s.Sigma = *p.Gamma, 0
+	}
+	if p.C != nil {
+		s.C = *p.C
+	}
+	if p.Epsilon != nil && !math.IsNaN(*p.Epsilon) {
+		if s.Algo == "bpdn" {
+			s.Epsilon = *p.Epsilon
+		} else {
+			s.SVREpsilon = *p.Epsilon
+		}
+	}
+	s.Basis = basis
+	for name, v := range p.Settings {
+		if err := s.SetNumber(name, v); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
+}

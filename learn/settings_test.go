@@ -192,3 +192,25 @@ func TestAlgorithmFacts(t *testing.T) {
 		t.Error("TakesSparse: svm takes sparse rows, an unknown name does not")
 	}
 }
+
+// TestAtPoint checks that a grid point's values land in the settings.
+func TestAtPoint(t *testing.T) {
+	g, c, eps := 0.5, 10.0, 0.2
+	s := DefaultSettings()
+	s.Sigma = 3
+	got, err := s.AtPoint(CVPoint{Gamma: &g, C: &c, Epsilon: &eps, Settings: map[string]float64{"nz": 4, "coef0": 1.5}}, 30)
+	if err != nil || got.Gamma != 0.5 || got.Sigma != 0 || got.C != 10 || got.SVREpsilon != 0.2 || got.Epsilon != 0 || got.Nz != 4 || got.Coef0 != 1.5 || got.Basis != 30 {
+		t.Errorf("AtPoint: %+v, %v", got, err)
+	}
+	s.Algo = "bpdn"
+	nan := math.NaN()
+	if got, _ := s.AtPoint(CVPoint{Epsilon: &eps}, 0); got.Epsilon != 0.2 || got.SVREpsilon != 0 || got.Sigma != 3 {
+		t.Errorf("bpdn's ε: %+v", got)
+	}
+	if got, _ := s.AtPoint(CVPoint{Epsilon: &nan}, 0); got.Epsilon != 0 {
+		t.Errorf("NaN ε changed the settings: %+v", got)
+	}
+	if _, err := s.AtPoint(CVPoint{Settings: map[string]float64{"seed": 1}}, 0); err == nil {
+		t.Error("a point setting the seed was accepted")
+	}
+}

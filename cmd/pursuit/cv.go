@@ -241,28 +241,14 @@ func runCV(ev *env, fs *flag.FlagSet, o *cvOptions) error {
 }
 
 // pointFlags are the flags mf with the settings of grid point p and the
-// basis size basis.
+// basis size basis (learn.Settings.AtPoint).
 func pointFlags(mf *modelFlags, p learn.CVPoint, basis int) modelFlags {
 	f := *mf
-	if p.Gamma != nil {
-		f.Gamma, f.Sigma = *p.Gamma, 0
+	s, err := mf.AtPoint(p, basis)
+	if err != nil {
+		panic(fmt.Sprintf("grid point %s was validated: %v", p.Describe(), err))
 	}
-	if p.C != nil {
-		f.C = *p.C
-	}
-	if p.Epsilon != nil && !math.IsNaN(*p.Epsilon) {
-		name := "svr-epsilon"
-		if f.Algo == "bpdn" {
-			name = "epsilon"
-		}
-		_ = f.SetNumber(name, *p.Epsilon)
-	}
-	f.Basis = basis
-	for name, v := range p.Settings {
-		if err := f.SetNumber(name, v); err != nil {
-			panic(fmt.Sprintf("--grid %s=%v was validated: %v", name, v, err))
-		}
-	}
+	f.Settings = s
 	return f
 }
 

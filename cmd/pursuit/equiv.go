@@ -87,11 +87,7 @@ func runEquiv(ev *env, fs *flag.FlagSet, o *equivOptions) error {
 	if err := learn.CheckRegressionTargets(ds.Y); err != nil {
 		return fmt.Errorf("%s: %w", o.data, err)
 	}
-	scaler, err := fitScaler(o.Scale, ds)
-	if err != nil {
-		return err
-	}
-	if err := learn.ScaleInPlace(scaler, ds); err != nil {
+	if err := scaleData(o.Scale, ds); err != nil {
 		return err
 	}
 	k, err := o.kernelFor(ds.Dim())

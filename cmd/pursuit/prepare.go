@@ -122,13 +122,15 @@ func prepError(err error) error {
 	return fmt.Errorf("--val-frac %v of %d examples leaves an empty training or validation set", se.Frac, se.N)
 }
 
-// fitScaler fits the scaling of --scale on ds, in one process.
-func fitScaler(mode string, ds *data.Dataset) (*data.Scaler, error) {
+// scaleData fits the scaling of --scale on tr and scales tr and others
+// with it, in one process (learn.FitScale).
+func scaleData(mode string, tr *data.Dataset, others ...*data.Dataset) error {
 	m, err := (&learn.DataSettings{Scale: mode}).ScaleMode()
 	if err != nil {
-		return nil, flagErr(err)
+		return flagErr(err)
 	}
-	return learn.FitScaler(engine.Group{}, m, ds)
+	_, err = learn.FitScale(m, tr, others...)
+	return err
 }
 
 // loadTrainTest reads the --data file and the --test file if given

@@ -139,14 +139,7 @@ func runSubspace(ev *env, fs *flag.FlagSet, o *subspaceOptions) error {
 	if o.k >= tr.Len() {
 		return fmt.Errorf("--k %d: must be less than the %d training examples", o.k, tr.Len())
 	}
-	scaler, err := fitScaler(o.Scale, tr)
-	if err != nil {
-		return err
-	}
-	if err := learn.ScaleInPlace(scaler, tr); err != nil {
-		return err
-	}
-	if err := learn.ScaleInPlace(scaler, te); err != nil {
+	if err := scaleData(o.Scale, tr, te); err != nil {
 		return err
 	}
 	kern, err := o.model.kernelFor(tr.Dim())
@@ -247,19 +240,11 @@ func runSKCCA(ev *env, o *subspaceOptions, e *engine.Engine) error {
 			return err
 		}
 	}
-	for _, v := range []struct {
-		tr, te *data.Dataset
-	}{{tx, ex}, {ty, ey}} {
-		sc, err := fitScaler(o.Scale, v.tr)
-		if err != nil {
-			return err
-		}
-		if err := learn.ScaleInPlace(sc, v.tr); err != nil {
-			return err
-		}
-		if err := learn.ScaleInPlace(sc, v.te); err != nil {
-			return err
-		}
+	if err := scaleData(o.Scale, tx, ex); err != nil {
+		return err
+	}
+	if err := scaleData(o.Scale, ty, ey); err != nil {
+		return err
 	}
 	kx, err := o.model.kernelFor(tx.Dim())
 	if err != nil {
