@@ -51,9 +51,10 @@
 //     (KCCAReport), LabelPlan.Describe and ErrorText, File.ExportLIBSVM
 //     and ExportONNX, MethodOf and StopSummary, Result (File.Result, Num;
 //     WriteText with TrainText: a training run's summary, LabelColumnText,
-//     FormatSize),
-//     Bound.String, DemoProblems with DemoReport, and SystemReport
-//     (DescribeSystem), DataInfo (DescribeData: how a data set is held).
+//     FormatSize), Bound.String, DemoProblems with DemoReport
+//     (DemoProblem.Settings and Row, DemoResult.Record, DemoFullData),
+//     SystemReport (DescribeSystem) and DataInfo (DescribeData: how a data
+//     set is held).
 //   - Running a model and its files: File.LoadData (data at the model's
 //     width, sparse rows widened), File.PredictData (Prediction, with
 //     WritePredictions), LoadCompressSource (SourceError), RestateLimit

@@ -116,7 +116,7 @@ func runDemo(ev *env, fs *flag.FlagSet, o *demoOptions) error {
 		if err := printJSON(ev, rep); err != nil {
 			return err
 		}
-	} else if err := rep.WriteText(ev.stdout, fullDataAlgos()); err != nil {
+	} else if err := rep.WriteText(ev.stdout, learn.DemoFullData()); err != nil {
 		return err
 	}
 	if failed := rep.Failed(); len(failed) > 0 {
@@ -127,19 +127,9 @@ func runDemo(ev *env, fs *flag.FlagSet, o *demoOptions) error {
 
 // demoRun trains algorithm a on problem p and writes its plots.
 func demoRun(ev *env, e *engine.Engine, o *demoOptions, p *learn.DemoProblem, a learn.Algorithm) (demoResult, []string, error) {
-	r := demoResult{Problem: p.Name, Result: resultJSON{Algorithm: a.Name, Backend: e.BackendName(), Task: learn.TaskBinary, NTrain: p.Train.Len(), NTest: p.Test.Len()}, Gamma: p.Gamma}
-	if contains(algoFlags()["c"], a.Name) {
-		c := p.C
-		r.C = &c
-	}
-	mf := modelFlags{Settings: learn.Settings{Algo: a.Name, Kernel: "rbf", Gamma: p.Gamma, C: p.C, Patience: learn.DefaultPatience, Seed: o.seed}, quiet: o.quiet}
-	df := dataFlags{DataSettings: learn.DataSettings{Scale: string(p.Scale)}}
-	if a.UsesBasis {
-		mf.Basis, df.ValFrac = p.Basis, p.ValFrac
-	}
-	if a.Name == "slmc" {
-		mf.Nz = p.Nz
-	}
+	r := p.Row(a, e.BackendName())
+	settings, dataSettings := p.Settings(a, o.seed)
+	mf, df := modelFlags{Settings: settings, quiet: o.quiet}, dataFlags{DataSettings: dataSettings}
 	plan := learn.LabelPlan{Task: learn.TaskBinary, Classes: []float64{-1, 1}}
 	bar := newProgressBar(ev, p.Name+" "+a.Name, o.quiet)
 	res, err := fitSplit(e, &mf, &df, plan, p.Train, p.Test, bar)
@@ -148,12 +138,7 @@ func demoRun(ev *env, e *engine.Engine, o *demoOptions, p *learn.DemoProblem, a 
 	}
 	defer e.Release(res.held)
 	m := res.Model
-	r.Kernel = m.Header.Kernel
-	r.NTrain, r.NVal = m.Header.Train.NTrain, m.Header.Train.NVal
-	r.NBasis = m.NBasis()
-	r.TrainError, r.ValError, r.TestError = num(res.TrainError), num(res.ValError), num(res.TestError)
-	r.TrainSeconds, r.PredictSeconds = res.TrainSeconds, res.PredictSeconds
-	if r.ModelBytes, err = m.Size(); err != nil {
+	if err := r.Record(res.Fitted); err != nil {
 		return r, nil, err
 	}
 	if m.Header.Curve, err = m.LearningCurve(e, res.tr, res.val, res.test, 60, true); err != nil {
@@ -170,18 +155,6 @@ func writeDataset(path string, ds *data.Dataset) error {
 		return fmt.Errorf("writing demo data: %w", err)
 	}
 	return nil
-}
-
-// fullDataAlgos are the demo's algorithms that train on all the training
-// data (no early stopping on a validation part), from the algorithm table.
-func fullDataAlgos() []string {
-	var names []string
-	for _, a := range learn.Algorithms() {
-		if !a.UsesBasis && !a.NotInDemo {
-			names = append(names, a.Name)
-		}
-	}
-	return names
 }
 
 // writeSparseDemo writes the text-like set of --sparse's shape (and a test
