@@ -42,7 +42,7 @@
 //     shared by settings that differ in the basis size, learning curves);
 //     GridSearch over any numeric setting.
 //   - After training: File.Bound (the sample-compression bounds of package
-//     bound), Compress (the trade-off table of compressing a C-SVC with
+//     bound; ValidateBound, BoundAlgorithms), Compress (the trade-off table of compressing a C-SVC with
 //     package slmc), SparseKPCA and SKCCABound (the subspace bounds).
 //   - Reports, for a program's own output: ProgressWriter (a learner's
 //     Progress callback drawn as a bar or as log lines), CVGrid and

@@ -214,3 +214,37 @@ func TestAtPoint(t *testing.T) {
 		t.Error("a point setting the seed was accepted")
 	}
 }
+
+// TestValidateBound checks the bound's settings against the models they
+// bound.
+func TestValidateBound(t *testing.T) {
+	if got := strings.Join(BoundAlgorithms(), " "); got != "kmp kmp-backfit kmp-basic kmp-tanh skmp svm bpdn mpkfda" {
+		t.Errorf("BoundAlgorithms = %q", got)
+	}
+	for _, c := range []struct {
+		algo         string
+		regression   bool
+		delta, alpha float64
+		given        []string
+		want         string
+	}{
+		{"kmp", false, 0.05, 0, nil, ""},
+		{"svm", true, 0.05, 0.5, []string{"alpha"}, ""},
+		{"slmc", false, 0.05, 0, nil, "--bound does not apply to --algo slmc: its basis is not a subset of the training points (the bounds cover " + strings.Join(BoundAlgorithms(), ", ") + ")"},
+		{"kmp", false, 1, 0, nil, "--delta 1: must be in (0, 1)"},
+		{"kmp", true, 0.05, 0, nil, "--alpha 0: the bound for a regressor needs the error threshold α > 0 (it is on P(|f(x) − y| > α))"},
+		{"kmp", false, 0.05, 1, []string{"alpha"}, "--alpha applies to regression; a classifier's bound is on its error rate"},
+	} {
+		given := map[string]bool{}
+		for _, g := range c.given {
+			given[g] = true
+		}
+		err := ValidateBound(c.algo, c.regression, c.delta, c.alpha, given)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%+v: %v", c, err)
+		case c.want != "" && (err == nil || err.(*SettingError).Text(dashes) != c.want || !errors.Is(err, pursuit.ErrConfig)):
+			t.Errorf("%+v: %v, want %q", c, err, c.want)
+		}
+	}
+}

@@ -188,13 +188,13 @@ func flagErr(err error) error {
 func cliAlgoFlags() map[string][]string {
 	lib := learn.SettingAlgorithms()
 	return map[string][]string{
-		"curve":        lib["patience"], // train: only the KMP family records a learning curve
-		"grid-basis":   lib["basis"],    // cv, as --basis
-		"grid-c":       {"svm", "slmc"}, // cv
-		"grid-epsilon": {"bpdn", "svm"}, // cv; svm with --svr-epsilon
-		"bound":        boundAlgos(),    // train (bound.go)
-		"delta":        boundAlgos(),
-		"alpha":        boundAlgos(),
+		"curve":        lib["patience"],         // train: only the KMP family records a learning curve
+		"grid-basis":   lib["basis"],            // cv, as --basis
+		"grid-c":       {"svm", "slmc"},         // cv
+		"grid-epsilon": {"bpdn", "svm"},         // cv; svm with --svr-epsilon
+		"bound":        learn.BoundAlgorithms(), // train (bound.go)
+		"delta":        learn.BoundAlgorithms(),
+		"alpha":        learn.BoundAlgorithms(),
 		// train (checkpoint.go)
 		"checkpoint":       learn.CheckpointAlgorithms(false),
 		"checkpoint-every": learn.CheckpointAlgorithms(false),
