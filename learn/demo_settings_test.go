@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 )
 
@@ -51,6 +52,19 @@ func TestDemoSettings(t *testing.T) {
 	size, _ := f.Model.Size()
 	if r.NBasis != f.Model.NBasis() || r.NBasis > 5 || r.NVal != pr.Val.Len() || r.NTrain != pr.Train.Len() || *r.TestError != f.TestError || r.ModelBytes != size {
 		t.Errorf("recorded row %+v from %+v", r, f)
+	}
+	// FitSettings is the same run in one call.
+	f2, pr2, err := FitSettings(e, &s, &d, LabelPlan{Task: TaskBinary, Classes: []float64{-1, 1}}, p.Train, p.Test, nil, "test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr2.Release(e)
+	if f2.TrainError != f.TrainError || f2.TestError != f.TestError || f2.Model.NBasis() != f.Model.NBasis() || f2.Model.Header.Algorithm != "kmp" {
+		t.Errorf("FitSettings: train %v test %v basis %d; the composed run: %v %v %d", f2.TrainError, f2.TestError, f2.Model.NBasis(), f.TrainError, f.TestError, f.Model.NBasis())
+	}
+	d.Regression = true
+	if r, err := s.RunFor(2, &d); err != nil || !r.Regression || r.Kernel.String() != pursuit.NewRBF(p.Gamma).String() {
+		t.Errorf("RunFor with regression data settings: %+v, %v", r, err)
 	}
 	if got := strings.Join(DemoFullData(), " "); got != "svm mpkfda slmc" {
 		t.Errorf("DemoFullData = %q", got)

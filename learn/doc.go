@@ -14,12 +14,13 @@
 //   - Settings: the model settings of every algorithm by name (Algorithms,
 //     FindAlgorithm) in one struct, checked by Validate (SettingError names
 //     the setting; SettingAlgorithms and CheckApplies say which settings
-//     apply to which algorithm), mapped to the algorithm's learner by
-//     Learner (with a Run: kernel, task, progress, checkpoint), and grids
-//     over them parsed by ParseGrid (SetNumber, GridSettings; AtPoint sets a
-//     CV grid point's values). DataSettings
-//     are the data's: format, label column, task (LabelSpec), storage
-//     (LoadOptions), scaling and validation split (Prep).
+//     apply to which algorithm) and mapped to the algorithm's learner by
+//     Learner (with a Run: kernel, task, progress, checkpoint; RunFor).
+//     FitSettings runs a whole training from the settings; ParseGrid
+//     parses grids over them (SetNumber, GridSettings), and AtPoint sets a
+//     CV grid point's values. DataSettings are the data's: format, label
+//     column, task (LabelSpec), storage (LoadOptions), scaling and
+//     validation split (Prep).
 //   - The registry: Load reads any registered kind (Register adds one), and
 //     File is the model file (a header with the task, scaling and training
 //     figures, and each model's own Save format as payloads): LoadModel,

@@ -12,6 +12,8 @@ import (
 	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/bpdn"
 	"github.com/pursuit-ml/pursuit/checkpoint"
+	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/greedy"
 	"github.com/pursuit-ml/pursuit/kmp"
 	"github.com/pursuit-ml/pursuit/slmc"
@@ -648,4 +650,38 @@ func (s Settings) AtPoint(p CVPoint, basis int) (Settings, error) {
 		}
 	}
 	return s, nil
+}
+
+// RunFor is the Run of the settings for data with dim features: the
+// kernel (KernelFor), and real-valued targets when d asks for them or
+// SVREpsilon is set.
+func (s *Settings) RunFor(dim int, d *DataSettings) (Run, error) {
+	k, err := s.KernelFor(dim)
+	if err != nil {
+		return Run{}, err
+	}
+	return Run{Kernel: k, Regression: d.Regression || s.SVREpsilon > 0}, nil
+}
+
+// FitSettings is one whole training run of validated settings s on
+// unscaled data, in one process: d's preprocessing (DataSettings.Prep,
+// drawn with s.Seed), s's learner for plan (Learner; progress may be nil)
+// and Prep.Fit with the program's version (trained, if not nil, is called
+// when training ends). The Prepared sets are charged to e's budget until
+// their Release.
+func FitSettings(e *engine.Engine, s *Settings, d *DataSettings, plan LabelPlan, tr, test *data.Dataset, progress func(Progress), version string, trained func()) (*Fitted, *Prepared, error) {
+	prep, err := d.Prep(s.Seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := s.RunFor(tr.Dim(), d)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.Progress = progress
+	l, err := s.Learner(plan, r)
+	if err != nil {
+		return nil, nil, err
+	}
+	return prep.Fit(e, s.Algo, r.Kernel, l, plan, tr, test, version, trained)
 }

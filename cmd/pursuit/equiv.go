@@ -90,7 +90,7 @@ func runEquiv(ev *env, fs *flag.FlagSet, o *equivOptions) error {
 	if err := scaleData(o.Scale, ds); err != nil {
 		return err
 	}
-	k, err := o.kernelFor(ds.Dim())
+	k, err := o.KernelFor(ds.Dim())
 	if err != nil {
 		return err
 	}

@@ -50,10 +50,14 @@ func newLearner(p *trainParams, plan learn.LabelPlan, bar *progressBar) (learn.L
 	if err != nil {
 		return nil, flagErr(err)
 	}
-	if plan.Task == learn.TaskOneVsRest {
-		bar.setLabel(fmt.Sprintf("train %s one-vs-rest (%d classes)", p.Algo, plan.NumModels()))
-	} else {
-		bar.setLabel("train " + p.Algo)
-	}
+	bar.setLabel(trainLabel(p.Algo, plan))
 	return l, nil
+}
+
+// trainLabel is what the progress report says it is about.
+func trainLabel(algo string, plan learn.LabelPlan) string {
+	if plan.Task == learn.TaskOneVsRest {
+		return fmt.Sprintf("train %s one-vs-rest (%d classes)", algo, plan.NumModels())
+	}
+	return "train " + algo
 }

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/engine/comm"
 	"github.com/pursuit-ml/pursuit/learn"
@@ -273,9 +272,6 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// kernelFor builds the kernel for data of dim features from the flags.
-func (m *modelFlags) kernelFor(dim int) (pursuit.Kernel, error) { return m.KernelFor(dim) }
-
 // newEngine opens the engine the flags ask for, on a single process.
 func (m *modelFlags) newEngine() (*engine.Engine, error) {
 	return m.newEngineOn(nil)
@@ -308,13 +304,14 @@ func (m *modelFlags) newEngineOn(c comm.Comm) (*engine.Engine, error) {
 	return e, nil
 }
 
-// params are the flags with the kernel for data with dim features.
+// params are the flags with what training on data with dim features
+// adds (learn.Settings.RunFor).
 func (m *modelFlags) params(dim int, d *dataFlags) (*trainParams, error) {
-	k, err := m.kernelFor(dim)
+	r, err := m.RunFor(dim, &d.DataSettings)
 	if err != nil {
 		return nil, err
 	}
-	return &trainParams{modelFlags: m, run: learn.Run{Kernel: k, Regression: d.Regression || m.SVREpsilon > 0}}, nil
+	return &trainParams{modelFlags: m, run: r}, nil
 }
 
 // engineNames makes the engine's messages name the flags that set its

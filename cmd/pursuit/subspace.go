@@ -142,7 +142,7 @@ func runSubspace(ev *env, fs *flag.FlagSet, o *subspaceOptions) error {
 	if err := scaleData(o.Scale, tr, te); err != nil {
 		return err
 	}
-	kern, err := o.model.kernelFor(tr.Dim())
+	kern, err := o.model.KernelFor(tr.Dim())
 	if err != nil {
 		return err
 	}
@@ -246,11 +246,11 @@ func runSKCCA(ev *env, o *subspaceOptions, e *engine.Engine) error {
 	if err := scaleData(o.Scale, ty, ey); err != nil {
 		return err
 	}
-	kx, err := o.model.kernelFor(tx.Dim())
+	kx, err := o.model.KernelFor(tx.Dim())
 	if err != nil {
 		return err
 	}
-	ky, err := o.model.kernelFor(ty.Dim())
+	ky, err := o.model.KernelFor(ty.Dim())
 	if err != nil {
 		return err
 	}
