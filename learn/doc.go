@@ -58,7 +58,8 @@
 //     set is held).
 //   - Running a model and its files: File.LoadData (data at the model's
 //     width, sparse rows widened), File.PredictData (Prediction, with
-//     WritePredictions), LoadCompressSource (SourceError), RestateLimit
+//     WritePredictions, and Result, WriteText and ForeignWarning for its
+//     report), LoadCompressSource (SourceError), RestateLimit
 //     (a memory-limit error in a setting's terms) and Prep.Fit (a whole
 //     training run: preprocessing, FitEvaluate and Fitted.Record).
 //

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 
 	"github.com/pursuit-ml/pursuit/data"
 )
@@ -111,4 +112,33 @@ func FormatSize(b int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", b)
+}
+
+// Result is the Result of applying m, read from modelPath, to the n rows
+// the prediction p was made on (`pursuit predict --json`): the model's
+// figures with the test ones and the model file's size.
+func (p *Prediction) Result(m *File, n int, backend, modelPath string) Result {
+	out := m.Result(backend)
+	out.NTest, out.TestError, out.PredictSeconds, out.Model, out.ForeignLabels = n, Num(p.Error), p.Seconds, modelPath, p.Foreign
+	if st, err := os.Stat(modelPath); err == nil {
+		out.ModelBytes = st.Size()
+	}
+	return out
+}
+
+// WriteText writes the prediction's summary line: its error on the n rows
+// of dataName, the model and the time.
+func (p *Prediction) WriteText(w io.Writer, m *File, dataName string, n int, backend string) {
+	fmt.Fprintf(w, "%s: %s on %d examples (%s model, %d basis functions, backend %s, %.3g s)\n",
+		dataName, m.Header.Labels.ErrorText(p.Error, n), n, m.Header.Algorithm, m.Header.NBasis, backend, p.Seconds)
+}
+
+// ForeignWarning says how many of the n rows of dataName have labels that
+// are not the classes of m (each counts as an error); "" when none has.
+func (p *Prediction) ForeignWarning(m *File, dataName string, n int) string {
+	if p.Foreign == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d examples of %s have labels (%s) that are not the model's classes (%s); each counts as an error",
+		p.Foreign, n, dataName, ListLabels(p.ForeignValues, 5), ListLabels(m.Header.Labels.Classes, 10))
 }

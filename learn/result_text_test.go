@@ -61,3 +61,26 @@ func TestResultWriteText(t *testing.T) {
 		t.Errorf("FormatSize: %s %s %s", FormatSize(1023), FormatSize(1<<10), FormatSize(3<<19))
 	}
 }
+
+// TestPredictionText checks predict's summary, warning and JSON figures.
+func TestPredictionText(t *testing.T) {
+	m := &File{}
+	m.Header.Algorithm, m.Header.NBasis = "svm", 7
+	m.Header.Labels = LabelPlan{Task: TaskBinary, Classes: []float64{-1, 1}}
+	p := &Prediction{Error: 0.25, Seconds: 0.5, Foreign: 1, ForeignValues: []float64{3}}
+	var b bytes.Buffer
+	p.WriteText(&b, m, "d.svm", 8, "go")
+	if want := "d.svm: error 25.00% (2/8) on 8 examples (svm model, 7 basis functions, backend go, 0.5 s)\n"; b.String() != want {
+		t.Errorf("summary %q, want %q", b.String(), want)
+	}
+	if got, want := p.ForeignWarning(m, "d.svm", 8), "1 of 8 examples of d.svm have labels (3) that are not the model's classes (-1 1); each counts as an error"; got != want {
+		t.Errorf("warning %q, want %q", got, want)
+	}
+	if (&Prediction{}).ForeignWarning(m, "d", 1) != "" {
+		t.Error("a warning without foreign labels")
+	}
+	r := p.Result(m, 8, "go", "/nonexistent/model")
+	if r.NTest != 8 || *r.TestError != 0.25 || r.PredictSeconds != 0.5 || r.ForeignLabels != 1 || r.Model != "/nonexistent/model" || r.ModelBytes != 0 || r.NBasis != 7 {
+		t.Errorf("result %+v", r)
+	}
+}
