@@ -183,3 +183,30 @@ func (b *Bound) String() string {
 	}
 	return s
 }
+
+// BoundAlgorithms names the algorithms whose models a theorem bounds
+// (BoundTheorem), in Algorithms' order.
+func BoundAlgorithms() []string {
+	return algorithmNames(func(a Algorithm) bool { return BoundTheorem(a.Name) != "" })
+}
+
+// ValidateBound checks the settings of File.Bound, "delta" (δ) and
+// "alpha" (α), for the models of algorithm algo (regression: a regressor's;
+// given names the settings set explicitly): a theorem must bound them, δ
+// is in (0, 1), and α is positive and finite for a regressor and not
+// given for a classifier. It names the request for a bound "bound".
+func ValidateBound(algo string, regression bool, delta, alpha float64, given map[string]bool) error {
+	if BoundTheorem(algo) == "" {
+		return settingErr("bound", "{bound} does not apply to {algo} %s: its basis is not a subset of the training points (the bounds cover %s)", algo, strings.Join(BoundAlgorithms(), ", "))
+	}
+	if !(delta > 0 && delta < 1) {
+		return settingErr("delta", "{delta} %v: must be in (0, 1)", delta)
+	}
+	if regression && (!(alpha > 0) || math.IsInf(alpha, 0)) {
+		return settingErr("alpha", "{alpha} %v: the bound for a regressor needs the error threshold α > 0 (it is on P(|f(x) − y| > α))", alpha)
+	}
+	if !regression && given["alpha"] {
+		return settingErr("alpha", "{alpha} applies to regression; a classifier's bound is on its error rate")
+	}
+	return nil
+}

@@ -3,6 +3,7 @@ package learn
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -119,4 +120,51 @@ func listAnd(names []string) string {
 		return strings.Join(names, "")
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// Settings are the settings algorithm a trains with on the problem: an
+// RBF kernel of the problem's γ and its C, the default patience, and for
+// the KMP family its basis cap and validation part (early stopping), for
+// slmc its Nz; the data are scaled as the problem says.
+func (p *DemoProblem) Settings(a Algorithm, seed int64) (Settings, DataSettings) {
+	s := Settings{Algo: a.Name, Kernel: "rbf", Gamma: p.Gamma, C: p.C, Patience: DefaultPatience, Seed: seed}
+	d := DataSettings{Scale: string(p.Scale)}
+	if a.UsesBasis {
+		s.Basis, d.ValFrac = p.Basis, p.ValFrac
+	}
+	if a.Name == "slmc" {
+		s.Nz = p.Nz
+	}
+	return s, d
+}
+
+// Row is the table row of algorithm a on the problem before training: the
+// problem's sizes and settings (C where a has one).
+func (p *DemoProblem) Row(a Algorithm, backend string) DemoResult {
+	r := DemoResult{Problem: p.Name, Gamma: p.Gamma,
+		Result: Result{Algorithm: a.Name, Backend: backend, Task: TaskBinary, NTrain: p.Train.Len(), NTest: p.Test.Len()}}
+	if slices.Contains(SettingAlgorithms()["c"], a.Name) {
+		c := p.C
+		r.C = &c
+	}
+	return r
+}
+
+// Record fills the row with the figures of the run f (Prep.Fit's).
+func (r *DemoResult) Record(f *Fitted) error {
+	m := f.Model
+	r.Kernel = m.Header.Kernel
+	r.NTrain, r.NVal = m.Header.Train.NTrain, m.Header.Train.NVal
+	r.NBasis = m.NBasis()
+	r.TrainError, r.ValError, r.TestError = Num(f.TrainError), Num(f.ValError), Num(f.TestError)
+	r.TrainSeconds, r.PredictSeconds = f.TrainSeconds, f.PredictSeconds
+	var err error
+	r.ModelBytes, err = m.Size()
+	return err
+}
+
+// DemoFullData names the demo's algorithms that train on all the training
+// data (no early stopping on a validation part), for WriteText.
+func DemoFullData() []string {
+	return algorithmNames(func(a Algorithm) bool { return !a.UsesBasis && !a.NotInDemo })
 }

@@ -11,6 +11,16 @@
 //     BPDN, MPKFDA) whose Fit trains on the engine, the rows x, the targets
 //     y and a validation set, and returns a Model. OneVsRestLearner is a
 //     learner with its own multi-class training.
+//   - Settings: the model settings of every algorithm by name (Algorithms,
+//     FindAlgorithm) in one struct, checked by Validate (SettingError names
+//     the setting; SettingAlgorithms and CheckApplies say which settings
+//     apply to which algorithm) and mapped to the algorithm's learner by
+//     Learner (with a Run: kernel, task, progress, checkpoint; RunFor).
+//     FitSettings runs a whole training from the settings; ParseGrid
+//     parses grids over them (SetNumber, GridSettings), and AtPoint sets a
+//     CV grid point's values. DataSettings are the data's: format, label
+//     column, task (LabelSpec), storage (LoadOptions), scaling and
+//     validation split (Prep).
 //   - The registry: Load reads any registered kind (Register adds one), and
 //     File is the model file (a header with the task, scaling and training
 //     figures, and each model's own Save format as payloads): LoadModel,
@@ -20,29 +30,36 @@
 //     one-vs-one, regression), PlanLabels chooses it from the training
 //     labels (across ranks too), and Train fits any learner for a plan.
 //   - A training run: LoadWithin loads data within the engine's memory
-//     budget (each rank its block of rows); Prep is the one preprocessing
-//     step (validation split and scaling, copies charged to the budget, or
-//     in place); FitEvaluate trains and measures the training, validation
-//     and test errors (File.Evaluate, across ranks); File.LearningCurve,
-//     File.PlotCurve and File.PlotSurface draw what it learned.
+//     budget (each rank its block of rows), and LoadTrainTest a training
+//     and a test file with the task planned (TrainTest); Prep is the one
+//     preprocessing step (validation split and scaling, copies charged to
+//     the budget, or in place); FitScale fits a scaling on one set and
+//     applies it to others; FitEvaluate trains and measures the training,
+//     validation and test errors (File.Evaluate, across ranks);
+//     File.LearningCurve, File.PlotCurve and File.PlotSurface draw what it
+//     learned.
 //   - Model selection: CrossValidate, and CV.Grid for any grid of learners
 //     (per-fold preprocessing, trainings spread over ranks, one training
 //     shared by settings that differ in the basis size, learning curves);
 //     GridSearch over any numeric setting.
 //   - After training: File.Bound (the sample-compression bounds of package
-//     bound), Compress (the trade-off table of compressing a C-SVC with
+//     bound; ValidateBound, BoundAlgorithms), Compress (the trade-off table of compressing a C-SVC with
 //     package slmc), SparseKPCA and SKCCABound (the subspace bounds).
 //   - Reports, for a program's own output: ProgressWriter (a learner's
 //     Progress callback drawn as a bar or as log lines), CVGrid and
 //     CV.Search with CVPoint and WriteCVTable, Tradeoff.Report
 //     (TradeoffReport), KPCACurve.Report (KPCAReport) and SparseKCCA
 //     (KCCAReport), LabelPlan.Describe and ErrorText, File.ExportLIBSVM
-//     and ExportONNX, MethodOf and StopSummary, Result (File.Result, Num),
-//     Bound.String, DemoProblems with DemoReport, and SystemReport
-//     (DescribeSystem).
+//     and ExportONNX, MethodOf and StopSummary, Result (File.Result, Num;
+//     WriteText with TrainText: a training run's summary, LabelColumnText,
+//     FormatSize), Bound.String, DemoProblems with DemoReport
+//     (DemoProblem.Settings and Row, DemoResult.Record, DemoFullData),
+//     SystemReport (DescribeSystem) and DataInfo (DescribeData: how a data
+//     set is held).
 //   - Running a model and its files: File.LoadData (data at the model's
 //     width, sparse rows widened), File.PredictData (Prediction, with
-//     WritePredictions), LoadCompressSource (SourceError), RestateLimit
+//     WritePredictions, and Result, WriteText and ForeignWarning for its
+//     report), LoadCompressSource (SourceError), RestateLimit
 //     (a memory-limit error in a setting's terms) and Prep.Fit (a whole
 //     training run: preprocessing, FitEvaluate and Fitted.Record).
 //

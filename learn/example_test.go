@@ -121,3 +121,37 @@ func ExampleCV_Grid() {
 	fmt.Printf("%d settings; 10 basis functions: cv error below 10%%: %v\n", len(res), res[2].Error < 0.1)
 	// Output: 3 settings; 10 basis functions: cv error below 10%: true
 }
+
+// Training by name, as the pursuit command does: the settings of any
+// algorithm in one struct, checked (errors name the setting), then one
+// whole run with a validation split for KMP's early stopping and the
+// scaling fitted on the training part.
+func ExampleFitSettings() {
+	e, err := engine.New(engine.WithBackend("go"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer e.Close()
+	tr, test := blobs(200, 2, 1), blobs(100, 2, 2)
+	s := learn.DefaultSettings()
+	s.Algo, s.Gamma, s.Basis = "kmp-backfit", 0.5, 10
+	if err := s.Validate(map[string]bool{"gamma": true, "basis": true}, nil); err != nil {
+		log.Fatal(err)
+	}
+	d := learn.DataSettings{Format: "auto", Scale: "minmax", ValFrac: 0.25}
+	plan := learn.LabelPlan{Task: learn.TaskBinary, Classes: []float64{1, 2}}
+	f, pr, err := learn.FitSettings(e, &s, &d, plan, tr, test, nil, "example", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer pr.Release(e)
+	fmt.Printf("%s: at most 10 basis functions: %v, %d validation rows, test error below 10%%: %v\n",
+		f.Model.Header.Algorithm, f.Model.NBasis() <= 10, pr.Val.Len(), f.TestError < 0.1)
+
+	s.Algo, s.C = "kmp", 3
+	err = s.Validate(map[string]bool{"c": true}, nil)
+	fmt.Println(err)
+	// Output:
+	// kmp-backfit: at most 10 basis functions: true, 50 validation rows, test error below 10%: true
+	// c does not apply to algo kmp (it is for svm, slmc, bpdn)
+}

@@ -108,3 +108,56 @@ func (m *File) LoadData(e *engine.Engine, path string, storage data.Storage, for
 	}
 	return ds, nil
 }
+
+// TrainTest is the data of a training run: the training rows (this
+// rank's block across ranks), the test rows (nil without a test file) and
+// the task planned from every rank's training labels.
+type TrainTest struct {
+	Train, Test *data.Dataset
+	Plan        LabelPlan
+}
+
+// LoadTrainTest reads the training file and, when testPath is not "", the
+// test file at the training data's width (a test file with more features
+// is refused), each with the options opts gives for that width (0: the
+// file's own) within what e's memory budget leaves, charged to it
+// (LoadWithin: across e's ranks each rank reads its block of the rows, and
+// the ranks agree on each file's outcome), and plans the task spec asks
+// for from the training labels (PlanLabels, across the ranks; its errors
+// are wrapped with trainPath). restate, if not nil, rewrites a loading
+// error before the ranks agree on it (RestateLimit in a caller's terms,
+// say).
+func LoadTrainTest(e *engine.Engine, trainPath, testPath string, opts func(dim int) []data.Option, spec LabelSpec, restate func(error) error) (*TrainTest, error) {
+	if restate == nil {
+		restate = func(err error) error { return err }
+	}
+	c := e.Comm()
+	all, err := LoadWithin(e, trainPath, opts(0)...)
+	if err = engine.AgreeOn(c, restate(err)); err != nil {
+		return nil, err
+	}
+	if c.Size() > 1 {
+		n, err := e.Group().Sum(all.Len())
+		if err == nil && n == 0 {
+			err = pursuit.BadInputf("%s: no examples", trainPath)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	tt := &TrainTest{Train: all}
+	if testPath != "" {
+		tt.Test, err = LoadWithin(e, testPath, opts(all.Dim())...)
+		err = restate(err)
+		if err != nil && !errors.Is(err, engine.ErrBudget) {
+			err = fmt.Errorf("%w (the test data must have the training data's %d features)", err, all.Dim())
+		}
+		if err = engine.AgreeOn(c, err); err != nil {
+			return nil, err
+		}
+	}
+	if tt.Plan, err = PlanLabels(e.Group(), all.Y, spec, func(err error) error { return engine.AgreeFailure(c, err) }); err != nil {
+		return nil, fmt.Errorf("%s: %w", trainPath, err)
+	}
+	return tt, nil
+}

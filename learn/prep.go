@@ -225,3 +225,19 @@ func ScaleInPlace(s *data.Scaler, ds *data.Dataset) error {
 	}
 	return nil
 }
+
+// FitScale fits the scaling mode on tr (in one process; ScaleAuto
+// resolves on tr) and scales tr and each of others (nil ones skipped) with
+// it, in place.
+func FitScale(mode data.ScaleMode, tr *data.Dataset, others ...*data.Dataset) (*data.Scaler, error) {
+	s, err := FitScaler(engine.Group{}, mode, tr)
+	if err != nil {
+		return nil, err
+	}
+	for _, ds := range append([]*data.Dataset{tr}, others...) {
+		if err := ScaleInPlace(s, ds); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}

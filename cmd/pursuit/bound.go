@@ -3,8 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"math"
-	"strings"
 
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
@@ -32,21 +30,8 @@ func addBoundFlags(fs *flag.FlagSet, b *boundFlags, switchFlag bool) {
 	fs.Float64Var(&b.alpha, "alpha", 0, "--bound for regression: bound the probability that |f(x) − y| > `ALPHA`")
 }
 
-// boundTheorem says which theorem bounds an algorithm's models, "" when
-// none does (learn.BoundTheorem).
-func boundTheorem(algo string) string { return learn.BoundTheorem(algo) }
-
-// boundAlgos lists the algorithms --bound applies to, for the flag table.
-func boundAlgos() []string {
-	var out []string
-	for _, a := range algorithms() {
-		if boundTheorem(a.name) != "" {
-			out = append(out, a.name)
-		}
-	}
-	return out
-}
-
+// validate checks --delta and --alpha: given without --bound, or against
+// the models of algo (learn.ValidateBound).
 func (b *boundFlags) validate(set map[string]bool, algo string, regression bool) error {
 	if !b.bound {
 		for _, f := range []string{"delta", "alpha"} {
@@ -56,19 +41,7 @@ func (b *boundFlags) validate(set map[string]bool, algo string, regression bool)
 		}
 		return nil
 	}
-	if boundTheorem(algo) == "" {
-		return fmt.Errorf("--bound does not apply to --algo %s: its basis is not a subset of the training points (the bounds cover %s)", algo, strings.Join(boundAlgos(), ", "))
-	}
-	if !(b.delta > 0 && b.delta < 1) {
-		return fmt.Errorf("--delta %v: must be in (0, 1)", b.delta)
-	}
-	if regression && (!(b.alpha > 0) || math.IsInf(b.alpha, 0)) {
-		return fmt.Errorf("--alpha %v: the bound for a regressor needs the error threshold α > 0 (it is on P(|f(x) − y| > α))", b.alpha)
-	}
-	if !regression && set["alpha"] {
-		return fmt.Errorf("--alpha applies to regression; a classifier's bound is on its error rate")
-	}
-	return nil
+	return flagErr(learn.ValidateBound(algo, regression, b.delta, b.alpha, set))
 }
 
 // boundJSON is the bound object of train's JSON output.

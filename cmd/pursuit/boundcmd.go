@@ -64,7 +64,7 @@ func runBound(ev *env, fs *flag.FlagSet, o *boundCmdOptions) error {
 	if err := o.boundFlags.validate(set, m.Header.Algorithm, m.Header.Labels.Task == learn.TaskRegression); err != nil {
 		return err
 	}
-	df := dataFlags{format: o.format, labelColumn: o.labelColumn, header: o.header, scale: "none"}
+	df := dataFlags{DataSettings: learn.DataSettings{Format: o.format, LabelColumn: o.labelColumn, Header: o.header, Scale: "none"}}
 	if err := df.validate(nil, false); err != nil {
 		return err
 	}

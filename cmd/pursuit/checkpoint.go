@@ -10,15 +10,6 @@ import (
 	"github.com/pursuit-ml/pursuit/checkpoint"
 )
 
-// checkpointAlgos are the algorithms whose training checkpoints and
-// resumes (issue 33): a binary or regression machine of each, and
-// one-vs-rest of the KMP ones.
-var checkpointAlgos = []string{"kmp", "kmp-backfit", "skmp", "svm", "slmc"}
-
-// checkpointRankAlgos are those that checkpoint when training across ranks
-// (rank 0 writes; every rank resumes).
-var checkpointRankAlgos = []string{"kmp", "kmp-backfit", "skmp", "svm"}
-
 // ckFlags are train's checkpoint flags.
 type ckFlags struct {
 	checkpoint string

@@ -152,7 +152,7 @@ func runCompress(ev *env, fs *flag.FlagSet, o *compressOptions) error {
 			outs = append(outs, fractionPath(o.out, f))
 		}
 	}
-	df := dataFlags{format: o.format, scale: "none"}
+	df := dataFlags{DataSettings: learn.DataSettings{Format: o.format, Scale: "none"}}
 	if err := df.validate(nil, false); err != nil {
 		return err
 	}

@@ -54,20 +54,20 @@ func TestFlagTable(t *testing.T) {
 			t.Errorf("--%s: no test value", name)
 			continue
 		}
-		for _, a := range algorithms() {
-			m := modelFlags{algo: a.name, kernel: "rbf", c: 1}
+		for _, a := range learn.Algorithms() {
+			m := modelFlags{Settings: learn.Settings{Algo: a.Name, Kernel: "rbf", C: 1}}
 			set := map[string]bool{name: true, "val-frac": true}
 			if name == "nz" || name == "nz-frac" {
-				m.nz, m.nzFrac = 3, 0.5
+				m.Nz, m.NzFrac = 3, 0.5
 			}
-			m.basis, m.patience, m.activeSet, m.eps, m.q, m.fit, m.method = 5, 3, 5, 0.1, 0.9, "backfit", "rs"
+			m.Basis, m.Patience, m.ActiveSet, m.Eps, m.Q, m.Fit, m.Method = 5, 3, 5, 0.1, 0.9, "backfit", "rs"
 			err := m.validate(set)
-			applies := contains(algos, a.name)
+			applies := contains(algos, a.Name)
 			switch {
 			case applies && err != nil:
-				t.Errorf("--%s %s with --algo %s: %v", name, v, a.name, err)
-			case !applies && (err == nil || !strings.Contains(err.Error(), "does not apply to --algo "+a.name)):
-				t.Errorf("--%s %s with --algo %s: %v, want it refused", name, v, a.name, err)
+				t.Errorf("--%s %s with --algo %s: %v", name, v, a.Name, err)
+			case !applies && (err == nil || !strings.Contains(err.Error(), "does not apply to --algo "+a.Name)):
+				t.Errorf("--%s %s with --algo %s: %v, want it refused", name, v, a.Name, err)
 			}
 		}
 	}
@@ -239,7 +239,7 @@ func TestCurveAxis(t *testing.T) {
 		variant kmp.Variant
 		repick  bool
 	}{{kmp.PreFit, false}, {kmp.Basic, true}} {
-		l, err := kmpLearner("kmp", c.variant, kmp.Squared, false)(&trainParams{kernel: pursuit.NewRBF(4), modelFlags: &modelFlags{basis: 12, seed: 1}})
+		l, err := kmpTestLearner(c.variant, 4, learn.Settings{Basis: 12, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

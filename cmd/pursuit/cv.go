@@ -95,7 +95,7 @@ func parseList(flagName, s string, integer bool) ([]float64, error) {
 func runCV(ev *env, fs *flag.FlagSet, o *cvOptions) error {
 	set := setFlags(fs)
 	var gammas, cs, ns, epsList []float64
-	var gridLists [][]gridValue
+	var gridParams []learn.Param
 	err := func() (err error) {
 		if err := o.dataFlags.validate(set, true); err != nil {
 			return err
@@ -121,16 +121,16 @@ func runCV(ev *env, fs *flag.FlagSet, o *cvOptions) error {
 		if ns, err = parseList("grid-basis", o.gridN, true); err != nil {
 			return err
 		}
-		if epsList, err = parseEpsGrid(o.gridEps, o.algo, &o.modelFlags); err != nil {
+		if epsList, err = parseEpsGrid(o.gridEps, o.Algo, &o.modelFlags); err != nil {
 			return err
 		}
-		if gridLists, err = parseGrids(o.grids, &o.modelFlags, set); err != nil {
-			return err
+		if gridParams, err = o.Settings.ParseGrid(o.grids, set); err != nil {
+			return flagErr(err)
 		}
 		if len(gammas) > 0 && (set["gamma"] || set["sigma"]) {
 			return fmt.Errorf("give --grid-gamma or --gamma/--sigma, not both")
 		}
-		if len(gammas) > 0 && o.kernel == "linear" {
+		if len(gammas) > 0 && o.Kernel == "linear" {
 			return fmt.Errorf("--grid-gamma: the linear kernel has no γ")
 		}
 		// --grid-c and --grid-basis are in algoFlags' table, checked by validate.
@@ -142,7 +142,7 @@ func runCV(ev *env, fs *flag.FlagSet, o *cvOptions) error {
 	if err := checkConfig(ev.world(), dataEntries(&o.dataFlags)); err != nil {
 		return err
 	}
-	algo, _ := findAlgorithm(o.algo)
+	algo, _ := findAlgorithm(o.Algo)
 	// Across ranks, every rank loads all the data and trains its share of
 	// the (setting, fold) trainings in one process.
 	e, err := o.newEngine()
@@ -150,7 +150,7 @@ func runCV(ev *env, fs *flag.FlagSet, o *cvOptions) error {
 		return err
 	}
 	defer e.Close()
-	o.dataFlags.sparseOK, o.dataFlags.storageAlgo = sparseAlgos[algo.name], algo.name
+	o.dataFlags.sparseOK, o.dataFlags.storageAlgo = algo.Sparse, algo.Name
 	if note := o.dataFlags.storageNote(); note != "" && ev.world().Rank() == 0 {
 		fmt.Fprintf(ev.stderr, "pursuit cv: %s\n", note)
 	}
@@ -171,25 +171,17 @@ func runCV(ev *env, fs *flag.FlagSet, o *cvOptions) error {
 		epsList = nil // --grid-epsilon not given
 	}
 	grid := learn.CVGrid{Gamma: gammas, C: cs, Epsilon: epsList, ShowC: len(cs) > 1 || set["c"],
-		ShowBasis: algo.usesBasis || len(ns) > 1 || set["basis"]}
+		ShowBasis: algo.UsesBasis || len(ns) > 1 || set["basis"], Settings: gridParams}
 	if grid.C == nil {
-		grid.C = []float64{o.c}
+		grid.C = []float64{o.C}
 	}
 	for _, n := range ns {
 		grid.Basis = append(grid.Basis, int(n))
 	}
 	if ns == nil {
-		grid.Basis = []int{o.basis}
+		grid.Basis = []int{o.Basis}
 	}
-	for _, l := range gridLists {
-		p := learn.Param{Name: l[0].name}
-		for _, v := range l {
-			f, _ := strconv.ParseFloat(v.value, 64)
-			p.Values = append(p.Values, f)
-		}
-		grid.Settings = append(grid.Settings, p)
-	}
-	prep, err := o.dataFlags.prep(o.seed)
+	prep, err := o.dataFlags.prep(o.Seed)
 	if err := ev.together(err); err != nil {
 		return err
 	}
@@ -199,15 +191,15 @@ func runCV(ev *env, fs *flag.FlagSet, o *cvOptions) error {
 	// the model after n steps is the model trained with N = n (kmp's
 	// Truncate), so the grid over N costs one training.
 	world := ev.world()
-	bar := newProgress(ev, "cv "+algo.name, o.progress, o.quiet)
+	bar := newProgress(ev, "cv "+algo.Name, o.progress, o.quiet)
 	defer bar.Close()
 	start := time.Now()
-	cvRun := learn.CV{Folds: o.folds, Seed: uint64(o.seed), Prep: prep, Ranks: engine.GroupOf(world), Progress: bar.Update, Agree: ev.together}
+	cvRun := learn.CV{Folds: o.folds, Seed: uint64(o.Seed), Prep: prep, Ranks: engine.GroupOf(world), Progress: bar.Update, Agree: ev.together}
 	newLearner := func(p learn.CVPoint, basis int) (learn.Learner, error) {
 		mf := pointFlags(&o.modelFlags, p, basis)
-		return flagLearner(algo, &mf, &o.dataFlags, plan, all.Dim())
+		return flagLearner(&mf, &o.dataFlags, plan, all.Dim())
 	}
-	points, best, err := cvRun.Search(e, grid, newLearner, algo.usesBasis && len(ns) > 1 && o.valFrac == 0, plan, all)
+	points, best, err := cvRun.Search(e, grid, newLearner, algo.UsesBasis && len(ns) > 1 && o.ValFrac == 0, plan, all)
 	if err := ev.together(err); err != nil {
 		return err
 	}
@@ -215,12 +207,12 @@ func runCV(ev *env, fs *flag.FlagSet, o *cvOptions) error {
 	bar.Done()
 	out := cvJSON{Folds: o.folds, CVError: points[best].CVError, Best: points[best], Grid: points}
 	out.resultJSON = resultJSON{
-		Algorithm: algo.name, Backend: e.BackendName(), Task: plan.Task,
+		Algorithm: algo.Name, Backend: e.BackendName(), Task: plan.Task,
 		NTrain: all.Len(), NBasis: int(math.Round(points[best].NBasis)),
 		TrainError: num(points[best].TrainError), TestError: nil, TrainSeconds: time.Since(start).Seconds(),
 		Storage: stor,
 	}
-	if m, err := scaleFlag(o.scale); err == nil {
+	if m, err := o.ScaleMode(); err == nil {
 		out.Scale = string(learn.ResolveScale(m, all))
 	}
 	// Retrain on all the data with the best setting when a test set or a
@@ -228,7 +220,7 @@ func runCV(ev *env, fs *flag.FlagSet, o *cvOptions) error {
 	var err2 error
 	if (test != nil || o.model != "") && rank == 0 {
 		mf := pointFlags(&o.modelFlags, points[best], grid.Basis[best%len(grid.Basis)])
-		err2 = cvRetrain(e, algo, &mf, &o.dataFlags, plan, all, test, o.model, &out)
+		err2 = cvRetrain(e, &mf, &o.dataFlags, plan, all, test, o.model, &out)
 	}
 	if err := ev.together(err2); err != nil {
 		return err
@@ -237,60 +229,73 @@ func runCV(ev *env, fs *flag.FlagSet, o *cvOptions) error {
 		return printJSON(ev, out)
 	}
 	w := ev.stdout
-	fmt.Fprintf(w, "%d-fold cross-validation of %s on %s (%d examples, %s), backend %s\n\n", o.folds, algo.name, o.data, all.Len(), plan.Describe(), e.BackendName())
+	fmt.Fprintf(w, "%d-fold cross-validation of %s on %s (%d examples, %s), backend %s\n\n", o.folds, algo.Name, o.data, all.Len(), plan.Describe(), e.BackendName())
 	learn.WriteCVTable(w, points, best, plan.Task == learn.TaskRegression)
 	if out.TestError != nil {
 		fmt.Fprintf(w, "retrained on all %d examples: %s on %s\n", all.Len(), plan.ErrorText(*out.TestError, out.NTest), o.test)
 	}
 	if out.Model != "" {
-		fmt.Fprintf(w, "saved %s (%s)\n", out.Model, humanSize(out.ModelBytes))
+		fmt.Fprintf(w, "saved %s (%s)\n", out.Model, learn.FormatSize(out.ModelBytes))
 	}
 	return nil
 }
 
 // pointFlags are the flags mf with the settings of grid point p and the
-// basis size basis.
+// basis size basis (learn.Settings.AtPoint).
 func pointFlags(mf *modelFlags, p learn.CVPoint, basis int) modelFlags {
 	f := *mf
-	if p.Gamma != nil {
-		f.gamma, f.sigma = *p.Gamma, 0
+	s, err := mf.AtPoint(p, basis)
+	if err != nil {
+		panic(fmt.Sprintf("grid point %s was validated: %v", p.Describe(), err))
 	}
-	if p.C != nil {
-		f.c = *p.C
-	}
-	if p.Epsilon != nil {
-		setEps(&f, *p.Epsilon)
-	}
-	f.basis = basis
-	for name, v := range p.Settings {
-		if err := setTrainingFlag(&f, name, strconv.FormatFloat(v, 'f', -1, 64)); err != nil {
-			panic(fmt.Sprintf("--grid %s=%v was validated: %v", name, v, err))
-		}
-	}
+	f.Settings = s
 	return f
 }
 
+// parseEpsGrid parses cv's --grid-epsilon (bpdn's ε, or the svm's ε-SVR
+// tube); without it the grid has the single value NaN ("as the flags say").
+func parseEpsGrid(s, algo string, m *modelFlags) ([]float64, error) {
+	if s == "" {
+		return []float64{math.NaN()}, nil
+	}
+	if algo != "bpdn" && algo != "svm" {
+		return nil, fmt.Errorf("--grid-epsilon does not apply to --algo %s (it is for bpdn, and svm with --svr-epsilon)", algo)
+	}
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(v >= 0) || math.IsInf(v, 0) || (algo == "svm" && v == 0) {
+			return nil, fmt.Errorf("--grid-epsilon %q: want comma-separated non-negative numbers (positive for svm), e.g. 0.05,0.1,0.5", s)
+		}
+		out = append(out, v)
+	}
+	if algo == "svm" && m.SVREpsilon == 0 {
+		return nil, fmt.Errorf("--grid-epsilon with --algo svm needs ε-SVR: give --svr-epsilon too (or --regression)")
+	}
+	return out, nil
+}
+
+// gridFlags is cv's repeatable --grid NAME=V1,V2,... (learn.Settings.ParseGrid).
+type gridFlags []string
+
+func (g *gridFlags) String() string     { return strings.Join(*g, " ") }
+func (g *gridFlags) Set(s string) error { *g = append(*g, s); return nil }
+
 // fitSplit trains with flags mf on tr (unscaled; a validation part is held
 // out when --val-frac is set), scaling as the flags say, and evaluates on
-// test (may be nil), reporting progress on bar (may be nil): learn.Prep.Fit.
+// test (may be nil), reporting progress on bar (may be nil):
+// learn.FitSettings.
 // tr and test are left as they are: it works on copies charged to e's
 // memory budget until e.Release(res.held).
-func fitSplit(e *engine.Engine, algo *algorithm, mf *modelFlags, df *dataFlags, plan learn.LabelPlan, tr, test *data.Dataset, bar *progressBar) (*fitResult, error) {
-	prep, err := df.prep(mf.seed)
-	if err != nil {
-		return nil, err
+func fitSplit(e *engine.Engine, mf *modelFlags, df *dataFlags, plan learn.LabelPlan, tr, test *data.Dataset, bar *progressBar) (*fitResult, error) {
+	var progress func(learn.Progress)
+	if bar != nil {
+		bar.setLabel(trainLabel(mf.Algo, plan))
+		progress = bar.Update
 	}
-	p, err := mf.params(tr.Dim(), df)
+	f, pr, err := learn.FitSettings(e, &mf.Settings, &df.DataSettings, plan, tr, test, progress, version, bar.Done)
 	if err != nil {
-		return nil, err
-	}
-	l, err := algo.newLearner(p, plan, bar)
-	if err != nil {
-		return nil, err
-	}
-	f, pr, err := prep.Fit(e, algo.name, p.kernel, l, plan, tr, test, version, bar.Done)
-	if err != nil {
-		return nil, prepError(err)
+		return nil, prepError(flagErr(err))
 	}
 	return &fitResult{Fitted: f, tr: pr.Train, val: pr.Val, test: pr.Test, held: pr.Held}, nil
 }
@@ -298,8 +303,8 @@ func fitSplit(e *engine.Engine, algo *algorithm, mf *modelFlags, df *dataFlags, 
 // cvRetrain trains on all the data with the best setting's flags mf,
 // tests on test (may be nil), writes the model to path when given, and
 // fills out.
-func cvRetrain(e *engine.Engine, algo *algorithm, mf *modelFlags, df *dataFlags, plan learn.LabelPlan, all, test *data.Dataset, path string, out *cvJSON) error {
-	res, err := fitSplit(e, algo, mf, df, plan, all, test, nil)
+func cvRetrain(e *engine.Engine, mf *modelFlags, df *dataFlags, plan learn.LabelPlan, all, test *data.Dataset, path string, out *cvJSON) error {
+	res, err := fitSplit(e, mf, df, plan, all, test, nil)
 	if err != nil {
 		return fmt.Errorf("retraining with the best setting: %w", err)
 	}
@@ -323,10 +328,10 @@ func cvRetrain(e *engine.Engine, algo *algorithm, mf *modelFlags, df *dataFlags,
 
 // flagLearner is the learner of the flags mf for plan on data with dim
 // features (early stopping with --val-frac).
-func flagLearner(algo *algorithm, mf *modelFlags, df *dataFlags, plan learn.LabelPlan, dim int) (learn.Learner, error) {
+func flagLearner(mf *modelFlags, df *dataFlags, plan learn.LabelPlan, dim int) (learn.Learner, error) {
 	p, err := mf.params(dim, df)
 	if err != nil {
 		return nil, err
 	}
-	return algo.newLearner(p, plan, nil)
+	return newLearner(p, plan, nil)
 }

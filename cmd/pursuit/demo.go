@@ -58,10 +58,10 @@ func runDemo(ev *env, fs *flag.FlagSet, o *demoOptions) error {
 	if o.sparse != "" {
 		return writeSparseDemo(ev, o)
 	}
-	var algos []*algorithm
+	var algos []learn.Algorithm
 	if o.algos == "" {
-		for _, a := range algorithms() {
-			if a.learner != nil && !a.notInDemo {
+		for _, a := range learn.Algorithms() {
+			if !a.NotInDemo {
 				algos = append(algos, a)
 			}
 		}
@@ -74,10 +74,7 @@ func runDemo(ev *env, fs *flag.FlagSet, o *demoOptions) error {
 			algos = append(algos, a)
 		}
 	}
-	if len(algos) == 0 {
-		return fmt.Errorf("no algorithm is part of this build")
-	}
-	mf0 := modelFlags{backend: o.backend, seed: o.seed, quiet: o.quiet}
+	mf0 := modelFlags{backend: o.backend, quiet: o.quiet}
 	e, err := mf0.newEngine()
 	if err != nil {
 		return err
@@ -119,7 +116,7 @@ func runDemo(ev *env, fs *flag.FlagSet, o *demoOptions) error {
 		if err := printJSON(ev, rep); err != nil {
 			return err
 		}
-	} else if err := rep.WriteText(ev.stdout, fullDataAlgos()); err != nil {
+	} else if err := rep.WriteText(ev.stdout, learn.DemoFullData()); err != nil {
 		return err
 	}
 	if failed := rep.Failed(); len(failed) > 0 {
@@ -129,40 +126,25 @@ func runDemo(ev *env, fs *flag.FlagSet, o *demoOptions) error {
 }
 
 // demoRun trains algorithm a on problem p and writes its plots.
-func demoRun(ev *env, e *engine.Engine, o *demoOptions, p *learn.DemoProblem, a *algorithm) (demoResult, []string, error) {
-	r := demoResult{Problem: p.Name, Result: resultJSON{Algorithm: a.name, Backend: e.BackendName(), Task: learn.TaskBinary, NTrain: p.Train.Len(), NTest: p.Test.Len()}, Gamma: p.Gamma}
-	if contains(algoFlags()["c"], a.name) {
-		c := p.C
-		r.C = &c
-	}
-	mf := modelFlags{algo: a.name, kernel: "rbf", gamma: p.Gamma, c: p.C, patience: kmpDefaultPatience, seed: o.seed, quiet: o.quiet}
-	df := dataFlags{scale: string(p.Scale)}
-	if a.usesBasis {
-		mf.basis, df.valFrac = p.Basis, p.ValFrac
-	}
-	if a.name == "slmc" {
-		mf.nz = p.Nz
-	}
+func demoRun(ev *env, e *engine.Engine, o *demoOptions, p *learn.DemoProblem, a learn.Algorithm) (demoResult, []string, error) {
+	r := p.Row(a, e.BackendName())
+	settings, dataSettings := p.Settings(a, o.seed)
+	mf, df := modelFlags{Settings: settings, quiet: o.quiet}, dataFlags{DataSettings: dataSettings}
 	plan := learn.LabelPlan{Task: learn.TaskBinary, Classes: []float64{-1, 1}}
-	bar := newProgressBar(ev, p.Name+" "+a.name, o.quiet)
-	res, err := fitSplit(e, a, &mf, &df, plan, p.Train, p.Test, bar)
+	bar := newProgressBar(ev, p.Name+" "+a.Name, o.quiet)
+	res, err := fitSplit(e, &mf, &df, plan, p.Train, p.Test, bar)
 	if err != nil {
 		return r, nil, err
 	}
 	defer e.Release(res.held)
 	m := res.Model
-	r.Kernel = m.Header.Kernel
-	r.NTrain, r.NVal = m.Header.Train.NTrain, m.Header.Train.NVal
-	r.NBasis = m.NBasis()
-	r.TrainError, r.ValError, r.TestError = num(res.TrainError), num(res.ValError), num(res.TestError)
-	r.TrainSeconds, r.PredictSeconds = res.TrainSeconds, res.PredictSeconds
-	if r.ModelBytes, err = m.Size(); err != nil {
+	if err := r.Record(res.Fitted); err != nil {
 		return r, nil, err
 	}
 	if m.Header.Curve, err = m.LearningCurve(e, res.tr, res.val, res.test, 60, true); err != nil {
 		return r, nil, err
 	}
-	plots, err := writePlots(e, m, o.out, p.Name+"-"+a.name, fmt.Sprintf("%s on %s", a.name, p.Name), p.Train, nil)
+	plots, err := writePlots(e, m, o.out, p.Name+"-"+a.Name, fmt.Sprintf("%s on %s", a.Name, p.Name), p.Train, nil)
 	r.Plots = plots
 	return r, plots, err
 }
@@ -173,18 +155,6 @@ func writeDataset(path string, ds *data.Dataset) error {
 		return fmt.Errorf("writing demo data: %w", err)
 	}
 	return nil
-}
-
-// fullDataAlgos are the demo's algorithms that train on all the training
-// data (no early stopping on a validation part), from the algorithm table.
-func fullDataAlgos() []string {
-	var names []string
-	for _, a := range algorithms() {
-		if !a.usesBasis && !a.notInDemo {
-			names = append(names, a.name)
-		}
-	}
-	return names
 }
 
 // writeSparseDemo writes the text-like set of --sparse's shape (and a test

@@ -486,12 +486,12 @@ func TestDemo(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "demo")
 	r := mustRun(t, dir, "demo", "--small", "--out", out, "--quiet")
-	for _, a := range algorithms() {
-		if a.learner == nil || a.notInDemo {
+	for _, a := range learn.Algorithms() {
+		if a.NotInDemo {
 			continue
 		}
-		if !strings.Contains(r.stdout, " "+a.name+" ") {
-			t.Errorf("demo table lacks %s:\n%s", a.name, r.stdout)
+		if !strings.Contains(r.stdout, " "+a.Name+" ") {
+			t.Errorf("demo table lacks %s:\n%s", a.Name, r.stdout)
 		}
 	}
 	pngs, _ := filepath.Glob(filepath.Join(out, "*.png"))

@@ -20,17 +20,17 @@ func newEquivFlags() (*flag.FlagSet, *equivOptions) {
 	fs := flag.NewFlagSet("equiv", flag.ContinueOnError)
 	d, m := &o.dataFlags, &o.modelFlags
 	fs.StringVar(&d.data, "data", "", "regression data `FILE` (LIBSVM/svmlight or .csv; .gz and .bz2 are decompressed)")
-	fs.StringVar(&d.format, "format", "auto", "data file format: auto (from the name: .csv is CSV), libsvm or csv")
-	fs.IntVar(&d.labelColumn, "label-column", 0, "CSV only: 0-based column holding the target (negative counts from the end)")
-	fs.BoolVar(&d.header, "header", false, "CSV only: the first line is a header")
-	fs.StringVar(&d.scale, "scale", "minmax", "feature scaling: minmax ([-1,1]), standard or none")
-	fs.Float64Var(&m.epsilon, "epsilon", 0, "ε: the ℓ1 weight of Girosi's problem = the ε-SVR tube half-width (LIBSVM -p); default 0.1")
-	fs.Float64Var(&m.c, "c", 0, "C: the box |a_i| ≤ C (LIBSVM -c); default inf, the hard ε-tube, for which the SVR gets C = 10·‖a‖∞ of bpdn's solution")
-	fs.StringVar(&m.kernel, "kernel", "rbf", "kernel: rbf, linear, poly or sigmoid")
-	fs.Float64Var(&m.gamma, "gamma", 0, "kernel γ (default 1/number of features)")
-	fs.Float64Var(&m.sigma, "sigma", 0, "RBF width σ in exp(−‖x−z‖²/σ²); same as --gamma 1/σ²")
-	fs.IntVar(&m.degree, "degree", 3, "poly kernel degree")
-	fs.Float64Var(&m.coef0, "coef0", 0, "poly and sigmoid kernel constant c0")
+	fs.StringVar(&d.Format, "format", "auto", "data file format: auto (from the name: .csv is CSV), libsvm or csv")
+	fs.IntVar(&d.LabelColumn, "label-column", 0, "CSV only: 0-based column holding the target (negative counts from the end)")
+	fs.BoolVar(&d.Header, "header", false, "CSV only: the first line is a header")
+	fs.StringVar(&d.Scale, "scale", "minmax", "feature scaling: minmax ([-1,1]), standard or none")
+	fs.Float64Var(&m.Epsilon, "epsilon", 0, "ε: the ℓ1 weight of Girosi's problem = the ε-SVR tube half-width (LIBSVM -p); default 0.1")
+	fs.Float64Var(&m.C, "c", 0, "C: the box |a_i| ≤ C (LIBSVM -c); default inf, the hard ε-tube, for which the SVR gets C = 10·‖a‖∞ of bpdn's solution")
+	fs.StringVar(&m.Kernel, "kernel", "rbf", "kernel: rbf, linear, poly or sigmoid")
+	fs.Float64Var(&m.Gamma, "gamma", 0, "kernel γ (default 1/number of features)")
+	fs.Float64Var(&m.Sigma, "sigma", 0, "RBF width σ in exp(−‖x−z‖²/σ²); same as --gamma 1/σ²")
+	fs.IntVar(&m.Degree, "degree", 3, "poly kernel degree")
+	fs.Float64Var(&m.Coef0, "coef0", 0, "poly and sigmoid kernel constant c0")
 	fs.Float64Var(&o.smoTol, "smo-tol", 1e-10, "stopping tolerance of the SMO solver (LIBSVM's -e)")
 	fs.StringVar(&m.backend, "backend", "", backendUsage)
 	fs.IntVar(&m.threads, "threads", 0, "CPU threads for the CPU backends (default GOMAXPROCS)")
@@ -63,8 +63,8 @@ func (e *exitStatusError) ExitCode() int { return e.code }
 
 func runEquiv(ev *env, fs *flag.FlagSet, o *equivOptions) error {
 	set := setFlags(fs)
-	o.algo = "bpdn"
-	o.dataFlags.valFrac = 0
+	o.Algo = "bpdn"
+	o.dataFlags.ValFrac = 0
 	if err := o.dataFlags.validate(set, true); err != nil {
 		return err
 	}
@@ -74,7 +74,7 @@ func runEquiv(ev *env, fs *flag.FlagSet, o *equivOptions) error {
 	if !(o.smoTol > 0) || math.IsInf(o.smoTol, 0) {
 		return fmt.Errorf("--smo-tol %v: must be positive and finite", o.smoTol)
 	}
-	o.regression = true
+	o.Regression = true
 	e, err := o.newEngine()
 	if err != nil {
 		return err
@@ -87,19 +87,15 @@ func runEquiv(ev *env, fs *flag.FlagSet, o *equivOptions) error {
 	if err := learn.CheckRegressionTargets(ds.Y); err != nil {
 		return fmt.Errorf("%s: %w", o.data, err)
 	}
-	scaler, err := fitScaler(o.scale, ds)
-	if err != nil {
+	if err := scaleData(o.Scale, ds); err != nil {
 		return err
 	}
-	if err := learn.ScaleInPlace(scaler, ds); err != nil {
-		return err
-	}
-	k, err := o.kernelFor(ds.Dim())
+	k, err := o.KernelFor(ds.Dim())
 	if err != nil {
 		return err
 	}
 	n := ds.Len()
-	eps, cBox := o.epsilon, o.c
+	eps, cBox := o.Epsilon, o.C
 	eq, err := bpdn.Equiv(e, ds.X, ds.Y, k, eps, cBox, o.smoTol)
 	if err != nil {
 		return err

@@ -17,53 +17,47 @@ type fitResult struct {
 	held          int64
 }
 
-// check says whether the algorithm can train for plan.
-func (algo *algorithm) check(plan learn.LabelPlan) error {
-	if algo.learner == nil {
-		return fmt.Errorf("algorithm %q is not part of this build", algo.name)
-	}
-	if plan.Task == learn.TaskRegression && !algo.regression {
-		return fmt.Errorf("--algo %s does not fit real-valued targets (use one of the classifiers' data, or kmp / svm for regression)", algo.name)
-	}
-	return nil
-}
-
 // fit trains the binary models of plan on the (already scaled) training set
 // and evaluates them on the training, validation and test sets. bar may be
 // nil.
-func fit(e *engine.Engine, algo *algorithm, p *trainParams, plan learn.LabelPlan, tr, val, test *data.Dataset, bar *progressBar) (*fitResult, error) {
+func fit(e *engine.Engine, algo learn.Algorithm, p *trainParams, plan learn.LabelPlan, tr, val, test *data.Dataset, bar *progressBar) (*fitResult, error) {
 	nTrain := tr.Len()
-	if p.nTrain > 0 {
-		nTrain = p.nTrain // across ranks: every rank's rows
+	if p.run.Rows > 0 {
+		nTrain = p.run.Rows // across ranks: every rank's rows
 	}
-	if err := algo.check(plan); err == nil && plan.Task != learn.TaskRegression && nTrain < 2 {
+	if plan.Task != learn.TaskRegression && nTrain < 2 {
 		return nil, fmt.Errorf("%s: %d training example(s) are too few to train a classifier", tr.Name, nTrain)
 	}
-	l, err := algo.newLearner(p, plan, bar)
+	l, err := newLearner(p, plan, bar)
 	if err != nil {
 		return nil, err
 	}
-	r, err := learn.FitEvaluate(e, algo.name, p.kernel, l, plan, tr, val, test, bar.Done)
+	r, err := learn.FitEvaluate(e, algo.Name, p.run.Kernel, l, plan, tr, val, test, bar.Done)
 	if err != nil {
-		return nil, notDistributed(e, algo.name, err) // err names the algorithm's package
+		return nil, notDistributed(e, algo.Name, err) // err names the algorithm's package
 	}
 	return &fitResult{Fitted: r}, nil
 }
 
-// newLearner checks that the algorithm can train for plan and maps p to
-// its learner, reporting progress on bar (may be nil).
-func (algo *algorithm) newLearner(p *trainParams, plan learn.LabelPlan, bar *progressBar) (learn.Learner, error) {
-	if err := algo.check(plan); err != nil {
-		return nil, err
-	}
-	pk := *p
+// newLearner maps p to the learner of its algorithm for plan
+// (learn.Settings.Learner), reporting progress on bar (may be nil).
+func newLearner(p *trainParams, plan learn.LabelPlan, bar *progressBar) (learn.Learner, error) {
+	r := p.run
 	if bar != nil {
-		if plan.Task == learn.TaskOneVsRest {
-			bar.setLabel(fmt.Sprintf("train %s one-vs-rest (%d classes)", algo.name, plan.NumModels()))
-		} else {
-			bar.setLabel("train " + algo.name)
-		}
-		pk.progress = bar.Update
+		r.Progress = bar.Update
 	}
-	return algo.learner(&pk)
+	l, err := p.Learner(plan, r)
+	if err != nil {
+		return nil, flagErr(err)
+	}
+	bar.setLabel(trainLabel(p.Algo, plan))
+	return l, nil
+}
+
+// trainLabel is what the progress report says it is about.
+func trainLabel(algo string, plan learn.LabelPlan) string {
+	if plan.Task == learn.TaskOneVsRest {
+		return fmt.Sprintf("train %s one-vs-rest (%d classes)", algo, plan.NumModels())
+	}
+	return "train " + algo
 }

@@ -100,7 +100,7 @@ func TestSubspaceFlagsCheckedAsTrain(t *testing.T) {
 // from the algorithm table (issue 30, item 13: it named svm and slmc, not
 // mpkfda).
 func TestDemoFooterNamesFullDataAlgorithms(t *testing.T) {
-	got := fullDataAlgos()
+	got := learn.DemoFullData()
 	for _, want := range []string{"svm", "slmc", "mpkfda"} {
 		if !strings.Contains(strings.Join(got, " "), want) {
 			t.Errorf("the footer's list %v lacks %s", got, want)

@@ -4,58 +4,29 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/engine/comm"
-	"github.com/pursuit-ml/pursuit/svm"
+	"github.com/pursuit-ml/pursuit/learn"
 )
 
-// dataFlags name the input files and how labels become targets.
+// dataFlags name the input files, with the data settings
+// (learn.DataSettings, one flag each, named as the setting).
 type dataFlags struct {
-	data, test  string
-	format      string
-	positive    string
-	oneVsRest   bool
-	regression  bool
-	scale       string
-	valFrac     float64
-	labelColumn int
-	header      bool
-	// storage is --storage (auto, dense or sparse; "" for the commands
-	// without the flag: dense). sparseOK says the command's algorithm takes
-	// sparse rows (sparseAlgos); without it the data are held dense.
-	storage     string
+	learn.DataSettings
+	data, test string
+	// sparseOK says the command's algorithm takes sparse rows
+	// (learn.Algorithm.Sparse); without it the data are held dense.
 	sparseOK    bool
 	storageAlgo string // the algorithm, for the messages about storage
 }
 
-// modelFlags are the algorithm and kernel settings shared by train, cv and
-// demo.
+// modelFlags are the model settings (learn.Settings, one flag each, named
+// as the setting) and the run settings shared by train, cv and demo.
 type modelFlags struct {
-	algo       string
-	kernel     string
-	gamma      float64
-	sigma      float64
-	degree     int
-	coef0      float64
-	basis      int
-	patience   int
-	c          float64
-	svrEps     float64
-	solver     string  // svm: smo, batched or auto
-	epsilon    float64 // bpdn: ℓ1 weight = tube half-width
-	activeSet  int
-	eps, q     float64
-	fit        string
-	nz         int
-	nzFrac     float64
-	method     string
-	seed       int64
+	learn.Settings
 	backend    string
 	threads    int
 	memBudget  string
@@ -69,15 +40,15 @@ func addDataFlags(fs *flag.FlagSet, d *dataFlags, withTest bool) {
 	if withTest {
 		fs.StringVar(&d.test, "test", "", "test data `FILE`, scaled like the training data; its error is reported")
 	}
-	fs.StringVar(&d.format, "format", "auto", "data file format: auto (from the name: .csv is CSV), libsvm or csv")
-	fs.IntVar(&d.labelColumn, "label-column", 0, labelColumnUsage)
-	fs.BoolVar(&d.header, "header", false, "CSV only: the first line is a header")
-	fs.StringVar(&d.positive, "positive", "", "train `LABEL` vs the rest: examples labelled LABEL become +1, all others −1")
-	fs.BoolVar(&d.oneVsRest, "one-vs-rest", false, "multi-class data: train one classifier per class, predict the largest output")
-	fs.BoolVar(&d.regression, "regression", false, "real-valued targets (implied by --svr-epsilon); errors are mean squared errors")
-	fs.StringVar(&d.scale, "scale", "auto", scaleUsage)
-	fs.StringVar(&d.storage, "storage", "auto", storageUsage)
-	fs.Float64Var(&d.valFrac, "val-frac", 0, "hold out this `FRACTION` of the training data for validation (KMP: early stopping on it); 0, the default, holds out nothing")
+	fs.StringVar(&d.Format, "format", "auto", "data file format: auto (from the name: .csv is CSV), libsvm or csv")
+	fs.IntVar(&d.LabelColumn, "label-column", 0, labelColumnUsage)
+	fs.BoolVar(&d.Header, "header", false, "CSV only: the first line is a header")
+	fs.StringVar(&d.Positive, "positive", "", "train `LABEL` vs the rest: examples labelled LABEL become +1, all others −1")
+	fs.BoolVar(&d.OneVsRest, "one-vs-rest", false, "multi-class data: train one classifier per class, predict the largest output")
+	fs.BoolVar(&d.Regression, "regression", false, "real-valued targets (implied by --svr-epsilon); errors are mean squared errors")
+	fs.StringVar(&d.Scale, "scale", "auto", scaleUsage)
+	fs.StringVar(&d.Storage, "storage", "auto", storageUsage)
+	fs.Float64Var(&d.ValFrac, "val-frac", 0, "hold out this `FRACTION` of the training data for validation (KMP: early stopping on it); 0, the default, holds out nothing")
 }
 
 // Usage texts shared by several commands.
@@ -97,26 +68,26 @@ func checkThreads(n int) error {
 }
 
 func addModelFlags(fs *flag.FlagSet, m *modelFlags) {
-	fs.StringVar(&m.algo, "algo", "kmp", "algorithm: "+strings.Join(algoNames(), " | "))
-	fs.StringVar(&m.kernel, "kernel", "rbf", "kernel: rbf (exp(−γ‖x−z‖²)), linear, poly ((γ x·z + coef0)^degree) or sigmoid (tanh(γ x·z + coef0))")
-	fs.Float64Var(&m.gamma, "gamma", 0, "kernel γ (default 1/number of features)")
-	fs.Float64Var(&m.sigma, "sigma", 0, "RBF width σ in exp(−‖x−z‖²/σ²), the KMP papers' form; same as --gamma 1/σ²")
-	fs.IntVar(&m.degree, "degree", 3, "poly kernel degree")
-	fs.Float64Var(&m.coef0, "coef0", 0, "poly and sigmoid kernel constant c0")
-	fs.IntVar(&m.basis, "basis", 0, "`N` kernel basis functions for the KMP family, the bias not counted (default 100; with --val-frac at most N, default 1000, stopping early on the validation part). kmp-basic and skmp may choose a function again, so they can end with fewer")
-	fs.IntVar(&m.patience, "patience", kmpDefaultPatience, "with --val-frac: stop after this many steps without validation improvement; 0 runs every step and keeps the best")
-	fs.Float64Var(&m.c, "c", 1, "SVM / SLMC regularisation C")
-	fs.Float64Var(&m.svrEps, "svr-epsilon", 0, "ε-SVR: width of the insensitive tube; implies --regression")
-	fs.StringVar(&m.solver, "solver", "auto", "SVM dual solver: smo (LIBSVM's), batched (working sets of 64-1024 variables, kernel rows in blocks) or auto (smo for now)")
-	fs.Float64Var(&m.epsilon, "epsilon", 0, "bpdn: ε, the ℓ1 weight of Girosi's problem = the ε-SVR tube half-width (LIBSVM -p); implies --regression")
-	fs.IntVar(&m.activeSet, "active-set", 0, "stochastic KMP: candidates searched per step, at least 1 (default from --eps and --q)")
-	fs.Float64Var(&m.eps, "eps", 0, "stochastic KMP: active set s = ⌈log ε / log q⌉ (default ε 0.05)")
-	fs.Float64Var(&m.q, "q", 0, "stochastic KMP: quantile q of the active-set rule (default 0.95)")
-	fs.StringVar(&m.fit, "fit", skmpDefaultFit.String(), skmpFitHelp)
-	fs.IntVar(&m.nz, "nz", 0, "SLMC: number of expansion vectors Nz, at least 1 (default: --nz-frac 0.1)")
-	fs.Float64Var(&m.nzFrac, "nz-frac", 0, "SLMC: Nz as this fraction of the support-vector count of an SVM trained with the same kernel and C")
-	fs.StringVar(&m.method, "method", "slmc", "SLMC: the method, "+strings.Join(slmcMethods, " | ")+" (the paper's sparse large margin classifier, or its comparisons: reduced set, modified RS, reduced SVM, modified RSVM, sparse kernel Fisher discriminant)")
-	fs.Int64Var(&m.seed, "seed", 1, "random seed (splits, candidate sampling, initialisation)")
+	fs.StringVar(&m.Algo, "algo", "kmp", "algorithm: "+strings.Join(algoNames(), " | "))
+	fs.StringVar(&m.Kernel, "kernel", "rbf", "kernel: rbf (exp(−γ‖x−z‖²)), linear, poly ((γ x·z + coef0)^degree) or sigmoid (tanh(γ x·z + coef0))")
+	fs.Float64Var(&m.Gamma, "gamma", 0, "kernel γ (default 1/number of features)")
+	fs.Float64Var(&m.Sigma, "sigma", 0, "RBF width σ in exp(−‖x−z‖²/σ²), the KMP papers' form; same as --gamma 1/σ²")
+	fs.IntVar(&m.Degree, "degree", 3, "poly kernel degree")
+	fs.Float64Var(&m.Coef0, "coef0", 0, "poly and sigmoid kernel constant c0")
+	fs.IntVar(&m.Basis, "basis", 0, "`N` kernel basis functions for the KMP family, the bias not counted (default 100; with --val-frac at most N, default 1000, stopping early on the validation part). kmp-basic and skmp may choose a function again, so they can end with fewer")
+	fs.IntVar(&m.Patience, "patience", learn.DefaultPatience, "with --val-frac: stop after this many steps without validation improvement; 0 runs every step and keeps the best")
+	fs.Float64Var(&m.C, "c", 1, "SVM / SLMC regularisation C")
+	fs.Float64Var(&m.SVREpsilon, "svr-epsilon", 0, "ε-SVR: width of the insensitive tube; implies --regression")
+	fs.StringVar(&m.Solver, "solver", "auto", "SVM dual solver: smo (LIBSVM's), batched (working sets of 64-1024 variables, kernel rows in blocks) or auto (smo for now)")
+	fs.Float64Var(&m.Epsilon, "epsilon", 0, "bpdn: ε, the ℓ1 weight of Girosi's problem = the ε-SVR tube half-width (LIBSVM -p); implies --regression")
+	fs.IntVar(&m.ActiveSet, "active-set", 0, "stochastic KMP: candidates searched per step, at least 1 (default from --eps and --q)")
+	fs.Float64Var(&m.Eps, "eps", 0, "stochastic KMP: active set s = ⌈log ε / log q⌉ (default ε 0.05)")
+	fs.Float64Var(&m.Q, "q", 0, "stochastic KMP: quantile q of the active-set rule (default 0.95)")
+	fs.StringVar(&m.Fit, "fit", learn.DefaultSKMPFit.String(), skmpFitHelp)
+	fs.IntVar(&m.Nz, "nz", 0, "SLMC: number of expansion vectors Nz, at least 1 (default: --nz-frac 0.1)")
+	fs.Float64Var(&m.NzFrac, "nz-frac", 0, "SLMC: Nz as this fraction of the support-vector count of an SVM trained with the same kernel and C")
+	fs.StringVar(&m.Method, "method", "slmc", "SLMC: the method, "+strings.Join(learn.SLMCMethods, " | ")+" (the paper's sparse large margin classifier, or its comparisons: reduced set, modified RS, reduced SVM, modified RSVM, sparse kernel Fisher discriminant)")
+	fs.Int64Var(&m.Seed, "seed", 1, "random seed (splits, candidate sampling, initialisation)")
 	fs.StringVar(&m.backend, "backend", "", backendUsage)
 	fs.IntVar(&m.threads, "threads", 0, threadsUsage)
 	fs.StringVar(&m.memBudget, "mem-budget", "", "memory budget, e.g. 512MiB or 8GiB (default 4GiB): the loaded data, its working copies and the algorithm's large allocations must fit in it, else the command stops with an error naming this flag; the process stays within it plus about 64 MiB")
@@ -127,19 +98,10 @@ func addModelFlags(fs *flag.FlagSet, m *modelFlags) {
 
 func algoNames() []string {
 	var names []string
-	for _, a := range algorithms() {
-		names = append(names, a.name)
+	for _, a := range learn.Algorithms() {
+		names = append(names, a.Name)
 	}
 	return names
-}
-
-// parseLabel parses a class label given on the command line.
-func parseLabel(s string) (float64, error) {
-	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("--positive %q: a label must be a finite number, as in the data file", s)
-	}
-	return v, nil
 }
 
 // backendUsage is --backend's help, the same for every command.
@@ -187,157 +149,67 @@ func budgetUnitNote(s string, b int64) string {
 	return ""
 }
 
-// validate checks the flag values that do not depend on the data.
+// validate checks the flag values that do not depend on the data
+// (learn.Settings.Validate, with the table of the flags for some
+// algorithms only).
 func (m *modelFlags) validate(set map[string]bool) error {
-	if _, err := findAlgorithm(m.algo); err != nil {
-		return err
-	}
-	switch m.kernel {
-	case "rbf", "gaussian", "linear", "poly", "polynomial", "sigmoid", "tanh":
-	default:
-		return fmt.Errorf("unknown kernel %q (want rbf, linear, poly or sigmoid)", m.kernel)
-	}
-	algo, _ := findAlgorithm(m.algo)
-	kname := map[string]string{"gaussian": "rbf", "polynomial": "poly", "tanh": "sigmoid"}[m.kernel]
-	if kname == "" {
-		kname = m.kernel
-	}
-	if !contains(algo.kernels, kname) {
-		return fmt.Errorf("--algo %s supports the %s kernel only, not %s", m.algo, strings.Join(algo.kernels, ", "), m.kernel)
-	}
-	if set["sigma"] {
-		if m.kernel != "rbf" && m.kernel != "gaussian" {
-			return fmt.Errorf("--sigma applies to the rbf kernel only (use --gamma for %s)", m.kernel)
-		}
-	}
-	if set["degree"] && m.kernel != "poly" && m.kernel != "polynomial" {
-		return fmt.Errorf("--degree applies to the poly kernel only, not %s", m.kernel)
-	}
-	if set["degree"] && m.degree < 1 {
-		return fmt.Errorf("--degree %d: must be at least 1", m.degree)
-	}
-	if set["coef0"] && !(m.kernel == "poly" || m.kernel == "polynomial" || m.kernel == "sigmoid" || m.kernel == "tanh") {
-		return fmt.Errorf("--coef0 applies to the poly and sigmoid kernels only, not %s", m.kernel)
-	}
-	if math.IsNaN(m.coef0) || math.IsInf(m.coef0, 0) {
-		return fmt.Errorf("--coef0 %v: must be finite", m.coef0)
-	}
-	if set["basis"] && m.basis < 1 {
-		return fmt.Errorf("--basis %d: must be at least 1", m.basis)
-	}
-	if m.patience < 0 {
-		return fmt.Errorf("--patience %d: must be 0 (no limit) or more", m.patience)
-	}
-	if set["patience"] && !set["val-frac"] {
-		return fmt.Errorf("--patience applies to early stopping, which needs --val-frac F")
-	}
-	if err := m.validateBPDN(set); err != nil {
-		return err
-	}
-	if !(m.c > 0) || (math.IsInf(m.c, 0) && m.algo != "bpdn") {
-		return fmt.Errorf("--c %v: must be positive and finite", m.c)
-	}
-	if m.svrEps < 0 || math.IsNaN(m.svrEps) || math.IsInf(m.svrEps, 0) {
-		return fmt.Errorf("--svr-epsilon %v: must be a non-negative finite number", m.svrEps)
-	}
-	if _, err := svm.ParseSolver(m.solver); err != nil {
-		return fmt.Errorf("--solver %s: want smo, batched or auto", m.solver)
-	}
-	if set["active-set"] && m.activeSet < 1 {
-		return fmt.Errorf("--active-set %d: must be at least 1", m.activeSet)
-	}
-	if set["active-set"] && (set["eps"] || set["q"]) {
-		return fmt.Errorf("give --active-set S or --eps E --q Q, not both")
-	}
-	if set["eps"] && !(m.eps > 0 && m.eps < 1) {
-		return fmt.Errorf("--eps %v: must be in (0, 1)", m.eps)
-	}
-	if set["q"] && !(m.q > 0 && m.q < 1) {
-		return fmt.Errorf("--q %v: must be in (0, 1)", m.q)
-	}
-	if set["fit"] && m.algo == "skmp" { // other algorithms: refused by the table below
-		if _, err := parseSKMPFit(m.fit); err != nil {
-			return err
-		}
-	}
-	if set["nz"] && set["nz-frac"] {
-		return fmt.Errorf("give --nz N or --nz-frac F, not both")
-	}
-	if set["nz"] && m.nz < 1 {
-		return fmt.Errorf("--nz %d: must be at least 1", m.nz)
-	}
-	if set["nz-frac"] && !(m.nzFrac > 0 && m.nzFrac <= 1) {
-		return fmt.Errorf("--nz-frac %v: must be in (0, 1]", m.nzFrac)
-	}
-	if set["method"] && !contains(slmcMethods, m.method) {
-		return fmt.Errorf("--method %q: want one of %s", m.method, strings.Join(slmcMethods, ", "))
-	}
 	if m.progress != "" && !contains(progressModes, m.progress) {
 		return fmt.Errorf("--progress %q: want auto, bar, lines or off", m.progress)
 	}
-	if m.memBudget != "" {
-		if _, err := parseBytes(m.memBudget); err != nil {
-			return err
-		}
-	}
-	return checkAlgoFlags(m.algo, set)
+	return flagErr(m.Settings.Validate(set, cliAlgoFlags()))
 }
 
-// algoFlags is the table of the flags that apply to some algorithms only:
-// flag name → the algorithms it applies to. train and cv refuse such a flag
-// with any other --algo (a silently ignored --c usually means the wrong
-// --algo). Flags not in the table apply to every algorithm. A new
-// algorithm-specific flag, or a new algorithm, is entered here.
-func algoFlags() map[string][]string {
-	var kmpFamily []string // the algorithms built step by step (--basis)
-	for _, a := range algorithms() {
-		if a.usesBasis {
-			kmpFamily = append(kmpFamily, a.name)
-		}
+// flagError is a learn.SettingError with its settings named as the flags
+// that set them (--name).
+type flagError struct{ *learn.SettingError }
+
+func (e flagError) Error() string { return e.Text(flagName) }
+
+// flagName is the flag that sets a library setting: --name.
+func flagName(setting string) string { return "--" + setting }
+
+func (e flagError) Unwrap() error { return e.SettingError }
+
+// flagErr names the settings of a learn.SettingError as flags; other errors
+// are returned as they are.
+func flagErr(err error) error {
+	if se, ok := err.(*learn.SettingError); ok {
+		return flagError{se}
 	}
+	return err
+}
+
+// cliAlgoFlags are the command's own flags that apply to some algorithms
+// only, beside the model settings' table (learn.SettingAlgorithms): train
+// and cv refuse such a flag with any other --algo (a silently ignored flag
+// usually means the wrong --algo). A new algorithm-specific flag is
+// entered here or, for a model setting, in the library's table.
+func cliAlgoFlags() map[string][]string {
+	lib := learn.SettingAlgorithms()
 	return map[string][]string{
-		"basis":        append(slices.Clone(kmpFamily), "mpkfda"),
-		"patience":     kmpFamily,
-		"curve":        kmpFamily,                                 // train: only they record a learning curve
-		"grid-basis":   append(slices.Clone(kmpFamily), "mpkfda"), // cv, as --basis
-		"c":            {"svm", "slmc", "bpdn"},
-		"grid-c":       {"svm", "slmc"}, // cv
-		"epsilon":      {"bpdn"},
-		"grid-epsilon": {"bpdn", "svm"}, // cv; svm with --svr-epsilon
-		"svr-epsilon":  {"svm"},
-		"solver":       {"svm"},
-		"active-set":   {"skmp"},
-		"eps":          {"skmp"},
-		"q":            {"skmp"},
-		"method":       {"slmc"},
-		"fit":          {"skmp"}, // deterministic KMP names its fit in the algorithm: kmp, kmp-backfit, kmp-basic
-		"nz":           {"slmc"},
-		"nz-frac":      {"slmc"},
-		"bound":        boundAlgos(), // train (bound.go)
-		"delta":        boundAlgos(),
-		"alpha":        boundAlgos(),
+		"curve":        lib["patience"],         // train: only the KMP family records a learning curve
+		"grid-basis":   lib["basis"],            // cv, as --basis
+		"grid-c":       {"svm", "slmc"},         // cv
+		"grid-epsilon": {"bpdn", "svm"},         // cv; svm with --svr-epsilon
+		"bound":        learn.BoundAlgorithms(), // train (bound.go)
+		"delta":        learn.BoundAlgorithms(),
+		"alpha":        learn.BoundAlgorithms(),
 		// train (checkpoint.go)
-		"checkpoint":       checkpointAlgos,
-		"checkpoint-every": checkpointAlgos,
-		"resume":           checkpointAlgos,
-		"time-limit":       checkpointAlgos,
+		"checkpoint":       learn.CheckpointAlgorithms(false),
+		"checkpoint-every": learn.CheckpointAlgorithms(false),
+		"resume":           learn.CheckpointAlgorithms(false),
+		"time-limit":       learn.CheckpointAlgorithms(false),
 	}
 }
 
-// checkAlgoFlags refuses the flags in set that do not apply to algo.
-func checkAlgoFlags(algo string, set map[string]bool) error {
-	table := algoFlags()
-	names := make([]string, 0, len(table))
-	for name := range table {
-		names = append(names, name)
+// algoFlags is the whole table of the flags for some algorithms only:
+// flag name → the algorithms it applies to.
+func algoFlags() map[string][]string {
+	table := learn.SettingAlgorithms()
+	for name, algos := range cliAlgoFlags() {
+		table[name] = algos
 	}
-	sort.Strings(names) // the same flag is reported every time
-	for _, name := range names {
-		if algos := table[name]; set[name] && !contains(algos, algo) {
-			return fmt.Errorf("--%s does not apply to --algo %s (it is for %s)", name, algo, strings.Join(algos, ", "))
-		}
-	}
-	return nil
+	return table
 }
 
 // algoFlagsHelp describes the table for --help: the flags grouped by the
@@ -363,53 +235,30 @@ func algoFlagsHelp(fs *flag.FlagSet) string {
 	return b.String()
 }
 
+// validate checks the data flags (learn.DataSettings.Validate); with
+// needData, --data must be given.
 func (d *dataFlags) validate(set map[string]bool, needData bool) error {
 	if needData && d.data == "" {
 		return fmt.Errorf("missing --data FILE (the training data, LIBSVM or CSV)")
 	}
-	if set["positive"] && d.oneVsRest {
-		return fmt.Errorf("give --positive LABEL or --one-vs-rest, not both")
-	}
-	if set["positive"] {
-		if _, err := parseLabel(d.positive); err != nil {
-			return err
-		}
-	}
-	if d.regression && (set["positive"] || d.oneVsRest) {
-		return fmt.Errorf("--regression fits real-valued targets; --positive and --one-vs-rest are for classification")
-	}
-	if !(d.valFrac >= 0 && d.valFrac < 1) {
-		return fmt.Errorf("--val-frac %v: must be in [0, 1)", d.valFrac)
-	}
-	switch d.scale {
-	case "auto", "minmax", "maxabs", "standard", "none":
-	default:
-		return fmt.Errorf("--scale %q: want auto, minmax, maxabs, standard or none", d.scale)
-	}
-	switch d.storage {
-	case "", "auto", "dense", "sparse":
-	default:
-		return fmt.Errorf("--storage %q: want auto, dense or sparse", d.storage)
-	}
-	switch d.format {
-	case "auto", "libsvm", "csv":
-	default:
-		return fmt.Errorf("--format %q: want auto, libsvm or csv", d.format)
-	}
-	return nil
+	return flagErr(d.DataSettings.Validate(set))
 }
 
 // implyRegression sets --regression when --svr-epsilon is given, refusing
 // the classification flags with it.
 func (d *dataFlags) implyRegression(m *modelFlags) error {
-	if m.algo == "bpdn" {
-		return d.implyRegressionBPDN()
+	if m.Algo == "bpdn" {
+		if d.Positive != "" || d.OneVsRest {
+			return fmt.Errorf("--algo bpdn fits real-valued targets (ε-SVR); --positive and --one-vs-rest are for classification")
+		}
+		d.Regression = true
+		return nil
 	}
-	if m.svrEps > 0 {
-		if d.positive != "" || d.oneVsRest {
+	if m.SVREpsilon > 0 {
+		if d.Positive != "" || d.OneVsRest {
 			return fmt.Errorf("--svr-epsilon fits real-valued targets (ε-SVR); --positive and --one-vs-rest are for classification")
 		}
-		d.regression = true
+		d.Regression = true
 	}
 	return nil
 }
@@ -421,19 +270,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// kernelFor builds the kernel for data of dim features from the flags.
-func (m *modelFlags) kernelFor(dim int) (pursuit.Kernel, error) {
-	gamma := m.gamma
-	if m.sigma > 0 {
-		gamma = 1 / (m.sigma * m.sigma)
-	}
-	k, err := pursuit.ParseKernel(m.kernel, gamma, m.coef0, m.degree, dim)
-	if err != nil {
-		return pursuit.Kernel{}, fmt.Errorf("kernel: %w", err)
-	}
-	return k, nil
 }
 
 // newEngine opens the engine the flags ask for, on a single process.
@@ -468,13 +304,14 @@ func (m *modelFlags) newEngineOn(c comm.Comm) (*engine.Engine, error) {
 	return e, nil
 }
 
-// params are the flags with the kernel for data with dim features.
+// params are the flags with what training on data with dim features
+// adds (learn.Settings.RunFor).
 func (m *modelFlags) params(dim int, d *dataFlags) (*trainParams, error) {
-	k, err := m.kernelFor(dim)
+	r, err := m.RunFor(dim, &d.DataSettings)
 	if err != nil {
 		return nil, err
 	}
-	return &trainParams{modelFlags: m, kernel: k, regression: d.regression || m.svrEps > 0}, nil
+	return &trainParams{modelFlags: m, run: r}, nil
 }
 
 // engineNames makes the engine's messages name the flags that set its

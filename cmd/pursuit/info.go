@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/learn"
 )
@@ -46,8 +45,8 @@ func runInfo(ev *env, fs *flag.FlagSet, o *infoOptions) error {
 		return runInfoData(ev, o)
 	}
 	var algos []learn.AlgorithmInfo
-	for _, a := range algorithms() {
-		algos = append(algos, learn.AlgorithmInfo{Name: a.name, Available: a.learner != nil, Summary: a.summary})
+	for _, a := range learn.Algorithms() {
+		algos = append(algos, learn.AlgorithmInfo{Name: a.Name, Available: true, Summary: a.Summary})
 	}
 	opts := []engine.Option{engineNames()}
 	if o.backend != "" {
@@ -68,22 +67,10 @@ func runInfo(ev *env, fs *flag.FlagSet, o *infoOptions) error {
 	return err
 }
 
-// dataInfo is what `pursuit info --data FILE --json` prints.
-type dataInfo struct {
-	Data     string       `json:"data"`
-	Examples int          `json:"n_examples"`
-	Features int          `json:"n_features"`
-	Storage  *storageJSON `json:"storage"`
-	// DenseBytes is what dense rows take, for comparison.
-	DenseBytes int64 `json:"dense_bytes"`
-	// Scale is what --scale auto chooses for these data.
-	Scale       string   `json:"scale"`
-	SparseAlgos []string `json:"sparse_algorithms"`
-}
-
-// runInfoData loads --data in --storage and reports how it is held.
+// runInfoData loads --data in --storage and reports how it is held
+// (learn.DescribeData).
 func runInfoData(ev *env, o *infoOptions) error {
-	df := dataFlags{data: o.data, format: o.format, storage: o.storage, sparseOK: true, scale: "auto"}
+	df := dataFlags{data: o.data, sparseOK: true, DataSettings: learn.DataSettings{Format: o.format, Storage: o.storage, Scale: "auto"}}
 	if err := df.validate(map[string]bool{}, true); err != nil {
 		return err
 	}
@@ -91,21 +78,10 @@ func runInfoData(ev *env, o *infoOptions) error {
 	if err != nil {
 		return err
 	}
-	rep := dataInfo{Data: o.data, Examples: ds.Len(), Features: ds.Dim(), Storage: df.describeStorage(ds),
-		DenseBytes: 4 * int64(ds.Len()) * int64(ds.Dim()), Scale: string(data.DefaultScaleMode(ds.X)), SparseAlgos: []string{}}
-	for _, a := range algorithms() {
-		if sparseAlgos[a.name] {
-			rep.SparseAlgos = append(rep.SparseAlgos, a.name)
-		}
-	}
+	rep := learn.DescribeData(o.data, ds, df.describeStorage(ds))
 	if o.json {
 		return printJSON(ev, rep)
 	}
-	w, st := ev.stdout, rep.Storage
-	fmt.Fprintf(w, "data:      %s: %d examples, %d features, %d non-zeros (density %.3g)\n", o.data, rep.Examples, rep.Features, st.NNZ, st.Density)
-	fmt.Fprintf(w, "storage:   %s (--storage %s): %s\n", st.Kind, st.Asked, st.Reason)
-	fmt.Fprintf(w, "memory:    %s for the features (dense rows: %s)\n", engine.FormatBytes(st.Bytes), engine.FormatBytes(rep.DenseBytes))
-	fmt.Fprintf(w, "scaling:   --scale auto fits %s on these data\n", rep.Scale)
-	fmt.Fprintf(w, "sparse:    the algorithms that train on sparse rows: %s (the others hold the data dense)\n", sparseAlgoList())
+	rep.WriteText(ev.stdout, flagName)
 	return nil
 }

@@ -4,46 +4,21 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/pursuit-ml/pursuit/engine"
-	"github.com/pursuit-ml/pursuit/engine/comm"
 	"github.com/pursuit-ml/pursuit/learn"
 )
 
-// labelSpec is the task the flags ask for: --regression, --positive,
-// --one-vs-rest.
-func (d *dataFlags) labelSpec() (learn.LabelSpec, error) {
-	s := learn.LabelSpec{Regression: d.regression, OneVsRest: d.oneVsRest}
-	if d.positive != "" && !d.regression {
-		pos, err := parseLabel(d.positive)
-		if err != nil {
-			return learn.LabelSpec{}, err
-		}
-		s.Positive = &pos
-	}
-	return s, nil
-}
-
-// planLabels decides the task from the training labels and the flags.
-func planLabels(y []float64, d *dataFlags) (learn.LabelPlan, error) {
-	return planLabelsOn(&comm.Single{}, y, d)
-}
-
-// planLabelsOn is learn.PlanLabels on the labels of every rank of c (a
-// collective across ranks), its errors in terms of the flags.
-func planLabelsOn(c comm.Comm, y []float64, d *dataFlags) (learn.LabelPlan, error) {
-	s, err := d.labelSpec()
-	if err != nil {
-		return learn.LabelPlan{}, err
-	}
-	plan, err := learn.PlanLabels(engine.GroupOf(c), y, s, func(err error) error { return agree(c, err) })
+// labelError restates learn.PlanLabels' refusals of the task in terms of
+// the flags (prefix: before the restated text); other errors are returned
+// as they are.
+func labelError(err error, d *dataFlags, prefix string) error {
 	var pe *learn.PositiveError
 	var ce *learn.ClassesError
 	switch {
 	case errors.As(err, &pe):
-		return learn.LabelPlan{}, fmt.Errorf("--positive %s: %w", d.positive, pe.Err)
+		return fmt.Errorf("%s--positive %s: %w", prefix, d.Positive, pe.Err)
 	case errors.As(err, &ce):
-		return learn.LabelPlan{}, fmt.Errorf("the training data has %d classes (%s): choose --positive LABEL for LABEL vs the rest, --one-vs-rest for all of them, or --regression for real-valued targets",
-			len(ce.Classes), learn.ListLabels(ce.Classes, 10))
+		return fmt.Errorf("%sthe training data has %d classes (%s): choose --positive LABEL for LABEL vs the rest, --one-vs-rest for all of them, or --regression for real-valued targets",
+			prefix, len(ce.Classes), learn.ListLabels(ce.Classes, 10))
 	}
-	return plan, err
+	return err
 }

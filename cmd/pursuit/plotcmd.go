@@ -50,7 +50,7 @@ func runPlot(ev *env, fs *flag.FlagSet, o *plotOptions) error {
 	if o.model == "" {
 		return fmt.Errorf("missing --model FILE (written by `pursuit train --model FILE`)")
 	}
-	df := dataFlags{format: o.format, scale: "none"}
+	df := dataFlags{DataSettings: learn.DataSettings{Format: o.format, Scale: "none"}}
 	if err := df.validate(nil, false); err != nil {
 		return err
 	}

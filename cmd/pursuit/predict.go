@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/pursuit-ml/pursuit/internal/safefile"
 	"github.com/pursuit-ml/pursuit/learn"
@@ -80,7 +79,7 @@ func runPredict(ev *env, fs *flag.FlagSet, o *predictOptions) error {
 	if err != nil {
 		return fmt.Errorf("--precision: %w", err)
 	}
-	df := dataFlags{format: o.format, labelColumn: o.labelColumn, header: o.header, scale: "none", storage: o.storage}
+	df := dataFlags{DataSettings: learn.DataSettings{Format: o.format, LabelColumn: o.labelColumn, Header: o.header, Scale: "none", Storage: o.storage}}
 	if err := df.validate(nil, false); err != nil {
 		return err
 	}
@@ -97,7 +96,7 @@ func runPredict(ev *env, fs *flag.FlagSet, o *predictOptions) error {
 	if err != nil {
 		return err
 	}
-	df.sparseOK, df.storageAlgo = sparseAlgos[m.Header.Algorithm], m.Header.Algorithm
+	df.sparseOK, df.storageAlgo = learn.TakesSparse(m.Header.Algorithm), m.Header.Algorithm
 	ds, err := loadForModel(e, o.data, &df, m, o.model)
 	if err != nil {
 		return err
@@ -111,10 +110,8 @@ func runPredict(ev *env, fs *flag.FlagSet, o *predictOptions) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", o.data, err)
 	}
-	lp := &m.Header.Labels
-	if pr.Foreign > 0 {
-		fmt.Fprintf(ev.stderr, "pursuit predict: warning: %d of %d examples of %s have labels (%s) that are not the model's classes (%s); each counts as an error\n",
-			pr.Foreign, ds.Len(), o.data, learn.ListLabels(pr.ForeignValues, 5), learn.ListLabels(lp.Classes, 10))
+	if warning := pr.ForeignWarning(m, o.data, ds.Len()); warning != "" {
+		fmt.Fprintf(ev.stderr, "pursuit predict: warning: %s\n", warning)
 	}
 	if o.out != "" {
 		if err := writePredictions(ev, o.out, pr, o.decision); err != nil {
@@ -122,11 +119,7 @@ func runPredict(ev *env, fs *flag.FlagSet, o *predictOptions) error {
 		}
 	}
 	if o.jsonOutput {
-		out := m.Result(e.BackendName())
-		out.NTest, out.TestError, out.PredictSeconds, out.Model, out.ForeignLabels = ds.Len(), num(pr.Error), pr.Seconds, o.model, pr.Foreign
-		if st, err := os.Stat(o.model); err == nil {
-			out.ModelBytes = st.Size()
-		}
+		out := pr.Result(m, ds.Len(), e.BackendName(), o.model)
 		if col, ok := csvLabelColumn(o.data, o.format, o.labelColumn, ds.Dim()); ok {
 			out.LabelColumn = &col
 		}
@@ -139,10 +132,9 @@ func runPredict(ev *env, fs *flag.FlagSet, o *predictOptions) error {
 	if o.out == "-" { // the predictions are on stdout
 		summary = ev.stderr
 	}
-	fmt.Fprintf(summary, "%s: %s on %d examples (%s model, %d basis functions, backend %s, %.3g s)\n",
-		o.data, lp.ErrorText(pr.Error, ds.Len()), ds.Len(), m.Header.Algorithm, m.Header.NBasis, e.BackendName(), pr.Seconds)
-	if lc := describeLabelColumn(o.data, o.format, o.labelColumn, ds.Dim()); lc != "" {
-		fmt.Fprintf(summary, "%s\n", lc)
+	pr.WriteText(summary, m, o.data, ds.Len(), e.BackendName())
+	if col, ok := csvLabelColumn(o.data, o.format, o.labelColumn, ds.Dim()); ok {
+		fmt.Fprintf(summary, "%s\n", learn.LabelColumnText(col, ds.Dim(), flagName))
 	}
 	if o.out != "" && o.out != "-" {
 		fmt.Fprintf(ev.stdout, "predictions written to %s\n", o.out)

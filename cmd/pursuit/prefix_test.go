@@ -24,8 +24,7 @@ func TestKMPPrefixDecisions(t *testing.T) {
 	moons := twoMoons(240, 0.25, 5)
 	tr, rest := head(moons, 160)
 	val, test := head(rest, 40)
-	newKMP := kmpLearner("kmp", kmp.PreFit, kmp.Squared, false)
-	l1, err := newKMP(&trainParams{kernel: pursuit.NewRBF(4), modelFlags: &modelFlags{patience: 5, seed: 1}})
+	l1, err := kmpTestLearner(kmp.PreFit, 4, learn.Settings{Patience: 5, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +33,7 @@ func TestKMPPrefixDecisions(t *testing.T) {
 		t.Fatal(err)
 	}
 	blobs := threeClass(150)
-	l2, err := newKMP(&trainParams{kernel: pursuit.NewRBF(1), modelFlags: &modelFlags{basis: 12, seed: 1}})
+	l2, err := kmpTestLearner(kmp.PreFit, 1, learn.Settings{Basis: 12, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,4 +92,11 @@ func TestKMPPrefixDecisions(t *testing.T) {
 			}
 		}
 	}
+}
+
+// kmpTestLearner is the learner of --algo kmp's flags s with the variant
+// v and an RBF kernel of γ gamma, as train maps them (learn.Settings).
+func kmpTestLearner(v kmp.Variant, gamma float64, s learn.Settings) (learn.Learner, error) {
+	s.Algo = map[kmp.Variant]string{kmp.PreFit: "kmp", kmp.BackFit: "kmp-backfit", kmp.Basic: "kmp-basic"}[v]
+	return s.Learner(learn.LabelPlan{Task: learn.TaskBinary}, learn.Run{Kernel: pursuit.NewRBF(gamma)})
 }

@@ -14,80 +14,15 @@ import (
 func nan() float64 { return math.NaN() }
 
 // loadOptions returns the data options of the flags, forcing dim features
-// when dim > 0 (test and prediction data must match the model).
+// when dim > 0 (learn.DataSettings.LoadOptions).
 func (d *dataFlags) loadOptions(dim int) []data.Option {
-	opts := []data.Option{data.WithHintNames("--header", "--format libsvm")}
-	switch d.format {
-	case "libsvm":
-		opts = append(opts, data.WithFormat(data.FormatLibSVM))
-	case "csv":
-		opts = append(opts, data.WithFormat(data.FormatCSV))
-	}
-	if d.labelColumn != 0 {
-		opts = append(opts, data.WithLabelColumn(d.labelColumn))
-	}
-	if d.header {
-		opts = append(opts, data.WithHeader(true))
-	}
-	if dim > 0 {
-		opts = append(opts, data.WithDim(dim))
-	}
-	return append(opts, data.WithStorage(d.loadStorage()))
-}
-
-// formatOption is --format as a data.Format.
-func (d *dataFlags) formatOption() data.Format {
-	switch d.format {
-	case "libsvm":
-		return data.FormatLibSVM
-	case "csv":
-		return data.FormatCSV
-	}
-	return data.FormatAuto
-}
-
-// sparseAlgos are the algorithms checked to train and predict on sparse
-// rows (the same models as on dense rows); the others get their data
-// dense. The list grows as each algorithm is verified (issue 28).
-var sparseAlgos = map[string]bool{
-	"svm": true,
-	"kmp": true, "kmp-backfit": true, "kmp-basic": true, "kmp-tanh": true, "skmp": true,
-	"mpkfda": true, "slmc": true, "bpdn": true,
-}
-
-// sparseAlgoList names the algorithms of sparseAlgos, or says there are
-// none yet.
-func sparseAlgoList() string {
-	var names []string
-	for _, a := range algorithms() {
-		if sparseAlgos[a.name] {
-			names = append(names, a.name)
-		}
-	}
-	if len(names) == 0 {
-		return "none yet"
-	}
-	return strings.Join(names, ", ")
-}
-
-// loadStorage is the storage the data are loaded in: --storage, except
-// dense for an algorithm that does not take sparse rows yet and for the
-// commands without the flag.
-func (d *dataFlags) loadStorage() data.Storage {
-	if d.storage == "" || !d.sparseOK {
-		return data.StorageDense
-	}
-	st, err := data.ParseStorage(d.storage)
-	if err != nil {
-		return data.StorageDense // validate refused it already
-	}
-	return st
+	return d.LoadOptions(dim, d.sparseOK, flagName)
 }
 
 // storageNote is the warning for --storage sparse with an algorithm that
 // does not take sparse rows yet ("" otherwise).
 func (d *dataFlags) storageNote() string {
-	if d.storage != "sparse" || d.sparseOK {
+	if d.Storage != "sparse" || d.sparseOK {
 		return ""
 	}
 	return fmt.Sprintf("warning: --algo %s does not take sparse rows yet: the data are held dense, as with --storage dense", d.storageAlgo)
@@ -103,29 +38,13 @@ func (d *dataFlags) describeStorage(ds *data.Dataset) *storageJSON {
 	if !d.sparseOK {
 		denseOnly = fmt.Sprintf("--algo %s does not take sparse rows yet", d.storageAlgo)
 	}
-	return data.DescribeStorage(ds, data.Storage(d.storage), "--storage", denseOnly)
+	return data.DescribeStorage(ds, data.Storage(d.Storage), "--storage", denseOnly)
 }
 
 // csvLabelColumn returns the 0-based column the labels of path were read
 // from when it was read as CSV with dim features; ok is false for LIBSVM.
 func csvLabelColumn(path, format string, labelColumn, dim int) (col int, ok bool) {
-	return data.LabelColumnOf(path, (&dataFlags{format: format}).formatOption(), labelColumn, dim)
-}
-
-// describeLabelColumn says where the labels of a CSV file came from, for
-// the human-readable output; "" for LIBSVM.
-func describeLabelColumn(path, format string, labelColumn, dim int) string {
-	col, ok := csvLabelColumn(path, format, labelColumn, dim)
-	if !ok {
-		return ""
-	}
-	switch {
-	case col == 0:
-		return "labels from CSV column 0 (the first; --label-column to change)"
-	case col == dim:
-		return fmt.Sprintf("labels from CSV column %d (the last)", col)
-	}
-	return fmt.Sprintf("labels from CSV column %d", col)
+	return data.LabelColumnOf(path, (&learn.DataSettings{Format: format}).FormatOf(), labelColumn, dim)
 }
 
 // loadData reads a data file, checking it has examples. Data over the data
@@ -146,7 +65,7 @@ func loadData(path string, opts []data.Option) (*data.Dataset, error) {
 // bound) within e's memory budget (learn.File.LoadData), its errors naming
 // the model and the flags.
 func loadForModel(e *engine.Engine, path string, df *dataFlags, m *learn.File, modelPath string) (*data.Dataset, error) {
-	ds, err := m.LoadData(e, path, df.loadStorage(), df.formatOption(), df.loadOptions(0)...)
+	ds, err := m.LoadData(e, path, df.StorageFor(df.sparseOK), df.FormatOf(), df.loadOptions(0)...)
 	if errors.Is(err, data.ErrFeatureMismatch) {
 		return nil, fmt.Errorf("%w (model %s was trained on %d features)", err, modelPath, m.Header.Dim)
 	}
@@ -156,7 +75,7 @@ func loadForModel(e *engine.Engine, path string, df *dataFlags, m *learn.File, m
 // budgetError restates the data package's memory-limit error in terms of
 // the flag that sets the limit (learn.RestateLimit).
 func budgetError(err error, flag string) error {
-	return learn.RestateLimit(err, flag, sparseAlgoList())
+	return learn.RestateLimit(err, flag, strings.Join(learn.SparseAlgorithms(), ", "))
 }
 
 // loadWithin loads path within what e's memory budget leaves and charges
@@ -184,14 +103,10 @@ func prepare(e *engine.Engine, df *dataFlags, seed int64, plan *learn.LabelPlan,
 	return pr, prepError(err)
 }
 
-// prep is the preprocessing step of the flags: --val-frac drawn with seed,
-// and --scale.
+// prep is the preprocessing step of the flags (learn.DataSettings.Prep).
 func (d *dataFlags) prep(seed int64) (learn.Prep, error) {
-	mode, err := scaleFlag(d.scale)
-	if err != nil {
-		return learn.Prep{}, err
-	}
-	return learn.Prep{ValFrac: d.valFrac, Seed: uint64(seed), Scale: mode}, nil
+	p, err := d.Prep(seed)
+	return p, flagErr(err)
 }
 
 // prepError restates the preprocessing step's refusal of the validation
@@ -207,60 +122,31 @@ func prepError(err error) error {
 	return fmt.Errorf("--val-frac %v of %d examples leaves an empty training or validation set", se.Frac, se.N)
 }
 
-// scaleFlag parses --scale: auto is learn.ScaleAuto (maxabs for sparse
-// data, minmax otherwise: data.DefaultScaleMode).
-func scaleFlag(mode string) (data.ScaleMode, error) {
-	if mode == "auto" {
-		return learn.ScaleAuto, nil
-	}
-	m, err := data.ParseScaleMode(mode)
+// scaleData fits the scaling of --scale on tr and scales tr and others
+// with it, in one process (learn.FitScale).
+func scaleData(mode string, tr *data.Dataset, others ...*data.Dataset) error {
+	m, err := (&learn.DataSettings{Scale: mode}).ScaleMode()
 	if err != nil {
-		return "", fmt.Errorf("--scale: %w", err)
+		return flagErr(err)
 	}
-	return m, nil
+	_, err = learn.FitScale(m, tr, others...)
+	return err
 }
 
-// fitScaler fits the scaling of --scale on ds, in one process.
-func fitScaler(mode string, ds *data.Dataset) (*data.Scaler, error) {
-	m, err := scaleFlag(mode)
-	if err != nil {
-		return nil, err
-	}
-	return learn.FitScaler(engine.Group{}, m, ds)
-}
-
-// loadTrainTest reads the --data file, the --test file if given (padded to
-// the training data's features, and refused if it has more), within what
-// e's memory budget leaves, charging both to it, and plans the labels
-// (binary, one-vs-rest or regression) from the training labels. The run is
-// then bounded by the budget: the Go heap's limit is set from it.
+// loadTrainTest reads the --data file and the --test file if given
+// (learn.LoadTrainTest: within e's memory budget, each rank its block, the
+// ranks agreeing), its errors naming the flags, and plans the labels from
+// the training labels. The run is then bounded by the budget: the Go heap's
+// limit is set from it.
 func (d *dataFlags) loadTrainTest(e *engine.Engine) (all, test *data.Dataset, plan learn.LabelPlan, err error) {
 	limitHeap(e.MemoryBudget())
-	c := e.Comm() // across ranks, each loads its block; they agree on the outcome
-	all, err = loadWithin(e, d.data, d.loadOptions(0))
-	if err = agreeOn(c, err); err != nil {
-		return nil, nil, learn.LabelPlan{}, err
+	spec, err := d.LabelSpec()
+	if err != nil {
+		return nil, nil, learn.LabelPlan{}, flagErr(err)
 	}
-	if c.Size() > 1 {
-		n, err := engine.GroupOf(c).Sum(all.Len())
-		if err == nil && n == 0 {
-			err = fmt.Errorf("%s: no examples", d.data)
-		}
-		if err != nil {
-			return nil, nil, learn.LabelPlan{}, err
-		}
+	tt, err := learn.LoadTrainTest(e, d.data, d.test, d.loadOptions, spec, func(err error) error { return budgetError(err, "--mem-budget") })
+	if err != nil {
+		return nil, nil, learn.LabelPlan{}, labelError(err, d, d.data+": ")
 	}
-	if d.test != "" {
-		test, err = loadWithin(e, d.test, d.loadOptions(all.Dim()))
-		if err != nil && !errors.Is(err, engine.ErrBudget) {
-			err = fmt.Errorf("%w (the test data must have the training data's %d features)", err, all.Dim())
-		}
-		if err = agreeOn(c, err); err != nil {
-			return nil, nil, learn.LabelPlan{}, err
-		}
-	}
-	if plan, err = planLabelsOn(c, all.Y, d); err != nil {
-		return nil, nil, learn.LabelPlan{}, fmt.Errorf("%s: %w", d.data, err)
-	}
-	return all, test, plan, nil
+	return tt.Train, tt.Test, tt.Plan, nil
 }

@@ -386,7 +386,7 @@ func TestShardedPipelineAcrossRanks(t *testing.T) {
 	if err := fs.Parse([]string{"--data", trPath, "--test", tePath, "--one-vs-rest", "--algo", "kmp", "--basis", "6", "--gamma", "1"}); err != nil {
 		t.Fatal(err)
 	}
-	algo, _ := findAlgorithm(o.algo)
+	algo, _ := findAlgorithm(o.Algo)
 	e, err := o.newEngine()
 	if err != nil {
 		t.Fatal(err)
@@ -395,7 +395,7 @@ func TestShardedPipelineAcrossRanks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr, err := prepare(e, &o.dataFlags, o.seed, &plan, all, test, true, false)
+	pr, err := prepare(e, &o.dataFlags, o.Seed, &plan, all, test, true, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -427,7 +427,7 @@ func TestShardedPipelineAcrossRanks(t *testing.T) {
 			if fmt.Sprint(pl) != fmt.Sprint(plan) {
 				return fmt.Errorf("plan %v, want %v", pl, plan)
 			}
-			q, err := prepare(e, &o.dataFlags, o.seed, &pl, a, te, true, false)
+			q, err := prepare(e, &o.dataFlags, o.Seed, &pl, a, te, true, false)
 			if err != nil {
 				return err
 			}
@@ -465,11 +465,11 @@ func TestPlanLabelsAcrossRanks(t *testing.T) {
 		want    string // the plan, or "" for an error on every rank
 		wantErr string
 	}{
-		{dataFlags{oneVsRest: true}, blocks, "{one-vs-rest [1 2 3] <nil>}", ""},
-		{dataFlags{positive: "2"}, blocks, "binary", ""},
-		{dataFlags{positive: "5"}, blocks, "", "no example has the positive label 5"},
+		{dataFlags{DataSettings: learn.DataSettings{OneVsRest: true}}, blocks, "{one-vs-rest [1 2 3] <nil>}", ""},
+		{dataFlags{DataSettings: learn.DataSettings{Positive: "2"}}, blocks, "binary", ""},
+		{dataFlags{DataSettings: learn.DataSettings{Positive: "5"}}, blocks, "", "no example has the positive label 5"},
 		{dataFlags{}, [][]float64{{4}, {4, 4}, {}}, "", "every training example is labelled 4"},
-		{dataFlags{regression: true}, [][]float64{{0.5}, {math.MaxFloat64}, {}}, "", "another rank"},
+		{dataFlags{DataSettings: learn.DataSettings{Regression: true}}, [][]float64{{0.5}, {math.MaxFloat64}, {}}, "", "another rank"},
 	}
 	for _, tc := range cases {
 		errs := make([]error, len(tc.blocks))

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pursuit-ml/pursuit/learn"
 )
 
 // TestSKMPFit: stochastic KMP's --fit (issue 16). On 5k rows of 20-D
@@ -41,8 +43,8 @@ func TestSKMPFit(t *testing.T) {
 		}
 		t.Logf("--fit %s: test error %.3f (basic %.3f)", fit, e, basic)
 	}
-	if _, res := testErr(); !strings.Contains(res.Dictionary, skmpDefaultFit.String()) {
-		t.Errorf("without --fit the dictionary line %q does not name the default fit %s", res.Dictionary, skmpDefaultFit)
+	if _, res := testErr(); !strings.Contains(res.Dictionary, learn.DefaultSKMPFit.String()) {
+		t.Errorf("without --fit the dictionary line %q does not name the default fit %s", res.Dictionary, learn.DefaultSKMPFit)
 	}
 	wantFail(t, dir, []string{"--fit", "bogus", "backfit, prefit or basic"}, "train", "--data", train, "--algo", "skmp", "--fit", "bogus")
 	wantFail(t, dir, []string{"--fit", "backfit, prefit or basic"}, "train", "--data", train, "--algo", "skmp", "--fit", "")

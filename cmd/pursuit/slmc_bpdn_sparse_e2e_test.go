@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/learn"
 )
 
 // TestSLMCBPDNSparseCLI: --algo slmc (every --method) and --algo bpdn
@@ -63,7 +64,7 @@ func TestSLMCBPDNSparseCLI(t *testing.T) {
 		args        []string
 	}
 	runs := []run{{"bpdn", regTrain, regTest, []string{"--algo", "bpdn", "--epsilon", "0.01", "--c", "10"}}}
-	for _, m := range slmcMethods {
+	for _, m := range learn.SLMCMethods {
 		runs = append(runs, run{"slmc " + m, train, test, []string{"--algo", "slmc", "--method", m, "--nz", "5", "--c", "10"}})
 	}
 	// Nz from the SVM's support vectors (--nz-frac's default).

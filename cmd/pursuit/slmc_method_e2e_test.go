@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pursuit-ml/pursuit/learn"
 )
 
 // TestSLMCMethodsRoundTrip trains every --method of --algo slmc, saves the
@@ -18,7 +20,7 @@ import (
 func TestSLMCMethodsRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	train, test := moonsFiles(t, dir)
-	for _, method := range slmcMethods {
+	for _, method := range learn.SLMCMethods {
 		t.Run(method, func(t *testing.T) {
 			model := filepath.Join(dir, method+".model")
 			r := mustRun(t, dir, "train", "--data", train, "--test", test, "--algo", "slmc", "--method", method,

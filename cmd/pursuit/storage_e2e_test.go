@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/learn"
 )
 
 // TestStorageFlag: --storage and the sparse default scaling through the
@@ -38,14 +39,14 @@ func TestStorageFlag(t *testing.T) {
 	if st := out.Storage; st == nil || st.Kind != "sparse" || out.Scale != "maxabs" || r.stderr != "" {
 		t.Errorf("slmc on sparse rows: storage %+v, scale %q, stderr %q", out.Storage, out.Scale, r.stderr)
 	}
-	for _, a := range algorithms() {
-		if !sparseAlgos[a.name] {
-			t.Errorf("--algo %s does not take sparse rows", a.name)
+	for _, a := range learn.Algorithms() {
+		if !a.Sparse {
+			t.Errorf("--algo %s does not take sparse rows", a.Name)
 		}
 	}
 	// info --data: auto chooses sparse rows and maxabs scaling.
 	r = mustRun(t, dir, "info", "--data", text, "--json")
-	var info dataInfo
+	var info learn.DataInfo
 	if err := json.Unmarshal([]byte(r.stdout), &info); err != nil {
 		t.Fatalf("%v\n%s", err, r.stdout)
 	}

@@ -33,8 +33,8 @@ func newSubspaceFlags() (*flag.FlagSet, *subspaceOptions) {
 	fs := flag.NewFlagSet("subspace", flag.ContinueOnError)
 	fs.StringVar(&o.data, "data", "", "training data `FILE` (labels are ignored)")
 	fs.StringVar(&o.test, "test", "", "test data `FILE`: its residual is reported at every k")
-	fs.StringVar(&o.format, "format", "auto", "data file format: auto, libsvm or csv")
-	fs.StringVar(&o.scale, "scale", "standard", "feature scaling fitted on the training data: standard, minmax or none")
+	fs.StringVar(&o.Format, "format", "auto", "data file format: auto, libsvm or csv")
+	fs.StringVar(&o.Scale, "scale", "standard", "feature scaling fitted on the training data: standard, minmax or none")
 	fs.StringVar(&o.method, "method", "skpca", "subspace method: skpca (sparse kernel PCA, Algorithm 2) or skcca (sparse kernel CCA, Algorithm 3: views from --data and --data-y)")
 	fs.StringVar(&o.dataY, "data-y", "", "skcca: the second view's training data `FILE`, row i paired with row i of --data")
 	fs.StringVar(&o.testY, "test-y", "", "skcca: the second view's test data `FILE`, paired with --test")
@@ -45,9 +45,9 @@ func newSubspaceFlags() (*flag.FlagSet, *subspaceOptions) {
 	fs.StringVar(&o.plotDir, "plot", "", "draw the residuals and bounds against k (Hussain et al.'s Figures 2–5) as a PNG into `DIR`")
 	fs.BoolVar(&o.logScale, "log", false, "--plot: log10 of the values (Figures 4 and 5, where Theorem 8 is far above the rest)")
 	fs.BoolVar(&o.model.jsonOutput, "json", false, "print one JSON object")
-	fs.StringVar(&o.model.kernel, "kernel", "rbf", "kernel; the bounds need κ(x,x) ≤ 1 for every x: rbf")
-	fs.Float64Var(&o.model.gamma, "gamma", 0, "RBF γ (default 1/number of features)")
-	fs.Float64Var(&o.model.sigma, "sigma", 0, "RBF width σ in exp(−‖x−z‖²/σ²); same as --gamma 1/σ²")
+	fs.StringVar(&o.model.Kernel, "kernel", "rbf", "kernel; the bounds need κ(x,x) ≤ 1 for every x: rbf")
+	fs.Float64Var(&o.model.Gamma, "gamma", 0, "RBF γ (default 1/number of features)")
+	fs.Float64Var(&o.model.Sigma, "sigma", 0, "RBF width σ in exp(−‖x−z‖²/σ²); same as --gamma 1/σ²")
 	fs.StringVar(&o.model.backend, "backend", "", backendUsage)
 	fs.IntVar(&o.model.threads, "threads", 0, "CPU threads for the CPU backends (default GOMAXPROCS)")
 	fs.StringVar(&o.model.memBudget, "mem-budget", "", "memory budget for large allocations, e.g. 512MiB")
@@ -107,8 +107,8 @@ func runSubspace(ev *env, fs *flag.FlagSet, o *subspaceOptions) error {
 	if !(o.delta > 0 && o.delta < 1) {
 		return fmt.Errorf("--delta %v: must be in (0, 1)", o.delta)
 	}
-	if o.model.kernel != "rbf" {
-		return fmt.Errorf("--kernel %s: subspace offers rbf (sparse KPCA's bounds need κ(x,x) ≤ R for every x, which rbf guarantees with R = 1)", o.model.kernel)
+	if o.model.Kernel != "rbf" {
+		return fmt.Errorf("--kernel %s: subspace offers rbf (sparse KPCA's bounds need κ(x,x) ≤ R for every x, which rbf guarantees with R = 1)", o.model.Kernel)
 	}
 	if set["log"] && o.plotDir == "" {
 		return fmt.Errorf("--log applies to --plot")
@@ -139,17 +139,10 @@ func runSubspace(ev *env, fs *flag.FlagSet, o *subspaceOptions) error {
 	if o.k >= tr.Len() {
 		return fmt.Errorf("--k %d: must be less than the %d training examples", o.k, tr.Len())
 	}
-	scaler, err := fitScaler(o.scale, tr)
-	if err != nil {
+	if err := scaleData(o.Scale, tr, te); err != nil {
 		return err
 	}
-	if err := learn.ScaleInPlace(scaler, tr); err != nil {
-		return err
-	}
-	if err := learn.ScaleInPlace(scaler, te); err != nil {
-		return err
-	}
-	kern, err := o.model.kernelFor(tr.Dim())
+	kern, err := o.model.KernelFor(tr.Dim())
 	if err != nil {
 		return err
 	}
@@ -247,25 +240,17 @@ func runSKCCA(ev *env, o *subspaceOptions, e *engine.Engine) error {
 			return err
 		}
 	}
-	for _, v := range []struct {
-		tr, te *data.Dataset
-	}{{tx, ex}, {ty, ey}} {
-		sc, err := fitScaler(o.scale, v.tr)
-		if err != nil {
-			return err
-		}
-		if err := learn.ScaleInPlace(sc, v.tr); err != nil {
-			return err
-		}
-		if err := learn.ScaleInPlace(sc, v.te); err != nil {
-			return err
-		}
+	if err := scaleData(o.Scale, tx, ex); err != nil {
+		return err
 	}
-	kx, err := o.model.kernelFor(tx.Dim())
+	if err := scaleData(o.Scale, ty, ey); err != nil {
+		return err
+	}
+	kx, err := o.model.KernelFor(tx.Dim())
 	if err != nil {
 		return err
 	}
-	ky, err := o.model.kernelFor(ty.Dim())
+	ky, err := o.model.KernelFor(ty.Dim())
 	if err != nil {
 		return err
 	}

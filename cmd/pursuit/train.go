@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/pursuit-ml/pursuit/checkpoint"
-	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/learn"
 )
@@ -78,8 +77,8 @@ func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 	if err == nil {
 		err = o.ckFlags.validate(set)
 	}
-	if err == nil && o.ckFlags.active() && world.Size() > 1 && !slices.Contains(checkpointRankAlgos, o.algo) {
-		err = fmt.Errorf("--checkpoint, --resume and --time-limit across ranks cover --algo %s, not %s", strings.Join(checkpointRankAlgos, ", "), o.algo)
+	if err == nil && o.ckFlags.active() && world.Size() > 1 && !slices.Contains(learn.CheckpointAlgorithms(true), o.Algo) {
+		err = fmt.Errorf("--checkpoint, --resume and --time-limit across ranks cover --algo %s, not %s", strings.Join(learn.CheckpointAlgorithms(true), ", "), o.Algo)
 	}
 	if err == nil {
 		err = checkOutputs(o.inputFiles(), fileArg{"--model", o.model}, fileArg{"--export-libsvm", o.exportLIBSVM}, fileArg{"--export-libsvm's range file", o.exportLIBSVM + ".range"}, fileArg{"--export-onnx", o.exportONNX})
@@ -99,14 +98,14 @@ func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 	if err := checkConfig(world, dataEntries(&o.dataFlags)); err != nil {
 		return err
 	}
-	algo, _ := findAlgorithm(o.algo)
+	algo, _ := findAlgorithm(o.Algo)
 	e, err := o.newEngineOn(world)
 	if err := ev.together(err); err != nil {
 		return err
 	}
 	defer e.Close()
 
-	o.dataFlags.sparseOK, o.dataFlags.storageAlgo = sparseAlgos[algo.name], algo.name
+	o.dataFlags.sparseOK, o.dataFlags.storageAlgo = algo.Sparse, algo.Name
 	if note := o.dataFlags.storageNote(); note != "" && world.Rank() == 0 {
 		fmt.Fprintf(ev.stderr, "pursuit train: %s\n", note)
 	}
@@ -119,7 +118,7 @@ func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 		return err
 	}
 	// The loaded sets are the working sets: split and scaled in place.
-	pr, err := prepare(e, &o.dataFlags, o.seed, &plan, all, test, true, o.plotDir != "" && all.Dim() == 2)
+	pr, err := prepare(e, &o.dataFlags, o.Seed, &plan, all, test, true, o.plotDir != "" && all.Dim() == 2)
 	if err := ev.together(err); err != nil {
 		return err
 	}
@@ -138,19 +137,19 @@ func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 		return err
 	}
 	if world.Size() > 1 {
-		p.nTrain = nTr
+		p.run.Rows = nTr
 	}
-	if algo.name == "skmp" && p.activeSet > nTr {
+	if algo.Name == "skmp" && p.ActiveSet > nTr {
 		if world.Rank() == 0 {
-			fmt.Fprintf(ev.stderr, "pursuit train: warning: --active-set %d is more than the %d training examples: each step searches all %d\n", p.activeSet, nTr, nTr)
+			fmt.Fprintf(ev.stderr, "pursuit train: warning: --active-set %d is more than the %d training examples: each step searches all %d\n", p.ActiveSet, nTr, nTr)
 		}
-		p.activeSet = nTr
+		p.ActiveSet = nTr
 	}
-	bar := newProgress(ev, "train "+algo.name, o.progress, o.quiet)
+	bar := newProgress(ev, "train "+algo.Name, o.progress, o.quiet)
 	defer bar.Close()
 	ck, stop := o.ckFlags.options(bar)
 	defer stop.Close()
-	p.ckpt = ck
+	p.run.Checkpoint = ck
 	res, err := fit(e, algo, p, plan, tr, val, test, bar)
 	if err != nil {
 		err = stop.Stopped(err)
@@ -166,7 +165,7 @@ func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 	if val != nil {
 		nVal = val.Len()
 	}
-	res.Record(scaler, nTr, nVal, e.BackendName(), o.seed, version)
+	res.Record(scaler, nTr, nVal, e.BackendName(), o.Seed, version)
 	m.Header.Train.Data = filepath.Base(o.data)
 	if o.plotDir != "" || o.curve {
 		if m.Header.Curve, err = m.LearningCurve(e, tr, val, test, 60, true); err != nil {
@@ -194,7 +193,7 @@ func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 	}
 	var plots []string
 	if o.plotDir != "" {
-		if plots, err = writePlots(e, m, o.plotDir, plotPrefix(o.model, o.data, algo.name), algo.name+" on "+filepath.Base(o.data), pr.Raw, o.inputFiles()); err != nil {
+		if plots, err = writePlots(e, m, o.plotDir, plotPrefix(o.model, o.data, algo.Name), algo.Name+" on "+filepath.Base(o.data), pr.Raw, o.inputFiles()); err != nil {
 			return err
 		}
 	}
@@ -204,7 +203,7 @@ func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 	if d, ok := m.Models[0].(learn.Describer); ok {
 		out.Dictionary = d.Describe()
 	}
-	if col, ok := csvLabelColumn(o.data, o.format, o.labelColumn, all.Dim()); ok {
+	if col, ok := csvLabelColumn(o.data, o.Format, o.LabelColumn, all.Dim()); ok {
 		out.LabelColumn = &col
 	}
 	out.Stop = learn.StopSummary(m.Models)
@@ -216,51 +215,8 @@ func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 	if o.jsonOutput {
 		return printJSON(ev, out)
 	}
-	w := ev.stdout
-	if out.Method != "" {
-		fmt.Fprintf(w, "algorithm  %s (method %s), kernel %s, backend %s\n", algo.name, out.Method, m.Header.Kernel, e.BackendName())
-	} else {
-		fmt.Fprintf(w, "algorithm  %s, kernel %s, backend %s\n", algo.name, m.Header.Kernel, e.BackendName())
-	}
-	fmt.Fprintf(w, "data       %s: %d examples, %d features, %s\n", o.data, nAll, all.Dim(), plan.Describe())
-	if world.Size() > 1 {
-		fmt.Fprintf(w, "ranks      %d, each holding a block of about %d examples; this is %s\n", world.Size(), nAll/world.Size(), world.Describe())
-	}
-	if lc := describeLabelColumn(o.data, o.format, o.labelColumn, all.Dim()); lc != "" {
-		fmt.Fprintf(w, "           %s\n", lc)
-	}
-	if out.Storage.Kind == "sparse" || o.storage != "auto" || out.Scale == string(data.ScaleMaxAbs) {
-		fmt.Fprintf(w, "storage    %s, scaling %s: %s\n", out.Storage.Kind, out.Scale, out.Storage.Reason)
-	}
-	fmt.Fprintf(w, "model      %d basis functions", m.Header.NBasis)
-	if len(m.Models) > 1 {
-		fmt.Fprintf(w, " over %d classifiers", len(m.Models))
-	}
-	fmt.Fprintln(w)
-	if out.Dictionary != "" {
-		fmt.Fprintf(w, "dictionary %s\n", out.Dictionary)
-	}
-	if out.Stop != "" {
-		fmt.Fprintf(w, "stopped    %s\n", out.Stop)
-	}
-	fmt.Fprintf(w, "train      %s on %d examples, %.3g s\n", plan.ErrorText(res.TrainError, nTr), nTr, res.TrainSeconds)
-	if val != nil {
-		fmt.Fprintf(w, "validation %s on %d examples\n", plan.ErrorText(res.ValError, val.Len()), val.Len())
-	}
-	if test != nil {
-		fmt.Fprintf(w, "test       %s on %d examples, predicted in %.3g s\n", plan.ErrorText(res.TestError, res.NTest), res.NTest, res.PredictSeconds)
-	}
-	if o.model != "" {
-		fmt.Fprintf(w, "saved      %s (%s)\n", o.model, humanSize(size))
-	} else {
-		fmt.Fprintf(w, "not saved  (%s; give --model FILE to keep it)\n", humanSize(size))
-	}
-	for _, p := range plots {
-		fmt.Fprintf(w, "plot       %s\n", p)
-	}
-	if out.Bound != nil {
-		fmt.Fprintf(w, "bound      %s\n", out.Bound.String())
-	}
+	out.WriteText(ev.stdout, learn.TrainText{Data: o.data, Examples: nAll, Features: all.Dim(), Plan: plan,
+		Ranks: world.Size(), RanksDescription: world.Describe(), Models: len(m.Models), Tested: test != nil}, flagName)
 	return nil
 }
 
@@ -270,14 +226,4 @@ func printJSON(ev *env, v any) error {
 		return fmt.Errorf("writing JSON: %w", err)
 	}
 	return nil
-}
-
-func humanSize(b int64) string {
-	switch {
-	case b >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
-	case b >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", b)
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pursuit-ml/pursuit/engine"
+	"github.com/pursuit-ml/pursuit/engine/comm"
 	"github.com/pursuit-ml/pursuit/learn"
 )
 
@@ -73,11 +75,11 @@ func TestLabelPlan(t *testing.T) {
 	if _, err := planLabels(multi, &dataFlags{}); err == nil || !strings.Contains(err.Error(), "3 classes") {
 		t.Errorf("multi-class without a choice: %v", err)
 	}
-	p, err = planLabels(multi, &dataFlags{positive: "2"})
+	p, err = planLabels(multi, &dataFlags{DataSettings: learn.DataSettings{Positive: "2"}})
 	if err != nil || p.Positive == nil || !equal(p.Truth(multi), []float64{-1, 1, -1, 1}) {
 		t.Fatalf("--positive 2: %+v, %v", p, err)
 	}
-	p, err = planLabels(multi, &dataFlags{oneVsRest: true})
+	p, err = planLabels(multi, &dataFlags{DataSettings: learn.DataSettings{OneVsRest: true}})
 	if err != nil || p.NumModels() != 3 {
 		t.Fatalf("one-vs-rest: %+v, %v", p, err)
 	}
@@ -87,7 +89,7 @@ func TestLabelPlan(t *testing.T) {
 	if _, err := planLabels([]float64{1, 1}, &dataFlags{}); err == nil {
 		t.Error("one class: no error")
 	}
-	p, err = planLabels([]float64{0.5, 1.5}, &dataFlags{regression: true})
+	p, err = planLabels([]float64{0.5, 1.5}, &dataFlags{DataSettings: learn.DataSettings{Regression: true}})
 	if err != nil || p.ErrorRate([]float64{1, 1}, []float64{0.5, 1.5}) != 0.25 {
 		t.Errorf("regression MSE: %+v %v", p, err)
 	}
@@ -148,4 +150,20 @@ func TestFlagErrorsUseTwoDashes(t *testing.T) {
 	wantFail(t, dir, []string{"for flag --epsilon"}, "train", "--epsilon", "abc")
 	wantFail(t, dir, []string{"flag needs an argument: --data"}, "train", "--data")
 	wantFail(t, dir, []string{"for --quiet"}, "train", "--quiet=x")
+}
+
+// planLabels decides the task from the training labels and the flags.
+func planLabels(y []float64, d *dataFlags) (learn.LabelPlan, error) {
+	return planLabelsOn(&comm.Single{}, y, d)
+}
+
+// planLabelsOn is learn.PlanLabels on the labels of every rank of c (a
+// collective across ranks), its errors in terms of the flags.
+func planLabelsOn(c comm.Comm, y []float64, d *dataFlags) (learn.LabelPlan, error) {
+	s, err := d.LabelSpec()
+	if err != nil {
+		return learn.LabelPlan{}, flagErr(err)
+	}
+	plan, err := learn.PlanLabels(engine.GroupOf(c), y, s, func(err error) error { return agree(c, err) })
+	return plan, labelError(err, d, "")
 }
