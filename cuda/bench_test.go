@@ -34,6 +34,10 @@ import (
 //	                     attributes, copy bandwidth measured with cuMemcpyDtoD
 //	BenchmarkSparseGather sparse kernel rows K(X[idx], X) on rcv1's shape:
 //	                     cuda plain and prepared against the AVX2 backend
+//	BenchmarkSVMKernelRows the SVM's kernel rows on the covtype-like shape
+//	                     (issue 32): q rows of 50,000 × 54 against X
+//	                     prepared, GFLOP/s and the fraction of FP32 peak,
+//	                     against the AVX2 backend on all cores
 //	BenchmarkStochasticKMP200k (e2e_test.go) stochastic KMP steps at
 //	                     l = 200000 through the engine, CUDA against the
 //	                     pure-Go backend on all cores
@@ -69,21 +73,7 @@ func fp32PerSM(major, minor int) int {
 // of bytes read + written).
 func deviceLimits(b *testing.B, be *Backend) (peak, bw float64) {
 	b.Helper()
-	var clockKHz int
-	err := be.do(func() error {
-		var err error
-		clockKHz, err = be.info.dev.Attribute(cu.ClockRate)
-		return err
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	peak = float64(be.info.sms*fp32PerSM(be.info.major, be.info.minor)) * 2 * float64(clockKHz) * 1e3 / 1e9
-	if peak <= 0 {
-		b.Logf("the driver reports no clock rate: the of-peak ratios are meaningless")
-		peak = math.NaN()
-	}
-
+	peak = fp32Peak(b, be)
 	const bytes = 1 << 30
 	src, err := be.NewBlock(1, bytes/4)
 	if err != nil {
@@ -120,6 +110,27 @@ func deviceLimits(b *testing.B, be *Backend) (peak, bw float64) {
 	}
 	bw = 2 * bytes * reps / elapsed.Seconds() / 1e9
 	return peak, bw
+}
+
+// fp32Peak is the device's FP32 peak in GFLOP/s from its attributes (NaN
+// when the driver reports no clock rate).
+func fp32Peak(b *testing.B, be *Backend) float64 {
+	b.Helper()
+	var clockKHz int
+	err := be.do(func() error {
+		var err error
+		clockKHz, err = be.info.dev.Attribute(cu.ClockRate)
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	peak := float64(be.info.sms*fp32PerSM(be.info.major, be.info.minor)) * 2 * float64(clockKHz) * 1e3 / 1e9
+	if peak <= 0 {
+		b.Logf("the driver reports no clock rate: the of-peak ratios are meaningless")
+		peak = math.NaN()
+	}
+	return peak
 }
 
 func BenchmarkDeviceLimits(b *testing.B) {
@@ -305,6 +316,77 @@ func BenchmarkSparseGather(b *testing.B) {
 			b.Fatal(err)
 		}
 		run("avx2", ref, func(dst pursuit.Matrix) error {
+			return ref.(backend.Preparer).KernelGatherPrepared(dst, k, x, nil, idx, rp)
+		})
+		_ = rp.Release()
+	}
+}
+
+// BenchmarkSVMKernelRows times the kernel rows the SVM's solvers take on
+// the 50k covtype-like set (issue 32): K(X[idx], X) for q = 64 and 1,024
+// random rows of X (50,000 × 54, dense) prepared once, as the batched
+// solver gathers its working set's rows. The rate counts the block's
+// multiply-adds, 2·q·l·d flops a call (not the exponentials), reported in
+// GFLOP/s and as a fraction of the device's FP32 peak; the AVX2 backend
+// on all cores runs the same gather beside it, and every value is checked
+// against it (1e-4).
+func BenchmarkSVMKernelRows(b *testing.B) {
+	x := data.CovtypeLike(50000, 1).X
+	k := pursuit.Kernel{Kind: pursuit.RBF, Gamma: 0.125}
+	ref, err := asm.New(asm.WithThreads(runtime.NumCPU()))
+	if err != nil {
+		b.Skipf("no AVX2 backend to compare with: %v", err)
+	}
+	gpu := openB(b)
+	peak := fp32Peak(b, gpu)
+	for _, rows := range []int{64, 1024} {
+		rng := rand.New(rand.NewPCG(32, uint64(rows)))
+		idx := make([]int, rows)
+		for i := range idx {
+			idx[i] = rng.IntN(x.Rows)
+		}
+		rp, err := ref.(backend.Preparer).Prepare(x)
+		if err != nil {
+			b.Fatal(err)
+		}
+		want := pursuit.NewMatrix(rows, x.Rows)
+		if err := ref.(backend.Preparer).KernelGatherPrepared(want, k, x, nil, idx, rp); err != nil {
+			b.Fatal(err)
+		}
+		gflop := 2 * float64(rows) * float64(x.Rows) * float64(x.Cols) / 1e9
+		run := func(name string, call func(dst pursuit.Matrix) error) {
+			b.Run(fmt.Sprintf("%s/rows=%d", name, rows), func(b *testing.B) {
+				dst := pursuit.NewMatrix(rows, x.Rows)
+				if err := call(dst); err != nil {
+					b.Fatal(err)
+				}
+				for i := range want.Data {
+					if !closeTo(float64(dst.Data[i]), float64(want.Data[i]), 1e-4) {
+						b.Fatalf("%s: element %d = %v, avx2 %v", name, i, dst.Data[i], want.Data[i])
+					}
+				}
+				calls := 0
+				for b.Loop() {
+					calls++
+					if err := call(dst); err != nil {
+						b.Fatal(err)
+					}
+				}
+				rate := gflop * float64(calls) / b.Elapsed().Seconds()
+				b.ReportMetric(rate, "GFLOP/s")
+				if name == "cuda-prepared" {
+					b.ReportMetric(rate/peak, "of-peak")
+					b.Logf("%s: FP32 peak %.0f GFLOP/s; %d rows of 50,000 × 54 at %.0f GFLOP/s (%.1f%% of peak)", gpu.Device(), peak, rows, rate, 100*rate/peak)
+				}
+			})
+		}
+		p, err := gpu.Prepare(x)
+		if err != nil {
+			b.Fatal(err)
+		}
+		run("cuda-prepared", func(dst pursuit.Matrix) error { return gpu.KernelGatherPrepared(dst, k, x, nil, idx, p) })
+		_ = p.Release()
+		run("avx2", func(dst pursuit.Matrix) error {
 			return ref.(backend.Preparer).KernelGatherPrepared(dst, k, x, nil, idx, rp)
 		})
 		_ = rp.Release()

@@ -7,7 +7,10 @@
 # peak, dictionary passes as a fraction of its measured copy bandwidth, the
 # standard backendtest set against the pure-Go backend on all cores, sparse
 # kernel rows on rcv1's shape against the AVX2 backend, and the stochastic KMP
-# speed-up at l = 200000).
+# speed-up at l = 200000), and the SVM on the covtype-like sets (issue 32):
+# its kernel rows in GFLOP/s against the FP32 peak, and training on 50,000
+# rows with cuda (batched and auto solvers) against avx2 on one core and on
+# all cores, then on 200,000 rows with cuda against avx2 on all cores.
 #
 #   bash scripts/gpu-check.sh            build (needs the toolkit, see below), then run
 #   bash scripts/gpu-check.sh build      only build the test binaries into $BIN
@@ -19,7 +22,8 @@
 # machine without network or toolkit can run them. Building uses
 # scripts/cuda-toolkit.sh (Debian's CUDA 11.8, cached outside the
 # repository). Set PURSUIT_GPU_QUICK=1 to skip the long benchmarks,
-# PURSUIT_GPU_BENCH=0 to run the tests only.
+# PURSUIT_GPU_BENCH=0 to run the tests only (QUICK keeps the SVM's 50k
+# comparison and skips its 200k one).
 # Results are printed and also written to $BIN/results.txt.
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -39,6 +43,8 @@ build() {
 	mkdir -p "$BIN"
 	go test -tags cuda -c -o "$BIN/cuda.test" ./cuda
 	[ -d engine ] && go test -tags cuda -c -o "$BIN/engine.test" ./engine
+	go build -tags cuda -o "$BIN/pursuit" ./cmd/pursuit
+	go test -c -o "$BIN/bench.test" ./bench # writes the covtype-like files
 	ls -l "$BIN"
 }
 
@@ -49,6 +55,60 @@ logged() {
 	shift 2
 	if ! (cd "$dir" && "$@" 2>&1) | tee -a "$BIN/results.txt" | grep -vE '^=== (RUN|PAUSE|CONT)'; then
 		fail "$what"
+	fi
+}
+
+# svm_train NAME ROWS ARGS...: trains the SVM on the covtype-like set of
+# ROWS training rows (written by the bench binary when missing) with ARGS,
+# prints NAME, the training time, the test error and the support vectors,
+# and keeps the time and error in SVM_T[NAME] and SVM_E[NAME].
+declare -A SVM_T SVM_E
+svm_train() {
+	local name=$1 rows=$2
+	shift 2
+	local dir="$BIN/covlike-$rows"
+	if [ ! -s "$dir/covlike.train" ]; then
+		(cd bench && PURSUIT_COVLIKE_DIR="$dir" PURSUIT_COVLIKE_TRAIN="$rows" "$BIN/bench.test" -test.run '^TestWriteCovtypeLike$' >/dev/null) ||
+			fail "writing the $rows-row covtype-like set"
+	fi
+	local out
+	out=$("$BIN/pursuit" train --data "$dir/covlike.train" --test "$dir/covlike.test" --algo svm \
+		--gamma 0.125 --c 1 --scale minmax --json --quiet "$@") || fail "svm $name on $rows rows"
+	field() { sed -n "s/.*\"$1\":\([0-9.eE+-]*\).*/\1/p" <<<"$out"; }
+	SVM_T[$name]=$(field train_seconds)
+	SVM_E[$name]=$(field test_error)
+	printf '%-28s %8.2f s  test error %.4f  %s SVs\n' "$name ($rows rows)" "${SVM_T[$name]}" "${SVM_E[$name]}" "$(field n_basis)" |
+		tee -a "$BIN/results.txt"
+}
+
+# svm_ratio A B TARGET: prints time(B)/time(A) against TARGET, and fails
+# when A's test error is more than 0.1 point from B's (the same model).
+svm_ratio() {
+	awk -v a="${SVM_T[$1]}" -v b="${SVM_T[$2]}" -v ea="${SVM_E[$1]}" -v eb="${SVM_E[$2]}" -v na="$1" -v nb="$2" -v t="$3" 'BEGIN {
+		printf "%s is %.2f times as fast as %s (target >= %s); test error %.2f%% against %.2f%%\n", na, b / a, nb, t, 100 * ea, 100 * eb
+		d = 100 * (ea - eb); if (d < 0) d = -d
+		exit d > 0.1
+	}' | tee -a "$BIN/results.txt" || fail "$1 and $2 differ by more than 0.1 point of test error"
+}
+
+svm_gpu() {
+	local all
+	all=$(nproc)
+	step "benchmark: the SVM's kernel rows on the 50k covtype-like shape, GFLOP/s against the FP32 peak"
+	logged "SVM kernel-row benchmark" cuda "$BIN/cuda.test" -test.run '^$' -test.bench '^BenchmarkSVMKernelRows$' -test.benchtime 5x
+	step "SVM on the 50k covtype-like set: cuda against avx2 on one core and on all $all"
+	svm_train "cuda batched" 50000 --backend cuda --solver batched
+	svm_train "cuda auto" 50000 --backend cuda
+	svm_train "avx2 1 thread" 50000 --backend avx2 --threads 1
+	svm_train "avx2 $all threads" 50000 --backend avx2 --threads "$all"
+	svm_ratio "cuda batched" "avx2 1 thread" 10
+	svm_ratio "cuda batched" "avx2 $all threads" 3
+	svm_ratio "cuda auto" "avx2 $all threads" 3
+	if [ "${PURSUIT_GPU_QUICK:-0}" != 1 ]; then
+		step "SVM on the 200k covtype-like set: cuda against avx2 on all $all cores"
+		svm_train "cuda batched 200k" 200000 --backend cuda --solver batched
+		svm_train "avx2 $all threads 200k" 200000 --backend avx2 --threads "$all"
+		svm_ratio "cuda batched 200k" "avx2 $all threads 200k" 3
 	fi
 }
 
@@ -78,6 +138,9 @@ run() {
 
 	step "benchmark: sparse kernel rows on rcv1's shape (K(X[idx], X), 64 and 1024 rows), cuda plain and prepared vs avx2"
 	logged "sparse kernel-row benchmark" cuda "$BIN/cuda.test" -test.run '^$' -test.bench '^BenchmarkSparseGather$' -test.benchtime 5x
+
+	[ -x "$BIN/pursuit" ] || fail "$BIN/pursuit missing: run 'bash scripts/gpu-check.sh build' first"
+	svm_gpu
 
 	if [ "${PURSUIT_GPU_QUICK:-0}" != 1 ]; then
 		step "benchmarks: the backendtest set on host slices, cuda and pure Go (all cores)"
