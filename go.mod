@@ -3,6 +3,7 @@ module github.com/pursuit-ml/pursuit
 go 1.24.0
 
 require (
+	codeberg.org/go-fonts/liberation v0.5.0
 	github.com/klauspost/cpuid/v2 v2.4.2
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0
@@ -11,7 +12,6 @@ require (
 )
 
 require (
-	codeberg.org/go-fonts/liberation v0.5.0 // indirect
 	codeberg.org/go-latex/latex v0.2.0 // indirect
 	codeberg.org/go-pdf/fpdf v0.11.1 // indirect
 	git.sr.ht/~sbinet/gg v0.7.0 // indirect

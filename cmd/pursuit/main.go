@@ -89,6 +89,7 @@ func commands() []*command {
 
 func main() {
 	setGCPercent()
+	releaseStartupPages()
 	// The processes launched together by mpirun or srun (a binary built
 	// with -tags mpi); one process otherwise.
 	world, err := comm.World()
