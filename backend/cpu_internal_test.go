@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"unsafe"
@@ -198,6 +199,56 @@ func TestPackAPack8(t *testing.T) {
 						t.Fatalf("idx %v, mr %d, i0 %d mcur %d pc %d kc %d: packed[%d] = %v, want %v", idx != nil, mr, i0, mcur, pc, kc, i, got[i], want[i])
 					}
 				}
+			}
+		}
+	}
+}
+
+// TestWorkspaceSized checks that the packing buffers of a kernel block are
+// sized to the block (its features, rows and columns up to the kernel's
+// KC, MC and NC), not to the kernel's largest block: a block of few
+// features takes a fraction of KC·NC floats. The result is checked against
+// the same block from a backend whose buffers are at their largest.
+func TestWorkspaceSized(t *testing.T) {
+	// The pool keeps the block's buffers for the check below unless two
+	// collections run in between.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	ks := GoKernels()
+	for _, c := range []struct{ n, m, d int }{{5, 3, 2}, {40, 700, 54}, {130, 300, 300}, {7, 1, 1}} {
+		b := NewCPU("go", 1, ks)
+		x, z := pursuit.NewMatrix(c.n, c.d), pursuit.NewMatrix(c.m, c.d)
+		for i := range x.Data {
+			x.Data[i] = float32(math.Sin(float64(i)*0.31)) / 3
+		}
+		for i := range z.Data {
+			z.Data[i] = float32(math.Cos(float64(i)*0.17)) / 3
+		}
+		xn, zn := make([]float32, c.n), make([]float32, c.m)
+		_, _ = b.SqNorms(xn, x), b.SqNorms(zn, z)
+		got := pursuit.NewMatrix(c.n, c.m)
+		k := pursuit.NewRBF(0.7)
+		if err := b.KernelBlock(got, k, x, xn, z, zn); err != nil {
+			t.Fatal(err)
+		}
+		ws := b.workspace(0, 0, 0, true)
+		mr, nr := ks.MR, ks.NR
+		kc := min(c.d, ks.KC)
+		mc := (min(c.n, ks.MC) + mr - 1) / mr * mr
+		nc := (min(c.m, ks.NC) + nr - 1) / nr * nr
+		if len(ws.ap) != mc*kc || len(ws.bp) != kc*nc || len(ws.an) != mc || len(ws.bn) != nc {
+			t.Errorf("%d×%d block of %d features: buffers of %d, %d, %d, %d floats, want %d, %d, %d, %d",
+				c.n, c.m, c.d, len(ws.ap), len(ws.bp), len(ws.an), len(ws.bn), mc*kc, kc*nc, mc, nc)
+		}
+		// The same block with the largest buffers.
+		big := NewCPU("go", 1, ks)
+		big.gemmWS.Put(big.workspace(ks.MC, ks.KC, ks.NC, true))
+		want := pursuit.NewMatrix(c.n, c.m)
+		if err := big.KernelBlock(want, k, x, xn, z, zn); err != nil {
+			t.Fatal(err)
+		}
+		for i := range got.Data {
+			if math.Float32bits(got.Data[i]) != math.Float32bits(want.Data[i]) {
+				t.Fatalf("%d×%d block of %d features, element %d: %v with sized buffers, %v with the largest", c.n, c.m, c.d, i, got.Data[i], want.Data[i])
 			}
 		}
 	}
