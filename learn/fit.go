@@ -54,16 +54,28 @@ func FitEvaluate(e *engine.Engine, algorithm string, kernel pursuit.Kernel, l Le
 		}
 	}
 	if test != nil {
-		t0 := time.Now()
-		if res.TestError, res.TestPred, err = m.Evaluate(e, test); err != nil {
-			return nil, err
-		}
-		res.PredictSeconds = time.Since(t0).Seconds()
-		if res.NTest, err = e.Group().Sum(test.Len()); err != nil {
+		if err := res.EvaluateTest(e, test); err != nil {
 			return nil, err
 		}
 	}
 	return res, nil
+}
+
+// EvaluateTest measures f's model on the test set (scaled as the training
+// set was; across e's ranks, this rank's rows): it sets TestError,
+// TestPred, PredictSeconds and NTest. FitEvaluate calls it when given a
+// test set; a caller that holds the test set only once the training rows
+// are gone (the pursuit command: the peak memory is then the larger of the
+// two phases, not their sum) calls it after FitEvaluate without one.
+func (f *Fitted) EvaluateTest(e *engine.Engine, test *data.Dataset) error {
+	t0 := time.Now()
+	var err error
+	if f.TestError, f.TestPred, err = f.Model.Evaluate(e, test); err != nil {
+		return err
+	}
+	f.PredictSeconds = time.Since(t0).Seconds()
+	f.NTest, err = e.Group().Sum(test.Len())
+	return err
 }
 
 // Record fills the model header with the scaling the data were given and

@@ -32,7 +32,10 @@ func fit(e *engine.Engine, algo learn.Algorithm, p *trainParams, plan learn.Labe
 	if err != nil {
 		return nil, err
 	}
-	r, err := learn.FitEvaluate(e, algo.Name, p.run.Kernel, l, plan, tr, val, test, bar.Done)
+	// The training's working memory is garbage once it ends: endPhase gives
+	// it back before the model is evaluated (phases.go).
+	trained := func() { bar.Done(); endPhase() }
+	r, err := learn.FitEvaluate(e, algo.Name, p.run.Kernel, l, plan, tr, val, test, trained)
 	if err != nil {
 		return nil, notDistributed(e, algo.Name, err) // err names the algorithm's package
 	}

@@ -117,6 +117,14 @@ func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 	if err := ev.together(err); err != nil {
 		return err
 	}
+	dim, later := all.Dim(), o.testLater(world.Size())
+	if later {
+		// Checked; read again once the model is trained (phases.go).
+		atPhase("loaded", all, test)
+		e.Release(test.Bytes())
+		test = nil
+		endPhase()
+	}
 	// The loaded sets are the working sets: split and scaled in place.
 	pr, err := prepare(e, &o.dataFlags, o.Seed, &plan, all, test, true, o.plotDir != "" && all.Dim() == 2)
 	if err := ev.together(err); err != nil {
@@ -139,6 +147,7 @@ func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 	if world.Size() > 1 {
 		p.run.Rows = nTr
 	}
+	atPhase("train")
 	if algo.Name == "skmp" && p.ActiveSet > nTr {
 		if world.Rank() == 0 {
 			fmt.Fprintf(ev.stderr, "pursuit train: warning: --active-set %d is more than the %d training examples: each step searches all %d\n", p.ActiveSet, nTr, nTr)
@@ -167,6 +176,19 @@ func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 	}
 	res.Record(scaler, nTr, nVal, e.BackendName(), o.Seed, version)
 	m.Header.Train.Data = filepath.Base(o.data)
+	if later {
+		if !o.keepTrainRows() {
+			e.Release(all.Bytes())
+			all, tr, val, pr.Train, pr.Val = nil, nil, nil, nil, nil
+			endPhase()
+		}
+		if test, err = o.loadTestLater(e, dim, scaler); err != nil {
+			return err
+		}
+		if err := res.EvaluateTest(e, test); err != nil {
+			return err
+		}
+	}
 	if o.plotDir != "" || o.curve {
 		if m.Header.Curve, err = m.LearningCurve(e, tr, val, test, 60, true); err != nil {
 			return err
@@ -203,7 +225,7 @@ func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 	if d, ok := m.Models[0].(learn.Describer); ok {
 		out.Dictionary = d.Describe()
 	}
-	if col, ok := csvLabelColumn(o.data, o.Format, o.LabelColumn, all.Dim()); ok {
+	if col, ok := csvLabelColumn(o.data, o.Format, o.LabelColumn, dim); ok {
 		out.LabelColumn = &col
 	}
 	out.Stop = learn.StopSummary(m.Models)
@@ -215,7 +237,7 @@ func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 	if o.jsonOutput {
 		return printJSON(ev, out)
 	}
-	out.WriteText(ev.stdout, learn.TrainText{Data: o.data, Examples: nAll, Features: all.Dim(), Plan: plan,
+	out.WriteText(ev.stdout, learn.TrainText{Data: o.data, Examples: nAll, Features: dim, Plan: plan,
 		Ranks: world.Size(), RanksDescription: world.Describe(), Models: len(m.Models), Tested: test != nil}, flagName)
 	return nil
 }
