@@ -259,7 +259,7 @@ type orthoBasis struct {
 }
 
 func newOrthoBasis(e *engine.Engine, l int, sh *shard) *orthoBasis {
-	return &orthoBasis{e: e, l: l, threads: e.Threads(), sh: sh, v: make([]float64, l)}
+	return &orthoBasis{e: e, l: l, threads: e.Threads(), sh: sh}
 }
 
 // size is the number of basis vectors n.
@@ -306,6 +306,9 @@ func (b *orthoBasis) project(d []float64) float64 {
 	// 26–35 on 2–16), 7,291 × 64 on 4 (46 against 22), 7,291 × 275 on 16
 	// (95 against 22.5), and 50,000 × 1,200 on 16 (130 against 15). The
 	// old bound, one per 1M elements, kept USPS-sized bases on 1–2 threads.
+	if b.v == nil { // made at the first projection: basic MP never projects
+		b.v = make([]float64, b.l)
+	}
 	var reorth bool
 	b.rc, reorth = cgs2(b.e, b.v, d, b.qs, b.l, b.size(), min(b.threads, len(b.qs)>>17), b.sh)
 	b.projections++

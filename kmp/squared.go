@@ -158,7 +158,13 @@ func (p *problem) newSqFit() (*sqFit, error) {
 	}
 	s.resid = append([]float64(nil), p.y...)
 	s.fTrain = make([]float64, l)
-	s.vq = make([]float32, 2*s.lv, 4*s.lv)
+	// R's hi/lo pair, or R and q; pre-fitting appends a pair per step
+	// (room for the first), basic MP never does.
+	vqCap := 4 * s.lv
+	if s.basic {
+		vqCap = 2 * s.lv
+	}
+	s.vq = make([]float32, 2*s.lv, vqCap)
 	s.denom = make([]float64, s.search.size)
 	s.ob = newOrthoBasis(p.e, l, p.sh)
 	s.pos = map[int]int{}
