@@ -87,13 +87,20 @@ func newRowCacheWidth[T real](l, w int, budget int64, elemSize, chunk, arenaFrom
 	for i := range c.slotOf {
 		c.slotOf[i] = -1
 	}
+	// The free slots are taken from the least recently used end, slot 0
+	// first: the rows of a cache that is never full fill its first chunks
+	// in order, which are handed out of the arena in order, one partly
+	// used chunk at the end. (Taken from the top slot down, the mushrooms
+	// data's 1,416 rows of 24 KB, 34.5 MB, lay in five chunks with a partly
+	// used one at each end, and the arena held 47.1 MB of huge pages; from
+	// slot 0 up, 43.0 MB.)
 	for s := range slots {
 		c.owner[s] = -1
-		c.prev[s] = int32(s - 1)
-		c.next[s] = int32(s + 1)
+		c.prev[s] = int32(s + 1)
+		c.next[s] = int32(s - 1)
 	}
-	c.next[slots-1] = -1
-	c.head, c.tail = 0, int32(slots-1)
+	c.prev[slots-1] = -1
+	c.head, c.tail = int32(slots-1), 0
 	if size := slots * w * elemSize; size >= arenaFrom {
 		if c.arena = hugemem.New(size); c.arena != nil {
 			// In case release is never called.

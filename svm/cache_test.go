@@ -130,3 +130,74 @@ func testRowCacheRandomAccess(t *testing.T, arena bool) {
 		t.Errorf("%d of %d loads went straight into their slots, moving %d rows: both paths, and moves, should have run", c.direct, c.misses, c.moved)
 	}
 }
+
+// TestRowCacheFillsInOrder checks that a cache that never fills up keeps
+// its rows in its first slots and allocates only the chunks they need, in
+// order (so an arena's pages in use are contiguous): rows loaded one at a
+// time and in batches of 3 into 40 slots in chunks of 8.
+func TestRowCacheFillsInOrder(t *testing.T) {
+	const l = 100
+	fill := func(dst []float32, idx []int) error {
+		for r, k := range idx {
+			for j := range l {
+				dst[r*l+j] = float32(k*l + j)
+			}
+		}
+		return nil
+	}
+	c := newRowCacheChunked(l, 40*l*4, 4, 8, math.MaxInt, fill)
+	defer c.release()
+	next := 0
+	for range 3 { // single rows
+		if _, err := c.get(next, nil); err != nil {
+			t.Fatal(err)
+		}
+		next++
+	}
+	for range 4 { // batches of 3
+		if _, err := c.get(next, []int{next + 1, next + 2}); err != nil {
+			t.Fatal(err)
+		}
+		next += 3
+	}
+	for k := range next {
+		row, err := c.get(k, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if row[7] != float32(k*l+7) {
+			t.Fatalf("row %d holds %v at 7", k, row[7])
+		}
+	}
+	// 15 rows in batches of up to 3: a prefix of the chunks, at most 3 (a
+	// batch that does not fit in the rest of a chunk starts the next one).
+	used := 0
+	for q, ch := range c.chunks {
+		if ch == nil {
+			continue
+		}
+		if q != used {
+			t.Fatalf("chunks allocated %v: not the first ones in order", allocatedChunks(c))
+		}
+		used++
+	}
+	if used > 3 {
+		t.Errorf("%d rows took %d chunks of 8 slots, want at most 3", next, used)
+	}
+	for s, k := range c.owner {
+		if k >= 0 && s >= used*8 {
+			t.Errorf("row %d in slot %d, beyond the chunks allocated", k, s)
+		}
+	}
+}
+
+// allocatedChunks lists the chunks of c that are allocated.
+func allocatedChunks[T real](c *rowCache[T]) []int {
+	var q []int
+	for i, ch := range c.chunks {
+		if ch != nil {
+			q = append(q, i)
+		}
+	}
+	return q
+}
