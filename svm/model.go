@@ -167,8 +167,13 @@ func (m *Model) kernelBlocks(e *engine.Engine, x pursuit.Matrix, f func(r0 int, 
 	if err != nil {
 		return fmt.Errorf("svm: support-vector norms: %w", err)
 	}
-	chunk := max(1, (32<<20)/(4*sv.Rows))
-	chunk = min(chunk, x.Rows)
+	// Blocks of at most 4 MB of kernel values (the 32 MB blocks this took
+	// before made the prediction of rcv1-shaped test rows the peak of a
+	// train --test run: 55 MB, 27 MB with 4), of equal rows, so that no
+	// block is a short tail, which would take the backend's few-rows path
+	// and its other rounding.
+	chunk := max(1, (4<<20)/(4*sv.Rows))
+	chunk = (x.Rows + (x.Rows+chunk-1)/chunk - 1) / ((x.Rows + chunk - 1) / chunk)
 	if err := e.Reserve("an SVM decision kernel block", int64(chunk)*int64(sv.Rows)*4); err != nil {
 		return err
 	}
