@@ -20,7 +20,7 @@ var layer = map[string]int{
 	// the vocabulary and the leaf helpers
 	".": 0, "internal/f32": 0, "internal/par": 0, "internal/activeset": 0,
 	"internal/hugemem": 0, "internal/safefile": 0, "internal/fuzzlimit": 0,
-	"internal/modelfile": 0, "internal/plot": 0, "internal/onnxrt": 0, "internal/approx": 0, "internal/dot64": 0, "internal/cputime": 0,
+	"internal/modelfile": 0, "internal/plot": 0, "internal/onnxrt": 0, "internal/approx": 0, "internal/dot64": 0, "internal/cputime": 0, "internal/residency": 0,
 	"onnxexport/internal/onnxpb": 0, "stochastic": 0, "checkpoint": 0,
 	// data, the backend interface and its CPU driver, the communicator
 	"data": 1, "backend": 1, "engine/comm": 1,
