@@ -102,17 +102,25 @@ type batched[T real] struct {
 	nSlots int
 
 	ws       []int // the working set (variables)
+	prevWS   []int // the previous working set (across ranks)
 	inWS     []bool
 	want     []bool // per kernel point, scratch of loadRows
 	miss     []int
 	computed int // kernel rows computed
 	outer    int
 
-	// The subproblem on the working set, m variables.
+	// The subproblem on the working set, m variables, indexed by position
+	// in ws.
 	kb     []float64 // m×m kernel block K(k_b, k_c)
+	wy, wc []float64 // y and C
+	wkey   []int     // kernel point (cache key)
 	ga, aa []float64 // local gradient and α
 	a0     []float64 // α at the start of the outer iteration
 	cands  []cand
+
+	// bs is this rank's part of a problem split across ranks
+	// (batched_shard.go); nil in one process.
+	bs *batchedShard
 }
 
 // runBatched runs the batched working-set solver on the problem, taking
@@ -181,7 +189,15 @@ func (b *batched[T]) run() error {
 // previous set, free ones first (ThunderSVM's reuse: their rows are
 // already computed).
 func (b *batched[T]) selectWS() {
-	s, q := b.s, b.q
+	b.selectFrom(b.sorted(true), b.sorted(false))
+}
+
+// selectFrom is selectWS from the ranked variables up (I_up, by decreasing
+// −y_a G_a) and low (I_low, by decreasing y_a G_a), at least q of each
+// where there are. The previous set's statuses come from its subproblem's
+// α and C (b.aa, b.wc), which hold them until the next solveBlock.
+func (b *batched[T]) selectFrom(up, low []int) {
+	q := b.q
 	prev := slices.Clone(b.ws)
 	for _, a := range b.ws {
 		b.inWS[a] = false
@@ -191,8 +207,6 @@ func (b *batched[T]) selectWS() {
 	if len(prev) > 0 {
 		fresh = q / 2
 	}
-	up := b.sorted(true)
-	low := b.sorted(false)
 	iu, il := 0, 0
 	add := func(a int) {
 		if !b.inWS[a] {
@@ -210,11 +224,11 @@ func (b *batched[T]) selectWS() {
 		}
 	}
 	for pass := 0; pass < 2; pass++ {
-		for _, a := range prev {
+		for i, a := range prev {
 			if len(b.ws) == q {
 				break
 			}
-			if (s.status[a] == free) == (pass == 0) {
+			if (statusOf(b.aa[i], b.wc[i]) == free) == (pass == 0) {
 				add(a)
 			}
 		}
@@ -326,27 +340,52 @@ func (b *batched[T]) row(k int) []T {
 	return b.rows[r*b.l : (r+1)*b.l : (r+1)*b.l]
 }
 
-// solveBlock solves the subproblem on the working set (the other variables
-// fixed) by SMO with Fan, Chen & Lin's second-order selection, in memory on
-// the m×m kernel block, to max(tol, gap₀/10) where gap₀ is the set's
-// starting violation (ThunderSVM's local tolerance), or 100·m steps.
+// solveBlock solves the subproblem on the working set in one process:
+// it loads the block, the variables' y, C, G and α from the solver and
+// stores the new α back (solveSub).
 func (b *batched[T]) solveBlock() {
 	s, ws := b.s, b.ws
 	m := len(ws)
-	b.kb = growF(b.kb, m*m)
-	b.ga, b.aa, b.a0 = growF(b.ga, m), growF(b.aa, m), growF(b.a0, m)
-	kb, ga, aa := b.kb, b.ga, b.aa
+	b.grow(m)
 	for i, a := range ws {
 		r := b.row(s.ki(a))
 		for j, c := range ws {
-			kb[i*m+j] = float64(r[s.ki(c)])
+			b.kb[i*m+j] = float64(r[s.ki(c)])
 		}
-		ga[i] = s.g[a]
-		aa[i] = s.alpha[a]
+		b.wy[i], b.wc[i], b.wkey[i] = s.y[a], s.c[a], s.ki(a)
+		b.ga[i] = s.g[a]
+		b.aa[i] = s.alpha[a]
 		b.a0[i] = s.alpha[a]
 	}
-	y := func(i int) float64 { return s.y[ws[i]] }
-	cb := func(i int) float64 { return s.c[ws[i]] }
+	b.solveSub()
+	for i, a := range ws {
+		s.alpha[a] = b.aa[i]
+		s.setStatus(a)
+	}
+}
+
+// grow sizes the subproblem's buffers for m variables.
+func (b *batched[T]) grow(m int) {
+	b.kb = growF(b.kb, m*m)
+	b.wy, b.wc = growF(b.wy, m), growF(b.wc, m)
+	if cap(b.wkey) < m {
+		b.wkey = make([]int, m)
+	}
+	b.wkey = b.wkey[:m]
+	b.ga, b.aa, b.a0 = growF(b.ga, m), growF(b.aa, m), growF(b.a0, m)
+}
+
+// solveSub solves the subproblem on the working set (the other variables
+// fixed) by SMO with Fan, Chen & Lin's second-order selection, in memory on
+// the m×m kernel block kb with the set's y, C, gradient and α (wy, wc, ga,
+// aa; a0 the α it starts from), to max(tol, gap₀/10) where gap₀ is the
+// set's starting violation (ThunderSVM's local tolerance), or 100·m steps.
+func (b *batched[T]) solveSub() {
+	s := b.s
+	m := len(b.ws)
+	kb, ga, aa, wy, wc := b.kb, b.ga, b.aa, b.wy, b.wc
+	y := func(i int) float64 { return wy[i] }
+	cb := func(i int) float64 { return wc[i] }
 	inUp := func(i int) bool {
 		if y(i) > 0 {
 			return aa[i] < cb(i)
@@ -410,24 +449,22 @@ func (b *batched[T]) solveBlock() {
 		}
 		s.iter++
 	}
-	for i, a := range ws {
-		s.alpha[a] = aa[i]
-		s.setStatus(a)
-	}
 }
 
 // updateGradient adds Σ_b y_a y_b K(k_b, k_a) Δα_b to every gradient G_a,
-// over the working set's rows (the block product Q_{·,B} Δα_B).
+// over the working set's rows (the block product Q_{·,B} Δα_B); across
+// ranks, to the gradients of the rank's own variables from its parts of
+// the rows.
 func (b *batched[T]) updateGradient() {
 	s := b.s
 	n := s.n
-	for i, a := range b.ws {
+	for i := range b.ws {
 		d := b.aa[i] - b.a0[i]
 		if d == 0 {
 			continue
 		}
-		w := s.y[a] * d
-		row := b.row(s.ki(a))
+		w := b.wy[i] * d
+		row := b.row(b.wkey[i])
 		if q, ok := any(row).([]float32); ok && s.scan != nil && s.kidx == nil {
 			s.scan.SMOAddScaled(s.g[:n], s.y[:n], q[:n], w)
 			continue
