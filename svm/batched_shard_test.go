@@ -128,3 +128,65 @@ func TestBatchedShardedCommunication(t *testing.T) {
 	t.Logf("batched q=16: %d outer iterations (%d inner steps), %d collectives (%.2f per outer iteration), %d float64 received (%.0f per outer iteration)",
 		outer, mb.Stats[0].Iter, cb.calls, float64(cb.calls)/float64(outer), cb.values, float64(cb.values)/float64(outer))
 }
+
+// TestBatchedTrainWorld trains with the batched solver across comm.World
+// (one rank under plain go test; every rank of the job under mpirun:
+// scripts/mpi-check.sh runs it at -np 2, 3 and 4): every rank must build
+// the one-process batched model bit for bit, for C-SVC (three classes) and
+// ε-SVR. It logs the collectives per outer iteration of the binary
+// machines, counted on this rank.
+func TestBatchedTrainWorld(t *testing.T) {
+	w, err := comm.World()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const l = 173
+	x, y, z := shardData(l, 4, 3, 21)
+	single := testEngine(t)
+	n, r := w.Size(), w.Rank()
+	bound := func(r int) int { return l * r * (r + 1) / (n * (n + 1)) }
+	r0, r1 := bound(r), bound(r+1)
+	cc := &countingComm{Comm: w}
+	e, err := engine.New(engine.WithComm(cc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		y    []float64
+		p    Params
+	}{
+		{"C-SVC", y, Params{Kernel: pursuit.NewRBF(0.5), C: 2, Solver: SolverBatched, WorkingSet: 16}},
+		{"ε-SVR", z, Params{Type: EpsilonSVR, Kernel: pursuit.NewRBF(0.3), C: 1, Epsilon: 0.05, Solver: SolverBatched}},
+	} {
+		want, err := Train(single, x, tc.y, tc.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c0 := cc.calls
+		got, err := Train(e, x.Slice(r0, r1, 0, x.Cols), tc.y[r0:r1], tc.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := identical(got, want); err != nil {
+			t.Fatalf("%s, %s, rows [%d, %d): not bit-identical to the one-process batched model: %v", tc.name, w.Describe(), r0, r1, err)
+		}
+		outer := 0
+		for _, s := range got.Stats {
+			outer += s.OuterIter
+		}
+		calls := cc.calls - c0
+		// In the solvers' loops: two per outer iteration and the last
+		// selection exchange (the one that finds the gap small enough) of
+		// each machine.
+		loop := 2*outer + len(got.Stats)
+		if outer == 0 || (n > 1 && calls < loop) {
+			t.Fatalf("%s: %d collectives for %d outer iterations of %d machines", tc.name, calls, outer, len(got.Stats))
+		}
+		if n == 1 {
+			loop = 0
+		}
+		t.Logf("%s, %s: rows [%d, %d) of %d, %d support vectors, %d machines, %d outer iterations: %d collectives, %d in the solver loops (%.2f per outer iteration), %d to set up and gather the model",
+			tc.name, w.Describe(), r0, r1, l, got.TotalSV(), len(got.Stats), outer, calls, loop, float64(loop)/float64(outer), calls-loop)
+	}
+}
