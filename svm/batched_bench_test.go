@@ -1,8 +1,10 @@
 package svm
 
 import (
+	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -190,4 +192,81 @@ func TestBatchedSameModelsSets(t *testing.T) {
 				name, obj, objTol, obj3, svB, svS, accB, accS, len(m[0].Stats), took[1].Seconds(), took[0].Seconds())
 		}
 	}
+}
+
+// BenchmarkBatchedSets times SMO and the batched solver on issue 32's sets
+// (batchedSets; PURSUIT_BATCHED_SETS picks some) at 1 and 2 engine threads
+// on the default backend, and svm-train (one core) on the same rows, and
+// logs a table with the ratios and whether auto's choice (SMO) is within
+// 10% of the faster solver at each thread count. The models are compared
+// as in TestBatchedSameModelsSets (support vectors, test accuracy) at 1
+// thread. Run once, on a quiet machine where possible:
+//
+//	go test ./svm -run '^$' -bench BatchedSets -benchtime 1x -timeout 60m
+func BenchmarkBatchedSets(b *testing.B) {
+	trainBin, _ := libsvmTools(b)
+	sets := batchedSets(b, setsFromEnv())
+	type row struct {
+		name             string
+		smo, bat         [2]time.Duration
+		libsvm           time.Duration
+		svS, svB         int
+		accS, accB, obj3 float64
+	}
+	var rows []row
+	for b.Loop() {
+		rows = rows[:0]
+		for _, s := range sets {
+			r := row{name: s.name}
+			var ms, mb *Model
+			for k, threads := range []int{1, 2} {
+				e, err := engine.New(engine.WithThreads(threads))
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, solver := range []SolverKind{SolverSMO, SolverBatched} {
+					p := s.p
+					p.Solver = solver
+					start := time.Now()
+					m, err := Train(e, s.xtr, s.ytr, p)
+					if err != nil {
+						b.Fatal(err)
+					}
+					took := time.Since(start)
+					if solver == SolverSMO {
+						r.smo[k] = took
+						if k == 0 {
+							ms = m
+						}
+					} else {
+						r.bat[k] = took
+						if k == 0 {
+							mb = m
+						}
+					}
+				}
+				if k == 0 {
+					r.obj3, r.svS, r.svB, r.accS, r.accB = compareModels(b, e, s.name, ms, mb, s.xte, s.yte)
+				}
+			}
+			dir := b.TempDir()
+			path := filepath.Join(dir, "train")
+			writeData(b, path, s.xtr, s.ytr)
+			args := append(libsvmKernelArgs(s.p.Kernel), "-c", fmt.Sprint(s.p.C), path, filepath.Join(dir, "model"))
+			r.libsvm = runSVMTrain(b, trainBin, args...).elapsed
+			b.Logf("%s: SMO %v / %v, batched %v / %v (1 / 2 threads), svm-train %v", s.name, r.smo[0], r.smo[1], r.bat[0], r.bat[1], r.libsvm)
+			rows = append(rows, r)
+		}
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "backend %s; seconds; ratios batched/SMO and SMO/svm-train; auto = SMO within 10%% of the faster\n", testEngine(b).BackendName())
+	fmt.Fprintf(&sb, "%-10s %8s %8s %6s %8s %8s %6s %9s %8s %8s %8s %8s %9s\n", "set", "smo-1t", "bat-1t", "b/s", "smo-2t", "bat-2t", "b/s", "svm-train", "smo/lib", "SVs-smo", "SVs-bat", "acc-diff", "auto-ok")
+	for _, r := range rows {
+		ok := func(k int) bool { return r.smo[k].Seconds() <= 1.1*min(r.smo[k], r.bat[k]).Seconds() }
+		fmt.Fprintf(&sb, "%-10s %8.2f %8.2f %6.2f %8.2f %8.2f %6.2f %9.2f %8.3f %8d %8d %8.2f %4v/%v\n", r.name,
+			r.smo[0].Seconds(), r.bat[0].Seconds(), r.bat[0].Seconds()/r.smo[0].Seconds(),
+			r.smo[1].Seconds(), r.bat[1].Seconds(), r.bat[1].Seconds()/r.smo[1].Seconds(),
+			r.libsvm.Seconds(), r.smo[0].Seconds()/r.libsvm.Seconds(), r.svS, r.svB, r.accB-r.accS, ok(0), ok(1))
+	}
+	b.Log("\n" + sb.String())
 }
