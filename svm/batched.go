@@ -94,18 +94,13 @@ type batched[T real] struct {
 	s *smo[T] // the variables, gradient and statuses; solution, rho, objective
 	q int     // working-set size
 
-	fill   func(dst []T, idx []int) error
-	l      int   // kernel points (row length)
-	rows   []T   // up to q kernel rows, slot r at rows[r·l:]
-	slotOf []int // kernel point → slot, −1 when absent
-	points []int // slot → kernel point
-	nSlots int
+	fill func(dst []T, idx []int) error
+	l    int          // row length: the kernel points (across ranks, the rank's own)
+	pool *rowPool[T] // the kernel rows held
 
 	ws       []int // the working set (variables)
 	prevWS   []int // the previous working set (across ranks)
 	inWS     []bool
-	want     []bool // per kernel point, scratch of loadRows
-	miss     []int
 	computed int // kernel rows computed
 	outer    int
 
@@ -125,7 +120,8 @@ type batched[T real] struct {
 
 // runBatched runs the batched working-set solver on the problem, taking
 // kernel rows through c's fill function (in one gathered block per outer
-// iteration; the cache's slots are not used) and the gradient update
+// iteration, kept in the solver's row pool under c's budget; the cache's
+// slots are not used) and the gradient update
 // through scan where the rows are float32 and the variables are the kernel
 // points (nil: Go loops).
 func runBatched[T real](c *rowCache[T], scan engine.SMOScanner, prob Problem, diag, alpha []float64, o Options, maxIter int) (*Solution, error) {
@@ -139,11 +135,8 @@ func runBatched[T real](c *rowCache[T], scan engine.SMOScanner, prob Problem, di
 	q := workingSetSize(o.WorkingSet, n, l, elem, int64(o.CacheMB*(1<<20)))
 	b := &batched[T]{
 		s: s, q: q, fill: c.fill, l: l,
-		rows: make([]T, q*l), slotOf: make([]int, l), points: make([]int, 0, q),
+		pool: newRowPool[T](l, l, poolSlots(q, l, elem, o.CacheMB)),
 		inWS: make([]bool, n),
-	}
-	for k := range b.slotOf {
-		b.slotOf[k] = -1
 	}
 	if err := b.run(); err != nil {
 		return nil, fmt.Errorf("svm: batched solver: %w", err)
@@ -280,65 +273,39 @@ func (b *batched[T]) sorted(up bool) []int {
 	return out
 }
 
-// loadRows makes the working set's kernel rows present: the rows of points
-// already held stay (moved to the front), the others are computed in one
-// gathered block into the following slots.
+// poolSlots returns the rows the batched solver keeps for q-variable
+// working sets over keys kernel points with rows of elem bytes each (as
+// one process holds them): as many as cacheMB holds, at least q, at most
+// keys.
+func poolSlots(q, keys, elem int, cacheMB float64) int {
+	byBudget := int(int64(cacheMB*(1<<20)) / (int64(keys) * int64(elem)))
+	return max(q, min(byBudget, keys))
+}
+
+// loadRows makes the working set's kernel rows present: the rows held stay,
+// the others are computed in one gathered block and replace the rows
+// least recently wanted.
 func (b *batched[T]) loadRows() error {
-	s, l := b.s, b.l
-	if b.want == nil {
-		b.want = make([]bool, l)
+	s := b.s
+	keys := make([]int, len(b.ws))
+	for i, a := range b.ws {
+		keys[i] = s.ki(a)
 	}
-	for _, a := range b.ws {
-		b.want[s.ki(a)] = true
+	miss := b.pool.plan(keys)
+	if len(miss) == 0 {
+		return nil
 	}
-	// Compact the held rows that are wanted to the front, in slot order.
-	kept := 0
-	for r := 0; r < b.nSlots; r++ {
-		k := b.points[r]
-		if !b.want[k] {
-			b.slotOf[k] = -1
-			continue
-		}
-		if r != kept {
-			copy(b.rows[kept*l:(kept+1)*l], b.rows[r*l:(r+1)*l])
-		}
-		b.points[kept] = k
-		b.slotOf[k] = kept
-		kept++
+	buf := b.pool.buffer(len(miss))
+	if err := b.fill(buf, miss); err != nil {
+		return fmt.Errorf("kernel rows %v…: %w", miss[0], err)
 	}
-	b.points = b.points[:kept]
-	miss := b.miss[:0]
-	for _, a := range b.ws {
-		k := s.ki(a)
-		b.want[k] = false
-		if b.slotOf[k] == -1 {
-			b.slotOf[k] = -2 // listed as missing (SVR: two variables share a point)
-			miss = append(miss, k)
-		}
-	}
-	b.miss = miss
-	if len(miss) > 0 {
-		if err := b.fill(b.rows[kept*l:(kept+len(miss))*l], miss); err != nil {
-			for _, k := range miss {
-				b.slotOf[k] = -1
-			}
-			return fmt.Errorf("kernel rows %v…: %w", miss[0], err)
-		}
-		b.computed += len(miss)
-		for t, k := range miss {
-			b.slotOf[k] = kept + t
-			b.points = append(b.points, k)
-		}
-	}
-	b.nSlots = len(b.points)
+	b.computed += len(miss)
+	b.pool.place(miss, buf)
 	return nil
 }
 
 // row returns the held kernel row of point k.
-func (b *batched[T]) row(k int) []T {
-	r := b.slotOf[k]
-	return b.rows[r*b.l : (r+1)*b.l : (r+1)*b.l]
-}
+func (b *batched[T]) row(k int) []T { return b.pool.row(k) }
 
 // solveBlock solves the subproblem on the working set in one process:
 // it loads the block, the variables' y, C, G and α from the solver and

@@ -57,8 +57,8 @@ const bRecWidth = 4
 type batchedShard struct {
 	sh    *shard
 	dense bool
-	// Per held kernel point (the slots of batched.rows): its record as
-	// appendRow writes it after its squared norm.
+	// Per slot of the row pool: its point's record (the squared norm,
+	// then appendRow's record).
 	pts [][]float64
 	// The kernel point and non-zeros of each variable of the last merged
 	// rankings (whole-problem variables).
@@ -108,12 +108,9 @@ func runBatchedSharded(sh *shard, prob Problem, o Options) (*Solution, error) {
 	}
 	b := &batched[float32]{
 		s: s, q: q, l: width,
-		rows: make([]float32, q*width), slotOf: make([]int, keys), points: make([]int, 0, q),
+		pool: newRowPool[float32](keys, width, poolSlots(q, keys, 4, o.CacheMB)),
 		inWS: make([]bool, sh.nVars),
 		bs:   &batchedShard{sh: sh, dense: !sh.x.IsSparse(), keyOf: map[int][2]int{}, counts: make([]int, sh.lay.size)},
-	}
-	for k := range b.slotOf {
-		b.slotOf[k] = -1
 	}
 	if err := b.runSharded(); err != nil {
 		return nil, fmt.Errorf("svm: batched solver across ranks: %w", err)
@@ -291,38 +288,12 @@ func (b *batched[T]) gatherSet() error {
 			b.wkey[i] = bs.keyOf[a][0]
 		}
 	}
-	// Slots: keep the held rows that are wanted, list the missing points.
-	want := make(map[int]bool, m)
-	for _, k := range b.wkey {
-		want[k] = true
-	}
-	kept := 0
-	for r := 0; r < b.nSlots; r++ {
-		k := b.points[r]
-		if !want[k] {
-			b.slotOf[k] = -1
-			continue
-		}
-		if r != kept {
-			copy(b.rows[kept*b.l:(kept+1)*b.l], b.rows[r*b.l:(r+1)*b.l])
-			bs.pts[kept] = bs.pts[r]
-		}
-		b.points[kept] = k
-		b.slotOf[k] = kept
-		kept++
-	}
-	b.points = b.points[:kept]
-	bs.pts = bs.pts[:kept]
-	miss := b.miss[:0]
+	// The rows held stay; list the missing points.
+	miss := b.pool.plan(b.wkey)
 	nnz := map[int]int{}
 	for i, k := range b.wkey {
-		if b.slotOf[k] == -1 {
-			b.slotOf[k] = -2 // listed (ε-SVR: two variables share a point)
-			miss = append(miss, k)
-			nnz[k] = bs.keyOf[b.ws[i]][1]
-		}
+		nnz[k] = bs.keyOf[b.ws[i]][1]
 	}
-	b.miss = miss
 	// The gather: per rank, its members' (y, C, G, α) in set order, then
 	// its missing points (norm, appendRow's record) in miss order.
 	rowLen := func(k int) int {
@@ -368,38 +339,49 @@ func (b *batched[T]) gatherSet() error {
 		off[r] += 4
 		b.wy[i], b.wc[i], b.ga[i], b.aa[i], b.a0[i] = v[0], v[1], v[2], v[3], v[3]
 	}
-	for _, k := range miss {
+	recs := make([][]float64, len(miss))
+	for t, k := range miss {
 		r, _ := sh.lay.owner(k)
 		n := rowLen(k)
-		bs.pts = append(bs.pts, slices.Clone(recv[off[r]:off[r]+n]))
+		recs[t] = slices.Clone(recv[off[r] : off[r]+n])
 		off[r] += n
 	}
 	// The missing rows at the own points.
 	if len(miss) > 0 {
+		buf := b.pool.buffer(len(miss))
 		if b.l > 0 {
-			pts, pn := bs.matrix(bs.pts[kept:])
-			out := pursuit.Matrix{Rows: len(miss), Cols: b.l, Stride: b.l, Data: any(b.rows).([]float32)[kept*b.l : (kept+len(miss))*b.l]}
+			pts, pn := bs.matrix(recs)
+			out := pursuit.Matrix{Rows: len(miss), Cols: b.l, Stride: b.l, Data: any(buf).([]float32)}
 			if err := sh.e.KernelBlockPrepared(out, sh.k, pts, pn, sh.rows.xp); err != nil {
 				return fmt.Errorf("kernel rows %v…: %w", miss[0], err)
 			}
 		}
 		b.computed += len(miss)
-		for t, k := range miss {
-			b.slotOf[k] = kept + t
-			b.points = append(b.points, k)
+		for t, slot := range b.pool.place(miss, buf) {
+			for len(bs.pts) <= slot {
+				bs.pts = append(bs.pts, nil)
+			}
+			bs.pts[slot] = recs[t]
 		}
 	}
-	b.nSlots = len(b.points)
 	return b.setBlock()
 }
 
-// setBlock computes the q×q block K among the held points (one kernel
-// block of the points against themselves, prepared) and fills kb.
+// setBlock computes the kernel block among the working set's points (one
+// kernel block of the points against themselves, prepared) and fills kb.
 func (b *batched[T]) setBlock() error {
 	bs := b.bs
 	sh := bs.sh
-	h := len(bs.pts)
-	pts, pn := bs.matrix(bs.pts)
+	pos := make(map[int]int, len(b.wkey)) // point → position in the block
+	var recs [][]float64
+	for _, k := range b.wkey {
+		if _, ok := pos[k]; !ok {
+			pos[k] = len(recs)
+			recs = append(recs, bs.pts[b.pool.slotOf[k]])
+		}
+	}
+	h := len(recs)
+	pts, pn := bs.matrix(recs)
 	prep, err := sh.e.Prepare(pts)
 	if err != nil {
 		return fmt.Errorf("the working set's points: %w", err)
@@ -417,9 +399,9 @@ func (b *batched[T]) setBlock() error {
 	}
 	m := len(b.ws)
 	for i := range m {
-		ri := b.slotOf[b.wkey[i]] * h
+		ri := pos[b.wkey[i]] * h
 		for j := range m {
-			b.kb[i*m+j] = float64(blk[ri+b.slotOf[b.wkey[j]]])
+			b.kb[i*m+j] = float64(blk[ri+pos[b.wkey[j]]])
 		}
 	}
 	return nil
