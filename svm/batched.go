@@ -256,19 +256,11 @@ func (b *batched[T]) sorted(up bool) []int {
 			cs = append(cs, cand{v: v, a: a})
 		}
 	}
-	slices.SortFunc(cs, func(x, y cand) int {
-		switch {
-		case x.v > y.v:
-			return -1
-		case x.v < y.v:
-			return 1
-		}
-		return x.a - y.a
-	})
+	top := topCands(cs, b.q)
 	b.cands = cs
-	out := make([]int, 0, min(len(cs), b.q))
-	for _, c := range cs[:min(len(cs), b.q)] {
-		out = append(out, c.a)
+	out := make([]int, len(top))
+	for i, c := range top {
+		out[i] = c.a
 	}
 	return out
 }
@@ -283,7 +275,8 @@ func poolSlots(q, keys, elem int, cacheMB float64) int {
 }
 
 // loadRows makes the working set's kernel rows present: the rows held stay,
-// the others are computed in one gathered block and replace the rows
+// the others are computed in gathered blocks (straight into runs of
+// consecutive slots) and replace the rows
 // least recently wanted.
 func (b *batched[T]) loadRows() error {
 	s := b.s
@@ -295,12 +288,10 @@ func (b *batched[T]) loadRows() error {
 	if len(miss) == 0 {
 		return nil
 	}
-	buf := b.pool.buffer(len(miss))
-	if err := b.fill(buf, miss); err != nil {
+	if _, err := b.pool.fillRuns(miss, b.fill); err != nil {
 		return fmt.Errorf("kernel rows %v…: %w", miss[0], err)
 	}
 	b.computed += len(miss)
-	b.pool.place(miss, buf)
 	return nil
 }
 

@@ -9,21 +9,24 @@ import (
 // up to slots rows of w values, keyed by kernel point, the least recently
 // wanted evicted first. A variable that leaves the working set often comes
 // back a few outer iterations later; keeping its row saves computing it
-// again. Slots are allocated when first used, so a problem whose working
-// sets revisit few points does not allocate the whole budget.
+// again. Slots are allocated in chunks when first used, so a problem whose
+// working sets revisit few points does not allocate the whole budget.
 type rowPool[T real] struct {
 	w      int
 	slots  int
-	rows   [][]T // per slot
+	chunks [][]T // poolChunk slots each, allocated when first used
 	slotOf []int // key → slot, −1 when absent
 	keyOf  []int // slot → key
 	last   []int // slot → the stamp of the last plan that wanted it
 	stamp  int
 
 	miss    []int
-	order   []int // scratch of place: slots by age
+	order   []int // the slots of the last take
 	scratch []T
 }
+
+// poolChunk is the number of slots the pool allocates together.
+const poolChunk = 256
 
 // newRowPool makes a pool of keys kernel points with rows of w values and
 // room for slots rows.
@@ -36,7 +39,7 @@ func newRowPool[T real](keys, w, slots int) *rowPool[T] {
 }
 
 // plan marks the rows of keys as wanted now (they are not evicted by the
-// next place) and returns the keys whose rows are absent, each once, in
+// next take) and returns the keys whose rows are absent, each once, in
 // the order of keys. The slice is valid until the next plan.
 func (p *rowPool[T]) plan(keys []int) []int {
 	p.stamp++
@@ -57,21 +60,21 @@ func (p *rowPool[T]) plan(keys []int) []int {
 	return miss
 }
 
-// place stores the rows of the keys miss (as plan returned them), rows
-// holding them one after another, into free slots or the slots of the
-// rows least recently wanted, and returns the slots it used (valid until
-// the next place). There must be room: at most slots rows are wanted at
-// once.
-func (p *rowPool[T]) place(miss []int, rows []T) []int {
+// take returns n slots for the keys of the last plan's misses, sorted:
+// free slots first, then the slots of the rows least recently wanted
+// (evicted). There must be room: at most slots rows are wanted at once.
+// Rows that age together were placed together, so the slots returned are
+// mostly consecutive and the rows can be computed straight into them
+// (runs).
+func (p *rowPool[T]) take(n int) []int {
 	used := p.order[:0]
-	for len(p.keyOf) < p.slots && len(used) < len(miss) {
+	for len(p.keyOf) < p.slots && len(used) < n {
 		s := len(p.keyOf)
 		p.keyOf = append(p.keyOf, -1)
 		p.last = append(p.last, 0)
-		p.rows = append(p.rows, make([]T, p.w))
 		used = append(used, s)
 	}
-	if need := len(miss) - len(used); need > 0 {
+	if need := n - len(used); need > 0 {
 		var old []int
 		for s, k := range p.keyOf {
 			if k >= 0 && p.last[s] != p.stamp {
@@ -87,16 +90,95 @@ func (p *rowPool[T]) place(miss []int, rows []T) []int {
 		})
 		for _, s := range old[:need] {
 			p.slotOf[p.keyOf[s]] = -1
+			p.keyOf[s] = -1
 			used = append(used, s)
 		}
 	}
-	for t, k := range miss {
-		s := used[t]
-		copy(p.rows[s], rows[t*p.w:(t+1)*p.w])
-		p.keyOf[s], p.slotOf[k], p.last[s] = k, s, p.stamp
-	}
+	slices.Sort(used)
 	p.order = used
 	return used
+}
+
+// runs calls fn for each run of consecutive slots in slots (sorted), with
+// the run's first index in slots and its storage.
+func (p *rowPool[T]) runs(slots []int, fn func(t0 int, dst []T) error) error {
+	for t0 := 0; t0 < len(slots); {
+		t1 := t0 + 1
+		for t1 < len(slots) && slots[t1] == slots[t1-1]+1 {
+			t1++
+		}
+		if err := fn(t0, p.storage(slots[t0], t1-t0)); err != nil {
+			return err
+		}
+		t0 = t1
+	}
+	return nil
+}
+
+// storage returns the storage of n consecutive slots from s on, allocating
+// the chunks they lie in when first used.
+func (p *rowPool[T]) storage(s, n int) []T {
+	for c := s / poolChunk; c <= (s+n-1)/poolChunk; c++ {
+		for len(p.chunks) <= c {
+			p.chunks = append(p.chunks, nil)
+		}
+		if p.chunks[c] == nil {
+			p.chunks[c] = make([]T, poolChunk*p.w)
+		}
+	}
+	if s/poolChunk != (s+n-1)/poolChunk {
+		// A run across chunks: computed into scratch, copied by commit.
+		return nil
+	}
+	c, o := s/poolChunk, s%poolChunk
+	return p.chunks[c][o*p.w : (o+n)*p.w]
+}
+
+// commit records that slots[t] now holds the row of miss[t].
+func (p *rowPool[T]) commit(miss, slots []int) {
+	for t, k := range miss {
+		s := slots[t]
+		p.keyOf[s], p.slotOf[k], p.last[s] = k, s, p.stamp
+	}
+}
+
+// fillRuns computes the rows of miss (the last plan's misses) into the
+// slots take returns, straight into each run of consecutive slots within
+// a chunk (fill computes rows of keys into dst), and commits them. It
+// returns the slots.
+func (p *rowPool[T]) fillRuns(miss []int, fill func(dst []T, keys []int) error) ([]int, error) {
+	slots := p.take(len(miss))
+	err := p.runs(slots, func(t0 int, dst []T) error {
+		n := 1
+		for t0+n < len(slots) && slots[t0+n] == slots[t0]+n {
+			n++
+		}
+		if dst != nil {
+			return fill(dst, miss[t0:t0+n])
+		}
+		buf := p.buffer(n)
+		if err := fill(buf, miss[t0:t0+n]); err != nil {
+			return err
+		}
+		for t := range n {
+			copy(p.slotRow(slots[t0+t]), buf[t*p.w:(t+1)*p.w])
+		}
+		return nil
+	})
+	if err != nil {
+		for _, s := range slots {
+			p.keyOf[s] = -1
+		}
+		return nil, err
+	}
+	p.commit(miss, slots)
+	return slots, nil
+}
+
+// slotRow returns the storage of slot s (its chunk allocated).
+func (p *rowPool[T]) slotRow(s int) []T {
+	o := s % poolChunk
+	return p.chunks[s/poolChunk][o*p.w : (o+1)*p.w : (o+1)*p.w]
 }
 
 // buffer returns scratch room for n rows.
@@ -108,4 +190,59 @@ func (p *rowPool[T]) buffer(n int) []T {
 }
 
 // row returns the held row of key k.
-func (p *rowPool[T]) row(k int) []T { return p.rows[p.slotOf[k]] }
+func (p *rowPool[T]) row(k int) []T { return p.slotRow(p.slotOf[k]) }
+
+// topCands reorders cs so that cs[:k] holds its k best candidates in the
+// order of byValueThenVar (value descending, then variable ascending) and
+// returns cs[:k] (all of cs, sorted, when k ≥ len(cs)). The order is total
+// (variables differ), so the result does not depend on how cs was
+// arranged. It partitions around medians of three until the k best are
+// in front (expected linear time) and sorts only those.
+func topCands(cs []cand, k int) []cand {
+	if k >= len(cs) {
+		slices.SortFunc(cs, byValueThenVar)
+		return cs
+	}
+	lo, hi := 0, len(cs) // the k-th best lies in cs[lo:hi]
+	for hi-lo > 16 {
+		a, b, c := lo, lo+(hi-lo)/2, hi-1
+		if byValueThenVar(cs[b], cs[a]) < 0 {
+			a, b = b, a
+		}
+		if byValueThenVar(cs[c], cs[b]) < 0 {
+			b = c
+			if byValueThenVar(cs[b], cs[a]) < 0 {
+				b = a
+			}
+		}
+		pivot := cs[b]
+		// Three-way split: better than the pivot, then the pivot, then worse.
+		i := lo
+		for j := lo; j < hi; j++ {
+			if byValueThenVar(cs[j], pivot) < 0 {
+				cs[i], cs[j] = cs[j], cs[i]
+				i++
+			}
+		}
+		// cs[lo:i] are better than the pivot; put the pivot at i.
+		for j := i; j < hi; j++ {
+			if cs[j].a == pivot.a {
+				cs[i], cs[j] = cs[j], cs[i]
+				break
+			}
+		}
+		switch {
+		case k <= i:
+			hi = i
+		case k == i+1:
+			lo, hi = k, k
+		default:
+			lo = i + 1
+		}
+	}
+	if hi > lo {
+		slices.SortFunc(cs[lo:hi], byValueThenVar)
+	}
+	slices.SortFunc(cs[:k], byValueThenVar)
+	return cs[:k]
+}

@@ -262,9 +262,8 @@ func (b *batched[T]) localTop(up bool) []cand {
 	}
 	// The own variables are in the whole problem's order, so ordering by
 	// own variable orders by whole-problem variable.
-	slices.SortFunc(cs, byValueThenVar)
 	b.cands = cs
-	return cs[:min(len(cs), b.q)]
+	return topCands(cs, b.q)
 }
 
 // gatherSet is the working-set gather: every rank learns the set's y, C,
@@ -348,16 +347,27 @@ func (b *batched[T]) gatherSet() error {
 	}
 	// The missing rows at the own points.
 	if len(miss) > 0 {
-		buf := b.pool.buffer(len(miss))
-		if b.l > 0 {
-			pts, pn := bs.matrix(recs)
-			out := pursuit.Matrix{Rows: len(miss), Cols: b.l, Stride: b.l, Data: any(buf).([]float32)}
-			if err := sh.e.KernelBlockPrepared(out, sh.k, pts, pn, sh.rows.xp); err != nil {
-				return fmt.Errorf("kernel rows %v…: %w", miss[0], err)
+		at := make(map[int]int, len(miss)) // key → position in miss
+		for t, k := range miss {
+			at[k] = t
+		}
+		slots, err := b.pool.fillRuns(miss, func(dst []T, keys []int) error {
+			if b.l == 0 {
+				return nil
 			}
+			sub := make([][]float64, len(keys))
+			for t, k := range keys {
+				sub[t] = recs[at[k]]
+			}
+			pts, pn := bs.matrix(sub)
+			out := pursuit.Matrix{Rows: len(keys), Cols: b.l, Stride: b.l, Data: any(dst).([]float32)}
+			return sh.e.KernelBlockPrepared(out, sh.k, pts, pn, sh.rows.xp)
+		})
+		if err != nil {
+			return fmt.Errorf("kernel rows %v…: %w", miss[0], err)
 		}
 		b.computed += len(miss)
-		for t, slot := range b.pool.place(miss, buf) {
+		for t, slot := range slots {
 			for len(bs.pts) <= slot {
 				bs.pts = append(bs.pts, nil)
 			}

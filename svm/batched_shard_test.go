@@ -2,6 +2,8 @@ package svm
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/pursuit-ml/pursuit"
@@ -188,5 +190,25 @@ func TestBatchedTrainWorld(t *testing.T) {
 		}
 		t.Logf("%s, %s: rows [%d, %d) of %d, %d support vectors, %d machines, %d outer iterations: %d collectives, %d in the solver loops (%.2f per outer iteration), %d to set up and gather the model",
 			tc.name, w.Describe(), r0, r1, l, got.TotalSV(), len(got.Stats), outer, calls, loop, float64(loop)/float64(outer), calls-loop)
+	}
+}
+
+// TestTopCands checks topCands against a full sort, with ties in value
+// broken by variable, for every k.
+func TestTopCands(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	for _, n := range []int{0, 1, 5, 17, 40, 300} {
+		cs := make([]cand, n)
+		for i := range cs {
+			cs[i] = cand{v: float64(rng.IntN(7)), a: rng.IntN(1000)*1000 + i}
+		}
+		want := slices.Clone(cs)
+		slices.SortFunc(want, byValueThenVar)
+		for k := 0; k <= n+1; k++ {
+			got := topCands(slices.Clone(cs), k)
+			if !slices.Equal(got, want[:min(k, n)]) {
+				t.Fatalf("n=%d k=%d: %v, want %v", n, k, got, want[:min(k, n)])
+			}
+		}
 	}
 }
