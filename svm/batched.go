@@ -95,7 +95,7 @@ type batched[T real] struct {
 	q int     // working-set size
 
 	fill func(dst []T, idx []int) error
-	l    int          // row length: the kernel points (across ranks, the rank's own)
+	l    int         // row length: the kernel points (across ranks, the rank's own)
 	pool *rowPool[T] // the kernel rows held
 
 	ws       []int // the working set (variables)

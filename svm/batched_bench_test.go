@@ -188,8 +188,8 @@ func TestBatchedSameModelsSets(t *testing.T) {
 			m[0], took[0] = train(SolverSMO, 0)
 			m[1], took[1] = train(SolverBatched, 0)
 			obj3, svS, svB, accS, accB := compareModels(t, e, name, m[0], m[1], s.xte, s.yte)
-			t.Logf("%s: objective rel. diff %.2g at tolerance %g (%.2g at 1e-3); SVs %d (SMO %d); accuracy %.3f%% (SMO %.3f%%); %d machines; one thread at 1e-3: batched %.2fs, SMO %.2fs",
-				name, obj, objTol, obj3, svB, svS, accB, accS, len(m[0].Stats), took[1].Seconds(), took[0].Seconds())
+			t.Logf("%s: objective rel. diff %.2g at tolerance %g (%.2g at 1e-3); SVs %d (SMO %d); accuracy %.3f%% (SMO %.3f%%); %d machines; one thread at 1e-3: batched %.2fs, SMO %.2fs; kernel rows %d (SMO %d), outer iterations %d",
+				name, obj, objTol, obj3, svB, svS, accB, accS, len(m[0].Stats), took[1].Seconds(), took[0].Seconds(), rowsOf(m[1]), rowsOf(m[0]), outerOf(m[1]))
 		}
 	}
 }
@@ -269,4 +269,22 @@ func BenchmarkBatchedSets(b *testing.B) {
 			r.libsvm.Seconds(), r.smo[0].Seconds()/r.libsvm.Seconds(), r.svS, r.svB, r.accB-r.accS, ok(0), ok(1))
 	}
 	b.Log("\n" + sb.String())
+}
+
+// rowsOf returns the kernel rows computed over the machines of m.
+func rowsOf(m *Model) int {
+	n := 0
+	for _, s := range m.Stats {
+		n += s.RowsComputed
+	}
+	return n
+}
+
+// outerOf returns the outer iterations over the machines of m.
+func outerOf(m *Model) int {
+	n := 0
+	for _, s := range m.Stats {
+		n += s.OuterIter
+	}
+	return n
 }

@@ -99,22 +99,6 @@ func (p *rowPool[T]) take(n int) []int {
 	return used
 }
 
-// runs calls fn for each run of consecutive slots in slots (sorted), with
-// the run's first index in slots and its storage.
-func (p *rowPool[T]) runs(slots []int, fn func(t0 int, dst []T) error) error {
-	for t0 := 0; t0 < len(slots); {
-		t1 := t0 + 1
-		for t1 < len(slots) && slots[t1] == slots[t1-1]+1 {
-			t1++
-		}
-		if err := fn(t0, p.storage(slots[t0], t1-t0)); err != nil {
-			return err
-		}
-		t0 = t1
-	}
-	return nil
-}
-
 // storage returns the storage of n consecutive slots from s on, allocating
 // the chunks they lie in when first used.
 func (p *rowPool[T]) storage(s, n int) []T {
@@ -127,8 +111,7 @@ func (p *rowPool[T]) storage(s, n int) []T {
 		}
 	}
 	if s/poolChunk != (s+n-1)/poolChunk {
-		// A run across chunks: computed into scratch, copied by commit.
-		return nil
+		return nil // a run across chunks
 	}
 	c, o := s/poolChunk, s%poolChunk
 	return p.chunks[c][o*p.w : (o+n)*p.w]
@@ -142,29 +125,53 @@ func (p *rowPool[T]) commit(miss, slots []int) {
 	}
 }
 
+// minRun is the shortest run of consecutive slots whose rows fillRuns
+// computes in place; shorter runs are computed together into scratch and
+// copied (a kernel block of a few rows wastes most of a GEMM tile).
+const minRun = 48
+
 // fillRuns computes the rows of miss (the last plan's misses) into the
-// slots take returns, straight into each run of consecutive slots within
-// a chunk (fill computes rows of keys into dst), and commits them. It
-// returns the slots.
+// slots take returns (fill computes the rows of keys into dst, one after
+// another): runs of at least minRun consecutive slots within a chunk in
+// place, the other rows in one block into scratch, copied. It commits the
+// rows and returns the slots.
 func (p *rowPool[T]) fillRuns(miss []int, fill func(dst []T, keys []int) error) ([]int, error) {
 	slots := p.take(len(miss))
-	err := p.runs(slots, func(t0 int, dst []T) error {
-		n := 1
-		for t0+n < len(slots) && slots[t0+n] == slots[t0]+n {
-			n++
+	var rest []int // positions in miss computed into scratch
+	err := func() error {
+		for t0 := 0; t0 < len(slots); {
+			t1 := t0 + 1
+			for t1 < len(slots) && slots[t1] == slots[t1-1]+1 {
+				t1++
+			}
+			n := t1 - t0
+			if dst := p.storage(slots[t0], n); dst != nil && n >= minRun {
+				if err := fill(dst, miss[t0:t1]); err != nil {
+					return err
+				}
+			} else {
+				for t := t0; t < t1; t++ {
+					rest = append(rest, t)
+				}
+			}
+			t0 = t1
 		}
-		if dst != nil {
-			return fill(dst, miss[t0:t0+n])
+		if len(rest) == 0 {
+			return nil
 		}
-		buf := p.buffer(n)
-		if err := fill(buf, miss[t0:t0+n]); err != nil {
+		keys := make([]int, len(rest))
+		for i, t := range rest {
+			keys[i] = miss[t]
+		}
+		buf := p.buffer(len(rest))
+		if err := fill(buf, keys); err != nil {
 			return err
 		}
-		for t := range n {
-			copy(p.slotRow(slots[t0+t]), buf[t*p.w:(t+1)*p.w])
+		for i, t := range rest {
+			copy(p.slotRow(slots[t]), buf[i*p.w:(i+1)*p.w])
 		}
 		return nil
-	})
+	}()
 	if err != nil {
 		for _, s := range slots {
 			p.keyOf[s] = -1
