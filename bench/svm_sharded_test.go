@@ -15,53 +15,64 @@ package bench
 // PURSUIT_SHARDED_L sets l. With one rank the engine has no communicator
 // split (one rank trains in one process), so it is the 1-rank baseline.
 //
-// Scaling model (paper). Per SMO iteration the ranks make 2 Allgatherv of
-// one 12-float64 record per rank (shard.go), plus, per cache miss, one
-// prefetch exchange and one gather of the batch's points; per outer
-// iteration of the batched solver (batched_shard.go) they make 2 Allgatherv:
-// the selection exchange (2q records of 4 float64 per rank: 64q bytes per
-// rank, 64qP received) and the working-set gather (4 float64 per member
-// and the ~q/2 new points: q/2·(d+1)·8 + 32q bytes in all). Compute per
-// step is the kernel rows: SMO computes about one row per iteration on a
-// problem like covtype (the 15k set: 15,154 rows in ~18,000 iterations, at
-// 54 features about 1.2 ns a kernel value on one core of this machine
-// with avx2), the batched solver ~q/2 rows per outer iteration, plus the
-// gradient update (q/2 rows × l/P, ~0.3 ns a value) and the q×q block.
-// Taking q = 1024, d = 54, l/P rows per node of 32 cores, kernel values at
-// 1.2/32 ns per node:
+// Scaling model (paper, as bench/sharded_test.go does for KMP). Per
+// iteration SMO makes 2 Allgatherv of one 12-float64 record per rank
+// (shard.go), plus, per cache miss, a prefetch exchange and a gather of the
+// batch's points; the batched solver makes 2 Allgatherv per outer
+// iteration (batched_shard.go): the selection exchange, 2q records of 4
+// float64 from every rank (64q·P bytes received per node), and the
+// working-set gather (32q bytes of member data and the ~q/2 new points,
+// q/2·(d+1)·8 bytes). Compute per (outer) iteration is taken from the
+// one-rank run on the 15k covtype-like set (one avx2 core, CPU time, load
+// about 4): 164 µs per SMO iteration (6,900 iterations, 2.3 kernel rows
+// each, and the scans) and 14.1 ms per outer iteration of the batched
+// solver (q = 512, 112 outer iterations, 158 new rows each, the gradient
+// update and the subproblem). Both grow linearly with l (a row and a scan
+// are l long), the batched one also with q (1,024 from l = 262,144 on),
+// and shrink with the 32·P cores of P nodes (compute assumed linear in
+// cores). Compute per (outer) iteration and collectives per second of
+// compute (2 per (outer) iteration):
 //
-//   - SMO, per iteration: compute ≈ l/P · 1.2 ns/32 (one row) ≈ 3.7·10⁻¹¹·l/P s;
-//     2 collectives of 96P bytes: 2·log₂P·α + 192P/β.
-//   - batched, per outer iteration: compute ≈ 512 rows · l/P · (1.2/32 + 0.3/32) ns
-//     ≈ 2.4·10⁻⁸·l/P s; 2 collectives: 2·log₂P·α + (64·1024·P + 512·55·8)/β.
+//	l     nodes   SMO                    batched (q = 1,024)
+//	10⁶   8       43 µs,  4.7·10⁴ /s     7.4 ms,  272 /s
+//	10⁶   64      5.3 µs, 3.8·10⁵ /s     0.92 ms, 2.2·10³ /s
+//	10⁶   256     1.3 µs, 1.5·10⁶ /s     0.23 ms, 8.7·10³ /s
+//	10⁷   8       0.43 ms, 4.7·10³ /s    74 ms,   27 /s
+//	10⁷   64      53 µs,  3.8·10⁴ /s     9.2 ms,  217 /s
+//	10⁷   256     13 µs,  1.5·10⁵ /s     2.3 ms,  869 /s
 //
-// Collectives per second of compute (2 / compute per (outer) iteration):
+// The batched solver makes about 170 times fewer collectives per second of
+// compute, at every l and P. Their cost, as 2·⌈log₂P⌉ latencies plus the
+// bytes each node receives: on 25 GbE (α ≈ 20 µs, 3.1 GB/s) SMO's take
+// 0.12, 0.24, 0.34 ms on 8, 64, 256 nodes, 2.8, 46 and 250 times its
+// compute at l = 10⁶ and 0.28, 4.6 and 25 times at 10⁷ (SMO does not scale
+// past a few nodes on Ethernet); the batched solver's take 0.37, 1.7,
+// 5.8 ms, 5%, 1.8 and 25 times its compute at 10⁶ and 0.5%, 18% and 2.5
+// times at 10⁷. On InfiniBand HDR (α ≈ 2 µs, 25 GB/s): SMO 0.012, 0.024,
+// 0.034 ms (28%, 4.6×, 25× at 10⁶; 2.8%, 46%, 2.5× at 10⁷), batched 0.043,
+// 0.20, 0.71 ms (0.6%, 22%, 3.1× at 10⁶; 0.06%, 2.2%, 31% at 10⁷). Past 64
+// nodes the batched solver's cost is the selection exchange's bandwidth
+// (every rank's q best of each side reach every node: 16.8 MB at 256
+// nodes); merging the candidate lists up a tree (q records a step, log₂P
+// steps) would make it logarithmic in P, but the engine's communicator has
+// no such reduction yet.
 //
-//	l        P     SMO (per s)   batched (per s)
-//	10⁶      8     4.3·10²       0.67
-//	10⁶      64    3.5·10³       5.3
-//	10⁶      256   1.4·10⁴       21
-//	10⁷      8     43            0.067
-//	10⁷      64    3.5·10²       0.53
-//	10⁷      256   1.4·10³       2.1
-//
-// With 25 GbE (α ≈ 20 µs, β ≈ 3.1 GB/s) an SMO iteration's 2 collectives
-// cost 2·log₂P·α = 0.12, 0.24, 0.32 ms on 8, 64, 256 nodes against
-// 4.6, 0.58, 0.14 ms of compute at l = 10⁶ (3%, 41%, 230%) and 46, 5.8,
-// 1.4 ms at l = 10⁷ (0.3%, 4%, 23%): SMO stops scaling near 64 nodes at
-// 10⁶ rows. The batched solver's 2 collectives cost the same latency plus
-// 64·1024·P bytes received by each node in the selection exchange (0.17,
-// 1.4, 5.4 ms on 8, 64, 256 nodes) and 0.07 ms for the points, against
-// 3.0, 0.37, 0.094 s of compute at l = 10⁶ (0.01%, 0.45%, 6%) and 30, 3.7,
-// 0.94 s at l = 10⁷ (under 1% everywhere). The bandwidth term of the
-// selection exchange grows with P; above a few hundred nodes a
-// two-stage selection (a reduction tree of the candidates instead of an
-// all-gather) would keep it logarithmic. SMO also needs about q/2 times as
-// many iterations as the batched solver has outer iterations (18,000 against
-// 100–200 on the 15k set), so its collective count is 100× the batched
-// solver's there.
-// On one machine (shared memory) the model predicts a 1→2-rank speed-up
-// near 2 for both solvers; see the figures below.
+// Measured, 1 → 2 ranks on this 2-core machine (load about 4.4 from other
+// jobs, November 2026; the run below, l = 15k): one rank SMO 1.48 s (1.13 s
+// CPU), batched 2.04 s (1.58 s CPU); two ranks SMO 2.88 s with 2.38
+// collectives per iteration (16,432: the model's 13,800, and about 2,600
+// for the cache misses' prefetch exchanges and point gathers and the
+// setup), 40–59% of each
+// rank's time in them, batched 4.05 s with 2.14 per outer iteration (240:
+// 2 per outer iteration, the final selection exchange and 15 to set up and
+// gather the model), 27–32% in them. Both were slower on two ranks: the two
+// ranks and the machine's other jobs share two cores, and Open MPI's
+// collectives spin while they wait, so the time in collectives is mostly
+// waiting for the other rank, not the network term the model counts. The
+// collective counts are the model's; per second of one-rank compute they
+// are 14,500 (SMO) and 152 (batched): 95 times fewer at q = 512 (the
+// model's 170 is at q = 1,024 and counts 2 per iteration, not SMO's
+// measured 2.38).
 
 import (
 	"os"
