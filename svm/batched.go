@@ -15,9 +15,13 @@ type SolverKind int
 
 // The solvers.
 const (
-	// SolverAuto picks the solver: SMO for now (on the 2-core CPU machine
-	// the batched solver was measured slower; see bench_test.go's
-	// BenchmarkSolvers).
+	// SolverAuto picks the solver: SMO on the CPU backends, where the
+	// batched solver was measured slower at 1 and 2 threads on every set
+	// of issue 32 (BenchmarkBatchedSets on the shared 2-core machine,
+	// November 2026, CPU time batched/SMO at one thread: USPS 8 vs rest
+	// 1.12–1.37 in three rounds, 10-class USPS 1.40, mushrooms 1.34,
+	// covtype-like 15k 1.54 and 50k 1.41), and, for want of a measurement
+	// on a GPU, on cuda too.
 	SolverAuto SolverKind = iota
 	// SolverSMO is LIBSVM's SMO: one pair of variables per iteration,
 	// with shrinking and the kernel-row cache.
