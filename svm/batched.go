@@ -310,9 +310,12 @@ func (b *batched[T]) solveBlock() {
 	m := len(ws)
 	b.grow(m)
 	for i, a := range ws {
+		// The upper triangle from the rows, mirrored (half the scattered
+		// reads; the one rule across ranks too, see setBlock).
 		r := b.row(s.ki(a))
-		for j, c := range ws {
-			b.kb[i*m+j] = float64(r[s.ki(c)])
+		for j := i; j < m; j++ {
+			v := float64(r[s.ki(ws[j])])
+			b.kb[i*m+j], b.kb[j*m+i] = v, v
 		}
 		b.wy[i], b.wc[i], b.wkey[i] = s.y[a], s.c[a], s.ki(a)
 		b.ga[i] = s.g[a]

@@ -408,10 +408,12 @@ func (b *batched[T]) setBlock() error {
 		return fmt.Errorf("the working set's kernel block: %w", err)
 	}
 	m := len(b.ws)
+	// The upper triangle, mirrored, as solveBlock takes it in one process.
 	for i := range m {
 		ri := pos[b.wkey[i]] * h
-		for j := range m {
-			b.kb[i*m+j] = float64(blk[ri+pos[b.wkey[j]]])
+		for j := i; j < m; j++ {
+			v := float64(blk[ri+pos[b.wkey[j]]])
+			b.kb[i*m+j], b.kb[j*m+i] = v, v
 		}
 	}
 	return nil
