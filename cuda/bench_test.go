@@ -37,9 +37,6 @@ import (
 //	BenchmarkStochasticKMP200k (e2e_test.go) stochastic KMP steps at
 //	                     l = 200000 through the engine, CUDA against the
 //	                     pure-Go backend on all cores
-//	BenchmarkBatchedSVM (e2e_test.go) the SVM on the 50k covtype-like set,
-//	                     batched solver and SMO, CUDA against avx2 on one
-//	                     core and on all cores
 
 func BenchmarkCUDA(b *testing.B) { backendtest.Bench(b, openB(b)) }
 

@@ -4,13 +4,10 @@ package cuda_test
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -527,80 +524,4 @@ func TestBatchedSVMOnDevice(t *testing.T) {
 	}
 	t.Logf("batched on the device: %d SVs (SMO %d), accuracy %.2f%% (SMO %.2f%%), %d outer iterations, %d rows (SMO %d)",
 		svB, svS, accB, accS, mb.Stats[0].OuterIter, mb.Stats[0].RowsComputed, ms.Stats[0].RowsComputed)
-}
-
-// BenchmarkBatchedSVM (issue 32, GPU machines: scripts/gpu-check.sh) trains
-// the covtype-like set (data.CovtypeLike(l + 30000, 1), the first l rows,
-// min-max scaled on them, γ = 0.125, C = 1: the README's 50k set at the
-// default l = 50000; PURSUIT_GPU_SVM_L sets l) by the batched solver and
-// by SMO on the device, and with avx2 on one core and on all cores, and
-// reports the times, the speed-ups of the device's batched solver over
-// each avx2 run, the support vectors and the test errors. The issue asks
-// for 10× over avx2 on one core and 3× over avx2 on all cores at 50k.
-func BenchmarkBatchedSVM(b *testing.B) {
-	l := 50000
-	if v := os.Getenv("PURSUIT_GPU_SVM_L"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 100 {
-			b.Fatalf("PURSUIT_GPU_SVM_L=%q: want an integer of at least 100", v)
-		}
-		l = n
-	}
-	const nTest = 30000
-	d := data.CovtypeLike(l+nTest, 1)
-	xtr, xte := d.X.Slice(0, l, 0, d.X.Cols), d.X.Slice(l, d.X.Rows, 0, d.X.Cols)
-	sc, err := data.FitScaler(data.ScaleMinMax, xtr)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := sc.Apply(d.X); err != nil {
-		b.Fatal(err)
-	}
-	ytr, yte := d.Y[:l], d.Y[l:]
-	one, err := engine.New(engine.WithBackend("avx2"), engine.WithThreads(1))
-	if err != nil {
-		b.Skipf("avx2 unavailable: %v", err)
-	}
-	all, err := engine.New(engine.WithBackend("avx2"), engine.WithThreads(runtime.NumCPU()))
-	if err != nil {
-		b.Fatal(err)
-	}
-	dev := newEngine(b, "cuda")
-	type run struct {
-		name   string
-		e      *engine.Engine
-		solver svm.SolverKind
-	}
-	runs := []run{
-		{"cuda batched", dev, svm.SolverBatched}, {"cuda smo", dev, svm.SolverSMO},
-		{"avx2 1 core smo", one, svm.SolverSMO}, {"avx2 1 core batched", one, svm.SolverBatched},
-		{fmt.Sprintf("avx2 %d cores smo", runtime.NumCPU()), all, svm.SolverSMO},
-		{fmt.Sprintf("avx2 %d cores batched", runtime.NumCPU()), all, svm.SolverBatched},
-	}
-	took := make([]time.Duration, len(runs))
-	for b.Loop() {
-		for i, r := range runs {
-			t0 := time.Now()
-			m, err := svm.Train(r.e, xtr, ytr, svm.Params{Kernel: pursuit.NewRBF(0.125), C: 1, Solver: r.solver})
-			if err != nil {
-				b.Fatalf("%s: %v", r.name, err)
-			}
-			took[i] = time.Since(t0)
-			p, err := m.Predict(r.e, xte)
-			if err != nil {
-				b.Fatal(err)
-			}
-			bad := 0
-			for t := range p {
-				if p[t] != yte[t] {
-					bad++
-				}
-			}
-			b.Logf("l = %d, %s: %.2f s, %d SVs, test error %.3f%%, %d kernel rows, %d outer iterations",
-				l, r.name, took[i].Seconds(), m.TotalSV(), 100*float64(bad)/float64(len(p)), m.Stats[0].RowsComputed, m.Stats[0].OuterIter)
-		}
-	}
-	b.ReportMetric(took[0].Seconds(), "cuda-batched-s")
-	b.ReportMetric(took[2].Seconds()/took[0].Seconds(), "x-avx2-1core-smo")
-	b.ReportMetric(min(took[4], took[5]).Seconds()/took[0].Seconds(), "x-avx2-allcores-best")
 }

@@ -6,10 +6,8 @@
 # chosen, and the benchmarks (kernel blocks as a fraction of the device's FP32
 # peak, dictionary passes as a fraction of its measured copy bandwidth, the
 # standard backendtest set against the pure-Go backend on all cores, sparse
-# kernel rows on rcv1's shape against the AVX2 backend, the stochastic KMP
-# speed-up at l = 200000, and the SVM on the 50k covtype-like set by the
-# batched solver and SMO against avx2 on one core and on all cores; set
-# PURSUIT_GPU_SVM_L=200000 for issue 32's 200k set, which takes longer).
+# kernel rows on rcv1's shape against the AVX2 backend, and the stochastic KMP
+# speed-up at l = 200000).
 #
 #   bash scripts/gpu-check.sh            build (needs the toolkit, see below), then run
 #   bash scripts/gpu-check.sh build      only build the test binaries into $BIN
@@ -85,8 +83,6 @@ run() {
 		step "benchmarks: the backendtest set on host slices, cuda and pure Go (all cores)"
 		logged "backendtest benchmarks" cuda "$BIN/cuda.test" -test.run '^$' -test.bench '^Benchmark(CUDA|GoAll)$' -test.benchtime 5x
 
-		step "benchmark: the SVM on the 50k covtype-like set, batched and SMO, cuda vs avx2 on one core and on all cores (issue 32)"
-		logged "SVM benchmark" cuda "$BIN/cuda.test" -test.run '^$' -test.bench '^BenchmarkBatchedSVM$' -test.benchtime 1x -test.timeout 30m
 		step "benchmark: stochastic KMP at l = 200000, cuda resident vs pure Go (all cores)"
 		logged "stochastic KMP benchmark" cuda "$BIN/cuda.test" -test.run '^$' -test.bench 'StochasticKMP200k' -test.benchtime 1x -test.timeout 30m
 	fi
