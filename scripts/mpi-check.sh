@@ -12,9 +12,12 @@
 #      tests call comm.World; by convention such tests have World in their
 #      name), built with -tags mpi, run their World tests under mpirun
 #      -np 2, -np 3 and -np 4 (uneven shards) and alone (a -tags mpi binary
-#      started without mpirun is one rank);
+#      started without mpirun is one rank).
+#      The svm package's TestBatchedTrainWorld under -np 2 prints the
+#      batched solver's collectives per outer iteration;
 #   4. the pursuit command built with -tags mpi: train alone (one rank) and
-#      under mpirun -np 2 and 3 (the model predicts as the single-process
+#      under mpirun -np 2 and 3 (KMP, the SVM by SMO and by the batched
+#      solver, SLMC) (the model predicts as the single-process
 #      one, or, for an algorithm that does not train across ranks, one clear
 #      line and status 2); ranks given different data files or flags stop
 #      with the error naming them; a bad line in one rank's block stops the
@@ -86,6 +89,12 @@ for p in "${PKGS[@]}"; do
 	run 3 "$p"
 	run 4 "$p"
 done
+step "./svm: the batched solver's collectives per outer iteration under mpirun -np 2"
+(cd svm && timeout 300 mpirun --allow-run-as-root --oversubscribe -np 2 "$WORK/svm.test" -test.count=1 -test.v -test.run '^TestBatchedTrainWorld$') >"$WORK/log" 2>&1 ||
+	{ tail -40 "$WORK/log"; fail "svm: TestBatchedTrainWorld failed under mpirun -np 2"; }
+grep -q 'per outer iteration' "$WORK/log" || { cat "$WORK/log"; fail "svm: TestBatchedTrainWorld logged no collective count"; }
+grep 'per outer iteration' "$WORK/log" | sed 's/^ *batched_shard_test.go:[0-9]*: /ok: /' | sort -u
+
 step "./engine/comm under mpirun -np 2 with every call handed to the MPI thread (PURSUIT_MPI_FUNNELED=1)"
 PURSUIT_MPI_FUNNELED=1 run 2 ./engine/comm
 grep -q 'thread level funneled' "$WORK/log" || { cat "$WORK/log"; fail "PURSUIT_MPI_FUNNELED=1 did not select the funneled path"; }
@@ -111,7 +120,7 @@ awk 'BEGIN { srand(7); for (i = 0; i < 301; i++) { y = (i % 2) ? 1 : -1;
 	printf "%d 1:%.4f 2:%.4f 3:%.4f\n", y, y * 0.3 + 2 * rand() - 1, 2 * rand() - 1, -y * 0.2 + 2 * rand() - 1 } }' >"$D/data.svm"
 TRAIN=(train --data data.svm --progress off)
 
-for algo in "kmp --gamma 1 --basis 12" "svm --gamma 1 --c 10" "slmc --gamma 1 --nz 5"; do
+for algo in "kmp --gamma 1 --basis 12" "svm --gamma 1 --c 10" "svm --gamma 1 --c 10 --solver batched" "slmc --gamma 1 --nz 5"; do
 	# shellcheck disable=SC2206
 	ALGO=(--algo $algo)
 	step "pursuit train --algo ${ALGO[1]}, the -tags mpi binary without mpirun: one rank"

@@ -15,9 +15,13 @@ type SolverKind int
 
 // The solvers.
 const (
-	// SolverAuto picks the solver: SMO for now (on the 2-core CPU machine
-	// the batched solver was measured slower; see bench_test.go's
-	// BenchmarkSolvers).
+	// SolverAuto picks the solver: SMO on the CPU backends, where the
+	// batched solver was measured slower at 1 and 2 threads on every set
+	// of issue 32 (BenchmarkBatchedSets on the shared 2-core machine,
+	// November 2026, CPU time batched/SMO at one thread: USPS 8 vs rest
+	// 1.12–1.37 in three rounds, 10-class USPS 1.40, mushrooms 1.34,
+	// covtype-like 15k 1.54 and 50k 1.41), and, for want of a measurement
+	// on a GPU, on cuda too.
 	SolverAuto SolverKind = iota
 	// SolverSMO is LIBSVM's SMO: one pair of variables per iteration,
 	// with shrinking and the kernel-row cache.
@@ -94,30 +98,34 @@ type batched[T real] struct {
 	s *smo[T] // the variables, gradient and statuses; solution, rho, objective
 	q int     // working-set size
 
-	fill   func(dst []T, idx []int) error
-	l      int   // kernel points (row length)
-	rows   []T   // up to q kernel rows, slot r at rows[r·l:]
-	slotOf []int // kernel point → slot, −1 when absent
-	points []int // slot → kernel point
-	nSlots int
+	fill func(dst []T, idx []int) error
+	l    int         // row length: the kernel points (across ranks, the rank's own)
+	pool *rowPool[T] // the kernel rows held
 
 	ws       []int // the working set (variables)
+	prevWS   []int // the previous working set (across ranks)
 	inWS     []bool
-	want     []bool // per kernel point, scratch of loadRows
-	miss     []int
 	computed int // kernel rows computed
 	outer    int
 
-	// The subproblem on the working set, m variables.
+	// The subproblem on the working set, m variables, indexed by position
+	// in ws.
 	kb     []float64 // m×m kernel block K(k_b, k_c)
+	wy, wc []float64 // y and C
+	wkey   []int     // kernel point (cache key)
 	ga, aa []float64 // local gradient and α
 	a0     []float64 // α at the start of the outer iteration
 	cands  []cand
+
+	// bs is this rank's part of a problem split across ranks
+	// (batched_shard.go); nil in one process.
+	bs *batchedShard
 }
 
 // runBatched runs the batched working-set solver on the problem, taking
 // kernel rows through c's fill function (in one gathered block per outer
-// iteration; the cache's slots are not used) and the gradient update
+// iteration, kept in the solver's row pool under c's budget; the cache's
+// slots are not used) and the gradient update
 // through scan where the rows are float32 and the variables are the kernel
 // points (nil: Go loops).
 func runBatched[T real](c *rowCache[T], scan engine.SMOScanner, prob Problem, diag, alpha []float64, o Options, maxIter int) (*Solution, error) {
@@ -131,11 +139,8 @@ func runBatched[T real](c *rowCache[T], scan engine.SMOScanner, prob Problem, di
 	q := workingSetSize(o.WorkingSet, n, l, elem, int64(o.CacheMB*(1<<20)))
 	b := &batched[T]{
 		s: s, q: q, fill: c.fill, l: l,
-		rows: make([]T, q*l), slotOf: make([]int, l), points: make([]int, 0, q),
+		pool: newRowPool[T](l, l, poolSlots(q, l, elem, o.CacheMB)),
 		inWS: make([]bool, n),
-	}
-	for k := range b.slotOf {
-		b.slotOf[k] = -1
 	}
 	if err := b.run(); err != nil {
 		return nil, fmt.Errorf("svm: batched solver: %w", err)
@@ -181,7 +186,15 @@ func (b *batched[T]) run() error {
 // previous set, free ones first (ThunderSVM's reuse: their rows are
 // already computed).
 func (b *batched[T]) selectWS() {
-	s, q := b.s, b.q
+	b.selectFrom(b.sorted(true), b.sorted(false))
+}
+
+// selectFrom is selectWS from the ranked variables up (I_up, by decreasing
+// −y_a G_a) and low (I_low, by decreasing y_a G_a), at least q of each
+// where there are. The previous set's statuses come from its subproblem's
+// α and C (b.aa, b.wc), which hold them until the next solveBlock.
+func (b *batched[T]) selectFrom(up, low []int) {
+	q := b.q
 	prev := slices.Clone(b.ws)
 	for _, a := range b.ws {
 		b.inWS[a] = false
@@ -191,8 +204,6 @@ func (b *batched[T]) selectWS() {
 	if len(prev) > 0 {
 		fresh = q / 2
 	}
-	up := b.sorted(true)
-	low := b.sorted(false)
 	iu, il := 0, 0
 	add := func(a int) {
 		if !b.inWS[a] {
@@ -210,11 +221,11 @@ func (b *batched[T]) selectWS() {
 		}
 	}
 	for pass := 0; pass < 2; pass++ {
-		for _, a := range prev {
+		for i, a := range prev {
 			if len(b.ws) == q {
 				break
 			}
-			if (s.status[a] == free) == (pass == 0) {
+			if (statusOf(b.aa[i], b.wc[i]) == free) == (pass == 0) {
 				add(a)
 			}
 		}
@@ -249,104 +260,97 @@ func (b *batched[T]) sorted(up bool) []int {
 			cs = append(cs, cand{v: v, a: a})
 		}
 	}
-	slices.SortFunc(cs, func(x, y cand) int {
-		switch {
-		case x.v > y.v:
-			return -1
-		case x.v < y.v:
-			return 1
-		}
-		return x.a - y.a
-	})
+	top := topCands(cs, b.q)
 	b.cands = cs
-	out := make([]int, 0, min(len(cs), b.q))
-	for _, c := range cs[:min(len(cs), b.q)] {
-		out = append(out, c.a)
+	out := make([]int, len(top))
+	for i, c := range top {
+		out[i] = c.a
 	}
 	return out
 }
 
-// loadRows makes the working set's kernel rows present: the rows of points
-// already held stay (moved to the front), the others are computed in one
-// gathered block into the following slots.
+// poolSlots returns the rows the batched solver keeps for q-variable
+// working sets over keys kernel points with rows of elem bytes each (as
+// one process holds them): as many as cacheMB holds, at least q, at most
+// keys.
+func poolSlots(q, keys, elem int, cacheMB float64) int {
+	byBudget := int(int64(cacheMB*(1<<20)) / (int64(keys) * int64(elem)))
+	return max(q, min(byBudget, keys))
+}
+
+// loadRows makes the working set's kernel rows present: the rows held stay,
+// the others are computed in gathered blocks (straight into runs of
+// consecutive slots) and replace the rows
+// least recently wanted.
 func (b *batched[T]) loadRows() error {
-	s, l := b.s, b.l
-	if b.want == nil {
-		b.want = make([]bool, l)
+	s := b.s
+	keys := make([]int, len(b.ws))
+	for i, a := range b.ws {
+		keys[i] = s.ki(a)
 	}
-	for _, a := range b.ws {
-		b.want[s.ki(a)] = true
+	miss := b.pool.plan(keys)
+	if len(miss) == 0 {
+		return nil
 	}
-	// Compact the held rows that are wanted to the front, in slot order.
-	kept := 0
-	for r := 0; r < b.nSlots; r++ {
-		k := b.points[r]
-		if !b.want[k] {
-			b.slotOf[k] = -1
-			continue
-		}
-		if r != kept {
-			copy(b.rows[kept*l:(kept+1)*l], b.rows[r*l:(r+1)*l])
-		}
-		b.points[kept] = k
-		b.slotOf[k] = kept
-		kept++
+	if _, err := b.pool.fillRuns(miss, b.fill); err != nil {
+		return fmt.Errorf("kernel rows %v…: %w", miss[0], err)
 	}
-	b.points = b.points[:kept]
-	miss := b.miss[:0]
-	for _, a := range b.ws {
-		k := s.ki(a)
-		b.want[k] = false
-		if b.slotOf[k] == -1 {
-			b.slotOf[k] = -2 // listed as missing (SVR: two variables share a point)
-			miss = append(miss, k)
-		}
-	}
-	b.miss = miss
-	if len(miss) > 0 {
-		if err := b.fill(b.rows[kept*l:(kept+len(miss))*l], miss); err != nil {
-			for _, k := range miss {
-				b.slotOf[k] = -1
-			}
-			return fmt.Errorf("kernel rows %v…: %w", miss[0], err)
-		}
-		b.computed += len(miss)
-		for t, k := range miss {
-			b.slotOf[k] = kept + t
-			b.points = append(b.points, k)
-		}
-	}
-	b.nSlots = len(b.points)
+	b.computed += len(miss)
 	return nil
 }
 
 // row returns the held kernel row of point k.
-func (b *batched[T]) row(k int) []T {
-	r := b.slotOf[k]
-	return b.rows[r*b.l : (r+1)*b.l : (r+1)*b.l]
-}
+func (b *batched[T]) row(k int) []T { return b.pool.row(k) }
 
-// solveBlock solves the subproblem on the working set (the other variables
-// fixed) by SMO with Fan, Chen & Lin's second-order selection, in memory on
-// the m×m kernel block, to max(tol, gap₀/10) where gap₀ is the set's
-// starting violation (ThunderSVM's local tolerance), or 100·m steps.
+// solveBlock solves the subproblem on the working set in one process:
+// it loads the block, the variables' y, C, G and α from the solver and
+// stores the new α back (solveSub).
 func (b *batched[T]) solveBlock() {
 	s, ws := b.s, b.ws
 	m := len(ws)
-	b.kb = growF(b.kb, m*m)
-	b.ga, b.aa, b.a0 = growF(b.ga, m), growF(b.aa, m), growF(b.a0, m)
-	kb, ga, aa := b.kb, b.ga, b.aa
+	b.grow(m)
 	for i, a := range ws {
+		// The upper triangle from the rows, mirrored (half the scattered
+		// reads; the one rule across ranks too, see setBlock).
 		r := b.row(s.ki(a))
-		for j, c := range ws {
-			kb[i*m+j] = float64(r[s.ki(c)])
+		for j := i; j < m; j++ {
+			v := float64(r[s.ki(ws[j])])
+			b.kb[i*m+j], b.kb[j*m+i] = v, v
 		}
-		ga[i] = s.g[a]
-		aa[i] = s.alpha[a]
+		b.wy[i], b.wc[i], b.wkey[i] = s.y[a], s.c[a], s.ki(a)
+		b.ga[i] = s.g[a]
+		b.aa[i] = s.alpha[a]
 		b.a0[i] = s.alpha[a]
 	}
-	y := func(i int) float64 { return s.y[ws[i]] }
-	cb := func(i int) float64 { return s.c[ws[i]] }
+	b.solveSub()
+	for i, a := range ws {
+		s.alpha[a] = b.aa[i]
+		s.setStatus(a)
+	}
+}
+
+// grow sizes the subproblem's buffers for m variables.
+func (b *batched[T]) grow(m int) {
+	b.kb = growF(b.kb, m*m)
+	b.wy, b.wc = growF(b.wy, m), growF(b.wc, m)
+	if cap(b.wkey) < m {
+		b.wkey = make([]int, m)
+	}
+	b.wkey = b.wkey[:m]
+	b.ga, b.aa, b.a0 = growF(b.ga, m), growF(b.aa, m), growF(b.a0, m)
+}
+
+// solveSub solves the subproblem on the working set (the other variables
+// fixed) by SMO with Fan, Chen & Lin's second-order selection, in memory on
+// the m×m kernel block kb with the set's y, C, gradient and α (wy, wc, ga,
+// aa; a0 the α it starts from), to max(tol, gap₀/10) where gap₀ is the
+// set's starting violation (ThunderSVM's local tolerance), or 100·m steps.
+func (b *batched[T]) solveSub() {
+	s := b.s
+	m := len(b.ws)
+	kb, ga, aa, wy, wc := b.kb, b.ga, b.aa, b.wy, b.wc
+	y := func(i int) float64 { return wy[i] }
+	cb := func(i int) float64 { return wc[i] }
 	inUp := func(i int) bool {
 		if y(i) > 0 {
 			return aa[i] < cb(i)
@@ -410,24 +414,22 @@ func (b *batched[T]) solveBlock() {
 		}
 		s.iter++
 	}
-	for i, a := range ws {
-		s.alpha[a] = aa[i]
-		s.setStatus(a)
-	}
 }
 
 // updateGradient adds Σ_b y_a y_b K(k_b, k_a) Δα_b to every gradient G_a,
-// over the working set's rows (the block product Q_{·,B} Δα_B).
+// over the working set's rows (the block product Q_{·,B} Δα_B); across
+// ranks, to the gradients of the rank's own variables from its parts of
+// the rows.
 func (b *batched[T]) updateGradient() {
 	s := b.s
 	n := s.n
-	for i, a := range b.ws {
+	for i := range b.ws {
 		d := b.aa[i] - b.a0[i]
 		if d == 0 {
 			continue
 		}
-		w := s.y[a] * d
-		row := b.row(s.ki(a))
+		w := b.wy[i] * d
+		row := b.row(b.wkey[i])
 		if q, ok := any(row).([]float32); ok && s.scan != nil && s.kidx == nil {
 			s.scan.SMOAddScaled(s.g[:n], s.y[:n], q[:n], w)
 			continue

@@ -15,6 +15,9 @@
 // through the engine too (engine.SMOGradient, SMOSelect, SMOAddScaled:
 // vector kernels on the CPU backends), over all variables in order, with the
 // inactive ones masked, as long as at least a 32nd are active.
+// Params.Solver chooses SMO or the batched working-set solver (batched.go:
+// q variables per outer iteration, their kernel rows in one block, the
+// q-variable subproblem solved in memory, one block update of the gradient).
 //
 // Layers:
 //
@@ -37,6 +40,11 @@
 // columns of its rows, the working set is chosen from one record per rank
 // exchanged twice per iteration, and the ranks reproduce the one-process
 // run step for step (shard.go says how, and how ties are broken).
+// The batched working-set solver (Params.Solver, batched.go) runs across
+// ranks too, with two collectives per outer iteration (a selection exchange
+// of every rank's best candidates, then a gather of the working set's
+// variables and missing points), and gives the one-process batched model
+// (batched_shard.go).
 // Probability estimates are not available across ranks. Checkpoints
 // (Params.Checkpoint) cover a binary C-SVC or an ε-SVR in one process or
 // across ranks, where rank 0 writes one file that every rank resumes from

@@ -140,7 +140,9 @@ func trainBinaryShared(e *engine.Engine, x pursuit.Matrix, y []float64, cPos, cN
 	if err != nil {
 		return nil, err
 	}
-	sol.CacheHits, sol.CacheMisses, sol.RowsComputed = cache.hits-h0, cache.misses-m0, cache.computed-c0
+	if o.Solver.resolve() != SolverBatched { // the batched solver counts its own rows and uses no cache
+		sol.CacheHits, sol.CacheMisses, sol.RowsComputed = cache.hits-h0, cache.misses-m0, cache.computed-c0
+	}
 	var pos, neg []int
 	for i, a := range sol.Alpha {
 		if a > 0 {

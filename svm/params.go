@@ -58,9 +58,9 @@ type Params struct {
 	MaxIter     int
 	Batch       int // kernel rows computed together on a cache miss; default one tile of the backend's (Options.Batch)
 	// Solver chooses SMO or the batched working-set solver (Options.Solver;
-	// the zero value SolverAuto is SMO for now). Training split across
-	// ranks runs SMO only: SolverBatched is refused there, and a
-	// checkpoint refuses it everywhere (it records SMO's state).
+	// the zero value SolverAuto is SMO for now), in one process or across
+	// ranks; a checkpoint refuses the batched solver (it records SMO's
+	// state).
 	Solver SolverKind
 	// Exact computes the kernel rows in float64 (NewExactRows) instead of
 	// the engine's float32 blocks: the model then has the same bits
@@ -69,6 +69,9 @@ type Params struct {
 	// (one-vs-one) and ε-SVR in one process; one-vs-rest and training
 	// across ranks refuse it.
 	Exact bool
+	// WorkingSet is the batched solver's q (Options.WorkingSet; 0: chosen
+	// by size).
+	WorkingSet int
 
 	// Checkpoint, if not nil, writes the solver's state between SMO
 	// iterations, resumes from a checkpoint, and stops the solve on request
@@ -80,7 +83,7 @@ type Params struct {
 }
 
 func (p Params) options() Options {
-	return Options{Tol: p.Tol, CacheMB: p.CacheMB, NoShrinking: p.NoShrinking, MaxIter: p.MaxIter, Batch: p.Batch, Solver: p.Solver, ck: p.ck}
+	return Options{Tol: p.Tol, CacheMB: p.CacheMB, NoShrinking: p.NoShrinking, MaxIter: p.MaxIter, Batch: p.Batch, Solver: p.Solver, WorkingSet: p.WorkingSet, ck: p.ck}
 }
 
 // ErrBadInput is wrapped by the errors Train returns for invalid data or
@@ -202,6 +205,6 @@ func allFinite(row []float32) bool {
 // digest describes every parameter that ranks training together must
 // share (all but the per-row InstanceWeights, whose presence counts).
 func (p Params) digest() string {
-	return fmt.Sprintf("type %v, kernel %#v, C %v, epsilon %v, class weights %v, instance weights given %v, probability %v, seed %v, tolerance %v, cache %v MB, no shrinking %v, max iterations %v, batch %v, solver %v",
-		p.Type, p.Kernel, p.C, p.Epsilon, p.Weights, p.InstanceWeights != nil, p.Probability, p.Seed, p.Tol, p.CacheMB, p.NoShrinking, p.MaxIter, p.Batch, p.Solver)
+	return fmt.Sprintf("type %v, kernel %#v, C %v, epsilon %v, class weights %v, instance weights given %v, probability %v, seed %v, tolerance %v, cache %v MB, no shrinking %v, max iterations %v, batch %v, solver %v, working set %v",
+		p.Type, p.Kernel, p.C, p.Epsilon, p.Weights, p.InstanceWeights != nil, p.Probability, p.Seed, p.Tol, p.CacheMB, p.NoShrinking, p.MaxIter, p.Batch, p.Solver, p.WorkingSet)
 }

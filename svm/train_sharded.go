@@ -64,9 +64,6 @@ func startSharded(e *engine.Engine, x pursuit.Matrix, y []float64, p Params, met
 	if p.Exact {
 		return nil, fmt.Errorf("%s: exact float64 kernel rows (Params.Exact) are not available across ranks: %w", method, engine.ErrNotDistributed)
 	}
-	if p.Solver == SolverBatched {
-		return nil, fmt.Errorf("%s: the batched working-set solver (Params.Solver) does not run across ranks yet; use smo or auto: %w", method, engine.ErrNotDistributed)
-	}
 	sizes, err := c.Allgather([]float64{float64(x.Rows)})
 	if err != nil {
 		return nil, fmt.Errorf("%s: gathering the shard sizes: %w", method, err)
@@ -293,6 +290,16 @@ func agreed(c engine.Group, err error) error {
 	return ag
 }
 
+// solveSharded solves this rank's part of a problem split across ranks by
+// the solver o.Solver chooses: SMO on the ranks' shared cache
+// (runSharded) or the batched solver (runBatchedSharded).
+func solveSharded(sh *shard, cache *rowCache[float32], prob Problem, o Options) (*Solution, error) {
+	if o.Solver.resolve() == SolverBatched {
+		return runBatchedSharded(sh, prob, o)
+	}
+	return runSharded(sh, cache, prob, o)
+}
+
 // trainSharded is Train across ranks.
 func trainSharded(e *engine.Engine, x pursuit.Matrix, y []float64, p Params) (*Model, error) {
 	st, err := startSharded(e, x, y, p, "svm.Train")
@@ -335,7 +342,7 @@ func trainSVRSharded(e *engine.Engine, st *shardStart, x pursuit.Matrix, y []flo
 	o, _ := p.options().withDefaults()
 	cache := sh.newCache(int64(o.CacheMB * (1 << 20)))
 	defer cache.release()
-	sol, err := runSharded(sh, cache, prob, p.options())
+	sol, err := solveSharded(sh, cache, prob, p.options())
 	if err != nil {
 		return nil, fmt.Errorf("svm: training ε-SVR: %w", err)
 	}
@@ -449,7 +456,7 @@ func trainBinarySharded(e *engine.Engine, lay *shardLayout, x pursuit.Matrix, id
 	prob := csvcProblem(y, cPos, cNeg, p.InstanceWeights)
 	cache := sh.newCache(int64(o.CacheMB * (1 << 20)))
 	defer cache.release()
-	sol, err := runSharded(sh, cache, prob, p.options())
+	sol, err := solveSharded(sh, cache, prob, p.options())
 	if err != nil {
 		return fit, err
 	}
@@ -499,7 +506,7 @@ func trainOneVsRestSharded(e *engine.Engine, x pursuit.Matrix, y []float64, p Pa
 			cPos *= w
 		}
 		prob := csvcProblem(yc, cPos, p.C, p.InstanceWeights)
-		sol, err := runSharded(sh, cache, prob, p.options())
+		sol, err := solveSharded(sh, cache, prob, p.options())
 		if err != nil {
 			return nil, fmt.Errorf("svm: one-vs-rest machine for class %v: %w", cl, err)
 		}
