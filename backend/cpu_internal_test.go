@@ -230,14 +230,19 @@ func TestWorkspaceSized(t *testing.T) {
 		if err := b.KernelBlock(got, k, x, xn, z, zn); err != nil {
 			t.Fatal(err)
 		}
-		ws := b.workspace(0, 0, 0, true)
-		mr, nr := ks.MR, ks.NR
-		kc := min(c.d, ks.KC)
-		mc := (min(c.n, ks.MC) + mr - 1) / mr * mr
-		nc := (min(c.m, ks.NC) + nr - 1) / nr * nr
-		if len(ws.ap) != mc*kc || len(ws.bp) != kc*nc || len(ws.an) != mc || len(ws.bn) != nc {
-			t.Errorf("%d×%d block of %d features: buffers of %d, %d, %d, %d floats, want %d, %d, %d, %d",
-				c.n, c.m, c.d, len(ws.ap), len(ws.bp), len(ws.an), len(ws.bn), mc*kc, kc*nc, mc, nc)
+		// Under the race detector sync.Pool drops a random share of its
+		// Puts on purpose, so the block's buffers may not come back: the
+		// sizes are checked without it, the results always.
+		if !raceEnabled {
+			ws := b.workspace(0, 0, 0, true)
+			mr, nr := ks.MR, ks.NR
+			kc := min(c.d, ks.KC)
+			mc := (min(c.n, ks.MC) + mr - 1) / mr * mr
+			nc := (min(c.m, ks.NC) + nr - 1) / nr * nr
+			if len(ws.ap) != mc*kc || len(ws.bp) != kc*nc || len(ws.an) != mc || len(ws.bn) != nc {
+				t.Errorf("%d×%d block of %d features: buffers of %d, %d, %d, %d floats, want %d, %d, %d, %d",
+					c.n, c.m, c.d, len(ws.ap), len(ws.bp), len(ws.an), len(ws.bn), mc*kc, kc*nc, mc, nc)
+			}
 		}
 		// The same block with the largest buffers.
 		big := NewCPU("go", 1, ks)
