@@ -233,7 +233,7 @@ func TestWorkspaceSized(t *testing.T) {
 		// Under the race detector sync.Pool drops a random share of its
 		// Puts on purpose, so the block's buffers may not come back: the
 		// sizes are checked without it, the results always.
-		if !raceEnabled {
+		if !raceBuild {
 			ws := b.workspace(0, 0, 0, true)
 			mr, nr := ks.MR, ks.NR
 			kc := min(c.d, ks.KC)
