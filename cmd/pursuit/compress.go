@@ -4,10 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math"
-	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
@@ -16,14 +12,9 @@ import (
 )
 
 type compressOptions struct {
+	learn.CompressSettings
 	model, data, test string
 	out, plot         string
-	nz                int
-	nzFrac            string
-	method            string
-	c                 float64
-	maxIter           int
-	seed              int64
 	format            string
 	backend           string
 	threads           int
@@ -38,12 +29,12 @@ func newCompressFlags() (*flag.FlagSet, *compressOptions) {
 	fs.StringVar(&o.model, "model", "", "the C-SVC model `FILE` to compress: a LIBSVM model from svm-train (binary or multi-class one-vs-one), or an svm model from `pursuit train` (binary or one-vs-rest)")
 	fs.StringVar(&o.data, "data", "", "the training data `FILE` the model was trained on (LIBSVM or CSV)")
 	fs.StringVar(&o.test, "test", "", "test data `FILE`: the table gives each model's error on it (without it, the error on --data)")
-	fs.IntVar(&o.nz, "nz", 0, "expansion vectors per binary machine (capped at a one-vs-one pair's own count); at most the model's vectors")
-	fs.StringVar(&o.nzFrac, "nz-frac", "", "expansion vectors as a fraction of each machine's vectors, or a comma-separated `LIST` of fractions (one compressed model each; default 0.1)")
-	fs.StringVar(&o.method, "method", "slmc", "slmc (sparse large margin classifier started from the support vectors), mrs (reduced set with the SVM's coefficients on its span) or rs (Burges' reduced set); all need the rbf kernel")
-	fs.Float64Var(&o.c, "c", 0, "the SVM cost of SLMC's and MRS's inner problem (default: the model's largest |coefficient|, which is its C when a support vector is at the bound)")
-	fs.IntVar(&o.maxIter, "max-iter", 0, "slmc: bound on the L-BFGS iterations per machine (default 200)")
-	fs.Int64Var(&o.seed, "seed", 1, "random seed (SLMC's initial vectors: a random subset of the support vectors)")
+	fs.IntVar(&o.Nz, "nz", 0, "expansion vectors per binary machine (capped at a one-vs-one pair's own count); at most the model's vectors")
+	fs.StringVar(&o.NzFrac, "nz-frac", "", "expansion vectors as a fraction of each machine's vectors, or a comma-separated `LIST` of fractions (one compressed model each; default 0.1)")
+	fs.StringVar(&o.Method, "method", "slmc", "slmc (sparse large margin classifier started from the support vectors), mrs (reduced set with the SVM's coefficients on its span) or rs (Burges' reduced set); all need the rbf kernel")
+	fs.Float64Var(&o.C, "c", 0, "the SVM cost of SLMC's and MRS's inner problem (default: the model's largest |coefficient|, which is its C when a support vector is at the bound)")
+	fs.IntVar(&o.MaxIter, "max-iter", 0, "slmc: bound on the L-BFGS iterations per machine (default 200)")
+	fs.Int64Var(&o.Seed, "seed", 1, "random seed (SLMC's initial vectors: a random subset of the support vectors)")
 	fs.StringVar(&o.out, "out", "", "write the compressed model to `FILE` (with a list of --nz-frac, one file per fraction: FILE with -nzF before its extension, e.g. out-nz0.05.model; "+safeWriteHelp+")")
 	fs.StringVar(&o.plot, "plot", "", "write the trade-off (test error against expansion vectors) to `FILE` (.png, .svg or .pdf)")
 	fs.StringVar(&o.format, "format", "auto", "data file format: auto (from the name: .csv is CSV), libsvm or csv")
@@ -90,29 +81,6 @@ func loadCompressSource(e *engine.Engine, path string) (*learn.CompressSource, e
 	return src, err
 }
 
-// parseFractions parses --nz-frac's list.
-func parseFractions(s string) ([]float64, error) {
-	var out []float64
-	for _, f := range strings.Split(s, ",") {
-		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil || !(v > 0 && v <= 1) {
-			return nil, fmt.Errorf("--nz-frac %q: each fraction must be a number in (0, 1], got %q", s, f)
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
-// fractionPath names the model file of fraction f when --nz-frac lists
-// several: -nzF before out's extension.
-func fractionPath(out string, f float64) string {
-	ext := filepath.Ext(out)
-	if strings.ContainsAny(ext, "/\\") || ext == out {
-		ext = ""
-	}
-	return strings.TrimSuffix(out, ext) + "-nz" + strconv.FormatFloat(f, 'g', -1, 64) + ext
-}
-
 func runCompress(ev *env, fs *flag.FlagSet, o *compressOptions) error {
 	set := setFlags(fs)
 	switch {
@@ -122,36 +90,12 @@ func runCompress(ev *env, fs *flag.FlagSet, o *compressOptions) error {
 		return fmt.Errorf("missing --data FILE (the training data of the model)")
 	case o.out == "":
 		return fmt.Errorf("missing --out FILE (where to write the compressed model)")
-	case set["nz"] && set["nz-frac"]:
-		return fmt.Errorf("--nz and --nz-frac both size the model; give one")
-	case set["nz"] && o.nz < 1:
-		return fmt.Errorf("--nz %d: must be at least 1", o.nz)
-	case o.c < 0 || math.IsNaN(o.c) || math.IsInf(o.c, 0):
-		return fmt.Errorf("--c %v: must be positive and finite", o.c)
-	case o.maxIter < 0:
-		return fmt.Errorf("--max-iter %d: must be positive", o.maxIter)
-	case o.method != "slmc" && o.method != "mrs" && o.method != "rs":
-		return fmt.Errorf("--method %q: want slmc, mrs or rs", o.method)
-	case set["max-iter"] && o.method != "slmc":
-		return fmt.Errorf("--max-iter applies to --method slmc only")
 	}
-	fracs := []float64{0.1}
-	if set["nz-frac"] {
-		var err error
-		if fracs, err = parseFractions(o.nzFrac); err != nil {
-			return err
-		}
+	if err := o.Validate(set); err != nil {
+		return flagErr(err)
 	}
-	if set["nz"] {
-		fracs = []float64{0}
-	}
-	outs := []string{o.out}
-	if len(fracs) > 1 {
-		outs = outs[:0]
-		for _, f := range fracs {
-			outs = append(outs, fractionPath(o.out, f))
-		}
-	}
+	fracs, _ := o.Fractions(set)
+	outs := learn.FractionPaths(o.out, fracs)
 	df := dataFlags{DataSettings: learn.DataSettings{Format: o.format, Scale: "none"}}
 	if err := df.validate(nil, false); err != nil {
 		return err
@@ -180,8 +124,8 @@ func runCompress(ev *env, fs *flag.FlagSet, o *compressOptions) error {
 	if err != nil {
 		return err
 	}
-	if set["nz"] && o.nz > src.Vectors {
-		return fmt.Errorf("--nz %d is more than the model's %d vectors", o.nz, src.Vectors)
+	if err := o.CheckSource(src); err != nil {
+		return flagErr(err)
 	}
 	// The data: a pursuit model's dimension is forced (an index above it
 	// is an error); a LIBSVM model's vectors must not be wider than the
@@ -193,10 +137,8 @@ func runCompress(ev *env, fs *flag.FlagSet, o *compressOptions) error {
 		}
 		return fmt.Errorf("--data: %w", err)
 	}
-	for _, sm := range src.Machines {
-		if ds.Dim() < sm.SV.Cols {
-			return fmt.Errorf("--data %s has %d features, but the model's support vectors have %d: not the data the model was trained on", o.data, ds.Dim(), sm.SV.Cols)
-		}
+	if err := src.CheckData(o.data, ds); err != nil {
+		return flagErr(err)
 	}
 	dim := src.Dim
 	if dim == 0 {
@@ -216,17 +158,12 @@ func runCompress(ev *env, fs *flag.FlagSet, o *compressOptions) error {
 	if o.quiet {
 		progress = nil
 	}
-	comp := learn.Compress{
-		Config: slmc.CompressConfig{Method: o.method, NumXV: o.nz, C: o.c, Seed: uint64(o.seed),
-			Optim: slmc.OptimOptions{MaxIter: o.maxIter}, Progress: progress},
-		Fractions: fracs, Data: o.data, Seed: o.seed, Version: version,
-		Save: func(i int, m *learn.File) error { _, err := m.WriteFile(outs[i]); return err },
-	}
+	comp := o.Compress(fracs, o.data, version, progress, func(i int, m *learn.File) error { _, err := m.WriteFile(outs[i]); return err })
 	table, err := comp.Run(e, src, ds, evalSet)
 	if err != nil {
 		return compressError(err)
 	}
-	rep := table.Report(src, o.model, o.method, outs, !set["nz"], evalName, evalSet.Len(), e.BackendName())
+	rep := table.Report(src, o.model, o.Method, outs, !set["nz"], evalName, evalSet.Len(), e.BackendName())
 	if o.plot != "" {
 		if err := rep.Plot(o.plot); err != nil {
 			return fmt.Errorf("--plot: %w", err)
