@@ -1,14 +1,11 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 
-	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/learn"
@@ -16,13 +13,10 @@ import (
 
 type subspaceOptions struct {
 	dataFlags
+	sub      learn.SubspaceSettings
 	model    modelFlags
 	dataY    string
 	testY    string
-	alpha    float64
-	method   string
-	k        int
-	delta    float64
 	out      string
 	plotDir  string
 	logScale bool
@@ -35,19 +29,19 @@ func newSubspaceFlags() (*flag.FlagSet, *subspaceOptions) {
 	fs.StringVar(&o.test, "test", "", "test data `FILE`: its residual is reported at every k")
 	fs.StringVar(&o.Format, "format", "auto", "data file format: auto, libsvm or csv")
 	fs.StringVar(&o.Scale, "scale", "standard", "feature scaling fitted on the training data: standard, minmax or none")
-	fs.StringVar(&o.method, "method", "skpca", "subspace method: skpca (sparse kernel PCA, Algorithm 2) or skcca (sparse kernel CCA, Algorithm 3: views from --data and --data-y)")
+	fs.StringVar(&o.sub.Method, "method", "skpca", "subspace method: skpca (sparse kernel PCA, Algorithm 2) or skcca (sparse kernel CCA, Algorithm 3: views from --data and --data-y)")
 	fs.StringVar(&o.dataY, "data-y", "", "skcca: the second view's training data `FILE`, row i paired with row i of --data")
 	fs.StringVar(&o.testY, "test-y", "", "skcca: the second view's test data `FILE`, paired with --test")
-	fs.Float64Var(&o.alpha, "alpha", 0, "skcca: Theorem 9's bound on P(|f_x − f_y| > `ALPHA`) for the first direction")
-	fs.IntVar(&o.k, "k", 50, "number of training points to choose (the largest k of the curve)")
-	fs.Float64Var(&o.delta, "delta", 0.05, "the bounds hold with probability at least 1 − `DELTA`")
+	fs.Float64Var(&o.sub.Alpha, "alpha", 0, "skcca: Theorem 9's bound on P(|f_x − f_y| > `ALPHA`) for the first direction")
+	fs.IntVar(&o.sub.K, "k", 50, "number of training points to choose (the largest k of the curve)")
+	fs.Float64Var(&o.sub.Delta, "delta", 0.05, "the bounds hold with probability at least 1 − `DELTA`")
 	fs.StringVar(&o.out, "out", "", "write the k projected features of every training point (and --test point) as CSV to `FILE`")
 	fs.StringVar(&o.plotDir, "plot", "", "draw the residuals and bounds against k (Hussain et al.'s Figures 2–5) as a PNG into `DIR`")
 	fs.BoolVar(&o.logScale, "log", false, "--plot: log10 of the values (Figures 4 and 5, where Theorem 8 is far above the rest)")
 	fs.BoolVar(&o.model.jsonOutput, "json", false, "print one JSON object")
-	fs.StringVar(&o.model.Kernel, "kernel", "rbf", "kernel; the bounds need κ(x,x) ≤ 1 for every x: rbf")
-	fs.Float64Var(&o.model.Gamma, "gamma", 0, "RBF γ (default 1/number of features)")
-	fs.Float64Var(&o.model.Sigma, "sigma", 0, "RBF width σ in exp(−‖x−z‖²/σ²); same as --gamma 1/σ²")
+	fs.StringVar(&o.sub.Kernel.Kernel, "kernel", "rbf", "kernel; the bounds need κ(x,x) ≤ 1 for every x: rbf")
+	fs.Float64Var(&o.sub.Kernel.Gamma, "gamma", 0, "RBF γ (default 1/number of features)")
+	fs.Float64Var(&o.sub.Kernel.Sigma, "sigma", 0, "RBF width σ in exp(−‖x−z‖²/σ²); same as --gamma 1/σ²")
 	fs.StringVar(&o.model.backend, "backend", "", backendUsage)
 	fs.IntVar(&o.model.threads, "threads", 0, "CPU threads for the CPU backends (default GOMAXPROCS)")
 	fs.StringVar(&o.model.memBudget, "mem-budget", "", "memory budget for large allocations, e.g. 512MiB")
@@ -76,47 +70,20 @@ func runSubspace(ev *env, fs *flag.FlagSet, o *subspaceOptions) error {
 	if err := checkOutputs(inputs, fileArg{"--out", o.out}); err != nil {
 		return err
 	}
-	switch o.method {
-	case "skpca":
-		for _, f := range []string{"data-y", "test-y", "alpha"} {
-			if set[f] {
-				return fmt.Errorf("--%s applies to --method skcca", f)
-			}
-		}
-	case "skcca":
-		if o.dataY == "" {
-			return fmt.Errorf("--method skcca needs --data-y FILE, the second view of the --data rows")
-		}
-		if (o.test == "") != (o.testY == "") {
-			return fmt.Errorf("--method skcca: give --test and --test-y together (the two views of the test pairs)")
-		}
-		if set["alpha"] && (!(o.alpha > 0) || math.IsInf(o.alpha, 0)) {
-			return fmt.Errorf("--alpha %v: must be a finite number > 0", o.alpha)
-		}
-		for _, f := range []string{"plot", "log"} {
-			if set[f] {
-				return fmt.Errorf("--%s applies to --method skpca", f)
-			}
-		}
-	default:
-		return fmt.Errorf("--method %q: want skpca or skcca", o.method)
+	if o.sub.Method == "skcca" && o.dataY == "" {
+		return fmt.Errorf("--method skcca needs --data-y FILE, the second view of the --data rows")
 	}
-	if o.k < 1 {
-		return fmt.Errorf("--k %d: must be at least 1", o.k)
+	if o.sub.Method == "skcca" && (o.test == "") != (o.testY == "") {
+		return fmt.Errorf("--method skcca: give --test and --test-y together (the two views of the test pairs)")
 	}
-	if !(o.delta > 0 && o.delta < 1) {
-		return fmt.Errorf("--delta %v: must be in (0, 1)", o.delta)
-	}
-	if o.model.Kernel != "rbf" {
-		return fmt.Errorf("--kernel %s: subspace offers rbf (sparse KPCA's bounds need κ(x,x) ≤ R for every x, which rbf guarantees with R = 1)", o.model.Kernel)
-	}
-	if set["log"] && o.plotDir == "" {
-		return fmt.Errorf("--log applies to --plot")
+	if err := o.sub.Validate(set); err != nil {
+		return flagErr(err)
 	}
 	if err := o.dataFlags.validate(set, true); err != nil {
 		return err
 	}
-	if o.method == "skcca" {
+	o.sub.Scale = o.Scale
+	if o.sub.Method == "skcca" {
 		e, err := o.model.newEngine()
 		if err != nil {
 			return err
@@ -136,34 +103,19 @@ func runSubspace(ev *env, fs *flag.FlagSet, o *subspaceOptions) error {
 		}
 		te = d
 	}
-	if o.k >= tr.Len() {
-		return fmt.Errorf("--k %d: must be less than the %d training examples", o.k, tr.Len())
-	}
-	if err := scaleData(o.Scale, tr, te); err != nil {
-		return err
-	}
-	kern, err := o.model.KernelFor(tr.Dim())
+	kern, err := o.sub.Prepare(tr, te)
 	if err != nil {
-		return err
+		return flagErr(err)
 	}
 	e, err := o.model.newEngine()
 	if err != nil {
 		return err
 	}
 	defer e.Close()
-	var teX pursuit.Matrix
-	if te != nil {
-		teX = te.X
-	}
-	kc, err := learn.SparseKPCA(e, kern, tr.X, teX, o.k, o.delta)
+	kc, out, err := o.sub.FitKPCA(e, kern, tr, te)
 	if err != nil {
 		return err
 	}
-	nTest := 0
-	if te != nil {
-		nTest = te.Len()
-	}
-	out := kc.Report(kern, e.BackendName(), tr.Len(), nTest, o.delta)
 	if o.out != "" {
 		train, test := kc.Features()
 		if err := writeFeatures(o.out, train, test); err != nil {
@@ -207,8 +159,8 @@ func writeFeatures(path string, train, test [][]float64) error {
 	return nil
 }
 
-// loadViews reads the x and y views of paired data (same rows) and checks
-// their row counts agree.
+// loadViews reads the x and y views of paired data (same rows), y's file
+// named by the flag flagY (learn.CheckPairs).
 func loadViews(o *subspaceOptions, xPath, yPath string, dimX, dimY int, flagY string) (*data.Dataset, *data.Dataset, error) {
 	x, err := loadData(xPath, o.loadOptions(dimX))
 	if err != nil {
@@ -218,53 +170,29 @@ func loadViews(o *subspaceOptions, xPath, yPath string, dimX, dimY int, flagY st
 	if err != nil {
 		return nil, nil, err
 	}
-	if x.Len() != y.Len() {
-		return nil, nil, fmt.Errorf("%s %s has %d rows but %s has %d: the two views must hold the same pairs, row by row", flagY, yPath, y.Len(), xPath, x.Len())
-	}
-	return x, y, nil
+	return x, y, flagErr(learn.CheckPairs(x, y, xPath, yPath, flagY))
 }
 
 // runSKCCA is subspace --method skcca: views from --data and --data-y
 // (and --test / --test-y), sparse KCCA at --k (learn.SparseKCCA).
 func runSKCCA(ev *env, o *subspaceOptions, e *engine.Engine) error {
-	tx, ty, err := loadViews(o, o.data, o.dataY, 0, 0, "--data-y")
+	tx, ty, err := loadViews(o, o.data, o.dataY, 0, 0, "data-y")
 	if err != nil {
 		return err
-	}
-	if o.k >= tx.Len() {
-		return fmt.Errorf("--k %d: must be less than the %d training pairs", o.k, tx.Len())
 	}
 	var ex, ey *data.Dataset
 	if o.test != "" {
-		if ex, ey, err = loadViews(o, o.test, o.testY, tx.Dim(), ty.Dim(), "--test-y"); err != nil {
+		if ex, ey, err = loadViews(o, o.test, o.testY, tx.Dim(), ty.Dim(), "test-y"); err != nil {
 			return err
 		}
 	}
-	if err := scaleData(o.Scale, tx, ex); err != nil {
-		return err
-	}
-	if err := scaleData(o.Scale, ty, ey); err != nil {
-		return err
-	}
-	kx, err := o.model.KernelFor(tx.Dim())
+	kx, ky, err := o.sub.PreparePairs(tx, ty, ex, ey)
 	if err != nil {
-		return err
+		return flagErr(err)
 	}
-	ky, err := o.model.KernelFor(ty.Dim())
+	out, err := o.sub.FitKCCA(e, kx, ky, tx, ty, ex, ey, o.out != "")
 	if err != nil {
-		return err
-	}
-	var qx, qy *pursuit.Matrix
-	if ex != nil {
-		qx, qy = &ex.X, &ey.X
-	}
-	out, err := learn.SparseKCCA(e, kx, ky, tx.X, ty.X, qx, qy, o.k, o.alpha, o.delta, o.out != "")
-	var ae *learn.AlphaError
-	if errors.As(err, &ae) {
-		return fmt.Errorf("--alpha: %w", ae.Err)
-	}
-	if err != nil {
-		return err
+		return flagErr(err)
 	}
 	if o.out != "" {
 		if err := writeFeatures(o.out, out.TrainFeatures, out.TestFeatures); err != nil {
