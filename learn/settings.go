@@ -122,6 +122,26 @@ func (e *SettingError) Text(name func(setting string) string) string {
 	return fmt.Sprintf(format, args...)
 }
 
+// Named returns err with the settings of its SettingError named by name
+// (say, as the flags that set them): its Error is Text(name), and it
+// unwraps to the SettingError. Other errors, and any error with a nil
+// name, are returned as they are.
+func Named(err error, name func(setting string) string) error {
+	if se, ok := err.(*SettingError); ok && name != nil {
+		return namedError{se, name}
+	}
+	return err
+}
+
+// namedError is a SettingError with its settings named by name.
+type namedError struct {
+	*SettingError
+	name func(setting string) string
+}
+
+func (e namedError) Error() string { return e.Text(e.name) }
+func (e namedError) Unwrap() error { return e.SettingError }
+
 // Algorithm describes one learner of the module, as offered by name.
 type Algorithm struct {
 	Name       string

@@ -159,25 +159,12 @@ func (m *modelFlags) validate(set map[string]bool) error {
 	return flagErr(m.Settings.Validate(set, cliAlgoFlags()))
 }
 
-// flagError is a learn.SettingError with its settings named as the flags
-// that set them (--name).
-type flagError struct{ *learn.SettingError }
-
-func (e flagError) Error() string { return e.Text(flagName) }
-
 // flagName is the flag that sets a library setting: --name.
 func flagName(setting string) string { return "--" + setting }
 
-func (e flagError) Unwrap() error { return e.SettingError }
-
-// flagErr names the settings of a learn.SettingError as flags; other errors
-// are returned as they are.
-func flagErr(err error) error {
-	if se, ok := err.(*learn.SettingError); ok {
-		return flagError{se}
-	}
-	return err
-}
+// flagErr names the settings of a learn.SettingError as the flags that set
+// them (learn.Named); other errors are returned as they are.
+func flagErr(err error) error { return learn.Named(err, flagName) }
 
 // cliAlgoFlags are the command's own flags that apply to some algorithms
 // only, beside the model settings' table (learn.SettingAlgorithms): train
