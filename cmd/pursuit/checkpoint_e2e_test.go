@@ -65,7 +65,7 @@ func ckJobs(t testing.TB, dir string) []ckJob {
 		path string
 		ds   *data.Dataset
 	}{{rt, ring}, {rte, ringTest}, {mt, moons}, {mte, moonsTest}} {
-		if err := writeDataset(f.path, f.ds); err != nil {
+		if err := learn.WriteDemoSet(f.path, f.ds); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -75,7 +75,7 @@ func ckJobs(t testing.TB, dir string) []ckJob {
 		path string
 		ds   *data.Dataset
 	}{{bt, blobs}, {bte, blobsTest}} {
-		if err := writeDataset(f.path, f.ds); err != nil {
+		if err := learn.WriteDemoSet(f.path, f.ds); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -140,7 +140,7 @@ func usps38(t testing.TB, dir string, rows int) (train, test string, ok bool) {
 			}
 		}
 		path := filepath.Join(dir, "usps38."+part)
-		if err := writeDataset(path, ds.Subset(idx)); err != nil {
+		if err := learn.WriteDemoSet(path, ds.Subset(idx)); err != nil {
 			t.Fatal(err)
 		}
 		if part == "train" {

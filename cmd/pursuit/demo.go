@@ -3,14 +3,12 @@ package main
 import (
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
-	"github.com/pursuit-ml/pursuit/internal/safefile"
 	"github.com/pursuit-ml/pursuit/learn"
 )
 
@@ -58,21 +56,9 @@ func runDemo(ev *env, fs *flag.FlagSet, o *demoOptions) error {
 	if o.sparse != "" {
 		return writeSparseDemo(ev, o)
 	}
-	var algos []learn.Algorithm
-	if o.algos == "" {
-		for _, a := range learn.Algorithms() {
-			if !a.NotInDemo {
-				algos = append(algos, a)
-			}
-		}
-	} else {
-		for _, name := range strings.Split(o.algos, ",") {
-			a, err := findAlgorithm(strings.TrimSpace(name))
-			if err != nil {
-				return fmt.Errorf("--algo: %w", err)
-			}
-			algos = append(algos, a)
-		}
+	algos, err := learn.DemoAlgorithms(o.algos)
+	if err != nil {
+		return fmt.Errorf("--algo: %w", err)
 	}
 	mf0 := modelFlags{backend: o.backend, quiet: o.quiet}
 	e, err := mf0.newEngine()
@@ -84,19 +70,10 @@ func runDemo(ev *env, fs *flag.FlagSet, o *demoOptions) error {
 		return fmt.Errorf("--out: %w", err)
 	}
 	problems := learn.DemoProblems(uint64(o.seed), o.small)
-	var files []string
 	// The generated data, for trying train and predict by hand.
-	for _, p := range problems {
-		for _, part := range []struct {
-			ds  *data.Dataset
-			ext string
-		}{{p.Train, "train"}, {p.Test, "test"}} {
-			path := filepath.Join(o.out, p.Name+"."+part.ext)
-			if err := writeDataset(path, part.ds); err != nil {
-				return err
-			}
-			files = append(files, path)
-		}
+	files, err := learn.WriteDemoData(o.out, problems)
+	if err != nil {
+		return err
 	}
 	var results []demoResult
 	for _, p := range problems {
@@ -125,36 +102,18 @@ func runDemo(ev *env, fs *flag.FlagSet, o *demoOptions) error {
 	return nil
 }
 
-// demoRun trains algorithm a on problem p and writes its plots.
+// demoRun trains algorithm a on problem p (learn.DemoProblem.Run) and
+// writes its plots.
 func demoRun(ev *env, e *engine.Engine, o *demoOptions, p *learn.DemoProblem, a learn.Algorithm) (demoResult, []string, error) {
-	r := p.Row(a, e.BackendName())
-	settings, dataSettings := p.Settings(a, o.seed)
-	mf, df := modelFlags{Settings: settings, quiet: o.quiet}, dataFlags{DataSettings: dataSettings}
-	plan := learn.LabelPlan{Task: learn.TaskBinary, Classes: []float64{-1, 1}}
 	bar := newProgressBar(ev, p.Name+" "+a.Name, o.quiet)
-	res, err := fitSplit(e, &mf, &df, plan, p.Train, p.Test, bar)
+	bar.setLabel(trainLabel(a.Name, learn.LabelPlan{Task: learn.TaskBinary}))
+	r, m, err := p.Run(e, a, o.seed, bar.Update, version, bar.Done)
 	if err != nil {
-		return r, nil, err
-	}
-	defer e.Release(res.held)
-	m := res.Model
-	if err := r.Record(res.Fitted); err != nil {
-		return r, nil, err
-	}
-	if m.Header.Curve, err = m.LearningCurve(e, res.tr, res.val, res.test, 60, true); err != nil {
-		return r, nil, err
+		return r, nil, prepError(flagErr(err))
 	}
 	plots, err := writePlots(e, m, o.out, p.Name+"-"+a.Name, fmt.Sprintf("%s on %s", a.Name, p.Name), p.Train, nil)
 	r.Plots = plots
 	return r, plots, err
-}
-
-func writeDataset(path string, ds *data.Dataset) error {
-	err := safefile.WriteFile(path, 0o666, func(w io.Writer) error { return data.WriteLibSVM(w, ds) })
-	if err != nil {
-		return fmt.Errorf("writing demo data: %w", err)
-	}
-	return nil
 }
 
 // writeSparseDemo writes the text-like set of --sparse's shape (and a test
@@ -180,7 +139,7 @@ func writeSparseDemo(ev *env, o *demoOptions) error {
 		name string
 	}{{tr, "train"}, {te, "test"}} {
 		path := filepath.Join(o.out, o.sparse+"-like."+f.name+".svm")
-		if err := writeDataset(path, f.ds); err != nil {
+		if err := learn.WriteDemoSet(path, f.ds); err != nil {
 			return err
 		}
 		fmt.Fprintf(ev.stdout, "wrote %s: %d examples, %d features, %d non-zeros\n", path, f.ds.Len(), f.ds.Dim(), f.ds.X.NNZ())

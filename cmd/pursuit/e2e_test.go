@@ -115,7 +115,7 @@ func wantFail(t *testing.T, dir string, want []string, args ...string) {
 
 func writeData(t *testing.T, path string, ds *data.Dataset) {
 	t.Helper()
-	if err := writeDataset(path, ds); err != nil {
+	if err := learn.WriteDemoSet(path, ds); err != nil {
 		t.Fatal(err)
 	}
 }
