@@ -165,21 +165,3 @@ type gridFlags []string
 func (g *gridFlags) String() string     { return strings.Join(*g, " ") }
 func (g *gridFlags) Set(s string) error { *g = append(*g, s); return nil }
 
-// fitSplit trains with flags mf on tr (unscaled; a validation part is held
-// out when --val-frac is set), scaling as the flags say, and evaluates on
-// test (may be nil), reporting progress on bar (may be nil):
-// learn.FitSettings.
-// tr and test are left as they are: it works on copies charged to e's
-// memory budget until e.Release(res.held).
-func fitSplit(e *engine.Engine, mf *modelFlags, df *dataFlags, plan learn.LabelPlan, tr, test *data.Dataset, bar *progressBar) (*fitResult, error) {
-	var progress func(learn.Progress)
-	if bar != nil {
-		bar.setLabel(trainLabel(mf.Algo, plan))
-		progress = bar.Update
-	}
-	f, pr, err := learn.FitSettings(e, &mf.Settings, &df.DataSettings, plan, tr, test, progress, version, bar.Done)
-	if err != nil {
-		return nil, prepError(flagErr(err))
-	}
-	return &fitResult{Fitted: f, tr: pr.Train, val: pr.Val, test: pr.Test, held: pr.Held}, nil
-}

@@ -8,13 +8,9 @@ import (
 	"github.com/pursuit-ml/pursuit/learn"
 )
 
-// fitResult is what one training run produced and measured, with the
-// scaled sets the model was trained and evaluated on (set by fitSplit)
-// and the bytes of those sets charged to the engine (fitSplit's copies).
+// fitResult is what one training run produced and measured.
 type fitResult struct {
 	*learn.Fitted
-	tr, val, test *data.Dataset
-	held          int64
 }
 
 // fit trains the binary models of plan on the (already scaled) training set

@@ -3,15 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/learn"
 )
-
-func nan() float64 { return math.NaN() }
 
 // loadOptions returns the data options of the flags, forcing dim features
 // when dim > 0 (learn.DataSettings.LoadOptions).
