@@ -61,8 +61,8 @@ func runBound(ev *env, fs *flag.FlagSet, o *boundCmdOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := o.boundFlags.validate(set, m.Header.Algorithm, m.Header.Labels.Task == learn.TaskRegression); err != nil {
-		return err
+	if err := o.boundFlags.Validate(m.Header.Algorithm, m.Header.Labels.Task == learn.TaskRegression, set); err != nil {
+		return flagErr(err)
 	}
 	df := dataFlags{DataSettings: learn.DataSettings{Format: o.format, LabelColumn: o.labelColumn, Header: o.header, Scale: "none"}}
 	if err := df.validate(nil, false); err != nil {
@@ -72,13 +72,11 @@ func runBound(ev *env, fs *flag.FlagSet, o *boundCmdOptions) error {
 	if err != nil {
 		return err
 	}
-	if n := m.Header.Train.NTrain; n > 0 && n != ds.Len() {
-		return fmt.Errorf("--data %s has %d examples but %s was trained on %d: the bound needs the training data itself", o.data, ds.Len(), o.model, n)
+	if err := m.CheckTrainingRows(o.data, ds, o.model); err != nil {
+		return flagErr(err)
 	}
-	if m.Header.Scaler != nil {
-		if err := m.Header.Scaler.Apply(ds.X); err != nil {
-			return fmt.Errorf("%s: %w", o.data, err)
-		}
+	if err := m.ScaleData(o.data, ds); err != nil {
+		return err
 	}
 	b, err := trainBound(e, m, ds, &o.boundFlags, true)
 	if err != nil {

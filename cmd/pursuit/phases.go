@@ -30,7 +30,7 @@ func (o *trainOptions) testLater(ranks int) bool {
 // keepTrainRows reports whether train uses the training rows once the
 // model and its training error are known (--bound, --plot and --curve).
 func (o *trainOptions) keepTrainRows() bool {
-	return o.bound || o.plotDir != "" || o.curve
+	return o.On || o.plotDir != "" || o.curve
 }
 
 // endPhase ends a phase whose data the caller has given back to the

@@ -101,10 +101,8 @@ func runPredict(ev *env, fs *flag.FlagSet, o *predictOptions) error {
 	if err != nil {
 		return err
 	}
-	if m.Header.Scaler != nil {
-		if err := m.Header.Scaler.Apply(ds.X); err != nil {
-			return fmt.Errorf("%s: %w", o.data, err)
-		}
+	if err := m.ScaleData(o.data, ds); err != nil {
+		return err
 	}
 	pr, err := m.PredictData(e, ds, prec)
 	if err != nil {

@@ -145,7 +145,7 @@ func (o *trainOptions) validate(set map[string]bool) error {
 	if err := o.dataFlags.implyRegression(&o.modelFlags); err != nil {
 		return err
 	}
-	return o.boundFlags.validate(set, o.Algo, o.Regression)
+	return flagErr(o.boundFlags.Validate(o.Algo, o.Regression, set))
 }
 
 // acrossRanksWhy says why a flag does not work across ranks.

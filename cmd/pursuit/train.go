@@ -229,7 +229,7 @@ func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 		out.LabelColumn = &col
 	}
 	out.Stop = learn.StopSummary(m.Models)
-	if o.bound {
+	if o.On {
 		if out.Bound, err = trainBound(e, m, tr, &o.boundFlags, false); err != nil {
 			return fmt.Errorf("--bound: %w", err)
 		}
