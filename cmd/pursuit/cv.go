@@ -164,4 +164,3 @@ type gridFlags []string
 
 func (g *gridFlags) String() string     { return strings.Join(*g, " ") }
 func (g *gridFlags) Set(s string) error { *g = append(*g, s); return nil }
-
