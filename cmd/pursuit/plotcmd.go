@@ -75,20 +75,8 @@ func runPlot(ev *env, fs *flag.FlagSet, o *plotOptions) error {
 	if err != nil {
 		return err
 	}
-	if len(files) == 0 {
-		why := []string{}
-		if len(m.Header.Curve) == 0 {
-			why = append(why, "the model has no learning curve (train a KMP model with --curve or --plot)")
-		}
-		switch {
-		case m.Header.Dim != 2:
-			why = append(why, fmt.Sprintf("a decision surface needs 2-D data, the model has %d features", m.Header.Dim))
-		case m.Header.Labels.Task == learn.TaskRegression:
-			why = append(why, "decision surfaces are drawn for classifiers only")
-		case raw == nil:
-			why = append(why, "the decision surface needs --data for its points")
-		}
-		return fmt.Errorf("nothing to plot: %s", strings.Join(why, "; "))
+	if err := m.NothingToPlot(raw != nil); err != nil {
+		return flagErr(err)
 	}
 	for _, f := range files {
 		fmt.Fprintln(ev.stdout, f)
