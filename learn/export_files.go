@@ -3,6 +3,7 @@ package learn
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/internal/safefile"
@@ -50,4 +51,32 @@ func (m *File) ExportONNX(path, producerVersion string) error {
 	return safefile.WriteFile(path, 0o666, func(w io.Writer) error {
 		return onnxexport.Write(w, lm, m.Header.Scaler, onnxexport.WithDoc(doc), onnxexport.WithProducerVersion(producerVersion))
 	})
+}
+
+// ExportFormats are the formats Export writes.
+var ExportFormats = []string{"libsvm", "onnx"}
+
+// ExportFiles are the files Export writes for format to path: path and,
+// for libsvm, path+".range" (when the model scales its data).
+func ExportFiles(format, path string) []string {
+	if format == "libsvm" {
+		return []string{path, path + ".range"}
+	}
+	return []string{path}
+}
+
+// Export writes m to path in format, one of ExportFormats (ExportLIBSVM
+// or ExportONNX, naming producerVersion), and returns the files written.
+// An unknown format is a SettingError about "format" naming m's kind.
+func (m *File) Export(format, path, producerVersion string) ([]string, error) {
+	switch format {
+	case "libsvm":
+		return m.ExportLIBSVM(path)
+	case "onnx":
+		if err := m.ExportONNX(path, producerVersion); err != nil {
+			return nil, err
+		}
+		return []string{path}, nil
+	}
+	return nil, settingErr("format", "{format} %q: pursuit export writes a %s model as %s", format, m.Header.Algorithm, strings.Join(ExportFormats, " or "))
 }

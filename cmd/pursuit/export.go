@@ -3,14 +3,9 @@ package main
 import (
 	"flag"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/pursuit-ml/pursuit/learn"
 )
-
-// exportFormats are the formats `pursuit export --format` writes.
-var exportFormats = []string{"libsvm", "onnx"}
 
 type exportOptions struct {
 	model, format, out string
@@ -48,9 +43,9 @@ func runExport(ev *env, _ *flag.FlagSet, o *exportOptions) error {
 	case o.out == "":
 		return fmt.Errorf("missing --out FILE (where to write the exported model)")
 	}
-	outputs := []fileArg{{"--out", o.out}}
-	if o.format == "libsvm" {
-		outputs = append(outputs, fileArg{"--out's range file", o.out + ".range"})
+	var outputs []fileArg
+	for i, f := range learn.ExportFiles(o.format, o.out) {
+		outputs = append(outputs, fileArg{[]string{"--out", "--out's range file"}[i], f})
 	}
 	if err := checkOutputs([]fileArg{{"--model", o.model}}, outputs...); err != nil {
 		return err
@@ -65,18 +60,9 @@ func runExport(ev *env, _ *flag.FlagSet, o *exportOptions) error {
 	if err != nil {
 		return err
 	}
-	if !slices.Contains(exportFormats, o.format) {
-		// Checked after loading, so that the line names the model's kind.
-		return fmt.Errorf("--format %q: pursuit export writes a %s model as %s", o.format, m.Header.Algorithm, strings.Join(exportFormats, " or "))
-	}
-	files := []string{o.out}
-	if o.format == "onnx" {
-		err = m.ExportONNX(o.out, version)
-	} else {
-		files, err = m.ExportLIBSVM(o.out)
-	}
+	files, err := m.Export(o.format, o.out, version)
 	if err != nil {
-		return err
+		return flagErr(err)
 	}
 	for _, f := range files {
 		fmt.Fprintln(ev.stdout, f)
