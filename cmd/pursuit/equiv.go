@@ -3,22 +3,20 @@ package main
 import (
 	"flag"
 	"fmt"
-	"math"
 
-	"github.com/pursuit-ml/pursuit/bpdn"
 	"github.com/pursuit-ml/pursuit/learn"
 )
 
 type equivOptions struct {
 	dataFlags
 	modelFlags
-	smoTol float64
+	eq learn.EquivSettings
 }
 
 func newEquivFlags() (*flag.FlagSet, *equivOptions) {
 	o := &equivOptions{}
 	fs := flag.NewFlagSet("equiv", flag.ContinueOnError)
-	d, m := &o.dataFlags, &o.modelFlags
+	d, m := &o.dataFlags, &o.eq.Model
 	fs.StringVar(&d.data, "data", "", "regression data `FILE` (LIBSVM/svmlight or .csv; .gz and .bz2 are decompressed)")
 	fs.StringVar(&d.Format, "format", "auto", "data file format: auto (from the name: .csv is CSV), libsvm or csv")
 	fs.IntVar(&d.LabelColumn, "label-column", 0, "CSV only: 0-based column holding the target (negative counts from the end)")
@@ -31,11 +29,11 @@ func newEquivFlags() (*flag.FlagSet, *equivOptions) {
 	fs.Float64Var(&m.Sigma, "sigma", 0, "RBF width σ in exp(−‖x−z‖²/σ²); same as --gamma 1/σ²")
 	fs.IntVar(&m.Degree, "degree", 3, "poly kernel degree")
 	fs.Float64Var(&m.Coef0, "coef0", 0, "poly and sigmoid kernel constant c0")
-	fs.Float64Var(&o.smoTol, "smo-tol", 1e-10, "stopping tolerance of the SMO solver (LIBSVM's -e)")
-	fs.StringVar(&m.backend, "backend", "", backendUsage)
-	fs.IntVar(&m.threads, "threads", 0, "CPU threads for the CPU backends (default GOMAXPROCS)")
-	fs.StringVar(&m.memBudget, "mem-budget", "", "memory budget for large allocations, e.g. 512MiB")
-	fs.BoolVar(&m.jsonOutput, "json", false, "print one JSON object with the certificate")
+	fs.Float64Var(&o.eq.SMOTol, "smo-tol", 1e-10, "stopping tolerance of the SMO solver (LIBSVM's -e)")
+	fs.StringVar(&o.backend, "backend", "", backendUsage)
+	fs.IntVar(&o.threads, "threads", 0, "CPU threads for the CPU backends (default GOMAXPROCS)")
+	fs.StringVar(&o.memBudget, "mem-budget", "", "memory budget for large allocations, e.g. 512MiB")
+	fs.BoolVar(&o.jsonOutput, "json", false, "print one JSON object with the certificate")
 	return fs, o
 }
 
@@ -63,16 +61,12 @@ func (e *exitStatusError) ExitCode() int { return e.code }
 
 func runEquiv(ev *env, fs *flag.FlagSet, o *equivOptions) error {
 	set := setFlags(fs)
-	o.Algo = "bpdn"
 	o.dataFlags.ValFrac = 0
 	if err := o.dataFlags.validate(set, true); err != nil {
 		return err
 	}
-	if err := o.modelFlags.validate(set); err != nil {
-		return err
-	}
-	if !(o.smoTol > 0) || math.IsInf(o.smoTol, 0) {
-		return fmt.Errorf("--smo-tol %v: must be positive and finite", o.smoTol)
+	if err := o.eq.Validate(set, cliAlgoFlags()); err != nil {
+		return flagErr(err)
 	}
 	o.Regression = true
 	e, err := o.newEngine()
@@ -84,28 +78,17 @@ func runEquiv(ev *env, fs *flag.FlagSet, o *equivOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := learn.CheckRegressionTargets(ds.Y); err != nil {
-		return fmt.Errorf("%s: %w", o.data, err)
-	}
-	if err := scaleData(o.Scale, ds); err != nil {
-		return err
-	}
-	k, err := o.KernelFor(ds.Dim())
+	o.eq.Scale = o.Scale
+	eq, k, err := o.eq.Run(e, o.data, ds)
 	if err != nil {
-		return err
+		return flagErr(err)
 	}
-	n := ds.Len()
-	eps, cBox := o.Epsilon, o.C
-	eq, err := bpdn.Equiv(e, ds.X, ds.Y, k, eps, cBox, o.smoTol)
-	if err != nil {
-		return err
-	}
-	ct := eq.Certificate
+	n, eps, cBox, ct := ds.Len(), o.eq.Model.Epsilon, o.eq.Model.C, eq.Certificate
 	if o.jsonOutput {
 		if err := printJSON(ev, eq.Report(o.data, n, k, e.BackendName(), eps, cBox)); err != nil {
 			return err
 		}
-	} else if err := eq.WriteText(ev.stdout, o.data, n, ds.Dim(), k, e.BackendName(), eps, cBox, o.smoTol); err != nil {
+	} else if err := eq.WriteText(ev.stdout, o.data, n, ds.Dim(), k, e.BackendName(), eps, cBox, o.eq.SMOTol); err != nil {
 		return err
 	}
 	if !ct.Agree {
