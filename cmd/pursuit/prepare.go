@@ -119,17 +119,6 @@ func prepError(err error) error {
 	return fmt.Errorf("--val-frac %v of %d examples leaves an empty training or validation set", se.Frac, se.N)
 }
 
-// scaleData fits the scaling of --scale on tr and scales tr and others
-// with it, in one process (learn.FitScale).
-func scaleData(mode string, tr *data.Dataset, others ...*data.Dataset) error {
-	m, err := (&learn.DataSettings{Scale: mode}).ScaleMode()
-	if err != nil {
-		return flagErr(err)
-	}
-	_, err = learn.FitScale(m, tr, others...)
-	return err
-}
-
 // loadTrainTest reads the --data file and the --test file if given
 // (learn.LoadTrainTest: within e's memory budget, each rank its block, the
 // ranks agreeing), its errors naming the flags, and plans the labels from
