@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/learn"
 )
 
@@ -33,7 +34,7 @@ func TestFlagNotes(t *testing.T) {
 			t.Errorf("--mem-budget %s: a note for an exact unit: %q", exact, r.stderr)
 		}
 	}
-	if total, ok := machineMemory(); ok && total < 100<<40 {
+	if total, ok := engine.MachineMemory(); ok && total < 100<<40 {
 		r := mustRun(t, dir, "predict", "--model", trainModel(t, dir, train), "--data", train, "--quiet", "--mem-budget", "100TiB")
 		if !strings.Contains(r.stderr, "warning: --mem-budget 100TiB is more than this machine's") {
 			t.Errorf("--mem-budget 100TiB: stderr %q", r.stderr)

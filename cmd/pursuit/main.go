@@ -329,7 +329,7 @@ func checkCommonFlags(ev *env, c *command, fs *flag.FlagSet) error {
 	if note := budgetUnitNote(f.Value.String(), b); note != "" {
 		fmt.Fprintf(ev.stderr, "pursuit %s: note: %s\n", c.name, note)
 	}
-	if total, ok := machineMemory(); ok && b > total {
+	if total, ok := engine.MachineMemory(); ok && b > total {
 		fmt.Fprintf(ev.stderr, "pursuit %s: warning: --mem-budget %s is more than this machine's %s of memory: the budget will not stop the process before the system does\n",
 			c.name, f.Value.String(), engine.FormatBytes(total))
 	}
