@@ -1,12 +1,14 @@
 package learn
 
 import (
+	"errors"
 	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/slmc"
 )
 
@@ -126,4 +128,43 @@ func (s *CompressSettings) Compress(fracs []float64, dataName, version string, p
 			Optim: slmc.OptimOptions{MaxIter: s.MaxIter}, Progress: progress},
 		Fractions: fracs, Data: dataName, Seed: s.Seed, Version: version, Save: save,
 	}
+}
+
+// LoadData loads the model's training data from trainPath and, when
+// testPath is not "", the set its table is measured on (else the training
+// data), within e's memory budget (LoadWithin), with the options opts
+// gives for a width (0: the file's). A pursuit model's width is forced on
+// both; a LIBSVM model's vectors must not be wider than the training data
+// (CheckData), whose width the test data must have. restate, when not
+// nil, rewords a loading error first (say, a memory limit in a program's
+// terms); the errors are SettingErrors about "data" and "test".
+func (src *CompressSource) LoadData(e *engine.Engine, trainPath, testPath string, opts func(dim int) []data.Option, restate func(error) error) (train, eval *data.Dataset, err error) {
+	if restate == nil {
+		restate = func(err error) error { return err }
+	}
+	train, err = LoadWithin(e, trainPath, opts(src.Dim)...)
+	if err = restate(err); err != nil {
+		if errors.Is(err, data.ErrFeatureMismatch) {
+			return nil, nil, settingErr("data", "{data} %s does not match the model: %v (the model was trained on %d features)", trainPath, err, src.Dim)
+		}
+		return nil, nil, settingErr("data", "{data}: %v", err)
+	}
+	if err := src.CheckData(trainPath, train); err != nil {
+		return nil, nil, err
+	}
+	if testPath == "" {
+		return train, train, nil
+	}
+	dim := src.Dim
+	if dim == 0 {
+		dim = train.Dim()
+	}
+	eval, err = LoadWithin(e, testPath, opts(dim)...)
+	if err = restate(err); err != nil {
+		if errors.Is(err, data.ErrFeatureMismatch) {
+			return nil, nil, settingErr("test", "{test} %s does not match the model: %v (the model has %d features)", testPath, err, dim)
+		}
+		return nil, nil, settingErr("test", "{test}: %v", err)
+	}
+	return train, eval, nil
 }

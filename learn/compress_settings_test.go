@@ -2,12 +2,15 @@ package learn
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/svm"
 )
 
@@ -85,5 +88,58 @@ func TestCompressSettings(t *testing.T) {
 	c := ok.Compress([]float64{0.5}, "tr.svm", "v1", nil, nil)
 	if c.Config.Method != "slmc" || c.Data != "tr.svm" || c.Version != "v1" || c.Fractions[0] != 0.5 {
 		t.Errorf("compress run %+v", c)
+	}
+}
+
+// TestCompressSourceLoadData checks the training and evaluation sets of a
+// LIBSVM source: the training data's width forced on the test data, and
+// the refusals naming the setting of the file.
+func TestCompressSourceLoadData(t *testing.T) {
+	sm, err := svm.ReadLIBSVMModel(strings.NewReader(tinyLIBSVM))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := LIBSVMSource(sm)
+	e, err := engine.New(engine.WithBackend("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	tr := write("tr.svm", "1 1:1 2:0.5\n-1 1:0.2 2:1\n")
+	te := write("te.svm", "1 2:1\n")
+	wide := write("wide.svm", "1 3:1\n")
+	narrow := write("narrow.svm", "1 1:1\n-1 1:0\n")
+	opts := (&DataSettings{}).LoadOptions
+	optsOf := func(dim int) []data.Option { return opts(dim, false, nil) }
+	train, eval, err := src.LoadData(e, tr, "", optsOf, nil)
+	if err != nil || train.Len() != 2 || eval != train {
+		t.Fatalf("without a test set: %v", err)
+	}
+	if _, eval, err = src.LoadData(e, tr, te, optsOf, nil); err != nil || eval.Len() != 1 || eval.Dim() != 2 {
+		t.Fatalf("with a test set: %v", err)
+	}
+	var se *SettingError
+	if _, _, err := src.LoadData(e, tr, wide, optsOf, nil); !errors.As(err, &se) || se.Setting != "test" || !strings.Contains(err.Error(), "does not match the model") {
+		t.Errorf("wider test data: %v", err)
+	}
+	if _, _, err := src.LoadData(e, narrow, "", optsOf, nil); !errors.As(err, &se) || se.Setting != "data" {
+		t.Errorf("narrow training data: %v", err)
+	}
+	restated := errors.New("restated")
+	if _, _, err := src.LoadData(e, filepath.Join(dir, "none"), "", optsOf, func(err error) error {
+		if err != nil {
+			return restated
+		}
+		return nil
+	}); err == nil || err.Error() != "data: restated" {
+		t.Errorf("missing file, restated: %v", err)
 	}
 }

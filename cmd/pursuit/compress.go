@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/learn"
 	"github.com/pursuit-ml/pursuit/slmc"
@@ -130,28 +129,12 @@ func runCompress(ev *env, fs *flag.FlagSet, o *compressOptions) error {
 	// The data: a pursuit model's dimension is forced (an index above it
 	// is an error); a LIBSVM model's vectors must not be wider than the
 	// data (LIBSVM drops trailing zero features).
-	ds, err := loadWithin(e, o.data, df.loadOptions(src.Dim))
+	ds, evalSet, err := src.LoadData(e, o.data, o.test, df.loadOptions, func(err error) error { return budgetError(err, "--mem-budget") })
 	if err != nil {
-		if errors.Is(err, data.ErrFeatureMismatch) {
-			return fmt.Errorf("--data %s does not match the model: %w (the model was trained on %d features)", o.data, err, src.Dim)
-		}
-		return fmt.Errorf("--data: %w", err)
-	}
-	if err := src.CheckData(o.data, ds); err != nil {
 		return flagErr(err)
 	}
-	dim := src.Dim
-	if dim == 0 {
-		dim = ds.Dim()
-	}
-	evalSet, evalName := ds, o.data
+	evalName := o.data
 	if o.test != "" {
-		if evalSet, err = loadWithin(e, o.test, df.loadOptions(dim)); err != nil {
-			if errors.Is(err, data.ErrFeatureMismatch) {
-				return fmt.Errorf("--test %s does not match the model: %w (the model has %d features)", o.test, err, dim)
-			}
-			return fmt.Errorf("--test: %w", err)
-		}
 		evalName = o.test
 	}
 	progress := func(line string) { fmt.Fprintf(ev.stderr, "pursuit compress: %s\n", line) }
