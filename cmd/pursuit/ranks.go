@@ -70,7 +70,7 @@ func runRanks(ev *env, args []string) int {
 		quiet = &env{stdout: io.Discard, stderr: io.Discard, comm: c}
 	}
 	name := "pursuit"
-	err := checkConfig(c, []comm.Entry{comm.Setting("command line", commandLine(args))})
+	err := checkConfig(c, []comm.Entry{comm.Setting("command line", comm.CommandLine(args))})
 	if err == nil && len(args) > 0 {
 		switch cmd := findCommand(args[0]); {
 		case cmd != nil && contains(multiRankCommands, cmd.name):
@@ -175,20 +175,4 @@ func dataEntries(d *dataFlags) []comm.Entry {
 		entries = append(entries, comm.File("--test "+d.test, d.test))
 	}
 	return entries
-}
-
-// commandLine writes args as a shell would take them back: an argument
-// that is empty or holds anything but letters, digits and -_.,:/=+@% is
-// quoted, so that different command lines give different strings.
-func commandLine(args []string) string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		out[i] = a
-		if a == "" || strings.IndexFunc(a, func(r rune) bool {
-			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.,:/=+@%", r))
-		}) >= 0 {
-			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-	}
-	return strings.Join(out, " ")
 }

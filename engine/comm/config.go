@@ -147,3 +147,20 @@ func parseEntries(b []byte) ([]Entry, error) {
 	}
 	return out, nil
 }
+
+// CommandLine writes args as a shell would take them back: an argument
+// that is empty or holds anything but letters, digits and -_.,:/=+@% is
+// quoted, so that different command lines give different strings (for a
+// Setting that every rank compares).
+func CommandLine(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = a
+		if a == "" || strings.IndexFunc(a, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.,:/=+@%", r))
+		}) >= 0 {
+			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(out, " ")
+}

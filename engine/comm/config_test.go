@@ -147,3 +147,16 @@ func TestCheckConfigWorld(t *testing.T) {
 		t.Fatalf("rank %d: err = %v, want ErrConfig", c.Rank(), err)
 	}
 }
+
+// TestCommandLine checks the quoting: plain arguments as they are, the
+// others quoted so that command lines that differ give strings that differ.
+func TestCommandLine(t *testing.T) {
+	got := CommandLine([]string{"train", "--data", "a b.svm", "", "--grid", "nz=1,2", "it's", "--out=/x/y%"})
+	want := `train --data 'a b.svm' '' --grid nz=1,2 'it'\''s' --out=/x/y%`
+	if got != want {
+		t.Errorf("CommandLine = %s, want %s", got, want)
+	}
+	if CommandLine([]string{"a b"}) == CommandLine([]string{"a", "b"}) {
+		t.Error("one argument with a space reads as two")
+	}
+}
