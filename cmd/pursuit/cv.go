@@ -81,7 +81,7 @@ func runCV(ev *env, fs *flag.FlagSet, o *cvOptions) error {
 	if err := ev.together(err); err != nil {
 		return err
 	}
-	if err := checkConfig(ev.world(), dataEntries(&o.dataFlags)); err != nil {
+	if err := engine.CheckConfig(ev.world(), dataEntries(&o.dataFlags)); err != nil {
 		return err
 	}
 	algo, _ := findAlgorithm(o.Algo)

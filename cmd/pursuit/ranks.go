@@ -29,11 +29,8 @@ import (
 var multiRankCommands = []string{"train", "cv"}
 
 // agreedError is an error every rank of the group knows about
-// (engine.AgreedError); errPeerFailed is the agreed error of a rank that
-// did not fail itself.
+// (engine.AgreedError).
 type agreedError = engine.AgreedError
-
-var errPeerFailed = engine.ErrRankFailed
 
 // world returns the communicator of the command: the launcher's world
 // (main), an in-process rank (tests), or a single process.
@@ -44,20 +41,13 @@ func (ev *env) world() comm.Comm {
 	return ev.comm
 }
 
-// together is the check every rank makes at the same point of a command:
-// in one process it returns err; across ranks it is a collective (agree)
-// that stops every rank when any failed.
-func (ev *env) together(err error) error { return agreeOn(ev.world(), err) }
-
-// agreeOn is engine.AgreeOn: agree across the ranks of c, err itself in
-// a single process.
-func agreeOn(c comm.Comm, err error) error { return engine.AgreeOn(c, err) }
+// together is the check every rank makes at the same point of a command
+// (engine.AgreeOn): in one process it returns err; across ranks it is a
+// collective that stops every rank when any failed.
+func (ev *env) together(err error) error { return engine.AgreeOn(ev.world(), err) }
 
 // agree is engine.AgreeFailure: every rank learns whether any failed.
 func agree(c comm.Comm, err error) error { return engine.AgreeFailure(c, err) }
-
-// checkConfig makes sure every rank was started alike (engine.CheckConfig).
-func checkConfig(c comm.Comm, entries []comm.Entry) error { return engine.CheckConfig(c, entries) }
 
 // runRanks runs the command line args on one rank of a group of several:
 // it makes sure every rank has the same command line, runs the command
@@ -70,7 +60,7 @@ func runRanks(ev *env, args []string) int {
 		quiet = &env{stdout: io.Discard, stderr: io.Discard, comm: c}
 	}
 	name := "pursuit"
-	err := checkConfig(c, []comm.Entry{comm.Setting("command line", comm.CommandLine(args))})
+	err := engine.CheckConfig(c, []comm.Entry{comm.Setting("command line", comm.CommandLine(args))})
 	if err == nil && len(args) > 0 {
 		switch cmd := findCommand(args[0]); {
 		case cmd != nil && contains(multiRankCommands, cmd.name):
@@ -167,7 +157,7 @@ func refuseAcrossRanks(set map[string]bool, size int, names ...string) error {
 	return nil
 }
 
-// dataEntries are the data files of the flags, for checkConfig: every
+// dataEntries are the data files of the flags, for engine.CheckConfig: every
 // rank must read identical files.
 func dataEntries(d *dataFlags) []comm.Entry {
 	entries := []comm.Entry{comm.File("--data "+d.data, d.data)}

@@ -95,7 +95,7 @@ func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 	if err := ev.together(err); err != nil {
 		return err
 	}
-	if err := checkConfig(world, dataEntries(&o.dataFlags)); err != nil {
+	if err := engine.CheckConfig(world, dataEntries(&o.dataFlags)); err != nil {
 		return err
 	}
 	algo, _ := findAlgorithm(o.Algo)
