@@ -246,7 +246,9 @@ func algorithmNames(keep func(Algorithm) bool) []string {
 
 // SettingAlgorithms is the table of the settings that apply to some
 // algorithms only: setting name → the algorithms it applies to. The
-// settings not in the table apply to every algorithm.
+// settings not in the table apply to every algorithm. Beside Settings'
+// own, it holds those of CVSettings (the grids of basis, C and ε),
+// BoundSettings and CheckpointSettings.
 func SettingAlgorithms() map[string][]string {
 	var kmpFamily []string // built step by step
 	for _, a := range Algorithms() {
@@ -268,6 +270,19 @@ func SettingAlgorithms() map[string][]string {
 		"fit":         {"skmp"}, // deterministic KMP names its fit in the algorithm: kmp, kmp-backfit, kmp-basic
 		"nz":          {"slmc"},
 		"nz-frac":     {"slmc"},
+		// CVSettings
+		"grid-basis":   append(slices.Clone(kmpFamily), "mpkfda"),
+		"grid-c":       {"svm", "slmc"},
+		"grid-epsilon": {"bpdn", "svm"}, // svm with svr-epsilon
+		// BoundSettings
+		"bound": BoundAlgorithms(),
+		"delta": BoundAlgorithms(),
+		"alpha": BoundAlgorithms(),
+		// CheckpointSettings
+		"checkpoint":       CheckpointAlgorithms(false),
+		"checkpoint-every": CheckpointAlgorithms(false),
+		"resume":           CheckpointAlgorithms(false),
+		"time-limit":       CheckpointAlgorithms(false),
 	}
 }
 

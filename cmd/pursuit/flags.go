@@ -167,25 +167,13 @@ func flagName(setting string) string { return "--" + setting }
 func flagErr(err error) error { return learn.Named(err, flagName) }
 
 // cliAlgoFlags are the command's own flags that apply to some algorithms
-// only, beside the model settings' table (learn.SettingAlgorithms): train
-// and cv refuse such a flag with any other --algo (a silently ignored flag
-// usually means the wrong --algo). A new algorithm-specific flag is
-// entered here or, for a model setting, in the library's table.
+// only, beside the library's settings' table (learn.SettingAlgorithms):
+// train and cv refuse such a flag with any other --algo (a silently
+// ignored flag usually means the wrong --algo). A new algorithm-specific
+// flag is entered here or, for a library setting, in the library's table.
 func cliAlgoFlags() map[string][]string {
-	lib := learn.SettingAlgorithms()
 	return map[string][]string{
-		"curve":        lib["patience"],         // train: only the KMP family records a learning curve
-		"grid-basis":   lib["basis"],            // cv, as --basis
-		"grid-c":       {"svm", "slmc"},         // cv
-		"grid-epsilon": {"bpdn", "svm"},         // cv; svm with --svr-epsilon
-		"bound":        learn.BoundAlgorithms(), // train (bound.go)
-		"delta":        learn.BoundAlgorithms(),
-		"alpha":        learn.BoundAlgorithms(),
-		// train (checkpoint.go)
-		"checkpoint":       learn.CheckpointAlgorithms(false),
-		"checkpoint-every": learn.CheckpointAlgorithms(false),
-		"resume":           learn.CheckpointAlgorithms(false),
-		"time-limit":       learn.CheckpointAlgorithms(false),
+		"curve": learn.SettingAlgorithms()["patience"], // train: only the KMP family records a learning curve
 	}
 }
 
