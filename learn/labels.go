@@ -1,6 +1,7 @@
 package learn
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -337,4 +338,21 @@ func planLabels(y []float64, s LabelSpec) (LabelPlan, error) {
 		return LabelPlan{Task: TaskBinary, Classes: cls}, nil
 	}
 	return LabelPlan{}, &ClassesError{Classes: cls}
+}
+
+// LabelSettingError restates PlanLabels' refusals of the task (a
+// *PositiveError or *ClassesError in err's chain) as a SettingError naming
+// the settings that choose the task: positive (as the caller spelled it),
+// one-vs-rest and regression. Other errors are returned as they are.
+func LabelSettingError(err error, positive string) error {
+	var pe *PositiveError
+	var ce *ClassesError
+	switch {
+	case errors.As(err, &pe):
+		return settingErr("positive", "{positive} %s: %v", positive, pe.Err)
+	case errors.As(err, &ce):
+		return settingErr("positive", "the training data has %d classes (%s): choose {positive} LABEL for LABEL vs the rest, {one-vs-rest} for all of them, or {regression} for real-valued targets",
+			len(ce.Classes), ListLabels(ce.Classes, 10))
+	}
+	return err
 }
