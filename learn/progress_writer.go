@@ -26,6 +26,25 @@ const (
 	ProgressOff ProgressMode = "off"
 )
 
+// ParseProgressMode reads a progress setting ("progress"): bar, lines,
+// off, or auto ("" too), which is the bar on a terminal and lines
+// otherwise; quiet makes any of them off. Another name is a SettingError.
+func ParseProgressMode(s string, terminal, quiet bool) (ProgressMode, error) {
+	switch m := ProgressMode(s); {
+	case s != "" && s != "auto" && m != ProgressBar && m != ProgressLines && m != ProgressOff:
+		return "", settingErr("progress", "{progress} %q: want auto, bar, lines or off", s)
+	case quiet:
+		return ProgressOff, nil
+	case s == "" || s == "auto":
+		if terminal {
+			return ProgressBar, nil
+		}
+		return ProgressLines, nil
+	default:
+		return m, nil
+	}
+}
+
 // ProgressLineEvery is how often lines mode prints while a job runs
 // without crossing a 10% mark (a heartbeat for a solver that reports
 // nothing until it is done; see ProgressWriter.Tick).

@@ -1,6 +1,7 @@
 package learn
 
 import (
+	"errors"
 	"bytes"
 	"math"
 	"strings"
@@ -111,4 +112,26 @@ func TestProgressWriterTick(t *testing.T) {
 	nilW.Update(Progress{Step: 1})
 	nilW.Done()
 	nilW.SetLabel("x")
+}
+
+// TestParseProgressMode checks auto on and off a terminal, quiet, the
+// modes by name, and the refusal of another name.
+func TestParseProgressMode(t *testing.T) {
+	for _, c := range []struct {
+		s               string
+		terminal, quiet bool
+		want            ProgressMode
+	}{
+		{"auto", true, false, ProgressBar}, {"", false, false, ProgressLines}, {"auto", false, false, ProgressLines},
+		{"bar", false, false, ProgressBar}, {"lines", true, false, ProgressLines}, {"off", true, false, ProgressOff},
+		{"bar", true, true, ProgressOff},
+	} {
+		if got, err := ParseProgressMode(c.s, c.terminal, c.quiet); err != nil || got != c.want {
+			t.Errorf("%q terminal %v quiet %v: %q, %v; want %q", c.s, c.terminal, c.quiet, got, err, c.want)
+		}
+	}
+	var se *SettingError
+	if _, err := ParseProgressMode("loud", false, true); !errors.As(err, &se) || se.Text(dashes) != `--progress "loud": want auto, bar, lines or off` {
+		t.Errorf("loud: %v", err)
+	}
 }

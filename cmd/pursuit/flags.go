@@ -153,8 +153,8 @@ func budgetUnitNote(s string, b int64) string {
 // (learn.Settings.Validate, with the table of the flags for some
 // algorithms only).
 func (m *modelFlags) validate(set map[string]bool) error {
-	if m.progress != "" && !contains(progressModes, m.progress) {
-		return fmt.Errorf("--progress %q: want auto, bar, lines or off", m.progress)
+	if _, err := learn.ParseProgressMode(m.progress, false, false); err != nil {
+		return flagErr(err)
 	}
 	return flagErr(m.Settings.Validate(set, cliAlgoFlags()))
 }

@@ -19,8 +19,6 @@ const (
 	progressOff   = string(learn.ProgressOff)
 )
 
-var progressModes = []string{progressAuto, progressBarM, progressLines, progressOff}
-
 // progressBar is the command's progress report on stderr
 // (learn.ProgressWriter), with the lines-mode heartbeat and the interrupt
 // handling: while it is active, an interrupt (Ctrl-C, SIGTERM) ends the
@@ -59,16 +57,8 @@ func newProgressBar(ev *env, label string, quiet bool) *progressBar {
 // newProgress resolves --progress (auto: the bar on a terminal, lines
 // otherwise) and --quiet (off).
 func newProgress(ev *env, label, mode string, quiet bool) *progressBar {
-	switch {
-	case quiet:
-		mode = progressOff
-	case mode == progressAuto || mode == "":
-		mode = progressLines
-		if ev.stderrTTY {
-			mode = progressBarM
-		}
-	}
-	p := &progressBar{ProgressWriter: learn.NewProgressWriter(ev.stderr, label, learn.ProgressMode(mode))}
+	m, _ := learn.ParseProgressMode(mode, ev.stderrTTY, quiet) // checked by modelFlags.validate
+	p := &progressBar{ProgressWriter: learn.NewProgressWriter(ev.stderr, label, m)}
 	if p.Enabled() {
 		p.watch()
 	}
