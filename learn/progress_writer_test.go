@@ -1,8 +1,8 @@
 package learn
 
 import (
-	"errors"
 	"bytes"
+	"errors"
 	"math"
 	"strings"
 	"testing"
