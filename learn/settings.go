@@ -214,6 +214,11 @@ func FindAlgorithm(name string) (Algorithm, error) {
 	return Algorithm{}, pursuit.Configf("unknown algorithm %q (want one of %s)", name, strings.Join(names, ", "))
 }
 
+// AlgorithmNames names every algorithm, in Algorithms' order.
+func AlgorithmNames() []string {
+	return algorithmNames(func(Algorithm) bool { return true })
+}
+
 // SparseAlgorithms names the algorithms that take sparse rows, in
 // Algorithms' order.
 func SparseAlgorithms() []string {

@@ -34,6 +34,16 @@ type AlgorithmInfo struct {
 	Summary   string `json:"summary"`
 }
 
+// AlgorithmInfos lists every algorithm (Algorithms) as available, with its
+// summary, for DescribeSystem.
+func AlgorithmInfos() []AlgorithmInfo {
+	var out []AlgorithmInfo
+	for _, a := range Algorithms() {
+		out = append(out, AlgorithmInfo{Name: a.Name, Available: true, Summary: a.Summary})
+	}
+	return out
+}
+
 // DescribeSystem reports the machine for a program of the given version
 // offering algos, with the backend the engine opts choose. When no
 // engine opens, the report still holds what is known (ChoiceErr says why)

@@ -31,3 +31,18 @@ func TestDescribeSystem(t *testing.T) {
 		t.Errorf("text without a backend:\n%s", b.String())
 	}
 }
+
+// TestAlgorithmNames checks that AlgorithmNames and AlgorithmInfos list
+// Algorithms in order, the infos available and with their summaries.
+func TestAlgorithmNames(t *testing.T) {
+	names, infos := learn.AlgorithmNames(), learn.AlgorithmInfos()
+	all := learn.Algorithms()
+	if len(names) != len(all) || len(infos) != len(all) {
+		t.Fatalf("%d names, %d infos, %d algorithms", len(names), len(infos), len(all))
+	}
+	for i, a := range all {
+		if names[i] != a.Name || infos[i] != (learn.AlgorithmInfo{Name: a.Name, Available: true, Summary: a.Summary}) {
+			t.Errorf("%d: name %q, info %+v; algorithm %+v", i, names[i], infos[i], a)
+		}
+	}
+}

@@ -68,7 +68,7 @@ func checkThreads(n int) error {
 }
 
 func addModelFlags(fs *flag.FlagSet, m *modelFlags) {
-	fs.StringVar(&m.Algo, "algo", "kmp", "algorithm: "+strings.Join(algoNames(), " | "))
+	fs.StringVar(&m.Algo, "algo", "kmp", "algorithm: "+strings.Join(learn.AlgorithmNames(), " | "))
 	fs.StringVar(&m.Kernel, "kernel", "rbf", "kernel: rbf (exp(−γ‖x−z‖²)), linear, poly ((γ x·z + coef0)^degree) or sigmoid (tanh(γ x·z + coef0))")
 	fs.Float64Var(&m.Gamma, "gamma", 0, "kernel γ (default 1/number of features)")
 	fs.Float64Var(&m.Sigma, "sigma", 0, "RBF width σ in exp(−‖x−z‖²/σ²), the KMP papers' form; same as --gamma 1/σ²")
@@ -94,14 +94,6 @@ func addModelFlags(fs *flag.FlagSet, m *modelFlags) {
 	fs.BoolVar(&m.quiet, "quiet", false, "no progress report (same as --progress off)")
 	fs.StringVar(&m.progress, "progress", progressAuto, "progress on stderr: auto (a bar on a terminal, lines otherwise), bar, lines (one line every 5 s or 10%) or off")
 	fs.BoolVar(&m.jsonOutput, "json", false, "print one JSON object with the results")
-}
-
-func algoNames() []string {
-	var names []string
-	for _, a := range learn.Algorithms() {
-		names = append(names, a.Name)
-	}
-	return names
 }
 
 // backendUsage is --backend's help, the same for every command.

@@ -44,17 +44,13 @@ func runInfo(ev *env, fs *flag.FlagSet, o *infoOptions) error {
 	if o.data != "" {
 		return runInfoData(ev, o)
 	}
-	var algos []learn.AlgorithmInfo
-	for _, a := range learn.Algorithms() {
-		algos = append(algos, learn.AlgorithmInfo{Name: a.Name, Available: true, Summary: a.Summary})
-	}
 	opts := []engine.Option{engineNames()}
 	if o.backend != "" {
 		opts = append(opts, engine.WithBackend(o.backend))
 	}
 	// Without an engine, info still prints what it knows: it is the command
 	// that explains why a backend cannot run. The error sets the exit status.
-	rep, err := learn.DescribeSystem(version, algos, opts...)
+	rep, err := learn.DescribeSystem(version, learn.AlgorithmInfos(), opts...)
 	if o.json {
 		enc := json.NewEncoder(ev.stdout)
 		enc.SetIndent("", "  ")
