@@ -19,8 +19,17 @@
 //     FitSettings runs a whole training from the settings; ParseGrid
 //     parses grids over them (SetNumber, GridSettings), and AtPoint sets a
 //     CV grid point's values. DataSettings are the data's: format, label
-//     column, task (LabelSpec), storage (LoadOptions), scaling and
-//     validation split (Prep).
+//     column, task (LabelSpec; LabelSettingError restates a refusal of the
+//     task), storage (LoadOptions), scaling and validation split (Prep).
+//     Named names a SettingError's settings as a program does (its flags).
+//     The settings of the other runs, checked with SettingErrors (by
+//     Validate, or CVSettings.Grid): CVSettings (folds and grid lists:
+//     Grid, Search, and
+//     CVReport with Retrain and WriteText), CompressSettings (Fractions,
+//     FractionPaths, CheckSource, Compress; CompressSource.LoadData),
+//     SubspaceSettings (Prepare, PreparePairs, FitKPCA, FitKCCA;
+//     CheckPairs), BoundSettings (BoundOf), EquivSettings (Run),
+//     CheckpointSettings (Options) and ParseProgressMode.
 //   - The registry: Load reads any registered kind (Register adds one), and
 //     File is the model file (a header with the task, scaling and training
 //     figures, and each model's own Save format as payloads): LoadModel,
@@ -42,6 +51,8 @@
 //     (per-fold preprocessing, trainings spread over ranks, one training
 //     shared by settings that differ in the basis size, learning curves);
 //     GridSearch over any numeric setting.
+//   - The demo: DemoAlgorithms, WriteDemoData (WriteDemoSet) and
+//     DemoProblem.Run (one algorithm on one generated problem).
 //   - After training: File.Bound (the sample-compression bounds of package
 //     bound; ValidateBound, BoundAlgorithms), Compress (the trade-off table of compressing a C-SVC with
 //     package slmc), SparseKPCA and SKCCABound (the subspace bounds).
@@ -54,12 +65,14 @@
 //     WriteText with TrainText: a training run's summary, LabelColumnText,
 //     FormatSize), Bound.String, DemoProblems with DemoReport
 //     (DemoProblem.Settings and Row, DemoResult.Record, DemoFullData),
-//     SystemReport (DescribeSystem) and DataInfo (DescribeData: how a data
+//     SystemReport (DescribeSystem, AlgorithmInfos, AlgorithmNames) and DataInfo (DescribeData: how a data
 //     set is held).
 //   - Running a model and its files: File.LoadData (data at the model's
 //     width, sparse rows widened), File.PredictData (Prediction, with
 //     WritePredictions, and Result, WriteText and ForeignWarning for its
-//     report), LoadCompressSource (SourceError), RestateLimit
+//     report), File.ScaleData and File.CheckTrainingRows (a saved model's
+//     data), File.WritePlots and NothingToPlot, File.Export (ExportFormats,
+//     ExportFiles), LoadCompressSource (SourceError), RestateLimit
 //     (a memory-limit error in a setting's terms) and Prep.Fit (a whole
 //     training run: preprocessing, FitEvaluate and Fitted.Record).
 //
