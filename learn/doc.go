@@ -24,8 +24,8 @@
 //     Named names a SettingError's settings as a program does (its flags).
 //     The settings of the other runs, checked with SettingErrors (by
 //     Validate, or CVSettings.Grid): CVSettings (folds and grid lists:
-//     Grid, Search, and
-//     CVReport with Retrain and WriteText), CompressSettings (Fractions,
+//     Grid, Search, and CVReport with Retrain and WriteText),
+//     CompressSettings (Fractions,
 //     FractionPaths, CheckSource, Compress; CompressSource.LoadData),
 //     SubspaceSettings (Prepare, PreparePairs, FitKPCA, FitKCCA;
 //     CheckPairs), BoundSettings (BoundOf), EquivSettings (Run),
