@@ -11,17 +11,20 @@ import (
 	"unsafe"
 )
 
-// mapping is one line of /proc/self/maps.
+// mapping is one mapping of /proc/self/smaps: its address range, its
+// permissions, inode and path, and how much of it is anonymous memory
+// (pages of a private file mapping that were written, copied on write).
 type mapping struct {
-	lo, hi uintptr
-	perms  string
-	inode  string
-	path   string
+	lo, hi    uintptr
+	perms     string
+	inode     string
+	path      string
+	anonymous bool
 }
 
-// mappings returns the process's mappings.
+// mappings returns the process's mappings, from /proc/self/smaps.
 func mappings() ([]mapping, error) {
-	f, err := os.Open("/proc/self/maps")
+	f, err := os.Open("/proc/self/smaps")
 	if err != nil {
 		return nil, err
 	}
@@ -29,8 +32,18 @@ func mappings() ([]mapping, error) {
 	var ms []mapping
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		// address perms offset dev inode [path]
 		fields := strings.Fields(sc.Text())
+		if len(fields) == 0 {
+			continue
+		}
+		// A field line ("Anonymous:      12 kB") of the last mapping.
+		if strings.HasSuffix(fields[0], ":") {
+			if fields[0] == "Anonymous:" && len(ms) > 0 && len(fields) > 1 && fields[1] != "0" {
+				ms[len(ms)-1].anonymous = true
+			}
+			continue
+		}
+		// A mapping's header: address perms offset dev inode [path].
 		if len(fields) < 5 {
 			continue
 		}
@@ -66,7 +79,12 @@ func ReleaseProgram() int64 {
 	}
 	var n int64
 	for _, m := range ms {
-		if m.path != exe || m.inode == "0" || strings.ContainsAny(m.perms, "w") || !strings.HasSuffix(m.perms, "p") {
+		// A mapping that is read-only now may have been written before
+		// (RELRO: the relocated GOT of a cgo binary is made read-only
+		// after the dynamic loader writes it); its written pages are
+		// anonymous, and advising them would bring back the file's
+		// unrelocated bytes. Such a mapping is left alone.
+		if m.path != exe || m.inode == "0" || m.anonymous || strings.ContainsAny(m.perms, "w") || !strings.HasSuffix(m.perms, "p") {
 			continue
 		}
 		if dontNeed(m.lo, m.hi-m.lo) {
@@ -100,6 +118,8 @@ func ReleaseFileData(data ...[]byte) int64 {
 			continue
 		}
 		for _, m := range ms {
+			// The slice's own pages were never written (the caller's
+			// guarantee), though others of its mapping may have been.
 			if lo >= m.lo && hi <= m.hi && m.inode != "0" && strings.HasSuffix(m.perms, "p") {
 				if dontNeed(lo, hi-lo) {
 					n += int64(hi - lo)
