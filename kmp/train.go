@@ -142,6 +142,9 @@ func train(e *engine.Engine, x pursuit.Matrix, y []float64, cfg Config, forceOVR
 	}
 
 	targets, outClasses := outputTargets(&cfg, classes, td.yt, td.valY, forceOVR)
+	// The targets are copies of the labels (±1) or, for regression, the
+	// labels themselves: training needs no other copy of them.
+	td.yt = nil
 	if cfg.ck, err = startCheckpoint(&cfg, x, y, len(targets), sh); err != nil {
 		return nil, err
 	}
