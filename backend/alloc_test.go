@@ -2,6 +2,8 @@ package backend_test
 
 import (
 	"math/rand/v2"
+	"runtime"
+	"runtime/debug"
 	"testing"
 
 	"github.com/pursuit-ml/pursuit"
@@ -52,6 +54,65 @@ func TestGoAllocations(t *testing.T) {
 					t.Errorf("%s n=%d threads=%d: %v allocations per call, want a small constant", name, n, threads, allocs)
 				}
 				t.Logf("%s n=%d threads=%d: %v allocations per call", name, n, threads, allocs)
+			}
+		}
+	}
+}
+
+// TestStepBuffersPooled checks that the buffers a kernel gather and a
+// dictionary product need in proportion to the problem (the squared norms
+// of the gathered rows and of every row of b, 4 bytes each; the dot
+// kernels' accumulators, 512 bytes per vector and worker) come from the
+// backend's pools: called step after step, as stochastic KMP does, they
+// leave no garbage: the bytes allocated per call stay below a quarter of
+// b's norms for the gather, below half of one worker's accumulators (16
+// vectors: 8 KB) for the products, which were allocated on every call
+// before (88 and 9.6 KB per call on one thread).
+func TestStepBuffersPooled(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector drops pooled items at random")
+	}
+	// The pools keep their buffers unless two collections run in between,
+	// and with one P every Get finds what the last Put left (a sync.Pool
+	// keeps an item per P: a goroutine moved to another P would miss it).
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	rng := rand.New(rand.NewPCG(7, 8))
+	const l, d = 20000, 54
+	b, a := randMatrix(rng, l, d), randMatrix(rng, 300, d)
+	idx := []int{3, 17, 40, 41, 42, 200, 299}
+	dst := pursuit.NewMatrix(len(idx), l)
+	vecs := randMatrix(rng, 16, l)
+	prods := make([]float64, 16*300)
+	aT := randMatrix(rng, 300, l) // a dictionary of 300 atoms at l points
+	rbf := pursuit.Kernel{Kind: pursuit.RBF, Gamma: 0.1}
+	for _, threads := range []int{1, 2} {
+		be := backend.NewGo(threads)
+		ops := map[string]struct {
+			run   func() error
+			limit uint64 // bytes per call
+		}{
+			"KernelGather": {func() error { return be.KernelGather(dst, rbf, a, nil, idx, b, nil) }, l},
+			"DictProducts": {func() error { return be.DictProducts(prods, aT, vecs) }, 4 << 10},
+		}
+		for name, o := range ops {
+			op := o.run
+			if err := op(); err != nil { // fills the pools
+				t.Fatalf("%s: %v", name, err)
+			}
+			const calls = 20
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			for range calls {
+				if err := op(); err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+			}
+			runtime.ReadMemStats(&after)
+			perCall := (after.TotalAlloc - before.TotalAlloc) / calls
+			t.Logf("%s threads=%d: %d bytes allocated per call", name, threads, perCall)
+			if perCall > o.limit {
+				t.Errorf("%s threads=%d: %d bytes allocated per call, want under %d", name, threads, perCall, o.limit)
 			}
 		}
 	}

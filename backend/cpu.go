@@ -27,6 +27,8 @@ type CPU struct {
 	gemmWS     sync.Pool // *gemmWorkspace, one per worker goroutine
 	prodPool   sync.Pool // *fewRowsScratch
 	sparsePool sync.Pool // *sparseWS
+	accPool    sync.Pool // *[]float64: dictProducts' accumulators, one per worker
+	normPool   sync.Pool // *[]float32: kernelBlock's gathered norms
 }
 
 // NewCPU returns the driver named name running the kernels k on up to
@@ -205,11 +207,23 @@ func (b *CPU) dictProducts(dict pursuit.Matrix, groups []dotGroup) {
 	// sets[ri] are run ri's groups for DotSets, at offset 0.
 	type scratch struct {
 		acc  []float64
+		buf  *[]float64 // acc's pooled buffer
 		sets [][]DotSet
 	}
-	rows(b, l, dictRowBlock, l*n*k, minParallelElems,
+	// The accumulators come from accPool and go back to it when a worker
+	// is done (every block clears them before use): a search calling this
+	// step after step leaves no garbage.
+	w := b.workers(l*n*k, minParallelElems)
+	par.Chunks(l, par.ChunkLen(l, w, 8, dictRowBlock), w,
 		func() scratch {
-			w := scratch{acc: make([]float64, dictRowBlock*4*k)}
+			buf, _ := b.accPool.Get().(*[]float64)
+			if buf == nil {
+				buf = new([]float64)
+			}
+			if cap(*buf) < dictRowBlock*4*k {
+				*buf = make([]float64, dictRowBlock*4*k)
+			}
+			w := scratch{acc: (*buf)[:dictRowBlock*4*k], buf: buf}
 			for ri, u := range runs {
 				if u.count == 1 {
 					continue
@@ -224,6 +238,7 @@ func (b *CPU) dictProducts(dict pursuit.Matrix, groups []dotGroup) {
 			}
 			return w
 		},
+		func(w scratch) { b.accPool.Put(w.buf) },
 		func(w scratch, lo, hi int) {
 			acc := w.acc
 			for i0 := lo; i0 < hi; i0 += dictRowBlock {
@@ -429,17 +444,33 @@ func (b *CPU) KernelGatherPrepared(dst pursuit.Matrix, k pursuit.Kernel, a pursu
 }
 
 // norms returns the squared norms of the rows of x selected by idx (all
-// rows when idx is nil), taken from given when it is not nil.
-func (b *CPU) norms(given []float32, x pursuit.Matrix, idx []int) []float32 {
+// rows when idx is nil), taken from given when it is not nil. The norms it
+// computes or gathers go to a buffer of b's normPool, returned in *put
+// (nil when given serves as it is), which the caller puts back once it is
+// done with them: kernel blocks called step after step then leave no
+// garbage.
+func (b *CPU) norms(given []float32, x pursuit.Matrix, idx []int, put **[]float32) []float32 {
+	*put = nil
+	if idx == nil && given != nil {
+		return given[:x.Rows]
+	}
+	n := x.Rows
+	if idx != nil {
+		n = len(idx)
+	}
+	buf, _ := b.normPool.Get().(*[]float32)
+	if buf == nil {
+		buf = new([]float32)
+	}
+	if cap(*buf) < n {
+		*buf = make([]float32, n)
+	}
+	*put = buf
+	out := (*buf)[:n:n]
 	if idx == nil {
-		if given != nil {
-			return given[:x.Rows]
-		}
-		out := make([]float32, x.Rows)
 		_ = b.SqNorms(out, x) // x was validated by the caller
 		return out
 	}
-	out := make([]float32, len(idx))
 	for r, i := range idx {
 		if given != nil {
 			out[r] = given[i]
@@ -531,8 +562,20 @@ func (b *CPU) prepared(op string, h Prepared) (*cpuPrepared, error) {
 // packing).
 func (b *CPU) kernelBlock(op *kernelOp, aNorms, bNorms []float32) error {
 	if op.k.Kind == pursuit.RBF {
-		op.an = b.norms(aNorms, op.a, op.idx)
-		op.bn = b.norms(bNorms, op.b, nil)
+		var putA, putB *[]float32
+		op.an = b.norms(aNorms, op.a, op.idx, &putA)
+		op.bn = b.norms(bNorms, op.b, nil, &putB)
+		defer func() {
+			// op is the caller's for this call only; the norms are not
+			// used once the block is done.
+			op.an, op.bn = nil, nil
+			if putA != nil {
+				b.normPool.Put(putA)
+			}
+			if putB != nil {
+				b.normPool.Put(putB)
+			}
+		}()
 	}
 	n, m, d := op.dst.Rows, op.dst.Cols, op.a.Cols
 	if n == 0 || m == 0 {

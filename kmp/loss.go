@@ -93,6 +93,25 @@ func lossSum(l Loss, y, f []float64) float64 {
 	return s
 }
 
+// residSums returns lossSum(l, y, f) and errorSum(task, y, f) for the
+// outputs f = y − r, computed as each is summed instead of stored (the same
+// f values, summed in the same order: the same sums; an l-long float64
+// vector less).
+func residSums(l Loss, task Task, y, r []float64) (loss, errs float64) {
+	r = r[:len(y)]
+	for i, t := range y {
+		f := t - r[i]
+		loss += lossValue(l, t, f)
+		if task == Regression {
+			d := f - t
+			errs += d * d
+		} else if !(f*t > 0) {
+			errs++
+		}
+	}
+	return loss, errs
+}
+
 // meanOf returns s/n, NaN for n = 0.
 func meanOf(s float64, n int) float64 {
 	if n == 0 {

@@ -83,7 +83,7 @@ type sqFit struct {
 	dx    pursuit.Matrix // explicit deflation's working copy
 	dprod []float64      // and its deflation products
 
-	resid, fTrain []float64
+	resid []float64 // y − f at the training points
 	// vq holds the vectors the searched atoms are multiplied with, rows lv
 	// apart: R as a float32 hi/lo pair, then (stochastic pre-fitting)
 	// every q of the basis as one; full-search pre-fitting keeps R and
@@ -157,7 +157,6 @@ func (p *problem) newSqFit() (*sqFit, error) {
 		s.dprod = make([]float64, 2*m)
 	}
 	s.resid = append([]float64(nil), p.y...)
-	s.fTrain = make([]float64, l)
 	// R's hi/lo pair, or R and q; pre-fitting appends a pair per step
 	// (room for the first), basic MP never does.
 	vqCap := 4 * s.lv
@@ -605,8 +604,7 @@ func (s *sqFit) record(step, g int) (bool, error) {
 		}
 	} else {
 		s.rnorm = s.p.sh.norm(s.resid)
-		floats.SubTo(s.fTrain, s.p.y, s.resid)
-		lossS, errS = lossSum(s.cfg.Loss, s.p.y, s.fTrain), errorSum(s.cfg.Task, s.p.y, s.fTrain)
+		lossS, errS = residSums(s.cfg.Loss, s.cfg.Task, s.p.y, s.resid)
 	}
 	return s.tr.recordSums(step, g, len(s.atoms), s.rnorm, lossS, errS, s.fVal, s.atoms, s.coef), nil
 }

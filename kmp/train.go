@@ -118,6 +118,11 @@ func train(e *engine.Engine, x pursuit.Matrix, y []float64, cfg Config, forceOVR
 	if td != nil {
 		defer td.release(e)
 	}
+	if td != nil && identityRows(td.trIdx) {
+		// The training part is x itself: nil stands for the identity
+		// (trainRow), and the l-long list is not kept through training.
+		td.trIdx, trIdx = nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -142,6 +147,9 @@ func train(e *engine.Engine, x pursuit.Matrix, y []float64, cfg Config, forceOVR
 	}
 
 	targets, outClasses := outputTargets(&cfg, classes, td.yt, td.valY, forceOVR)
+	// The targets are copies of the labels (±1) or, for regression, the
+	// labels themselves: training needs no other copy of them.
+	td.yt = nil
 	if cfg.ck, err = startCheckpoint(&cfg, x, y, len(targets), sh); err != nil {
 		return nil, err
 	}
@@ -251,7 +259,7 @@ func splitRows(x pursuit.Matrix, y []float64, cfg *Config, sh *shard) (trIdx, vi
 // rows, or a copy when Scale or ValFrac asks for one) with its targets and
 // squared norms, the validation set, and the scaler the model keeps.
 type trainData struct {
-	trIdx      []int // the training part's rows, local indices into x
+	trIdx      []int // the training part's rows, local indices into x; nil (once prepared): all of x, in order (trainRow)
 	yt         []float64
 	valY       []float64
 	l          int // this rank's training rows
@@ -520,7 +528,7 @@ func assemble(cfg *Config, dictAtoms []atom, x pursuit.Matrix, trIdx []int, scal
 	m.Support = pursuit.RowsOf(x, centres) // sparse rows stay sparse
 	for _, a := range svAtoms {
 		at := dictAtoms[a]
-		m.SupportIndex = append(m.SupportIndex, trIdx[at.center])
+		m.SupportIndex = append(m.SupportIndex, trainRow(trIdx, at.center))
 		m.SupportKernel = append(m.SupportKernel, at.kernel)
 	}
 	if m.SupportIndex == nil {
@@ -529,7 +537,7 @@ func assemble(cfg *Config, dictAtoms []atom, x pursuit.Matrix, trIdx []int, scal
 	for _, r := range results {
 		for i := range r.curve {
 			if c := r.curve[i].Support; c >= 0 && mapCurve {
-				r.curve[i].Support = trIdx[c]
+				r.curve[i].Support = trainRow(trIdx, c)
 			}
 		}
 		out := Output{Coef: make([]float64, len(svAtoms)), Steps: r.kept, Curve: r.curve, Stop: r.stop}
@@ -570,7 +578,7 @@ func newOrigin(dictAtoms []atom, x pursuit.Matrix, trIdx []int, results []*resul
 	o.x = pursuit.RowsOf(x, rows)
 	o.trIdx = make([]int, len(rows))
 	for k, c := range rows {
-		o.trIdx[k] = trIdx[c]
+		o.trIdx[k] = trainRow(trIdx, c)
 	}
 	for i, a := range o.atoms {
 		if k, ok := slot[a.center]; ok && a.kernel != biasKernel {
@@ -597,4 +605,23 @@ func storageName(x pursuit.Matrix) string {
 		return "sparse"
 	}
 	return "float32"
+}
+
+// identityRows reports whether idx lists 0, 1, …, len(idx)−1.
+func identityRows(idx []int) bool {
+	for r, i := range idx {
+		if i != r {
+			return false
+		}
+	}
+	return true
+}
+
+// trainRow returns the row of the caller's data that row r of the training
+// part is: trIdx[r], or r where trIdx is nil (the identity).
+func trainRow(trIdx []int, r int) int {
+	if trIdx == nil {
+		return r
+	}
+	return trIdx[r]
 }

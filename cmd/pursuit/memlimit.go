@@ -20,8 +20,15 @@ const heapOverhead = 64 << 20
 // step leaves behind grow the heap to twice the live data before one runs.
 // On a covtype-like set (50,000 + 30,000 rows of 54 features, basic
 // stochastic KMP, 200 steps) the peak RSS was 62 MB with 100, 50 MB with 25
-// and 46 MB with 10, the collector's CPU share under 1% each time.
-const gcPercent = 20
+// and 46 MB with 10, the collector's CPU share under 1% each time. With
+// the backend's per-step buffers pooled (so that a step leaves about 35 KB
+// of garbage, not 100 KB), the whole run (2,400 steps, 1,668 kept, --test)
+// peaked at 34.4-34.6 MB with 20 and 31.4-32.5 MB with 10 (before the
+// pools: 34.7-36.1 MB), in 0.88-1.13 of the CPU time and 1.08-1.14 of the
+// wall time of the run before (three alternated pairs under load). A soft memory limit
+// instead (GOMEMLIMIT 22 or 24 MiB, about the live heap) gave 30.0 MB but
+// 1.75-1.8 times the CPU time: the collector then runs nearly all the time.
+const gcPercent = 10
 
 // limitHeap sets the Go runtime's soft memory limit to the budget plus
 // heapOverhead, so that the garbage collector returns freed copies before

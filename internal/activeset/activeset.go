@@ -8,6 +8,7 @@ package activeset
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 )
@@ -21,19 +22,24 @@ import (
 type Sampler struct {
 	src   *rand.PCG
 	rng   *rand.Rand
-	perm  []int // perm[:avail] are the available items
-	pos   []int // pos[k] is the position of item k in perm
+	perm  []int32 // perm[:avail] are the available items
+	pos   []int32 // pos[k] is the position of item k in perm
 	avail int
 	out   []int
 }
 
 // New returns a sampler over items 0..m−1 drawing from the PCG generator
-// seeded with (seed, stream).
+// seeded with (seed, stream). The permutation and the positions are held
+// as int32 (8·m bytes, not 16·m: 0.4 MB less over 50,000 atoms); m must
+// be below 2³¹.
 func New(m int, seed, stream uint64) *Sampler {
+	if m < 0 || m > math.MaxInt32 {
+		panic(fmt.Sprintf("activeset: %d items, at most 2³¹−1", m))
+	}
 	src := rand.NewPCG(seed, stream)
-	sp := &Sampler{src: src, rng: rand.New(src), perm: make([]int, m), pos: make([]int, m), avail: m}
+	sp := &Sampler{src: src, rng: rand.New(src), perm: make([]int32, m), pos: make([]int32, m), avail: m}
 	for i := range sp.perm {
-		sp.perm[i], sp.pos[i] = i, i
+		sp.perm[i], sp.pos[i] = int32(i), int32(i)
 	}
 	return sp
 }
@@ -41,28 +47,28 @@ func New(m int, seed, stream uint64) *Sampler {
 func (sp *Sampler) swap(i, j int) {
 	a, b := sp.perm[i], sp.perm[j]
 	sp.perm[i], sp.perm[j] = b, a
-	sp.pos[a], sp.pos[b] = j, i
+	sp.pos[a], sp.pos[b] = int32(j), int32(i)
 }
 
 // Next returns min(s, Avail()) distinct available items in increasing
 // order. The slice is reused by the next call.
 func (sp *Sampler) Next(s int) []int {
 	if s >= sp.avail {
-		sp.out = append(sp.out[:0], sp.perm[:sp.avail]...)
+		sp.out = appendInts(sp.out[:0], sp.perm[:sp.avail])
 		slices.Sort(sp.out)
 		return sp.out
 	}
 	for i := range s {
 		sp.swap(i, i+sp.rng.IntN(sp.avail-i))
 	}
-	sp.out = append(sp.out[:0], sp.perm[:s]...)
+	sp.out = appendInts(sp.out[:0], sp.perm[:s])
 	slices.Sort(sp.out)
 	return sp.out
 }
 
 // Remove makes item k unavailable (no effect if it already is).
 func (sp *Sampler) Remove(k int) {
-	if i := sp.pos[k]; i < sp.avail {
+	if i := int(sp.pos[k]); i < sp.avail {
 		sp.avail--
 		sp.swap(i, sp.avail)
 	}
@@ -75,7 +81,7 @@ func (sp *Sampler) Avail() int { return sp.avail }
 // generator's state, the permutation and the number of items available.
 func (sp *Sampler) State() (rng []byte, perm []int, avail int) {
 	b, _ := sp.src.MarshalBinary() // never fails
-	return b, append([]int(nil), sp.perm...), sp.avail
+	return b, appendInts(nil, sp.perm), sp.avail
 }
 
 // Restore puts back a state State returned from a sampler over as many
@@ -94,10 +100,18 @@ func (sp *Sampler) Restore(rng []byte, perm []int, avail int) error {
 	if err := sp.src.UnmarshalBinary(rng); err != nil {
 		return fmt.Errorf("activeset: %w", err)
 	}
-	copy(sp.perm, perm)
-	for i, k := range sp.perm {
-		sp.pos[k] = i
+	for i, k := range perm {
+		sp.perm[i], sp.pos[k] = int32(k), int32(i)
 	}
 	sp.avail = avail
 	return nil
+}
+
+// appendInts appends the items of v to dst as ints.
+func appendInts(dst []int, v []int32) []int {
+	dst = slices.Grow(dst, len(v))
+	for _, k := range v {
+		dst = append(dst, int(k))
+	}
+	return dst
 }
