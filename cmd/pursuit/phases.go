@@ -1,14 +1,10 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"runtime/debug"
 
 	"github.com/pursuit-ml/pursuit/data"
-	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/internal/residency"
-	"github.com/pursuit-ml/pursuit/learn"
 )
 
 // Train runs in phases, so that its peak memory is the larger of training
@@ -19,19 +15,8 @@ import (
 // scaled and predicted. The model holds copies of its centres, not the
 // training rows. Across ranks, and with --plot or --curve (whose learning
 // curve takes the training and test sets together), both are held
-// throughout as before.
-
-// testLater reports whether train predicts its --test file after the
-// training rows are given back.
-func (o *trainOptions) testLater(ranks int) bool {
-	return o.test != "" && ranks == 1 && o.plotDir == "" && !o.curve
-}
-
-// keepTrainRows reports whether train uses the training rows once the
-// model and its training error are known (--bound, --plot and --curve).
-func (o *trainOptions) keepTrainRows() bool {
-	return o.On || o.plotDir != "" || o.curve
-}
+// throughout as before. The steps are learn.TrainOutputs' (TestLater,
+// KeepTrainRows, LoadTest and Finish); the hooks below are the command's.
 
 // endPhase ends a phase whose data the caller has given back to the
 // budget and dropped: the collector runs and the heap's free pages go back
@@ -57,25 +42,4 @@ func atPhase(phase string, sets ...*data.Dataset) {
 	if phaseHook != nil {
 		phaseHook(phase, sets...)
 	}
-}
-
-// loadTestLater reads the --test file after training, with the training
-// data's dim features (charged to e's budget), and scales it as the
-// training data were (scaler nil: not scaled).
-func (o *trainOptions) loadTestLater(e *engine.Engine, dim int, scaler *data.Scaler) (*data.Dataset, error) {
-	atPhase("test")
-	test, err := loadWithin(e, o.test, o.loadOptions(dim))
-	if err != nil {
-		if !errors.Is(err, engine.ErrBudget) {
-			err = fmt.Errorf("%w (the test data must have the training data's %d features)", err, dim)
-		}
-		return nil, err
-	}
-	if scaler != nil {
-		if err := learn.ScaleInPlace(scaler, test); err != nil {
-			e.Release(test.Bytes())
-			return nil, err
-		}
-	}
-	return test, nil
 }

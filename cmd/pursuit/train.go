@@ -117,7 +117,8 @@ func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 	if err := ev.together(err); err != nil {
 		return err
 	}
-	dim, later := all.Dim(), o.testLater(world.Size())
+	outs := o.outputs(stor, algo.Name)
+	dim, later := all.Dim(), outs.TestLater(world.Size())
 	if later {
 		// Checked; read again once the model is trained (phases.go).
 		atPhase("loaded", all, test)
@@ -130,7 +131,7 @@ func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 	if err := ev.together(err); err != nil {
 		return err
 	}
-	tr, val, test, scaler := pr.Train, pr.Val, pr.Test, pr.Scaler
+	tr, val, test := pr.Train, pr.Val, pr.Test
 	// Across ranks, each holds its block of the rows: the counts printed and
 	// stored are every rank's together.
 	nAll, nTr := all.Len(), tr.Len()
@@ -169,76 +170,15 @@ func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 		}
 		return err
 	}
-	m := res.Model
-	nVal := 0
-	if val != nil {
-		nVal = val.Len()
-	}
-	res.Record(scaler, nTr, nVal, e.BackendName(), o.Seed, version)
-	m.Header.Train.Data = filepath.Base(o.data)
-	if later {
-		if !o.keepTrainRows() {
-			e.Release(all.Bytes())
-			all, tr, val, pr.Train, pr.Val = nil, nil, nil, nil, nil
-			endPhase()
-		}
-		if test, err = o.loadTestLater(e, dim, scaler); err != nil {
-			return err
-		}
-		if err := res.EvaluateTest(e, test); err != nil {
-			return err
-		}
-	}
-	if o.plotDir != "" || o.curve {
-		if m.Header.Curve, err = m.LearningCurve(e, tr, val, test, 60, true); err != nil {
-			return err
-		}
-	}
-	var size int64
-	if o.model != "" && world.Rank() == 0 { // rank 0 writes the model
-		size, err = m.WriteFile(o.model)
-	} else {
-		size, err = m.Size()
-	}
-	if err := ev.together(err); err != nil {
+	out, err := outs.Finish(e, res.Fitted, pr, all, nTr)
+	if err != nil {
 		return err
-	}
-	if o.exportLIBSVM != "" && world.Rank() == 0 {
-		if _, err := m.ExportLIBSVM(o.exportLIBSVM); err != nil {
-			return fmt.Errorf("--export-libsvm: %w", err)
-		}
-	}
-	if o.exportONNX != "" && world.Rank() == 0 {
-		if err := m.ExportONNX(o.exportONNX, version); err != nil {
-			return fmt.Errorf("--export-onnx: %w", err)
-		}
-	}
-	var plots []string
-	if o.plotDir != "" {
-		if plots, err = writePlots(e, m, o.plotDir, plotPrefix(o.model, o.data, algo.Name), algo.Name+" on "+filepath.Base(o.data), pr.Raw, o.inputFiles()); err != nil {
-			return err
-		}
-	}
-	out := m.Result(e.BackendName())
-	out.NTest, out.TestError, out.PredictSeconds, out.ModelBytes = res.NTest, num(res.TestError), res.PredictSeconds, size
-	out.Model, out.Plots, out.Scale, out.Storage = o.model, plots, string(scaler.Mode), stor
-	if d, ok := m.Models[0].(learn.Describer); ok {
-		out.Dictionary = d.Describe()
-	}
-	if col, ok := csvLabelColumn(o.data, o.Format, o.LabelColumn, dim); ok {
-		out.LabelColumn = &col
-	}
-	out.Stop = learn.StopSummary(m.Models)
-	if o.On {
-		if out.Bound, err = trainBound(e, m, tr, &o.boundFlags, false); err != nil {
-			return fmt.Errorf("--bound: %w", err)
-		}
 	}
 	if o.jsonOutput {
 		return printJSON(ev, out)
 	}
 	out.WriteText(ev.stdout, learn.TrainText{Data: o.data, Examples: nAll, Features: dim, Plan: plan,
-		Ranks: world.Size(), RanksDescription: world.Describe(), Models: len(m.Models), Tested: test != nil}, flagName)
+		Ranks: world.Size(), RanksDescription: world.Describe(), Models: len(res.Model.Models), Tested: o.test != ""}, flagName)
 	return nil
 }
 
@@ -248,4 +188,20 @@ func printJSON(ev *env, v any) error {
 		return fmt.Errorf("writing JSON: %w", err)
 	}
 	return nil
+}
+
+// outputs are the steps after fitting that the flags ask for
+// (learn.TrainOutputs), stor saying how the training data are held: the
+// test phase (phases.go), the learning curve, the model's files, the
+// pictures and the bound, with errors naming the flags.
+func (o *trainOptions) outputs(stor *storageJSON, algo string) *learn.TrainOutputs {
+	return &learn.TrainOutputs{
+		Data: o.data, DataSettings: o.DataSettings, Test: o.test, Options: o.loadOptions,
+		Restate: func(err error) error { return budgetError(err, "--mem-budget") },
+		Storage: stor, Seed: o.Seed, Version: version, Curve: o.curve,
+		PlotDir: o.plotDir, PlotPrefix: plotPrefix(o.model, o.data, algo), PlotTitle: algo + " on " + filepath.Base(o.data),
+		PlotCheck: func(path string) error { return checkOutputs(o.inputFiles(), fileArg{"the plot", path}) },
+		Model:     o.model, ExportLIBSVM: o.exportLIBSVM, ExportONNX: o.exportONNX,
+		Bound: o.boundFlags, Name: flagName, Released: endPhase, TestPhase: func() { atPhase("test") },
+	}
 }
