@@ -81,6 +81,19 @@ func (t *TrainOutputs) KeepTrainRows() bool {
 	return t.Bound.On || t.PlotDir != "" || t.Curve
 }
 
+// CheckFiles refuses output files given twice: the LIBSVM export as the
+// model, or the ONNX export as the model or the LIBSVM export (a
+// SettingError about "export-libsvm" or "export-onnx").
+func (t *TrainOutputs) CheckFiles() error {
+	if t.ExportLIBSVM != "" && t.ExportLIBSVM == t.Model {
+		return settingErr("export-libsvm", "{export-libsvm} %s is {model} too: give the LIBSVM model another file", t.Model)
+	}
+	if t.ExportONNX != "" && (t.ExportONNX == t.Model || t.ExportONNX == t.ExportLIBSVM) {
+		return settingErr("export-onnx", "{export-onnx} %s is {model} or {export-libsvm} too: give the ONNX model another file", t.ExportONNX)
+	}
+	return nil
+}
+
 // name is t.Name(setting), or setting without t.Name.
 func (t *TrainOutputs) name(setting string) string {
 	if t.Name == nil {

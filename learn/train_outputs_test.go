@@ -1,6 +1,8 @@
 package learn_test
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -139,5 +141,37 @@ func TestTrainOutputs(t *testing.T) {
 	f, pr, loaded = fitted(false)
 	if _, err := outs.Finish(e, f, pr, loaded, loaded.Len()); err == nil || !strings.HasPrefix(err.Error(), "--export-libsvm: ") {
 		t.Errorf("export into a missing directory: %v", err)
+	}
+}
+
+// TestTrainOutputsChecks checks the refusal of an output file given twice
+// and of the settings that do not work across ranks, named as Named names
+// them.
+func TestTrainOutputsChecks(t *testing.T) {
+	flag := func(s string) string { return "--" + s }
+	for _, c := range []struct {
+		outs learn.TrainOutputs
+		want string
+	}{
+		{learn.TrainOutputs{Model: "m", ExportLIBSVM: "x", ExportONNX: "y"}, ""},
+		{learn.TrainOutputs{ExportLIBSVM: "m", Model: "m"}, "--export-libsvm m is --model too: give the LIBSVM model another file"},
+		{learn.TrainOutputs{Model: "m", ExportONNX: "m"}, "--export-onnx m is --model or --export-libsvm too: give the ONNX model another file"},
+		{learn.TrainOutputs{ExportLIBSVM: "x", ExportONNX: "x"}, "--export-onnx x is --model or --export-libsvm too: give the ONNX model another file"},
+	} {
+		err := learn.Named(c.outs.CheckFiles(), flag)
+		if got := fmt.Sprint(err); (err == nil) != (c.want == "") || (err != nil && got != c.want) {
+			t.Errorf("%+v: %v, want %q", c.outs, err, c.want)
+		}
+	}
+	if err := learn.RefuseAcrossRanks(map[string]bool{"seed": true}, 4, "val-frac", "plot", "curve", "bound"); err != nil {
+		t.Errorf("no refused setting given: %v", err)
+	}
+	err := learn.RefuseAcrossRanks(map[string]bool{"curve": true, "bound": true}, 4, "val-frac", "plot", "curve", "bound")
+	var se *learn.SettingError
+	if !errors.As(err, &se) || se.Setting != "curve" {
+		t.Fatalf("curve and bound across 4 ranks: %v", err)
+	}
+	if want := "--curve does not work across ranks (this job has 4): " + learn.AcrossRanksWhy["curve"] + "; run it in one process, without mpirun or srun"; learn.Named(err, flag).Error() != want {
+		t.Errorf("%v, want %q", learn.Named(err, flag), want)
 	}
 }

@@ -138,25 +138,6 @@ func (o *trainOptions) validate(set map[string]bool) error {
 	return flagErr(o.boundFlags.Validate(o.Algo, o.Regression, set))
 }
 
-// acrossRanksWhy says why a flag does not work across ranks.
-var acrossRanksWhy = map[string]string{
-	"val-frac": "the validation split is drawn from every example, which no rank holds",
-	"plot":     "the plots draw every training example, which no rank holds",
-	"curve":    "the learning curve is not reduced across ranks",
-	"bound":    "the bounds are evaluated on every training example, which no rank holds",
-}
-
-// refuseAcrossRanks refuses, in a job of size ranks, the flags of names
-// that are set.
-func refuseAcrossRanks(set map[string]bool, size int, names ...string) error {
-	for _, n := range names {
-		if set[n] {
-			return fmt.Errorf("--%s does not work across ranks (this job has %d): %s; run it in one process, without mpirun or srun", n, size, acrossRanksWhy[n])
-		}
-	}
-	return nil
-}
-
 // dataEntries are the data files of the flags, for engine.CheckConfig: every
 // rank must read identical files.
 func dataEntries(d *dataFlags) []comm.Entry {

@@ -83,14 +83,11 @@ func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 	if err == nil {
 		err = checkOutputs(o.inputFiles(), fileArg{"--model", o.model}, fileArg{"--export-libsvm", o.exportLIBSVM}, fileArg{"--export-libsvm's range file", o.exportLIBSVM + ".range"}, fileArg{"--export-onnx", o.exportONNX})
 	}
-	if err == nil && o.exportLIBSVM != "" && o.exportLIBSVM == o.model {
-		err = fmt.Errorf("--export-libsvm %s is --model too: give the LIBSVM model another file", o.model)
-	}
-	if err == nil && o.exportONNX != "" && (o.exportONNX == o.model || o.exportONNX == o.exportLIBSVM) {
-		err = fmt.Errorf("--export-onnx %s is --model or --export-libsvm too: give the ONNX model another file", o.exportONNX)
+	if err == nil {
+		err = flagErr(o.outputs().CheckFiles())
 	}
 	if err == nil && world.Size() > 1 {
-		err = refuseAcrossRanks(set, world.Size(), "val-frac", "plot", "curve", "bound")
+		err = flagErr(learn.RefuseAcrossRanks(set, world.Size(), "val-frac", "plot", "curve", "bound"))
 	}
 	if err := ev.together(err); err != nil {
 		return err
@@ -117,7 +114,8 @@ func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 	if err := ev.together(err); err != nil {
 		return err
 	}
-	outs := o.outputs(stor, algo.Name)
+	outs := o.outputs()
+	outs.Storage = stor
 	dim, later := all.Dim(), outs.TestLater(world.Size())
 	if later {
 		// Checked; read again once the model is trained (phases.go).
@@ -191,15 +189,15 @@ func printJSON(ev *env, v any) error {
 }
 
 // outputs are the steps after fitting that the flags ask for
-// (learn.TrainOutputs), stor saying how the training data are held: the
-// test phase (phases.go), the learning curve, the model's files, the
-// pictures and the bound, with errors naming the flags.
-func (o *trainOptions) outputs(stor *storageJSON, algo string) *learn.TrainOutputs {
+// (learn.TrainOutputs; the caller sets how the training data are held,
+// Storage): the test phase (phases.go), the learning curve, the model's
+// files, the pictures and the bound, with errors naming the flags.
+func (o *trainOptions) outputs() *learn.TrainOutputs {
 	return &learn.TrainOutputs{
 		Data: o.data, DataSettings: o.DataSettings, Test: o.test, Options: o.loadOptions,
 		Restate: func(err error) error { return budgetError(err, "--mem-budget") },
-		Storage: stor, Seed: o.Seed, Version: version, Curve: o.curve,
-		PlotDir: o.plotDir, PlotPrefix: plotPrefix(o.model, o.data, algo), PlotTitle: algo + " on " + filepath.Base(o.data),
+		Seed:    o.Seed, Version: version, Curve: o.curve,
+		PlotDir: o.plotDir, PlotPrefix: plotPrefix(o.model, o.data, o.Algo), PlotTitle: o.Algo + " on " + filepath.Base(o.data),
 		PlotCheck: func(path string) error { return checkOutputs(o.inputFiles(), fileArg{"the plot", path}) },
 		Model:     o.model, ExportLIBSVM: o.exportLIBSVM, ExportONNX: o.exportONNX,
 		Bound: o.boundFlags, Name: flagName, Released: endPhase, TestPhase: func() { atPhase("test") },
