@@ -62,3 +62,23 @@ func BytesUnitNote(s string, b int64) string {
 	}
 	return fmt.Sprintf("%s taken as %s%s = %d bytes (IEC units; %s%s would be %d)", s, num, iec, b, num, si, siBytes)
 }
+
+// CheckBudget parses a memory budget spelled s (ParseBytes; its error
+// begins with setting, the name a program gives the budget, e.g. a flag)
+// and says what a program may tell its user about it: note, how a
+// spelling that leaves the unit open was read (BytesUnitNote, after
+// setting), and warning, that the budget is more than the machine's memory
+// (MachineMemory), so that it will not stop the process before the system
+// does; each "" when there is nothing to say.
+func CheckBudget(setting, s string) (b int64, note, warning string, err error) {
+	if b, err = ParseBytes(s); err != nil {
+		return 0, "", "", fmt.Errorf("%s %w", setting, err)
+	}
+	if n := BytesUnitNote(s, b); n != "" {
+		note = setting + " " + n
+	}
+	if total, ok := MachineMemory(); ok && b > total {
+		warning = fmt.Sprintf("%s %s is more than this machine's %s of memory: the budget will not stop the process before the system does", setting, s, FormatBytes(total))
+	}
+	return b, note, warning, nil
+}

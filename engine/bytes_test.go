@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/pursuit-ml/pursuit"
@@ -40,5 +41,29 @@ func TestBytesUnitNote(t *testing.T) {
 	// A value read as SI is said so.
 	if got := BytesUnitNote("2k", 2000); got != "2k taken as 2KB = 2000 bytes (SI units; 2KiB would be 2048)" {
 		t.Errorf("SI reading: %q", got)
+	}
+}
+
+// TestCheckBudget checks the parse error, the note on a unit left open
+// and the warning on a budget over the machine's memory, each naming the
+// setting as given.
+func TestCheckBudget(t *testing.T) {
+	if _, _, _, err := CheckBudget("--mem-budget", "lots"); err == nil || !strings.HasPrefix(err.Error(), "--mem-budget \"lots\": ") {
+		t.Errorf("lots: %v", err)
+	}
+	b, note, warning, err := CheckBudget("--mem-budget", "512MiB")
+	if err != nil || b != 512<<20 || note != "" || warning != "" {
+		t.Errorf("512MiB: %d %q %q %v", b, note, warning, err)
+	}
+	b, note, _, err = CheckBudget("budget", "4g")
+	if want := "budget " + BytesUnitNote("4g", 4<<30); err != nil || b != 4<<30 || note != want || note == "budget " {
+		t.Errorf("4g: %d %q %v, want the note %q", b, note, err, want)
+	}
+	if total, ok := MachineMemory(); ok {
+		_, _, warning, err := CheckBudget("--mem-budget", "1000TiB")
+		want := "--mem-budget 1000TiB is more than this machine's " + FormatBytes(total) + " of memory: the budget will not stop the process before the system does"
+		if err != nil || warning != want {
+			t.Errorf("1000TiB: %q %v, want %q", warning, err, want)
+		}
 	}
 }

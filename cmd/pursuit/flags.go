@@ -132,15 +132,6 @@ func checkKernelWidth(fs *flag.FlagSet, set map[string]bool) error {
 	return nil
 }
 
-// budgetUnitNote says how a --mem-budget value whose unit is not spelled
-// exactly was read (engine.BytesUnitNote); "" when it is.
-func budgetUnitNote(s string, b int64) string {
-	if note := engine.BytesUnitNote(s, b); note != "" {
-		return "--mem-budget " + note
-	}
-	return ""
-}
-
 // validate checks the flag values that do not depend on the data
 // (learn.Settings.Validate, with the table of the flags for some
 // algorithms only).

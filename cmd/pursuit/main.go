@@ -319,19 +319,15 @@ func checkCommonFlags(ev *env, c *command, fs *flag.FlagSet) error {
 	if f == nil || !set["mem-budget"] {
 		return nil
 	}
-	b, err := parseBytes(f.Value.String())
-	if err != nil {
+	_, note, warning, err := engine.CheckBudget("--mem-budget", f.Value.String())
+	if err != nil || ev.world().Rank() != 0 {
 		return err
 	}
-	if ev.world().Rank() != 0 {
-		return nil
-	}
-	if note := budgetUnitNote(f.Value.String(), b); note != "" {
+	if note != "" {
 		fmt.Fprintf(ev.stderr, "pursuit %s: note: %s\n", c.name, note)
 	}
-	if total, ok := engine.MachineMemory(); ok && b > total {
-		fmt.Fprintf(ev.stderr, "pursuit %s: warning: --mem-budget %s is more than this machine's %s of memory: the budget will not stop the process before the system does\n",
-			c.name, f.Value.String(), engine.FormatBytes(total))
+	if warning != "" {
+		fmt.Fprintf(ev.stderr, "pursuit %s: warning: %s\n", c.name, warning)
 	}
 	return nil
 }
