@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/pursuit-ml/pursuit/learn"
 )
 
 // userMessage drops the package names and the parts that only restate
@@ -40,7 +42,7 @@ func TestUserMessage(t *testing.T) {
 func badUserLine(line string) string {
 	parts := strings.Split(strings.TrimSpace(line), ": ")
 	for i, p := range parts {
-		if goPackages[p] || isPackageFunc(p) {
+		if learn.IsPackageName(p) {
 			return "names the Go package " + p
 		}
 		if i == 0 {
