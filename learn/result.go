@@ -2,6 +2,7 @@ package learn
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"math"
 	"strconv"
@@ -109,6 +110,21 @@ func (m *File) PredictData(e *engine.Engine, ds *data.Dataset, p Precision) (*Pr
 	r.Error = lp.ErrorRate(r.Labels, lp.Truth(ds.Y))
 	r.Foreign, r.ForeignValues = lp.ForeignLabels(ds.Y)
 	return r, nil
+}
+
+// PredictScaled scales ds, read from path (named in the errors), as m's
+// training data were (ScaleData) and computes m's decisions on it
+// (PredictData in precision p): a saved model's prediction of the data
+// File.LoadData read.
+func (m *File) PredictScaled(e *engine.Engine, path string, ds *data.Dataset, p Precision) (*Prediction, error) {
+	if err := m.ScaleData(path, ds); err != nil {
+		return nil, err
+	}
+	pr, err := m.PredictData(e, ds, p)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return pr, nil
 }
 
 // WritePredictions writes one line per example to w: the predicted label,

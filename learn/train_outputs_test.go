@@ -18,9 +18,9 @@ import (
 // TestTrainOutputs runs the steps after fitting twice on files: once with
 // the test in a phase of its own (the training rows given back first, the
 // model and its LIBSVM export written, the test error the saved model's on
-// the test file), and once with the test set held throughout, the
-// learning curve and the bound; and checks that an export's error names
-// the setting as Name does.
+// the test file, as PredictScaled gives it), and once with the test set
+// held throughout, the learning curve and the bound; and checks that an
+// export's error names the setting as Name does.
 func TestTrainOutputs(t *testing.T) {
 	dir := t.TempDir()
 	trainPath, testPath := filepath.Join(dir, "blobs.train"), filepath.Join(dir, "blobs.test")
@@ -111,6 +111,14 @@ func TestTrainOutputs(t *testing.T) {
 	}
 	if res.TestError == nil || math.Abs(*res.TestError-want) > 1e-12 {
 		t.Errorf("test error %v, want the saved model's %v", res.TestError, want)
+	}
+	// The saved model's prediction of the unscaled file (PredictScaled).
+	raw, err := learn.LoadWithin(e, testPath, data.WithDim(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := back.PredictScaled(e, testPath, raw, learn.PrecisionFloat32); err != nil || math.Abs(p.Error-want) > 1e-12 || len(p.Labels) != 100 {
+		t.Errorf("PredictScaled: %v, want the error %v", err, want)
 	}
 
 	// The test set held throughout, with the learning curve and the bound.

@@ -99,16 +99,16 @@ func runCompress(ev *env, fs *flag.FlagSet, o *compressOptions) error {
 	if err := df.validate(nil, false); err != nil {
 		return err
 	}
-	inputs := []fileArg{{"--model", o.model}, {"--data", o.data}}
+	inputs := []fileArg{{Name: "--model", Path: o.model}, {Name: "--data", Path: o.data}}
 	if o.test != "" {
-		inputs = append(inputs, fileArg{"--test", o.test})
+		inputs = append(inputs, fileArg{Name: "--test", Path: o.test})
 	}
 	var outArgs []fileArg
 	for _, p := range outs {
-		outArgs = append(outArgs, fileArg{"--out", p})
+		outArgs = append(outArgs, fileArg{Name: "--out", Path: p})
 	}
 	if o.plot != "" {
-		outArgs = append(outArgs, fileArg{"--plot", o.plot})
+		outArgs = append(outArgs, fileArg{Name: "--plot", Path: o.plot})
 	}
 	if err := checkOutputs(inputs, outArgs...); err != nil {
 		return err

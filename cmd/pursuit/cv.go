@@ -71,7 +71,7 @@ func runCV(ev *env, fs *flag.FlagSet, o *cvOptions) error {
 		if err := o.dataFlags.implyRegression(&o.modelFlags); err != nil {
 			return err
 		}
-		if err := checkOutputs(o.inputFiles(), fileArg{"--model", o.model}); err != nil {
+		if err := checkOutputs(o.inputFiles(), fileArg{Name: "--model", Path: o.model}); err != nil {
 			return err
 		}
 		// --grid-c and --grid-basis are in algoFlags' table, checked by validate.

@@ -45,9 +45,9 @@ func runExport(ev *env, _ *flag.FlagSet, o *exportOptions) error {
 	}
 	var outputs []fileArg
 	for i, f := range learn.ExportFiles(o.format, o.out) {
-		outputs = append(outputs, fileArg{[]string{"--out", "--out's range file"}[i], f})
+		outputs = append(outputs, fileArg{Name: []string{"--out", "--out's range file"}[i], Path: f})
 	}
-	if err := checkOutputs([]fileArg{{"--model", o.model}}, outputs...); err != nil {
+	if err := checkOutputs([]fileArg{{Name: "--model", Path: o.model}}, outputs...); err != nil {
 		return err
 	}
 	mf := modelFlags{memBudget: o.memBudget}

@@ -71,7 +71,7 @@ func runPlot(ev *env, fs *flag.FlagSet, o *plotOptions) error {
 		}
 	}
 	prefix := strings.TrimSuffix(filepath.Base(o.model), filepath.Ext(o.model))
-	files, err := writePlots(e, m, o.out, prefix, fmt.Sprintf("%s (%s)", prefix, m.Header.Algorithm), raw, []fileArg{{"--model", o.model}, {"--data", o.data}})
+	files, err := writePlots(e, m, o.out, prefix, fmt.Sprintf("%s (%s)", prefix, m.Header.Algorithm), raw, []fileArg{{Name: "--model", Path: o.model}, {Name: "--data", Path: o.data}})
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ import (
 // unscaled training points raw) and returns the files written. A picture
 // that would replace one of the inputs is refused.
 func writePlots(e *engine.Engine, m *learn.File, dir, prefix, title string, raw *data.Dataset, inputs []fileArg) ([]string, error) {
-	return m.WritePlots(e, dir, prefix, title, raw, func(path string) error { return checkOutputs(inputs, fileArg{"the plot", path}) })
+	return m.WritePlots(e, dir, prefix, title, raw, func(path string) error { return checkOutputs(inputs, fileArg{Name: "the plot", Path: path}) })
 }
 
 // plotPrefix names train's pictures after the model file when there is

@@ -83,7 +83,7 @@ func runPredict(ev *env, fs *flag.FlagSet, o *predictOptions) error {
 	if err := df.validate(nil, false); err != nil {
 		return err
 	}
-	if err := checkOutputs([]fileArg{{"--model", o.model}, {"--data", o.data}}, fileArg{"--out", o.out}); err != nil {
+	if err := checkOutputs([]fileArg{{Name: "--model", Path: o.model}, {Name: "--data", Path: o.data}}, fileArg{Name: "--out", Path: o.out}); err != nil {
 		return err
 	}
 	mf := modelFlags{backend: o.backend, threads: o.threads, memBudget: o.memBudget}
@@ -101,12 +101,9 @@ func runPredict(ev *env, fs *flag.FlagSet, o *predictOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := m.ScaleData(o.data, ds); err != nil {
-		return err
-	}
-	pr, err := m.PredictData(e, ds, prec)
+	pr, err := m.PredictScaled(e, o.data, ds, prec)
 	if err != nil {
-		return fmt.Errorf("%s: %w", o.data, err)
+		return err
 	}
 	if warning := pr.ForeignWarning(m, o.data, ds.Len()); warning != "" {
 		fmt.Fprintf(ev.stderr, "pursuit predict: warning: %s\n", warning)

@@ -66,8 +66,8 @@ func runSubspace(ev *env, fs *flag.FlagSet, o *subspaceOptions) error {
 	if o.data == "" {
 		return fmt.Errorf("missing --data FILE (the training data)")
 	}
-	inputs := []fileArg{{"--data", o.data}, {"--test", o.test}, {"--data-y", o.dataY}, {"--test-y", o.testY}}
-	if err := checkOutputs(inputs, fileArg{"--out", o.out}); err != nil {
+	inputs := []fileArg{{Name: "--data", Path: o.data}, {Name: "--test", Path: o.test}, {Name: "--data-y", Path: o.dataY}, {Name: "--test-y", Path: o.testY}}
+	if err := checkOutputs(inputs, fileArg{Name: "--out", Path: o.out}); err != nil {
 		return err
 	}
 	if o.sub.Method == "skcca" && o.dataY == "" {
@@ -128,7 +128,7 @@ func runSubspace(ev *env, fs *flag.FlagSet, o *subspaceOptions) error {
 			return fmt.Errorf("--plot: %w", err)
 		}
 		path := filepath.Join(o.plotDir, trimExts(filepath.Base(o.data))+"-skpca.png")
-		if err := checkOutputs(inputs, fileArg{"--plot", path}); err != nil {
+		if err := checkOutputs(inputs, fileArg{Name: "--plot", Path: path}); err != nil {
 			return err
 		}
 		if err := kc.Plot(path, "sparse kernel PCA on "+filepath.Base(o.data), o.logScale); err != nil {

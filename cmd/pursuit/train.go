@@ -81,7 +81,7 @@ func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 		err = fmt.Errorf("--checkpoint, --resume and --time-limit across ranks cover --algo %s, not %s", strings.Join(learn.CheckpointAlgorithms(true), ", "), o.Algo)
 	}
 	if err == nil {
-		err = checkOutputs(o.inputFiles(), fileArg{"--model", o.model}, fileArg{"--export-libsvm", o.exportLIBSVM}, fileArg{"--export-libsvm's range file", o.exportLIBSVM + ".range"}, fileArg{"--export-onnx", o.exportONNX})
+		err = checkOutputs(o.inputFiles(), fileArg{Name: "--model", Path: o.model}, fileArg{Name: "--export-libsvm", Path: o.exportLIBSVM}, fileArg{Name: "--export-libsvm's range file", Path: o.exportLIBSVM + ".range"}, fileArg{Name: "--export-onnx", Path: o.exportONNX})
 	}
 	if err == nil {
 		err = flagErr(o.outputs().CheckFiles())
@@ -198,7 +198,7 @@ func (o *trainOptions) outputs() *learn.TrainOutputs {
 		Restate: func(err error) error { return budgetError(err, "--mem-budget") },
 		Seed:    o.Seed, Version: version, Curve: o.curve,
 		PlotDir: o.plotDir, PlotPrefix: plotPrefix(o.model, o.data, o.Algo), PlotTitle: o.Algo + " on " + filepath.Base(o.data),
-		PlotCheck: func(path string) error { return checkOutputs(o.inputFiles(), fileArg{"the plot", path}) },
+		PlotCheck: func(path string) error { return checkOutputs(o.inputFiles(), fileArg{Name: "the plot", Path: path}) },
 		Model:     o.model, ExportLIBSVM: o.exportLIBSVM, ExportONNX: o.exportONNX,
 		Bound: o.boundFlags, Name: flagName, Released: endPhase, TestPhase: func() { atPhase("test") },
 	}
