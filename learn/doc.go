@@ -75,6 +75,16 @@
 //     ExportFiles), LoadCompressSource (SourceError), RestateLimit
 //     (a memory-limit error in a setting's terms) and Prep.Fit (a whole
 //     training run: preprocessing, FitEvaluate and Fitted.Record).
+//     File.PredictScaled scales the data File.LoadData read and predicts
+//     them. TrainOutputs are a training run's steps after fitting
+//     (Finish: the header's record, the test in a phase of its own after
+//     the training rows are given back (TestLater, KeepTrainRows,
+//     LoadTest), the learning curve, the model file and its exports, the
+//     pictures, and the Result with the bound; CheckFiles);
+//     RefuseAcrossRanks (AcrossRanksWhy) refuses the settings that do not
+//     work across ranks. CheckOutputs (NamedFile) refuses an output that
+//     is one of the inputs, and UserMessage (IsPackageName) makes an
+//     error's text one line for a person.
 //
 // The data given to Fit are scaled already (Prep scales them);
 // File.Header.Scaler records the scaling a model file applies before its
