@@ -81,25 +81,8 @@ func runBatchedSharded(sh *shard, prob Problem, o Options) (*Solution, error) {
 	if err != nil {
 		return nil, err
 	}
-	maxIter := o.MaxIter
-	if maxIter == 0 {
-		maxIter = max(10000000, 100*sh.nVars)
-	}
-	n := len(prob.Y)
-	s := &smo[float32]{
-		n: n, kidx: prob.Index, y: prob.Y, p: prob.P, c: prob.C,
-		qd: make([]float64, n), alpha: make([]float64, n), g: make([]float64, n), gbar: make([]float64, n),
-		status: make([]uint8, n), upSign: make([]float64, n), lowSign: make([]float64, n),
-		active: make([]int32, n), inAct: make([]bool, n),
-		scan: sh.e, eps: o.Tol, maxIter: maxIter, sh: sh, nAll: sh.nVars,
-	}
+	s := newShardSMO(sh, prob, o)
 	copy(s.g, s.p) // G = Qα + p at α = 0
-	for a := range n {
-		s.qd[a] = sh.diag[s.ki(a)]
-		s.active[a] = int32(a)
-		s.inAct[a] = true
-		s.setStatus(a)
-	}
 	keys, width := sh.lay.total(), len(sh.lay.keys)
 	q := workingSetSize(o.WorkingSet, sh.nVars, keys, 4, int64(o.CacheMB*(1<<20)))
 	// Agreed, so that no rank is left waiting in the first exchange.

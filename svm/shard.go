@@ -620,6 +620,32 @@ func (s *smo[T]) finishSharded() (float64, float64, int, int, error) {
 	return rho, obj / 2, int(counts[0]), int(counts[1]), nil
 }
 
+// newShardSMO returns the SMO state of this rank's variables of prob at
+// α = 0 (their diagonal, every one active, their bound status), with o's
+// tolerance and iteration limit (o has its defaults); the callers add the
+// row cache or the batched solver.
+func newShardSMO(sh *shard, prob Problem, o Options) *smo[float32] {
+	maxIter := o.MaxIter
+	if maxIter == 0 {
+		maxIter = max(10000000, 100*sh.nVars)
+	}
+	n := len(prob.Y)
+	s := &smo[float32]{
+		n: n, kidx: prob.Index, y: prob.Y, p: prob.P, c: prob.C,
+		qd: make([]float64, n), alpha: make([]float64, n), g: make([]float64, n), gbar: make([]float64, n),
+		status: make([]uint8, n), upSign: make([]float64, n), lowSign: make([]float64, n),
+		active: make([]int32, n), inAct: make([]bool, n),
+		scan: sh.e, eps: o.Tol, maxIter: maxIter, sh: sh, nAll: sh.nVars,
+	}
+	for a := range n {
+		s.qd[a] = sh.diag[s.ki(a)]
+		s.active[a] = int32(a)
+		s.inAct[a] = true
+		s.setStatus(a)
+	}
+	return s
+}
+
 // runSharded solves this rank's part of a problem split across ranks from
 // α = 0: prob holds the rank's own variables (Y, P, C, and Index into its
 // own points, or nil when its variables are its points); Alpha0 must be
@@ -642,25 +668,8 @@ func runSharded(sh *shard, cache *rowCache[float32], prob Problem, o Options) (*
 		}
 		o.Batch = batchFor(int(tile))
 	}
-	maxIter := o.MaxIter
-	if maxIter == 0 {
-		maxIter = max(10000000, 100*sh.nVars)
-	}
-	n := len(prob.Y)
-	s := &smo[float32]{
-		n: n, kidx: prob.Index, y: prob.Y, p: prob.P, c: prob.C,
-		qd: make([]float64, n), alpha: make([]float64, n), g: make([]float64, n), gbar: make([]float64, n),
-		status: make([]uint8, n), upSign: make([]float64, n), lowSign: make([]float64, n),
-		active: make([]int32, n), inAct: make([]bool, n),
-		cache: cache, scan: sh.e, batch: o.Batch, eps: o.Tol, shrinking: !o.NoShrinking, maxIter: maxIter,
-		sh: sh, nAll: sh.nVars, ck: o.ck,
-	}
-	for a := range n {
-		s.qd[a] = sh.diag[s.ki(a)]
-		s.active[a] = int32(a)
-		s.inAct[a] = true
-		s.setStatus(a)
-	}
+	s := newShardSMO(sh, prob, o)
+	s.cache, s.batch, s.shrinking, s.ck = cache, o.Batch, !o.NoShrinking, o.ck
 	h0, m0, c0 := cache.hits, cache.misses, cache.computed
 	if err := s.run(); err != nil {
 		return nil, fmt.Errorf("svm: SMO across ranks: %w", err)
