@@ -7,25 +7,20 @@ import (
 	"github.com/pursuit-ml/pursuit/learn"
 )
 
-// userMessage drops the package names and the parts that only restate
-// another (issue 30, item 6); the messages are the issue's examples.
+// The CLI's one-line errors (userMessage: learn.UserMessage, whose own test
+// holds the expected texts) of the issue-30 examples pass the CLI's
+// error-line check, and lines that keep a package name do not.
 func TestUserMessage(t *testing.T) {
-	for _, c := range []struct{ in, want string }{
-		{"train svm: svm: bad input: x", "train svm: bad input: x"},
-		{`load model nu.model: LIBSVM model: svm: LIBSVM model line 1: svm_type "nu_svc" is not supported`,
-			`load model nu.model: LIBSVM model line 1: svm_type "nu_svc" is not supported`},
-		{"the file is truncated or corrupted: modelfile: payload cut short (4974 of 30666 bytes): corrupt or truncated model file",
-			"the file is truncated or corrupted: payload cut short (4974 of 30666 bytes)"},
-		{`backend "cuda" is not available: asm.New: AVX2/FMA assembly backend unavailable`,
-			`backend "cuda" is not available: AVX2/FMA assembly backend unavailable`},
-		{"--k 0: must be at least 1", "--k 0: must be at least 1"},
-		{"a\nb:  c", "a b: c"},
+	for _, in := range []string{
+		"train svm: svm: bad input: x",
+		`load model nu.model: LIBSVM model: svm: LIBSVM model line 1: svm_type "nu_svc" is not supported`,
+		"the file is truncated or corrupted: modelfile: payload cut short (4974 of 30666 bytes): corrupt or truncated model file",
+		`backend "cuda" is not available: asm.New: AVX2/FMA assembly backend unavailable`,
+		"--k 0: must be at least 1",
+		"a\nb:  c",
 	} {
-		if got := userMessage(c.in); got != c.want {
-			t.Errorf("%q\n→ %q\nwant %q", c.in, got, c.want)
-		}
-		if why := badUserLine("pursuit x: " + userMessage(c.in)); why != "" {
-			t.Errorf("%q: %s", userMessage(c.in), why)
+		if why := badUserLine("pursuit x: " + userMessage(in)); why != "" {
+			t.Errorf("%q: %s", userMessage(in), why)
 		}
 	}
 	for _, bad := range []string{"pursuit train: train svm: svm: bad input", "pursuit predict: load model: kmp: x", "pursuit bound: --bound: bound: x"} {
