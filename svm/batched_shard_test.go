@@ -89,24 +89,8 @@ func TestBatchedShardedMatchesOneProcess(t *testing.T) {
 func TestBatchedShardedCommunication(t *testing.T) {
 	x, y, _ := shardData(190, 5, 2, 7)
 	const n = 3
-	b := shardBounds(n, x.Rows)
 	run := func(p Params) (*Model, *countingComm) {
-		counts := make([]*countingComm, n)
-		models := make([]*Model, n)
-		err := comm.Run(n, func(c comm.Comm) error {
-			cc := &countingComm{Comm: c}
-			counts[c.Rank()] = cc
-			e, err := engine.New(engine.WithComm(cc))
-			if err != nil {
-				return err
-			}
-			lo, hi := b[c.Rank()], b[c.Rank()+1]
-			models[c.Rank()], err = Train(e, x.Slice(lo, hi, 0, x.Cols), y[lo:hi], p)
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		models, counts := trainCounted(t, n, x, y, p)
 		for r, c := range counts {
 			if c.calls != counts[0].calls || c.values != counts[0].values {
 				t.Errorf("rank %d made %d collectives receiving %d values, rank 0 %d and %d", r, c.calls, c.values, counts[0].calls, counts[0].values)

@@ -490,23 +490,7 @@ func TestShardedCommunication(t *testing.T) {
 	x, y, _ := shardData(190, 5, 2, 7)
 	p := Params{Kernel: pursuit.NewRBF(0.4), C: 3, CacheMB: 0.03}
 	const n = 3
-	counts := make([]*countingComm, n)
-	models := make([]*Model, n)
-	b := shardBounds(n, x.Rows)
-	err := comm.Run(n, func(c comm.Comm) error {
-		cc := &countingComm{Comm: c}
-		counts[c.Rank()] = cc
-		e, err := engine.New(engine.WithComm(cc))
-		if err != nil {
-			return err
-		}
-		lo, hi := b[c.Rank()], b[c.Rank()+1]
-		models[c.Rank()], err = Train(e, x.Slice(lo, hi, 0, x.Cols), y[lo:hi], p)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	models, counts := trainCounted(t, n, x, y, p)
 	st := models[0].Stats[0]
 	iters, batches := st.Iter, st.CacheMisses
 	loads := st.RowsComputed // at most one batch per row
@@ -524,4 +508,28 @@ func TestShardedCommunication(t *testing.T) {
 			t.Errorf("rank %d made %d collectives receiving %d values, rank 0 %d and %d", r, c.calls, c.values, cc.calls, cc.values)
 		}
 	}
+}
+
+// trainCounted trains p on x, y split over n in-process ranks, each rank's
+// collectives counted, and returns every rank's model and counter.
+func trainCounted(t *testing.T, n int, x pursuit.Matrix, y []float64, p Params) ([]*Model, []*countingComm) {
+	t.Helper()
+	counts := make([]*countingComm, n)
+	models := make([]*Model, n)
+	b := shardBounds(n, x.Rows)
+	err := comm.Run(n, func(c comm.Comm) error {
+		cc := &countingComm{Comm: c}
+		counts[c.Rank()] = cc
+		e, err := engine.New(engine.WithComm(cc))
+		if err != nil {
+			return err
+		}
+		lo, hi := b[c.Rank()], b[c.Rank()+1]
+		models[c.Rank()], err = Train(e, x.Slice(lo, hi, 0, x.Cols), y[lo:hi], p)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return models, counts
 }
