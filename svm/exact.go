@@ -88,8 +88,12 @@ func (r *ExactRows) Rows64(dst []float64, idx []int) error {
 	// Split the len(idx)·l values into contiguous runs, so that a single
 	// row still uses every thread.
 	r.e.For(len(idx)*l, 0, func(lo, hi int) {
+		t, j := lo/l, lo%l
 		for p := lo; p < hi; p++ {
-			dst[p] = r.value(idx[p/l], p%l)
+			dst[p] = r.value(idx[t], j)
+			if j++; j == l {
+				t, j = t+1, 0
+			}
 		}
 	})
 	return nil
