@@ -98,7 +98,7 @@ func checkLoadedKFDA(t *testing.T, m *KFDA) {
 	if err := back.Save(&b2); err != nil || !bytes.Equal(b1.Bytes(), b2.Bytes()) {
 		t.Fatalf("save → load → save is not a fixed point (%v)", err)
 	}
-	if 3*int64(m.Centres.Cols)*4 > fuzzlimit.Budget {
+	if !fuzzlimit.FitsRows(3, m.Centres.Cols) {
 		return // three rows would not fit the budget; the structure was checked
 	}
 	e := newEngine(t)

@@ -140,7 +140,7 @@ func checkLoaded(t *testing.T, e *engine.Engine, m *Model) {
 		m.Custom.Func = func(a, b []float32) float64 { return float64(len(a) - len(b)) }
 		m2.Custom.Func = m.Custom.Func
 	}
-	if 3*int64(m.Support.Cols)*4 > fuzzlimit.Budget {
+	if !fuzzlimit.FitsRows(3, m.Support.Cols) {
 		// A model without support vectors may declare any width; scoring
 		// it would only allocate.
 		return

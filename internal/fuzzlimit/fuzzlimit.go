@@ -26,6 +26,13 @@ import (
 // under: a declared size over it must be refused before it costs memory.
 const Budget = 4 << 20
 
+// FitsRows reports whether rows float32 rows of width cols fit Budget,
+// without overflowing for any declared width (a model file may declare a
+// width near the largest int; 12·cols would wrap to a negative size).
+func FitsRows(rows, cols int) bool {
+	return rows >= 0 && cols >= 0 && (rows == 0 || int64(cols) <= Budget/4/int64(rows))
+}
+
 // PerInput is the most CPU time one fuzz input may take.
 const PerInput = time.Second
 

@@ -1,6 +1,7 @@
 package fuzzlimit
 
 import (
+	"math"
 	"testing"
 	"time"
 )
@@ -43,3 +44,23 @@ type recorder struct {
 func (r *recorder) Helper() {}
 
 func (r *recorder) Fatalf(format string, args ...any) { r.failed = true }
+
+func TestFitsRows(t *testing.T) {
+	for _, c := range []struct {
+		rows, cols int
+		want       bool
+	}{
+		{3, 0, true},
+		{3, Budget / 12, true},
+		{3, Budget/12 + 1, false},
+		{0, math.MaxInt, true},
+		{3, math.MaxInt, false},
+		{3, math.MaxInt/12 + 1, false}, // 12·cols wraps negative
+		{3, -1, false},
+		{-1, 3, false},
+	} {
+		if got := FitsRows(c.rows, c.cols); got != c.want {
+			t.Errorf("FitsRows(%d, %d) = %v, want %v", c.rows, c.cols, got, c.want)
+		}
+	}
+}
