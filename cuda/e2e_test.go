@@ -20,6 +20,7 @@ import (
 	"github.com/pursuit-ml/pursuit/data"
 	"github.com/pursuit-ml/pursuit/engine"
 	"github.com/pursuit-ml/pursuit/kmp"
+	"github.com/pursuit-ml/pursuit/learn"
 	"github.com/pursuit-ml/pursuit/svm"
 )
 
@@ -524,4 +525,67 @@ func TestBatchedSVMOnDevice(t *testing.T) {
 	}
 	t.Logf("batched on the device: %d SVs (SMO %d), accuracy %.2f%% (SMO %.2f%%), %d outer iterations, %d rows (SMO %d)",
 		svB, svS, accB, accS, mb.Stats[0].OuterIter, mb.Stats[0].RowsComputed, ms.Stats[0].RowsComputed)
+}
+
+// TestFloat64PredictionsOnDevice (issue 29): predictions on the float64
+// path (svm.Model.DecisionValues64, learn.Expansion64: `pursuit predict`'s
+// default) give the same bits with the CUDA engine as with the go engine,
+// for an SVM and a KMP expansion trained on the device; the float32 paths'
+// differences are logged.
+func TestFloat64PredictionsOnDevice(t *testing.T) {
+	dev, host := newEngine(t, "cuda"), newEngine(t, "go")
+	d := data.CovtypeLike(700, 5)
+	xtr, ytr := d.X.Slice(0, 500, 0, d.X.Cols), d.Y[:500]
+	xte := d.X.Slice(500, d.X.Rows, 0, d.X.Cols)
+	k := pursuit.NewRBF(0.5)
+	sm, err := svm.Train(dev, xtr, ytr, svm.Params{Kernel: k, C: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	km, err := kmp.Train(dev, xtr, ytr, kmp.Config{Variant: kmp.PreFit, Kernels: []pursuit.Kernel{k}, N: 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := &learn.Expansion64{Kernels: []pursuit.Kernel{k}, Vectors: km.Support, Coef: [][]float64{km.Outputs[0].Coef}, Bias: []float64{km.Outputs[0].Bias}}
+	for _, c := range []struct {
+		name     string
+		f64, f32 func(e *engine.Engine) ([]float64, error)
+	}{
+		{"svm", func(e *engine.Engine) ([]float64, error) { return sm.DecisionValues64(e, xte) },
+			func(e *engine.Engine) ([]float64, error) { return sm.Decision(e, xte) }},
+		{"kmp", func(e *engine.Engine) ([]float64, error) {
+			d, err := ex.Decision(e, xte)
+			if err != nil {
+				return nil, err
+			}
+			return d[0], nil
+		}, func(e *engine.Engine) ([]float64, error) { return km.Decision(e, xte) }},
+	} {
+		a, err := c.f64(dev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := c.f64(host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range a {
+			if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+				t.Fatalf("%s row %d: float64 decision %v on cuda, %v on go", c.name, i, a[i], b[i])
+			}
+		}
+		a32, err := c.f32(dev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b32, err := c.f32(host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var worst float64
+		for i := range a32 {
+			worst = max(worst, math.Abs(a32[i]-b32[i]))
+		}
+		t.Logf("%s: float64 decisions equal on cuda and go (%d rows); float32 decisions differ by up to %.3g", c.name, len(a), worst)
+	}
 }

@@ -60,7 +60,7 @@ func (l SVM) FitOneVsRest(e *engine.Engine, x pursuit.Matrix, y, classes []float
 type SVMModel struct {
 	SVM  *svm.Model
 	kind string
-	// exact: predict on the float64 path (svm.Model.Decision64), as a
+	// exact: predict on the float64 path (svm.Model.DecisionValues64), as a
 	// model imported from LIBSVM does (issue 29), and as bpdn does: its
 	// hard ε-tube is solved on a float64 Gram matrix (bpdn.Gram), and
 	// float32 kernel values, cancelling in its large coefficients, would
@@ -99,9 +99,7 @@ func (f *SVMModel) Kind() string { return f.kind }
 func (f *SVMModel) Decision(e *engine.Engine, x pursuit.Matrix) ([]float64, error) {
 	decide := f.SVM.Decision
 	if f.exact {
-		decide = func(e *engine.Engine, x pursuit.Matrix) ([]float64, error) {
-			return f.SVM.Decision64(e, svm.Rows64Of(x))
-		}
+		decide = f.SVM.DecisionValues64
 	}
 	d, err := decide(e, x)
 	if err != nil {

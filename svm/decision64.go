@@ -183,7 +183,71 @@ func (m *Model) Decision64(e *engine.Engine, x *Rows64) ([]float64, error) {
 	if sv == nil || sv.Len() != m.SV.Rows {
 		sv = Rows64Of(m.SV)
 	}
-	nsv := sv.Len()
+	kern := m.Kernel
+	return m.sums64(e, x.Len(), func() func(kv []float64, r int) {
+		return func(kv []float64, r int) {
+			xi, xv := x.Index[r], x.Value[r]
+			for s := range kv {
+				zi, zv := sv.Index[s], sv.Value[s]
+				if kern.Kind == pursuit.RBF {
+					kv[s] = kern.FromDot(0, sqDist64(xi, xv, zi, zv))
+				} else {
+					kv[s] = kern.FromDot(dot64(xi, xv, zi, zv), 0)
+				}
+			}
+		}
+	}), nil
+}
+
+// DecisionValues64 is Decision on the float64 path for x as stored (dense
+// or sparse float32 rows): a model that keeps its support vectors as a
+// LIBSVM file gave them in float64 (read by ReadLIBSVMModel, not
+// UseFloat32Vectors) is Decision64 on x's values; any other takes its
+// kernel values from pursuit.Kernel.Values64, the same bits for either
+// storage and on every backend, dense rows and support vectors converted
+// to float64 once (the vectors' copy checked against e's memory budget).
+// The one-vs-one sums are Decision64's. Missing trailing features (x
+// narrower than the support vectors, or the reverse) are zero, as in
+// Decision.
+func (m *Model) DecisionValues64(e *engine.Engine, x pursuit.Matrix) ([]float64, error) {
+	if err := m.check(); err != nil {
+		return nil, err
+	}
+	if err := x.Validate(); err != nil {
+		return nil, fmt.Errorf("svm: decision: %w", err)
+	}
+	if m.sv64 != nil && m.sv64.Len() == m.SV.Rows {
+		return m.Decision64(e, Rows64Of(x))
+	}
+	sv, kern := m.SV, m.Kernel
+	var sv64 []float64
+	if !x.IsSparse() && !sv.IsSparse() && e.Reserve("the float64 copy of the support vectors", int64(sv.Rows)*int64(sv.Cols)*8) == nil {
+		sv64 = make([]float64, sv.Rows*sv.Cols)
+		for s := range sv.Rows {
+			pursuit.Float64Row(sv64[s*sv.Cols:(s+1)*sv.Cols], sv.Row(s))
+		}
+	}
+	return m.sums64(e, x.Rows, func() func(kv []float64, r int) {
+		var x64 []float64
+		return func(kv []float64, r int) {
+			if sv64 == nil {
+				kern.Values64(kv, x, r, sv)
+				return
+			}
+			x64 = pursuit.Float64Row(x64, x.Row(r))
+			for s := range kv {
+				kv[s] = kern.Value64(x64, sv64[s*sv.Cols:(s+1)*sv.Cols])
+			}
+		}
+	}), nil
+}
+
+// sums64 returns the n rows' decision values (NumDecision per row) from
+// their kernel values against the support vectors, which values(), called
+// once per goroutine, writes for row r; rows run in parallel on e's
+// threads.
+func (m *Model) sums64(e *engine.Engine, n int, values func() func(kv []float64, r int)) []float64 {
+	nsv := m.SV.Rows
 	nd := m.NumDecision()
 	k := m.NumClasses()
 	start := make([]int, k+1)
@@ -192,20 +256,12 @@ func (m *Model) Decision64(e *engine.Engine, x *Rows64) ([]float64, error) {
 			start[c+1] = start[c] + m.NumSV[c]
 		}
 	}
-	out := make([]float64, x.Len()*nd)
-	kern := m.Kernel
-	e.For(x.Len(), 0, func(lo, hi int) {
+	out := make([]float64, n*nd)
+	e.For(n, 0, func(lo, hi int) {
 		kv := make([]float64, nsv)
+		fill := values()
 		for r := lo; r < hi; r++ {
-			xi, xv := x.Index[r], x.Value[r]
-			for s := range nsv {
-				zi, zv := sv.Index[s], sv.Value[s]
-				if kern.Kind == pursuit.RBF {
-					kv[s] = kern.FromDot(0, sqDist64(xi, xv, zi, zv))
-				} else {
-					kv[s] = kern.FromDot(dot64(xi, xv, zi, zv), 0)
-				}
-			}
+			fill(kv, r)
 			dst := out[r*nd : (r+1)*nd]
 			if nd == 1 {
 				var s float64
@@ -231,7 +287,7 @@ func (m *Model) Decision64(e *engine.Engine, x *Rows64) ([]float64, error) {
 			}
 		}
 	})
-	return out, nil
+	return out
 }
 
 // Predict64 is Predict on the float64 path (Decision64): labels by

@@ -68,7 +68,7 @@ func predictDecisions(t *testing.T, dir, model, file, name string, extra ...stri
 // TestPredictPrecision (issue 29): predict --precision float64 gives the
 // float32 decisions of a model to 1e-5 relative on Boston min-max scaled
 // and unscaled (where the engine already takes cancelling RBF distances in
-// float64), the default is float32, and an unknown precision is refused
+// float64), the default is float64, and an unknown precision is refused
 // with one line.
 func TestPredictPrecision(t *testing.T) {
 	dir := t.TempDir()
@@ -92,8 +92,8 @@ func TestPredictPrecision(t *testing.T) {
 			def := predictDecisions(t, dir, model, c.file, "default")
 			var scale, diff float64
 			for i := range d32 {
-				if def[i] != d32[i] {
-					t.Fatalf("row %d: default %g, --precision float32 %g", i, def[i], d32[i])
+				if math.Float64bits(def[i]) != math.Float64bits(d64[i]) {
+					t.Fatalf("row %d: default %g, --precision float64 %g", i, def[i], d64[i])
 				}
 				scale = math.Max(scale, math.Abs(d64[i]))
 				diff = math.Max(diff, math.Abs(d64[i]-d32[i]))

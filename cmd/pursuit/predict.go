@@ -40,12 +40,12 @@ func newPredictFlags() (*flag.FlagSet, *predictOptions) {
 	fs.StringVar(&o.memBudget, "mem-budget", "", memBudgetReadUsage)
 	fs.BoolVar(&o.quiet, "quiet", false, "print no summary line (errors and warnings still go to stderr; --json still prints)")
 	fs.BoolVar(&o.jsonOutput, "json", false, "print one JSON object with the results")
-	fs.StringVar(&o.precision, "precision", string(learn.PrecisionFloat32), precisionUsage)
+	fs.StringVar(&o.precision, "precision", string(learn.PrecisionFloat64), precisionUsage)
 	return fs, o
 }
 
 // precisionUsage is predict's --precision help.
-const precisionUsage = "arithmetic of the kernel values: float32 (the engine's kernel blocks, accurate to about 1e-6 relative) or float64 (every kernel value and sum in float64, as svm-predict computes them; tens of times slower). Models from LIBSVM's svm-train always predict in float64"
+const precisionUsage = "arithmetic of the kernel values: float64 (every kernel value and sum in float64, as svm-predict computes them: the same answer on every backend and for dense or sparse data) or float32 (the engine's kernel blocks on the chosen backend, accurate to about 1e-6 relative per kernel value, several times faster). Models from LIBSVM's svm-train always predict in float64"
 
 // predictStorageUsage is predict's --storage help.
 const predictStorageUsage = "how LIBSVM data are held in memory: auto (sparse rows below the density where they give faster kernel rows, 0 up to 120 features rising to 0.18 from 282, or where dense rows would take over 4 times the memory or exceed the memory limit; else dense), dense or sparse; CSV is always dense. Models of algorithms that do not take sparse rows yet get dense data. In sparse rows, features beyond the model's (an svm model's) are accepted as svm-predict accepts them: the model's support vectors are zero there, so they add nothing to linear and polynomial kernels and their squares to RBF distances, as in svm-predict; dense data must not go beyond the model's features"
@@ -58,7 +58,7 @@ func predictCommand() *command {
 		examples: `pursuit predict --model usps8.model --data usps.test.gz
 pursuit predict --model usps8.model --data usps.test.gz --out predictions.txt --decision
 pursuit predict --model usps8.model --data usps.test.gz --json
-pursuit predict --model boston.model --data boston --precision float64   # float64 kernels
+pursuit predict --model boston.model --data boston --precision float32   # the backend's float32 kernel blocks
 pursuit predict --model heart.libsvm.model --data heart.scaled   # a model from LIBSVM's svm-train
 # LIBSVM Models: C-SVC (two classes) and epsilon-SVR (-s 0 and 3) with kernels -t 0 to 3`,
 	}, true, newPredictFlags, runPredict)
