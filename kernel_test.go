@@ -43,22 +43,7 @@ func TestEvalRowsSparseEqualsDense(t *testing.T) {
 	copy(dense.Row(1), []float32{0, 0, 2.5, 0, 0, 0})
 	copy(dense.Row(2), []float32{1.25, -3, 0, 0, 7, 0.5})
 	copy(dense.Row(3), []float32{0, 4, 0, -2, 0, 9})
-	var off []int64
-	var idx []int32
-	var val []float32
-	for i := range dense.Rows {
-		off = append(off, int64(len(idx)))
-		for j, v := range dense.Row(i) {
-			if v != 0 {
-				idx, val = append(idx, int32(j)), append(val, v)
-			}
-		}
-	}
-	off = append(off, int64(len(idx)))
-	sparse, err := SparseFrom(dense.Rows, dense.Cols, off, idx, val)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sparse := sparseOf(t, dense)
 	for _, k := range []Kernel{NewRBF(0.3), NewLinear(), {Kind: Polynomial, Gamma: 0.5, Coef0: 1, Degree: 3}, {Kind: Sigmoid, Gamma: 0.1, Coef0: -0.2}} {
 		for i := range dense.Rows {
 			for j := range dense.Rows {

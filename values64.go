@@ -65,16 +65,40 @@ func Float64Row(dst []float64, src []float32) []float64 {
 	return dst
 }
 
+// real is the element type of rows the lane sums take.
+type real interface{ ~float32 | ~float64 }
+
 // sqDistLanes64 is sqDistLanes on float64 rows.
-func sqDistLanes64(x, z []float64) float64 {
+func sqDistLanes64(x, z []float64) float64 { return sqDistOf(x, z) }
+
+// dotLanes64 is dotLanes on float64 rows.
+func dotLanes64(x, z []float64) float64 { return dotOf(x, z) }
+
+// SqDist64 returns ‖x − z‖² accumulated in float64 in Values64's four
+// lanes, each value converted exactly as it is used (a feature one row
+// lacks counts as zero): the distance of the float64 paths (Values64, and
+// the engine's float64 RBF blocks).
+func SqDist64(x, z []float32) float64 { return sqDistOf(x, z) }
+
+// sqDistLanes is Σ(x_f − z_f)² in Values64's four lanes on float32 rows.
+func sqDistLanes(x, z []float32) float64 { return sqDistOf(x, z) }
+
+// dotLanes is Σ x_f·z_f in Values64's four lanes on float32 rows.
+func dotLanes(x, z []float32) float64 { return dotOf(x, z) }
+
+// sqDistOf is Σ(x_f − z_f)² in four lanes (feature f in lane f mod 4, in
+// increasing f within a lane) combined as (l0 + l1) + (l2 + l3), each value
+// converted to float64 exactly as it is used; a feature one row lacks
+// counts as zero.
+func sqDistOf[T real](x, z []T) float64 {
 	n := min(len(x), len(z))
 	xs, zs := x[:n], z[:n]
 	var s0, s1, s2, s3 float64
 	for len(xs) >= 4 && len(zs) >= 4 {
-		d0 := xs[0] - zs[0]
-		d1 := xs[1] - zs[1]
-		d2 := xs[2] - zs[2]
-		d3 := xs[3] - zs[3]
+		d0 := float64(xs[0]) - float64(zs[0])
+		d1 := float64(xs[1]) - float64(zs[1])
+		d2 := float64(xs[2]) - float64(zs[2])
+		d3 := float64(xs[3]) - float64(zs[3])
 		s0 += d0 * d0
 		s1 += d1 * d1
 		s2 += d2 * d2
@@ -86,31 +110,31 @@ func sqDistLanes64(x, z []float64) float64 {
 		var d float64
 		switch {
 		case f < n:
-			d = x[f] - z[f]
+			d = float64(x[f]) - float64(z[f])
 		case f < len(x):
-			d = x[f]
+			d = float64(x[f])
 		default:
-			d = -z[f]
+			d = -float64(z[f])
 		}
 		addLane(&s0, &s1, &s2, &s3, f, d*d)
 	}
 	return (s0 + s1) + (s2 + s3)
 }
 
-// dotLanes64 is dotLanes on float64 rows.
-func dotLanes64(x, z []float64) float64 {
+// dotOf is Σ x_f·z_f in sqDistOf's lanes (the features both rows have).
+func dotOf[T real](x, z []T) float64 {
 	n := min(len(x), len(z))
 	xs, zs := x[:n], z[:n]
 	var s0, s1, s2, s3 float64
 	for len(xs) >= 4 && len(zs) >= 4 {
-		s0 += xs[0] * zs[0]
-		s1 += xs[1] * zs[1]
-		s2 += xs[2] * zs[2]
-		s3 += xs[3] * zs[3]
+		s0 += float64(xs[0]) * float64(zs[0])
+		s1 += float64(xs[1]) * float64(zs[1])
+		s2 += float64(xs[2]) * float64(zs[2])
+		s3 += float64(xs[3]) * float64(zs[3])
 		xs, zs = xs[4:], zs[4:]
 	}
 	for f := n &^ 3; f < n; f++ {
-		addLane(&s0, &s1, &s2, &s3, f, x[f]*z[f])
+		addLane(&s0, &s1, &s2, &s3, f, float64(x[f])*float64(z[f]))
 	}
 	return (s0 + s1) + (s2 + s3)
 }
@@ -127,56 +151,6 @@ func addLane(s0, s1, s2, s3 *float64, f int, v float64) {
 	default:
 		*s3 += v
 	}
-}
-
-// sqDistLanes is sqDistLanes64 on float32 rows (each value converted
-// exactly as it is used).
-func sqDistLanes(x, z []float32) float64 {
-	n := min(len(x), len(z))
-	xs, zs := x[:n], z[:n]
-	var s0, s1, s2, s3 float64
-	for len(xs) >= 4 && len(zs) >= 4 {
-		d0 := float64(xs[0]) - float64(zs[0])
-		d1 := float64(xs[1]) - float64(zs[1])
-		d2 := float64(xs[2]) - float64(zs[2])
-		d3 := float64(xs[3]) - float64(zs[3])
-		s0 += d0 * d0
-		s1 += d1 * d1
-		s2 += d2 * d2
-		s3 += d3 * d3
-		xs, zs = xs[4:], zs[4:]
-	}
-	for f := n &^ 3; f < max(len(x), len(z)); f++ {
-		var d float64
-		switch {
-		case f < n:
-			d = float64(x[f]) - float64(z[f])
-		case f < len(x):
-			d = float64(x[f])
-		default:
-			d = -float64(z[f])
-		}
-		addLane(&s0, &s1, &s2, &s3, f, d*d)
-	}
-	return (s0 + s1) + (s2 + s3)
-}
-
-// dotLanes is dotLanes64 on float32 rows.
-func dotLanes(x, z []float32) float64 {
-	n := min(len(x), len(z))
-	xs, zs := x[:n], z[:n]
-	var s0, s1, s2, s3 float64
-	for len(xs) >= 4 && len(zs) >= 4 {
-		s0 += float64(xs[0]) * float64(zs[0])
-		s1 += float64(xs[1]) * float64(zs[1])
-		s2 += float64(xs[2]) * float64(zs[2])
-		s3 += float64(xs[3]) * float64(zs[3])
-		xs, zs = xs[4:], zs[4:]
-	}
-	for f := n &^ 3; f < n; f++ {
-		addLane(&s0, &s1, &s2, &s3, f, float64(x[f])*float64(z[f]))
-	}
-	return (s0 + s1) + (s2 + s3)
 }
 
 // mergeLanes is sqDistLanes (dist) or dotLanes on two rows given as

@@ -240,32 +240,10 @@ func (e *Engine) rbf64(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, i
 				if an != nil && !exceeds(k.Gamma, an[r], bn[j]) {
 					continue
 				}
-				out[j] = float32(math.Exp(-k.Gamma * SqDist64(ar, b.Row(j))))
+				out[j] = float32(math.Exp(-k.Gamma * pursuit.SqDist64(ar, b.Row(j))))
 			}
 		}
 	})
-}
-
-// SqDist64 returns ‖x − z‖² accumulated in float64 (x and z of one length).
-func SqDist64(x, z []float32) float64 {
-	z = z[:len(x)]
-	var s0, s1, s2, s3 float64
-	n := len(x) &^ 3
-	for k := 0; k < n; k += 4 {
-		d0 := float64(x[k]) - float64(z[k])
-		d1 := float64(x[k+1]) - float64(z[k+1])
-		d2 := float64(x[k+2]) - float64(z[k+2])
-		d3 := float64(x[k+3]) - float64(z[k+3])
-		s0 += d0 * d0
-		s1 += d1 * d1
-		s2 += d2 * d2
-		s3 += d3 * d3
-	}
-	for k := n; k < len(x); k++ {
-		d := float64(x[k]) - float64(z[k])
-		s0 += d * d
-	}
-	return (s0 + s1) + (s2 + s3)
 }
 
 // gatherExact reports whether a gather of the rows idx of a against the

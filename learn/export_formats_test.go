@@ -1,7 +1,9 @@
 package learn_test
 
 import (
+	"bytes"
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -30,8 +32,17 @@ func TestExport(t *testing.T) {
 	if files, err := f.Model.Export("onnx", onnx, "test"); err != nil || !slices.Equal(files, []string{onnx}) || !slices.Equal(learn.ExportFiles("onnx", onnx), files) {
 		t.Errorf("onnx: %v, %v", files, err)
 	}
+	onnxSVM := filepath.Join(dir, "m-svm.onnx")
+	if files, err := f.Model.Export("onnx-svm", onnxSVM, "test"); err != nil || !slices.Equal(files, []string{onnxSVM}) {
+		t.Errorf("onnx-svm: %v, %v", files, err)
+	}
+	a, errA := os.ReadFile(onnx)
+	b, errB := os.ReadFile(onnxSVM)
+	if errA != nil || errB != nil || bytes.Equal(a, b) {
+		t.Errorf("onnx and onnx-svm wrote the same bytes (%v, %v)", errA, errB)
+	}
 	var se *learn.SettingError
-	if _, err := f.Model.Export("pmml", lib, "test"); !errors.As(err, &se) || se.Text(flagNames) != `--format "pmml": pursuit export writes a kmp model as libsvm or onnx` {
+	if _, err := f.Model.Export("pmml", lib, "test"); !errors.As(err, &se) || se.Text(flagNames) != `--format "pmml": pursuit export writes a kmp model as libsvm or onnx or onnx-svm` {
 		t.Errorf("pmml: %v", err)
 	}
 }

@@ -128,8 +128,8 @@ func (m *File) PredictScaled(e *engine.Engine, path string, ds *data.Dataset, p 
 }
 
 // WritePredictions writes one line per example to w: the predicted label,
-// then, with decisions, every binary model's output (8 significant digits,
-// "nan" for NaN), separated by spaces.
+// then, with decisions, every binary model's output (the shortest text
+// that reads back the same float64, "nan" for NaN), separated by spaces.
 func (p *Prediction) WritePredictions(w io.Writer, decisions bool) error {
 	bw := bufio.NewWriter(w)
 	buf := make([]byte, 0, 64)
@@ -141,7 +141,7 @@ func (p *Prediction) WritePredictions(w io.Writer, decisions bool) error {
 				if v := p.Decisions[k][i]; math.IsNaN(v) {
 					buf = append(buf, "nan"...)
 				} else {
-					buf = strconv.AppendFloat(buf, v, 'g', 8, 64)
+					buf = strconv.AppendFloat(buf, v, 'g', -1, 64)
 				}
 			}
 		}

@@ -69,7 +69,7 @@ func TestWritePredictions(t *testing.T) {
 		t.Fatalf("labels only: %q %v", b.String(), err)
 	}
 	b.Reset()
-	if err := p.WritePredictions(&b, true); err != nil || b.String() != "1 0.12345679 1e-09\n-1 -2 3\n2.5 nan 4\n" {
+	if err := p.WritePredictions(&b, true); err != nil || b.String() != "1 0.123456789 1e-09\n-1 -2 3\n2.5 nan 4\n" {
 		t.Fatalf("with decisions: %q %v", b.String(), err)
 	}
 }

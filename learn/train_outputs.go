@@ -191,7 +191,7 @@ func (t *TrainOutputs) Finish(e *engine.Engine, f *Fitted, pr *Prepared, loaded 
 		}
 	}
 	if t.ExportONNX != "" && world.Rank() == 0 {
-		if err := m.ExportONNX(t.ExportONNX, t.Version); err != nil {
+		if err := m.ExportONNX(t.ExportONNX, t.Version, false); err != nil {
 			return Result{}, fmt.Errorf("%s: %w", t.name("export-onnx"), err)
 		}
 	}

@@ -46,7 +46,13 @@ type Option func(*options)
 
 type options struct {
 	doc, producerVersion string
+	svmOperators         bool
 }
+
+// SVMOperators writes the ai.onnx.ml graph (Scaler, SVMClassifier or
+// SVMRegressor), which computes in float32, instead of the default float64
+// graph of standard operators.
+func SVMOperators() Option { return func(o *options) { o.svmOperators = true } }
 
 // WithDoc sets the model's doc_string (a line saying what the model is).
 func WithDoc(doc string) Option { return func(o *options) { o.doc = doc } }
@@ -69,32 +75,37 @@ func Write(w io.Writer, m *svm.Model, s *data.Scaler, opts ...Option) error {
 }
 
 // Marshal returns m as the bytes of an ONNX model whose graph takes Input
-// (float [N, F], F the model's feature count), applies s as an ai.onnx.ml
-// Scaler when s scales (x' = (x − offset)·scale), and ends in an ai.onnx.ml
-// SVMClassifier (C-SVC: outputs Label and Scores) or SVMRegressor (ε-SVR:
-// output Value). It fails for a model m.Check refuses, a scaler whose
-// feature count differs from the support vectors', and a kernel or type
-// ONNX lacks (an error wrapping ErrNotExpressible).
+// (float [N, F], F the model's feature count) and applies s first when s
+// scales (x' = (x − offset)·scale). It fails for a model m.Check refuses, a
+// scaler whose feature count differs from the support vectors', and a
+// kernel or type ONNX lacks (an error wrapping ErrNotExpressible).
+//
+// By default the graph is the float64 graph of standard operators (see
+// graph64.go): a C-SVC gives Label and Scores (double), an ε-SVR Value
+// (double [N, 1]), equal to pursuit predict's decisions to about 1e-12
+// relative, on any runtime of the default operator set 13. With
+// SVMOperators the graph is ai.onnx.ml's Scaler followed by SVMClassifier
+// (Label, Scores float) or SVMRegressor (Value float): the operators ONNX
+// tooling knows as SVMs, which hold the coefficients, offsets and scaler
+// in float32 and compute in float32 (the support vectors, already float32,
+// are written as they are), within about 1e-6 of a decision per unit of
+// Σ|coefficient|.
 //
 // The classifier gives LIBSVM's labels: one-vs-one votes over the
 // k(k−1)/2 pairs, ties to the class listed first. Its scores are the
 // pairwise decision values in LIBSVM's order ((1,2), (1,3), …, (k−1,k)),
-// positive where the pair's first class wins; for two classes ONNX
-// runtimes write two columns, −d and d, with d the decision value of the
-// pair (Labels[0], Labels[1]). A model's Platt probabilities (ProbA, ProbB)
-// are left out: with them, onnxruntime would choose labels by probability
-// and no longer agree with svm-predict without -b. Labels are written as
-// int64 when every label is an integer, as strings (%g) otherwise.
-//
-// ONNX's SVM operators compute in float32, as Pursuit's kernels do: the
-// support vectors (already float32) are written as they are, and the
-// coefficients, offsets and scaler are rounded to float32.
+// positive where the pair's first class wins; for two classes there are two
+// columns, −d and d, with d the decision value of the pair (Labels[0],
+// Labels[1]). A model's Platt probabilities (ProbA, ProbB) are left out:
+// with them, onnxruntime would choose labels by probability and no longer
+// agree with svm-predict without -b. Labels are written as int64 when every
+// label is an integer, as strings (%g) otherwise.
 func Marshal(m *svm.Model, s *data.Scaler, opts ...Option) ([]byte, error) {
 	var o options
 	for _, opt := range opts {
 		opt(&o)
 	}
-	g, err := graph(m, s)
+	g, err := graph(m, s, o.svmOperators)
 	if err != nil {
 		return nil, err
 	}
@@ -116,8 +127,9 @@ func Marshal(m *svm.Model, s *data.Scaler, opts ...Option) ([]byte, error) {
 	return b, nil
 }
 
-// graph builds the model's graph: [Scaler →] SVMClassifier | SVMRegressor.
-func graph(m *svm.Model, s *data.Scaler) (*onnxpb.GraphProto, error) {
+// graph builds the model's graph: the float64 graph (graph64), or with
+// svmOperators [Scaler →] SVMClassifier | SVMRegressor.
+func graph(m *svm.Model, s *data.Scaler, svmOperators bool) (*onnxpb.GraphProto, error) {
 	if m == nil {
 		return nil, errors.New("onnxexport: no model")
 	}
@@ -136,6 +148,9 @@ func graph(m *svm.Model, s *data.Scaler) (*onnxpb.GraphProto, error) {
 		if s.Dim() != features {
 			return nil, fmt.Errorf("onnxexport: the scaler has %d features and the support vectors %d", s.Dim(), features)
 		}
+	}
+	if !svmOperators {
+		return graph64(m, s)
 	}
 	g := &onnxpb.GraphProto{
 		Name:  proto.String("pursuit_" + m.Type.String()),

@@ -72,12 +72,13 @@ func cloneMatrix(m pursuit.Matrix) pursuit.Matrix {
 
 // TestOnnxRuntimeAgrees exports SVMs that the CLI cannot make (one-vs-one
 // multi-class with integer and non-integer labels, on generated data and
-// on all ten USPS digits where present) besides binary and ε-SVR ones, runs
-// them with onnxruntime on unscaled rows, and checks its labels equal
-// Predict's on the scaled rows and its scores equal Decision's (the
-// k(k−1)/2 pairwise values; −d, d for two classes) to 1e-5 relative, or
-// within 1e-6·Σ|coef| where both float32 computations' kernel rounding
-// allows more.
+// on all ten USPS digits where present) besides binary and ε-SVR ones, as
+// the float64 graph and with the SVM operators, runs them with onnxruntime
+// on unscaled rows, and checks its labels equal Predict's on the scaled
+// rows and its scores (the k(k−1)/2 pairwise values; −d, d for two
+// classes) equal DecisionValues64's to 1e-12 relative (float64 graph) or
+// Decision's to 1e-5 relative, or within 1e-6·Σ|coef| where both float32
+// computations' kernel rounding allows more (SVM operators).
 func TestOnnxRuntimeAgrees(t *testing.T) {
 	rt := onnxrt.Require(t)
 	e, err := engine.New()
@@ -119,14 +120,36 @@ func TestOnnxRuntimeAgrees(t *testing.T) {
 			svm.Params{Kernel: pursuit.NewRBF(1.0 / 128), C: 10}})
 	}
 	dir := t.TempDir()
-	for _, c := range cases {
-		m, s := fitScaled(t, e, c.train, c.mode, c.p)
+	for _, g := range []struct {
+		name string
+		opts []onnxexport.Option
+	}{{"float64 graph", nil}, {"SVM operators", []onnxexport.Option{onnxexport.SVMOperators()}}} {
+		for _, c := range cases {
+			checkRuntime(t, rt, e, dir, g.name, g.opts, c.name, c.train, c.test, c.mode, c.p)
+		}
+	}
+}
+
+// checkRuntime fits and exports one case with opts, runs onnxruntime on its
+// test rows and compares. The float64 graph is held to 1e-12 relative
+// (decisions below 1 in size taken relative to 1) of DecisionValues64; the
+// SVM operators to 1e-5 of Decision, or 1e-6·Σ|coef| where both float32
+// computations' kernel rounding allows more.
+func checkRuntime(t *testing.T, rt *onnxrt.Runtime, e *engine.Engine, dir, graph string, opts []onnxexport.Option, name string, train, test *data.Dataset, mode data.ScaleMode, p svm.Params) {
+	t.Helper()
+	c := struct {
+		name        string
+		train, test *data.Dataset
+	}{graph + ", " + name, train, test}
+	float64Graph := len(opts) == 0
+	{
+		m, s := fitScaled(t, e, c.train, mode, p)
 		path := filepath.Join(dir, "m.onnx")
 		f, err := os.Create(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := onnxexport.Write(f, m, s); err != nil {
+		if err := onnxexport.Write(f, m, s, opts...); err != nil {
 			t.Fatal(err)
 		}
 		if err := f.Close(); err != nil {
@@ -153,7 +176,11 @@ func TestOnnxRuntimeAgrees(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dec, err := m.Decision(e, x)
+		decide := m.Decision
+		if float64Graph {
+			decide = m.DecisionValues64
+		}
+		dec, err := decide(e, x)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -199,7 +226,7 @@ func TestOnnxRuntimeAgrees(t *testing.T) {
 				want := dec[i*nd+p]
 				rel := math.Abs(v-want) / max(1, math.Abs(want))
 				worst = max(worst, rel)
-				if rel > 1e-5 && math.Abs(v-want) > 1e-6*mass {
+				if float64Graph && rel > 1e-12 || !float64Graph && rel > 1e-5 && math.Abs(v-want) > 1e-6*mass {
 					t.Errorf("%s row %d decision %d: onnxruntime %v, Decision %v", c.name, i+1, p+1, v, want)
 				}
 			}
@@ -217,10 +244,11 @@ func seq(lo, hi int) []int {
 	return idx
 }
 
-// decode returns the graph Marshal wrote for m and s.
+// decode returns the graph Marshal wrote for m and s with the SVM
+// operators.
 func decode(t *testing.T, m *svm.Model, s *data.Scaler) *onnxpb.ModelProto {
 	t.Helper()
-	b, err := onnxexport.Marshal(m, s)
+	b, err := onnxexport.Marshal(m, s, onnxexport.SVMOperators())
 	if err != nil {
 		t.Fatal(err)
 	}

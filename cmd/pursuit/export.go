@@ -16,13 +16,15 @@ func exportCommand() *command {
 	return withFlags(&command{
 		name:    "export",
 		summary: "write a model in another format: a LIBSVM model that svm-predict reads (with an svm-scale range file when the model scales), or an ONNX model that onnxruntime runs",
-		usage:   "pursuit export --model FILE --out FILE [--format libsvm|onnx]",
+		usage:   "pursuit export --model FILE --out FILE [--format libsvm|onnx|onnx-svm]",
 		examples: `pursuit export --model moons.model --out moons.libsvm
 # moons.libsvm.range is written beside it when the model scales its data; then, with LIBSVM's tools:
 svm-scale -r moons.libsvm.range moons.test > moons.test.scaled
 svm-predict moons.test.scaled moons.libsvm moons.pred
-# an ONNX model (ai.onnx.ml Scaler → SVMClassifier or SVMRegressor) for onnxruntime:
-pursuit export --model moons.model --format onnx --out moons.onnx`,
+# an ONNX model for onnxruntime (standard operators in float64: pursuit predict's decisions):
+pursuit export --model moons.model --format onnx --out moons.onnx
+# the same as ai.onnx.ml's Scaler → SVMClassifier or SVMRegressor (float32):
+pursuit export --model moons.model --format onnx-svm --out moons-svm.onnx`,
 	}, false, newExportFlags, runExport)
 }
 
@@ -30,7 +32,7 @@ func newExportFlags() (*flag.FlagSet, *exportOptions) {
 	o := &exportOptions{}
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	fs.StringVar(&o.model, "model", "", "the model `FILE` to export (written by `pursuit train --model`, or a LIBSVM model)")
-	fs.StringVar(&o.format, "format", "libsvm", "the format to write: libsvm (LIBSVM's text model) or onnx (an ONNX model: input X, float [N, features], unscaled; outputs label and scores, or value); either holds svm, bpdn, and the KMP family, SLMC and MP-KFDA as one kernel expansion")
+	fs.StringVar(&o.format, "format", "libsvm", "the format to write: libsvm (LIBSVM's text model), onnx (an ONNX model of standard operators computing in float64, the decisions of pursuit predict to about 1e-12: input X, float [N, features], unscaled; outputs label and scores, or value, in double) or onnx-svm (the same as ai.onnx.ml's Scaler and SVMClassifier or SVMRegressor, which compute in float32: about 1e-6 of a decision per unit of the coefficients' absolute sum); each holds svm, bpdn, and the KMP family, SLMC and MP-KFDA as one kernel expansion")
 	fs.StringVar(&o.out, "out", "", "write the exported model to `FILE` (for libsvm, the svm-scale range file to FILE.range too when the model scales its data; "+safeWriteHelp+")")
 	fs.StringVar(&o.memBudget, "mem-budget", "", memBudgetReadUsage)
 	return fs, o
