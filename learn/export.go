@@ -15,6 +15,12 @@ import (
 // expansion gets an error saying why.
 func (m *File) LIBSVM() (*svm.Model, error) {
 	if m.Header.Labels.Task == TaskOneVsOne {
+		if len(m.Models) == 1 {
+			if f, ok := m.Models[0].(*SVMOneVsOne); ok { // imported from LIBSVM
+				out := *f.SVM
+				return &out, nil
+			}
+		}
 		return m.oneVsOneLIBSVM()
 	}
 	if len(m.Models) != 1 {

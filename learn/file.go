@@ -434,17 +434,21 @@ func (m *File) checkWidth(f Model, version uint32) error {
 }
 
 // libsvmFile reads a model file written by LIBSVM's svm-train (or
-// WriteLIBSVM): a binary C-SVC or an ε-SVR, applied to the data as they are
-// (LIBSVM keeps no scaling; use svm-scale's output), with float64 kernels
-// and the support vectors' values as the file gives them, as svm-predict.
+// WriteLIBSVM): a binary or multi-class (one-vs-one, SVMOneVsOne) C-SVC or
+// an ε-SVR, applied to the data as they are (LIBSVM keeps no scaling; use
+// svm-scale's output), with float64 kernels and the support vectors'
+// values as the file gives them, as svm-predict.
 func libsvmFile(raw []byte, maxBytes int64) (*File, error) {
 	sm, err := svm.ReadLIBSVMModel(bytes.NewReader(raw), svm.WithModelMemoryLimit(maxBytes))
 	if err != nil {
 		return nil, fmt.Errorf("LIBSVM model: %w", err)
 	}
+	if sm.Type == svm.CSVC && sm.NumClasses() > 2 {
+		return oneVsOneFile(sm)
+	}
 	f, err := NewSVMModel(sm)
 	if err != nil {
-		return nil, fmt.Errorf("LIBSVM model: %w (pursuit predicts binary and regression LIBSVM models; use svm-predict for one-vs-one multi-class models)", err)
+		return nil, fmt.Errorf("LIBSVM model: %w", err)
 	}
 	f.exact = true // LIBSVM's kernels are float64: so are an imported model's
 	m := &File{Models: []Model{f}}

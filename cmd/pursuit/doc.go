@@ -81,10 +81,11 @@
 // bpdn (the same adapter as svm), slmc's versioned, checksummed file for slmc
 // and greedy's for mpkfda (one payload per class for one-vs-rest).
 //
-// pursuit predict also reads models written by LIBSVM's svm-train (a
-// two-class C-SVC or an ε-SVR with kernel type 0 to 3), applied to the data
-// as given, and its predictions equal svm-predict's; nu-SVC, nu-SVR,
-// one-class, multi-class and precomputed-kernel models are refused.
+// pursuit predict also reads models written by LIBSVM's svm-train (a C-SVC
+// with any number of classes, one-vs-one, or an ε-SVR, with kernel type 0
+// to 3), applied to the data as given, and its predictions equal
+// svm-predict's; nu-SVC, nu-SVR, one-class and precomputed-kernel models
+// are refused.
 //
 // predict computes every kernel value and sum in float64 by default
 // (--precision float64, learn.PrecisionFloat64), as svm-predict does, for

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/data"
+	"github.com/pursuit-ml/pursuit/internal/onnxrt"
 	"github.com/pursuit-ml/pursuit/learn"
 )
 
@@ -514,8 +515,10 @@ func TestDemo(t *testing.T) {
 	wantFail(t, dir, []string{"unknown algorithm"}, "demo", "--algo", "nope", "--out", out)
 }
 
-// TestLIBSVMModel predicts with a model written by LIBSVM's svm-train and
-// checks every prediction equals svm-predict's.
+// TestLIBSVMModel predicts with models written by LIBSVM's svm-train, a
+// binary one and a four-class one (one-vs-one), and checks every prediction
+// equals svm-predict's; the four-class one's ONNX export gives them too
+// where onnxruntime is installed.
 func TestLIBSVMModel(t *testing.T) {
 	svmTrain, err1 := exec.LookPath("svm-train")
 	svmPredict, err2 := exec.LookPath("svm-predict")
@@ -541,15 +544,59 @@ func TestLIBSVMModel(t *testing.T) {
 		t.Fatalf("svm-predict: %v\n%s", err, out)
 	}
 	mustRun(t, dir, "predict", "--model", model, "--data", test, "--out", ourPred)
+	sameLines(t, "binary", libPred, ourPred, te.Len())
+	// Four classes: the moons' halves split by the first feature's sign.
+	for _, d := range []*data.Dataset{tr, te} {
+		for i := range d.Y {
+			if d.X.At(i, 0) > 0.5 {
+				d.Y[i] += 10
+			}
+		}
+	}
+	writeData(t, train, tr)
+	writeData(t, test, te)
+	if out, err := exec.Command(svmTrain, "-g", "2", "-c", "10", train, model).CombinedOutput(); err != nil {
+		t.Fatalf("svm-train: %v\n%s", err, out)
+	}
+	if b, _ := os.ReadFile(model); !strings.Contains(string(b), "nr_class 4") {
+		t.Fatalf("svm-train's model is not four-class:\n%.300s", b)
+	}
+	if out, err := exec.Command(svmPredict, test, model, libPred).CombinedOutput(); err != nil {
+		t.Fatalf("svm-predict: %v\n%s", err, out)
+	}
+	mustRun(t, dir, "predict", "--model", model, "--data", test, "--out", ourPred)
+	sameLines(t, "four classes", libPred, ourPred, te.Len())
+	if rt := onnxrt.Require(t); rt != nil {
+		onnx := filepath.Join(dir, "a.onnx")
+		mustRun(t, dir, "export", "--model", model, "--format", "onnx", "--out", onnx)
+		rows, _, err := rt.Run(onnx, test)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, r := range rows {
+			fmt.Fprintf(&b, "%g\n", r[0])
+		}
+		ox := filepath.Join(dir, "onnx.pred")
+		if err := os.WriteFile(ox, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sameLines(t, "four classes through ONNX", libPred, ox, te.Len())
+	}
+}
+
+// sameLines fails t unless the two prediction files hold the same n labels.
+func sameLines(t *testing.T, name, libPred, ourPred string, n int) {
+	t.Helper()
 	a, _ := os.ReadFile(libPred)
 	b, _ := os.ReadFile(ourPred)
 	la, lb := strings.Fields(string(a)), strings.Fields(string(b))
-	if len(la) != te.Len() || len(lb) != te.Len() {
-		t.Fatalf("%d and %d predictions for %d examples", len(la), len(lb), te.Len())
+	if len(la) != n || len(lb) != n {
+		t.Fatalf("%s: %d and %d predictions for %d examples", name, len(la), len(lb), n)
 	}
 	for i := range la {
 		if la[i] != lb[i] {
-			t.Errorf("example %d: svm-predict says %s, pursuit %s", i+1, la[i], lb[i])
+			t.Errorf("%s: example %d: svm-predict says %s, pursuit %s", name, i+1, la[i], lb[i])
 		}
 	}
 }
