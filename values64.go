@@ -153,9 +153,28 @@ func addLane(s0, s1, s2, s3 *float64, f int, v float64) {
 	}
 }
 
+// SqDistF64 is SqDist64 on rows already in float64 (the same lanes and
+// bits).
+func SqDistF64(x, z []float64) float64 { return sqDistOf(x, z) }
+
+// DotF64 is Σ x_f·z_f on float64 rows in SqDist64's lanes.
+func DotF64(x, z []float64) float64 { return dotOf(x, z) }
+
+// SqDistSparseF64 is SqDistF64 on two sparse float64 rows (increasing
+// feature indices ai, bi with their values): the same bits as SqDistF64 on
+// the rows written out dense.
+func SqDistSparseF64(ai []int32, av []float64, bi []int32, bv []float64) float64 {
+	return mergeLanes(ai, av, bi, bv, true)
+}
+
+// DotSparseF64 is DotF64 on two sparse float64 rows.
+func DotSparseF64(ai []int32, av []float64, bi []int32, bv []float64) float64 {
+	return mergeLanes(ai, av, bi, bv, false)
+}
+
 // mergeLanes is sqDistLanes (dist) or dotLanes on two rows given as
 // rowEntries, merging their features.
-func mergeLanes(ai []int32, av []float32, bi []int32, bv []float32, dist bool) float64 {
+func mergeLanes[T real](ai []int32, av []T, bi []int32, bv []T, dist bool) float64 {
 	var s [4]float64
 	p, q := 0, 0
 	for p < len(av) || q < len(bv) {

@@ -159,3 +159,31 @@ func BenchmarkValues64(b *testing.B) {
 		b.ReportMetric(float64(b.N)*float64(m.Rows*m.Cols)*3/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 	})
 }
+
+// TestSparseF64: the float64 sparse lane sums give the dense ones' bits.
+func TestSparseF64(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 29))
+	for _, n := range []int{0, 1, 3, 5, 8, 13, 30} {
+		x, z := make([]float64, n), make([]float64, n+3)
+		var xi, zi []int32
+		var xv, zv []float64
+		for f := range x {
+			if rng.IntN(3) > 0 {
+				x[f] = rng.NormFloat64() * 100
+				xi, xv = append(xi, int32(f)), append(xv, x[f])
+			}
+		}
+		for f := range z {
+			if rng.IntN(3) > 0 {
+				z[f] = rng.NormFloat64()
+				zi, zv = append(zi, int32(f)), append(zv, z[f])
+			}
+		}
+		if a, b := SqDistSparseF64(xi, xv, zi, zv), SqDistF64(x, z); math.Float64bits(a) != math.Float64bits(b) {
+			t.Errorf("n %d: sparse distance %v, dense %v", n, a, b)
+		}
+		if a, b := DotSparseF64(xi, xv, zi, zv), DotF64(x, z); math.Float64bits(a) != math.Float64bits(b) {
+			t.Errorf("n %d: sparse product %v, dense %v", n, a, b)
+		}
+	}
+}

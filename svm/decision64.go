@@ -157,8 +157,8 @@ func sqDist64(xi []int32, xv []float64, zi []int32, zv []float64) float64 {
 
 // Decision64 is Decision in float64 throughout: the kernel values
 // (pursuit.Kernel.FromDot of float64 products and distances, RBF distances
-// as Σ(x_k − z_k)²), their sums and the support vectors as the model file
-// gave them (a model read by ReadLIBSVMModel keeps its values in float64;
+// as Σ(x_k − z_k)² in pursuit.SqDistF64's four lanes), their sums and the
+// support vectors as the model file gave them (a model read by ReadLIBSVMModel keeps its values in float64;
 // otherwise SV's float32 values, exactly). It reproduces LIBSVM's
 // svm-predict (within a few float64 roundings) where the float32 kernel
 // blocks of Decision are accurate to about 1e-6 relative. Rows run in
@@ -184,19 +184,64 @@ func (m *Model) Decision64(e *engine.Engine, x *Rows64) ([]float64, error) {
 		sv = Rows64Of(m.SV)
 	}
 	kern := m.Kernel
+	rbf := kern.Kind == pursuit.RBF
+	// Support vectors with at least half their values non-zero are written
+	// out dense once (when the budget has room), and each row as it comes:
+	// the lanes of pursuit.SqDistF64 give the same bits as the sparse
+	// merge, at about twice its speed.
+	width := max(x.Cols, sv.Cols)
+	var dense []float64
+	if nnz := rows64NonZeros(sv); nnz*2 >= int64(sv.Len())*int64(width) && width > 0 &&
+		e.Reserve("the float64 support vectors written out dense", int64(sv.Len())*int64(width)*8) == nil {
+		dense = make([]float64, sv.Len()*width)
+		for s := range sv.Len() {
+			row := dense[s*width : (s+1)*width]
+			for t, j := range sv.Index[s] {
+				row[j] = sv.Value[s][t]
+			}
+		}
+	}
 	return m.sums64(e, x.Len(), func() func(kv []float64, r int) {
+		var xd []float64
+		if dense != nil {
+			xd = make([]float64, width)
+		}
 		return func(kv []float64, r int) {
 			xi, xv := x.Index[r], x.Value[r]
+			if dense != nil {
+				clear(xd)
+				for t, j := range xi {
+					xd[j] = xv[t]
+				}
+				for s := range kv {
+					z := dense[s*width : (s+1)*width]
+					if rbf {
+						kv[s] = kern.FromDot(0, pursuit.SqDistF64(xd, z))
+					} else {
+						kv[s] = kern.FromDot(pursuit.DotF64(xd, z), 0)
+					}
+				}
+				return
+			}
 			for s := range kv {
 				zi, zv := sv.Index[s], sv.Value[s]
-				if kern.Kind == pursuit.RBF {
-					kv[s] = kern.FromDot(0, sqDist64(xi, xv, zi, zv))
+				if rbf {
+					kv[s] = kern.FromDot(0, pursuit.SqDistSparseF64(xi, xv, zi, zv))
 				} else {
-					kv[s] = kern.FromDot(dot64(xi, xv, zi, zv), 0)
+					kv[s] = kern.FromDot(pursuit.DotSparseF64(xi, xv, zi, zv), 0)
 				}
 			}
 		}
 	}), nil
+}
+
+// rows64NonZeros is the number of values r holds.
+func rows64NonZeros(r *Rows64) int64 {
+	var n int64
+	for _, v := range r.Value {
+		n += int64(len(v))
+	}
+	return n
 }
 
 // DecisionValues64 is Decision on the float64 path for x as stored (dense
