@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,9 +23,7 @@ import (
 // only where the decision is within Σ|coef|·1e-5 of it (the bound those
 // roundings give), and is counted in the log.
 func TestExportLIBSVMRoundTrip(t *testing.T) {
-	svmScale, err1 := exec.LookPath("svm-scale")
-	svmPredict, err2 := exec.LookPath("svm-predict")
-	if err1 != nil || err2 != nil {
+	if !libsvmTools() {
 		t.Skip("svm-scale or svm-predict not installed (Debian's libsvm-tools)")
 	}
 	dir := t.TempDir()
@@ -55,62 +54,7 @@ func TestExportLIBSVMRoundTrip(t *testing.T) {
 		if c.regression {
 			tr, te = regTrain, regTest
 		}
-		cdir := t.TempDir() // each case's files apart (a range file must not outlive its case)
-		model := filepath.Join(cdir, "m.model")
-		lib := filepath.Join(cdir, "m.libsvm")
-		mustRun(t, dir, append([]string{"train", "--data", tr, "--gamma", "2", "--model", model, "--export-libsvm", lib, "--quiet"}, c.args...)...)
-		// The export command writes the same file.
-		again := filepath.Join(dir, "again.libsvm")
-		mustRun(t, dir, "export", "--model", model, "--out", again)
-		if string(readFile(t, lib)) != string(readFile(t, again)) {
-			t.Errorf("%s: train --export-libsvm and export wrote different files", c.name)
-		}
-		pp := filepath.Join(dir, "p.pred")
-		mustRun(t, dir, "predict", "--model", model, "--data", te, "--out", pp, "--decision", "--quiet")
-		scaled := te
-		if _, err := os.Stat(lib + ".range"); err == nil {
-			scaled = filepath.Join(dir, "scaled")
-			out, err := exec.Command("sh", "-c", `"$0" -r "$1" "$2" > "$3"`, svmScale, lib+".range", te, scaled).CombinedOutput()
-			if err != nil {
-				t.Fatalf("%s: svm-scale: %v\n%s", c.name, err, out)
-			}
-		} else if !strings.Contains(c.name, "unscaled") {
-			t.Errorf("%s: no range file beside the export of a scaled model", c.name)
-		}
-		sp := filepath.Join(dir, "s.pred")
-		if out, err := exec.Command(svmPredict, scaled, lib, sp).CombinedOutput(); err != nil {
-			t.Fatalf("%s: svm-predict: %v\n%s", c.name, err, out)
-		}
-		lm, err := svm.ReadLIBSVMModel(strings.NewReader(string(readFile(t, lib))))
-		if err != nil {
-			t.Fatal(err)
-		}
-		mass := 0.0
-		for _, v := range lm.Coef[0] {
-			mass += math.Abs(v)
-		}
-		ours, theirs := readColumns(t, pp), readColumns(t, sp)
-		if len(ours) != len(theirs) {
-			t.Fatalf("%s: %d predictions against svm-predict's %d", c.name, len(ours), len(theirs))
-		}
-		flips, worst := 0, 0.0
-		for i := range ours {
-			label, dec, lib := ours[i][0], ours[i][len(ours[i])-1], theirs[i][0]
-			if c.regression {
-				worst = max(worst, math.Abs(label-lib)/max(1, math.Abs(label)))
-				if math.Abs(label-lib) > 1e-5*max(1, math.Abs(label))+1e-5*mass {
-					t.Errorf("%s row %d: pursuit %v, svm-predict %v", c.name, i+1, label, lib)
-				}
-				continue
-			}
-			if label != lib {
-				flips++
-				if math.Abs(dec) > 1e-5*mass {
-					t.Errorf("%s row %d: pursuit label %v (decision %v), svm-predict %v", c.name, i+1, label, dec, lib)
-				}
-			}
-		}
-		t.Logf("%s: %d rows, %d labels within rounding of the boundary differ, largest relative difference %.2g (Σ|coef| %.3g)", c.name, len(ours), flips, worst, mass)
+		libsvmRoundTrip(t, dir, c.name, tr, te, append([]string{"--gamma", "2"}, c.args...), c.regression, false)
 	}
 	// What LIBSVM cannot hold is refused in one line.
 	ovr := filepath.Join(dir, "three.train")
@@ -123,6 +67,108 @@ func TestExportLIBSVMRoundTrip(t *testing.T) {
 	wantFail(t, dir, []string{"--format \"pmml\"", "svm model", "libsvm or onnx"}, "export", "--model", model, "--out", filepath.Join(dir, "x.pmml"), "--format", "pmml")
 	wantFail(t, dir, []string{"same file"}, "export", "--model", model, "--out", model, "--format", "onnx")
 	wantFail(t, dir, []string{"same file"}, "export", "--model", model, "--out", model)
+}
+
+// libsvmTools reports whether LIBSVM's svm-scale and svm-predict are
+// installed.
+func libsvmTools() bool {
+	_, err1 := exec.LookPath("svm-scale")
+	_, err2 := exec.LookPath("svm-predict")
+	return err1 == nil && err2 == nil
+}
+
+// TestExportLIBSVMSharedSets (issue 29): every model the ONNX test exports
+// on the shared USPS (8 vs rest), mushrooms and Boston sets, exported as
+// LIBSVM: svm-predict (after svm-scale with the range file where the model
+// scales) gives pursuit predict's labels, and its regression values agree
+// to 1e-5 relative.
+func TestExportLIBSVMSharedSets(t *testing.T) {
+	if !libsvmTools() {
+		t.Skip("svm-scale or svm-predict not installed (Debian's libsvm-tools)")
+	}
+	dir := t.TempDir()
+	cases, _ := sharedONNXCases(t, dir)
+	if len(cases) == 0 {
+		t.Skip("no shared data set available")
+	}
+	for _, c := range cases {
+		libsvmRoundTrip(t, dir, c.name, c.train, c.test, c.args, c.regression, true)
+	}
+}
+
+// libsvmRoundTrip trains name on train with args, exports it with train
+// --export-libsvm (and export, which must write the same file), and
+// compares svm-predict on the export (after svm-scale with its range file
+// where the model scales) with pursuit predict on test. A label may differ
+// only where pursuit's decision is within Σ|coef|·1e-5 of the boundary,
+// and a regression value by 1e-5 relative plus Σ|coef|·1e-5 (strict:
+// labels equal and values within 1e-5 relative); it returns the labels
+// that differ and the largest relative difference of the values.
+func libsvmRoundTrip(t *testing.T, dir, name, train, test string, args []string, regression, strict bool) (int, float64) {
+	t.Helper()
+	svmScale, _ := exec.LookPath("svm-scale")
+	svmPredict, _ := exec.LookPath("svm-predict")
+	cdir := t.TempDir() // each case's files apart (a range file must not outlive its case)
+	model := filepath.Join(cdir, "m.model")
+	lib := filepath.Join(cdir, "m.libsvm")
+	mustRun(t, dir, append([]string{"train", "--data", train, "--model", model, "--export-libsvm", lib, "--quiet"}, args...)...)
+	// The export command writes the same file.
+	again := filepath.Join(cdir, "again.libsvm")
+	mustRun(t, dir, "export", "--model", model, "--out", again)
+	if string(readFile(t, lib)) != string(readFile(t, again)) {
+		t.Errorf("%s: train --export-libsvm and export wrote different files", name)
+	}
+	pp := filepath.Join(cdir, "p.pred")
+	mustRun(t, dir, "predict", "--model", model, "--data", test, "--out", pp, "--decision", "--quiet")
+	scaled := test
+	if _, err := os.Stat(lib + ".range"); err == nil {
+		scaled = filepath.Join(cdir, "scaled")
+		out, err := exec.Command("sh", "-c", `"$0" -r "$1" "$2" > "$3"`, svmScale, lib+".range", test, scaled).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: svm-scale: %v\n%s", name, err, out)
+		}
+	} else if !strings.Contains(name, "unscaled") && !slices.Contains(args, "none") {
+		t.Errorf("%s: no range file beside the export of a scaled model", name)
+	}
+	sp := filepath.Join(cdir, "s.pred")
+	if out, err := exec.Command(svmPredict, scaled, lib, sp).CombinedOutput(); err != nil {
+		t.Fatalf("%s: svm-predict: %v\n%s", name, err, out)
+	}
+	lm, err := svm.ReadLIBSVMModel(strings.NewReader(string(readFile(t, lib))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mass := 0.0
+	for _, v := range lm.Coef[0] {
+		mass += math.Abs(v)
+	}
+	tol := mass // the allowance beyond 1e-5 relative: none when strict
+	if strict {
+		tol = 0
+	}
+	ours, theirs := readColumns(t, pp), readColumns(t, sp)
+	if len(ours) != len(theirs) {
+		t.Fatalf("%s: %d predictions against svm-predict's %d", name, len(ours), len(theirs))
+	}
+	flips, worst := 0, 0.0
+	for i := range ours {
+		label, dec, lib := ours[i][0], ours[i][len(ours[i])-1], theirs[i][0]
+		if regression {
+			worst = max(worst, math.Abs(label-lib)/max(1, math.Abs(label)))
+			if math.Abs(label-lib) > 1e-5*max(1, math.Abs(label))+1e-5*tol {
+				t.Errorf("%s row %d: pursuit %v, svm-predict %v", name, i+1, label, lib)
+			}
+			continue
+		}
+		if label != lib {
+			flips++
+			if math.Abs(dec) >= 1e-5*tol {
+				t.Errorf("%s row %d: pursuit label %v (decision %v), svm-predict %v", name, i+1, label, dec, lib)
+			}
+		}
+	}
+	t.Logf("%s: %d rows, %d labels differ, largest relative difference %.2g (Σ|coef| %.3g)", name, len(ours), flips, worst, mass)
+	return flips, worst
 }
 
 // readColumns reads a predictions file: one line of numbers per row.
