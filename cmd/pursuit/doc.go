@@ -81,20 +81,10 @@
 // bpdn (the same adapter as svm), slmc's versioned, checksummed file for slmc
 // and greedy's for mpkfda (one payload per class for one-vs-rest).
 //
-// pursuit predict also reads models written by LIBSVM's svm-train (a C-SVC
-// with any number of classes, one-vs-one, or an ε-SVR, with kernel type 0
-// to 3), applied to the data as given, and its predictions equal
-// svm-predict's; nu-SVC, nu-SVR, one-class and precomputed-kernel models
-// are refused.
-//
-// predict computes every kernel value and sum in float64 by default
-// (--precision float64, learn.PrecisionFloat64), as svm-predict does, for
-// any model: the same decision values, to the bit, on every backend and for
-// dense or sparse storage of the data. --precision float32 uses the
-// engine's float32 kernel blocks on the chosen backend instead (several
-// times faster; about 1e-6 relative per kernel value, which a model with
-// large cancelling coefficients multiplies). Models from svm-train always
-// predict in float64.
+// pursuit predict also reads svm-train's models (C-SVC with any number of
+// classes, ε-SVR; kernels 0 to 3) and gives svm-predict's predictions. It
+// computes in float64 by default, the same bits on every backend;
+// --precision float32 takes the backend's float32 kernel blocks instead.
 //
 // --basis N asks the KMP family for N kernel basis functions; the bias is
 // not one of them. A flag that applies to some algorithms only (train

@@ -21,10 +21,8 @@ func exportCommand() *command {
 # moons.libsvm.range is written beside it when the model scales its data; then, with LIBSVM's tools:
 svm-scale -r moons.libsvm.range moons.test > moons.test.scaled
 svm-predict moons.test.scaled moons.libsvm moons.pred
-# an ONNX model for onnxruntime (standard operators in float64: pursuit predict's decisions):
-pursuit export --model moons.model --format onnx --out moons.onnx
-# the same as ai.onnx.ml's Scaler → SVMClassifier or SVMRegressor (float32):
-pursuit export --model moons.model --format onnx-svm --out moons-svm.onnx`,
+# an ONNX model for onnxruntime (float64; --format onnx-svm: ai.onnx.ml's SVM operators, float32):
+pursuit export --model moons.model --format onnx --out moons.onnx`,
 	}, false, newExportFlags, runExport)
 }
 
