@@ -15,11 +15,12 @@ func TestCLISize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := 0
+	lines, n := 0, 0
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {
 			continue
 		}
+		n++
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
@@ -29,5 +30,5 @@ func TestCLISize(t *testing.T) {
 	if lines >= 3000 {
 		t.Errorf("cmd/pursuit has %d non-test lines, over issue 31's 3,000: move what an embedding user needs into the library", lines)
 	}
-	t.Logf("cmd/pursuit: %d non-test lines in %d files", lines, len(files))
+	t.Logf("cmd/pursuit: %d non-test lines in %d files", lines, n)
 }
