@@ -16,12 +16,12 @@ import (
 // decisions a float64 implementation such as LIBSVM's svm-predict gives for
 // the same vectors, the same bits on every backend (the backend is not
 // used) and for dense or sparse storage. Rows run in parallel on the
-// engine's threads; on USPS it takes 0.7 to 0.8 times svm-predict's time.
-// It is `pursuit predict`'s default. PrecisionFloat32 (the zero value's
+// engine's threads; on USPS it takes 0.6 to 0.8 times svm-predict's CPU
+// time. It is `pursuit predict`'s default. PrecisionFloat32 (the zero value's
 // meaning in DecisionsIn, and Decisions) is the engine's kernel blocks on
 // its backend: float32 values, the RBF distances of pairs the float32 form
 // would cancel in computed in float64 (engine.RBFCancellationLimit), so
-// accurate to about 1e-6 relative per value, four to five times faster; a
+// accurate to about 1e-6 relative per value, 4.5 to 10 times faster; a
 // model whose coefficients cancel multiplies that error, and backends
 // differ by it. Models imported from LIBSVM always predict in float64.
 type Precision string
