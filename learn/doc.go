@@ -33,7 +33,9 @@
 //   - The registry: Load reads any registered kind (Register adds one), and
 //     File is the model file (a header with the task, scaling and training
 //     figures, and each model's own Save format as payloads): LoadModel,
-//     ParseModel, Write and WriteFile; LIBSVM text models are read too.
+//     ParseModel, Write and WriteFile; LIBSVM text models are read too
+//     (binary and ε-SVR as SVMModel, multi-class as SVMOneVsOne), and
+//     predict in float64 (Precision, DecisionsIn, Expansion64).
 //   - The multi-class reduction: LabelPlan maps labels to the targets of
 //     binary models and outputs back to labels (binary, one-vs-rest,
 //     one-vs-one, regression), PlanLabels chooses it from the training
