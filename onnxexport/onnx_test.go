@@ -97,6 +97,8 @@ func TestOnnxRuntimeAgrees(t *testing.T) {
 			svm.Params{Kernel: pursuit.NewRBF(0.5), C: 10}},
 		{"3 classes, labels 0.5 1.5 2.5", blobs(150, 4, []float64{0.5, 1.5, 2.5}, 3), blobs(90, 4, []float64{0.5, 1.5, 2.5}, 4), data.ScaleStandard,
 			svm.Params{Kernel: pursuit.NewRBF(0.2), C: 1}},
+		{"binary, labels 0.5 1.5", blobs(100, 3, []float64{0.5, 1.5}, 11), blobs(60, 3, []float64{0.5, 1.5}, 12), data.ScaleMinMax,
+			svm.Params{Kernel: pursuit.NewRBF(0.5), C: 1}},
 		{"binary, sigmoid", blobs(120, 3, []float64{1, 2}, 5), blobs(60, 3, []float64{1, 2}, 6), data.ScaleMinMax,
 			svm.Params{Kernel: pursuit.Kernel{Kind: pursuit.Sigmoid, Gamma: 0.1, Coef0: -0.5}, C: 1}},
 		{"5 classes, linear", blobs(200, 4, []float64{1, 2, 3, 4, 5}, 7), blobs(100, 4, []float64{1, 2, 3, 4, 5}, 8), data.ScaleMinMax,
