@@ -139,103 +139,98 @@ func TestOnnxRuntimeAgrees(t *testing.T) {
 // computations' kernel rounding allows more.
 func checkRuntime(t *testing.T, rt *onnxrt.Runtime, e *engine.Engine, dir, graph string, opts []onnxexport.Option, name string, train, test *data.Dataset, mode data.ScaleMode, p svm.Params) {
 	t.Helper()
-	c := struct {
-		name        string
-		train, test *data.Dataset
-	}{graph + ", " + name, train, test}
+	name = graph + ", " + name
 	float64Graph := len(opts) == 0
-	{
-		m, s := fitScaled(t, e, c.train, mode, p)
-		path := filepath.Join(dir, "m.onnx")
-		f, err := os.Create(path)
-		if err != nil {
-			t.Fatal(err)
+	m, s := fitScaled(t, e, train, mode, p)
+	path := filepath.Join(dir, "m.onnx")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := onnxexport.Write(f, m, s, opts...); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	testPath := filepath.Join(dir, "test.libsvm")
+	wf, err := os.Create(testPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := data.WriteLibSVM(wf, test); err != nil {
+		t.Fatal(err)
+	}
+	wf.Close()
+	got, _, err := rt.Run(path, testPath)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	x := cloneMatrix(test.X)
+	if err := s.Apply(x); err != nil {
+		t.Fatal(err)
+	}
+	pred, err := m.Predict(e, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decide := m.Decision
+	if float64Graph {
+		decide = m.DecisionValues64
+	}
+	dec, err := decide(e, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mass := 0.0
+	for _, row := range m.Coef {
+		for _, v := range row {
+			mass += math.Abs(v)
 		}
-		if err := onnxexport.Write(f, m, s, opts...); err != nil {
-			t.Fatal(err)
+	}
+	nd := m.NumDecision()
+	width := nd + 1 // label, scores
+	switch {
+	case m.Type == svm.EpsilonSVR:
+		width = 1
+	case nd == 1:
+		width = 3 // label, −d, d
+	}
+	if len(got) != x.Rows {
+		t.Fatalf("%s: onnxruntime gave %d rows for %d", name, len(got), x.Rows)
+	}
+	worst, flips := 0.0, 0
+	for i, row := range got {
+		if len(row) != width {
+			t.Fatalf("%s row %d: onnxruntime gave %v, want %d numbers", name, i+1, row, width)
 		}
-		if err := f.Close(); err != nil {
-			t.Fatal(err)
-		}
-		testPath := filepath.Join(dir, "test.libsvm")
-		wf, err := os.Create(testPath)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := data.WriteLibSVM(wf, c.test); err != nil {
-			t.Fatal(err)
-		}
-		wf.Close()
-		got, _, err := rt.Run(path, testPath)
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		x := cloneMatrix(c.test.X)
-		if err := s.Apply(x); err != nil {
-			t.Fatal(err)
-		}
-		pred, err := m.Predict(e, x)
-		if err != nil {
-			t.Fatal(err)
-		}
-		decide := m.Decision
-		if float64Graph {
-			decide = m.DecisionValues64
-		}
-		dec, err := decide(e, x)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mass := 0.0
-		for _, row := range m.Coef {
-			for _, v := range row {
-				mass += math.Abs(v)
-			}
-		}
-		nd := m.NumDecision()
-		width := nd + 1 // label, scores
+		var scores []float64
 		switch {
 		case m.Type == svm.EpsilonSVR:
-			width = 1
+			scores = row
 		case nd == 1:
-			width = 3 // label, −d, d
+			if row[1] != -row[2] {
+				t.Errorf("%s row %d: binary scores %v are not −d, d", name, i+1, row[1:])
+			}
+			scores = row[2:]
+		default:
+			scores = row[1:]
 		}
-		if len(got) != x.Rows {
-			t.Fatalf("%s: onnxruntime gave %d rows for %d", c.name, len(got), x.Rows)
+		if m.Type == svm.CSVC && row[0] != pred[i] {
+			flips++
+			t.Errorf("%s row %d: onnxruntime label %v, Predict %v (decisions %v)", name, i+1, row[0], pred[i], dec[i*nd:(i+1)*nd])
 		}
-		worst, flips := 0.0, 0
-		for i, row := range got {
-			if len(row) != width {
-				t.Fatalf("%s row %d: onnxruntime gave %v, want %d numbers", c.name, i+1, row, width)
-			}
-			var scores []float64
-			switch {
-			case m.Type == svm.EpsilonSVR:
-				scores = row
-			case nd == 1:
-				if row[1] != -row[2] {
-					t.Errorf("%s row %d: binary scores %v are not −d, d", c.name, i+1, row[1:])
-				}
-				scores = row[2:]
-			default:
-				scores = row[1:]
-			}
-			if m.Type == svm.CSVC && row[0] != pred[i] {
-				flips++
-				t.Errorf("%s row %d: onnxruntime label %v, Predict %v (decisions %v)", c.name, i+1, row[0], pred[i], dec[i*nd:(i+1)*nd])
-			}
-			for p, v := range scores {
-				want := dec[i*nd+p]
-				rel := math.Abs(v-want) / max(1, math.Abs(want))
-				worst = max(worst, rel)
-				if float64Graph && rel > 1e-12 || !float64Graph && rel > 1e-5 && math.Abs(v-want) > 1e-6*mass {
-					t.Errorf("%s row %d decision %d: onnxruntime %v, Decision %v", c.name, i+1, p+1, v, want)
-				}
+		for p, v := range scores {
+			want := dec[i*nd+p]
+			rel := math.Abs(v-want) / max(1, math.Abs(want))
+			worst = max(worst, rel)
+			if float64Graph && rel > 1e-12 || !float64Graph && rel > 1e-5 && math.Abs(v-want) > 1e-6*mass {
+				t.Errorf("%s row %d decision %d: onnxruntime %v, Decision %v", name, i+1, p+1, v, want)
 			}
 		}
-		t.Logf("%s: %d rows, %d classes, %d support vectors: %d labels differ, largest relative difference %.2g (Σ|coef| %.3g)",
-			c.name, x.Rows, m.NumClasses(), m.TotalSV(), flips, worst, mass)
 	}
+	t.Logf("%s: %d rows, %d classes, %d support vectors: %d labels differ, largest relative difference %.2g (Σ|coef| %.3g)",
+		name, x.Rows, m.NumClasses(), m.TotalSV(), flips, worst, mass)
 }
 
 func seq(lo, hi int) []int {
