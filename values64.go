@@ -27,9 +27,9 @@ func (k Kernel) ValueRows64(a Matrix, i int, b Matrix, j int) float64 {
 	var s float64
 	switch {
 	case !a.IsSparse() && !b.IsSparse() && rbf:
-		s = sqDistLanes(a.Row(i), b.Row(j))
+		s = sqDistOf(a.Row(i), b.Row(j))
 	case !a.IsSparse() && !b.IsSparse():
-		s = dotLanes(a.Row(i), b.Row(j))
+		s = dotOf(a.Row(i), b.Row(j))
 	default:
 		ai, av := rowEntries(a, i)
 		bi, bv := rowEntries(b, j)
@@ -47,9 +47,9 @@ func (k Kernel) ValueRows64(a Matrix, i int, b Matrix, j int) float64 {
 // meets many others).
 func (k Kernel) Value64(x, z []float64) float64 {
 	if k.Kind == RBF {
-		return k.FromDot(0, sqDistLanes64(x, z))
+		return k.FromDot(0, sqDistOf(x, z))
 	}
-	return k.FromDot(dotLanes64(x, z), 0)
+	return k.FromDot(dotOf(x, z), 0)
 }
 
 // Float64Row converts src into dst (len(src) values, grown as needed) and
@@ -68,23 +68,11 @@ func Float64Row(dst []float64, src []float32) []float64 {
 // real is the element type of rows the lane sums take.
 type real interface{ ~float32 | ~float64 }
 
-// sqDistLanes64 is sqDistLanes on float64 rows.
-func sqDistLanes64(x, z []float64) float64 { return sqDistOf(x, z) }
-
-// dotLanes64 is dotLanes on float64 rows.
-func dotLanes64(x, z []float64) float64 { return dotOf(x, z) }
-
 // SqDist64 returns ‖x − z‖² accumulated in float64 in Values64's four
 // lanes, each value converted exactly as it is used (a feature one row
 // lacks counts as zero): the distance of the float64 paths (Values64, and
 // the engine's float64 RBF blocks).
 func SqDist64(x, z []float32) float64 { return sqDistOf(x, z) }
-
-// sqDistLanes is Σ(x_f − z_f)² in Values64's four lanes on float32 rows.
-func sqDistLanes(x, z []float32) float64 { return sqDistOf(x, z) }
-
-// dotLanes is Σ x_f·z_f in Values64's four lanes on float32 rows.
-func dotLanes(x, z []float32) float64 { return dotOf(x, z) }
 
 // sqDistOf is Σ(x_f − z_f)² in four lanes (feature f in lane f mod 4, in
 // increasing f within a lane) combined as (l0 + l1) + (l2 + l3), each value
@@ -172,7 +160,7 @@ func DotSparseF64(ai []int32, av []float64, bi []int32, bv []float64) float64 {
 	return mergeLanes(ai, av, bi, bv, false)
 }
 
-// mergeLanes is sqDistLanes (dist) or dotLanes on two rows given as
+// mergeLanes is sqDistOf (dist) or dotOf on two rows given as
 // rowEntries, merging their features.
 func mergeLanes[T real](ai []int32, av []T, bi []int32, bv []T, dist bool) float64 {
 	var s [4]float64
