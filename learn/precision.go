@@ -154,11 +154,8 @@ func (x *Expansion64) Decision(e *engine.Engine, data pursuit.Matrix) ([][]float
 	}
 	// The vectors in float64, when dense and the budget has room.
 	var v64 []float64
-	if !data.IsSparse() && !v.IsSparse() && e.Reserve("the float64 copy of the model's vectors", int64(v.Rows)*int64(v.Cols)*8) == nil {
-		v64 = make([]float64, v.Rows*v.Cols)
-		for s := range v.Rows {
-			pursuit.Float64Row(v64[s*v.Cols:(s+1)*v.Cols], v.Row(s))
-		}
+	if !data.IsSparse() {
+		v64 = e.Float64Rows("the float64 copy of the model's vectors", v)
 	}
 	e.For(data.Rows, 0, func(lo, hi int) {
 		kv := make([]float64, v.Rows)

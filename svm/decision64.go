@@ -266,11 +266,8 @@ func (m *Model) DecisionValues64(e *engine.Engine, x pursuit.Matrix) ([]float64,
 	}
 	sv, kern := m.SV, m.Kernel
 	var sv64 []float64
-	if !x.IsSparse() && !sv.IsSparse() && e.Reserve("the float64 copy of the support vectors", int64(sv.Rows)*int64(sv.Cols)*8) == nil {
-		sv64 = make([]float64, sv.Rows*sv.Cols)
-		for s := range sv.Rows {
-			pursuit.Float64Row(sv64[s*sv.Cols:(s+1)*sv.Cols], sv.Row(s))
-		}
+	if !x.IsSparse() {
+		sv64 = e.Float64Rows("the float64 copy of the support vectors", sv)
 	}
 	return m.sums64(e, x.Rows, func() func(kv []float64, r int) {
 		var x64 []float64
