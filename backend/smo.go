@@ -109,3 +109,142 @@ func (b *CPU) SMOSelect(low, g, qd []float64, qi []float32, gmax, qdi float64, o
 func (b *CPU) SMOAddScaled(dst, y []float64, row []float32, w float64) {
 	b.k.SMOAddScaled(dst, y, row, w)
 }
+
+// SubproblemSolver is the optional capability of solving the subproblem of
+// a batched SVM solver's working set where the backend computes (on a
+// device, in one launch, with no host round trip per step).
+// SolveSubproblem is SolveSubproblemRef, with its results bit for bit.
+type SubproblemSolver interface {
+	SolveSubproblem(kb, y, c, g, a []float64, eps float64, limit int) (int, error)
+}
+
+// SolveSubproblemRef solves the dual over m = len(g) variables, the others
+// fixed, by SMO with Fan, Chen & Lin's second-order working-set selection,
+// on the m×m kernel block kb (row-major) with labels y (±1), bounds c,
+// gradient g and α a; g and a are updated in place. Each step takes i, the
+// last variable of I_up with the largest −y_i g_i, and j, the last of I_low
+// with the smallest −diff²/quad (quad clamped at SMOTau), and LIBSVM's
+// clipped pair step. It stops when the violation falls below
+// max(eps, gap₀/10), gap₀ the violation before the first step (ThunderSVM's
+// local tolerance), when no pair is left, or after limit steps, and returns
+// the steps taken.
+func SolveSubproblemRef(kb, y, c, g, a []float64, eps float64, limit int) int {
+	m := len(g)
+	kb, y, c, a = kb[:m*m], y[:m], c[:m], a[:m]
+	inUp := func(i int) bool {
+		if y[i] > 0 {
+			return a[i] < c[i]
+		}
+		return a[i] > 0
+	}
+	inLow := func(i int) bool {
+		if y[i] > 0 {
+			return a[i] > 0
+		}
+		return a[i] < c[i]
+	}
+	tol := eps
+	steps := 0
+	for ; steps < limit; steps++ {
+		gmax, imax := math.Inf(-1), -1
+		for i := range m {
+			if inUp(i) {
+				if v := -y[i] * g[i]; v >= gmax {
+					gmax, imax = v, i
+				}
+			}
+		}
+		gmax2, jmin, objMin := math.Inf(-1), -1, math.Inf(1)
+		for j := range m {
+			if !inLow(j) {
+				continue
+			}
+			yg := y[j] * g[j]
+			if yg >= gmax2 {
+				gmax2 = yg
+			}
+			if imax < 0 {
+				continue
+			}
+			if diff := gmax + yg; diff > 0 {
+				quad := kb[imax*m+imax] + kb[j*m+j] - 2*kb[imax*m+j]
+				if quad <= 0 {
+					quad = SMOTau
+				}
+				if o := -diff * diff / quad; o <= objMin {
+					objMin, jmin = o, j
+				}
+			}
+		}
+		gap := gmax + gmax2
+		if steps == 0 {
+			tol = math.Max(eps, gap/10)
+		}
+		if imax < 0 || jmin < 0 || gap < tol {
+			break
+		}
+		i, j := imax, jmin
+		oldI, oldJ := a[i], a[j]
+		ai, aj := PairStep(y[i], y[j], g[i], g[j], oldI, oldJ, c[i], c[j], kb[i*m+i]+kb[j*m+j]-2*kb[i*m+j])
+		a[i], a[j] = ai, aj
+		wi, wj := y[i]*(ai-oldI), y[j]*(aj-oldJ)
+		ri, rj := kb[i*m:(i+1)*m], kb[j*m:(j+1)*m]
+		for t := range m {
+			// The conversions round each product: no fused multiply-add
+			// (a device computes the same bits).
+			g[t] += float64(y[t] * float64(float64(wi*ri[t])+float64(wj*rj[t])))
+		}
+	}
+	return steps
+}
+
+// PairStep solves the two-variable subproblem on (i, j): labels yi, yj,
+// gradients gi, gj, current values ai, aj, bounds ci, cj and curvature
+// quad = Q_ii + Q_jj − 2 K_ij (SMOTau when not positive). It returns the new
+// α_i, α_j: LIBSVM's clipped step, analytic and
+// in float64 (no fused multiply-add can change it).
+func PairStep(yi, yj, gi, gj, ai, aj, ci, cj, quad float64) (float64, float64) {
+	if quad <= 0 {
+		quad = SMOTau
+	}
+	if yi != yj {
+		delta := (-gi - gj) / quad
+		diff := ai - aj
+		ai += delta
+		aj += delta
+		if diff > 0 {
+			if aj < 0 {
+				aj, ai = 0, diff
+			}
+		} else if ai < 0 {
+			ai, aj = 0, -diff
+		}
+		if diff > ci-cj {
+			if ai > ci {
+				ai, aj = ci, ci-diff
+			}
+		} else if aj > cj {
+			aj, ai = cj, cj+diff
+		}
+		return ai, aj
+	}
+	delta := (gi - gj) / quad
+	sum := ai + aj
+	ai -= delta
+	aj += delta
+	if sum > ci {
+		if ai > ci {
+			ai, aj = ci, sum-ci
+		}
+	} else if aj < 0 {
+		aj, ai = 0, sum
+	}
+	if sum > cj {
+		if aj > cj {
+			aj, ai = cj, sum-cj
+		}
+	} else if ai < 0 {
+		ai, aj = 0, sum
+	}
+	return ai, aj
+}

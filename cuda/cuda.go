@@ -152,6 +152,7 @@ type functions struct {
 	kernelBlock, sqNorms, dictPartial, dictReduce, rankUpdate  cu.Function
 	vecPartial, vecCombine, blockRowF64, signMismatch          cu.Function
 	csrKernel, csrSqNorms, csrDensifyT, denseDensify, fillZero cu.Function
+	smoSub                                                     cu.Function
 }
 
 type job struct {
@@ -160,8 +161,9 @@ type job struct {
 }
 
 var (
-	_ backend.Backend       = (*Backend)(nil)
-	_ backend.ResidentBlock = (*Backend)(nil)
+	_ backend.Backend          = (*Backend)(nil)
+	_ backend.ResidentBlock    = (*Backend)(nil)
+	_ backend.SubproblemSolver = (*Backend)(nil)
 )
 
 // errClosed is returned by every method after Close.
@@ -248,6 +250,7 @@ func (b *Backend) load() error {
 		{nameCSRDensifyT, &b.fn.csrDensifyT},
 		{nameDenseDensify, &b.fn.denseDensify},
 		{nameFillZero, &b.fn.fillZero},
+		{nameSMOSub, &b.fn.smoSub},
 	} {
 		fn, err := mod.Function(f.name)
 		if err != nil {

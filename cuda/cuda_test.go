@@ -327,3 +327,68 @@ func TestConformanceInSlabs(t *testing.T) {
 		t.Errorf("WithChunkBytes(0) accepted")
 	}
 }
+
+// TestSolveSubproblemOnDevice (issue 32): the smo_sub kernel solves the
+// batched solver's subproblem to the bits of backend.SolveSubproblemRef
+// (α, gradient and step count), for sizes from one variable to a working
+// set of 1,024, bounds of two sizes, a starting α inside and at its
+// bounds, and a step limit that stops it early.
+func TestSolveSubproblemOnDevice(t *testing.T) {
+	b := open(t)
+	rng := rand.New(rand.NewPCG(32, 1))
+	for _, tc := range []struct{ m, limit int }{{1, 100}, {2, 200}, {64, 6400}, {257, 25700}, {300, 7}, {1024, 102400}} {
+		m := tc.m
+		x := make([]float64, m*4)
+		for i := range x {
+			x[i] = rng.Float64()
+		}
+		kb := make([]float64, m*m)
+		for i := range m {
+			for j := range m {
+				var d float64
+				for f := range 4 {
+					d += (x[i*4+f] - x[j*4+f]) * (x[i*4+f] - x[j*4+f])
+				}
+				kb[i*m+j] = math.Exp(-1.5 * d)
+			}
+		}
+		y, c, a, g := make([]float64, m), make([]float64, m), make([]float64, m), make([]float64, m)
+		for i := range m {
+			y[i] = float64(1 - 2*rng.IntN(2))
+			c[i] = []float64{1, 4}[i%2]
+			switch i % 3 {
+			case 1:
+				a[i] = c[i] * rng.Float64()
+			case 2:
+				a[i] = c[i]
+			}
+		}
+		for i := range m {
+			g[i] = -1
+			for j := range m {
+				g[i] += y[i] * y[j] * kb[i*m+j] * a[j]
+			}
+		}
+		gh, ah := slices.Clone(g), slices.Clone(a)
+		want := backend.SolveSubproblemRef(kb, y, c, gh, ah, 1e-3, tc.limit)
+		got, err := b.SolveSubproblem(kb, y, c, g, a, 1e-3, tc.limit)
+		if err != nil {
+			t.Fatalf("m %d: %v", m, err)
+		}
+		if got != want {
+			t.Errorf("m %d, limit %d: %d steps on the device, %d on the host", m, tc.limit, got, want)
+		}
+		for i := range m {
+			if math.Float64bits(a[i]) != math.Float64bits(ah[i]) || math.Float64bits(g[i]) != math.Float64bits(gh[i]) {
+				t.Fatalf("m %d: variable %d: α %v g %v on the device, α %v g %v on the host", m, i, a[i], g[i], ah[i], gh[i])
+			}
+		}
+		if m > 1 && want == 0 {
+			t.Errorf("m %d: the host took no step: the case tests nothing", m)
+		}
+		t.Logf("m %d: %d steps, same bits", m, got)
+	}
+	if _, err := b.SolveSubproblem(make([]float64, 3), make([]float64, 2), make([]float64, 2), make([]float64, 2), make([]float64, 2), 1e-3, 5); err == nil {
+		t.Error("a 3-value block for 2 variables was accepted")
+	}
+}

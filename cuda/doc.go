@@ -72,6 +72,14 @@
 //     products of a resident block's rows (or of float64 vectors) with up to
 //     8 float64 vectors, summed in float64; y ← βy + Σ c_t a_t; a block row
 //     into a vector; the count of sign mismatches.
+//   - smo_sub: the batched SVM solver's subproblem (backend.SubproblemSolver,
+//     SolveSubproblem): the whole inner SMO over a working set of up to a
+//     few thousand variables in one launch of one block, its m×m float64
+//     kernel block, labels, bounds, gradient and α uploaded once; each step
+//     is two block-wide reductions and a parallel gradient update, in the
+//     host's operations and order with the roundings spelled out
+//     (__dadd_rn, __dmul_rn), so α, the gradient and the step count are
+//     backend.SolveSubproblemRef's bit for bit.
 //   - csr_kernel, csr_sq_norms, csr_densify_t, dense_densify_t, fill_zero:
 //     kernel blocks, gathers and norms with sparse (pursuit.CSR) operands
 //     (sparse.go). One operand's CSR rows are streamed, one warp a row,

@@ -502,6 +502,13 @@ func TestBatchedSVMOnDevice(t *testing.T) {
 	if mb.Stats[0].OuterIter == 0 {
 		t.Error("the batched model reports no outer iteration")
 	}
+	// Every subproblem ran on the device (smo_sub), none on the go backend.
+	if d, o := mb.Stats[0].DeviceSubproblems, mb.Stats[0].OuterIter; d != o {
+		t.Errorf("%d of %d subproblems solved on the device", d, o)
+	}
+	if d := mh.Stats[0].DeviceSubproblems; d != 0 {
+		t.Errorf("the go backend reports %d subproblems solved on a device", d)
+	}
 	ms, mb = train(dev, svm.SolverSMO, 0), train(dev, svm.SolverBatched, 0)
 	acc := func(m *svm.Model) float64 {
 		p, err := m.Predict(dev, xte)

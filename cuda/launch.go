@@ -26,6 +26,7 @@ const (
 	skThreads  = 256   // SK_THREADS
 	trTile     = 32    // TR_TILE: dense_densify_t tile
 	trBY       = 8     // TR_BY: dense_densify_t block is trTile×trBY
+	subThreads = 256   // SUB_THREADS: smo_sub
 	maxGridY   = 65535
 )
 
@@ -45,6 +46,7 @@ const (
 	nameCSRDensifyT  = "csr_densify_t"
 	nameDenseDensify = "dense_densify_t"
 	nameFillZero     = "fill_zero"
+	nameSMOSub       = "smo_sub"
 )
 
 // params holds kernel arguments. gorgonia.org/cu copies each argument as one
@@ -109,6 +111,10 @@ func vecCombineParams(y uintptr, beta float64, coef, a uintptr, lda, n, cols int
 
 func blockRowF64Params(y, x uintptr, cols int) params {
 	return newParams(y, x, cols)
+}
+
+func smoSubParams(g, a, out, kb, y, c uintptr, m int, eps float64, limit int) params {
+	return newParams(g, a, out, kb, y, c, m, eps, limit)
 }
 
 func signMismatchParams(part, a, b uintptr, n int) params {

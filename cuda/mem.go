@@ -78,6 +78,8 @@ const (
 	slotTVal
 	slotTNorms
 	slotT
+	// the batched SVM solver's subproblem (subproblem.go)
+	slotSub
 )
 
 // alloc allocates device memory (worker thread). Zero sizes get a small

@@ -151,6 +151,38 @@ func (e *Engine) SMOAddScaled(dst, y []float64, row []float32, w float64) {
 
 var _ backend.SMOScanner = (*Engine)(nil)
 
+// PairStep is backend.PairStep, LIBSVM's clipped two-variable step: the
+// solvers name it here, without importing the backends.
+func PairStep(yi, yj, gi, gj, ai, aj, ci, cj, quad float64) (float64, float64) {
+	return backend.PairStep(yi, yj, gi, gj, ai, aj, ci, cj, quad)
+}
+
+// SolveSubproblem solves a batched SVM solver's subproblem on the host:
+// backend.SolveSubproblemRef (g and a updated in place; the steps taken).
+func SolveSubproblem(kb, y, c, g, a []float64, eps float64, limit int) int {
+	return backend.SolveSubproblemRef(kb, y, c, g, a, eps, limit)
+}
+
+// SMOSubproblem is SolveSubproblem where the backend computes when it has
+// the capability (backend.SubproblemSolver: the cuda backend, one launch),
+// else on the host; the bits are the same either way. device reports where
+// it ran.
+func (e *Engine) SMOSubproblem(kb, y, c, g, a []float64, eps float64, limit int) (steps int, device bool, err error) {
+	m := len(g)
+	if len(kb) < m*m || len(y) < m || len(c) < m || len(a) < m || limit < 0 {
+		return 0, false, fmt.Errorf("engine: SMO subproblem: %w: %d variables, block of %d, %d labels, %d bounds, %d α, limit %d",
+			pursuit.ErrShape, m, len(kb), len(y), len(c), len(a), limit)
+	}
+	if sub, ok := e.be.(backend.SubproblemSolver); ok && m > 0 {
+		steps, err := sub.SolveSubproblem(kb[:m*m], y[:m], c[:m], g, a[:m], eps, limit)
+		if err != nil {
+			return 0, true, fmt.Errorf("engine: SMO subproblem on %s: %w", e.be.Name(), err)
+		}
+		return steps, true, nil
+	}
+	return SolveSubproblem(kb, y, c, g, a, eps, limit), false, nil
+}
+
 // SMOScanner is the capability of running an SMO iteration's passes over
 // the variables as vector kernels (backend.SMOScanner); the Engine has it
 // for every backend, so the SVM solver names it without importing the

@@ -2,7 +2,6 @@ package svm
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
@@ -102,11 +101,12 @@ type batched[T real] struct {
 	l    int         // row length: the kernel points (across ranks, the rank's own)
 	pool *rowPool[T] // the kernel rows held
 
-	ws       []int // the working set (variables)
-	prevWS   []int // the previous working set (across ranks)
-	inWS     []bool
-	computed int // kernel rows computed
-	outer    int
+	ws         []int // the working set (variables)
+	prevWS     []int // the previous working set (across ranks)
+	inWS       []bool
+	computed   int // kernel rows computed
+	outer      int
+	deviceSubs int // subproblems solved on the device (engine.SMOSubproblem)
 
 	// The subproblem on the working set, m variables, indexed by position
 	// in ws.
@@ -148,6 +148,7 @@ func runBatched[T real](c *rowCache[T], scan engine.SMOScanner, prob Problem, di
 	sol := s.solution()
 	sol.CacheHits, sol.CacheMisses, sol.RowsComputed = 0, 0, b.computed
 	sol.OuterIter = b.outer
+	sol.DeviceSubproblems = b.deviceSubs
 	return sol, nil
 }
 
@@ -175,7 +176,9 @@ func (b *batched[T]) run() error {
 		if err := b.loadRows(); err != nil {
 			return err
 		}
-		b.solveBlock()
+		if err := b.solveBlock(); err != nil {
+			return err
+		}
 		b.updateGradient()
 	}
 }
@@ -305,7 +308,7 @@ func (b *batched[T]) row(k int) []T { return b.pool.row(k) }
 // solveBlock solves the subproblem on the working set in one process:
 // it loads the block, the variables' y, C, G and α from the solver and
 // stores the new α back (solveSub).
-func (b *batched[T]) solveBlock() {
+func (b *batched[T]) solveBlock() error {
 	s, ws := b.s, b.ws
 	m := len(ws)
 	b.grow(m)
@@ -322,11 +325,14 @@ func (b *batched[T]) solveBlock() {
 		b.aa[i] = s.alpha[a]
 		b.a0[i] = s.alpha[a]
 	}
-	b.solveSub()
+	if err := b.solveSub(); err != nil {
+		return err
+	}
 	for i, a := range ws {
 		s.alpha[a] = b.aa[i]
 		s.setStatus(a)
 	}
+	return nil
 }
 
 // grow sizes the subproblem's buffers for m variables.
@@ -343,77 +349,30 @@ func (b *batched[T]) grow(m int) {
 // solveSub solves the subproblem on the working set (the other variables
 // fixed) by SMO with Fan, Chen & Lin's second-order selection, in memory on
 // the m×m kernel block kb with the set's y, C, gradient and α (wy, wc, ga,
-// aa; a0 the α it starts from), to max(tol, gap₀/10) where gap₀ is the
-// set's starting violation (ThunderSVM's local tolerance), or 100·m steps.
-func (b *batched[T]) solveSub() {
+// aa), to max(tol, gap₀/10) where gap₀ is the set's starting violation
+// (ThunderSVM's local tolerance), or 100·m steps (engine.SolveSubproblem).
+// With an engine whose backend solves it where it computes (a device, one
+// launch: engine.SMOSubproblem), it runs there, with the same bits.
+func (b *batched[T]) solveSub() error {
 	s := b.s
 	m := len(b.ws)
-	kb, ga, aa, wy, wc := b.kb, b.ga, b.aa, b.wy, b.wc
-	y := func(i int) float64 { return wy[i] }
-	cb := func(i int) float64 { return wc[i] }
-	inUp := func(i int) bool {
-		if y(i) > 0 {
-			return aa[i] < cb(i)
+	limit := max(min(100*m, s.maxIter-s.iter), 0)
+	kb, wy, wc, ga, aa := b.kb[:m*m], b.wy[:m], b.wc[:m], b.ga[:m], b.aa[:m]
+	steps := 0
+	if e, ok := s.scan.(*engine.Engine); ok {
+		var err error
+		var device bool
+		if steps, device, err = e.SMOSubproblem(kb, wy, wc, ga, aa, s.eps, limit); err != nil {
+			return err
 		}
-		return aa[i] > 0
+		if device {
+			b.deviceSubs++
+		}
+	} else {
+		steps = engine.SolveSubproblem(kb, wy, wc, ga, aa, s.eps, limit)
 	}
-	inLow := func(i int) bool {
-		if y(i) > 0 {
-			return aa[i] > 0
-		}
-		return aa[i] < cb(i)
-	}
-	tol := s.eps
-	limit := 100 * m
-	for step := 0; step < limit && s.iter < s.maxIter; step++ {
-		gmax, imax := math.Inf(-1), -1
-		for i := range m {
-			if inUp(i) {
-				if v := -y(i) * ga[i]; v >= gmax {
-					gmax, imax = v, i
-				}
-			}
-		}
-		gmax2, jmin, objMin := math.Inf(-1), -1, math.Inf(1)
-		for j := range m {
-			if !inLow(j) {
-				continue
-			}
-			yg := y(j) * ga[j]
-			if yg >= gmax2 {
-				gmax2 = yg
-			}
-			if imax < 0 {
-				continue
-			}
-			if diff := gmax + yg; diff > 0 {
-				quad := kb[imax*m+imax] + kb[j*m+j] - 2*kb[imax*m+j]
-				if quad <= 0 {
-					quad = tau
-				}
-				if o := -diff * diff / quad; o <= objMin {
-					objMin, jmin = o, j
-				}
-			}
-		}
-		gap := gmax + gmax2
-		if step == 0 {
-			tol = math.Max(s.eps, gap/10)
-		}
-		if imax < 0 || jmin < 0 || gap < tol {
-			break
-		}
-		i, j := imax, jmin
-		oldI, oldJ := aa[i], aa[j]
-		ai, aj := pairStep(y(i), y(j), ga[i], ga[j], oldI, oldJ, cb(i), cb(j), kb[i*m+i]+kb[j*m+j]-2*kb[i*m+j])
-		aa[i], aa[j] = ai, aj
-		wi, wj := y(i)*(ai-oldI), y(j)*(aj-oldJ)
-		ri, rj := kb[i*m:(i+1)*m], kb[j*m:(j+1)*m]
-		for t := range m {
-			ga[t] += y(t) * (wi*ri[t] + wj*rj[t])
-		}
-		s.iter++
-	}
+	s.iter += steps
+	return nil
 }
 
 // updateGradient adds Σ_b y_a y_b K(k_b, k_a) Δα_b to every gradient G_a,

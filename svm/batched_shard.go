@@ -104,7 +104,7 @@ func runBatchedSharded(sh *shard, prob Problem, o Options) (*Solution, error) {
 	}
 	return &Solution{
 		Alpha: s.alpha, Grad: s.g, Iter: s.iter, Gap: s.gap, Converged: s.converged, Obj: obj,
-		Rho: rho, Bias: -rho, NumSV: nsv, NumBSV: nbsv, RowsComputed: b.computed, OuterIter: b.outer,
+		Rho: rho, Bias: -rho, NumSV: nsv, NumBSV: nbsv, RowsComputed: b.computed, OuterIter: b.outer, DeviceSubproblems: b.deviceSubs,
 	}, nil
 }
 
@@ -130,7 +130,9 @@ func (b *batched[T]) runSharded() error {
 		if err := b.gatherSet(); err != nil {
 			return err
 		}
-		b.solveSub()
+		if err := b.solveSub(); err != nil {
+			return err
+		}
 		for i, a := range b.ws {
 			if own := b.own(a); own >= 0 {
 				s.alpha[own] = b.aa[i]

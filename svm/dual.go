@@ -108,10 +108,13 @@ type Solution struct {
 	Obj       float64   // ½αᵀQα + pᵀα (LIBSVM's "obj"); C-SVC's W(α) = −Obj
 	Iter      int       // SMO iterations (the batched solver: its inner pair steps)
 	OuterIter int       // the batched solver's outer iterations (0 for SMO)
-	Gap       float64   // final maximal violation
-	Converged bool      // Gap < Tol (false when MaxIter stopped it)
-	NumSV     int       // variables with α > 0
-	NumBSV    int       // variables at their upper bound
+	// DeviceSubproblems counts the batched solver's subproblems solved on
+	// the device (engine.SMOSubproblem); 0 on the host.
+	DeviceSubproblems int
+	Gap               float64 // final maximal violation
+	Converged         bool    // Gap < Tol (false when MaxIter stopped it)
+	NumSV             int     // variables with α > 0
+	NumBSV            int     // variables at their upper bound
 	// Kernel-row cache statistics: lookups that hit, that missed, and rows
 	// computed (a miss computes a batch).
 	CacheHits, CacheMisses, RowsComputed int

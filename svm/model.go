@@ -55,9 +55,12 @@ type TrainStats struct {
 	Rho       float64
 	Iter      int
 	OuterIter int // the batched solver's outer iterations (0 for SMO)
-	NumSV     int
-	NumBSV    int
-	Converged bool
+	// DeviceSubproblems counts the batched solver's subproblems solved on
+	// the device (0 on the CPU backends and for SMO).
+	DeviceSubproblems int
+	NumSV             int
+	NumBSV            int
+	Converged         bool
 	// Kernel rows computed and cache hits/misses.
 	RowsComputed, CacheHits, CacheMisses int
 }

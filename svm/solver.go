@@ -447,51 +447,9 @@ func (s *smo[T]) update(i, j int) error {
 // pairStep solves the two-variable subproblem on (i, j): labels yi, yj,
 // gradients gi, gj, current values ai, aj, bounds ci, cj and curvature
 // quad = Q_ii + Q_jj − 2 K_ij (tau when not positive). It returns the new
-// α_i, α_j.
+// α_i, α_j (engine.PairStep: the one step of every solver, device included).
 func pairStep(yi, yj, gi, gj, ai, aj, ci, cj, quad float64) (float64, float64) {
-	if quad <= 0 {
-		quad = tau
-	}
-	if yi != yj {
-		delta := (-gi - gj) / quad
-		diff := ai - aj
-		ai += delta
-		aj += delta
-		if diff > 0 {
-			if aj < 0 {
-				aj, ai = 0, diff
-			}
-		} else if ai < 0 {
-			ai, aj = 0, -diff
-		}
-		if diff > ci-cj {
-			if ai > ci {
-				ai, aj = ci, ci-diff
-			}
-		} else if aj > cj {
-			aj, ai = cj, cj+diff
-		}
-		return ai, aj
-	}
-	delta := (gi - gj) / quad
-	sum := ai + aj
-	ai -= delta
-	aj += delta
-	if sum > ci {
-		if ai > ci {
-			ai, aj = ci, sum-ci
-		}
-	} else if aj < 0 {
-		aj, ai = 0, sum
-	}
-	if sum > cj {
-		if aj > cj {
-			aj, ai = cj, sum-cj
-		}
-	} else if ai < 0 {
-		ai, aj = 0, sum
-	}
-	return ai, aj
+	return engine.PairStep(yi, yj, gi, gj, ai, aj, ci, cj, quad)
 }
 
 // addPair adds y_a (wi K_ia + wj K_ja) to the gradient of every active

@@ -596,3 +596,201 @@ PURSUIT_GLOBAL void fill_zero(float *__restrict__ X, long long n)
 		X[e] = 0.0f;
 	}
 }
+
+// ---------------------------------------------------------------------------
+// smo_sub: the batched SVM solver's subproblem (svm.solveSubproblem), the
+// whole inner SMO in one launch of one block.
+//
+// m variables with the m×m kernel block kb (row-major, float64), labels y
+// (±1), bounds c, gradient g and α a (both updated in place). Each step
+// picks i = the last variable of I_up with the largest −y_i g_i and j = the
+// last of I_low with the smallest −diff²/quad (Fan, Chen & Lin's second
+// order rule, quad clamped at SUB_TAU), takes LIBSVM's clipped pair step and
+// updates g; it stops when the violation falls below tol = max(eps, gap₀/10)
+// (gap₀ the violation before the first step), when no pair is left, or after
+// limit steps. out[0] receives the number of steps taken. Every operation is
+// the host's, in its order and rounding (no contraction into FMAs), so the
+// result is the host's bit for bit.
+// ---------------------------------------------------------------------------
+
+#define SUB_THREADS 256
+#define SUB_TAU 1e-12
+
+// sub_better reports whether candidate (v, i) beats (w, j) when the larger
+// value wins and, between equal values, the larger index (the host's scans
+// keep the last variable attaining the extreme).
+__device__ __forceinline__ bool sub_better(double v, long long i, double w, long long j)
+{
+	return v > w || (v == w && i > j);
+}
+
+PURSUIT_GLOBAL void smo_sub(double *__restrict__ g, double *__restrict__ a, double *__restrict__ out,
+                            const double *__restrict__ kb, const double *__restrict__ y,
+                            const double *__restrict__ c, long long m, double eps, long long limit)
+{
+	__shared__ double rv[SUB_THREADS];
+	__shared__ long long ri[SUB_THREADS];
+	__shared__ double rv2[SUB_THREADS];
+	__shared__ double s_wi, s_wj, s_tol;
+	__shared__ long long s_i, s_j, s_done;
+	const int tid = threadIdx.x;
+	long long steps = 0;
+	for (long long step = 0;; step++) {
+		// i: the largest −y g over I_up (ties: the last index).
+		double bv = -INFINITY;
+		long long bi = -1;
+		for (long long t = tid; t < m; t += SUB_THREADS) {
+			const bool up = y[t] > 0.0 ? a[t] < c[t] : a[t] > 0.0;
+			if (up) {
+				const double v = -y[t] * g[t];
+				if (v >= bv) {
+					bv = v;
+					bi = t;
+				}
+			}
+		}
+		rv[tid] = bv;
+		ri[tid] = bi;
+		__syncthreads();
+		for (int h = SUB_THREADS / 2; h > 0; h /= 2) {
+			if (tid < h && sub_better(rv[tid + h], ri[tid + h], rv[tid], ri[tid])) {
+				rv[tid] = rv[tid + h];
+				ri[tid] = ri[tid + h];
+			}
+			__syncthreads();
+		}
+		const double gmax = rv[0];
+		const long long imax = ri[0];
+		__syncthreads();
+		// j: the smallest −diff²/quad over I_low (ties: the last index),
+		// and the largest y g over I_low.
+		double bo = INFINITY, bg = -INFINITY;
+		long long bj = -1;
+		for (long long t = tid; t < m; t += SUB_THREADS) {
+			const bool low = y[t] > 0.0 ? a[t] > 0.0 : a[t] < c[t];
+			if (!low) {
+				continue;
+			}
+			const double yg = y[t] * g[t];
+			if (yg >= bg) {
+				bg = yg;
+			}
+			if (imax < 0) {
+				continue;
+			}
+			const double diff = gmax + yg;
+			if (diff > 0.0) {
+				double quad = __dadd_rn(__dadd_rn(kb[imax * m + imax], kb[t * m + t]), -__dmul_rn(2.0, kb[imax * m + t]));
+				if (quad <= 0.0) {
+					quad = SUB_TAU;
+				}
+				const double o = __dmul_rn(-diff, diff) / quad;
+				if (o <= bo) {
+					bo = o;
+					bj = t;
+				}
+			}
+		}
+		rv[tid] = -bo; // the smallest o is the largest −o
+		ri[tid] = bj;
+		rv2[tid] = bg;
+		__syncthreads();
+		for (int h = SUB_THREADS / 2; h > 0; h /= 2) {
+			if (tid < h) {
+				if (sub_better(rv[tid + h], ri[tid + h], rv[tid], ri[tid])) {
+					rv[tid] = rv[tid + h];
+					ri[tid] = ri[tid + h];
+				}
+				if (rv2[tid + h] > rv2[tid]) {
+					rv2[tid] = rv2[tid + h];
+				}
+			}
+			__syncthreads();
+		}
+		if (tid == 0) {
+			const long long jmin = ri[0];
+			const double gap = gmax + rv2[0];
+			if (step == 0) {
+				s_tol = eps > gap / 10.0 ? eps : gap / 10.0;
+			}
+			s_done = steps >= limit || imax < 0 || jmin < 0 || gap < s_tol;
+			if (!s_done) {
+				const long long i = imax, j = jmin;
+				const double yi = y[i], yj = y[j], gi = g[i], gj = g[j], ci = c[i], cj = c[j];
+				const double oldI = a[i], oldJ = a[j];
+				double ai = oldI, aj = oldJ;
+				double quad = __dadd_rn(__dadd_rn(kb[i * m + i], kb[j * m + j]), -__dmul_rn(2.0, kb[i * m + j]));
+				if (quad <= 0.0) {
+					quad = SUB_TAU;
+				}
+				if (yi != yj) {
+					const double delta = (-gi - gj) / quad;
+					const double diff = ai - aj;
+					ai += delta;
+					aj += delta;
+					if (diff > 0.0) {
+						if (aj < 0.0) {
+							aj = 0.0;
+							ai = diff;
+						}
+					} else if (ai < 0.0) {
+						ai = 0.0;
+						aj = -diff;
+					}
+					if (diff > ci - cj) {
+						if (ai > ci) {
+							ai = ci;
+							aj = ci - diff;
+						}
+					} else if (aj > cj) {
+						aj = cj;
+						ai = cj + diff;
+					}
+				} else {
+					const double delta = (gi - gj) / quad;
+					const double sum = ai + aj;
+					ai -= delta;
+					aj += delta;
+					if (sum > ci) {
+						if (ai > ci) {
+							ai = ci;
+							aj = sum - ci;
+						}
+					} else if (aj < 0.0) {
+						aj = 0.0;
+						ai = sum;
+					}
+					if (sum > cj) {
+						if (aj > cj) {
+							aj = cj;
+							ai = sum - cj;
+						}
+					} else if (ai < 0.0) {
+						ai = 0.0;
+						aj = sum;
+					}
+				}
+				a[i] = ai;
+				a[j] = aj;
+				s_i = i;
+				s_j = j;
+				s_wi = yi * (ai - oldI);
+				s_wj = yj * (aj - oldJ);
+			}
+		}
+		__syncthreads();
+		if (s_done) {
+			break;
+		}
+		const double wi = s_wi, wj = s_wj;
+		const double *ri_ = kb + s_i * m, *rj_ = kb + s_j * m;
+		for (long long t = tid; t < m; t += SUB_THREADS) {
+			g[t] = __dadd_rn(g[t], __dmul_rn(y[t], __dadd_rn(__dmul_rn(wi, ri_[t]), __dmul_rn(wj, rj_[t]))));
+		}
+		steps++;
+		__syncthreads();
+	}
+	if (tid == 0) {
+		out[0] = (double)steps;
+	}
+}

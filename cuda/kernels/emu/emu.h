@@ -40,6 +40,11 @@ static dim3 threadIdx, blockIdx, blockDim, gridDim;
 #define __shared__ static
 #define __syncthreads() emu_sync()
 
+// Double-precision arithmetic with the rounding spelled out (the kernels
+// use them where contraction into an FMA would change the bits).
+static inline double __dadd_rn(double a, double b) { return a + b; }
+static inline double __dmul_rn(double a, double b) { return a * b; }
+
 struct emu_fiber {
 	ucontext_t ctx; // the first entry
 	jmp_buf jb;     // where a started fiber resumes

@@ -581,6 +581,85 @@ static void test_sign_mismatch(long long n, unsigned blocks)
 	       "got " + std::to_string(dst[0]) + " want " + std::to_string(want));
 }
 
+// smo_sub: the subproblem's properties, not the host's steps (the Go test
+// TestSolveSubproblemOnDevice compares the bits with the host's): α stays in
+// its box, Σ y α is kept, g equals g₀ + Q(α − α₀) recomputed here, and the
+// run stops either at the step limit or with the violation below the
+// tolerance max(eps, gap₀/10).
+static double smo_sub_gap(long long m, const std::vector<double> &y, const std::vector<double> &c,
+                          const std::vector<double> &g, const std::vector<double> &a)
+{
+	double up = -INFINITY, low = -INFINITY;
+	for (long long t = 0; t < m; t++) {
+		const bool inUp = y[t] > 0 ? a[t] < c[t] : a[t] > 0;
+		const bool inLow = y[t] > 0 ? a[t] > 0 : a[t] < c[t];
+		if (inUp) {
+			up = std::max(up, -y[t] * g[t]);
+		}
+		if (inLow) {
+			low = std::max(low, y[t] * g[t]);
+		}
+	}
+	return up + low;
+}
+
+static void test_smo_sub(long long m, long long limit, unsigned seed)
+{
+	std::mt19937_64 rng(seed);
+	std::uniform_real_distribution<double> u(0, 1);
+	std::vector<double> x(m * 3), kb(m * m), y(m), c(m), g(m), a(m);
+	for (auto &v : x) {
+		v = u(rng);
+	}
+	for (long long i = 0; i < m; i++) {
+		for (long long j = 0; j < m; j++) {
+			double d = 0;
+			for (int f = 0; f < 3; f++) {
+				d += (x[i * 3 + f] - x[j * 3 + f]) * (x[i * 3 + f] - x[j * 3 + f]);
+			}
+			kb[i * m + j] = std::exp(-2 * d);
+		}
+		y[i] = u(rng) < 0.5 ? 1 : -1;
+		c[i] = i % 5 == 0 ? 2.0 : 1.0;
+		a[i] = i % 3 == 0 ? c[i] * u(rng) : 0;
+	}
+	// g = Q a − 1 at the starting α.
+	for (long long i = 0; i < m; i++) {
+		double s = -1;
+		for (long long j = 0; j < m; j++) {
+			s += y[i] * y[j] * kb[i * m + j] * a[j];
+		}
+		g[i] = s;
+	}
+	const auto a0 = a, g0 = g;
+	const double eps = 1e-3, gap0 = smo_sub_gap(m, y, c, g, a);
+	std::vector<double> out(1, -1);
+	emu_launch(dim3(1), dim3(SUB_THREADS), [&] {
+		smo_sub(g.data(), a.data(), out.data(), kb.data(), y.data(), c.data(), m, eps, limit);
+	});
+	double sum0 = 0, sum = 0, gerr = 0;
+	bool box = true;
+	for (long long i = 0; i < m; i++) {
+		sum0 += y[i] * a0[i];
+		sum += y[i] * a[i];
+		box = box && a[i] >= 0 && a[i] <= c[i];
+		double want = g0[i];
+		for (long long j = 0; j < m; j++) {
+			want += y[i] * y[j] * kb[i * m + j] * (a[j] - a0[j]);
+		}
+		gerr = std::max(gerr, std::fabs(g[i] - want));
+	}
+	const long long steps = (long long)out[0];
+	const double gap = smo_sub_gap(m, y, c, g, a), tol = std::max(eps, gap0 / 10);
+	const bool stopped = steps == limit || gap < tol;
+	report(box && std::fabs(sum - sum0) < 1e-9 && gerr < 1e-9 && stopped && steps >= 0 && steps <= limit &&
+	               (limit == 0 || m < 2 || steps > 0),
+	       "smo_sub m=" + std::to_string(m) + " limit=" + std::to_string(limit),
+	       "steps " + std::to_string(steps) + " gap " + std::to_string(gap) + " (tol " + std::to_string(tol) +
+	               ") Σya moved " + std::to_string(sum - sum0) + " g error " + std::to_string(gerr) +
+	               (box ? "" : " α out of its box"));
+}
+
 // The emulator must reject a kernel in which some threads exit before a
 // barrier the others wait at (undefined behaviour on a GPU).
 static void bad_barrier_kernel(int *out)
@@ -653,6 +732,11 @@ int main()
 	test_sign_mismatch(1, 1);
 	test_sign_mismatch(5003, 4);
 	test_sign_mismatch(100, 7);
+	test_smo_sub(1, 100, 1);
+	test_smo_sub(64, 6400, 2);
+	test_smo_sub(300, 30000, 3);
+	test_smo_sub(300, 5, 4);
+	test_smo_sub(700, 0, 5);
 
 	for (long long rows : {0LL, 1LL, 9LL, 40LL}) {
 		for (long long cols : {0LL, 1LL, 33LL, 300LL}) {
