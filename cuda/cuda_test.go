@@ -336,11 +336,20 @@ func TestConformanceInSlabs(t *testing.T) {
 func TestSolveSubproblemOnDevice(t *testing.T) {
 	b := open(t)
 	rng := rand.New(rand.NewPCG(32, 1))
-	for _, tc := range []struct{ m, limit int }{{1, 100}, {2, 200}, {64, 6400}, {257, 25700}, {300, 7}, {1024, 102400}} {
+	// ties: points on a coarse grid (repeated points, equal curvatures)
+	// and α = 0 (every gradient −1), where the host's rule, the last
+	// variable attaining the extreme, decides every choice.
+	for _, tc := range []struct {
+		m, limit int
+		ties     bool
+	}{{1, 100, false}, {2, 200, false}, {64, 6400, false}, {257, 25700, false}, {300, 7, false}, {1024, 102400, false}, {200, 20000, true}, {600, 60000, true}} {
 		m := tc.m
 		x := make([]float64, m*4)
 		for i := range x {
 			x[i] = rng.Float64()
+			if tc.ties {
+				x[i] = float64(rng.IntN(3)) / 2
+			}
 		}
 		kb := make([]float64, m*m)
 		for i := range m {
@@ -356,6 +365,9 @@ func TestSolveSubproblemOnDevice(t *testing.T) {
 		for i := range m {
 			y[i] = float64(1 - 2*rng.IntN(2))
 			c[i] = []float64{1, 4}[i%2]
+			if tc.ties {
+				continue // α = 0
+			}
 			switch i % 3 {
 			case 1:
 				a[i] = c[i] * rng.Float64()
