@@ -1,6 +1,10 @@
 package backend
 
-import "math"
+import (
+	"math"
+
+	"github.com/pursuit-ml/pursuit"
+)
 
 // SMOScanner is an optional capability: the three scans of an SMO
 // iteration over the solver's float64 state and a float32 kernel row, each
@@ -247,4 +251,38 @@ func PairStep(yi, yj, gi, gj, ai, aj, ci, cj, quad float64) (float64, float64) {
 		ai, aj = 0, sum
 	}
 	return ai, aj
+}
+
+// SVMDevice is the optional capability of keeping a batched SVM solver's
+// per-iteration work where the backend computes (a device): the working
+// set's kernel rows stay in a pool of row slots there, the subproblem's
+// block is gathered from them and solved there, and the gradient of every
+// variable is updated from them there, so that an outer iteration moves
+// O(q + n) numbers across the bus instead of q rows of n values each way.
+// Every result is the host's bit for bit: the rows are the backend's
+// KernelGatherPrepared values, the block is built as the host builds it,
+// the subproblem is SolveSubproblemRef and the update SMOAddScaledRef for
+// each row in turn.
+type SVMDevice interface {
+	// NewSVMPool makes a pool of slots rows of x's kernel values for a
+	// problem of len(y) variables with labels y; kidx maps variables to
+	// the points of x (nil: variable t is point t).
+	NewSVMPool(x Prepared, k pursuit.Kernel, slots int, y []float64, kidx []int) (SVMPool, error)
+}
+
+// SVMPool is a batched SVM solver's device pool (SVMDevice).
+type SVMPool interface {
+	// Fill computes the kernel rows of the points idx of x into the
+	// slots (len(slots) == len(idx)).
+	Fill(slots, idx []int) error
+	// Solve builds the m×m block kb[i][j] = kb[j][i] = row(slot_i)[key_j]
+	// (j ≥ i, the float32 values widened) and runs SolveSubproblemRef on it
+	// with the set's y, c, g and a (updated in place); it returns the steps.
+	Solve(slots, keys []int, y, c, g, a []float64, eps float64, limit int) (int, error)
+	// Update adds (w_r·y_t)·row(slot_r)[k(t)] to g[t] for r in order, for
+	// every variable t (k(t) the variable's point); g is the whole
+	// gradient, sent and returned.
+	Update(slots []int, w []float64, g []float64) error
+	// Release frees the pool; using it afterwards is an error.
+	Release() error
 }

@@ -152,7 +152,7 @@ type functions struct {
 	kernelBlock, sqNorms, dictPartial, dictReduce, rankUpdate  cu.Function
 	vecPartial, vecCombine, blockRowF64, signMismatch          cu.Function
 	csrKernel, csrSqNorms, csrDensifyT, denseDensify, fillZero cu.Function
-	smoSub                                                     cu.Function
+	smoSub, svmBlock, svmUpdate                                cu.Function
 }
 
 type job struct {
@@ -164,6 +164,7 @@ var (
 	_ backend.Backend          = (*Backend)(nil)
 	_ backend.ResidentBlock    = (*Backend)(nil)
 	_ backend.SubproblemSolver = (*Backend)(nil)
+	_ backend.SVMDevice        = (*Backend)(nil)
 )
 
 // errClosed is returned by every method after Close.
@@ -251,6 +252,8 @@ func (b *Backend) load() error {
 		{nameDenseDensify, &b.fn.denseDensify},
 		{nameFillZero, &b.fn.fillZero},
 		{nameSMOSub, &b.fn.smoSub},
+		{nameSVMBlock, &b.fn.svmBlock},
+		{nameSVMUpdate, &b.fn.svmUpdate},
 	} {
 		fn, err := mod.Function(f.name)
 		if err != nil {

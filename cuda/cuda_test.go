@@ -404,3 +404,132 @@ func TestSolveSubproblemOnDevice(t *testing.T) {
 		t.Error("a 3-value block for 2 variables was accepted")
 	}
 }
+
+// TestSVMPoolOnDevice (issue 32): the batched SVM solver's device pool
+// (backend.SVMPool) against the host: the rows Fill computes are
+// KernelGatherPrepared's (read back through Update with one unit weight),
+// Solve equals SolveSubproblemRef on the block built from those rows as the
+// host builds it, and Update equals SMOAddScaledRef row after row, with and
+// without a map from variables to points (ε-SVR's two variables a point).
+func TestSVMPoolOnDevice(t *testing.T) {
+	b := open(t)
+	rng := rand.New(rand.NewPCG(32, 2))
+	const n, d, slots = 300, 7, 40
+	x := pursuit.NewMatrix(n, d)
+	for i := range x.Data {
+		x.Data[i] = rng.Float32()
+	}
+	p, err := b.Prepare(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Release()
+	k := pursuit.NewRBF(0.7)
+	for _, svr := range []bool{false, true} {
+		nv := n
+		var kidx []int
+		if svr {
+			nv = 2 * n
+			kidx = make([]int, nv)
+			for v := range kidx {
+				kidx[v] = v % n
+			}
+		}
+		y := make([]float64, nv)
+		for v := range y {
+			y[v] = float64(1 - 2*rng.IntN(2))
+		}
+		pool, err := b.NewSVMPool(p, k, slots, y, kidx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Rows of 24 points into slots 3…14 (one run) and 20, 22, 30 …
+		idx := rng.Perm(n)[:24]
+		sl := []int{3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 20, 22, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39}
+		if err := pool.Fill(sl, idx); err != nil {
+			t.Fatal(err)
+		}
+		want := pursuit.NewMatrix(len(idx), n)
+		if err := b.KernelGatherPrepared(want, k, x, nil, idx, p); err != nil {
+			t.Fatal(err)
+		}
+		ki := func(v int) int {
+			if kidx == nil {
+				return v
+			}
+			return kidx[v]
+		}
+		for r := range idx {
+			g := make([]float64, nv)
+			if err := pool.Update([]int{sl[r]}, []float64{1}, g); err != nil {
+				t.Fatal(err)
+			}
+			for v := range nv {
+				if w := y[v] * float64(want.At(r, ki(v))); g[v] != w {
+					t.Fatalf("svr %v: slot %d, variable %d: %v through the pool, %v from KernelGatherPrepared", svr, sl[r], v, g[v], w)
+				}
+			}
+		}
+		// Update: the rows r = 0, 5, 17 with weights, in order.
+		g := make([]float64, nv)
+		for v := range g {
+			g[v] = rng.Float64() - 0.5
+		}
+		gh := slices.Clone(g)
+		rs, ws := []int{0, 5, 17}, []float64{0.3, -1.7, 2.5}
+		var us []int
+		for i, r := range rs {
+			us = append(us, sl[r])
+			for v := range nv {
+				gh[v] += float64(ws[i]*y[v]) * float64(want.At(r, ki(v)))
+			}
+		}
+		if err := pool.Update(us, ws, g); err != nil {
+			t.Fatal(err)
+		}
+		for v := range nv {
+			if g[v] != gh[v] {
+				t.Fatalf("svr %v: Update: variable %d: %v on the device, %v on the host", svr, v, g[v], gh[v])
+			}
+		}
+		// Solve: the working set of the 24 rows' points, their block as
+		// the host builds it (upper triangle from the rows, mirrored).
+		m := len(idx)
+		kb := make([]float64, m*m)
+		for i := range m {
+			for j := i; j < m; j++ {
+				v := float64(want.At(i, idx[j]))
+				kb[i*m+j], kb[j*m+i] = v, v
+			}
+		}
+		wy, wc, wg, wa := make([]float64, m), make([]float64, m), make([]float64, m), make([]float64, m)
+		for i := range m {
+			wy[i] = float64(1 - 2*(i%2))
+			wc[i] = 1 + float64(i%3)
+			wg[i] = -1 + 0.1*rng.Float64()
+		}
+		hg, ha := slices.Clone(wg), slices.Clone(wa)
+		steps := backend.SolveSubproblemRef(kb, wy, wc, hg, ha, 1e-3, 100*m)
+		got, err := pool.Solve(sl, idx, wy, wc, wg, wa, 1e-3, 100*m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != steps || steps == 0 {
+			t.Errorf("svr %v: Solve took %d steps, the host %d", svr, got, steps)
+		}
+		for i := range m {
+			if wg[i] != hg[i] || wa[i] != ha[i] {
+				t.Fatalf("svr %v: Solve: variable %d: g %v α %v on the device, g %v α %v on the host", svr, i, wg[i], wa[i], hg[i], ha[i])
+			}
+		}
+		if err := pool.Fill([]int{slots}, []int{0}); err == nil {
+			t.Error("a slot beyond the pool was accepted")
+		}
+		if err := pool.Release(); err != nil {
+			t.Fatal(err)
+		}
+		if err := pool.Fill([]int{0}, []int{0}); err == nil {
+			t.Error("a released pool was used")
+		}
+	}
+}

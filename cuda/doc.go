@@ -80,6 +80,15 @@
 //     host's operations and order with the roundings spelled out
 //     (__dadd_rn, __dmul_rn), so α, the gradient and the step count are
 //     backend.SolveSubproblemRef's bit for bit.
+//   - svm_block, svm_update: the batched SVM solver's rows kept on the
+//     device (backend.SVMDevice, NewSVMPool): its working sets' kernel rows
+//     are computed by kernel_block into a pool of row slots and stay there;
+//     svm_block builds the subproblem's float64 block from them (the upper
+//     triangle from the rows, mirrored, as the host builds it) for smo_sub,
+//     and svm_update adds the working set's weighted rows to every
+//     variable's gradient, row after row in the host's rounding. An outer
+//     iteration moves the working set's indices and weights and the
+//     gradient, never the rows.
 //   - csr_kernel, csr_sq_norms, csr_densify_t, dense_densify_t, fill_zero:
 //     kernel blocks, gathers and norms with sparse (pursuit.CSR) operands
 //     (sparse.go). One operand's CSR rows are streamed, one warp a row,

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -508,6 +509,32 @@ func TestBatchedSVMOnDevice(t *testing.T) {
 	}
 	if d := mh.Stats[0].DeviceSubproblems; d != 0 {
 		t.Errorf("the go backend reports %d subproblems solved on a device", d)
+	}
+	// The rows kept on the device (engine.NewSVMPool) and the rows brought
+	// to the host (Params.HostRows) give the same model, bit for bit, for
+	// C-SVC and for ε-SVR (two variables a point).
+	for _, p := range []svm.Params{
+		{Kernel: pursuit.NewRBF(0.5), C: 1, Solver: svm.SolverBatched, Tol: 1e-6},
+		{Type: svm.EpsilonSVR, Kernel: pursuit.NewRBF(0.5), C: 2, Epsilon: 0.1, Solver: svm.SolverBatched},
+	} {
+		hp := p
+		hp.HostRows = true
+		md, err := svm.Train(dev, xtr, ytr, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mhr, err := svm.Train(dev, xtr, ytr, hp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if md.Stats[0].DeviceRows == 0 || mhr.Stats[0].DeviceRows != 0 {
+			t.Errorf("%v: %d rows computed on the device with the pool, %d with HostRows (want some, then none)", p.Type, md.Stats[0].DeviceRows, mhr.Stats[0].DeviceRows)
+		}
+		if !reflect.DeepEqual(md.Coef, mhr.Coef) || !reflect.DeepEqual(md.Rho, mhr.Rho) || !reflect.DeepEqual(md.SVIndex, mhr.SVIndex) || md.Stats[0].Iter != mhr.Stats[0].Iter {
+			t.Errorf("%v: the device pool's model differs from the host rows' (%d SVs, %d iterations; host rows %d, %d)",
+				p.Type, len(md.SVIndex), md.Stats[0].Iter, len(mhr.SVIndex), mhr.Stats[0].Iter)
+		}
+		t.Logf("%v: %d SVs, %d outer iterations, the same bits with the rows on the device and on the host", p.Type, len(md.SVIndex), md.Stats[0].OuterIter)
 	}
 	ms, mb = train(dev, svm.SolverSMO, 0), train(dev, svm.SolverBatched, 0)
 	acc := func(m *svm.Model) float64 {

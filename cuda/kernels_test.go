@@ -105,6 +105,8 @@ func TestParamsMatchPTX(t *testing.T) {
 		nameDenseDensify: denseDensifyTParams(1, 2, 3, 4, 5, 6),
 		nameFillZero:     fillZeroParams(1, 2),
 		nameSMOSub:       smoSubParams(1, 2, 3, 4, 5, 6, 7, 1e-3, 9),
+		nameSVMBlock:     svmBlockParams(1, 2, 3, 4, 5, 6),
+		nameSVMUpdate:    svmUpdateParams(1, 2, 3, 4, 5, 6, 7, 8, 9),
 	}
 	if len(sigs) != len(cases) {
 		t.Errorf("kernels.ptx has %d entry points, the Go side launches %d", len(sigs), len(cases))

@@ -27,6 +27,8 @@ const (
 	trTile     = 32    // TR_TILE: dense_densify_t tile
 	trBY       = 8     // TR_BY: dense_densify_t block is trTile×trBY
 	subThreads = 256   // SUB_THREADS: smo_sub
+	svbTile    = 16    // SVB_TILE: svm_block
+	svuThreads = 256   // SVU_THREADS: svm_update
 	maxGridY   = 65535
 )
 
@@ -47,6 +49,8 @@ const (
 	nameDenseDensify = "dense_densify_t"
 	nameFillZero     = "fill_zero"
 	nameSMOSub       = "smo_sub"
+	nameSVMBlock     = "svm_block"
+	nameSVMUpdate    = "svm_update"
 )
 
 // params holds kernel arguments. gorgonia.org/cu copies each argument as one
@@ -115,6 +119,14 @@ func blockRowF64Params(y, x uintptr, cols int) params {
 
 func smoSubParams(g, a, out, kb, y, c uintptr, m int, eps float64, limit int) params {
 	return newParams(g, a, out, kb, y, c, m, eps, limit)
+}
+
+func svmBlockParams(kb, p uintptr, n int, slot, key uintptr, m int) params {
+	return newParams(kb, p, n, slot, key, m)
+}
+
+func svmUpdateParams(g, y, p uintptr, n int, slot, w uintptr, m int, kidx uintptr, nv int) params {
+	return newParams(g, y, p, n, slot, w, m, kidx, nv)
 }
 
 func signMismatchParams(part, a, b uintptr, n int) params {

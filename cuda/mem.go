@@ -80,6 +80,12 @@ const (
 	slotT
 	// the batched SVM solver's subproblem (subproblem.go)
 	slotSub
+	// the batched SVM solver's device pool (svmpool.go): the working set's
+	// slots, keys and weights, and the whole gradient
+	slotSVMIdx
+	slotSVMKey
+	slotSVMW
+	slotSVMG
 )
 
 // alloc allocates device memory (worker thread). Zero sizes get a small

@@ -157,6 +157,34 @@ func PairStep(yi, yj, gi, gj, ai, aj, ci, cj, quad float64) (float64, float64) {
 	return backend.PairStep(yi, yj, gi, gj, ai, aj, ci, cj, quad)
 }
 
+// SVMPool is a batched SVM solver's pool of kernel rows kept where the
+// backend computes (backend.SVMPool): the rows stay there, the subproblem's
+// block is built and solved there and the gradient updated there, with the
+// host's bits.
+type SVMPool = backend.SVMPool
+
+// NewSVMPool returns a pool of slots kernel rows of x against x itself for
+// a batched SVM solver with labels y (kidx: the variables' points, nil when
+// variable t is point t) when the backend keeps such pools
+// (backend.SVMDevice: the cuda backend) and its rows are the engine's own:
+// x is dense and prepared on that backend, and no RBF pair of x needs the
+// float64 path (γ·2·max‖x_i‖² within RBFCancellationLimit, so that every
+// gathered row is the backend's block as KernelGatherPrepared returns it).
+// ok is false otherwise, and the solver keeps its rows on the host.
+func (e *Engine) NewSVMPool(x *Prepared, k pursuit.Kernel, slots int, y []float64, kidx []int) (pool SVMPool, ok bool, err error) {
+	dev, has := e.be.(backend.SVMDevice)
+	if !has || x == nil || x.h == nil || x.be != e.be || x.m.IsSparse() {
+		return nil, false, nil
+	}
+	if k.Kind == pursuit.RBF && exceeds(k.Gamma, x.bMax, x.bMax) {
+		return nil, false, nil
+	}
+	if pool, err = dev.NewSVMPool(x.h, k, slots, y, kidx); err != nil {
+		return nil, false, fmt.Errorf("engine: the SVM's row pool on %s: %w", e.be.Name(), err)
+	}
+	return pool, true, nil
+}
+
 // SolveSubproblem solves a batched SVM solver's subproblem on the host:
 // backend.SolveSubproblemRef (g and a updated in place; the steps taken).
 func SolveSubproblem(kb, y, c, g, a []float64, eps float64, limit int) int {

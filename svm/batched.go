@@ -108,6 +108,13 @@ type batched[T real] struct {
 	outer      int
 	deviceSubs int // subproblems solved on the device (engine.SMOSubproblem)
 
+	// dev, when not nil, holds the working sets' kernel rows on the device
+	// (engine.NewSVMPool): pool keeps only the bookkeeping of its slots,
+	// and the block, the subproblem and the gradient update run there.
+	dev               engine.SVMPool
+	devSlots, devKeys []int
+	devW              []float64
+
 	// The subproblem on the working set, m variables, indexed by position
 	// in ws.
 	kb     []float64 // m×m kernel block K(k_b, k_c)
@@ -128,7 +135,7 @@ type batched[T real] struct {
 // slots are not used) and the gradient update
 // through scan where the rows are float32 and the variables are the kernel
 // points (nil: Go loops).
-func runBatched[T real](c *rowCache[T], scan engine.SMOScanner, prob Problem, diag, alpha []float64, o Options, maxIter int) (*Solution, error) {
+func runBatched[T real](c *rowCache[T], scan engine.SMOScanner, er *EngineRows, prob Problem, diag, alpha []float64, o Options, maxIter int) (*Solution, error) {
 	s := newSMO(c, scan, prob, diag, alpha, o, maxIter)
 	var zero T
 	elem := 4
@@ -137,10 +144,21 @@ func runBatched[T real](c *rowCache[T], scan engine.SMOScanner, prob Problem, di
 	}
 	n, l := s.n, c.l
 	q := workingSetSize(o.WorkingSet, n, l, elem, int64(o.CacheMB*(1<<20)))
+	slots := poolSlots(q, l, elem, o.CacheMB)
 	b := &batched[T]{
 		s: s, q: q, fill: c.fill, l: l,
-		pool: newRowPool[T](l, l, poolSlots(q, l, elem, o.CacheMB)),
+		pool: newRowPool[T](l, l, slots),
 		inWS: make([]bool, n),
+	}
+	if er != nil && !o.HostRows && elem == 4 {
+		dev, ok, err := er.e.NewSVMPool(er.xp, er.k, slots, s.y[:n], s.kidx)
+		if err != nil {
+			return nil, fmt.Errorf("svm: batched solver: %w", err)
+		}
+		if ok {
+			b.dev = dev
+			defer func() { _ = dev.Release() }()
+		}
 	}
 	if err := b.run(); err != nil {
 		return nil, fmt.Errorf("svm: batched solver: %w", err)
@@ -149,6 +167,9 @@ func runBatched[T real](c *rowCache[T], scan engine.SMOScanner, prob Problem, di
 	sol.CacheHits, sol.CacheMisses, sol.RowsComputed = 0, 0, b.computed
 	sol.OuterIter = b.outer
 	sol.DeviceSubproblems = b.deviceSubs
+	if b.dev != nil {
+		sol.DeviceRows = b.computed
+	}
 	return sol, nil
 }
 
@@ -179,7 +200,9 @@ func (b *batched[T]) run() error {
 		if err := b.solveBlock(); err != nil {
 			return err
 		}
-		b.updateGradient()
+		if err := b.updateGradient(); err != nil {
+			return err
+		}
 	}
 }
 
@@ -295,6 +318,18 @@ func (b *batched[T]) loadRows() error {
 	if len(miss) == 0 {
 		return nil
 	}
+	if b.dev != nil {
+		slots := b.pool.take(len(miss))
+		if err := b.dev.Fill(slots, miss); err != nil {
+			for _, s := range slots {
+				b.pool.keyOf[s] = -1
+			}
+			return fmt.Errorf("kernel rows %v… on the device: %w", miss[0], err)
+		}
+		b.pool.commit(miss, slots)
+		b.computed += len(miss)
+		return nil
+	}
 	if _, err := b.pool.fillRuns(miss, b.fill); err != nil {
 		return fmt.Errorf("kernel rows %v…: %w", miss[0], err)
 	}
@@ -314,11 +349,14 @@ func (b *batched[T]) solveBlock() error {
 	b.grow(m)
 	for i, a := range ws {
 		// The upper triangle from the rows, mirrored (half the scattered
-		// reads; the one rule across ranks too, see setBlock).
-		r := b.row(s.ki(a))
-		for j := i; j < m; j++ {
-			v := float64(r[s.ki(ws[j])])
-			b.kb[i*m+j], b.kb[j*m+i] = v, v
+		// reads; the one rule across ranks too, see setBlock); on the
+		// device, the pool builds it there alike.
+		if b.dev == nil {
+			r := b.row(s.ki(a))
+			for j := i; j < m; j++ {
+				v := float64(r[s.ki(ws[j])])
+				b.kb[i*m+j], b.kb[j*m+i] = v, v
+			}
 		}
 		b.wy[i], b.wc[i], b.wkey[i] = s.y[a], s.c[a], s.ki(a)
 		b.ga[i] = s.g[a]
@@ -359,7 +397,17 @@ func (b *batched[T]) solveSub() error {
 	limit := max(min(100*m, s.maxIter-s.iter), 0)
 	kb, wy, wc, ga, aa := b.kb[:m*m], b.wy[:m], b.wc[:m], b.ga[:m], b.aa[:m]
 	steps := 0
-	if e, ok := s.scan.(*engine.Engine); ok {
+	if b.dev != nil {
+		b.devSlots = b.devSlots[:0]
+		for _, k := range b.wkey[:m] {
+			b.devSlots = append(b.devSlots, b.pool.slotOf[k])
+		}
+		var err error
+		if steps, err = b.dev.Solve(b.devSlots, b.wkey[:m], wy, wc, ga, aa, s.eps, limit); err != nil {
+			return err
+		}
+		b.deviceSubs++
+	} else if e, ok := s.scan.(*engine.Engine); ok {
 		var err error
 		var device bool
 		if steps, device, err = e.SMOSubproblem(kb, wy, wc, ga, aa, s.eps, limit); err != nil {
@@ -379,9 +427,22 @@ func (b *batched[T]) solveSub() error {
 // over the working set's rows (the block product Q_{·,B} Δα_B); across
 // ranks, to the gradients of the rank's own variables from its parts of
 // the rows.
-func (b *batched[T]) updateGradient() {
+func (b *batched[T]) updateGradient() error {
 	s := b.s
 	n := s.n
+	if b.dev != nil {
+		b.devSlots, b.devW = b.devSlots[:0], b.devW[:0]
+		for i := range b.ws {
+			if d := b.aa[i] - b.a0[i]; d != 0 {
+				b.devSlots = append(b.devSlots, b.pool.slotOf[b.wkey[i]])
+				b.devW = append(b.devW, b.wy[i]*d)
+			}
+		}
+		if err := b.dev.Update(b.devSlots, b.devW, s.g[:n]); err != nil {
+			return fmt.Errorf("the gradient update on the device: %w", err)
+		}
+		return nil
+	}
 	for i := range b.ws {
 		d := b.aa[i] - b.a0[i]
 		if d == 0 {
@@ -403,6 +464,7 @@ func (b *batched[T]) updateGradient() {
 			s.g[t] += w * s.y[t] * float64(row[k])
 		}
 	}
+	return nil
 }
 
 // growF returns a slice of n float64s, reusing buf when large enough.

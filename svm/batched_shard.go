@@ -139,7 +139,9 @@ func (b *batched[T]) runSharded() error {
 				s.setStatus(own)
 			}
 		}
-		b.updateGradient()
+		if err := b.updateGradient(); err != nil {
+			return err
+		}
 	}
 }
 

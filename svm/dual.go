@@ -45,6 +45,11 @@ type Options struct {
 	// iteration; 0: a power of two near 4√n within [64, 1024], no more
 	// kernel rows than CacheMB holds.
 	WorkingSet int
+	// HostRows keeps the batched solver's kernel rows, subproblem and
+	// gradient update on the host even where the engine could keep them on
+	// the device (engine.NewSVMPool: the cuda backend); the model is the
+	// same bit for bit. For comparisons.
+	HostRows bool
 }
 
 // defaultBatch is Options.Batch where the backend has no tile height.
@@ -111,10 +116,13 @@ type Solution struct {
 	// DeviceSubproblems counts the batched solver's subproblems solved on
 	// the device (engine.SMOSubproblem); 0 on the host.
 	DeviceSubproblems int
-	Gap               float64 // final maximal violation
-	Converged         bool    // Gap < Tol (false when MaxIter stopped it)
-	NumSV             int     // variables with α > 0
-	NumBSV            int     // variables at their upper bound
+	// DeviceRows counts the kernel rows the batched solver kept on the
+	// device (engine.NewSVMPool); 0 when they came to the host.
+	DeviceRows int
+	Gap        float64 // final maximal violation
+	Converged  bool    // Gap < Tol (false when MaxIter stopped it)
+	NumSV      int     // variables with α > 0
+	NumBSV     int     // variables at their upper bound
 	// Kernel-row cache statistics: lookups that hit, that missed, and rows
 	// computed (a miss computes a batch).
 	CacheHits, CacheMisses, RowsComputed int
@@ -132,12 +140,13 @@ func Solve(src RowSource, prob Problem, o Options) (*Solution, error) {
 	if s64, ok := src.(KernelRows64); ok {
 		c := newRowCache(l, budget, 8, fill64(s64))
 		defer c.release()
-		return runSolver(c, scannerOf(src), prob, diag, alpha, o, maxIter)
+		return runSolver(c, scannerOf(src), nil, prob, diag, alpha, o, maxIter)
 	}
 	if s32, ok := src.(KernelRows); ok {
 		c := newRowCache(l, budget, 4, fill32(s32))
 		defer c.release()
-		return runSolver(c, scannerOf(src), prob, diag, alpha, o, maxIter)
+		er, _ := src.(*EngineRows)
+		return runSolver(c, scannerOf(src), er, prob, diag, alpha, o, maxIter)
 	}
 	return nil, fmt.Errorf("svm: kernel row source %T implements neither KernelRows nor KernelRows64", src)
 }
@@ -231,10 +240,12 @@ func scannerOf(src RowSource) engine.SMOScanner {
 	return nil
 }
 
-// runSolver runs the solver o.Solver chooses.
-func runSolver[T real](c *rowCache[T], scan engine.SMOScanner, prob Problem, diag, alpha []float64, o Options, maxIter int) (*Solution, error) {
+// runSolver runs the solver o.Solver chooses; er, when not nil, is the
+// engine's float32 kernel rows behind c (the batched solver may keep them
+// on the device: engine.NewSVMPool).
+func runSolver[T real](c *rowCache[T], scan engine.SMOScanner, er *EngineRows, prob Problem, diag, alpha []float64, o Options, maxIter int) (*Solution, error) {
 	if o.Solver.resolve() == SolverBatched {
-		return runBatched(c, scan, prob, diag, alpha, o, maxIter)
+		return runBatched(c, scan, er, prob, diag, alpha, o, maxIter)
 	}
 	return runSMO(c, scan, prob, diag, alpha, o, maxIter)
 }

@@ -58,9 +58,13 @@ type TrainStats struct {
 	// DeviceSubproblems counts the batched solver's subproblems solved on
 	// the device (0 on the CPU backends and for SMO).
 	DeviceSubproblems int
-	NumSV             int
-	NumBSV            int
-	Converged         bool
+	// DeviceRows counts the kernel rows the batched solver computed into
+	// its pool on the device (engine.NewSVMPool; 0 when they came to the
+	// host).
+	DeviceRows int
+	NumSV      int
+	NumBSV     int
+	Converged  bool
 	// Kernel rows computed and cache hits/misses.
 	RowsComputed, CacheHits, CacheMisses int
 }

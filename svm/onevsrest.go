@@ -136,7 +136,7 @@ func trainBinaryShared(e *engine.Engine, x pursuit.Matrix, y []float64, cPos, cN
 		return nil, err
 	}
 	h0, m0, c0 := cache.hits, cache.misses, cache.computed
-	sol, err := runSolver(cache, rows.e, prob, diag, alpha, o, maxIter)
+	sol, err := runSolver(cache, rows.e, rows, prob, diag, alpha, o, maxIter)
 	if err != nil {
 		return nil, err
 	}

@@ -72,6 +72,9 @@ type Params struct {
 	// WorkingSet is the batched solver's q (Options.WorkingSet; 0: chosen
 	// by size).
 	WorkingSet int
+	// HostRows keeps the batched solver's per-iteration work on the host
+	// (Options.HostRows).
+	HostRows bool
 
 	// Checkpoint, if not nil, writes the solver's state between SMO
 	// iterations, resumes from a checkpoint, and stops the solve on request
@@ -83,7 +86,7 @@ type Params struct {
 }
 
 func (p Params) options() Options {
-	return Options{Tol: p.Tol, CacheMB: p.CacheMB, NoShrinking: p.NoShrinking, MaxIter: p.MaxIter, Batch: p.Batch, Solver: p.Solver, WorkingSet: p.WorkingSet, ck: p.ck}
+	return Options{Tol: p.Tol, CacheMB: p.CacheMB, NoShrinking: p.NoShrinking, MaxIter: p.MaxIter, Batch: p.Batch, Solver: p.Solver, WorkingSet: p.WorkingSet, HostRows: p.HostRows, ck: p.ck}
 }
 
 // ErrBadInput is wrapped by the errors Train returns for invalid data or

@@ -75,7 +75,7 @@ func trainSVR(e *engine.Engine, x pursuit.Matrix, y []float64, p Params) (*Model
 }
 
 func statsOf(s *Solution) TrainStats {
-	return TrainStats{Obj: s.Obj, Rho: s.Rho, Iter: s.Iter, OuterIter: s.OuterIter, DeviceSubproblems: s.DeviceSubproblems, NumSV: s.NumSV, NumBSV: s.NumBSV, Converged: s.Converged,
+	return TrainStats{Obj: s.Obj, Rho: s.Rho, Iter: s.Iter, OuterIter: s.OuterIter, DeviceSubproblems: s.DeviceSubproblems, DeviceRows: s.DeviceRows, NumSV: s.NumSV, NumBSV: s.NumBSV, Converged: s.Converged,
 		RowsComputed: s.RowsComputed, CacheHits: s.CacheHits, CacheMisses: s.CacheMisses}
 }
 

@@ -794,3 +794,48 @@ PURSUIT_GLOBAL void smo_sub(double *__restrict__ g, double *__restrict__ a, doub
 		out[0] = (double)steps;
 	}
 }
+
+// ---------------------------------------------------------------------------
+// The batched SVM solver's kernel rows kept on the device (svm's device pool,
+// backend.SVMDevice): rows of length n in a pool P (row s at P + s*n), float32
+// as the kernel blocks write them.
+// ---------------------------------------------------------------------------
+
+#define SVB_TILE 16
+
+// svm_block: the subproblem's m×m block in float64 from the pool, the upper
+// triangle from the rows and mirrored, as the host builds it:
+// kb[i][j] = kb[j][i] = P[slot[i]][key[j]] for j ≥ i. A 2-D grid of 16×16
+// tiles.
+PURSUIT_GLOBAL void svm_block(double *__restrict__ kb, const float *__restrict__ P, long long n,
+                              const long long *__restrict__ slot, const long long *__restrict__ key, long long m)
+{
+	const long long i = (long long)blockIdx.y * SVB_TILE + threadIdx.y;
+	const long long j = (long long)blockIdx.x * SVB_TILE + threadIdx.x;
+	if (i < m && j < m && j >= i) {
+		const double v = (double)P[slot[i] * n + key[j]];
+		kb[i * m + j] = v;
+		kb[j * m + i] = v;
+	}
+}
+
+#define SVU_THREADS 256
+
+// svm_update: the gradient update of every variable t < nv from the working
+// set's rows, in the host's order and rounding (backend.SMOAddScaledRef for
+// each row in turn): g[t] += (w[r]*y[t]) * P[slot[r]][k(t)] for r = 0 … m−1,
+// k(t) = kidx[t], or t when kidx is null. Grid-stride.
+PURSUIT_GLOBAL void svm_update(double *__restrict__ g, const double *__restrict__ y, const float *__restrict__ P,
+                               long long n, const long long *__restrict__ slot, const double *__restrict__ w,
+                               long long m, const long long *__restrict__ kidx, long long nv)
+{
+	for (long long t = (long long)blockIdx.x * SVU_THREADS + threadIdx.x; t < nv;
+	     t += (long long)gridDim.x * SVU_THREADS) {
+		const long long k = kidx ? kidx[t] : t;
+		double acc = g[t];
+		for (long long r = 0; r < m; r++) {
+			acc = __dadd_rn(acc, __dmul_rn(__dmul_rn(w[r], y[t]), (double)P[slot[r] * n + k]));
+		}
+		g[t] = acc;
+	}
+}

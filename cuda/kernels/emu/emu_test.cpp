@@ -660,6 +660,57 @@ static void test_smo_sub(long long m, long long limit, unsigned seed)
 	               (box ? "" : " α out of its box"));
 }
 
+// svm_block and svm_update against plain loops: the block from a pool of
+// rows (upper triangle, mirrored), and the gradient update row by row in the
+// host's rounding ((w·y)·row, added in turn).
+static void test_svm_pool(long long n, long long slots, long long m, bool kidx)
+{
+	std::mt19937_64 rng(7 + n + m);
+	std::uniform_real_distribution<float> u(0, 1);
+	std::vector<float> P(slots * n);
+	for (auto &v : P) {
+		v = u(rng);
+	}
+	std::vector<long long> slot(m), key(m);
+	for (long long i = 0; i < m; i++) {
+		slot[i] = (i * 7 + 3) % slots;
+		key[i] = (i * 13 + 1) % n;
+	}
+	std::vector<double> kb(m * m, -1);
+	const unsigned tiles = (unsigned)((m + SVB_TILE - 1) / SVB_TILE);
+	emu_launch(dim3(tiles, tiles), dim3(SVB_TILE, SVB_TILE), [&] { svm_block(kb.data(), P.data(), n, slot.data(), key.data(), m); });
+	bool ok = true;
+	for (long long i = 0; i < m && ok; i++) {
+		for (long long j = i; j < m && ok; j++) {
+			const double v = (double)P[slot[i] * n + key[j]];
+			ok = kb[i * m + j] == v && kb[j * m + i] == v;
+		}
+	}
+	report(ok, "svm_block n=" + std::to_string(n) + " m=" + std::to_string(m), "wrong block");
+	const long long nv = kidx ? 2 * n : n;
+	std::vector<long long> ki(nv);
+	std::vector<double> y(nv), g(nv), w(m);
+	for (long long t = 0; t < nv; t++) {
+		ki[t] = t % n;
+		y[t] = t % 3 ? 1 : -1;
+		g[t] = u(rng) - 0.5;
+	}
+	for (auto &v : w) {
+		v = u(rng) - 0.5;
+	}
+	auto want = g;
+	for (long long r = 0; r < m; r++) {
+		for (long long t = 0; t < nv; t++) {
+			want[t] += (w[r] * y[t]) * (double)P[slot[r] * n + (kidx ? ki[t] : t)];
+		}
+	}
+	emu_launch(dim3(3), dim3(SVU_THREADS), [&] {
+		svm_update(g.data(), y.data(), P.data(), n, slot.data(), w.data(), m, kidx ? ki.data() : nullptr, nv);
+	});
+	report(g == want, "svm_update n=" + std::to_string(n) + " m=" + std::to_string(m) + (kidx ? " kidx" : ""),
+	       "wrong gradient");
+}
+
 // The emulator must reject a kernel in which some threads exit before a
 // barrier the others wait at (undefined behaviour on a GPU).
 static void bad_barrier_kernel(int *out)
@@ -737,6 +788,9 @@ int main()
 	test_smo_sub(300, 30000, 3);
 	test_smo_sub(300, 5, 4);
 	test_smo_sub(700, 0, 5);
+	test_svm_pool(1, 1, 1, false);
+	test_svm_pool(1000, 40, 37, false);
+	test_svm_pool(777, 64, 64, true);
 
 	for (long long rows : {0LL, 1LL, 9LL, 40LL}) {
 		for (long long cols : {0LL, 1LL, 33LL, 300LL}) {

@@ -386,6 +386,12 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction fn, unsigned int gx, unsigned int gy,
 	} else if (name == "smo_sub") {
 		ok = P(0, false) && P(1, false) && P(2, false) && P(3, false) && P(4, false) && P(5, false) &&
 		     emu_launch(grid, block, [&] { smo_sub(F64(0), F64(1), F64(2), F64(3), F64(4), F64(5), L(6), D(7), L(8)); });
+	} else if (name == "svm_block") {
+		ok = P(0, false) && P(1, false) && P(3, false) && P(4, false) &&
+		     emu_launch(grid, block, [&] { svm_block(F64(0), F32(1), L(2), I64(3), I64(4), L(5)); });
+	} else if (name == "svm_update") {
+		ok = P(0, false) && P(1, false) && P(2, false) && P(4, false) && P(5, false) && P(7, true) &&
+		     emu_launch(grid, block, [&] { svm_update(F64(0), F64(1), F32(2), L(3), I64(4), F64(5), L(6), I64(7), L(8)); });
 	} else if (name == "fill_zero") {
 		ok = P(0, false) && emu_launch(grid, block, [&] { fill_zero(F32(0), L(1)); });
 	} else {
