@@ -533,6 +533,7 @@ func TestBatchedSVMOnDevice(t *testing.T) {
 		if !reflect.DeepEqual(md.Coef, mhr.Coef) || !reflect.DeepEqual(md.Rho, mhr.Rho) || !reflect.DeepEqual(md.SVIndex, mhr.SVIndex) || md.Stats[0].Iter != mhr.Stats[0].Iter {
 			t.Errorf("%v: the device pool's model differs from the host rows' (%d SVs, %d iterations; host rows %d, %d)",
 				p.Type, len(md.SVIndex), md.Stats[0].Iter, len(mhr.SVIndex), mhr.Stats[0].Iter)
+			continue
 		}
 		t.Logf("%v: %d SVs, %d outer iterations, the same bits with the rows on the device and on the host", p.Type, len(md.SVIndex), md.Stats[0].OuterIter)
 	}

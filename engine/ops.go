@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/pursuit-ml/pursuit"
@@ -170,7 +171,9 @@ type SVMPool = backend.SVMPool
 // x is dense and prepared on that backend, and no RBF pair of x needs the
 // float64 path (γ·2·max‖x_i‖² within RBFCancellationLimit, so that every
 // gathered row is the backend's block as KernelGatherPrepared returns it).
-// ok is false otherwise, and the solver keeps its rows on the host.
+// ok is false otherwise, or when the pool does not fit the device's
+// memory (backend.ErrDeviceMemory), and the solver keeps its rows on the
+// host.
 func (e *Engine) NewSVMPool(x *Prepared, k pursuit.Kernel, slots int, y []float64, kidx []int) (pool SVMPool, ok bool, err error) {
 	dev, has := e.be.(backend.SVMDevice)
 	if !has || x == nil || x.h == nil || x.be != e.be || x.m.IsSparse() {
@@ -180,6 +183,11 @@ func (e *Engine) NewSVMPool(x *Prepared, k pursuit.Kernel, slots int, y []float6
 		return nil, false, nil
 	}
 	if pool, err = dev.NewSVMPool(x.h, k, slots, y, kidx); err != nil {
+		if errors.Is(err, backend.ErrDeviceMemory) {
+			// The rows do not fit the device beside X: they come to the
+			// host, as without the capability.
+			return nil, false, nil
+		}
 		return nil, false, fmt.Errorf("engine: the SVM's row pool on %s: %w", e.be.Name(), err)
 	}
 	return pool, true, nil

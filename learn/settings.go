@@ -64,6 +64,7 @@ type Settings struct {
 	C          float64 // "c": SVM / SLMC / bpdn regularisation
 	SVREpsilon float64 // "svr-epsilon": ε-SVR tube width (svm); positive means regression
 	Solver     string  // "solver": svm's dual solver (svm.ParseSolver)
+	HostRows   bool    // "host-rows": svm's batched solver keeps its per-iteration work on the host (svm.Params.HostRows)
 	Epsilon    float64 // "epsilon": bpdn's ℓ1 weight
 	ActiveSet  int     // "active-set": stochastic KMP's candidates per step
 	Eps, Q     float64 // "eps", "q": stochastic KMP's active-set rule
@@ -268,6 +269,7 @@ func SettingAlgorithms() map[string][]string {
 		"epsilon":     {"bpdn"},
 		"svr-epsilon": {"svm"},
 		"solver":      {"svm"},
+		"host-rows":   {"svm"},
 		"active-set":  {"skmp"},
 		"eps":         {"skmp"},
 		"q":           {"skmp"},
@@ -490,6 +492,7 @@ func (s *Settings) Learner(plan LabelPlan, r Run) (Learner, error) {
 func (s *Settings) svmParams(r Run) svm.Params {
 	sp := svm.Params{Type: svm.CSVC, Kernel: r.Kernel, C: s.C, Seed: uint64(s.Seed), Checkpoint: r.Checkpoint}
 	sp.Solver, _ = svm.ParseSolver(s.Solver) // validated
+	sp.HostRows = s.HostRows
 	if r.Regression {
 		sp.Type = svm.EpsilonSVR
 		sp.Epsilon = s.SVREpsilon

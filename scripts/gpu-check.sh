@@ -98,9 +98,13 @@ svm_gpu() {
 	logged "SVM kernel-row benchmark" cuda "$BIN/cuda.test" -test.run '^$' -test.bench '^BenchmarkSVMKernelRows$' -test.benchtime 5x
 	step "SVM on the 50k covtype-like set: cuda against avx2 on one core and on all $all"
 	svm_train "cuda batched" 50000 --backend cuda --solver batched
+	# The same solver with its kernel rows, subproblem and gradient update
+	# brought to the host each outer iteration (issue 32's device pool off).
+	svm_train "cuda batched, host rows" 50000 --backend cuda --solver batched --host-rows
 	svm_train "cuda auto" 50000 --backend cuda
 	svm_train "avx2 1 thread" 50000 --backend avx2 --threads 1
 	svm_train "avx2 $all threads" 50000 --backend avx2 --threads "$all"
+	svm_ratio "cuda batched" "cuda batched, host rows" 1
 	svm_ratio "cuda batched" "avx2 1 thread" 10
 	svm_ratio "cuda batched" "avx2 $all threads" 3
 	svm_ratio "cuda auto" "avx2 $all threads" 3

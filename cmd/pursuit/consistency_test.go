@@ -45,7 +45,7 @@ func TestFlagTable(t *testing.T) {
 		})
 	}
 	values := map[string]string{"basis": "5", "patience": "3", "curve": "true", "grid-basis": "2,4", "c": "2", "grid-c": "1,2",
-		"svr-epsilon": "0.1", "solver": "batched", "active-set": "5", "eps": "0.1", "q": "0.9", "nz": "3", "nz-frac": "0.5",
+		"svr-epsilon": "0.1", "solver": "batched", "host-rows": "true", "active-set": "5", "eps": "0.1", "q": "0.9", "nz": "3", "nz-frac": "0.5",
 		"epsilon": "0.5", "grid-epsilon": "0.1,0.2", "fit": "backfit", "method": "rs", "bound": "true", "delta": "0.1", "alpha": "0.5",
 		"checkpoint": "ck", "checkpoint-every": "1m", "resume": "ck", "time-limit": "1h"}
 	for name, algos := range table {

@@ -79,6 +79,7 @@ func addModelFlags(fs *flag.FlagSet, m *modelFlags) {
 	fs.Float64Var(&m.C, "c", 1, "SVM / SLMC regularisation C")
 	fs.Float64Var(&m.SVREpsilon, "svr-epsilon", 0, "ε-SVR: width of the insensitive tube; implies --regression")
 	fs.StringVar(&m.Solver, "solver", "auto", "SVM dual solver: smo (LIBSVM's), batched (working sets of 64-1024 variables, kernel rows in blocks) or auto (smo for now)")
+	fs.BoolVar(&m.HostRows, "host-rows", false, "SVM, --solver batched on a GPU: keep the kernel rows, the subproblem and the gradient update on the host instead of the device (the same model, bit for bit; for comparisons)")
 	fs.Float64Var(&m.Epsilon, "epsilon", 0, "bpdn: ε, the ℓ1 weight of Girosi's problem = the ε-SVR tube half-width (LIBSVM -p); implies --regression")
 	fs.IntVar(&m.ActiveSet, "active-set", 0, "stochastic KMP: candidates searched per step, at least 1 (default from --eps and --q)")
 	fs.Float64Var(&m.Eps, "eps", 0, "stochastic KMP: active set s = ⌈log ε / log q⌉ (default ε 0.05)")
