@@ -537,6 +537,45 @@ func TestBatchedSVMOnDevice(t *testing.T) {
 		}
 		t.Logf("%v: %d SVs, %d outer iterations, the same bits with the rows on the device and on the host", p.Type, len(md.SVIndex), md.Stats[0].OuterIter)
 	}
+	// Three classes with class weights, one-vs-one and one-vs-rest.
+	y3 := slices.Clone(ytr)
+	for i := range y3 {
+		if xtr.At(i, 0) > 0.6 {
+			y3[i] = 2
+		}
+	}
+	p3 := svm.Params{Kernel: pursuit.NewRBF(0.5), C: 1, Solver: svm.SolverBatched, Weights: map[float64]float64{2: 1.5}}
+	h3 := p3
+	h3.HostRows = true
+	for _, ovr := range []bool{false, true} {
+		// The machines: one model with every pair, or one per class.
+		train3 := func(p svm.Params) []*svm.Model {
+			t.Helper()
+			if ovr {
+				m, err := svm.TrainOneVsRest(dev, xtr, y3, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return m.Machines
+			}
+			m, err := svm.Train(dev, xtr, y3, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return []*svm.Model{m}
+		}
+		md, mhr := train3(p3), train3(h3)
+		rows, same := 0, len(md) == len(mhr)
+		for i := range md {
+			for _, st := range md[i].Stats {
+				rows += st.DeviceRows
+			}
+			same = same && reflect.DeepEqual(md[i].Coef, mhr[i].Coef) && reflect.DeepEqual(md[i].Rho, mhr[i].Rho)
+		}
+		if rows == 0 || !same {
+			t.Errorf("three classes, one-vs-rest %v: %d rows on the device; the same models with host rows: %v", ovr, rows, same)
+		}
+	}
 	ms, mb = train(dev, svm.SolverSMO, 0), train(dev, svm.SolverBatched, 0)
 	acc := func(m *svm.Model) float64 {
 		p, err := m.Predict(dev, xte)
@@ -622,5 +661,42 @@ func TestFloat64PredictionsOnDevice(t *testing.T) {
 			worst = max(worst, math.Abs(a32[i]-b32[i]))
 		}
 		t.Logf("%s: float64 decisions equal on cuda and go (%d rows); float32 decisions differ by up to %.3g", c.name, len(a), worst)
+	}
+}
+
+// TestBatchedSVMDeviceMemory (issue 32): where the batched solver's row
+// pool does not fit the device beside X, training brings its rows to the
+// host instead of failing, with the same model. It needs the emulated
+// driver's FAKECUDA_MAX_ALLOC and skips on a real device.
+func TestBatchedSVMDeviceMemory(t *testing.T) {
+	be, err := cuda.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = be.Close() })
+	if !strings.Contains(be.Device(), "emulator") {
+		t.Skipf("needs the emulated driver's allocation limit; device %s", be.Device())
+	}
+	d := data.CovtypeLike(600, 4)
+	p := svm.Params{Kernel: pursuit.NewRBF(0.5), C: 1, Solver: svm.SolverBatched}
+	want, err := svm.Train(newEngine(t, "cuda"), d.X, d.Y, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.Stats[0].DeviceRows == 0 {
+		t.Fatal("without a limit the rows did not stay on the device: the test tests nothing")
+	}
+	// 1 MB: X (130 KB) and the working set's scratch fit, the pool of 600
+	// rows of 600 values (1.4 MB) does not.
+	t.Setenv("FAKECUDA_MAX_ALLOC", "1000000")
+	got, err := svm.Train(newEngine(t, "cuda"), d.X, d.Y, p)
+	if err != nil {
+		t.Fatalf("training where the row pool does not fit: %v", err)
+	}
+	if got.Stats[0].DeviceRows != 0 {
+		t.Errorf("%d rows on the device under a limit the pool exceeds", got.Stats[0].DeviceRows)
+	}
+	if !reflect.DeepEqual(got.Coef, want.Coef) || !reflect.DeepEqual(got.Rho, want.Rho) {
+		t.Errorf("host rows after the pool did not fit: %d SVs, ρ %v; with the pool %d, %v", len(got.SVIndex), got.Rho, len(want.SVIndex), want.Rho)
 	}
 }
