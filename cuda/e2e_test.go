@@ -700,3 +700,37 @@ func TestBatchedSVMDeviceMemory(t *testing.T) {
 		t.Errorf("host rows after the pool did not fit: %d SVs, ρ %v; with the pool %d, %v", len(got.SVIndex), got.Rho, len(want.SVIndex), want.Rho)
 	}
 }
+
+// TestBatchedSVMBytes (issue 32): the bytes an outer iteration of the
+// batched solver moves across the bus with its row pool on the device
+// (the working set's indices and weights, its subproblem's vectors and the
+// gradient each way: O(q + n)) against the rows brought to the host (every
+// new row down, the q×q block up), preparing X included: printed, and the
+// pool must move under a fifth. (At n = 2,000 the gradient's 16 KB each way
+// is most of the pool's traffic; the rows' share, and the ratio, grow with
+// n: at 50,000 points and q = 1,024 an outer iteration brings about 100 MB
+// of new rows to the host against the pool's 0.8 MB of gradient.)
+func TestBatchedSVMBytes(t *testing.T) {
+	d := data.CovtypeLike(2000, 5)
+	base := svm.Params{Kernel: pursuit.NewRBF(0.5), C: 1, Solver: svm.SolverBatched, WorkingSet: 128}
+	per := map[bool]float64{}
+	for _, host := range []bool{false, true} {
+		e := newEngine(t, "cuda")
+		p := base
+		p.HostRows = host
+		u0, d0 := traffic(t, e)
+		m, err := svm.Train(e, d.X, d.Y, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u1, d1 := traffic(t, e)
+		st := m.Stats[0]
+		per[host] = float64(u1-u0+d1-d0) / float64(st.OuterIter)
+		t.Logf("host rows %v: %d outer iterations, %d rows computed (%d kept on the device): %.0f bytes up and %.0f down per outer iteration",
+			host, st.OuterIter, st.RowsComputed, st.DeviceRows, float64(u1-u0)/float64(st.OuterIter), float64(d1-d0)/float64(st.OuterIter))
+	}
+	if !(per[false] < per[true]/5) {
+		t.Errorf("the device pool moves %.0f bytes per outer iteration, the host rows %.0f: want under a fifth", per[false], per[true])
+	}
+	t.Logf("the device pool moves %.1f%% of the host rows' bytes per outer iteration", 100*per[false]/per[true])
+}
