@@ -52,6 +52,11 @@
 // update) as vector kernels; the CPU backends implement it (AVX2 in asm),
 // with results equal bit for bit to the Go references, which the engine
 // runs for a backend without it.
+// SubproblemSolver and SVMDevice move a batched SVM solver's per-iteration
+// work to a device: its q-variable subproblem (SolveSubproblemRef, whose
+// bits they keep), and a pool of its working sets' kernel rows there, with
+// the subproblem's block and every variable's gradient update computed from
+// it (the cuda backend has both).
 // RowTiler says how many rows a kernel block computes as one tile (the CPU
 // driver's micro-kernel height), so that the SVM batches its kernel rows in
 // whole tiles.

@@ -20,7 +20,9 @@ const (
 	// November 2026, CPU time batched/SMO at one thread: USPS 8 vs rest
 	// 1.12–1.37 in three rounds, 10-class USPS 1.40, mushrooms 1.34,
 	// covtype-like 15k 1.54 and 50k 1.41), and, for want of a measurement
-	// on a GPU, on cuda too.
+	// on a GPU, on cuda too, although there the batched solver keeps its
+	// rows, subproblem and gradient update on the device
+	// (engine.NewSVMPool).
 	SolverAuto SolverKind = iota
 	// SolverSMO is LIBSVM's SMO: one pair of variables per iteration,
 	// with shrinking and the kernel-row cache.

@@ -18,6 +18,10 @@
 // Params.Solver chooses SMO or the batched working-set solver (batched.go:
 // q variables per outer iteration, their kernel rows in one block, the
 // q-variable subproblem solved in memory, one block update of the gradient).
+// On a backend that keeps such work on its device (the cuda backend:
+// engine.NewSVMPool, engine.SMOSubproblem) the batched solver's kernel rows
+// stay there, and the subproblem and the gradient update run there, with
+// the host's bits; Params.HostRows keeps them on the host.
 //
 // Layers:
 //
