@@ -512,10 +512,17 @@ func TestBatchedSVMOnDevice(t *testing.T) {
 	}
 	// The rows kept on the device (engine.NewSVMPool) and the rows brought
 	// to the host (Params.HostRows) give the same model, bit for bit, for
-	// C-SVC and for ε-SVR (two variables a point).
+	// C-SVC, for ε-SVR (two variables a point) and for C-SVC with instance
+	// weights and Platt probabilities (whose cross-validation trains five
+	// more machines).
+	iw := make([]float64, len(ytr)) // instance weights
+	for i := range iw {
+		iw[i] = 0.5 + float64(i%4)/2
+	}
 	for _, p := range []svm.Params{
 		{Kernel: pursuit.NewRBF(0.5), C: 1, Solver: svm.SolverBatched, Tol: 1e-6},
 		{Type: svm.EpsilonSVR, Kernel: pursuit.NewRBF(0.5), C: 2, Epsilon: 0.1, Solver: svm.SolverBatched},
+		{Kernel: pursuit.NewRBF(0.5), C: 1, Solver: svm.SolverBatched, InstanceWeights: iw, Probability: true, Seed: 3},
 	} {
 		hp := p
 		hp.HostRows = true
@@ -530,12 +537,13 @@ func TestBatchedSVMOnDevice(t *testing.T) {
 		if md.Stats[0].DeviceRows == 0 || mhr.Stats[0].DeviceRows != 0 {
 			t.Errorf("%v: %d rows computed on the device with the pool, %d with HostRows (want some, then none)", p.Type, md.Stats[0].DeviceRows, mhr.Stats[0].DeviceRows)
 		}
-		if !reflect.DeepEqual(md.Coef, mhr.Coef) || !reflect.DeepEqual(md.Rho, mhr.Rho) || !reflect.DeepEqual(md.SVIndex, mhr.SVIndex) || md.Stats[0].Iter != mhr.Stats[0].Iter {
+		if !reflect.DeepEqual(md.Coef, mhr.Coef) || !reflect.DeepEqual(md.Rho, mhr.Rho) || !reflect.DeepEqual(md.SVIndex, mhr.SVIndex) || md.Stats[0].Iter != mhr.Stats[0].Iter ||
+			!reflect.DeepEqual(md.ProbA, mhr.ProbA) || !reflect.DeepEqual(md.ProbB, mhr.ProbB) {
 			t.Errorf("%v: the device pool's model differs from the host rows' (%d SVs, %d iterations; host rows %d, %d)",
 				p.Type, len(md.SVIndex), md.Stats[0].Iter, len(mhr.SVIndex), mhr.Stats[0].Iter)
 			continue
 		}
-		t.Logf("%v: %d SVs, %d outer iterations, the same bits with the rows on the device and on the host", p.Type, len(md.SVIndex), md.Stats[0].OuterIter)
+		t.Logf("%v (instance weights and Platt probabilities: %v): %d SVs, %d outer iterations, the same bits with the rows on the device and on the host", p.Type, p.Probability, len(md.SVIndex), md.Stats[0].OuterIter)
 	}
 	// Three classes with class weights, one-vs-one and one-vs-rest.
 	y3 := slices.Clone(ytr)

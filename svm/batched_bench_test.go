@@ -127,10 +127,11 @@ func compareModels(t testing.TB, e *engine.Engine, name string, ms, mb *Model, x
 // TestBatchedSameModelsSets compares the batched solver's models with
 // SMO's on issue 32's sets (batchedSets) at the default tolerance, on the
 // backends listed in PURSUIT_BATCHED_BACKENDS (comma-separated; default
-// go,avx2): the support vectors within ±0.5% and the test accuracy within
-// ±0.1 point at the default tolerance, and the machines' dual objectives
-// within 1e-6 relative at tolerance 1e-6 (PURSUIT_BATCHED_OBJTOL). It
-// takes minutes (the 50k set alone several on one core), so it runs only
+// go,avx2; cuda in a -tags cuda test binary, on a GPU or on the stand-in
+// driver of scripts/cuda-check.sh): the support vectors within ±0.5% and
+// the test accuracy within ±0.1 point at the default tolerance, and the
+// machines' dual objectives within 1e-6 relative at tolerance 1e-6
+// (PURSUIT_BATCHED_OBJTOL). It takes minutes (the 50k set alone several on one core), so it runs only
 // when PURSUIT_BATCHED_SETS is set ("all", or a list of usps8, usps10,
 // mushrooms, cov15k, cov50k). The small sets' checks are in the default
 // suite (TestBatchedSameModels*).
@@ -189,8 +190,8 @@ func TestBatchedSameModelsSets(t *testing.T) {
 			m[0], took[0] = train(SolverSMO, 0)
 			m[1], took[1] = train(SolverBatched, 0)
 			obj3, svS, svB, accS, accB := compareModels(t, e, name, m[0], m[1], s.xte, s.yte)
-			t.Logf("%s: objective rel. diff %.2g at tolerance %g (%.2g at 1e-3); SVs %d (SMO %d); accuracy %.3f%% (SMO %.3f%%); %d machines; one thread at 1e-3: batched %.2fs, SMO %.2fs; kernel rows %d (SMO %d), outer iterations %d",
-				name, obj, objTol, obj3, svB, svS, accB, accS, len(m[0].Stats), took[1].Seconds(), took[0].Seconds(), rowsOf(m[1]), rowsOf(m[0]), outerOf(m[1]))
+			t.Logf("%s: objective rel. diff %.2g at tolerance %g (%.2g at 1e-3); SVs %d (SMO %d); accuracy %.3f%% (SMO %.3f%%); %d machines; one thread at 1e-3: batched %.2fs, SMO %.2fs; kernel rows %d (SMO %d; %d kept on a device), outer iterations %d",
+				name, obj, objTol, obj3, svB, svS, accB, accS, len(m[0].Stats), took[1].Seconds(), took[0].Seconds(), rowsOf(m[1]), rowsOf(m[0]), deviceRowsOf(m[1]), outerOf(m[1]))
 		}
 	}
 }
@@ -297,6 +298,16 @@ func rowsOf(m *Model) int {
 	n := 0
 	for _, s := range m.Stats {
 		n += s.RowsComputed
+	}
+	return n
+}
+
+// deviceRowsOf returns the kernel rows the batched solver kept on the
+// device over the machines of m (TrainStats.DeviceRows).
+func deviceRowsOf(m *Model) int {
+	n := 0
+	for _, s := range m.Stats {
+		n += s.DeviceRows
 	}
 	return n
 }
