@@ -117,6 +117,10 @@ func describe(ordinal int) (deviceInfo, error) {
 type Backend struct {
 	info       deviceInfo
 	chunkBytes int64
+	// streamBytes, once an operand b of a host-slice kernel block did not
+	// fit the device, is the size of the slabs of b's rows that did
+	// (hostKernel); 0 before (worker thread).
+	streamBytes int64
 
 	jobs chan job
 	done chan struct{}

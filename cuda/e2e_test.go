@@ -674,7 +674,8 @@ func TestFloat64PredictionsOnDevice(t *testing.T) {
 
 // TestBatchedSVMDeviceMemory (issue 32): where the batched solver's row
 // pool does not fit the device beside X, training brings its rows to the
-// host instead of failing, with the same model. It needs the emulated
+// host instead of failing, with the same model; where X itself does not
+// fit, it streams through the device in slabs, with the same model again. It needs the emulated
 // driver's FAKECUDA_MAX_ALLOC and skips on a real device.
 func TestBatchedSVMDeviceMemory(t *testing.T) {
 	be, err := cuda.New()
@@ -706,6 +707,22 @@ func TestBatchedSVMDeviceMemory(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got.Coef, want.Coef) || !reflect.DeepEqual(got.Rho, want.Rho) {
 		t.Errorf("host rows after the pool did not fit: %d SVs, ρ %v; with the pool %d, %v", len(got.SVIndex), got.Rho, len(want.SVIndex), want.Rho)
+	}
+	// 60 KB: not even X (130 KB) fits. It is not prepared on the device,
+	// and every kernel-row batch streams it through in slabs; SMO and the
+	// batched solver train, the batched solver to the same model.
+	t.Setenv("FAKECUDA_MAX_ALLOC", "60000")
+	for _, solver := range []svm.SolverKind{svm.SolverBatched, svm.SolverSMO} {
+		q := p
+		q.Solver = solver
+		got, err := svm.Train(newEngine(t, "cuda"), d.X, d.Y, q)
+		if err != nil {
+			t.Fatalf("%v, where X does not fit the device: %v", solver, err)
+		}
+		if solver == svm.SolverBatched && (!reflect.DeepEqual(got.Coef, want.Coef) || !reflect.DeepEqual(got.Rho, want.Rho)) {
+			t.Errorf("X streamed: %d SVs, ρ %v; with X and the pool on the device %d, %v", len(got.SVIndex), got.Rho, len(want.SVIndex), want.Rho)
+		}
+		t.Logf("%v with X streamed through a 60 KB device: %d SVs", solver, got.TotalSV())
 	}
 }
 

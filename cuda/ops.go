@@ -3,6 +3,7 @@
 package cuda
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"unsafe"
@@ -158,9 +159,7 @@ func (b *Backend) SqNorms(dst []float32, x pursuit.Matrix) error {
 		return b.do(func() error { return b.sparseSqNorms(dst, x) })
 	}
 	return b.do(func() error {
-		slab := b.slabRows(int64(x.Cols)*4, x.Rows)
-		for r0 := 0; r0 < x.Rows; r0 += slab {
-			r1 := min(x.Rows, r0+slab)
+		return b.inSlabs(x.Rows, int64(x.Cols)*4, func(r0, r1 int) error {
 			xd, err := b.scratchMatrix(slotA, x.Slice(r0, r1, 0, x.Cols))
 			if err != nil {
 				return err
@@ -178,8 +177,8 @@ func (b *Backend) SqNorms(dst []float32, x pursuit.Matrix) error {
 			if err := b.fromDevice(unsafe.Pointer(&dst[r0]), out.ptr, int64(r1-r0)*4); err != nil {
 				return fmt.Errorf("cuda: SqNorms: copying the result: %w", err)
 			}
-		}
-		return nil
+			return nil
+		})
 	})
 }
 
@@ -237,9 +236,59 @@ func (b *Backend) slabRows(rowBytes int64, rows int) int {
 	return int(max(1, min(int64(max(rows, 1)), b.chunkBytes/rowBytes)))
 }
 
+// inSlabs runs f over rows [0, rows) in slabs of consecutive rows of
+// rowBytes bytes each (worker thread): as many as slabRows allows and, once
+// an operand did not fit the device, as streamBytes allows; a slab that
+// does not fit (backend.ErrDeviceMemory) is halved and run again, and the
+// size that fits is kept for later calls. f must be repeatable (it writes
+// its slab's results whole).
+func (b *Backend) inSlabs(rows int, rowBytes int64, f func(r0, r1 int) error) error {
+	rowBytes = max(rowBytes, 1)
+	n := b.slabRows(rowBytes, rows)
+	if b.streamBytes > 0 {
+		n = int(max(1, min(int64(n), b.streamBytes/rowBytes)))
+	}
+	for r0 := 0; r0 < rows; {
+		r1 := min(rows, r0+n)
+		err := f(r0, r1)
+		if errors.Is(err, backend.ErrDeviceMemory) && r1-r0 > 1 {
+			n = (r1 - r0) / 2
+			b.streamBytes = int64(n) * rowBytes
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		r0 = r1
+	}
+	return nil
+}
+
 // hostKernel runs a kernel block on host operands (worker thread): b once,
-// then a and dst in slabs of rows.
+// then a and dst in slabs of rows. A b that does not fit the device
+// (backend.ErrDeviceMemory) streams through it in slabs of its rows, halved
+// until they fit, the slab size kept for later calls (streamBytes): each
+// kernel value is computed alike whatever slab its column is in.
 func (b *Backend) hostKernel(op string, dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, bm pursuit.Matrix, bNorms []float32) error {
+	if int64(bm.Rows)*int64(bm.Cols)*4 <= b.streamBytes || b.streamBytes == 0 {
+		// b whole, unless it fails to fit: then in slabs.
+		err := b.hostKernelSlab(op, dst, k, a, aNorms, bm, bNorms)
+		if !errors.Is(err, backend.ErrDeviceMemory) || bm.Rows < 2 {
+			return err
+		}
+		b.streamBytes = int64(bm.Rows/2) * int64(max(bm.Cols, 1)) * 4
+	}
+	return b.inSlabs(bm.Rows, int64(bm.Cols)*4, func(j0, j1 int) error {
+		var bn []float32
+		if bNorms != nil {
+			bn = bNorms[j0:j1]
+		}
+		return b.hostKernelSlab(op, dst.Slice(0, dst.Rows, j0, j1), k, a, aNorms, bm.Slice(j0, j1, 0, bm.Cols), bn)
+	})
+}
+
+// hostKernelSlab is hostKernel for a b that fits the device.
+func (b *Backend) hostKernelSlab(op string, dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, bm pursuit.Matrix, bNorms []float32) error {
 	bd, err := b.scratchMatrix(slotB, bm)
 	if err != nil {
 		return err
@@ -268,9 +317,7 @@ func (b *Backend) hostKernel(op string, dst pursuit.Matrix, k pursuit.Kernel, a 
 // is on the device: a and dst go through the device in slabs of rows
 // (worker thread).
 func (b *Backend) kernelOnDeviceB(op string, dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, bd, bn *devMatrix) error {
-	slab := b.slabRows(int64(a.Cols+bd.rows)*4, a.Rows)
-	for r0 := 0; r0 < a.Rows; r0 += slab {
-		r1 := min(a.Rows, r0+slab)
+	return b.inSlabs(a.Rows, int64(a.Cols+bd.rows)*4, func(r0, r1 int) error {
 		as := a.Slice(r0, r1, 0, a.Cols)
 		ad, err := b.scratchMatrix(slotA, as)
 		if err != nil {
@@ -292,11 +339,8 @@ func (b *Backend) kernelOnDeviceB(op string, dst pursuit.Matrix, k pursuit.Kerne
 		if err := syncDevice(op); err != nil {
 			return err
 		}
-		if err := b.download(dst.Slice(r0, r1, 0, dst.Cols), cd); err != nil {
-			return err
-		}
-	}
-	return nil
+		return b.download(dst.Slice(r0, r1, 0, dst.Cols), cd)
+	})
 }
 
 // DictProducts computes dst[j*dict.Rows+i] = <d_i, v_j> in one pass over

@@ -200,9 +200,9 @@ func SolveSubproblem(kb, y, c, g, a []float64, eps float64, limit int) int {
 }
 
 // SMOSubproblem is SolveSubproblem where the backend computes when it has
-// the capability (backend.SubproblemSolver: the cuda backend, one launch),
-// else on the host; the bits are the same either way. device reports where
-// it ran.
+// the capability (backend.SubproblemSolver: the cuda backend, one launch)
+// and the block fits its memory, else on the host; the bits are the same
+// either way. device reports where it ran.
 func (e *Engine) SMOSubproblem(kb, y, c, g, a []float64, eps float64, limit int) (steps int, device bool, err error) {
 	m := len(g)
 	if len(kb) < m*m || len(y) < m || len(c) < m || len(a) < m || limit < 0 {
@@ -211,10 +211,15 @@ func (e *Engine) SMOSubproblem(kb, y, c, g, a []float64, eps float64, limit int)
 	}
 	if sub, ok := e.be.(backend.SubproblemSolver); ok && m > 0 {
 		steps, err := sub.SolveSubproblem(kb[:m*m], y[:m], c[:m], g, a[:m], eps, limit)
-		if err != nil {
+		switch {
+		case errors.Is(err, backend.ErrDeviceMemory):
+			// The block does not fit the device (it failed before any
+			// step): solved on the host.
+		case err != nil:
 			return 0, true, fmt.Errorf("engine: SMO subproblem on %s: %w", e.be.Name(), err)
+		default:
+			return steps, true, nil
 		}
-		return steps, true, nil
 	}
 	return SolveSubproblem(kb, y, c, g, a, eps, limit), false, nil
 }

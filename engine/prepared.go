@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/pursuit-ml/pursuit"
@@ -29,8 +30,9 @@ type Prepared struct {
 
 // Prepare makes b ready for repeated use as the b operand of kernel blocks.
 // The backend's prepared copy counts against the memory budget; when it does
-// not fit, or the backend cannot prepare operands, the handle falls back to
-// the plain operations on b, with the same results. A sparse b is not
+// not fit, or not in a device's memory (backend.ErrDeviceMemory), or the
+// backend cannot prepare operands, the handle falls back to the plain
+// operations on b, with the same results. A sparse b is not
 // copied on the CPU: the handle keeps its CSR and norms (only the norms are
 // charged); a device backend uploads the CSR (charged too); a backend
 // without sparse kernels has it prepared on the host CPU driver.
@@ -41,12 +43,18 @@ func (e *Engine) Prepare(b pursuit.Matrix) (*Prepared, error) {
 	be := e.sparseBackend(b)
 	if p, ok := be.(backend.Preparer); ok && e.Reserve("a prepared copy of the data", preparedBytes(be, b)) == nil {
 		h, err := p.Prepare(b)
-		if err != nil {
+		switch {
+		case errors.Is(err, backend.ErrDeviceMemory):
+			// A copy larger than the device's memory: the operations take b
+			// plainly, and a device streams it through in slabs.
+			e.Release(preparedBytes(be, b))
+		case err != nil:
 			return nil, fmt.Errorf("engine: prepare: %w", err)
+		default:
+			p := &Prepared{m: b, norms: h.Norms(), bn: denseNorms(b), h: h, be: be}
+			p.bMax = maxOf(p.bn)
+			return p, nil
 		}
-		p := &Prepared{m: b, norms: h.Norms(), bn: denseNorms(b), h: h, be: be}
-		p.bMax = maxOf(p.bn)
-		return p, nil
 	}
 	norms, err := e.SqNorms(b)
 	if err != nil {
