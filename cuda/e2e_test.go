@@ -63,6 +63,22 @@ func newEngine(t testing.TB, name string) *engine.Engine {
 	return e
 }
 
+// emulatedBackend opens the backend on the emulated driver of
+// scripts/cuda-check.sh (closed when the test ends), for the tests that set
+// its FAKECUDA_MAX_ALLOC; it skips on a real device.
+func emulatedBackend(t *testing.T) *cuda.Backend {
+	t.Helper()
+	be, err := cuda.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = be.Close() })
+	if !strings.Contains(be.Device(), "emulator") {
+		t.Skipf("needs the emulated driver's allocation limit; device %s", be.Device())
+	}
+	return be
+}
+
 // traffic returns the bytes the engine's CUDA backend has copied each way.
 func traffic(t testing.TB, e *engine.Engine) (up, down int64) {
 	c, ok := e.Backend().(interface{ Traffic() (int64, int64) })
@@ -190,14 +206,7 @@ func TestDeterministicKMPOnDevice(t *testing.T) {
 // halves the blocks until they fit, choosing what it chooses otherwise. It
 // needs the emulated driver's FAKECUDA_MAX_ALLOC and skips on a real device.
 func TestKeptDictionaryOutOfMemory(t *testing.T) {
-	be, err := cuda.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = be.Close() })
-	if !strings.Contains(be.Device(), "emulator") {
-		t.Skipf("needs the emulated driver's allocation limit; device %s", be.Device())
-	}
+	be := emulatedBackend(t)
 	const l, d, steps = 1000, 4, 12
 	x, y := skmpData(l, d, 6)
 	cfg := kmp.Config{Variant: kmp.PreFit, Kernels: []pursuit.Kernel{{Kind: pursuit.RBF, Gamma: 1}}, N: steps, Seed: 1}
@@ -675,17 +684,11 @@ func TestFloat64PredictionsOnDevice(t *testing.T) {
 // TestBatchedSVMDeviceMemory (issue 32): where the batched solver's row
 // pool does not fit the device beside X, training brings its rows to the
 // host instead of failing, with the same model; where X itself does not
-// fit, it streams through the device in slabs, with the same model again. It needs the emulated
-// driver's FAKECUDA_MAX_ALLOC and skips on a real device.
+// fit, it streams through the device in slabs, with the same model again.
+// It needs the emulated driver's FAKECUDA_MAX_ALLOC and skips on a real
+// device.
 func TestBatchedSVMDeviceMemory(t *testing.T) {
-	be, err := cuda.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = be.Close() })
-	if !strings.Contains(be.Device(), "emulator") {
-		t.Skipf("needs the emulated driver's allocation limit; device %s", be.Device())
-	}
+	emulatedBackend(t)
 	d := data.CovtypeLike(600, 4)
 	p := svm.Params{Kernel: pursuit.NewRBF(0.5), C: 1, Solver: svm.SolverBatched}
 	want, err := svm.Train(newEngine(t, "cuda"), d.X, d.Y, p)

@@ -243,20 +243,23 @@ func (b *Backend) download(dst pursuit.Matrix, src *devMatrix) error {
 }
 
 // uploadIdx copies idx (as int64) into slot slotIdx.
-func (b *Backend) uploadIdx(idx []int) (cu.DevicePtr, error) {
-	mem, err := b.ensure(slotIdx, int64(len(idx))*8)
+func (b *Backend) uploadIdx(idx []int) (cu.DevicePtr, error) { return b.upload64(slotIdx, idx) }
+
+// upload64 copies v as int64 into scratch slot s (worker thread).
+func (b *Backend) upload64(s slot, v []int) (cu.DevicePtr, error) {
+	mem, err := b.ensure(s, int64(len(v))*8)
 	if err != nil {
 		return 0, err
 	}
-	if len(idx) == 0 {
+	if len(v) == 0 {
 		return mem.ptr, nil
 	}
-	b.stageI = growI(b.stageI, len(idx))
-	for i, v := range idx {
-		b.stageI[i] = int64(v)
+	b.stageI = growI(b.stageI, len(v))
+	for i, x := range v {
+		b.stageI[i] = int64(x)
 	}
-	if err := b.toDevice(mem.ptr, unsafe.Pointer(&b.stageI[0]), int64(len(idx))*8); err != nil {
-		return 0, fmt.Errorf("cuda: copying %d indices to the device: %w", len(idx), err)
+	if err := b.toDevice(mem.ptr, unsafe.Pointer(&b.stageI[0]), int64(len(v))*8); err != nil {
+		return 0, fmt.Errorf("cuda: copying %d indices to the device: %w", len(v), err)
 	}
 	return mem.ptr, nil
 }

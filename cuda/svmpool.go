@@ -7,8 +7,6 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	cu "gorgonia.org/cu"
-
 	"github.com/pursuit-ml/pursuit"
 	"github.com/pursuit-ml/pursuit/backend"
 )
@@ -109,25 +107,6 @@ func (sp *svmPool) checkSlots(op string, slots []int) error {
 		}
 	}
 	return nil
-}
-
-// upload64 copies v as int64 into scratch slot s (worker thread).
-func (b *Backend) upload64(s slot, v []int) (cu.DevicePtr, error) {
-	mem, err := b.ensure(s, int64(len(v))*8)
-	if err != nil {
-		return 0, err
-	}
-	if len(v) == 0 {
-		return mem.ptr, nil
-	}
-	b.stageI = growI(b.stageI, len(v))
-	for i, x := range v {
-		b.stageI[i] = int64(x)
-	}
-	if err := b.toDevice(mem.ptr, unsafe.Pointer(&b.stageI[0]), int64(len(v))*8); err != nil {
-		return 0, fmt.Errorf("cuda: copying %d indices to the device: %w", len(v), err)
-	}
-	return mem.ptr, nil
 }
 
 // Fill computes the kernel rows of the points idx into the slots, in runs
