@@ -143,9 +143,9 @@ comm -23 "$WORK/fake/needed" "$WORK/fake/defined" |
 echo "emulated driver calls: $(wc -l <"$WORK/fake/defined"), stubs: $(wc -l <"$WORK/fake/stubs.cpp")"
 g++ -shared -fPIC -O1 -Wl,-soname,libcuda.so.1 -o "$WORK/fake/libcuda.so.1" "$WORK/fake/fakecuda.o" "$WORK/fake/stubs.cpp"
 # The emulation runs on one core: the tests go to two processes at once,
-# the three longest in one and every other in the second (about half the
+# four long ones in one and every other in the second (about half the
 # wall time on CI's two cores; each process has its own emulated device).
-long='^(TestConformanceInSlabs|TestOneVsRestKMPOnDevice|TestDeterministicKMPOnDevice)$'
+long='^(TestConformanceInSlabs|TestOneVsRestKMPOnDevice|TestDeterministicKMPOnDevice|TestBatchedSVMOnDevice)$'
 (cd cuda && LD_LIBRARY_PATH="$WORK/fake" timeout 900 "$WORK/cuda.test" -test.count=1 -test.v -test.run "$long" >"$WORK/fake1.log" 2>&1) &
 pid=$!
 rc2=0
@@ -160,6 +160,6 @@ for n in 1 2; do
 	fi
 	grep -E '^(--- |ok|PASS|FAIL)|bytes to the device|per step, besides|per outer iteration|the same bits with the rows' "$WORK/fake$n.log"
 done
-[ "$(grep -c '^--- ' "$WORK/fake1.log")" = 3 ] || fail "the first process did not run the 3 tests $long"
+[ "$(grep -c '^--- ' "$WORK/fake1.log")" = 4 ] || fail "the first process did not run the 4 tests $long"
 
 step "done: CUDA build check passed"
