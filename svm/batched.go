@@ -377,7 +377,9 @@ func (b *batched[T]) solveBlock() error {
 
 // grow sizes the subproblem's buffers for m variables.
 func (b *batched[T]) grow(m int) {
-	b.kb = growF(b.kb, m*m)
+	if b.dev == nil { // with the device pool the block is built on the device
+		b.kb = growF(b.kb, m*m)
+	}
 	b.wy, b.wc = growF(b.wy, m), growF(b.wc, m)
 	if cap(b.wkey) < m {
 		b.wkey = make([]int, m)
@@ -397,7 +399,7 @@ func (b *batched[T]) solveSub() error {
 	s := b.s
 	m := len(b.ws)
 	limit := max(min(100*m, s.maxIter-s.iter), 0)
-	kb, wy, wc, ga, aa := b.kb[:m*m], b.wy[:m], b.wc[:m], b.ga[:m], b.aa[:m]
+	wy, wc, ga, aa := b.wy[:m], b.wc[:m], b.ga[:m], b.aa[:m]
 	steps := 0
 	if b.dev != nil {
 		b.devSlots = b.devSlots[:0]
@@ -410,6 +412,7 @@ func (b *batched[T]) solveSub() error {
 		}
 		b.deviceSubs++
 	} else if e, ok := s.scan.(*engine.Engine); ok {
+		kb := b.kb[:m*m]
 		var err error
 		var device bool
 		if steps, device, err = e.SMOSubproblem(kb, wy, wc, ga, aa, s.eps, limit); err != nil {
@@ -419,7 +422,7 @@ func (b *batched[T]) solveSub() error {
 			b.deviceSubs++
 		}
 	} else {
-		steps = engine.SolveSubproblem(kb, wy, wc, ga, aa, s.eps, limit)
+		steps = engine.SolveSubproblem(b.kb[:m*m], wy, wc, ga, aa, s.eps, limit)
 	}
 	s.iter += steps
 	return nil
