@@ -67,21 +67,27 @@ func TestGoAllocations(t *testing.T) {
 // leave no garbage: the bytes allocated per call stay below a quarter of
 // b's norms for the gather, below half of one worker's accumulators (16
 // vectors: 8 KB) for the products, which were allocated on every call
-// before (88 and 9.6 KB per call on one thread).
+// before (88 and 9.6 KB per call on one thread). A garbage collection runs
+// before every call: the free lists keep their buffers through it (a
+// sync.Pool would drop them, and a long run would allocate them again after
+// each collection). Kernel gathers over few rows and many points (an SMO
+// row, 20,000 points) take kernelFewRows' scratch from its list too.
 func TestStepBuffersPooled(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector drops pooled items at random")
 	}
-	// The pools keep their buffers unless two collections run in between,
-	// and with one P every Get finds what the last Put left (a sync.Pool
-	// keeps an item per P: a goroutine moved to another P would miss it).
+	// No collection but the test's own.
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	rng := rand.New(rand.NewPCG(7, 8))
 	const l, d = 20000, 54
 	b, a := randMatrix(rng, l, d), randMatrix(rng, 300, d)
 	idx := []int{3, 17, 40, 41, 42, 200, 299}
 	dst := pursuit.NewMatrix(len(idx), l)
+	many := make([]int, 64)
+	for i := range many {
+		many[i] = 4 * i
+	}
+	blk := pursuit.NewMatrix(len(many), l)
 	vecs := randMatrix(rng, 16, l)
 	prods := make([]float64, 16*300)
 	aT := randMatrix(rng, 300, l) // a dictionary of 300 atoms at l points
@@ -94,6 +100,8 @@ func TestStepBuffersPooled(t *testing.T) {
 		}{
 			"KernelGather": {func() error { return be.KernelGather(dst, rbf, a, nil, idx, b, nil) }, l},
 			"DictProducts": {func() error { return be.DictProducts(prods, aT, vecs) }, 4 << 10},
+			// The GEMM's packing buffers (64 rows of a, b packed per block).
+			"KernelGather block": {func() error { return be.KernelGather(blk, rbf, a, nil, many, b, nil) }, l},
 		}
 		for name, o := range ops {
 			op := o.run
@@ -104,6 +112,7 @@ func TestStepBuffersPooled(t *testing.T) {
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
 			for range calls {
+				runtime.GC()
 				if err := op(); err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}

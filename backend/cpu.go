@@ -19,17 +19,24 @@ import (
 // kernels (GoKernels); package asm is the same driver with assembly ones.
 //
 // A CPU holds no mutable state besides its buffer pools, so it is safe for
-// concurrent use by several goroutines.
+// concurrent use by several goroutines. The small per-call buffers are kept
+// in free lists (a long run's steps reuse them, see freeList); the sparse
+// kernels' dense scatter blocks, which can take tens of megabytes on wide
+// data, in a sync.Pool that the garbage collector may empty.
 type CPU struct {
 	name       string
 	threads    int
 	k          CPUKernels
-	gemmWS     sync.Pool // *gemmWorkspace, one per worker goroutine
-	prodPool   sync.Pool // *fewRowsScratch
-	sparsePool sync.Pool // *sparseWS
-	accPool    sync.Pool // *[]float64: dictProducts' accumulators, one per worker
-	normPool   sync.Pool // *[]float32: kernelBlock's gathered norms
+	gemmWS     freeList[*gemmWorkspace]  // one per worker goroutine
+	prodPool   freeList[*fewRowsScratch] // kernelFewRows' scratch
+	sparsePool sync.Pool                 // *sparseWS
+	accPool    freeList[*[]float64]      // dictProducts' accumulators, one per worker
+	normPool   freeList[*[]float32]      // kernelBlock's gathered norms
 }
+
+// keep is how many buffers of a kind the free lists keep: those of every
+// worker of two operations running at once.
+func (b *CPU) keep() int { return 2*b.threads + 2 }
 
 // NewCPU returns the driver named name running the kernels k on up to
 // threads goroutines per call (threads ≤ 0: 1).
@@ -216,7 +223,7 @@ func (b *CPU) dictProducts(dict pursuit.Matrix, groups []dotGroup) {
 	w := b.workers(l*n*k, minParallelElems)
 	par.Chunks(l, par.ChunkLen(l, w, 8, dictRowBlock), w,
 		func() scratch {
-			buf, _ := b.accPool.Get().(*[]float64)
+			buf, _ := b.accPool.get()
 			if buf == nil {
 				buf = new([]float64)
 			}
@@ -238,7 +245,7 @@ func (b *CPU) dictProducts(dict pursuit.Matrix, groups []dotGroup) {
 			}
 			return w
 		},
-		func(w scratch) { b.accPool.Put(w.buf) },
+		func(w scratch) { b.accPool.put(w.buf, b.keep()) },
 		func(w scratch, lo, hi int) {
 			acc := w.acc
 			for i0 := lo; i0 < hi; i0 += dictRowBlock {
@@ -353,7 +360,7 @@ type gemmWorkspace struct {
 // covtype-like run, 2.4 MB of packing buffers fell to 0.6 MB).
 func (b *CPU) workspace(mc, kc, nc int, packB bool) *gemmWorkspace {
 	k := &b.k
-	ws, _ := b.gemmWS.Get().(*gemmWorkspace)
+	ws, _ := b.gemmWS.get()
 	if ws == nil {
 		ws = &gemmWorkspace{tile: make([]float32, k.MR*k.NR)}
 	}
@@ -458,7 +465,7 @@ func (b *CPU) norms(given []float32, x pursuit.Matrix, idx []int, put **[]float3
 	if idx != nil {
 		n = len(idx)
 	}
-	buf, _ := b.normPool.Get().(*[]float32)
+	buf, _ := b.normPool.get()
 	if buf == nil {
 		buf = new([]float32)
 	}
@@ -570,10 +577,10 @@ func (b *CPU) kernelBlock(op *kernelOp, aNorms, bNorms []float32) error {
 			// used once the block is done.
 			op.an, op.bn = nil, nil
 			if putA != nil {
-				b.normPool.Put(putA)
+				b.normPool.put(putA, b.keep())
 			}
 			if putB != nil {
-				b.normPool.Put(putB)
+				b.normPool.put(putB, b.keep())
 			}
 		}()
 	}
@@ -629,41 +636,55 @@ type fewRowsScratch struct {
 }
 
 // kernelFewRows computes a kernel block with few rows of a (an SMO kernel
-// row, a stochastic-KMP batch) as one streaming pass over b with the
-// DictProducts kernels, then applies the transform row by row.
+// row, a stochastic-KMP batch) as streaming passes over b with the
+// DictProducts kernels, fewRowsCols points of b at a time, then applies the
+// transform row by row. Each product depends on its own row of b only, so
+// the slices give the values one pass would; the float64 products of a
+// slice take 64 KiB per row, where one pass over b took 8 bytes per row and
+// point (0.8 MB for two rows of 50,000 points, kept between calls).
 func (b *CPU) kernelFewRows(op *kernelOp) {
 	n, m, d := op.dst.Rows, op.dst.Cols, op.a.Cols
-	sc, _ := b.prodPool.Get().(*fewRowsScratch)
+	sc, _ := b.prodPool.get()
 	if sc == nil {
 		sc = new(fewRowsScratch)
 	}
-	if cap(sc.prod) < n*m {
-		sc.prod = make([]float64, n*m)
+	cols := min(m, fewRowsCols)
+	if cap(sc.prod) < n*cols {
+		sc.prod = make([]float64, n*cols)
 	}
 	if cap(sc.vecs) < n*d {
 		sc.vecs = make([]float32, n*d)
 	}
-	defer b.prodPool.Put(sc)
-	prod := sc.prod[:n*m]
+	defer b.prodPool.put(sc, b.keep())
 	vecs := pursuit.Matrix{Rows: n, Cols: d, Stride: d, Data: sc.vecs[:n*d]}
 	for r := 0; r < n; r++ {
 		copy(vecs.Row(r), op.a.Row(op.row(r)))
 	}
-	_ = b.DictProducts(prod, op.b, vecs) // shapes checked by the caller
-	for r := 0; r < n; r++ {
-		row := op.dst.Row(r)
-		for j, t := range prod[r*m : (r+1)*m] {
-			row[j] = float32(t)
+	for c0 := 0; c0 < m; c0 += cols {
+		c1 := min(c0+cols, m)
+		w := c1 - c0
+		prod := sc.prod[:n*w]
+		_ = b.DictProducts(prod, op.b.Slice(c0, c1, 0, op.b.Cols), vecs) // shapes checked by the caller
+		for r := 0; r < n; r++ {
+			row := op.dst.Row(r)[c0:c1]
+			for j, t := range prod[r*w : (r+1)*w] {
+				row[j] = float32(t)
+			}
 		}
 	}
 	b.transformRows(op, 0, n, sc.tail[:], sc.bn[:])
 }
 
+// fewRowsCols is how many points of b kernelFewRows takes per pass: each
+// pass is one DictProducts call (split over the workers), long enough that
+// starting them is a small part of it.
+const fewRowsCols = 8192
+
 // gemmRegion computes dst rows [r0, r1) × columns [c0, c1).
 func (b *CPU) gemmRegion(op *kernelOp, r0, r1, c0, c1 int) {
 	d := op.a.Cols
 	ws := b.workspace(r1-r0, d, c1-c0, op.bp == nil)
-	defer b.gemmWS.Put(ws)
+	defer b.gemmWS.put(ws, b.keep())
 	k := &b.k
 	mr, nr := k.MR, k.NR
 	rbf := op.k.Kind == pursuit.RBF

@@ -246,7 +246,7 @@ func TestWorkspaceSized(t *testing.T) {
 		}
 		// The same block with the largest buffers.
 		big := NewCPU("go", 1, ks)
-		big.gemmWS.Put(big.workspace(ks.MC, ks.KC, ks.NC, true))
+		big.gemmWS.put(big.workspace(ks.MC, ks.KC, ks.NC, true), big.keep())
 		want := pursuit.NewMatrix(c.n, c.m)
 		if err := big.KernelBlock(want, k, x, xn, z, zn); err != nil {
 			t.Fatal(err)
