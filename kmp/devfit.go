@@ -109,7 +109,7 @@ func (f *deviceFit) load(dc *dictionary, k int) error {
 		}
 	}
 	if a := dc.atoms[k]; a.kernel >= 0 {
-		blk, err := f.e.GatherBlock(st.one1, st.cfg.Kernels[a.kernel], st.tr.x, st.tr.norms, []int{a.center}, st.tr.prep)
+		blk, err := f.e.GatherBlock(st.one1, st.cfg.Kernels[a.kernel], st.tr.x, st.tr.norms, []int{int(a.center)}, st.tr.prep)
 		st.one1 = blk
 		if err != nil {
 			return fmt.Errorf("kmp: kernel row of atom %d: %w", k, err)

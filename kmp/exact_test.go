@@ -212,7 +212,7 @@ func checkLSCoef(t *testing.T, m *Model, d *mat.Dense, basis []int, y []float64,
 			continue
 		}
 		for s := range m.Support.Rows {
-			if m.SupportIndex[s] == at.center && m.SupportKernel[s] == at.kernel {
+			if m.SupportIndex[s] == int(at.center) && m.SupportKernel[s] == int(at.kernel) {
 				got[i] = m.Outputs[0].Coef[s]
 			}
 		}
@@ -322,7 +322,7 @@ func TestBasicMatchesFigure1(t *testing.T) {
 	// Coefficients: Figure 1's increments summed per atom.
 	want := map[int]float64{}
 	for i, g := range gs {
-		want[atoms[g].center] += as[i]
+		want[int(atoms[g].center)] += as[i]
 	}
 	if len(want) != m.Support.Rows {
 		t.Fatalf("%d support vectors, Figure 1 uses %d atoms", m.Support.Rows, len(want))

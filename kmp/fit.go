@@ -114,7 +114,7 @@ func (t *tracker) recordSums(step, k int, basis int, resid, trainLoss, trainErr 
 	}
 	p.sh.sum(sums)
 	s := Step{
-		Step: step, Basis: basis, Atom: k, Support: a.center, Kernel: a.kernel, Output: p.output,
+		Step: step, Basis: basis, Atom: k, Support: int(a.center), Kernel: int(a.kernel), Output: p.output,
 		Residual:  resid,
 		TrainLoss: meanOf(sums[0], p.n),
 		TrainErr:  meanOf(sums[1], p.n),

@@ -92,20 +92,20 @@ func (dc *dictionary) centre(k int) (x pursuit.Matrix, i int, ok bool) {
 		return pursuit.Matrix{}, 0, false
 	}
 	if cs := dc.cs; cs != nil {
-		return cs.pts.x, cs.at[a.center], true
+		return cs.pts.x, cs.at[int(a.center)], true
 	}
-	return dc.tr.x, a.center, true
+	return dc.tr.x, int(a.center), true
 }
 
 // repeated reports whether atom k is a copy of an atom in the set.
 func (r *repeats) repeated(dc *dictionary, k int) bool {
 	x, i, ok := dc.centre(k)
-	return ok && r.has(dc.atoms[k].kernel, x, i)
+	return ok && r.has(int(dc.atoms[k].kernel), x, i)
 }
 
 // keep adds atom k, which joins the expansion, to the set.
 func (r *repeats) keep(dc *dictionary, k int) {
 	if x, i, ok := dc.centre(k); ok {
-		r.add(dc.atoms[k].kernel, x, i)
+		r.add(int(dc.atoms[k].kernel), x, i)
 	}
 }

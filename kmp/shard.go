@@ -412,7 +412,7 @@ func (cs *centres) needed(atoms []atom, cand []int) []int {
 	need := cs.need[:0]
 	add := func(k int) {
 		if c := atoms[k].center; c >= 0 {
-			need = append(need, c)
+			need = append(need, int(c))
 		}
 	}
 	if cand == nil {
@@ -503,10 +503,10 @@ func (cs *centres) keep(a atom) {
 	if a.center < 0 {
 		return
 	}
-	if _, ok := cs.kept[a.center]; ok {
+	if _, ok := cs.kept[int(a.center)]; ok {
 		return
 	}
-	cs.kept[a.center] = pursuit.RowsOf(cs.pts.x, []int{cs.at[a.center]})
+	cs.kept[int(a.center)] = pursuit.RowsOf(cs.pts.x, []int{cs.at[int(a.center)]})
 }
 
 // local returns atoms with their centres renumbered as rows of pts.
@@ -514,7 +514,7 @@ func (cs *centres) local(atoms []atom) []atom {
 	cs.remap = append(cs.remap[:0], atoms...)
 	for i, a := range cs.remap {
 		if a.center >= 0 {
-			cs.remap[i].center = cs.at[a.center]
+			cs.remap[i].center = int32(cs.at[int(a.center)])
 		}
 	}
 	return cs.remap
@@ -543,8 +543,8 @@ func (cs *centres) modelRows(atoms []atom) (pursuit.Matrix, []int, []atom) {
 		if a.center < 0 {
 			continue
 		}
-		if r, ok := slot[a.center]; ok {
-			out[i].center = r
+		if r, ok := slot[int(a.center)]; ok {
+			out[i].center = int32(r)
 		} else {
 			out[i].center = -1
 		}

@@ -384,7 +384,7 @@ func (st *streamer) row64(dc *dictionary, k int, dst []float64, scratch *pursuit
 		// Gathered against X where it is kept, as the blocks are (the same
 		// values: prepared blocks do not depend on the rows beside them),
 		// rather than sending X over the bus for one row.
-		blk, err := st.e.GatherBlock(nil, st.cfg.Kernels[a.kernel], st.tr.x, st.tr.norms, []int{a.center}, st.tr.prep)
+		blk, err := st.e.GatherBlock(nil, st.cfg.Kernels[a.kernel], st.tr.x, st.tr.norms, []int{int(a.center)}, st.tr.prep)
 		if err == nil {
 			err = errors.Join(st.e.BlockRows(one, blk, 0), blk.Release())
 		}
@@ -500,7 +500,7 @@ func (st *streamer) scanResidentSets(dc *dictionary, cand []int, sets []pursuit.
 					// X and the atoms do not change, so it is kept).
 					centres := st.idx[:nr]
 					for i := range centres {
-						centres[i] = st.ab[r+i].center
+						centres[i] = int(st.ab[r+i].center)
 					}
 					st.blkAtoms = st.blkAtoms[:0]
 					var err error

@@ -127,7 +127,11 @@ func train(e *engine.Engine, x pursuit.Matrix, y []float64, cfg Config, forceOVR
 		return nil, err
 	}
 
-	// The dictionary, shared by all outputs.
+	// The dictionary, shared by all outputs; its atoms hold their centres
+	// in int32.
+	if td.lAll > math.MaxInt32 {
+		return nil, fmt.Errorf("kmp: %d training points: at most %d (2³¹−1) can be centres", td.lAll, math.MaxInt32)
+	}
 	cands := chooseCandidates(td.lAll, cfg.Candidates, cfg.Seed)
 	atoms := dictAtoms(&cfg, cands)
 	dc := &dictionary{atoms: atoms, tr: td.tr, sh: sh}
@@ -523,13 +527,13 @@ func assemble(cfg *Config, dictAtoms []atom, x pursuit.Matrix, trIdx []int, scal
 	}
 	centres := make([]int, len(svAtoms))
 	for s, a := range svAtoms {
-		centres[s] = dictAtoms[a].center
+		centres[s] = int(dictAtoms[a].center)
 	}
 	m.Support = pursuit.RowsOf(x, centres) // sparse rows stay sparse
 	for _, a := range svAtoms {
 		at := dictAtoms[a]
-		m.SupportIndex = append(m.SupportIndex, trainRow(trIdx, at.center))
-		m.SupportKernel = append(m.SupportKernel, at.kernel)
+		m.SupportIndex = append(m.SupportIndex, trainRow(trIdx, int(at.center)))
+		m.SupportKernel = append(m.SupportKernel, int(at.kernel))
 	}
 	if m.SupportIndex == nil {
 		m.SupportIndex, m.SupportKernel = []int{}, []int{}
@@ -568,9 +572,9 @@ func newOrigin(dictAtoms []atom, x pursuit.Matrix, trIdx []int, results []*resul
 		}
 		for _, a := range r.path.atoms {
 			if c := dictAtoms[a].center; dictAtoms[a].kernel != biasKernel {
-				if _, ok := slot[c]; !ok {
-					slot[c] = len(rows)
-					rows = append(rows, c)
+				if _, ok := slot[int(c)]; !ok {
+					slot[int(c)] = len(rows)
+					rows = append(rows, int(c))
 				}
 			}
 		}
@@ -581,8 +585,8 @@ func newOrigin(dictAtoms []atom, x pursuit.Matrix, trIdx []int, results []*resul
 		o.trIdx[k] = trainRow(trIdx, c)
 	}
 	for i, a := range o.atoms {
-		if k, ok := slot[a.center]; ok && a.kernel != biasKernel {
-			o.atoms[i].center = k
+		if k, ok := slot[int(a.center)]; ok && a.kernel != biasKernel {
+			o.atoms[i].center = int32(k)
 		} else {
 			o.atoms[i].center = -1 // not on any path: Truncate never uses it
 		}
