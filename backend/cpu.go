@@ -223,7 +223,7 @@ func (b *CPU) dictProducts(dict pursuit.Matrix, groups []dotGroup) {
 	w := b.workers(l*n*k, minParallelElems)
 	par.Chunks(l, par.ChunkLen(l, w, 8, dictRowBlock), w,
 		func() scratch {
-			buf, _ := b.accPool.get()
+			buf := b.accPool.get()
 			if buf == nil {
 				buf = new([]float64)
 			}
@@ -360,7 +360,7 @@ type gemmWorkspace struct {
 // covtype-like run, 2.4 MB of packing buffers fell to 0.6 MB).
 func (b *CPU) workspace(mc, kc, nc int, packB bool) *gemmWorkspace {
 	k := &b.k
-	ws, _ := b.gemmWS.get()
+	ws := b.gemmWS.get()
 	if ws == nil {
 		ws = &gemmWorkspace{tile: make([]float32, k.MR*k.NR)}
 	}
@@ -465,7 +465,7 @@ func (b *CPU) norms(given []float32, x pursuit.Matrix, idx []int, put **[]float3
 	if idx != nil {
 		n = len(idx)
 	}
-	buf, _ := b.normPool.get()
+	buf := b.normPool.get()
 	if buf == nil {
 		buf = new([]float32)
 	}
@@ -644,7 +644,7 @@ type fewRowsScratch struct {
 // point (0.8 MB for two rows of 50,000 points, kept between calls).
 func (b *CPU) kernelFewRows(op *kernelOp) {
 	n, m, d := op.dst.Rows, op.dst.Cols, op.a.Cols
-	sc, _ := b.prodPool.get()
+	sc := b.prodPool.get()
 	if sc == nil {
 		sc = new(fewRowsScratch)
 	}

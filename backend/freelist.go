@@ -16,20 +16,20 @@ type freeList[T any] struct {
 	free []T
 }
 
-// get returns a kept buffer and true, or the zero T and false when none is
+// get returns a kept buffer, or the zero T (a nil pointer) when none is
 // kept.
-func (f *freeList[T]) get() (T, bool) {
+func (f *freeList[T]) get() T {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var zero T
 	n := len(f.free)
 	if n == 0 {
-		return zero, false
+		return zero
 	}
 	x := f.free[n-1]
 	f.free[n-1] = zero
 	f.free = f.free[:n-1]
-	return x, true
+	return x
 }
 
 // put keeps x for a later get, unless keep buffers are kept already.
