@@ -284,9 +284,13 @@ killtest() { # killtest NAME TRAIN-ARGS... (predictions on $KILLDATA, default ki
 			done
 			wait_ms=$((RANDOM % window))
 			sleep "$(printf '0.%03d' $wait_ms)"
-			if alive $pid; then
-				sid=$(cat "$WORK/sid")
-				[ "$(ps -o sid= -p "$sid" | tr -d ' ')" = "$sid" ] || fail "$name: setsid did not start a session of its own"
+			sid=$(cat "$WORK/sid")
+			# The job may end between the wait and this check (its subshell
+			# still reaping it): with no process left there is no session to
+			# kill, and the run's end is taken below.
+			got=$(ps -o sid= -p "$sid" | tr -d ' ')
+			if alive $pid && [ -n "$got" ]; then
+				[ "$got" = "$sid" ] || fail "$name: setsid did not start a session of its own (session $got)"
 				killsession "$sid"
 				wait $pid || true
 				kills=$((kills + 1))
