@@ -288,7 +288,7 @@ killtest() { # killtest NAME TRAIN-ARGS... (predictions on $KILLDATA, default ki
 			# The job may end between the wait and this check (its subshell
 			# still reaping it): with no process left there is no session to
 			# kill, and the run's end is taken below.
-			got=$(ps -o sid= -p "$sid" | tr -d ' ')
+			got=$(ps -o sid= -p "$sid" | tr -d ' ' || true)
 			if alive $pid && [ -n "$got" ]; then
 				[ "$got" = "$sid" ] || fail "$name: setsid did not start a session of its own (session $got)"
 				killsession "$sid"
