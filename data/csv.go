@@ -35,6 +35,7 @@ func ReadCSV(r io.Reader, name string, opts ...Option) (*Dataset, error) {
 	var (
 		ys       []float64
 		xs       []float32
+		kept     int // records kept (in ys)
 		nfields  = -1
 		firstLn  int
 		labelCol int
@@ -82,10 +83,11 @@ func ReadCSV(r io.Reader, name string, opts ...Option) (*Dataset, error) {
 				continue
 			}
 		}
-		if err := checkDense(len(ys)+1, nfields-1, o.memLimit); err != nil {
+		if err := checkDense(kept+1, nfields-1, o.memLimit); err != nil {
 			return nil, &ParseError{File: name, Line: line, Err: err}
 		}
-		if xs == nil && o.linesHint > 0 && checkDense(o.linesHint, nfields-1, o.memLimit) == nil {
+		kept++
+		if xs == nil && o.linesHint > 0 && o.check == nil && checkDense(o.linesHint, nfields-1, o.memLimit) == nil {
 			// Load counted the lines: at most that many records, so the
 			// matrix is allocated once instead of grown by copying.
 			xs = make([]float32, 0, o.linesHint*(nfields-1))
@@ -99,21 +101,30 @@ func ReadCSV(r io.Reader, name string, opts ...Option) (*Dataset, error) {
 				if err != nil {
 					return nil, &ParseError{File: name, Line: ln, Token: shortToken([]byte(f)), Err: fmt.Errorf("column %d: %w", col, err)}
 				}
-				ys = append(ys, y)
+				if o.check == nil {
+					ys = append(ys, y)
+				}
 				continue
 			}
 			v, err := parseCSVValue(f, &o)
 			if err != nil {
 				return nil, &ParseError{File: name, Line: ln, Token: shortToken([]byte(f)), Err: fmt.Errorf("column %d: %w", col, err)}
 			}
-			xs = append(xs, v)
+			if o.check == nil {
+				xs = append(xs, v)
+			}
 		}
 	}
-	if len(ys) == 0 && nfields > 0 && o.rowHi >= 0 {
-		return &Dataset{X: pursuit.NewMatrix(0, nfields-1), Y: []float64{}, Name: name}, nil // an empty shard
-	}
-	if len(ys) == 0 {
+	emptyShard := kept == 0 && nfields > 0 && o.rowHi >= 0
+	if kept == 0 && !emptyShard {
 		return nil, &ParseError{File: name, Err: fmt.Errorf("%w: the file holds no data records", ErrNoExamples)}
+	}
+	if o.check != nil {
+		*o.check = checkedShape(StorageDense, kept, nfields-1, 0)
+		return nil, nil
+	}
+	if emptyShard {
+		return &Dataset{X: pursuit.NewMatrix(0, nfields-1), Y: []float64{}, Name: name}, nil
 	}
 	x, err := pursuit.MatrixFrom(len(ys), nfields-1, xs)
 	if err != nil {

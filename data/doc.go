@@ -10,7 +10,9 @@
 // writes LIBSVM files back. Every parse error is a *ParseError naming the
 // file, the line, the offending token and the reason; the parsers never panic
 // on bad input (they are fuzzed) and refuse to allocate a dense matrix larger
-// than a memory budget. To fuzz longer than the seed corpus, run for example
+// than a memory budget. Check reads a file as Load does, with the same
+// errors, but keeps no rows: it returns the Shape Load's data would have.
+// To fuzz longer than the seed corpus, run for example
 // go test -run '^$' -fuzz '^FuzzReadLibSVM$' -fuzztime 5m -fuzzminimizetime 1s ./data
 // (-fuzzminimizetime 1s: the default minute of minimising each new 1–2 kB
 // input shows as long stretches of 0 execs/s; see internal/fuzzlimit).

@@ -129,6 +129,11 @@ type libsvmRows struct {
 	skip         int
 	stopWhenFull bool
 	storage      Storage // the stream's storage asked for (its memory guard)
+
+	// Check: every line is parsed and checked, and nothing is kept but the
+	// count of non-zero values (kept).
+	discard bool
+	kept    int64
 }
 
 // errChanged reports a file whose second reading disagrees with its first.
@@ -285,19 +290,26 @@ func loadLibSVM(f *os.File, name string, o *options) (*Dataset, error) {
 	}
 	// Every rank resolves the storage from the whole file, so they agree.
 	st, _ := ResolveStorageLimit(o.storage, sh.rows, d, sh.nnz, o.memLimit)
-	dn := libsvmRows{y: make([]float64, 0, n), rows: n, cols: d, skip: lo, stopWhenFull: o.sharded(), nnzCap: -1}
+	limit := checkSparse
+	if st != StorageSparse {
+		limit = func(n int, nnz, limit int64) error { return checkDenseHint(n, d, nnz, limit) }
+	}
+	if err := limit(n, nnz, o.memLimit); err != nil {
+		return nil, &ParseError{File: name, Err: err}
+	}
+	dn := libsvmRows{rows: n, cols: d, skip: lo, stopWhenFull: o.sharded(), nnzCap: -1, discard: o.check != nil}
 	if st == StorageSparse {
-		if err := checkSparse(n, nnz, o.memLimit); err != nil {
-			return nil, &ParseError{File: name, Err: err}
-		}
+		dn.nnzCap = nnz
+	}
+	switch {
+	case dn.discard: // Check: nothing data-sized
+	case st == StorageSparse:
+		dn.y = make([]float64, 0, n)
 		dn.off = make([]int64, 1, n+1)
 		dn.idx = make([]int32, 0, nnz)
 		dn.val = make([]float32, 0, nnz)
-		dn.nnzCap = nnz
-	} else {
-		if err := checkDenseHint(n, d, nnz, o.memLimit); err != nil {
-			return nil, &ParseError{File: name, Err: err}
-		}
+	default:
+		dn.y = make([]float64, 0, n)
 		dn.dense, dn.x = true, pursuit.NewMatrix(n, d)
 	}
 	if n > 0 {
@@ -313,6 +325,10 @@ func loadLibSVM(f *os.File, name string, o *options) (*Dataset, error) {
 		if dn.n != n {
 			return nil, &ParseError{File: name, Err: fmt.Errorf("%w: %d examples, then %d", errChanged, sh.rows, lo+dn.n)}
 		}
+	}
+	if dn.discard {
+		*o.check = checkedShape(st, n, d, dn.kept)
+		return nil, nil
 	}
 	x := dn.x
 	if !dn.dense {
@@ -489,8 +505,12 @@ func (sp *libsvmRows) parseLine(line []byte, name string, lineNo int, o *options
 		switch {
 		case v == 0:
 		case !sp.dense:
-			if sp.nnzCap >= 0 && int64(len(sp.idx)) == sp.nnzCap {
+			if sp.nnzCap >= 0 && int64(len(sp.idx))+sp.kept == sp.nnzCap {
 				return &ParseError{File: name, Line: lineNo, Err: fmt.Errorf("%w: more than %d feature values", errChanged, sp.nnzCap)}
+			}
+			if sp.discard {
+				sp.kept++
+				break
 			}
 			sp.idx = append(sp.idx, int32(idx-1))
 			sp.val = append(sp.val, v)
@@ -503,11 +523,14 @@ func (sp *libsvmRows) parseLine(line []byte, name string, lineNo int, o *options
 		if prev > sp.cols {
 			return &ParseError{File: name, Line: lineNo, Err: fmt.Errorf("%w: feature index %d, then %d features", errChanged, prev, sp.cols)}
 		}
+		sp.n++
+		if sp.discard {
+			return nil
+		}
 		sp.y = append(sp.y, label)
 		if !sp.dense {
 			sp.off = append(sp.off, int64(len(sp.idx)))
 		}
-		sp.n++
 		return nil
 	}
 	sp.maxIdx = max(sp.maxIdx, prev)

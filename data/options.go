@@ -42,6 +42,9 @@ type options struct {
 	rowLo, rowHi int
 	// How error messages name the options they suggest (WithHintNames).
 	headerName, libsvmName string
+	// Check: the shape found, and nothing kept (Load then returns no
+	// Dataset from a regular file).
+	check *Shape
 }
 
 func buildOptions(opts []Option) options {

@@ -41,8 +41,10 @@
 //     one-vs-one, regression), PlanLabels chooses it from the training
 //     labels (across ranks too), and Train fits any learner for a plan.
 //   - A training run: LoadWithin loads data within the engine's memory
-//     budget (each rank its block of rows), and LoadTrainTest a training
-//     and a test file with the task planned (TrainTest); Prep is the one
+//     budget (each rank its block of rows), CheckWithin checks a file so
+//     without keeping its rows, and LoadTrainTest a training and a test
+//     file (or checks the test file: CheckTest) with the task planned
+//     (TrainTest); Prep is the one
 //     preprocessing step (validation split and scaling, copies charged to
 //     the budget, or in place); FitScale fits a scaling on one set and
 //     applies it to others; FitEvaluate trains and measures the training,

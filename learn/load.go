@@ -18,16 +18,11 @@ import (
 // (data.WithShard), which may be empty; in one process a file without
 // examples is an error.
 func LoadWithin(e *engine.Engine, path string, opts ...data.Option) (*data.Dataset, error) {
-	opts = append(opts, data.WithMemoryLimit(max(e.Available(), 1)))
-	g := e.Group()
-	if g.Sharded() {
-		opts = append(opts, data.WithShard(g.Rank(), g.Size()))
-	}
-	ds, err := data.Load(path, opts...)
+	ds, err := data.Load(path, withinOptions(e, opts)...)
 	if err != nil {
 		return nil, err
 	}
-	if ds.Len() == 0 && !g.Sharded() {
+	if ds.Len() == 0 && !e.Group().Sharded() {
 		return nil, pursuit.BadInputf("%s: no examples", path)
 	}
 	if err := e.Hold("the data of "+path, ds.Bytes()); err != nil {
@@ -126,8 +121,9 @@ type TrainTest struct {
 // for from the training labels (PlanLabels, across the ranks; its errors
 // are wrapped with trainPath). restate, if not nil, rewrites a loading
 // error before the ranks agree on it (RestateLimit in a caller's terms,
-// say).
-func LoadTrainTest(e *engine.Engine, trainPath, testPath string, opts func(dim int) []data.Option, spec LabelSpec, restate func(error) error) (*TrainTest, error) {
+// say). With checkTest the test file is only checked (CheckTest: a run
+// that reads it again after training), and Test is nil.
+func LoadTrainTest(e *engine.Engine, trainPath, testPath string, checkTest bool, opts func(dim int) []data.Option, spec LabelSpec, restate func(error) error) (*TrainTest, error) {
 	if restate == nil {
 		restate = func(err error) error { return err }
 	}
@@ -146,18 +142,75 @@ func LoadTrainTest(e *engine.Engine, trainPath, testPath string, opts func(dim i
 		}
 	}
 	tt := &TrainTest{Train: all}
-	if testPath != "" {
+	switch {
+	case testPath != "" && checkTest:
+		err = CheckTest(e, testPath, all.Dim(), opts, restate)
+	case testPath != "":
 		tt.Test, err = LoadWithin(e, testPath, opts(all.Dim())...)
-		err = restate(err)
-		if err != nil && !errors.Is(err, engine.ErrBudget) {
-			err = fmt.Errorf("%w (the test data must have the training data's %d features)", err, all.Dim())
-		}
-		if err = engine.AgreeOn(c, err); err != nil {
-			return nil, err
-		}
+		err = testError(e, err, all.Dim(), restate)
+	}
+	if err != nil {
+		e.Release(all.Bytes())
+		return nil, err
 	}
 	if tt.Plan, err = PlanLabels(e.Group(), all.Y, spec, func(err error) error { return engine.AgreeFailure(c, err) }); err != nil {
 		return nil, fmt.Errorf("%s: %w", trainPath, err)
 	}
 	return tt, nil
+}
+
+// CheckTest refuses a test file that LoadTrainTest would refuse next to
+// the training data of dim features, with the same error (after restate,
+// when not nil), without keeping its rows: data.Check within what e's
+// memory budget leaves, charged to it only while checked. A run that
+// reads the test file again once the training rows are given back
+// (TrainOutputs.TestLater) checks it so before training.
+func CheckTest(e *engine.Engine, testPath string, dim int, opts func(dim int) []data.Option, restate func(error) error) error {
+	_, err := CheckWithin(e, testPath, opts(dim)...)
+	if restate == nil {
+		restate = func(err error) error { return err }
+	}
+	return testError(e, err, dim, restate)
+}
+
+// testError is LoadTrainTest's error in reading or checking the test
+// file, restated and agreed on by e's ranks: one that is not about the
+// budget says that the test data must have the training data's dim
+// features.
+func testError(e *engine.Engine, err error, dim int, restate func(error) error) error {
+	err = restate(err)
+	if err != nil && !errors.Is(err, engine.ErrBudget) {
+		err = fmt.Errorf("%w (the test data must have the training data's %d features)", err, dim)
+	}
+	return engine.AgreeOn(e.Comm(), err)
+}
+
+// CheckWithin is LoadWithin keeping no rows: it checks the data file path
+// as LoadWithin would read it (data.Check, each rank its block) and
+// refuses data that the budget could not hold, as LoadWithin does, but
+// charges nothing. It returns the shape of the data LoadWithin would
+// return.
+func CheckWithin(e *engine.Engine, path string, opts ...data.Option) (data.Shape, error) {
+	sh, err := data.Check(path, withinOptions(e, opts)...)
+	if err != nil {
+		return data.Shape{}, err
+	}
+	if sh.Rows == 0 && !e.Group().Sharded() {
+		return data.Shape{}, pursuit.BadInputf("%s: no examples", path)
+	}
+	if err := e.Hold("the data of "+path, sh.Bytes); err != nil {
+		return data.Shape{}, err
+	}
+	e.Release(sh.Bytes)
+	return sh, nil
+}
+
+// withinOptions are opts with the limit of what e's memory budget leaves
+// and, across ranks, this rank's block of the rows.
+func withinOptions(e *engine.Engine, opts []data.Option) []data.Option {
+	opts = append(opts, data.WithMemoryLimit(max(e.Available(), 1)))
+	if g := e.Group(); g.Sharded() {
+		opts = append(opts, data.WithShard(g.Rank(), g.Size()))
+	}
+	return opts
 }

@@ -43,7 +43,7 @@ func TestLoadTrainTest(t *testing.T) {
 	}
 	defer e.Close()
 	before := e.Available()
-	tt, err := LoadTrainTest(e, tr, te, opts, LabelSpec{}, nil)
+	tt, err := LoadTrainTest(e, tr, te, false, opts, LabelSpec{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,15 +54,29 @@ func TestLoadTrainTest(t *testing.T) {
 	if held := before - e.Available(); held != tt.Train.Bytes()+tt.Test.Bytes() {
 		t.Errorf("%d bytes charged to the budget, want the two sets' %d", held, tt.Train.Bytes()+tt.Test.Bytes())
 	}
-	if _, err := LoadTrainTest(e, tr, wide, opts, LabelSpec{}, nil); err == nil || !strings.Contains(err.Error(), "(the test data must have the training data's 3 features)") {
-		t.Errorf("a wider test file: %v", err)
+	e.Release(tt.Train.Bytes() + tt.Test.Bytes())
+	// Checked only: the test rows are neither kept nor charged.
+	if tt, err = LoadTrainTest(e, tr, te, true, opts, LabelSpec{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if held := before - e.Available(); tt.Test != nil || held != tt.Train.Bytes() {
+		t.Errorf("checking the test file: test %v, %d bytes charged; want none and the training set's %d", tt.Test, held, tt.Train.Bytes())
+	}
+	e.Release(tt.Train.Bytes())
+	for _, check := range []bool{false, true} {
+		if _, err := LoadTrainTest(e, tr, wide, check, opts, LabelSpec{}, nil); err == nil || !strings.Contains(err.Error(), "(the test data must have the training data's 3 features)") {
+			t.Errorf("a wider test file (checked only: %v): %v", check, err)
+		}
+		if e.Available() != before {
+			t.Errorf("a refused test file (checked only: %v) left %d bytes charged", check, before-e.Available())
+		}
 	}
 	var ce *ClassesError
-	if _, err := LoadTrainTest(e, three, "", opts, LabelSpec{}, nil); !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), three+": ") {
+	if _, err := LoadTrainTest(e, three, "", false, opts, LabelSpec{}, nil); !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), three+": ") {
 		t.Errorf("three classes for a binary task: %v", err)
 	}
 	restated := errors.New("restated")
-	if _, err := LoadTrainTest(e, filepath.Join(dir, "none.svm"), "", opts, LabelSpec{}, func(error) error { return restated }); !errors.Is(err, restated) {
+	if _, err := LoadTrainTest(e, filepath.Join(dir, "none.svm"), "", false, opts, LabelSpec{}, func(error) error { return restated }); !errors.Is(err, restated) {
 		t.Errorf("restate: %v", err)
 	}
 	// Across two ranks: two rows each, the plan from all four labels.
@@ -74,7 +88,7 @@ func TestLoadTrainTest(t *testing.T) {
 			return err
 		}
 		defer e.Close()
-		tt, err := LoadTrainTest(e, tr, "", opts, LabelSpec{OneVsRest: true}, nil)
+		tt, err := LoadTrainTest(e, tr, "", false, opts, LabelSpec{OneVsRest: true}, nil)
 		if err != nil {
 			return err
 		}

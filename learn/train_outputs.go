@@ -16,9 +16,9 @@ import (
 //
 // A run with a test file may test in a phase of its own (TestLater), so
 // that its peak memory is the larger of training and testing, not their
-// sum: the caller reads the test file at the start (to refuse a bad one
-// before any training) and gives it back; training holds the training
-// rows only; then Finish gives the training rows back (unless
+// sum: the caller checks the test file at the start (to refuse a bad one
+// before any training; LoadTrainTest's checkTest) without keeping its
+// rows; training holds the training rows only; then Finish gives the training rows back (unless
 // KeepTrainRows: the bound, the pictures and the learning curve read
 // them again) and reads the test file again (LoadTest), scaled as the
 // training data were. Across ranks, and with pictures or a learning curve

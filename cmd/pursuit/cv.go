@@ -96,7 +96,7 @@ func runCV(ev *env, fs *flag.FlagSet, o *cvOptions) error {
 	if note := o.dataFlags.storageNote(); note != "" && ev.world().Rank() == 0 {
 		fmt.Fprintf(ev.stderr, "pursuit cv: %s\n", note)
 	}
-	all, test, plan, err := o.loadTrainTest(e)
+	all, test, plan, err := o.loadTrainTest(e, false)
 	var stor *storageJSON
 	if err == nil {
 		stor = o.describeStorage(all) // before scaling fills in any zeros

@@ -8,9 +8,9 @@ import (
 )
 
 // Train runs in phases, so that its peak memory is the larger of training
-// and testing, not their sum: the --test file is read at the start, to
-// refuse a bad one before any training, and given back; training holds
-// the training rows only; then the training rows are given back (unless
+// and testing, not their sum: the --test file is checked at the start, to
+// refuse a bad one before any training, without its rows being kept;
+// training holds the training rows only; then the training rows are given back (unless
 // --bound, which reads them again), and the test file is read again,
 // scaled and predicted. The model holds copies of its centres, not the
 // training rows. Across ranks, and with --plot or --curve (whose learning
@@ -31,8 +31,7 @@ func endPhase() {
 }
 
 // phaseHook, when not nil, is called as train's phases start: "loaded"
-// with the training and test sets read at the start (with testLater
-// only), "train" as training starts and "test" as the test phase starts
+// with the training set read at the start (with testLater only), "train" as training starts and "test" as the test phase starts
 // (after the training rows are given back; with testLater only). Tests set
 // it.
 var phaseHook func(phase string, sets ...*data.Dataset)

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"weak"
@@ -13,19 +14,19 @@ import (
 )
 
 // TestTrainPhases checks that train --test holds the test rows only after
-// training and the training rows only until then: the test set read at the
-// start (to refuse a bad file early) is collectable once training starts,
-// the training set once the test phase starts, and the test error is the
-// one predict gives with the saved model. With --bound the training rows
-// are kept (the bound reads them after the test), and the error is the
-// same.
+// training and the training rows only until then: the test file is checked
+// at the start (a bad one is refused before any training) without its rows
+// being held, the training set is collectable once the test phase starts,
+// and the test error is the one predict gives with the saved model. With
+// --bound the training rows are kept (the bound reads them after the
+// test), and the error is the same.
 func TestTrainPhases(t *testing.T) {
 	dir := t.TempDir()
 	train, test := moonsFiles(t, dir)
 	model := filepath.Join(dir, "m.model")
 	args := []string{"train", "--data", train, "--test", test, "--algo", "skmp", "--fit", "basic", "--gamma", "2", "--basis", "20", "--active-set", "30", "--model", model, "--quiet"}
 
-	type seen struct{ trainRows, testRows weak.Pointer[float32] }
+	type seen struct{ trainRows weak.Pointer[float32] }
 	gone := func(p weak.Pointer[float32]) bool { runtime.GC(); return p.Value() == nil }
 	var phases []string
 	var w seen
@@ -34,11 +35,11 @@ func TestTrainPhases(t *testing.T) {
 		phases = append(phases, phase)
 		switch phase {
 		case "loaded":
-			w = seen{weak.Make(&sets[0].X.Data[0]), weak.Make(&sets[1].X.Data[0])}
-		case "train":
-			if !gone(w.testRows) {
-				t.Error("the test rows read at the start are still reachable as training starts")
+			if len(sets) != 1 {
+				t.Errorf("%d sets held at the start, want the training set alone", len(sets))
 			}
+			w = seen{weak.Make(&sets[0].X.Data[0])}
+		case "train":
 			if gone(w.trainRows) {
 				t.Error("the training rows are gone as training starts")
 			}
@@ -63,6 +64,18 @@ func TestTrainPhases(t *testing.T) {
 	pr := mustRun(t, dir, "predict", "--model", model, "--data", test)
 	if !strings.Contains(pr.stdout, "error "+m[1]) {
 		t.Errorf("train's test error %s; predict says:\n%s", m[1], pr.stdout)
+	}
+
+	// A test file bad at its last line is refused before training.
+	bad := filepath.Join(dir, "bad.test")
+	writeFile(t, bad, append(readFile(t, test), "1 1:0.5 1:0.5\n"...))
+	phases = nil
+	se.Reset()
+	if code := run(&env{stdout: &so, stderr: &se}, append(slices.Clone(args[:3]), append([]string{"--test", bad}, args[5:]...)...)); code == exitOK {
+		t.Fatal("train took a test file with a repeated index")
+	}
+	if got := strings.Join(phases, " "); got != "" || !strings.Contains(se.String(), "bad.test:101") {
+		t.Errorf("bad test file: phases %q, stderr %q; want no phase and the file's line 101", got, se.String())
 	}
 
 	// --bound reads the training rows after the test phase: they stay.

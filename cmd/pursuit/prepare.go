@@ -122,15 +122,16 @@ func prepError(err error) error {
 // loadTrainTest reads the --data file and the --test file if given
 // (learn.LoadTrainTest: within e's memory budget, each rank its block, the
 // ranks agreeing), its errors naming the flags, and plans the labels from
-// the training labels. The run is then bounded by the budget: the Go heap's
-// limit is set from it.
-func (d *dataFlags) loadTrainTest(e *engine.Engine) (all, test *data.Dataset, plan learn.LabelPlan, err error) {
+// the training labels; with checkTest the test file is only checked
+// (learn.CheckTest: read again after training) and test is nil. The run
+// is then bounded by the budget: the Go heap's limit is set from it.
+func (d *dataFlags) loadTrainTest(e *engine.Engine, checkTest bool) (all, test *data.Dataset, plan learn.LabelPlan, err error) {
 	limitHeap(e.MemoryBudget())
 	spec, err := d.LabelSpec()
 	if err != nil {
 		return nil, nil, learn.LabelPlan{}, flagErr(err)
 	}
-	tt, err := learn.LoadTrainTest(e, d.data, d.test, d.loadOptions, spec, func(err error) error { return budgetError(err, "--mem-budget") })
+	tt, err := learn.LoadTrainTest(e, d.data, d.test, checkTest, d.loadOptions, spec, func(err error) error { return budgetError(err, "--mem-budget") })
 	if err != nil {
 		return nil, nil, learn.LabelPlan{}, labelError(err, d, d.data+": ")
 	}

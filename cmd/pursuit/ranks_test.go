@@ -391,7 +391,7 @@ func TestShardedPipelineAcrossRanks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, test, plan, err := o.loadTrainTest(e)
+	all, test, plan, err := o.loadTrainTest(e, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -417,7 +417,7 @@ func TestShardedPipelineAcrossRanks(t *testing.T) {
 				return err
 			}
 			defer e.Close()
-			a, te, pl, err := o.loadTrainTest(e)
+			a, te, pl, err := o.loadTrainTest(e, false)
 			if err != nil {
 				return err
 			}

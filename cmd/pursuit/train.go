@@ -106,7 +106,11 @@ func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 	if note := o.dataFlags.storageNote(); note != "" && world.Rank() == 0 {
 		fmt.Fprintf(ev.stderr, "pursuit train: %s\n", note)
 	}
-	all, test, plan, err := o.loadTrainTest(e)
+	outs := o.outputs()
+	later := outs.TestLater(world.Size())
+	// With later, the test file is checked now, to refuse a bad one before
+	// any training, and read after training (phases.go).
+	all, test, plan, err := o.loadTrainTest(e, later)
 	var stor *storageJSON
 	if err == nil {
 		stor = o.describeStorage(all) // before scaling fills in any zeros
@@ -114,15 +118,11 @@ func runTrain(ev *env, fs *flag.FlagSet, o *trainOptions) error {
 	if err := ev.together(err); err != nil {
 		return err
 	}
-	outs := o.outputs()
 	outs.Storage = stor
-	dim, later := all.Dim(), outs.TestLater(world.Size())
+	dim := all.Dim()
 	if later {
-		// Checked; read again once the model is trained (phases.go).
-		atPhase("loaded", all, test)
-		e.Release(test.Bytes())
-		test = nil
-		endPhase()
+		atPhase("loaded", all)
+		endPhase() // the check's buffers and the loading code's pages
 	}
 	// The loaded sets are the working sets: split and scaled in place.
 	pr, err := prepare(e, &o.dataFlags, o.Seed, &plan, all, test, true, o.plotDir != "" && all.Dim() == 2)
