@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
@@ -203,5 +204,45 @@ func TestValidationSplitWithinBudget(t *testing.T) {
 	}
 	if e.Available() != e.MemoryBudget() {
 		t.Errorf("after training %d of %d bytes are still held", e.MemoryBudget()-e.Available(), e.MemoryBudget())
+	}
+}
+
+// TestSignLabelsNotCopied: labels that are the ±1 targets already train
+// the model that labels 2 and 1 give, without a copy of them (8 bytes a
+// training point fewer allocated), and are left as they were.
+func TestSignLabelsNotCopied(t *testing.T) {
+	e := goEngine(t)
+	const l = 50000
+	x, y := randomData(l, 2, 5)
+	twoOne := make([]float64, l)
+	for i := range y {
+		y[i] = sign(y[i])
+		twoOne[i] = 1.5 + y[i]/2
+	}
+	orig := append([]float64(nil), y...)
+	cfg := Config{Variant: Basic, Task: Classification, Kernels: []pursuit.Kernel{pursuit.NewRBF(1)}, N: 2,
+		Stochastic: &Stochastic{ActiveSet: 8}, Seed: 1}
+	train := func(labels []float64) (*Model, uint64) {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		m, err := Train(e, x, labels, cfg)
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m, after.TotalAlloc - before.TotalAlloc
+	}
+	train(y) // the pools' first buffers
+	ms, signs := train(y)
+	mt, other := train(twoOne)
+	if !floats.Equal(y, orig) {
+		t.Fatal("training changed the labels")
+	}
+	if !floats.Equal(ms.Outputs[0].Coef, mt.Outputs[0].Coef) || !slices.Equal(ms.SupportIndex, mt.SupportIndex) {
+		t.Errorf("labels ±1 and 2/1 give different models: %v on %v, %v on %v", ms.Outputs[0].Coef, ms.SupportIndex, mt.Outputs[0].Coef, mt.SupportIndex)
+	}
+	if other < signs+6*l {
+		t.Errorf("labels 2/1 allocated %d bytes, ±1 labels %d: want at least the targets' copy (%d bytes) more", other, signs, 8*l)
 	}
 }

@@ -363,24 +363,49 @@ func growEach(buf *[][]float64, n int, size func(s int) int) [][]float64 {
 	return out
 }
 
+// rowSlice is how many training points row64 computes an atom at at once
+// when it computes the atom on the host: its float32 scratch is that long
+// (32 kB), not l (200 kB over 50,000 points).
+const rowSlice = 8192
+
 // row64 writes atom k of dc at the training points into dst as float64,
-// through *one, the caller's 1×l scratch (made on first use). The fitters
-// of a lock-step resident search call it at once (between passes, while the
-// blocks do not change), so the scratch is each caller's own.
+// through *scratch, the caller's float32 scratch (made on first use). The
+// fitters of a lock-step resident search call it at once (between passes,
+// while the blocks do not change), so the scratch is each caller's own.
 func (st *streamer) row64(dc *dictionary, k int, dst []float64, scratch *pursuit.Matrix) error {
-	if scratch.Cols != st.tr.x.Rows {
-		*scratch = pursuit.NewMatrix(1, st.tr.x.Rows)
+	l := st.tr.x.Rows
+	a := dc.atoms[k]
+	if !st.resident {
+		// A slice of the points at a time, as scan computes the blocks:
+		// each value depends on its own point alone.
+		if scratch.Cols != min(l, rowSlice) {
+			*scratch = pursuit.NewMatrix(1, min(l, rowSlice))
+		}
+		for j0 := 0; j0 < l; j0 += rowSlice {
+			j1 := min(j0+rowSlice, l)
+			one := scratch.Slice(0, 1, 0, j1-j0)
+			pts := trainSet{x: st.tr.x.Slice(j0, j1, 0, st.tr.x.Cols), norms: st.tr.norms[j0:j1]}
+			if err := dc.fill(st.e, st.cfg, []atom{a}, pts, one, []int{0}); err != nil {
+				return err
+			}
+			for j, v := range one.Row(0) {
+				dst[j0+j] = float64(v)
+			}
+		}
+		return nil
+	}
+	if scratch.Cols != l {
+		*scratch = pursuit.NewMatrix(1, l)
 	}
 	one := *scratch
-	a := dc.atoms[k]
 	switch r := slices.Index(st.blkAtoms, k); {
-	case st.resident && r >= 0:
+	case r >= 0:
 		// The atom was in the last resident block: read its row rather
 		// than compute it again.
 		if err := st.e.BlockRows(one, st.blk, r); err != nil {
 			return fmt.Errorf("kmp: reading a kernel row: %w", err)
 		}
-	case st.resident && a.kernel >= 0:
+	case a.kernel >= 0:
 		// Gathered against X where it is kept, as the blocks are (the same
 		// values: prepared blocks do not depend on the rows beside them),
 		// rather than sending X over the bus for one row.

@@ -151,8 +151,10 @@ func train(e *engine.Engine, x pursuit.Matrix, y []float64, cfg Config, forceOVR
 	}
 
 	targets, outClasses := outputTargets(&cfg, classes, td.yt, td.valY, forceOVR)
-	// The targets are copies of the labels (±1) or, for regression, the
-	// labels themselves: training needs no other copy of them.
+	// The targets are the ±1 signs of the labels, or for regression the
+	// labels themselves; the labels when they are the targets already
+	// (signs). Training reads them and never writes them, and keeps no
+	// other copy.
 	td.yt = nil
 	if cfg.ck, err = startCheckpoint(&cfg, x, y, len(targets), sh); err != nil {
 		return nil, err
@@ -343,9 +345,13 @@ func prepareData(e *engine.Engine, x pursuit.Matrix, y []float64, cfg *Config, s
 	if scale || cfg.ValFrac > 0 {
 		xt = pursuit.RowsOf(x, trIdx)
 	}
-	td.yt = make([]float64, l)
-	for r, i := range trIdx {
-		td.yt[r] = y[i]
+	if cfg.ValFrac > 0 {
+		td.yt = make([]float64, l)
+		for r, i := range trIdx {
+			td.yt[r] = y[i]
+		}
+	} else {
+		td.yt = y // every row trains, in order: read, never written
 	}
 	if scale {
 		var err error
@@ -428,13 +434,24 @@ func outputTargets(cfg *Config, classes, yt, valY []float64, forceOVR bool) ([]t
 	case cfg.Task == Regression:
 		return []target{{yt, valY}}, nil
 	case len(classes) == 2 && !forceOVR:
-		return []target{{data.Signs(yt, classes[1]), data.Signs(valY, classes[1])}}, classes
+		return []target{{signs(yt, classes[1]), signs(valY, classes[1])}}, classes
 	}
 	var targets []target
 	for _, c := range classes {
-		targets = append(targets, target{data.Signs(yt, c), data.Signs(valY, c)})
+		targets = append(targets, target{signs(yt, c), signs(valY, c)})
 	}
 	return targets, classes
+}
+
+// signs returns the ±1 targets of labels y for class positive
+// (data.Signs): y itself when they are y already (labels +1 and −1 with
+// positive +1, as most binary LIBSVM files have them), which saves a copy
+// as long as the training rows; else a new slice.
+func signs(y []float64, positive float64) []float64 {
+	if positive == 1 && !slices.ContainsFunc(y, func(v float64) bool { return v != 1 && v != -1 }) {
+		return y
+	}
+	return data.Signs(y, positive)
 }
 
 // fitOutputs trains the outputs side by side (one dictionary pass per
