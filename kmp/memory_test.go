@@ -246,3 +246,40 @@ func TestSignLabelsNotCopied(t *testing.T) {
 		t.Errorf("labels 2/1 allocated %d bytes, ±1 labels %d: want at least the targets' copy (%d bytes) more", other, signs, 8*l)
 	}
 }
+
+// TestOriginKeepsPathAtoms: a trained model keeps, for Truncate, the atoms
+// its paths chose (at most one per step), not the dictionary's atom list
+// (one per training point and kernel), and truncates as before.
+func TestOriginKeepsPathAtoms(t *testing.T) {
+	e := goEngine(t)
+	x, y := randomData(3000, 2, 6)
+	for i := range y {
+		y[i] = sign(y[i])
+	}
+	for _, v := range []Variant{Basic, BackFit} {
+		cfg := Config{Variant: v, Task: Classification, Kernels: []pursuit.Kernel{pursuit.NewRBF(1), pursuit.NewRBF(4)}, Bias: true, N: 6,
+			Stochastic: &Stochastic{ActiveSet: 50}, Seed: 2}
+		m, err := Train(e, x, y, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(m.origin.atoms); n == 0 || n > cfg.N {
+			t.Errorf("%s: the model keeps %d atoms for Truncate after %d steps", v, n, cfg.N)
+		}
+		cfg.N = 3
+		short, err := Train(e, x, y, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cut, err := m.Truncate(3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(cut.SupportIndex, short.SupportIndex) || !slices.Equal(cut.SupportKernel, short.SupportKernel) ||
+			!floats.EqualApprox(cut.Outputs[0].Coef, short.Outputs[0].Coef, 1e-12) || math.Abs(cut.Outputs[0].Bias-short.Outputs[0].Bias) > 1e-12 {
+			t.Errorf("%s: truncated to 3 steps: SVs %v kernels %v coef %v bias %v; trained 3 steps: %v %v %v %v", v,
+				cut.SupportIndex, cut.SupportKernel, cut.Outputs[0].Coef, cut.Outputs[0].Bias,
+				short.SupportIndex, short.SupportKernel, short.Outputs[0].Coef, short.Outputs[0].Bias)
+		}
+	}
+}

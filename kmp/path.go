@@ -64,11 +64,11 @@ func (pa *path) at(variant Variant, loss Loss, n int) ([]int, []float64, error) 
 	}
 }
 
-// origin is what Truncate needs besides the paths: the dictionary's atoms
-// and copies of the (scaled) training points the paths' atoms are centred
-// on (see newOrigin).
+// origin is what Truncate needs besides the paths: the atoms on the
+// paths (centred on rows of x) and copies of the (scaled) training points
+// they are centred on (see newOrigin).
 type origin struct {
-	atoms []atom
+	atoms map[int]atom
 	x     pursuit.Matrix
 	trIdx []int
 	paths []*path // per output; nil entries when not recorded
@@ -110,7 +110,7 @@ func (m *Model) Truncate(steps ...int) (*Model, error) {
 		results[o] = r
 	}
 	cfg := &Config{Task: m.Task, Loss: m.Loss, Variant: m.Variant, Kernels: m.Kernels, Custom: m.Custom}
-	t := assemble(cfg, m.origin.atoms, m.origin.x, m.origin.trIdx, m.Scaler, m.Classes, results, false)
+	t := assemble(cfg, func(k int) atom { return m.origin.atoms[k] }, m.origin.x, m.origin.trIdx, m.Scaler, m.Classes, results, false)
 	t.origin = m.origin
 	return t, nil
 }

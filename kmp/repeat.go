@@ -28,50 +28,66 @@ import (
 // orthogonal to the residual (StopOrthogonal), as before.
 type repeats struct {
 	seed maphash.Seed
-	// by hash of (kernel, centre coordinates): the chosen atoms' kernels and
-	// coordinates
-	set map[uint64][]repeatKey
+	// by hash of (kernel, centre coordinates): the newest of the chosen
+	// atoms' keys with that hash, the others chained through next
+	set  map[uint64]int32
+	keys []repeatKey
+	// the keys' coordinates, each key's at [lo, hi): in two arrays grown by
+	// appending rather than as two small slices per atom, which would be
+	// scattered among the steps' short-lived allocations
+	idx []int32
+	val []float32
 	buf []byte
-	cur repeatKey // the key last made (key), reused
+	cur repeatKey // the key last made (key): its coordinates at the end of idx and val
 }
 
 // repeatKey is an atom's kernel and its centre's non-zero coordinates
-// (columns and values): dense and sparse rows of the same point give the
-// same key, and a sparse row's costs O(its non-zeros).
+// (columns and values, repeats' idx and val from lo to hi): dense and
+// sparse rows of the same point give the same key, and a sparse row's costs
+// O(its non-zeros).
 type repeatKey struct {
 	kernel int
-	idx    []int32
-	val    []float32
+	lo, hi int
+	next   int32 // the previous key with the same hash (−1: none)
 }
 
 func newRepeats() *repeats {
-	return &repeats{seed: maphash.MakeSeed(), set: map[uint64][]repeatKey{}}
+	return &repeats{seed: maphash.MakeSeed(), set: map[uint64]int32{}}
 }
 
 // key makes r.cur the key of an atom of the kernel centred at row i of x
-// (zeros, −0 among them, are left out: they compare equal) and returns its
-// hash.
+// (zeros, −0 among them, are left out: they compare equal), its
+// coordinates appended to r.idx and r.val (add keeps them, the next key
+// drops them), and returns its hash.
 func (r *repeats) key(kernel int, x pursuit.Matrix, i int) uint64 {
-	k := repeatKey{kernel: kernel, idx: r.cur.idx[:0], val: r.cur.val[:0]}
+	lo := 0 // after the kept keys: the last key made, not kept, is dropped
+	if len(r.keys) > 0 {
+		lo = r.keys[len(r.keys)-1].hi
+	}
+	r.idx, r.val = r.idx[:lo], r.val[:lo]
 	b := r.buf[:0]
 	b = append(b, byte(kernel), byte(kernel>>8), byte(kernel>>16), byte(kernel>>24))
 	x.ForEachNonZero(i, func(j int, v float32) {
-		k.idx = append(k.idx, int32(j))
-		k.val = append(k.val, v)
+		r.idx = append(r.idx, int32(j))
+		r.val = append(r.val, v)
 		u := math.Float32bits(v)
 		b = append(b, byte(j), byte(j>>8), byte(j>>16), byte(j>>24), byte(u), byte(u>>8), byte(u>>16), byte(u>>24))
 	})
-	r.buf, r.cur = b, k
+	r.buf, r.cur = b, repeatKey{kernel: kernel, lo: lo, hi: len(r.idx), next: -1}
 	return maphash.Bytes(r.seed, b)
 }
 
 // has reports whether an atom of the kernel centred at row i of x is in
 // the set.
 func (r *repeats) has(kernel int, x pursuit.Matrix, i int) bool {
-	for _, k := range r.set[r.key(kernel, x, i)] {
-		if k.kernel == kernel && slices.Equal(k.idx, r.cur.idx) && slices.Equal(k.val, r.cur.val) {
+	h := r.key(kernel, x, i)
+	k, ok := r.set[h]
+	for ok && k >= 0 {
+		c := r.keys[k]
+		if c.kernel == kernel && slices.Equal(r.idx[c.lo:c.hi], r.idx[r.cur.lo:r.cur.hi]) && slices.Equal(r.val[c.lo:c.hi], r.val[r.cur.lo:r.cur.hi]) {
 			return true
 		}
+		k = c.next
 	}
 	return false
 }
@@ -80,7 +96,12 @@ func (r *repeats) has(kernel int, x pursuit.Matrix, i int) bool {
 // coordinates copied).
 func (r *repeats) add(kernel int, x pursuit.Matrix, i int) {
 	h := r.key(kernel, x, i)
-	r.set[h] = append(r.set[h], repeatKey{kernel: kernel, idx: slices.Clone(r.cur.idx), val: slices.Clone(r.cur.val)})
+	k := r.cur
+	if prev, ok := r.set[h]; ok {
+		k.next = prev
+	}
+	r.set[h] = int32(len(r.keys))
+	r.keys = append(r.keys, k)
 }
 
 // centre returns the row of atom k's centre (ok false for the constant):

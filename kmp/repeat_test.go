@@ -49,6 +49,43 @@ func TestRepeatsSet(t *testing.T) {
 	}
 }
 
+// TestRepeatsChains: many atoms are all found and nothing else is; keys
+// sharing a hash are told apart along their chain; and looking up keeps
+// no coordinates.
+func TestRepeatsChains(t *testing.T) {
+	r := newRepeats()
+	x := pursuit.NewMatrix(500, 3)
+	for i := range 500 {
+		x.Set(i, 0, float32(i))
+		x.Set(i, 2, float32(i%7))
+	}
+	for i := 0; i < 500; i += 2 {
+		if r.has(1, x, i) {
+			t.Fatalf("row %d found before it was added", i)
+		}
+		r.add(1, x, i)
+	}
+	for i := range 500 {
+		if got := r.has(1, x, i); got != (i%2 == 0) {
+			t.Fatalf("row %d: has %v, want %v", i, got, i%2 == 0)
+		}
+	}
+	if n := len(r.idx); n > 2*250+2 {
+		t.Errorf("%d coordinates held for 250 keys of 2 non-zeros (and one looked up)", n)
+	}
+	// Key 0 put behind key 1 in key 1's hash: has walks the chain to it.
+	h0, h1 := r.key(1, x, 0), r.key(1, x, 2)
+	delete(r.set, h0)
+	r.keys[1].next = 0
+	r.set[h0] = 1
+	if !r.has(1, x, 0) {
+		t.Error("a key second in its chain is not found")
+	}
+	if r.set[h1] != 1 || !r.has(1, x, 2) || r.has(1, x, 1) {
+		t.Error("the chain's first key is not found, or a key never added is")
+	}
+}
+
 // TestStochasticBasicRepeatsBruteForce: on data whose points come in copies,
 // stochastic basic KMP chooses at every step what float64 basic matching
 // pursuit chooses over the same active sets when a copy of an atom in the

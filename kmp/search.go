@@ -247,6 +247,25 @@ func (s *searcher) scan(cand []int, vecs pursuit.Matrix, lo bool, each func(b0, 
 	})
 }
 
+// splits reports whether scanSplit can scan: a stream on the host, this
+// output's own pass, one rank.
+func (s *searcher) splits() bool {
+	st := s.dc.stream
+	return st != nil && !st.resident && s.batch == nil && !s.dc.sh.sharded() && s.dc.cs == nil
+}
+
+// scanSplit is scan with the float32 hi/lo pair of r as the vectors, made
+// a chunk of points at a time (streamer.scanSplit); splits must hold.
+func (s *searcher) scanSplit(cand []int, r []float64, each func(b0, nb int, prod []float64)) error {
+	dc := s.dc
+	return dc.stream.scanSplit(dc, cand, r, !s.running, func(b0, nb int, prod, bn []float64) {
+		if s.running {
+			bn = dc.nrm2[b0 : b0+nb] // cand is every atom in order
+		}
+		s.block(b0, nb, true, prod, bn, each)
+	})
+}
+
 // block fills score and nrm for the block of nb atoms at b0 of a scan and
 // calls each; lo says whether the vector scored is a hi/lo pair (rows 0
 // and 1) or row 0 alone.

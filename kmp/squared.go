@@ -87,8 +87,10 @@ type sqFit struct {
 	// vq holds the vectors the searched atoms are multiplied with, rows lv
 	// apart: R as a float32 hi/lo pair, then (stochastic pre-fitting)
 	// every q of the basis as one; full-search pre-fitting keeps R and
-	// the newest q as plain float32 rows (incremental).
+	// the newest q as plain float32 rows (incremental). Basic MP on a host
+	// stream has none (split): its pass splits R a chunk at a time.
 	vq    []float32
+	split bool
 	denom []float64   // ‖d_k‖² or ‖d_k⊥‖² of the searched atoms
 	nperp []float64   // full-search pre-fitting: ‖d_k⊥‖² of every atom
 	ob    *orthoBasis // of the atoms in the expansion (back-fitting, pre-fitting)
@@ -163,7 +165,9 @@ func (p *problem) newSqFit() (*sqFit, error) {
 	if s.basic {
 		vqCap = 2 * s.lv
 	}
-	s.vq = make([]float32, 2*s.lv, vqCap)
+	if s.split = s.basic && s.search.splits(); !s.split {
+		s.vq = make([]float32, 2*s.lv, vqCap)
+	}
 	s.denom = make([]float64, s.search.size)
 	s.ob = newOrthoBasis(p.e, l, p.sh)
 	s.pos = map[int]int{}
@@ -311,7 +315,7 @@ func (s *sqFit) pass() error {
 	// qOnly: this pass takes q alone and ⟨d_k, R⟩ follows from rdot.
 	s.qOnly = s.incremental && len(s.cs) > 0 && s.sinceRDot < rdotRefresh
 	switch {
-	case s.dv != nil || s.qOnly:
+	case s.dv != nil || s.qOnly || s.split:
 	case s.incremental:
 		toFloat32(s.vq[:l], s.resid)
 	default:
@@ -333,7 +337,7 @@ func (s *sqFit) pass() error {
 		s.nv = 2 + 2*s.nq
 	}
 	s.vecs = pursuit.Matrix{}
-	if s.dv == nil {
+	if s.dv == nil && !s.split {
 		v0 := 0
 		if s.qOnly {
 			v0 = lv // q
@@ -348,8 +352,11 @@ func (s *sqFit) pass() error {
 		}
 	}
 	s.cand = s.search.next()
-	if s.dv != nil {
+	switch {
+	case s.dv != nil:
 		return s.dv.scan(s.search, s.cand, s.nq > 0, s.each)
+	case s.split:
+		return s.search.scanSplit(s.cand, s.resid, s.each)
 	}
 	return s.search.scan(s.cand, s.vecs, !s.incremental, s.each)
 }

@@ -277,10 +277,11 @@ type streamer struct {
 	chunk int       // training points per kernel block
 	buf   []float32 // Block×chunk kernel block, reused
 	ab    []atom
-	idx   []int     // centres of a block (fillAtoms scratch)
-	prod  []float64 // products of a block, summed over the chunks
-	part  []float64 // products of one chunk
-	nrm   []float64 // squared norms of a block
+	idx   []int          // centres of a block (fillAtoms scratch)
+	prod  []float64      // products of a block, summed over the chunks
+	part  []float64      // products of one chunk
+	pair  pursuit.Matrix // scanSplit's hi/lo pair of one chunk
+	nrm   []float64      // squared norms of a block
 	// resident: the block of each run of atoms is gathered over all points
 	// at once into blk, kept by the backend (scanResident).
 	resident bool
@@ -305,8 +306,34 @@ func (st *streamer) scan(dc *dictionary, cand []int, vecs pursuit.Matrix, norms 
 	if st.resident {
 		return st.scanResident(dc, cand, vecs, norms, each)
 	}
+	return st.scanChunks(dc, cand, vecs.Rows, func(j0, j1 int) pursuit.Matrix { return vecs.Slice(0, vecs.Rows, j0, j1) }, norms, each)
+}
+
+// scanSplit is scan on a host stream with the float32 hi/lo pair of r as
+// the vectors, made a chunk of points at a time (the pair of the whole of
+// r is never held): the same products as scan with the whole pair, which
+// is split element by element alike, starts its chunks on the same cache
+// lines and is sliced at the same points.
+func (st *streamer) scanSplit(dc *dictionary, cand []int, r []float64, norms bool, each func(b0, nb int, prod, nrm []float64)) error {
+	if st.resident {
+		return errors.New("kmp: a split scan needs a host stream")
+	}
+	if st.pair.Cols != st.chunk {
+		st.pair = pursuit.NewAlignedMatrix(2, st.chunk)
+	}
+	return st.scanChunks(dc, cand, 2, func(j0, j1 int) pursuit.Matrix {
+		v := st.pair.Slice(0, 2, 0, j1-j0)
+		splitHiLo(r[j0:j1], v.Row(0), v.Row(1))
+		return v
+	}, norms, each)
+}
+
+// scanChunks is scan's host pass: each block of candidates is computed a
+// chunk of points at a time and multiplied with the k vectors vecsAt gives
+// at those points.
+func (st *streamer) scanChunks(dc *dictionary, cand []int, k int, vecsAt func(j0, j1 int) pursuit.Matrix, norms bool, each func(b0, nb int, prod, nrm []float64)) error {
 	be := st.e
-	n, l, k := len(cand), st.tr.x.Rows, vecs.Rows
+	n, l := len(cand), st.tr.x.Rows
 	for b0 := 0; b0 < n; b0 += st.plan.Block {
 		b1 := min(b0+st.plan.Block, n)
 		nb := b1 - b0
@@ -328,7 +355,7 @@ func (st *streamer) scan(dc *dictionary, cand []int, vecs pursuit.Matrix, norms 
 				return err
 			}
 			if k > 0 {
-				if err := be.DictProducts(part, blk, vecs.Slice(0, k, j0, j1)); err != nil {
+				if err := be.DictProducts(part, blk, vecsAt(j0, j1)); err != nil {
 					return fmt.Errorf("kmp: dictionary products on a kernel block: %w", err)
 				}
 				for i, v := range part {

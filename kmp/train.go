@@ -176,8 +176,9 @@ func train(e *engine.Engine, x pursuit.Matrix, y []float64, cfg Config, forceOVR
 			}
 		}
 	}
-	m = assemble(&cfg, mAtoms, mx, mIdx, td.scaler, outClasses, results, !sh.sharded())
-	m.origin = newOrigin(mAtoms, mx, mIdx, results)
+	atomOf := func(k int) atom { return mAtoms[k] }
+	m = assemble(&cfg, atomOf, mx, mIdx, td.scaler, outClasses, results, !sh.sharded())
+	m.origin = newOrigin(atomOf, mx, mIdx, results)
 	return m, nil
 }
 
@@ -524,7 +525,7 @@ func checkFinite(what string, x pursuit.Matrix, y []float64) error {
 // the support vectors, the constant atom the bias.
 // With mapCurve the curves' Support fields are mapped from training-part
 // rows to rows of the caller's data.
-func assemble(cfg *Config, dictAtoms []atom, x pursuit.Matrix, trIdx []int, scaler *data.Scaler, classes []float64, results []*result, mapCurve bool) *Model {
+func assemble(cfg *Config, atomOf func(k int) atom, x pursuit.Matrix, trIdx []int, scaler *data.Scaler, classes []float64, results []*result, mapCurve bool) *Model {
 	m := &Model{
 		Task: cfg.Task, Loss: cfg.Loss, Variant: cfg.Variant, Classes: classes,
 		Kernels: append([]pursuit.Kernel(nil), cfg.Kernels...), Custom: cfg.Custom, Scaler: scaler,
@@ -533,7 +534,7 @@ func assemble(cfg *Config, dictAtoms []atom, x pursuit.Matrix, trIdx []int, scal
 	var svAtoms []int
 	for _, r := range results {
 		for _, a := range r.atoms {
-			if dictAtoms[a].kernel == biasKernel {
+			if atomOf(a).kernel == biasKernel {
 				continue
 			}
 			if _, ok := slot[a]; !ok {
@@ -544,11 +545,11 @@ func assemble(cfg *Config, dictAtoms []atom, x pursuit.Matrix, trIdx []int, scal
 	}
 	centres := make([]int, len(svAtoms))
 	for s, a := range svAtoms {
-		centres[s] = int(dictAtoms[a].center)
+		centres[s] = int(atomOf(a).center)
 	}
 	m.Support = pursuit.RowsOf(x, centres) // sparse rows stay sparse
 	for _, a := range svAtoms {
-		at := dictAtoms[a]
+		at := atomOf(a)
 		m.SupportIndex = append(m.SupportIndex, trainRow(trIdx, int(at.center)))
 		m.SupportKernel = append(m.SupportKernel, int(at.kernel))
 	}
@@ -563,7 +564,7 @@ func assemble(cfg *Config, dictAtoms []atom, x pursuit.Matrix, trIdx []int, scal
 		}
 		out := Output{Coef: make([]float64, len(svAtoms)), Steps: r.kept, Curve: r.curve, Stop: r.stop}
 		for i, a := range r.atoms {
-			if dictAtoms[a].kernel == biasKernel {
+			if atomOf(a).kernel == biasKernel {
 				out.Bias += r.coef[i]
 				continue
 			}
@@ -574,12 +575,14 @@ func assemble(cfg *Config, dictAtoms []atom, x pursuit.Matrix, trIdx []int, scal
 	return m
 }
 
-// newOrigin keeps what Truncate needs: the atoms and, of the training
-// points, copies of only those that the outputs' paths use as centres (at
-// most the steps run per output), so the model does not keep the training
-// data alive nor depend on the caller leaving it unchanged.
-func newOrigin(dictAtoms []atom, x pursuit.Matrix, trIdx []int, results []*result) *origin {
-	o := &origin{atoms: append([]atom(nil), dictAtoms...)}
+// newOrigin keeps what Truncate needs: the atoms the outputs' paths
+// choose (not the whole dictionary, as long as the training points for a
+// stochastic search) and, of the training points, copies of only those
+// that they are centred on (at most the steps run per output), so the
+// model does not keep the training data alive nor depend on the caller
+// leaving it unchanged.
+func newOrigin(atomOf func(k int) atom, x pursuit.Matrix, trIdx []int, results []*result) *origin {
+	o := &origin{atoms: map[int]atom{}}
 	slot := map[int]int{} // centre in x → row of o.x
 	var rows []int
 	for _, r := range results {
@@ -587,26 +590,24 @@ func newOrigin(dictAtoms []atom, x pursuit.Matrix, trIdx []int, results []*resul
 		if r.path == nil {
 			continue
 		}
-		for _, a := range r.path.atoms {
-			if c := dictAtoms[a].center; dictAtoms[a].kernel != biasKernel {
-				if _, ok := slot[int(c)]; !ok {
-					slot[int(c)] = len(rows)
-					rows = append(rows, int(c))
+		for _, k := range r.path.atoms {
+			a := atomOf(k)
+			if a.kernel != biasKernel {
+				c, ok := slot[int(a.center)]
+				if !ok {
+					c = len(rows)
+					slot[int(a.center)] = c
+					rows = append(rows, int(a.center))
 				}
+				a.center = int32(c)
 			}
+			o.atoms[k] = a
 		}
 	}
 	o.x = pursuit.RowsOf(x, rows)
 	o.trIdx = make([]int, len(rows))
 	for k, c := range rows {
 		o.trIdx[k] = trainRow(trIdx, c)
-	}
-	for i, a := range o.atoms {
-		if k, ok := slot[int(a.center)]; ok && a.kernel != biasKernel {
-			o.atoms[i].center = int32(k)
-		} else {
-			o.atoms[i].center = -1 // not on any path: Truncate never uses it
-		}
 	}
 	return o
 }
