@@ -32,22 +32,30 @@ type repeats struct {
 	// atoms' keys with that hash, the others chained through next
 	set  map[uint64]int32
 	keys []repeatKey
-	// the keys' coordinates, each key's at [lo, hi): in two arrays grown by
-	// appending rather than as two small slices per atom, which would be
-	// scattered among the steps' short-lived allocations
+	// rows holds the centres of the keys that name a row (a training row,
+	// which stays where it is while training runs): their coordinates are
+	// read from it, not copied
+	rows pursuit.Matrix
+	// the other keys' coordinates, each key's at [lo, hi): in two arrays
+	// grown by appending rather than as two small slices per atom, which
+	// would be scattered among the steps' short-lived allocations
 	idx []int32
 	val []float32
 	buf []byte
 	cur repeatKey // the key last made (key): its coordinates at the end of idx and val
+	// a named row's coordinates, read for a comparison
+	rowIdx []int32
+	rowVal []float32
 }
 
 // repeatKey is an atom's kernel and its centre's non-zero coordinates
-// (columns and values, repeats' idx and val from lo to hi): dense and
-// sparse rows of the same point give the same key, and a sparse row's costs
-// O(its non-zeros).
+// (columns and values): the row of repeats' rows that holds them, or
+// repeats' idx and val from lo to hi. Dense and sparse rows of the same
+// point give the same key, and a sparse row's costs O(its non-zeros).
 type repeatKey struct {
 	kernel int
 	lo, hi int
+	row    int32 // −1: the coordinates are in idx and val
 	next   int32 // the previous key with the same hash (−1: none)
 }
 
@@ -55,26 +63,41 @@ func newRepeats() *repeats {
 	return &repeats{seed: maphash.MakeSeed(), set: map[uint64]int32{}}
 }
 
-// key makes r.cur the key of an atom of the kernel centred at row i of x
-// (zeros, −0 among them, are left out: they compare equal), its
-// coordinates appended to r.idx and r.val (add keeps them, the next key
-// drops them), and returns its hash.
+// nonZeros appends the non-zero coordinates of row i of x (zeros, −0 among
+// them, left out: they compare equal) to idx and val, and their bytes to b.
+func nonZeros(x pursuit.Matrix, i int, idx []int32, val []float32, b []byte) ([]int32, []float32, []byte) {
+	x.ForEachNonZero(i, func(j int, v float32) {
+		idx = append(idx, int32(j))
+		val = append(val, v)
+		if b != nil {
+			u := math.Float32bits(v)
+			b = append(b, byte(j), byte(j>>8), byte(j>>16), byte(j>>24), byte(u), byte(u>>8), byte(u>>16), byte(u>>24))
+		}
+	})
+	return idx, val, b
+}
+
+// key makes r.cur the key of an atom of the kernel centred at row i of x,
+// its coordinates appended to r.idx and r.val (add keeps them or names the
+// row, the next key drops them), and returns its hash.
 func (r *repeats) key(kernel int, x pursuit.Matrix, i int) uint64 {
 	lo := 0 // after the kept keys: the last key made, not kept, is dropped
 	if len(r.keys) > 0 {
 		lo = r.keys[len(r.keys)-1].hi
 	}
-	r.idx, r.val = r.idx[:lo], r.val[:lo]
-	b := r.buf[:0]
-	b = append(b, byte(kernel), byte(kernel>>8), byte(kernel>>16), byte(kernel>>24))
-	x.ForEachNonZero(i, func(j int, v float32) {
-		r.idx = append(r.idx, int32(j))
-		r.val = append(r.val, v)
-		u := math.Float32bits(v)
-		b = append(b, byte(j), byte(j>>8), byte(j>>16), byte(j>>24), byte(u), byte(u>>8), byte(u>>16), byte(u>>24))
-	})
-	r.buf, r.cur = b, repeatKey{kernel: kernel, lo: lo, hi: len(r.idx), next: -1}
+	b := append(r.buf[:0], byte(kernel), byte(kernel>>8), byte(kernel>>16), byte(kernel>>24))
+	r.idx, r.val, b = nonZeros(x, i, r.idx[:lo], r.val[:lo], b)
+	r.buf, r.cur = b, repeatKey{kernel: kernel, lo: lo, hi: len(r.idx), row: -1, next: -1}
 	return maphash.Bytes(r.seed, b)
+}
+
+// coords returns key c's coordinates.
+func (r *repeats) coords(c repeatKey) ([]int32, []float32) {
+	if c.row < 0 {
+		return r.idx[c.lo:c.hi], r.val[c.lo:c.hi]
+	}
+	r.rowIdx, r.rowVal, _ = nonZeros(r.rows, int(c.row), r.rowIdx[:0], r.rowVal[:0], nil)
+	return r.rowIdx, r.rowVal
 }
 
 // has reports whether an atom of the kernel centred at row i of x is in
@@ -84,19 +107,28 @@ func (r *repeats) has(kernel int, x pursuit.Matrix, i int) bool {
 	k, ok := r.set[h]
 	for ok && k >= 0 {
 		c := r.keys[k]
-		if c.kernel == kernel && slices.Equal(r.idx[c.lo:c.hi], r.idx[r.cur.lo:r.cur.hi]) && slices.Equal(r.val[c.lo:c.hi], r.val[r.cur.lo:r.cur.hi]) {
-			return true
+		if c.kernel == kernel {
+			idx, val := r.coords(c)
+			if slices.Equal(idx, r.idx[r.cur.lo:r.cur.hi]) && slices.Equal(val, r.val[r.cur.lo:r.cur.hi]) {
+				return true
+			}
 		}
 		k = c.next
 	}
 	return false
 }
 
-// add puts an atom of the kernel centred at row i of x into the set (its
-// coordinates copied).
-func (r *repeats) add(kernel int, x pursuit.Matrix, i int) {
+// add puts an atom of the kernel centred at row i of x into the set. With
+// stays, x is the matrix of every such key (the training rows, which stay
+// unchanged while the set is used): the key names the row; else its
+// coordinates are copied.
+func (r *repeats) add(kernel int, x pursuit.Matrix, i int, stays bool) {
 	h := r.key(kernel, x, i)
 	k := r.cur
+	if stays {
+		r.rows = x
+		k.row, k.hi = int32(i), k.lo
+	}
 	if prev, ok := r.set[h]; ok {
 		k.next = prev
 	}
@@ -124,9 +156,11 @@ func (r *repeats) repeated(dc *dictionary, k int) bool {
 	return ok && r.has(int(dc.atoms[k].kernel), x, i)
 }
 
-// keep adds atom k, which joins the expansion, to the set.
+// keep adds atom k, which joins the expansion, to the set: by its row
+// when its centre is a training row (not a point fetched for a sharded
+// run's step).
 func (r *repeats) keep(dc *dictionary, k int) {
 	if x, i, ok := dc.centre(k); ok {
-		r.add(int(dc.atoms[k].kernel), x, i)
+		r.add(int(dc.atoms[k].kernel), x, i, dc.cs == nil)
 	}
 }

@@ -17,7 +17,7 @@ func TestRepeatsSet(t *testing.T) {
 		return pursuit.Matrix{Rows: 1, Cols: len(v), Stride: len(v), Data: v}
 	}
 	a := []float32{1, 0, -2}
-	r.add(0, row(a), 0)
+	r.add(0, row(a), 0, false)
 	a[0] = 7 // add copies
 	for _, c := range []struct {
 		kernel int
@@ -49,9 +49,10 @@ func TestRepeatsSet(t *testing.T) {
 	}
 }
 
-// TestRepeatsChains: many atoms are all found and nothing else is; keys
-// sharing a hash are told apart along their chain; and looking up keeps
-// no coordinates.
+// TestRepeatsChains: many atoms, named by their row or with their
+// coordinates copied, are all found and nothing else is; keys sharing a
+// hash are told apart along their chain; and looking up keeps no
+// coordinates.
 func TestRepeatsChains(t *testing.T) {
 	r := newRepeats()
 	x := pursuit.NewMatrix(500, 3)
@@ -63,15 +64,15 @@ func TestRepeatsChains(t *testing.T) {
 		if r.has(1, x, i) {
 			t.Fatalf("row %d found before it was added", i)
 		}
-		r.add(1, x, i)
+		r.add(1, x, i, i%4 == 0) // named rows and copied coordinates
 	}
 	for i := range 500 {
 		if got := r.has(1, x, i); got != (i%2 == 0) {
 			t.Fatalf("row %d: has %v, want %v", i, got, i%2 == 0)
 		}
 	}
-	if n := len(r.idx); n > 2*250+2 {
-		t.Errorf("%d coordinates held for 250 keys of 2 non-zeros (and one looked up)", n)
+	if n := len(r.idx); n > 2*125+2 {
+		t.Errorf("%d coordinates held for 125 copied keys of 2 non-zeros (and one looked up)", n)
 	}
 	// Key 0 put behind key 1 in key 1's hash: has walks the chain to it.
 	h0, h1 := r.key(1, x, 0), r.key(1, x, 2)
