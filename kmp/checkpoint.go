@@ -403,7 +403,7 @@ func (s *sqFit) resume() (int, error) {
 	if rd == nil {
 		return 1, nil
 	}
-	m := len(s.dc.atoms)
+	m := s.dc.atoms.len()
 	step := rd.Int()
 	atoms := rd.Ints()
 	elapsed := rd.Ints()

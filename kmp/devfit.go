@@ -108,7 +108,7 @@ func (f *deviceFit) load(dc *dictionary, k int) error {
 			return f.e.CopyBlockRow(f.w, wD, st.blk, r)
 		}
 	}
-	if a := dc.atoms[k]; a.kernel >= 0 {
+	if a := dc.atoms.at(k); a.kernel >= 0 {
 		blk, err := f.e.GatherBlock(st.one1, st.cfg.Kernels[a.kernel], st.tr.x, st.tr.norms, []int{int(a.center)}, st.tr.prep)
 		st.one1 = blk
 		if err != nil {

@@ -72,7 +72,7 @@ func denseDict(t testing.TB, e *engine.Engine, x pursuit.Matrix, cfg Config) ([]
 		t.Fatal(err)
 	}
 	atoms := dictAtoms(&cfg, chooseCandidates(x.Rows, cfg.Candidates, cfg.Seed))
-	dc, err := buildDictionary(e, &cfg, &dictionary{atoms: atoms, tr: trainSet{x: x, norms: norms}})
+	dc, err := buildDictionary(e, &cfg, &dictionary{atoms: listed(atoms), tr: trainSet{x: x, norms: norms}})
 	if err != nil {
 		t.Fatal(err)
 	}

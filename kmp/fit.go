@@ -54,7 +54,7 @@ func (v *valSet) row(k int) ([]float64, error) {
 		return r, nil
 	}
 	dst := pursuit.NewMatrix(1, v.pts.x.Rows)
-	if err := v.dict.fill(v.e, v.cfg, v.dict.atoms[k:k+1], v.pts, dst, nil); err != nil {
+	if err := v.dict.fill(v.e, v.cfg, []atom{v.dict.atoms.at(k)}, v.pts, dst, nil); err != nil {
 		return nil, fmt.Errorf("kmp: validation kernel values: %w", err)
 	}
 	r := make([]float64, dst.Cols)
@@ -106,7 +106,7 @@ func (t *tracker) record(step, k int, basis int, resid float64, fTrain, fVal []f
 // deviceFit).
 func (t *tracker) recordSums(step, k int, basis int, resid, trainLoss, trainErr float64, fVal []float64, atoms []int, coef []float64) bool {
 	p := t.p
-	a := p.dict.atoms[k]
+	a := p.dict.atoms.at(k)
 	// The sums over the points (every rank's, when sharded), then the means.
 	sums := []float64{trainLoss, trainErr, 0, 0}
 	if fVal != nil {
@@ -171,7 +171,7 @@ func (p *problem) maxSteps() int {
 	if p.cfg.Variant == Basic {
 		return math.MaxInt
 	}
-	return len(p.dict.atoms)
+	return p.dict.atoms.len()
 }
 
 // fit trains the output with the configured variant and loss.
@@ -202,13 +202,13 @@ func (p *problem) growBasis(ob *orthoBasis, basisN *int, limit, step int, perPoi
 		return nil
 	}
 	l := len(p.y)
-	*basisN = min(max(64, 2**basisN), limit, len(p.dict.atoms))
+	*basisN = min(max(64, 2**basisN), limit, p.dict.atoms.len())
 	if err := p.reserve(fmt.Sprintf("the basis of %d chosen functions at %d points (float64)", *basisN, l), int64(*basisN)*int64(l)*8*perPoint); err != nil {
 		return fmt.Errorf("kmp: step %d: %w", step, err)
 	}
 	// The most functions the basis can ever hold: the mapping of its
 	// vectors is made that large at once (see orthoBasis.reserve).
-	most := min(limit, len(p.dict.atoms))
+	most := min(limit, p.dict.atoms.len())
 	if fit := p.e.Available() / (int64(max(l, 1)) * 8 * perPoint); fit < int64(most) { // l = 0: an empty rank
 		most = int(fit)
 	}

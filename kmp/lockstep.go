@@ -85,7 +85,7 @@ func newLockstep(e *engine.Engine, cfg *Config, dict *dictionary, n, l, lAll int
 	if cfg.N > 0 && cfg.Loss == Squared {
 		// Each output reserves its N×l float64 basis when it starts; side
 		// by side they need n of them.
-		basis := int64(min(cfg.N, len(dict.atoms), lAll)) * int64(l) * 8
+		basis := int64(min(cfg.N, dict.atoms.len(), lAll)) * int64(l) * 8
 		if dict.sh.agree(e.Reserve("the one-vs-rest bases side by side", int64(n)*basis)) != nil {
 			return nil
 		}
@@ -101,7 +101,7 @@ func newLockstep(e *engine.Engine, cfg *Config, dict *dictionary, n, l, lAll int
 	ls := &lockstep{e: e, d: dict.d, sh: dict.sh, width: width, yield: make(chan *stepRequest),
 		progress: make([][]Step, n)}
 	if st != nil {
-		ls.dc, ls.all = dict, make([]int, len(dict.atoms))
+		ls.dc, ls.all = dict, make([]int, dict.atoms.len())
 		for i := range ls.all {
 			ls.all[i] = i
 		}

@@ -140,7 +140,7 @@ func (r *repeats) add(kernel int, x pursuit.Matrix, i int, stays bool) {
 // a training row, or in a sharded run the point fetched for this step's
 // active set (valid after the scan that searched k).
 func (dc *dictionary) centre(k int) (x pursuit.Matrix, i int, ok bool) {
-	a := dc.atoms[k]
+	a := dc.atoms.at(k)
 	if a.kernel == biasKernel {
 		return pursuit.Matrix{}, 0, false
 	}
@@ -153,7 +153,7 @@ func (dc *dictionary) centre(k int) (x pursuit.Matrix, i int, ok bool) {
 // repeated reports whether atom k is a copy of an atom in the set.
 func (r *repeats) repeated(dc *dictionary, k int) bool {
 	x, i, ok := dc.centre(k)
-	return ok && r.has(int(dc.atoms[k].kernel), x, i)
+	return ok && r.has(int(dc.atoms.at(k).kernel), x, i)
 }
 
 // keep adds atom k, which joins the expansion, to the set: by its row
@@ -161,6 +161,6 @@ func (r *repeats) repeated(dc *dictionary, k int) bool {
 // run's step).
 func (r *repeats) keep(dc *dictionary, k int) {
 	if x, i, ok := dc.centre(k); ok {
-		r.add(int(dc.atoms[k].kernel), x, i, dc.cs == nil)
+		r.add(int(dc.atoms.at(k).kernel), x, i, dc.cs == nil)
 	}
 }

@@ -38,11 +38,11 @@ func TestScanResident(t *testing.T) {
 	}
 	tr := trainSet{x: x, norms: norms}
 	atoms := dictAtoms(&cfg, chooseCandidates(l, 0, 1))
-	chunked, err := newDictionary(e, &cfg, &dictionary{atoms: atoms, tr: tr})
+	chunked, err := newDictionary(e, &cfg, &dictionary{atoms: listed(atoms), tr: tr})
 	if err != nil {
 		t.Fatal(err)
 	}
-	resident, err := newDictionary(e, &cfg, &dictionary{atoms: atoms, tr: tr})
+	resident, err := newDictionary(e, &cfg, &dictionary{atoms: listed(atoms), tr: tr})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +305,7 @@ func TestResidentLockstepMatchesAlone(t *testing.T) {
 // gathered over all points at once into a block the engine keeps.
 func newTestDictionary(t *testing.T, e *engine.Engine, cfg *Config, atoms []atom, tr trainSet, mode Mode, resident bool) *dictionary {
 	t.Helper()
-	dc, err := newDictionary(e, cfg, &dictionary{atoms: atoms, tr: tr})
+	dc, err := newDictionary(e, cfg, &dictionary{atoms: listed(atoms), tr: tr})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,7 @@ type searcher struct {
 
 func newSearcher(p *problem) *searcher {
 	dc := p.dict
-	m := len(dc.atoms)
+	m := dc.atoms.len()
 	s := &searcher{dc: dc, e: p.e, be: p.e, batch: p.batch, output: p.output, size: m, d: dc.d, running: true}
 	if st := dc.stream; st != nil {
 		s.running = st.plan.Mode == Streamed
@@ -165,7 +165,7 @@ func (s *searcher) choose(cand []int, denom []float64, check func(gi, k int) (ve
 func (s *searcher) accepted(k int) {
 	s.dependentRun = 0
 	if cs := s.dc.cs; cs != nil {
-		cs.keep(s.dc.atoms[k])
+		cs.keep(s.dc.atoms.at(k))
 	}
 }
 

@@ -319,7 +319,7 @@ type centres struct {
 // when every atom is searched every step (deterministic search, or an
 // active set as large as the dictionary) every candidate's point is
 // gathered now, once; a random active set's are fetched each step.
-func newCentres(e *engine.Engine, sh *shard, cfg *Config, x pursuit.Matrix, atoms []atom, candidates int) (*centres, error) {
+func newCentres(e *engine.Engine, sh *shard, cfg *Config, x pursuit.Matrix, atoms atomList, candidates int) (*centres, error) {
 	cs := &centres{sh: sh, e: e, x: x, at: map[int]int{}, kept: map[int]pursuit.Matrix{}}
 	// Sparse rows on any rank make the points travel sparse; the gathered
 	// candidates then cost their non-zeros.
@@ -343,7 +343,7 @@ func newCentres(e *engine.Engine, sh *shard, cfg *Config, x pursuit.Matrix, atom
 		total += int64(info[r+1])
 	}
 	if cfg.Stochastic != nil {
-		if s, err := cfg.Stochastic.Size(); err != nil || s < len(atoms) {
+		if s, err := cfg.Stochastic.Size(); err != nil || s < atoms.len() {
 			return cs, together(err) // every rank computes the same
 		}
 	}
@@ -367,7 +367,7 @@ func newCentres(e *engine.Engine, sh *shard, cfg *Config, x pursuit.Matrix, atom
 // fetch makes pts hold the centres of atoms (global atoms of the
 // dictionary) for the atoms cand (nil: every atom). It is a collective:
 // every rank passes the same atoms.
-func (cs *centres) fetch(atoms []atom, cand []int) error {
+func (cs *centres) fetch(atoms atomList, cand []int) error {
 	if cs.all {
 		return nil
 	}
@@ -408,15 +408,15 @@ func (cs *centres) fetch(atoms []atom, cand []int) error {
 
 // needed returns the global training rows of the centres of atoms cand
 // (nil: every atom), increasing and distinct, in cs.need's storage.
-func (cs *centres) needed(atoms []atom, cand []int) []int {
+func (cs *centres) needed(atoms atomList, cand []int) []int {
 	need := cs.need[:0]
 	add := func(k int) {
-		if c := atoms[k].center; c >= 0 {
+		if c := atoms.at(k).center; c >= 0 {
 			need = append(need, int(c))
 		}
 	}
 	if cand == nil {
-		for k := range atoms {
+		for k := range atoms.len() {
 			add(k)
 		}
 	} else {
@@ -523,7 +523,7 @@ func (cs *centres) local(atoms []atom) []atom {
 // modelRows returns, for the model, the matrix of the kept centres, the
 // original row (of the concatenated input) of each, and the dictionary's
 // atoms renumbered as rows of that matrix (−1 for centres never chosen).
-func (cs *centres) modelRows(atoms []atom) (pursuit.Matrix, []int, []atom) {
+func (cs *centres) modelRows(atoms atomList) (pursuit.Matrix, []int, []atom) {
 	rows := make([]int, 0, len(cs.kept))
 	for g := range cs.kept {
 		rows = append(rows, g)
@@ -538,7 +538,7 @@ func (cs *centres) modelRows(atoms []atom) (pursuit.Matrix, []int, []atom) {
 		slot[g] = i
 	}
 	x := stackRows(kept, cs.x.Cols, cs.sparse)
-	out := slices.Clone(atoms)
+	out := slices.Clone(atoms.all())
 	for i, a := range out {
 		if a.center < 0 {
 			continue

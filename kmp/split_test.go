@@ -31,7 +31,7 @@ func TestScanSplitSameBits(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr := trainSet{x: x, norms: norms}
-	dc, err := newDictionary(e, &cfg, &dictionary{atoms: dictAtoms(&cfg, chooseCandidates(l, 0, 1)), tr: tr})
+	dc, err := newDictionary(e, &cfg, &dictionary{atoms: everyPoint(&cfg, l), tr: tr})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestScanSplitSameBits(t *testing.T) {
 	}
 	pair := pursuit.NewAlignedMatrix(2, l)
 	splitHiLo(r, pair.Row(0), pair.Row(1))
-	cand := newSampler(len(dc.atoms), 3, 0).next(s)
+	cand := newSampler(dc.atoms.len(), 3, 0).next(s)
 	type got struct{ prod, nrm []float64 }
 	collect := func(scan func(each func(b0, nb int, prod, nrm []float64)) error) got {
 		var g got
@@ -75,7 +75,7 @@ func TestScanSplitSameBits(t *testing.T) {
 	}
 	whole := pursuit.NewMatrix(1, l)
 	for _, k := range cand[:5] {
-		if err := dc.fill(e, &cfg, dc.atoms[k:k+1], tr, whole, []int{0}); err != nil {
+		if err := dc.fill(e, &cfg, []atom{dc.atoms.at(k)}, tr, whole, []int{0}); err != nil {
 			t.Fatal(err)
 		}
 		var scratch pursuit.Matrix

@@ -138,7 +138,7 @@ type sqFit struct {
 // device vectors. The fit it returns is to be released even with an error.
 func (p *problem) newSqFit() (*sqFit, error) {
 	cfg, dc := p.cfg, p.dict
-	m, l := len(dc.atoms), len(p.y)
+	m, l := dc.atoms.len(), len(p.y)
 	s := &sqFit{p: p, cfg: cfg, dc: dc, l: l, lv: pursuit.AlignedStride(l),
 		basic: cfg.Variant == Basic, prefit: cfg.Variant == PreFit, ob: &orthoBasis{}}
 	s.explicit = s.prefit && cfg.Deflation == Explicit

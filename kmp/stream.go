@@ -191,7 +191,7 @@ func planMode(e *engine.Engine, cfg *Config, m, l int, noMemory bool) (Plan, err
 // rank's dictionary does not fit its budget.
 func newDictionary(e *engine.Engine, cfg *Config, dc *dictionary) (*dictionary, error) {
 	atoms, tr := dc.atoms, dc.tr
-	plan, err := planFor(e, cfg, len(atoms), tr.x.Rows)
+	plan, err := planFor(e, cfg, atoms.len(), tr.x.Rows)
 	if err = dc.sh.agree(err); errors.Is(err, engine.ErrRankFailed) {
 		return nil, fmt.Errorf("kmp: %w", err)
 	} else if err != nil {
@@ -203,7 +203,7 @@ func newDictionary(e *engine.Engine, cfg *Config, dc *dictionary) (*dictionary, 
 			return nil, fmt.Errorf("kmp: sharded training: %w", err)
 		}
 		if plan.Mode == InMemory && slices.Contains(modes, int(Streamed)) {
-			plan, err = planMode(e, cfg, len(atoms), tr.x.Rows, true)
+			plan, err = planMode(e, cfg, atoms.len(), tr.x.Rows, true)
 		}
 		if err = dc.sh.agree(err); errors.Is(err, engine.ErrRankFailed) { // every rank agrees
 			return nil, fmt.Errorf("kmp: %w", err)
@@ -238,8 +238,8 @@ func newDictionary(e *engine.Engine, cfg *Config, dc *dictionary) (*dictionary, 
 	dc.stream = st
 	if plan.Mode == Streamed {
 		// The norms of all atoms, in one blocked pass.
-		dc.nrm2 = make([]float64, len(atoms))
-		all := make([]int, len(atoms))
+		dc.nrm2 = make([]float64, atoms.len())
+		all := make([]int, atoms.len())
 		for i := range all {
 			all[i] = i
 		}
@@ -339,7 +339,7 @@ func (st *streamer) scanChunks(dc *dictionary, cand []int, k int, vecsAt func(j0
 		nb := b1 - b0
 		st.ab = st.ab[:0]
 		for _, c := range cand[b0:b1] {
-			st.ab = append(st.ab, dc.atoms[c])
+			st.ab = append(st.ab, dc.atoms.at(c))
 		}
 		st.prod = grow(st.prod, k*nb)
 		st.part = grow(st.part, k*nb)
@@ -401,7 +401,7 @@ const rowSlice = 8192
 // while the blocks do not change), so the scratch is each caller's own.
 func (st *streamer) row64(dc *dictionary, k int, dst []float64, scratch *pursuit.Matrix) error {
 	l := st.tr.x.Rows
-	a := dc.atoms[k]
+	a := dc.atoms.at(k)
 	if !st.resident {
 		// A slice of the points at a time, as scan computes the blocks:
 		// each value depends on its own point alone.
@@ -530,7 +530,7 @@ func (st *streamer) scanResidentSets(dc *dictionary, cand []int, sets []pursuit.
 		nb := b1 - b0
 		st.ab = st.ab[:0]
 		for _, c := range cand[b0:b1] {
-			st.ab = append(st.ab, dc.atoms[c])
+			st.ab = append(st.ab, dc.atoms.at(c))
 		}
 		prods := growEach(&st.prods, len(sets), func(s int) int { return rows(s) * nb })
 		st.nrm = grow(st.nrm, nb)

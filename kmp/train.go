@@ -132,11 +132,14 @@ func train(e *engine.Engine, x pursuit.Matrix, y []float64, cfg Config, forceOVR
 	if td.lAll > math.MaxInt32 {
 		return nil, fmt.Errorf("kmp: %d training points: at most %d (2³¹−1) can be centres", td.lAll, math.MaxInt32)
 	}
-	cands := chooseCandidates(td.lAll, cfg.Candidates, cfg.Seed)
-	atoms := dictAtoms(&cfg, cands)
+	nCands := numCandidates(td.lAll, cfg.Candidates)
+	atoms := everyPoint(&cfg, nCands)
+	if nCands < td.lAll {
+		atoms = listed(dictAtoms(&cfg, chooseCandidates(td.lAll, cfg.Candidates, cfg.Seed)))
+	}
 	dc := &dictionary{atoms: atoms, tr: td.tr, sh: sh}
 	if sh.sharded() {
-		if dc.cs, err = newCentres(e, sh, &cfg, td.tr.x, atoms, len(cands)); err != nil {
+		if dc.cs, err = newCentres(e, sh, &cfg, td.tr.x, atoms, nCands); err != nil {
 			return nil, err
 		}
 		defer e.Release(dc.cs.held)
@@ -167,7 +170,9 @@ func train(e *engine.Engine, x pursuit.Matrix, y []float64, cfg Config, forceOVR
 	if sh.sharded() {
 		// The chosen centres, which every rank kept, and their rows in the
 		// concatenated input.
-		mx, mIdx, mAtoms = dict.cs.modelRows(dict.atoms)
+		var remapped []atom
+		mx, mIdx, remapped = dict.cs.modelRows(dict.atoms)
+		mAtoms = listed(remapped)
 		for _, r := range results {
 			for i := range r.curve {
 				if c := r.curve[i].Support; c >= 0 {
@@ -176,7 +181,7 @@ func train(e *engine.Engine, x pursuit.Matrix, y []float64, cfg Config, forceOVR
 			}
 		}
 	}
-	atomOf := func(k int) atom { return mAtoms[k] }
+	atomOf := mAtoms.at
 	m = assemble(&cfg, atomOf, mx, mIdx, td.scaler, outClasses, results, !sh.sharded())
 	m.origin = newOrigin(atomOf, mx, mIdx, results)
 	return m, nil
