@@ -29,14 +29,7 @@ func TestScanResident(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	x := uniformPoints(rng, l, d)
 	cfg := Config{Kernels: []pursuit.Kernel{pursuit.NewRBF(0.7), pursuit.NewPoly(0.3, 1, 2)}, Bias: true, N: 5, Stochastic: &Stochastic{ActiveSet: s}}
-	if err := cfg.resolve(); err != nil {
-		t.Fatal(err)
-	}
-	norms, err := e.SqNorms(x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := trainSet{x: x, norms: norms}
+	tr := resolvedTrainSet(t, e, &cfg, x)
 	atoms := dictAtoms(&cfg, chooseCandidates(l, 0, 1))
 	chunked, err := newDictionary(e, &cfg, &dictionary{atoms: listed(atoms), tr: tr})
 	if err != nil {
@@ -297,6 +290,20 @@ func TestResidentLockstepMatchesAlone(t *testing.T) {
 			}
 		}
 	}
+}
+
+// resolvedTrainSet resolves cfg and returns the training points x with
+// their squared norms, as training sets them up.
+func resolvedTrainSet(t *testing.T, e *engine.Engine, cfg *Config, x pursuit.Matrix) trainSet {
+	t.Helper()
+	if err := cfg.resolve(); err != nil {
+		t.Fatal(err)
+	}
+	norms, err := e.SqNorms(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return trainSet{x: x, norms: norms}
 }
 
 // newTestDictionary builds the dictionary of atoms as training does,

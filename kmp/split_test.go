@@ -23,14 +23,7 @@ func TestScanSplitSameBits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 9))
 	x := uniformPoints(rng, l, d)
 	cfg := Config{Kernels: []pursuit.Kernel{pursuit.NewRBF(0.7)}, N: 5, Stochastic: &Stochastic{ActiveSet: s}}
-	if err := cfg.resolve(); err != nil {
-		t.Fatal(err)
-	}
-	norms, err := e.SqNorms(x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := trainSet{x: x, norms: norms}
+	tr := resolvedTrainSet(t, e, &cfg, x)
 	dc, err := newDictionary(e, &cfg, &dictionary{atoms: everyPoint(&cfg, l), tr: tr})
 	if err != nil {
 		t.Fatal(err)
