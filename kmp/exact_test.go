@@ -64,15 +64,9 @@ func circleData(n int, seed uint64) (pursuit.Matrix, []float64) {
 // validation split) as a float64 M×l matrix, row k = atom k.
 func denseDict(t testing.TB, e *engine.Engine, x pursuit.Matrix, cfg Config) ([]atom, *mat.Dense) {
 	t.Helper()
-	if err := cfg.resolve(); err != nil {
-		t.Fatal(err)
-	}
-	norms, err := e.SqNorms(x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := resolvedTrainSet(t, e, &cfg, x)
 	atoms := dictAtoms(&cfg, chooseCandidates(x.Rows, cfg.Candidates, cfg.Seed))
-	dc, err := buildDictionary(e, &cfg, &dictionary{atoms: listed(atoms), tr: trainSet{x: x, norms: norms}})
+	dc, err := buildDictionary(e, &cfg, &dictionary{atoms: listed(atoms), tr: tr})
 	if err != nil {
 		t.Fatal(err)
 	}

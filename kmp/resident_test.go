@@ -294,7 +294,7 @@ func TestResidentLockstepMatchesAlone(t *testing.T) {
 
 // resolvedTrainSet resolves cfg and returns the training points x with
 // their squared norms, as training sets them up.
-func resolvedTrainSet(t *testing.T, e *engine.Engine, cfg *Config, x pursuit.Matrix) trainSet {
+func resolvedTrainSet(t testing.TB, e *engine.Engine, cfg *Config, x pursuit.Matrix) trainSet {
 	t.Helper()
 	if err := cfg.resolve(); err != nil {
 		t.Fatal(err)
