@@ -130,7 +130,7 @@ func everyPoint(cfg *Config, c int) atomList {
 
 // len is the number of atoms.
 func (al atomList) len() int {
-	if al.list != nil || al.c == 0 && !al.bias {
+	if al.list != nil {
 		return len(al.list)
 	}
 	n := al.kernels * al.c

@@ -248,10 +248,10 @@ func (s *searcher) scan(cand []int, vecs pursuit.Matrix, lo bool, each func(b0, 
 }
 
 // splits reports whether scanSplit can scan: a stream on the host, this
-// output's own pass, one rank.
+// output's own pass, one rank (a sharded run fetches its centres, dc.cs).
 func (s *searcher) splits() bool {
 	st := s.dc.stream
-	return st != nil && !st.resident && s.batch == nil && !s.dc.sh.sharded() && s.dc.cs == nil
+	return st != nil && !st.resident && s.batch == nil && !s.dc.sh.sharded()
 }
 
 // scanSplit is scan with the float32 hi/lo pair of r as the vectors, made

@@ -408,11 +408,12 @@ func (st *streamer) row64(dc *dictionary, k int, dst []float64, scratch *pursuit
 		if scratch.Cols != min(l, rowSlice) {
 			*scratch = pursuit.NewMatrix(1, min(l, rowSlice))
 		}
+		ab, idx := []atom{a}, []int{0}
 		for j0 := 0; j0 < l; j0 += rowSlice {
 			j1 := min(j0+rowSlice, l)
 			one := scratch.Slice(0, 1, 0, j1-j0)
 			pts := trainSet{x: st.tr.x.Slice(j0, j1, 0, st.tr.x.Cols), norms: st.tr.norms[j0:j1]}
-			if err := dc.fill(st.e, st.cfg, []atom{a}, pts, one, []int{0}); err != nil {
+			if err := dc.fill(st.e, st.cfg, ab, pts, one, idx); err != nil {
 				return err
 			}
 			for j, v := range one.Row(0) {
