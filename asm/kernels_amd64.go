@@ -21,6 +21,7 @@ func asmKernels(avx512 bool) kernels {
 		RBF: rbfAsm, Poly: polyAsm, ArgMax: argmaxAsm, Pack8: pack8Asm,
 		SMOGradient: smoGradientAsm, SMOSelect: smoSelectAsm, SMOAddScaled: smoAddScaledAsm}
 	k.SparseDot, k.SparseRows = sparseDotAsm, sparseRows
+	k.SparseChains, k.SparseScatter = sparseChains, sparseScatterAsm
 	if avx512 {
 		k.Gemm, k.MR, k.NR = gemm12x32Asm, 12, 32
 		k.RBF = rbf512Asm
@@ -481,4 +482,21 @@ func sparseDotAsm(acc, blk []float32, pos, idx []int32, val []float32) {
 	}
 	_ = val[n-1]
 	sparseDotAVX(&acc[0], &blk[0], &pos[0], &idx[0], &val[0], n)
+}
+
+// sparseChains is the number of partial sums of a lane of sparseDotAVX:
+// the products of even-numbered non-zeros go to one, of odd-numbered ones
+// to the other, and the lane is their sum.
+const sparseChains = 2
+
+// sparseScatterAsm is CPUKernels.SparseScatter (sparseScatterAVX), whose
+// fused multiply-add is sparseDotAVX's. The driver's invariants make the
+// assembly's writes safe: every slot of ent is below len(acc).
+func sparseScatterAsm(acc []float32, ent []uint32, val []float32, x float32) {
+	n := len(ent)
+	if n == 0 {
+		return
+	}
+	_ = val[n-1]
+	sparseScatterAVX(&acc[0], &ent[0], &val[0], n, x)
 }

@@ -9,3 +9,9 @@ package asm
 //
 //go:noescape
 func sparseDotAVX(acc *float32, blk *float32, pos *int32, idx *int32, val *float32, n int)
+
+// sparseScatterAVX sets acc[ent[e]] = val[e]·x + acc[ent[e]] (one fused
+// multiply-add, rounded once) for e < n, in increasing e.
+//
+//go:noescape
+func sparseScatterAVX(acc *float32, ent *uint32, val *float32, n int, x float32)

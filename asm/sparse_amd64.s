@@ -69,3 +69,51 @@ sum:
 	VMOVUPS Y3, 96(DI)
 	VZEROUPPER
 	RET
+
+// func sparseScatterAVX(acc *float32, ent *uint32, val *float32, n int, x float32)
+// Requires: AVX, FMA3
+TEXT ·sparseScatterAVX(SB), NOSPLIT, $0-36
+	MOVQ   acc+0(FP), DI
+	MOVQ   ent+8(FP), SI
+	MOVQ   val+16(FP), DX
+	MOVQ   n+24(FP), CX
+	VMOVSS x+32(FP), X0
+
+four:
+	CMPQ        CX, $0x04
+	JLT         one
+	MOVL        (SI), R8
+	VMOVSS      (DX), X1
+	VFMADD213SS (DI)(R8*4), X0, X1
+	VMOVSS      X1, (DI)(R8*4)
+	MOVL        4(SI), R8
+	VMOVSS      4(DX), X2
+	VFMADD213SS (DI)(R8*4), X0, X2
+	VMOVSS      X2, (DI)(R8*4)
+	MOVL        8(SI), R8
+	VMOVSS      8(DX), X3
+	VFMADD213SS (DI)(R8*4), X0, X3
+	VMOVSS      X3, (DI)(R8*4)
+	MOVL        12(SI), R8
+	VMOVSS      12(DX), X4
+	VFMADD213SS (DI)(R8*4), X0, X4
+	VMOVSS      X4, (DI)(R8*4)
+	ADDQ        $0x10, SI
+	ADDQ        $0x10, DX
+	SUBQ        $0x04, CX
+	JMP         four
+
+one:
+	TESTQ       CX, CX
+	JZ          done
+	MOVL        (SI), R8
+	VMOVSS      (DX), X1
+	VFMADD213SS (DI)(R8*4), X0, X1
+	VMOVSS      X1, (DI)(R8*4)
+	ADDQ        $0x04, SI
+	ADDQ        $0x04, DX
+	DECQ        CX
+	JMP         one
+
+done:
+	RET

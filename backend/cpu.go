@@ -47,6 +47,8 @@ func NewCPU(name string, threads int, k CPUKernels) *CPU {
 var _ Backend = (*CPU)(nil)
 var _ Preparer = (*CPU)(nil)
 var _ RowTiler = (*CPU)(nil)
+var _ RowTiler = (*cpuPrepared)(nil)
+var _ PreparedSizer = (*CPU)(nil)
 
 // Name returns the name given to NewCPU.
 func (b *CPU) Name() string { return b.name }
@@ -503,6 +505,7 @@ type cpuPrepared struct {
 	packed []float32
 	bn     []float32
 	arena  *hugemem.Arena // holds packed; nil: the Go heap
+	cols   *sparseColumns // a sparse M's non-zeros by column (kernelColumns); nil: none
 }
 
 // preparedArenaMin is the smallest packed copy Prepare maps an arena for.
@@ -519,6 +522,9 @@ func (b *CPU) Prepare(m pursuit.Matrix) (Prepared, error) {
 		// keeps it and its norms, no packed copy.
 		p := &cpuPrepared{owner: b, bn: make([]float32, m.Rows)}
 		_ = b.SqNorms(p.bn, m) // validated above
+		if b.k.SparseScatter != nil {
+			p.cols = newSparseColumns(m, b.k.SparseChains)
+		}
 		p.M, p.SqNorms = m, p.bn
 		return p, nil
 	}
@@ -549,10 +555,35 @@ func (b *CPU) Prepare(m pursuit.Matrix) (Prepared, error) {
 	return p, nil
 }
 
+// TileRows is the RowTiler of the handle: how many rows of a gather
+// against it cost about one. A sparse matrix with its column index costs
+// each row its own columns (kernelColumns), so 1; a dense one the GEMM's
+// tile.
+func (p *cpuPrepared) TileRows() int {
+	if p.cols != nil {
+		return 1
+	}
+	return p.owner.k.MR
+}
+
+// PreparedBytes is what Prepare(m) takes: the packed copy of a dense m
+// (its values); the norms of a sparse m, and its column index where the
+// kernels have a column path.
+func (b *CPU) PreparedBytes(m pursuit.Matrix) int64 {
+	if m.IsSparse() {
+		n := 4 * int64(m.Rows)
+		if b.k.SparseScatter != nil {
+			n += sparseColumnsBytes(m)
+		}
+		return n
+	}
+	return 4 * int64(m.Rows) * int64(m.Cols)
+}
+
 // Release drops the packed copy.
 func (p *cpuPrepared) Release() error {
 	if p.MarkReleased() {
-		p.packed, p.bn = nil, nil
+		p.packed, p.bn, p.cols = nil, nil, nil
 		p.arena.Free()
 	}
 	return nil

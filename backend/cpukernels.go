@@ -83,6 +83,19 @@ type CPUKernels struct {
 	// path, sparse.go).
 	SparseDot  func(acc, blk []float32, pos, idx []int32, val []float32)
 	SparseRows int
+	// SparseChains is the number of partial sums SparseDot splits a lane
+	// into, 1 or 2 (0 counts as 1): non-zero p of the streamed row goes to
+	// partial sum p mod SparseChains (each summed in increasing p,
+	// starting from +0), and the lane is their sum.
+	SparseChains int
+	// SparseScatter sets acc[ent[e]] += val[e]·x for e < len(ent), in
+	// increasing e, with SparseDot's multiply-add (fused where SparseDot's
+	// is): one value x of a row against one column of a sparse operand
+	// (the driver's column index, sparseColumns), whose entries name the
+	// partial sum of their row that SparseDot would add them to. Summed
+	// column by column in increasing column order, the partial sums are
+	// SparseDot's, bit for bit. nil: the driver has no column path.
+	SparseScatter func(acc []float32, ent []uint32, val []float32, x float32)
 }
 
 // GoKernels returns the pure-Go kernel table: a 2×4 register-tiled GEMM
@@ -98,7 +111,7 @@ func GoKernels() CPUKernels {
 		Gemm: gemm2x4Go, MR: gemmMR, NR: gemmNR, KC: 256, MC: 64, NC: 256,
 		RBF: rbfGo, Poly: polyGo, ArgMax: ScoredArgMaxRef, Pack8: pack8Go,
 		SMOGradient: SMOGradientRef, SMOSelect: SMOSelectRef, SMOAddScaled: SMOAddScaledRef,
-		SparseDot: sparseDotGo, SparseRows: 8,
+		SparseDot: sparseDotGo, SparseRows: 8, SparseChains: 1, SparseScatter: sparseScatterGo,
 	}
 }
 

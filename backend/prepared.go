@@ -55,8 +55,20 @@ type Preparer interface {
 // The CPU driver's tile is its GEMM micro-kernel's height (2 rows in pure
 // Go, 6 with AVX2, 12 with AVX-512). Find it by type assertion (the engine
 // does: engine.Engine.TileRows).
+//
+// A Prepared handle may implement it too, for the gathers against it: the
+// CPU driver's handle of a sparse matrix computes a row from the columns
+// it has (its column index), so each row costs about its own work and its
+// tile is 1 (engine.Engine.TileRowsOf).
 type RowTiler interface {
 	TileRows() int
+}
+
+// PreparedSizer is the optional capability of a Preparer that says how
+// many bytes Prepare(m) will hold, for the caller's memory budget (the
+// engine charges it before preparing).
+type PreparedSizer interface {
+	PreparedBytes(m pursuit.Matrix) int64
 }
 
 // ErrPrepared is wrapped by the errors a Preparer returns for a handle it

@@ -111,6 +111,18 @@ func (e *Engine) TileRows() int {
 	return 0
 }
 
+// TileRowsOf is TileRows for gathers against the prepared b: its handle's
+// tile where it has one (backend.RowTiler: 1 for a sparse b on the CPU
+// driver, whose rows each cost their own columns), else TileRows.
+func (e *Engine) TileRowsOf(b *Prepared) int {
+	if b != nil {
+		if t, ok := b.h.(backend.RowTiler); ok {
+			return t.TileRows()
+		}
+	}
+	return e.TileRows()
+}
+
 // KernelBlockPrepared writes dst[i][j] = k(a_i, b_j) for the prepared b;
 // see backend.Backend.KernelBlock.
 func (e *Engine) KernelBlockPrepared(dst pursuit.Matrix, k pursuit.Kernel, a pursuit.Matrix, aNorms []float32, b *Prepared) error {

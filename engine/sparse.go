@@ -58,11 +58,15 @@ func (e *Engine) sparseBackend(ms ...pursuit.Matrix) backend.Backend {
 // and CUDA backends.
 func (e *Engine) SparseOnHost() bool { return e.sparseBackend(sparseProbe) != e.be }
 
-// preparedBytes is what be's prepared copy of b costs: a packed (or
-// uploaded) copy of a dense b; for a sparse b its norms, and its CSR when
-// be is a device backend (backend.DeviceMemory), which uploads it (the
-// CPU backends use it in place).
+// preparedBytes is what be's prepared copy of b costs: what be says
+// (backend.PreparedSizer: the CPU driver's packed panels, or a sparse b's
+// norms and column index), else a packed (or uploaded) copy of a dense b;
+// for a sparse b its norms, and its CSR when be is a device backend
+// (backend.DeviceMemory), which uploads it.
 func preparedBytes(be backend.Backend, b pursuit.Matrix) int64 {
+	if s, ok := be.(backend.PreparedSizer); ok {
+		return s.PreparedBytes(b)
+	}
 	if b.IsSparse() {
 		if _, device := be.(backend.DeviceMemory); device {
 			return b.Bytes() + 4*int64(b.Rows)

@@ -661,8 +661,13 @@ func runSharded(sh *shard, cache *rowCache[float32], prob Problem, o Options) (*
 	}
 	if o.Batch == 0 {
 		// One process's default, agreed by the ranks (the largest tile:
-		// ranks on different machines may have different backends).
-		tile, _, err := sh.c.AllreduceMaxLoc(float64(sh.e.TileRows()), 0)
+		// ranks on different machines may have different backends; a
+		// rank without points has no say).
+		own := 0
+		if sh.rows != nil {
+			own = sh.e.TileRowsOf(sh.rows.xp)
+		}
+		tile, _, err := sh.c.AllreduceMaxLoc(float64(own), 0)
 		if err != nil {
 			return nil, fmt.Errorf("svm: agreeing on the row batch: %w", err)
 		}

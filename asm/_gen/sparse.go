@@ -15,6 +15,11 @@ import (
 //
 //	DI acc   SI blk   DX pos   R8 idx   R9 val   CX non-zeros left
 func (g gen) sparse() {
+	g.sparseDot()
+	g.sparseScatter()
+}
+
+func (g gen) sparseDot() {
 	g.text("sparseDotAVX", "(acc *float32, blk *float32, pos *int32, idx *int32, val *float32, n int)",
 		"sparseDotAVX sets acc[t] = Σ_{p<n} val[p]·blk[32·pos[idx[p]] + t] for t < 32",
 		"(n ≥ 0): pos maps a column to its block row of 32 floats.")
@@ -57,4 +62,46 @@ func (g gen) sparse() {
 		g.VMOVUPS(y(i), Mem{Base: RDI, Disp: 32 * i})
 	}
 	g.done()
+}
+
+// sparseScatter emits sparseScatterAVX, CPUKernels.SparseScatter: the
+// products of one value x of a row with a column of a sparse operand (its
+// entries' accumulator slots ent and values val), each added to its slot
+// by one scalar FMA, acc[ent[e]] = val[e]·x + acc[ent[e]], in order of e,
+// four entries an iteration. The slots of one call are distinct (one per
+// row of the column), so the four FMAs are independent.
+//
+//	DI acc   SI ent   DX val   CX entries left   X0 x
+func (g gen) sparseScatter() {
+	g.text("sparseScatterAVX", "(acc *float32, ent *uint32, val *float32, n int, x float32)",
+		"sparseScatterAVX sets acc[ent[e]] = val[e]·x + acc[ent[e]] (one fused",
+		"multiply-add, rounded once) for e < n, in increasing e.")
+	g.args(RDI, RSI, RDX, RCX)
+	g.VMOVSS(g.param("x"), X0)
+	step := func(u int) {
+		g.MOVL(Mem{Base: RSI, Disp: 4 * u}, R8L)
+		g.VMOVSS(Mem{Base: RDX, Disp: 4 * u}, x(1+u))
+		g.VFMADD213SS(Mem{Base: RDI, Index: R8, Scale: 4}, X0, x(1+u))
+		g.VMOVSS(x(1+u), Mem{Base: RDI, Index: R8, Scale: 4})
+	}
+	g.Label("four")
+	g.CMPQ(RCX, U8(4))
+	g.JLT(lbl("one"))
+	for u := 0; u < 4; u++ {
+		step(u)
+	}
+	g.ADDQ(U8(16), RSI)
+	g.ADDQ(U8(16), RDX)
+	g.SUBQ(U8(4), RCX)
+	g.JMP(lbl("four"))
+	g.Label("one")
+	g.TESTQ(RCX, RCX)
+	g.JZ(lbl("done"))
+	step(0)
+	g.ADDQ(U8(4), RSI)
+	g.ADDQ(U8(4), RDX)
+	g.DECQ(RCX)
+	g.JMP(lbl("one"))
+	g.Label("done")
+	g.RET()
 }
