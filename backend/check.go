@@ -80,8 +80,13 @@ func checkOperands(op string, dst, a pursuit.Matrix, idx []int, b pursuit.Matrix
 			return shapeErr(op, "idx[%d] = %d is outside [0, %d)", r, i, a.Rows)
 		}
 	}
-	if err := validateRows(a, idx); err != nil {
-		return shapeErr(op, "a: %v", err)
+	// a is the prepared b itself (an SMO solver's K(X[idx], X)): validated
+	// when it was prepared.
+	same := bValid && a.IsSparse() && a.Sparse == b.Sparse && a.Rows == b.Rows && a.Cols == b.Cols
+	if !same {
+		if err := validateRows(a, idx); err != nil {
+			return shapeErr(op, "a: %v", err)
+		}
 	}
 	if !bValid {
 		if err := b.Validate(); err != nil {

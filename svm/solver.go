@@ -332,11 +332,12 @@ func (s *smo[T]) pickJ(gmax, qdi float64, qi []T) (int, float64, float64) {
 			n := s.n
 			jmin, objMin, gmax2 := s.scan.SMOSelect(s.lowSign[:n], s.g[:n], s.qd[:n], q[:n], gmax, qdi, nil)
 			// jTop is needed only when j's row is missing (rowJ; a sharded
-			// solver's j may be another rank's, so it always keeps jTop):
+			// solver's j may be another rank's, so it always keeps jTop)
+			// and rows come in batches (its runners-up are the batch):
 			// then the scan runs again, writing every objective, and jTop
 			// is kept from those.
 			s.jTop = s.jTop[:0]
-			if jmin >= 0 && !s.cache.has(s.key(jmin)) {
+			if jmin >= 0 && s.batch > 1 && !s.cache.has(s.key(jmin)) {
 				if len(s.obj) < n {
 					s.obj = make([]float64, n)
 				}
