@@ -14,6 +14,7 @@
 //	PURSUIT_HUSSAIN=1 go test ./bench -run TestHussainFigure -v            # Hussain et al. Figures 2–5 (bounds vs k)
 //	PURSUIT_SKCCA=1 go test ./bench -run TestSKCCAUSPS -v -timeout 30m     # Figure 6: sparse vs full KCCA, USPS halves
 //	PURSUIT_SVM_SPARSE=1 go test ./bench -run TestSVMSparseVsLIBSVM -v -timeout 1h # sparse SVM vs svm-train (rcv1-like, mushrooms)
+//	PURSUIT_SVM_STORAGE=1 go test ./bench -run TestSVMStorageSingleRows -v   # the SVM's time in sparse and dense storage
 //
 // The SVM's comparison with LIBSVM's svm-train lives in package svm
 // (`go test ./svm -run '^$' -bench USPS -benchtime 1x`), the backends'
