@@ -27,10 +27,14 @@
 // column-interleaved into a small block, and the other operand's non-zeros
 // are streamed against it, one broadcast and one SparseRows-wide
 // multiply-add each (sparse.go has the roles, the memory bounds and why a
-// value does not depend on its batch). DictProducts and RankUpdate take
-// dense matrices only; a backend without sparse kernels rejects sparse
-// operands with ErrSparse, and the engine runs those calls on the CPU
-// driver (the CUDA backend has its own: package cuda's sparse.go).
+// value does not depend on its batch). A prepared sparse b also keeps its
+// non-zeros by column, so that a gather of a few rows (an SMO solver's
+// single kernel rows) walks only the columns each row has, with the same
+// bits (CPUKernels.SparseScatter; the handle's RowTiler says 1).
+// DictProducts and RankUpdate take dense matrices only; a backend without
+// sparse kernels rejects sparse operands with ErrSparse, and the engine
+// runs those calls on the CPU driver (the CUDA backend has its own:
+// package cuda's sparse.go).
 //
 // # Optional capabilities
 //

@@ -361,8 +361,9 @@ func sparseScatterGo(acc []float32, ent []uint32, val []float32, x float32) {
 // sparseColumns is a sparse b's non-zeros by column, for the columns that
 // have any (so that its memory is O(non-zeros), whatever b's width):
 // column cols[q]'s entries are [start[q], start[q+1]), in increasing row
-// order, each with its value and its slot chains·j + (p mod chains) (j its
-// row, p its position among the row's non-zeros).
+// order, each with its value and its slot (p mod chains)·rows + j (j its
+// row, p its position among the row's non-zeros): partial sum q of the
+// rows lies at [q·rows, (q+1)·rows).
 type sparseColumns struct {
 	cols  []int32 // the columns with non-zeros, increasing
 	start []int64
