@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/pursuit-ml/pursuit"
@@ -39,7 +40,7 @@ func TestSparseColumnsBits(t *testing.T) {
 			if tr, ok := hc.(backend.RowTiler); !ok || tr.TileRows() != 1 {
 				t.Fatalf("%s: the handle of a sparse b has no column index", name)
 			}
-			dense := densified(a)
+			dense := pursuit.Densified(a)
 			for ki, k := range []pursuit.Kernel{pursuit.NewRBF(0.3), pursuit.NewLinear(), pursuit.NewPoly(0.5, 1, 3), pursuit.NewSigmoid(0.1, -0.2)} {
 				for _, n := range []int{1, 2, 3} {
 					idx := make([]int, n)
@@ -97,7 +98,7 @@ func randomSparse(rng *rand.Rand, rows, cols, perRow, limit int) pursuit.Matrix 
 				row = append(row, c)
 			}
 		}
-		sortInts(row)
+		slices.Sort(row)
 		for _, c := range row {
 			idx = append(idx, int32(c))
 			val = append(val, float32(rng.Float64()*2-1))
@@ -109,20 +110,4 @@ func randomSparse(rng *rand.Rand, rows, cols, perRow, limit int) pursuit.Matrix 
 		panic(err)
 	}
 	return m
-}
-
-func sortInts(s []int) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-}
-
-func densified(m pursuit.Matrix) pursuit.Matrix {
-	d := pursuit.NewMatrix(m.Rows, m.Cols)
-	for i := 0; i < m.Rows; i++ {
-		m.RowTo(d.Row(i), i)
-	}
-	return d
 }
